@@ -1,0 +1,122 @@
+"""The ``jawad`` command: the GUI by default, and subcommands that drive the same core.
+
+Each subcommand lives in its own module under ``jawad_desktop.cli`` with a ``register``
+function that adds its parser and sets ``handler`` (sync or async, ``(args, ctx) -> int``).
+Exit codes: 0 success, 1 a failure the user is told about, 2 wrong usage, 130 interrupted.
+Failures are printed as friendly text on stderr, never as a traceback; the traceback of an
+unexpected failure goes to the log file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import inspect
+import logging
+import sys
+from collections.abc import Sequence
+
+from jawad_desktop import APP_NAME, __version__
+from jawad_desktop.core.errors import JawadError
+
+log = logging.getLogger("jawad.cli")
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+# Subcommand modules, in the order `jawad --help` lists them.
+COMMAND_MODULES: list[str] = [
+]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a friendlier error line (and exit code 2)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: {message}\nRun '{self.prog} --help' for the options.\n")
+
+
+def add_global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
+    """Options every command accepts, before or after the command's name."""
+    default = None if top else argparse.SUPPRESS
+    parser.add_argument(
+        "--profile",
+        metavar="DIR",
+        default=default,
+        help="keep settings, data, cache and logs under DIR (portable use, tests)",
+    )
+    parser.add_argument(
+        "--log-level",
+        choices=["debug", "info", "warning", "error"],
+        default="warning" if top else argparse.SUPPRESS,
+        help="how much to log to stderr (everything goes to the log file)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="jawad",
+        description=f"{APP_NAME}: an AI assistant that works in a browser you can watch. "
+        "Without a command, the window opens.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument(
+        "--self-test",
+        action="store_true",
+        help="start headless, check the window, web view, JavaScript and keyring; print a JSON report",
+    )
+    add_global_options(parser, top=True)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in COMMAND_MODULES:
+        module = importlib.import_module(name)
+        sub = module.register(commands)
+        add_global_options(sub, top=False)
+    return parser
+
+
+def _run_handler(args: argparse.Namespace) -> int:
+    from jawad_desktop.core.context import AppContext
+
+    ctx = AppContext.open(args.profile)
+    handler = args.handler
+    result = handler(args, ctx)
+    if inspect.isawaitable(result):
+        result = asyncio.run(result)  # type: ignore[arg-type]
+    return int(result or 0)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``jawad`` and ``python -m jawad_desktop``."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+
+    from jawad_desktop.core.logging_setup import setup_logging
+    from jawad_desktop.core.store.paths import AppPaths
+
+    paths = AppPaths.for_profile(args.profile)
+    log_file = setup_logging(paths.logs, args.log_level)
+    try:
+        if args.self_test:
+            from jawad_desktop.ui.self_test import run_self_test
+
+            return run_self_test(args.profile)
+        if args.command is None:
+            from jawad_desktop.ui.app import run_gui
+
+            return run_gui(args.profile)
+        return _run_handler(args)
+    except JawadError as exc:
+        print(f"jawad: {exc.user_text()}", file=sys.stderr)
+        return EXIT_FAILURE
+    except KeyboardInterrupt:
+        print("jawad: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as exc:
+        log.exception("unexpected failure")
+        where = f" Details are in {log_file}." if log_file else ""
+        print(f"jawad: something went wrong: {type(exc).__name__}: {exc}.{where}", file=sys.stderr)
+        return EXIT_FAILURE

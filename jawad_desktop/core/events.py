@@ -1,0 +1,169 @@
+"""The one typed event stream between the core and whoever watches it (window, CLI, tests).
+
+Events mirror the predecessor's message protocol (spec 001): chat deltas and responses,
+action-log updates, permission requests, workflow updates, voice states, test results,
+plus retries and notices. The core emits; the UI bridge turns events into Qt signals; the
+CLI prints them. Subscribers are plain callables called in emission order on the loop's
+thread; one failing subscriber never stops the others.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+log = logging.getLogger("jawad.events")
+
+_ids = itertools.count(1)
+
+
+def new_id(prefix: str) -> str:
+    """A process-unique id such as ``log_1732170000000_7``."""
+    return f"{prefix}_{int(time.time() * 1000)}_{next(_ids)}"
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Base of every event."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChatDelta(Event):
+    """A piece of the answer as it streams (text already sanitised for display)."""
+
+    run_id: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChatResponse(Event):
+    """The one final answer of a run (spec 001 CHAT_RESPONSE)."""
+
+    run_id: str
+    content: str
+    is_error: bool = False
+    interrupted: bool = False
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ActionLogEntry:
+    """One tool call as the action log shows it (spec 001 ACTION_LOG_UPDATE)."""
+
+    id: str
+    timestamp: int
+    tool_name: str
+    parameters: dict[str, Any]
+    site: str
+    permission_level: str
+    decision: str  # auto-approved, allowed, denied, pending
+    result: str  # pending, success, error, denied
+    details: str = ""
+    run_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ActionLogUpdate(Event):
+    entry: ActionLogEntry
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionRequest(Event):
+    """The agent asks the user before a tool runs (spec 001 PERMISSION_REQUEST)."""
+
+    id: str
+    tool_name: str
+    parameters: dict[str, Any]
+    site: str
+    permission_level: str
+    reason: str
+    timestamp: int
+    critical: bool = False
+    from_page_content: bool = False  # the target or text came from the page, not the user
+    element_hint: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class WorkflowUpdate(Event):
+    """The whole research plan as it stands (spec 001 WORKFLOW_UPDATE)."""
+
+    plan: dict[str, Any]
+
+
+VoiceStateName = Literal["started", "transcribing", "partial", "result", "end", "error", "level"]
+
+
+@dataclass(frozen=True, slots=True)
+class VoiceState(Event):
+    """Voice capture and transcription (spec 001 VOICE_* messages)."""
+
+    state: VoiceStateName
+    transcript: str = ""
+    is_final: bool = False
+    error: str = ""
+    level: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class TestResult(Event):
+    """A provider's Test Connection result (spec 001 TEST_RESULT)."""
+
+    __test__ = False  # not a pytest test class
+
+    provider: str
+    success: bool
+    error: str = ""
+    latency_ms: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class RetryNotice(Event):
+    """The LLM client is about to retry a request."""
+
+    attempt: int
+    max_attempts: int
+    delay_s: float
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Notice(Event):
+    """A message for the user that is not an answer (status bar or inline banner)."""
+
+    level: Literal["info", "warning", "error"]
+    text: str
+
+
+Subscriber = Callable[[Event], None]
+
+
+class EventBus:
+    """Fan-out of events to subscribers, synchronously, in order."""
+
+    def __init__(self) -> None:
+        self._subscribers: list[Subscriber] = []
+
+    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
+        """Add a subscriber; returns a function that removes it."""
+        self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            if callback in self._subscribers:
+                self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    def emit(self, event: Event) -> None:
+        for callback in list(self._subscribers):
+            try:
+                callback(event)
+            except Exception:
+                log.exception("event subscriber %r failed on %s", callback, type(event).__name__)

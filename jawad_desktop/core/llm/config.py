@@ -1,0 +1,102 @@
+"""What a provider is, as the user configures it: kind, name, base URL, model.
+
+The API key is never part of this model: it lives in the OS keyring under the provider's
+name (see ``core.store.secrets``).
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+class ProviderKind(StrEnum):
+    """The kinds of provider the app knows how to talk to."""
+
+    OPENAI = "openai"
+    OPENROUTER = "openrouter"
+    OLLAMA = "ollama"
+    OPENAI_COMPATIBLE = "openai-compatible"
+    LOCAL = "local"  # the built-in llama.cpp server with the bundled small model
+
+    @property
+    def label(self) -> str:
+        return _LABELS[self]
+
+    @property
+    def default_base_url(self) -> str:
+        return DEFAULT_BASE_URLS[self]
+
+    @property
+    def needs_key(self) -> bool:
+        return self in (ProviderKind.OPENAI, ProviderKind.OPENROUTER)
+
+
+_LABELS: dict[ProviderKind, str] = {
+    ProviderKind.OPENAI: "OpenAI",
+    ProviderKind.OPENROUTER: "OpenRouter",
+    ProviderKind.OLLAMA: "Ollama",
+    ProviderKind.OPENAI_COMPATIBLE: "OpenAI-compatible server",
+    ProviderKind.LOCAL: "Built-in local model",
+}
+
+DEFAULT_BASE_URLS: dict[ProviderKind, str] = {
+    ProviderKind.OPENAI: "https://api.openai.com/v1",
+    ProviderKind.OPENROUTER: "https://openrouter.ai/api/v1",
+    ProviderKind.OLLAMA: "http://localhost:11434/v1",
+    ProviderKind.OPENAI_COMPATIBLE: "http://localhost:1234/v1",
+    ProviderKind.LOCAL: "",
+}
+
+_NAME_RE = re.compile(r"^[\w][\w .@+-]{0,63}$")
+
+
+def validate_base_url(url: str) -> str:
+    """Return the URL without a trailing slash, or raise ValueError saying what is wrong."""
+    url = url.strip()
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https"):
+        raise ValueError("The base URL must start with http:// or https://")
+    if not parts.hostname:
+        raise ValueError("The base URL has no host name")
+    try:
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError as exc:
+        raise ValueError("The base URL has an invalid port") from exc
+    return url.rstrip("/")
+
+
+class ProviderConfig(BaseModel):
+    """One configured provider. Validation errors are phrased for the Settings dialog."""
+
+    model_config = ConfigDict(extra="ignore", use_enum_values=False)
+
+    name: str = Field(description="A name the user chooses, unique among providers")
+    kind: ProviderKind
+    base_url: str = ""
+    model: str = ""
+
+    @field_validator("name")
+    @classmethod
+    def _check_name(cls, value: str) -> str:
+        value = value.strip()
+        if not value:
+            raise ValueError("The name must not be empty")
+        if not _NAME_RE.match(value):
+            raise ValueError("Use up to 64 letters, digits, spaces or . @ + - _ in the name")
+        return value
+
+    @field_validator("base_url")
+    @classmethod
+    def _check_url(cls, value: str) -> str:
+        if not value.strip():
+            return ""
+        return validate_base_url(value)
+
+    @property
+    def effective_base_url(self) -> str:
+        """The base URL to use: the configured one, else the kind's default."""
+        return self.base_url or self.kind.default_base_url

