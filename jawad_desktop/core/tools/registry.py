@@ -46,7 +46,7 @@ import json
 import logging
 import re
 import typing
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -262,7 +262,7 @@ class Tool:
             else:
                 value = await asyncio.to_thread(self.fn, *call_args, **kwargs)
                 if inspect.isawaitable(value):
-                    value = await typing.cast(Awaitable[Any], value)
+                    value = await value
         except ToolError as exc:
             message = str(exc) or f"{self.name} failed"
             return ToolResult(for_model=f"Error: {message}", for_log=message, ok=False)
@@ -331,7 +331,7 @@ def _build_arguments_model(
             fields[param.name] = (annotation, Field(description=doc) if doc else ...)
         else:
             fields[param.name] = (annotation, Field(default=default, description=doc) if doc else default)
-    model = create_model(  # type: ignore[call-overload]
+    model = create_model(
         f"{name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
     )
     return typing.cast(type[BaseModel], model), takes_context
