@@ -1,0 +1,689 @@
+"""Conversations that last: the store of conversations, their messages and their action log.
+
+Owns everything about saved conversations: creating them, appending each message the
+moment it is complete (one short transaction each, so a crash loses at most the message
+still streaming), titles from the first exchange (until the user renames), newest-first
+listing, full-text search with highlighted snippets, paging through long conversations by
+position, truncating for regenerate/edit-and-resend, and delete with undo (a soft delete
+that ``restore`` reverses and ``purge_deleted`` makes final).
+
+The API is synchronous sqlite3 with short transactions. Calls that may take longer on big
+histories (search, listing, reading a range) have ``*_async`` twins that run in a worker
+thread, so a window on an asyncio loop never waits on the disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import logging
+import re
+import sqlite3
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, cast
+
+from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.events import ActionLogEntry
+from jawad_desktop.core.llm.types import Message, Role, ToolCall
+from jawad_desktop.core.store.database import Database
+
+log = logging.getLogger("jawad.store")
+
+# Snippet markers: private-use characters that never occur in real text, turned into
+# <b>…</b> for the window or [ … ] for the terminal by ``SearchHit``.
+MARK_START = "\ue000"
+MARK_END = "\ue001"
+
+TITLE_MAX_CHARS = 60
+# How long a deleted conversation stays restorable when nobody purges it explicitly.
+DEFAULT_UNDO_WINDOW_MS = 10 * 60 * 1000
+
+ChangeKind = Literal["created", "updated", "renamed", "deleted", "restored", "purged"]
+ChangeListener = Callable[[ChangeKind, str], None]
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def new_conversation_id() -> str:
+    return uuid.uuid4().hex
+
+
+# -- the shapes the store returns -----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationSummary:
+    """One row of the history list."""
+
+    id: str
+    title: str
+    created_at: int
+    updated_at: int
+    message_count: int
+    title_is_custom: bool = False
+    deleted_at: int | None = None
+
+    @property
+    def display_title(self) -> str:
+        return self.title or "New chat"
+
+
+@dataclass(frozen=True, slots=True)
+class StoredMessage:
+    """A saved message: the ``Message`` itself, where it sits, and when it was written."""
+
+    conversation_id: str
+    position: int
+    message: Message
+    created_at: int
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """A message that matched a search; ``snippet`` has the matches between MARK_START/MARK_END."""
+
+    conversation_id: str
+    conversation_title: str
+    position: int
+    role: str
+    snippet: str
+    created_at: int
+
+    def marked(self, start: str = "[", end: str = "]") -> str:
+        """The snippet with matches wrapped in ``start``/``end`` (for a terminal)."""
+        return self.snippet.replace(MARK_START, start).replace(MARK_END, end)
+
+    def html(self) -> str:
+        """The snippet as HTML, text escaped and matches in bold."""
+        return highlight_html(self.snippet)
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationMatch:
+    """A conversation that matched a search: its best message hit (if any) and how many matched."""
+
+    conversation: ConversationSummary
+    best: SearchHit | None
+    hit_count: int
+    title_snippet: str = ""  # the title with its matches marked, when the title matched
+
+
+def highlight_html(marked_text: str) -> str:
+    """Escape ``marked_text`` for HTML and turn the markers into <b>…</b>."""
+    return (
+        html.escape(marked_text)
+        .replace(MARK_START, "<b>")
+        .replace(MARK_END, "</b>")
+        .replace("\n", " ")
+    )
+
+
+# -- titles and search queries ---------------------------------------------------------------
+
+_MARKDOWN_NOISE = re.compile(r"[`*_#>\[\]]+")
+
+
+def title_from_text(text: str, max_chars: int = TITLE_MAX_CHARS) -> str:
+    """A short title from a message: its first non-empty line, markdown stripped, cut at a word."""
+    for line in text.splitlines():
+        cleaned = " ".join(_MARKDOWN_NOISE.sub(" ", line).split())
+        if cleaned:
+            break
+    else:
+        return ""
+    if len(cleaned) <= max_chars:
+        return cleaned
+    cut = cleaned[: max_chars - 1]
+    if " " in cut[max_chars // 2 :]:
+        cut = cut[: cut.rindex(" ")]
+    return cut.rstrip(" ,.;:-") + "…"
+
+
+_TOKEN_RE = re.compile(r"\w+", re.UNICODE)
+
+
+def fts_query(text: str) -> str:
+    """Turn what a person typed into a safe FTS5 query: every word must appear, the last
+    one as a prefix (search as you type). Quotes, operators and stray symbols never make
+    a syntax error; an empty result means there is nothing to search for."""
+    words = _TOKEN_RE.findall(text)
+    if not words:
+        return ""
+    parts = [f'"{w}"' for w in words[:-1]]
+    parts.append(f'"{words[-1]}"*')
+    return " ".join(parts)
+
+
+def _mark_words(text: str, query: str) -> str:
+    """``text`` with the query's words (as prefixes, case-insensitively) between the markers."""
+    words = sorted({w.casefold() for w in _TOKEN_RE.findall(query)}, key=len, reverse=True)
+    if not words:
+        return text
+    pattern = re.compile(r"\b(" + "|".join(re.escape(w) for w in words) + r")\w*", re.IGNORECASE)
+    return pattern.sub(lambda m: MARK_START + m.group(0) + MARK_END, text)
+
+
+# -- (de)serialising messages -----------------------------------------------------------------
+
+
+def _tool_calls_json(calls: Iterable[ToolCall]) -> str:
+    return json.dumps(
+        [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls], ensure_ascii=False
+    )
+
+
+def _tool_calls_from_json(text: str) -> list[ToolCall]:
+    try:
+        raw = json.loads(text or "[]")
+    except json.JSONDecodeError:
+        log.warning("unreadable tool_calls JSON in the database; shown as none")
+        return []
+    calls: list[ToolCall] = []
+    for item in raw if isinstance(raw, list) else []:
+        if isinstance(item, dict):
+            args = item.get("arguments", {})
+            calls.append(
+                ToolCall(
+                    id=str(item.get("id", "")),
+                    name=str(item.get("name", "")),
+                    arguments=args if isinstance(args, dict | str) else json.dumps(args),
+                )
+            )
+    return calls
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text or "{}")
+    except json.JSONDecodeError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _summary(row: sqlite3.Row) -> ConversationSummary:
+    return ConversationSummary(
+        id=row["id"],
+        title=row["title"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        message_count=row["message_count"],
+        title_is_custom=bool(row["title_is_custom"]),
+        deleted_at=row["deleted_at"],
+    )
+
+
+def _stored(row: sqlite3.Row) -> StoredMessage:
+    return StoredMessage(
+        conversation_id=row["conversation_id"],
+        position=row["position"],
+        message=Message(
+            role=cast(Role, row["role"]),
+            content=row["content"],
+            tool_calls=_tool_calls_from_json(row["tool_calls"]),
+            tool_call_id=row["tool_call_id"],
+            name=row["name"],
+        ),
+        created_at=row["created_at"],
+        metadata=_json_object(row["metadata"]),
+    )
+
+
+def _action(row: sqlite3.Row) -> ActionLogEntry:
+    return ActionLogEntry(
+        id=row["id"],
+        timestamp=row["timestamp"],
+        tool_name=row["tool_name"],
+        parameters=_json_object(row["parameters"]),
+        site=row["site"],
+        permission_level=row["permission_level"],
+        decision=row["decision"],
+        result=row["result"],
+        details=row["details"],
+        run_id=row["run_id"],
+    )
+
+
+_SUMMARY_COLUMNS = "id, title, title_is_custom, created_at, updated_at, deleted_at, message_count"
+_MESSAGE_COLUMNS = (
+    "conversation_id, position, role, content, tool_calls, tool_call_id, name, created_at, metadata"
+)
+
+
+class ConversationStore:
+    """Saved conversations in the app's database. Thread-safe; every write is one transaction."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._listeners: list[ChangeListener] = []
+
+    @classmethod
+    def open(cls, data_dir: Path, *, purge_older_than_ms: int = DEFAULT_UNDO_WINDOW_MS) -> ConversationStore:
+        """Open (creating or migrating) the store in ``data_dir`` and finish old deletions."""
+        store = cls(Database.in_folder(data_dir))
+        store.purge_deleted(older_than_ms=purge_older_than_ms)
+        return store
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> ConversationStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- change notifications ------------------------------------------------------------------
+
+    def add_listener(self, listener: ChangeListener) -> Callable[[], None]:
+        """Call ``listener(kind, conversation_id)`` after every change; returns a remover.
+
+        Listeners run on the thread that made the change (a worker thread for ``*_async``
+        calls): a Qt widget should re-emit through a signal."""
+        self._listeners.append(listener)
+
+        def remove() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return remove
+
+    def _changed(self, kind: ChangeKind, conversation_id: str) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(kind, conversation_id)
+            except Exception:
+                log.exception("conversation change listener %r failed", listener)
+
+    # -- conversations -------------------------------------------------------------------------
+
+    def create(self, title: str = "", *, conversation_id: str | None = None) -> ConversationSummary:
+        """A new, empty conversation (titled later from its first exchange unless ``title``)."""
+        cid = conversation_id or new_conversation_id()
+        ts = now_ms()
+        with self.db.transaction() as conn:
+            conn.execute(
+                "INSERT INTO conversations (id, title, title_is_custom, created_at, updated_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (cid, title.strip(), 1 if title.strip() else 0, ts, ts),
+            )
+        self._changed("created", cid)
+        return ConversationSummary(cid, title.strip(), ts, ts, 0, bool(title.strip()))
+
+    def get(self, conversation_id: str, *, include_deleted: bool = False) -> ConversationSummary:
+        """The conversation, or a JawadError saying it does not exist."""
+        with self.db.read() as conn:
+            row = conn.execute(
+                f"SELECT {_SUMMARY_COLUMNS} FROM conversations WHERE id = ?", (conversation_id,)
+            ).fetchone()
+        if row is None or (row["deleted_at"] is not None and not include_deleted):
+            raise JawadError(
+                f"There is no conversation {conversation_id!r}.",
+                suggestions=["Run 'jawad history list' to see the saved conversations."],
+            )
+        return _summary(row)
+
+    def resolve_id(self, prefix: str) -> str:
+        """The full id of the one live conversation whose id starts with ``prefix``."""
+        prefix = prefix.strip().lower()
+        if not prefix or not re.fullmatch(r"[0-9a-z_\-]+", prefix):
+            raise JawadError(
+                f"{prefix!r} is not a conversation id.",
+                suggestions=["Run 'jawad history list' to see the ids."],
+            )
+        with self.db.read() as conn:
+            rows = conn.execute(
+                "SELECT id FROM conversations WHERE deleted_at IS NULL AND id >= ? AND id < ? LIMIT 3",
+                (prefix, prefix + "\U0010ffff"),
+            ).fetchall()
+        if not rows:
+            raise JawadError(
+                f"No saved conversation has an id starting with {prefix!r}.",
+                suggestions=["Run 'jawad history list' to see the ids."],
+            )
+        if len(rows) > 1:
+            raise JawadError(
+                f"More than one conversation has an id starting with {prefix!r}.",
+                suggestions=["Type more characters of the id."],
+            )
+        return str(rows[0]["id"])
+
+    def list_conversations(self, *, limit: int = 500, offset: int = 0) -> list[ConversationSummary]:
+        """Live conversations, most recently active first."""
+        with self.db.read() as conn:
+            rows = conn.execute(
+                f"SELECT {_SUMMARY_COLUMNS} FROM conversations WHERE deleted_at IS NULL "
+                "ORDER BY updated_at DESC, rowid DESC LIMIT ? OFFSET ?",
+                (limit, offset),
+            ).fetchall()
+        return [_summary(r) for r in rows]
+
+    def rename(self, conversation_id: str, title: str) -> None:
+        """Set the title the user chose; an empty title goes back to the automatic one."""
+        title = " ".join(title.split())
+        with self.db.transaction() as conn:
+            if title:
+                cur = conn.execute(
+                    "UPDATE conversations SET title = ?, title_is_custom = 1 WHERE id = ?",
+                    (title, conversation_id),
+                )
+            else:
+                first = conn.execute(
+                    "SELECT content FROM messages WHERE conversation_id = ? AND role = 'user' "
+                    "ORDER BY position LIMIT 1",
+                    (conversation_id,),
+                ).fetchone()
+                cur = conn.execute(
+                    "UPDATE conversations SET title = ?, title_is_custom = 0 WHERE id = ?",
+                    (title_from_text(first["content"]) if first else "", conversation_id),
+                )
+        if cur.rowcount == 0:
+            raise JawadError(f"There is no conversation {conversation_id!r} to rename.")
+        self._changed("renamed", conversation_id)
+
+    def delete(self, conversation_id: str) -> None:
+        """Hide the conversation; ``restore`` brings it back until ``purge_deleted`` runs."""
+        with self.db.transaction() as conn:
+            cur = conn.execute(
+                "UPDATE conversations SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL",
+                (now_ms(), conversation_id),
+            )
+        if cur.rowcount:
+            self._changed("deleted", conversation_id)
+
+    def restore(self, conversation_id: str) -> bool:
+        """Undo ``delete``; False when it was already purged (or never deleted)."""
+        with self.db.transaction() as conn:
+            cur = conn.execute(
+                "UPDATE conversations SET deleted_at = NULL WHERE id = ? AND deleted_at IS NOT NULL",
+                (conversation_id,),
+            )
+        if cur.rowcount:
+            self._changed("restored", conversation_id)
+        return bool(cur.rowcount)
+
+    def purge_deleted(self, conversation_id: str | None = None, *, older_than_ms: int = 0) -> int:
+        """Erase deleted conversations for good (one, or all deleted ``older_than_ms`` ago)."""
+        with self.db.transaction() as conn:
+            if conversation_id is not None:
+                rows = conn.execute(
+                    "SELECT id FROM conversations WHERE id = ? AND deleted_at IS NOT NULL",
+                    (conversation_id,),
+                ).fetchall()
+            else:
+                rows = conn.execute(
+                    "SELECT id FROM conversations WHERE deleted_at IS NOT NULL AND deleted_at <= ?",
+                    (now_ms() - older_than_ms,),
+                ).fetchall()
+            ids = [str(r["id"]) for r in rows]
+            for cid in ids:
+                # ON DELETE CASCADE removes messages (and their search entries) and the action log.
+                conn.execute("DELETE FROM conversations WHERE id = ?", (cid,))
+        for cid in ids:
+            self._changed("purged", cid)
+        return len(ids)
+
+    # -- messages ------------------------------------------------------------------------------
+
+    def append_message(
+        self,
+        conversation_id: str,
+        message: Message,
+        *,
+        metadata: dict[str, Any] | None = None,
+    ) -> StoredMessage:
+        """Save a completed message at the end of the conversation, durably, and return it.
+
+        The first user message titles the conversation (unless the user named it); if the
+        conversation still has no title, the first assistant answer does."""
+        ts = now_ms()
+        meta = json.dumps(metadata or {}, ensure_ascii=False)
+        with self.db.transaction() as conn:
+            row = conn.execute(
+                "SELECT title, title_is_custom, message_count FROM conversations "
+                "WHERE id = ? AND deleted_at IS NULL",
+                (conversation_id,),
+            ).fetchone()
+            if row is None:
+                raise JawadError(
+                    f"The conversation {conversation_id!r} no longer exists, so the message was not saved.",
+                    suggestions=["Start a new chat; the text is still in the input box."],
+                )
+            position = int(
+                conn.execute(
+                    "SELECT COALESCE(MAX(position) + 1, 0) FROM messages WHERE conversation_id = ?",
+                    (conversation_id,),
+                ).fetchone()[0]
+            )
+            conn.execute(
+                f"INSERT INTO messages ({_MESSAGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    conversation_id,
+                    position,
+                    message.role,
+                    message.content or "",
+                    _tool_calls_json(message.tool_calls),
+                    message.tool_call_id,
+                    message.name,
+                    ts,
+                    meta,
+                ),
+            )
+            title = row["title"]
+            if not row["title_is_custom"] and not title and message.role in ("user", "assistant"):
+                title = title_from_text(message.content or "")
+            conn.execute(
+                "UPDATE conversations SET updated_at = ?, message_count = ?, title = ? WHERE id = ?",
+                (ts, position + 1, title, conversation_id),
+            )
+        self._changed("updated", conversation_id)
+        return StoredMessage(conversation_id, position, message, ts, dict(metadata or {}))
+
+    def append_messages(self, conversation_id: str, messages: Iterable[Message]) -> int:
+        """Save many messages in one transaction (imports, benchmarks); returns how many."""
+        count = 0
+        ts = now_ms()
+        with self.db.transaction() as conn:
+            row = conn.execute(
+                "SELECT title, title_is_custom FROM conversations WHERE id = ? AND deleted_at IS NULL",
+                (conversation_id,),
+            ).fetchone()
+            if row is None:
+                raise JawadError(f"The conversation {conversation_id!r} no longer exists.")
+            start = int(
+                conn.execute(
+                    "SELECT COALESCE(MAX(position) + 1, 0) FROM messages WHERE conversation_id = ?",
+                    (conversation_id,),
+                ).fetchone()[0]
+            )
+            title = row["title"]
+            rows = []
+            for i, message in enumerate(messages):
+                if not row["title_is_custom"] and not title and message.role in ("user", "assistant"):
+                    title = title_from_text(message.content or "")
+                rows.append(
+                    (conversation_id, start + i, message.role, message.content or "",
+                     _tool_calls_json(message.tool_calls), message.tool_call_id, message.name, ts, "{}")
+                )
+                count += 1
+            conn.executemany(
+                f"INSERT INTO messages ({_MESSAGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
+            )
+            conn.execute(
+                "UPDATE conversations SET updated_at = ?, message_count = ?, title = ? WHERE id = ?",
+                (ts, start + count, title, conversation_id),
+            )
+        self._changed("updated", conversation_id)
+        return count
+
+    def count_messages(self, conversation_id: str) -> int:
+        with self.db.read() as conn:
+            row = conn.execute(
+                "SELECT COUNT(*) FROM messages WHERE conversation_id = ?", (conversation_id,)
+            ).fetchone()
+        return int(row[0])
+
+    def messages(self, conversation_id: str, start: int = 0, stop: int | None = None) -> list[StoredMessage]:
+        """Messages at positions ``start`` (inclusive) to ``stop`` (exclusive), in order."""
+        end = stop if stop is not None else 2**62
+        with self.db.read() as conn:
+            rows = conn.execute(
+                f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? "
+                "AND position >= ? AND position < ? ORDER BY position",
+                (conversation_id, max(0, start), end),
+            ).fetchall()
+        return [_stored(r) for r in rows]
+
+    def history(self, conversation_id: str) -> list[Message]:
+        """The whole conversation as ``Message`` objects, ready for the agent to continue it."""
+        return [m.message for m in self.messages(conversation_id)]
+
+    def truncate(self, conversation_id: str, from_position: int) -> int:
+        """Remove messages at ``from_position`` and after (regenerate, edit and resend)."""
+        with self.db.transaction() as conn:
+            cur = conn.execute(
+                "DELETE FROM messages WHERE conversation_id = ? AND position >= ?",
+                (conversation_id, from_position),
+            )
+            conn.execute(
+                "UPDATE conversations SET updated_at = ?, message_count = "
+                "(SELECT COUNT(*) FROM messages WHERE conversation_id = ?) WHERE id = ?",
+                (now_ms(), conversation_id, conversation_id),
+            )
+        if cur.rowcount:
+            self._changed("updated", conversation_id)
+        return int(cur.rowcount)
+
+    # -- action log ------------------------------------------------------------------------------
+
+    def record_action(self, conversation_id: str, entry: ActionLogEntry) -> None:
+        """Save an action-log entry; a later entry with the same id (pending → success) replaces it."""
+        with self.db.transaction() as conn:
+            conn.execute(
+                "INSERT INTO action_log (id, conversation_id, timestamp, tool_name, parameters, site, "
+                "permission_level, decision, result, details, run_id) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT(id) DO UPDATE SET timestamp = excluded.timestamp, "
+                "parameters = excluded.parameters, site = excluded.site, "
+                "permission_level = excluded.permission_level, decision = excluded.decision, "
+                "result = excluded.result, details = excluded.details, run_id = excluded.run_id",
+                (
+                    entry.id, conversation_id, entry.timestamp, entry.tool_name,
+                    json.dumps(entry.parameters, ensure_ascii=False, default=str), entry.site,
+                    entry.permission_level, entry.decision, entry.result, entry.details, entry.run_id,
+                ),
+            )
+
+    def action_log(self, conversation_id: str) -> list[ActionLogEntry]:
+        with self.db.read() as conn:
+            rows = conn.execute(
+                "SELECT * FROM action_log WHERE conversation_id = ? ORDER BY timestamp, rowid",
+                (conversation_id,),
+            ).fetchall()
+        return [_action(r) for r in rows]
+
+    # -- search ----------------------------------------------------------------------------------
+
+    def search(self, query: str, *, limit: int = 50) -> list[SearchHit]:
+        """Messages matching every word of ``query`` (the last as a prefix), newest first."""
+        match = fts_query(query)
+        if not match:
+            return []
+        with self.db.read() as conn:
+            # Newest first, decided inside the full-text index: it walks its lists backwards and
+            # stops after ``limit``, so a word in every message costs no more than a rare one
+            # (ranking by relevance would score every match: 120 ms for "the" in 100k messages).
+            rows = conn.execute(
+                "SELECT m.conversation_id, c.title, m.position, m.role, m.created_at, hits.snip "
+                "FROM (SELECT rowid, snippet(messages_fts, 0, ?, ?, '…', 12) AS snip "
+                "      FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?) AS hits "
+                "JOIN messages m ON m.id = hits.rowid "
+                "JOIN conversations c ON c.id = m.conversation_id "
+                "WHERE c.deleted_at IS NULL ORDER BY hits.rowid DESC",
+                (MARK_START, MARK_END, match, limit * 2),
+            ).fetchall()
+        return [
+            SearchHit(
+                conversation_id=r["conversation_id"],
+                conversation_title=r["title"],
+                position=r["position"],
+                role=r["role"],
+                snippet=r["snip"],
+                created_at=r["created_at"],
+            )
+            for r in rows[:limit]
+        ]
+
+    def search_conversations(self, query: str, *, limit: int = 50) -> list[ConversationMatch]:
+        """Conversations whose title or messages match, each with its best snippet, newest first."""
+        words = _TOKEN_RE.findall(query)
+        if not words:
+            return []
+        hits = self.search(query, limit=200)
+        by_conv: dict[str, list[SearchHit]] = {}
+        for hit in hits:
+            by_conv.setdefault(hit.conversation_id, []).append(hit)
+        # Titles are few (one per conversation): a LIKE per word is enough and catches renames.
+        where = " AND ".join("title LIKE ? ESCAPE '\\'" for _ in words)
+        params = [
+            "%" + w.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%" for w in words
+        ]
+        with self.db.read() as conn:
+            title_rows = conn.execute(
+                f"SELECT {_SUMMARY_COLUMNS} FROM conversations WHERE deleted_at IS NULL AND {where} "
+                "ORDER BY updated_at DESC LIMIT ?",
+                (*params, limit),
+            ).fetchall()
+            ids = list(by_conv)
+            conv_rows = []
+            for i in range(0, len(ids), 500):
+                chunk = ids[i : i + 500]
+                conv_rows += conn.execute(
+                    f"SELECT {_SUMMARY_COLUMNS} FROM conversations WHERE deleted_at IS NULL "
+                    f"AND id IN ({','.join('?' * len(chunk))})",
+                    chunk,
+                ).fetchall()
+        matches: dict[str, ConversationMatch] = {}
+        for row in conv_rows:
+            conv_hits = by_conv[row["id"]]
+            matches[row["id"]] = ConversationMatch(_summary(row), conv_hits[0], len(conv_hits))
+        for row in title_rows:
+            prior = matches.get(row["id"])
+            matches[row["id"]] = ConversationMatch(
+                _summary(row),
+                prior.best if prior else None,
+                prior.hit_count if prior else 0,
+                title_snippet=_mark_words(row["title"], query),
+            )
+        ordered = sorted(matches.values(), key=lambda m: m.conversation.updated_at, reverse=True)
+        return ordered[:limit]
+
+    # -- async twins for the window ------------------------------------------------------------------
+
+    async def search_async(self, query: str, *, limit: int = 50) -> list[SearchHit]:
+        return await asyncio.to_thread(self.search, query, limit=limit)
+
+    async def search_conversations_async(self, query: str, *, limit: int = 50) -> list[ConversationMatch]:
+        return await asyncio.to_thread(self.search_conversations, query, limit=limit)
+
+    async def list_conversations_async(
+        self, *, limit: int = 500, offset: int = 0
+    ) -> list[ConversationSummary]:
+        return await asyncio.to_thread(self.list_conversations, limit=limit, offset=offset)
+
+    async def messages_async(
+        self, conversation_id: str, start: int = 0, stop: int | None = None
+    ) -> list[StoredMessage]:
+        return await asyncio.to_thread(self.messages, conversation_id, start, stop)
+
+    async def append_message_async(
+        self, conversation_id: str, message: Message, *, metadata: dict[str, Any] | None = None
+    ) -> StoredMessage:
+        return await asyncio.to_thread(self.append_message, conversation_id, message, metadata=metadata)
