@@ -29,6 +29,7 @@ EXIT_INTERRUPTED = 130
 
 # Subcommand modules, in the order `jawad --help` lists them.
 COMMAND_MODULES: list[str] = [
+    "jawad_desktop.cli.history_cmd",
 ]
 
 

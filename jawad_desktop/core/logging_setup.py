@@ -12,8 +12,14 @@ import re
 from pathlib import Path
 
 _SECRET_RE = re.compile(
-    r"(sk-[A-Za-z0-9_\-]{8,}|sk-or-[A-Za-z0-9_\-]{8,}|Bearer\s+[A-Za-z0-9._\-]{8,}"
-    r"|(?:api[_-]?key|token|authorization)[\"']?\s*[:=]\s*[\"']?[A-Za-z0-9._\-]{8,})",
+    # \b: "task-management" is a word, not a key.
+    r"(\bsk-[A-Za-z0-9_\-]{8,}|\bsk-or-[A-Za-z0-9_\-]{8,}|Bearer\s+[A-Za-z0-9._\-]{8,}"
+    # Well-known token shapes: GitHub, Slack, Google, Hugging Face, Groq, AWS access keys, JWTs.
+    r"|\b(?:gh[pousr]_|github_pat_)[A-Za-z0-9_]{16,}|xox[abposr]-[A-Za-z0-9\-]{10,}"
+    r"|AIza[0-9A-Za-z_\-]{20,}|hf_[A-Za-z0-9]{16,}|gsk_[A-Za-z0-9]{16,}|AKIA[0-9A-Z]{16}"
+    r"|eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"
+    r"|Authorization[\"']?\s*[:=]\s*[\"']?Basic\s+[A-Za-z0-9+/=]{8,}"
+    r"|(?:api[_-]?key|token|authorization|password|passwd|secret)[\"']?\s*[:=]\s*[\"']?[A-Za-z0-9._\-]{8,})",
     re.IGNORECASE,
 )
 

@@ -30,6 +30,7 @@ from typing import Any, Literal, cast
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.events import ActionLogEntry
 from jawad_desktop.core.llm.types import Message, Role, ToolCall
+from jawad_desktop.core.logging_setup import redact
 from jawad_desktop.core.store.database import Database
 
 log = logging.getLogger("jawad.store")
@@ -132,8 +133,10 @@ _MARKDOWN_NOISE = re.compile(r"[`*_#>\[\]]+")
 
 
 def title_from_text(text: str, max_chars: int = TITLE_MAX_CHARS) -> str:
-    """A short title from a message: its first non-empty line, markdown stripped, cut at a word."""
-    for line in text.splitlines():
+    """A short title from a message: its first non-empty line, markdown stripped, cut at a word.
+
+    Keys pasted into a first message are masked: the title is on screen all the time."""
+    for line in redact(text).splitlines():
         cleaned = " ".join(_MARKDOWN_NOISE.sub(" ", line).split())
         if cleaned:
             break

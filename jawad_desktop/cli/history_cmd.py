@@ -1,0 +1,162 @@
+"""``jawad history``: list, search, show and export saved conversations from a terminal.
+
+Reads the same store as the window (``jawad.db`` in the profile's data folder). Ids may be
+shortened to any unique prefix, as ``history list`` shows them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from jawad_desktop.core.context import AppContext
+from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.store.conversations import MARK_END, MARK_START, ConversationStore
+from jawad_desktop.core.store.export import EXPORT_FORMATS, export_conversation
+
+SHORT_ID = 8
+_SPEAKERS = {"user": "You", "assistant": "Jawad", "system": "System", "tool": "Tool"}
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    from jawad_desktop.cli import add_global_options
+
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "history",
+        help="list, search, show and export saved conversations",
+        description="Saved conversations: list them, search every message, show one, export one.",
+    )
+    actions = parser.add_subparsers(dest="history_action", metavar="ACTION", parser_class=type(parser))
+    actions.required = True
+
+    p_list = actions.add_parser("list", help="conversations, most recent first")
+    p_list.add_argument("--limit", type=int, default=50, help="how many to show (default 50)")
+    p_list.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    p_search = actions.add_parser("search", help="search every message (all words must appear)")
+    p_search.add_argument("query", nargs="+", help="words to look for; the last may be a prefix")
+    p_search.add_argument("--limit", type=int, default=20, help="how many matches to show (default 20)")
+    p_search.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+    p_show = actions.add_parser("show", help="print a conversation")
+    p_show.add_argument("id", help="the conversation id (or a unique prefix)")
+
+    p_export = actions.add_parser("export", help="export a conversation (API keys and tokens redacted)")
+    p_export.add_argument("id", help="the conversation id (or a unique prefix)")
+    p_export.add_argument("--format", choices=EXPORT_FORMATS, default="md", help="md (default) or json")
+    p_export.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of the terminal")
+
+    for sub in (p_list, p_search, p_show, p_export):
+        add_global_options(sub, top=False)
+    parser.set_defaults(handler=run)
+    return parser
+
+
+def _when(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000).astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+def _emphasis() -> tuple[str, str]:
+    # Bold on a terminal; plain **markers** when piped, so the matches stay visible.
+    if sys.stdout.isatty() and not os.environ.get("NO_COLOR"):
+        return "\033[1m", "\033[0m"
+    return "**", "**"
+
+
+def _list(store: ConversationStore, args: argparse.Namespace) -> int:
+    conversations = store.list_conversations(limit=max(1, args.limit))
+    if args.json:
+        print(json.dumps([
+            {"id": c.id, "title": c.display_title, "updated_at": c.updated_at,
+             "created_at": c.created_at, "message_count": c.message_count}
+            for c in conversations
+        ], ensure_ascii=False, indent=2))
+        return 0
+    if not conversations:
+        print("No saved conversations yet.", file=sys.stderr)
+        return 0
+    print(f"{'ID':<{SHORT_ID}}  {'LAST MESSAGE':<16}  {'MSGS':>5}  TITLE")
+    for c in conversations:
+        print(f"{c.id[:SHORT_ID]:<{SHORT_ID}}  {_when(c.updated_at):<16}  {c.message_count:>5}  {c.display_title}")
+    return 0
+
+
+def _search(store: ConversationStore, args: argparse.Namespace) -> int:
+    query = " ".join(args.query)
+    hits = store.search(query, limit=max(1, args.limit))
+    if args.json:
+        print(json.dumps([
+            {"conversation_id": h.conversation_id, "title": h.conversation_title, "position": h.position,
+             "role": h.role, "snippet": h.marked("**", "**"), "created_at": h.created_at}
+            for h in hits
+        ], ensure_ascii=False, indent=2))
+        return 0
+    if not hits:
+        print(f"No saved message matches {query!r}.", file=sys.stderr)
+        return 0
+    start, end = _emphasis()
+    for h in hits:
+        title = h.conversation_title or "New chat"
+        print(f"{h.conversation_id[:SHORT_ID]}  {title}  ({_SPEAKERS.get(h.role, h.role)}, message {h.position + 1})")
+        snippet = " ".join(h.snippet.split()).replace(MARK_START, start).replace(MARK_END, end)
+        print(f"    {snippet}")
+    return 0
+
+
+def _show(store: ConversationStore, args: argparse.Namespace) -> int:
+    cid = store.resolve_id(args.id)
+    conv = store.get(cid)
+    print(f"{conv.display_title}")
+    print(f"id {conv.id} · started {_when(conv.created_at)} · {conv.message_count} messages")
+    for stored in store.messages(cid):
+        m = stored.message
+        speaker = _SPEAKERS.get(m.role, m.role)
+        if m.role == "tool" and m.name:
+            speaker = f"Tool ({m.name})"
+        print(f"\n[{_when(stored.created_at)}] {speaker}:")
+        if m.content:
+            print(m.content)
+        for call in m.tool_calls:
+            print(f"  → {call.name}({call.arguments_json()})")
+    return 0
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    path = path.expanduser()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise JawadError(
+            f"Could not write the export to {path}: {exc.strerror or exc}.",
+            suggestions=["Choose a folder you can write to with -o FILE, or leave -o out to print it."],
+        ) from exc
+
+
+def _export(store: ConversationStore, args: argparse.Namespace) -> int:
+    cid = store.resolve_id(args.id)
+    text = export_conversation(store, cid, args.format)
+    if args.output:
+        _write_atomically(Path(args.output), text)
+        count = store.get(cid).message_count
+        print(f"Exported {count} messages to {args.output} (API keys and tokens redacted).", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+_ACTIONS = {"list": _list, "search": _search, "show": _show, "export": _export}
+
+
+def run(args: argparse.Namespace, ctx: AppContext) -> int:
+    with ConversationStore.open(ctx.paths.data) as store:
+        return _ACTIONS[args.history_action](store, args)
