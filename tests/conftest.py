@@ -29,4 +29,6 @@ pytest_plugins = [
     "tests.fixtures.keyring_service",
     "tests.fixtures.page_server",
     "tests.fixtures.profile",
+    "tests.fixtures.pulseaudio",
+    "tests.fixtures.browser",
 ]

@@ -110,6 +110,7 @@ class VoiceState(Event):
     is_final: bool = False
     error: str = ""
     level: float = 0.0
+    retryable: bool = False  # an error whose recording is kept: VoiceSession.retry() can transcribe it
 
 
 @dataclass(frozen=True, slots=True)

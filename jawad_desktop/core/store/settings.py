@@ -74,6 +74,8 @@ class VoiceSettings(_Section):
     api_model: str = "whisper-1"
     silence_stop_s: float = Field(1.2, ge=0.3, le=10.0)
     max_length_s: float = Field(60.0, ge=2.0, le=600.0)
+    no_speech_timeout_s: float = Field(8.0, ge=1.0, le=120.0)  # stop when nothing is said at all
+    partial_results: bool = True  # live transcripts while speaking (local backend)
     auto_send: bool = False
     speak_replies: bool = False
 
@@ -96,11 +98,11 @@ class Settings(BaseModel):
     version: int = SETTINGS_VERSION
     providers: list[ProviderConfig] = Field(default_factory=list)
     active_provider: str = ""
-    network: NetworkSettings = Field(default_factory=NetworkSettings)
-    agent: AgentSettings = Field(default_factory=AgentSettings)
-    browser: BrowserSettings = Field(default_factory=BrowserSettings)
-    voice: VoiceSettings = Field(default_factory=VoiceSettings)
-    ui: UISettings = Field(default_factory=UISettings)
+    network: NetworkSettings = Field(default_factory=lambda: NetworkSettings())
+    agent: AgentSettings = Field(default_factory=lambda: AgentSettings())
+    browser: BrowserSettings = Field(default_factory=lambda: BrowserSettings())
+    voice: VoiceSettings = Field(default_factory=lambda: VoiceSettings())
+    ui: UISettings = Field(default_factory=lambda: UISettings())
 
     @model_validator(mode="after")
     def _unique_names(self) -> Settings:
