@@ -70,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="start headless, check the window, web view, JavaScript and keyring; print a JSON report",
     )
+    parser.add_argument("--screenshot", metavar="FILE", help=argparse.SUPPRESS)  # test hook
     add_global_options(parser, top=True)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMAND_MODULES:
@@ -101,14 +102,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     paths = AppPaths.for_profile(args.profile)
     log_file = setup_logging(paths.logs, args.log_level)
     try:
-        if args.self_test:
-            from jawad_desktop.ui.self_test import run_self_test
+        if args.self_test or args.command is None:
+            from jawad_desktop.ui.app import end_process
 
-            return run_self_test(args.profile)
-        if args.command is None:
+            if args.self_test:
+                from jawad_desktop.ui.self_test import run_self_test
+
+                end_process(run_self_test(args.profile))
             from jawad_desktop.ui.app import run_gui
 
-            return run_gui(args.profile)
+            end_process(run_gui(args.profile, screenshot=args.screenshot))
         return _run_handler(args)
     except JawadError as exc:
         print(f"jawad: {exc.user_text()}", file=sys.stderr)

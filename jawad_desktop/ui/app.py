@@ -1,0 +1,129 @@
+"""Starting and ending the GUI: one QApplication, one qasync loop run exactly once.
+
+Closing the window cancels running work; the process then exits within 2 s, with a
+watchdog for work that does not end when cancelled (a stuck worker thread).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+import threading
+from collections.abc import Callable, Coroutine
+from typing import Any, NoReturn
+
+from jawad_desktop.ui import qt_env
+
+log = logging.getLogger("jawad.ui.app")
+
+EXIT_DEADLINE_S = 1.8
+
+
+def create_application(headless: bool = False) -> Any:
+    """The QApplication (created once), with name, icon and Qt's messages in our log."""
+    qt_env.prepare(headless=headless)
+    from PySide6.QtCore import QtMsgType, qInstallMessageHandler
+    from PySide6.QtWidgets import QApplication
+
+    from jawad_desktop import APP_ID, APP_NAME, __version__
+    from jawad_desktop.ui.resources import app_icon
+
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication([sys.argv[0]])
+    app.setApplicationName(APP_ID)
+    app.setApplicationDisplayName(APP_NAME)
+    app.setApplicationVersion(__version__)
+    app.setDesktopFileName(APP_ID)
+    app.setWindowIcon(app_icon())
+    qt_log = logging.getLogger("jawad.qt")
+    levels = {
+        QtMsgType.QtDebugMsg: logging.DEBUG,
+        QtMsgType.QtInfoMsg: logging.INFO,
+        QtMsgType.QtWarningMsg: logging.WARNING,
+        QtMsgType.QtCriticalMsg: logging.ERROR,
+        QtMsgType.QtFatalMsg: logging.CRITICAL,
+    }
+
+    def handler(kind: QtMsgType, _context: Any, message: str) -> None:
+        # Qt's own warnings go to the log file, not the user's terminal.
+        qt_log.log(min(levels.get(kind, logging.INFO), logging.INFO), "%s", message)
+
+    qInstallMessageHandler(handler)
+    return app
+
+
+def run_loop(main: Callable[[], Coroutine[Any, Any, int]]) -> int:
+    """Run ``main`` on a qasync loop, once, for the life of the process."""
+    import qasync
+    from PySide6.QtWidgets import QApplication
+
+    # One run_until_complete and nothing after it: asyncio.run's clean-up runs the loop a
+    # second time, which segfaults inside QCoreApplication::exit once WebEngine has loaded a
+    # page (PLATFORM.md). Tasks are cancelled by ``main`` itself before it returns.
+    loop = qasync.QEventLoop(QApplication.instance())
+    asyncio.set_event_loop(loop)
+    result = loop.run_until_complete(main())
+    return int(result or 0)
+
+
+def _exit_watchdog() -> None:
+    """After the window closed, end the process even if some work ignores cancellation."""
+
+    def force_exit() -> None:
+        log.warning("shutdown took longer than %.1f s: exiting", EXIT_DEADLINE_S)
+        logging.shutdown()
+        os._exit(0)
+
+    timer = threading.Timer(EXIT_DEADLINE_S, force_exit)
+    timer.daemon = True
+    timer.start()
+
+
+def end_process(code: int) -> NoReturn:
+    """Exit now, skipping interpreter teardown: destroying Qt and Chromium objects in
+    Python's arbitrary order at exit aborts the process. Everything the app keeps is
+    already saved (settings atomically, conversations per message)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    logging.shutdown()
+    os._exit(code)
+
+
+def run_gui(profile: str | None, *, screenshot: str | None = None) -> int:
+    """Open the main window and run until it is closed.
+
+    ``screenshot``: a test hook (``--screenshot FILE``): once the window is shown and idle,
+    save a picture of it to FILE and close it, as a user would.
+    """
+    app = create_application()
+    app.setQuitOnLastWindowClosed(False)
+    from jawad_desktop.core.context import AppContext
+    from jawad_desktop.ui.main_window import MainWindow
+
+    ctx = AppContext.open(profile)
+
+    async def main() -> int:
+        window = MainWindow(ctx)
+        closed = asyncio.Event()
+        window.closed.connect(closed.set)
+        app.aboutToQuit.connect(closed.set)
+        window.show()
+        if screenshot:
+            await asyncio.sleep(1.0)
+            window.grab().save(screenshot)
+            log.info("screenshot saved to %s; closing", screenshot)
+            window.close()
+        await closed.wait()
+        _exit_watchdog()
+        current = asyncio.current_task()
+        pending = [t for t in asyncio.all_tasks() if t is not current]
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.wait(pending, timeout=1.0)
+        window.dispose()
+        return 0
+
+    return run_loop(main)

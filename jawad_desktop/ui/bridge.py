@@ -1,0 +1,57 @@
+"""Core events in, Qt signals out: the only place the UI listens to the core's EventBus.
+
+Subscribing once here keeps widgets from holding references to core objects: a widget
+connects to the signal it cares about. Events emitted from a worker thread arrive on the GUI
+thread, because the bridge lives there and Qt queues cross-thread signals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, Signal
+
+from jawad_desktop.core import events as ev
+
+
+class EventBridge(QObject):
+    chat_delta = Signal(object)  # ev.ChatDelta
+    chat_response = Signal(object)  # ev.ChatResponse
+    action_log = Signal(object)  # ev.ActionLogEntry
+    permission_request = Signal(object)  # ev.PermissionRequest
+    workflow_update = Signal(object)  # ev.WorkflowUpdate
+    voice_state = Signal(object)  # ev.VoiceState
+    test_result = Signal(object)  # ev.TestResult
+    retry = Signal(object)  # ev.RetryNotice
+    notice = Signal(str, str)  # level, text
+    other = Signal(object)  # any event this bridge has no dedicated signal for
+
+    def __init__(self, bus: ev.EventBus, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._unsubscribe: Callable[[], None] = bus.subscribe(self._on_event)
+        self.destroyed.connect(lambda *_: self._unsubscribe())
+
+    def _on_event(self, event: ev.Event) -> None:
+        if isinstance(event, ev.ChatDelta):
+            self.chat_delta.emit(event)
+        elif isinstance(event, ev.ChatResponse):
+            self.chat_response.emit(event)
+        elif isinstance(event, ev.ActionLogUpdate):
+            self.action_log.emit(event.entry)
+        elif isinstance(event, ev.PermissionRequest):
+            self.permission_request.emit(event)
+        elif isinstance(event, ev.WorkflowUpdate):
+            self.workflow_update.emit(event)
+        elif isinstance(event, ev.VoiceState):
+            self.voice_state.emit(event)
+        elif isinstance(event, ev.TestResult):
+            self.test_result.emit(event)
+        elif isinstance(event, ev.RetryNotice):
+            self.retry.emit(event)
+        elif isinstance(event, ev.Notice):
+            self.notice.emit(event.level, event.text)
+        else:
+            self.other.emit(event)
+
+    def detach(self) -> None:
+        self._unsubscribe()

@@ -1,0 +1,147 @@
+"""The embedded browser: a QWebEngineView with address bar, back, forward, reload and progress.
+
+The agent drives the same view through the page driver; the user watches and can browse too.
+The profile is persistent (cookies kept) in the data folder unless off-the-record is chosen.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import shiboken6
+from PySide6.QtCore import QUrl, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile
+from PySide6.QtWebEngineWidgets import QWebEngineView
+from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QProgressBar, QToolButton, QVBoxLayout, QWidget
+
+log = logging.getLogger("jawad.ui.browser")
+
+
+def normalise_address(text: str, search_template: str) -> QUrl:
+    """What the user typed as a URL: a URL as is, a bare host with https, else a search."""
+    text = text.strip()
+    if not text:
+        return QUrl("about:blank")
+    if "://" in text or text.startswith(("about:", "data:", "file:")):
+        return QUrl(text)
+    if " " not in text and ("." in text or text.startswith("localhost")):
+        scheme = "http://" if text.startswith(("localhost", "127.")) else "https://"
+        return QUrl(scheme + text)
+    encoded = bytes(QUrl.toPercentEncoding(text).data()).decode()
+    return QUrl(search_template.replace("{query}", encoded))
+
+
+def make_profile(storage: Path | None, parent: QWidget | None = None) -> QWebEngineProfile:
+    """A persistent profile under ``storage``, or an off-the-record one when None."""
+    if storage is None:
+        return QWebEngineProfile(parent)
+    storage.mkdir(parents=True, exist_ok=True)
+    profile = QWebEngineProfile("jawad", parent)
+    profile.setPersistentStoragePath(str(storage / "storage"))
+    profile.setCachePath(str(storage / "cache"))
+    profile.setPersistentCookiesPolicy(QWebEngineProfile.PersistentCookiesPolicy.ForcePersistentCookies)
+    return profile
+
+
+class BrowserPane(QWidget):
+    """The browser with its navigation bar. ``page_ready`` fires after each successful load."""
+
+    page_ready = Signal(str)  # url
+
+    def __init__(
+        self,
+        profile: QWebEngineProfile,
+        *,
+        search_template: str = "https://html.duckduckgo.com/html/?q={query}",
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.search_template = search_template
+        self.profile = profile
+        self.view = QWebEngineView(self)
+        self.view.setPage(QWebEnginePage(profile, self.view))
+        self.view.setAccessibleName("Web page")
+        self.back_button = self._button("◀", "Back", QKeySequence.StandardKey.Back)
+        self.forward_button = self._button("▶", "Forward", QKeySequence.StandardKey.Forward)
+        self.reload_button = self._button("⟳", "Reload", QKeySequence.StandardKey.Refresh)
+        self.address = QLineEdit(self)
+        self.address.setAccessibleName("Address")
+        self.address.setPlaceholderText("Type an address or search")
+        self.progress = QProgressBar(self)
+        self.progress.setAccessibleName("Page load progress")
+        self.progress.setMaximumHeight(4)
+        self.progress.setTextVisible(False)
+        self.progress.setRange(0, 100)
+        self.progress.hide()
+        bar = QHBoxLayout()
+        bar.setContentsMargins(2, 2, 2, 2)
+        for widget in (self.back_button, self.forward_button, self.reload_button):
+            bar.addWidget(widget)
+        bar.addWidget(self.address, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addLayout(bar)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.view, 1)
+        self.back_button.clicked.connect(self.view.back)
+        self.forward_button.clicked.connect(self.view.forward)
+        self.reload_button.clicked.connect(self.view.reload)
+        self.address.returnPressed.connect(self._go)
+        self.view.urlChanged.connect(self._url_changed)
+        self.view.loadStarted.connect(self._load_started)
+        self.view.loadProgress.connect(self.progress.setValue)
+        self.view.loadFinished.connect(self._load_finished)
+        focus = QAction(self)
+        focus.setShortcut(QKeySequence("Ctrl+Shift+L"))
+        focus.triggered.connect(self.focus_address)
+        self.addAction(focus)
+        self._update_buttons()
+
+    def _button(self, text: str, name: str, key: QKeySequence.StandardKey) -> QToolButton:
+        button = QToolButton(self)
+        button.setText(text)
+        button.setAccessibleName(name)
+        button.setToolTip(name)
+        button.setShortcut(QKeySequence(key))
+        return button
+
+    def dispose(self) -> None:
+        """Delete the page now: a profile released while its page lives aborts Chromium."""
+        page = self.view.page()
+        if page is not None:
+            self.view.setPage(None)  # type: ignore[arg-type]
+            shiboken6.delete(page)
+
+    def focus_address(self) -> None:
+        self.address.setFocus()
+        self.address.selectAll()
+
+    def load(self, url: str | QUrl) -> None:
+        self.view.load(QUrl(url) if isinstance(url, str) else url)
+
+    def _go(self) -> None:
+        self.view.load(normalise_address(self.address.text(), self.search_template))
+        self.view.setFocus()
+
+    def _url_changed(self, url: QUrl) -> None:
+        if not self.address.hasFocus():
+            self.address.setText(url.toDisplayString())
+        self._update_buttons()
+
+    def _load_started(self) -> None:
+        self.progress.setValue(0)
+        self.progress.show()
+
+    def _load_finished(self, ok: bool) -> None:
+        self.progress.hide()
+        self._update_buttons()
+        if ok:
+            self.page_ready.emit(self.view.url().toString())
+
+    def _update_buttons(self) -> None:
+        history = self.view.history()
+        self.back_button.setEnabled(history.canGoBack())
+        self.forward_button.setEnabled(history.canGoForward())

@@ -1,0 +1,446 @@
+"""The chat: a virtualised message list, the multi-line input, Send and Stop.
+
+The list is a ``QListView`` over ``ChatModel``; each row is painted by ``ChatDelegate`` from
+markdown rendered once and cached, so 5,000 messages stay smooth (only visible rows are laid
+out; others use a cheap height estimate until first painted). Streaming deltas are coalesced
+and flushed at most every ``FLUSH_MS`` so a fast model does not re-layout the last row per token.
+Tool calls show as collapsible cards. Links open through ``link_activated``; code blocks have
+Copy links.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QPoint,
+    QRect,
+    QSize,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import (
+    QAbstractTextDocumentLayout,
+    QColor,
+    QGuiApplication,
+    QKeyEvent,
+    QKeySequence,
+    QMouseEvent,
+    QPainter,
+    QPalette,
+    QTextDocument,
+)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QListView,
+    QPlainTextEdit,
+    QPushButton,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from jawad_desktop.core.markdown import code_blocks, render_markdown
+
+log = logging.getLogger("jawad.ui.chat")
+
+FLUSH_MS = 33
+_ids = itertools.count(1)
+
+ModelIndex = QModelIndex | QPersistentModelIndex
+
+
+@dataclass
+class ChatItem:
+    """One row: a message, a tool-call card, or a notice."""
+
+    role: str  # user, assistant, tool, notice, error
+    text: str = ""
+    tool_name: str = ""
+    tool_args: dict[str, Any] = field(default_factory=dict)
+    tool_result: str = ""
+    tool_status: str = ""  # pending, success, error, denied
+    expanded: bool = False
+    streaming: bool = False
+    id: int = field(default_factory=lambda: next(_ids))
+    version: int = 0
+
+    def markdown(self) -> str:
+        if self.role != "tool":
+            return self.text or ("…" if self.streaming else "")
+        icon = {"success": "✓", "error": "✗", "denied": "⛔", "pending": "…"}.get(self.tool_status, "•")
+        head = f"{icon} **{self.tool_name}**"
+        if not self.expanded:
+            summary = self.tool_result.splitlines()[0][:120] if self.tool_result else self.tool_status
+            return f"{head} — {summary}  \n[show details](toggle:)"
+        args = json.dumps(self.tool_args, ensure_ascii=False, indent=2)
+        return f"{head}\n\n```json\n{args}\n```\n\n{self.tool_result}\n\n[hide details](toggle:)"
+
+
+class ChatModel(QAbstractListModel):
+    """The rows of the chat; the single source of truth for the view."""
+
+    ItemRole = Qt.ItemDataRole.UserRole + 1
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._items: list[ChatItem] = []
+        self._pending: dict[int, str] = {}  # row -> text not yet flushed
+        self._flush = QTimer(self)
+        self._flush.setSingleShot(True)
+        self._flush.setInterval(FLUSH_MS)
+        self._flush.timeout.connect(self.flush)
+
+    # Qt model interface
+    def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._items)
+
+    def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._items):
+            return None
+        item = self._items[index.row()]
+        if role == self.ItemRole:
+            return item
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+            return f"{item.role}: {item.text or item.tool_name}"
+        return None
+
+    # Editing
+    def item(self, row: int) -> ChatItem:
+        return self._items[row]
+
+    def items(self) -> list[ChatItem]:
+        return list(self._items)
+
+    def append(self, item: ChatItem) -> int:
+        row = len(self._items)
+        self.beginInsertRows(QModelIndex(), row, row)
+        self._items.append(item)
+        self.endInsertRows()
+        return row
+
+    def extend(self, items: list[ChatItem]) -> None:
+        if not items:
+            return
+        first = len(self._items)
+        self.beginInsertRows(QModelIndex(), first, first + len(items) - 1)
+        self._items.extend(items)
+        self.endInsertRows()
+
+    def clear(self) -> None:
+        self.beginResetModel()
+        self._items.clear()
+        self._pending.clear()
+        self.endResetModel()
+
+    def append_text(self, row: int, delta: str) -> None:
+        """Queue ``delta`` for ``row``; the view updates at most every FLUSH_MS."""
+        self._pending[row] = self._pending.get(row, "") + delta
+        if not self._flush.isActive():
+            self._flush.start()
+
+    def flush(self) -> None:
+        pending, self._pending = self._pending, {}
+        for row, text in pending.items():
+            if 0 <= row < len(self._items):
+                item = self._items[row]
+                item.text += text
+                self.touch(row)
+
+    def update(self, row: int, **changes: Any) -> None:
+        if row in self._pending:
+            self.flush()
+        item = self._items[row]
+        for key, value in changes.items():
+            setattr(item, key, value)
+        self.touch(row)
+
+    def touch(self, row: int) -> None:
+        self._items[row].version += 1
+        index = self.index(row)
+        self.dataChanged.emit(index, index)
+
+    def remove_last(self) -> ChatItem | None:
+        if not self._items:
+            return None
+        row = len(self._items) - 1
+        self._pending.pop(row, None)
+        self.beginRemoveRows(QModelIndex(), row, row)
+        item = self._items.pop()
+        self.endRemoveRows()
+        return item
+
+
+class ChatDelegate(QStyledItemDelegate):
+    """Paints a row as a bubble of rendered markdown; caches documents and heights."""
+
+    PAD = 8
+    MARGIN = 6
+    CACHE = 300
+
+    def __init__(self, view: QListView) -> None:
+        super().__init__(view)
+        self._view = view
+        self._docs: OrderedDict[tuple[int, int, int, bool], QTextDocument] = OrderedDict()
+        self._heights: dict[tuple[int, int, int], int] = {}
+
+    def _dark(self) -> bool:
+        return self._view.palette().color(QPalette.ColorRole.Base).lightness() < 128
+
+    def _text_width(self, option_width: int) -> int:
+        return max(80, option_width - 2 * (self.PAD + self.MARGIN) - 40)
+
+    def document(self, item: ChatItem, width: int) -> QTextDocument:
+        dark = self._dark()
+        key = (item.id, item.version, width, dark)
+        doc = self._docs.get(key)
+        if doc is not None:
+            self._docs.move_to_end(key)
+            return doc
+        doc = QTextDocument()
+        doc.setDocumentMargin(0)
+        doc.setDefaultFont(self._view.font())
+        doc.setHtml(render_markdown(item.markdown(), dark=dark))
+        doc.setTextWidth(width)
+        self._docs[key] = doc
+        while len(self._docs) > self.CACHE:
+            self._docs.popitem(last=False)
+        self._heights[(item.id, item.version, width)] = int(doc.size().height())
+        return doc
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: ModelIndex) -> QSize:
+        item: ChatItem = index.data(ChatModel.ItemRole)
+        width = self._text_width(self._view.viewport().width())
+        height = self._heights.get((item.id, item.version, width))
+        if height is None:
+            if len(self._heights) > 20_000:
+                self._heights.clear()
+            # Cheap estimate until the row is painted: avoids laying out 5,000 documents at once.
+            metrics = self._view.fontMetrics()
+            per_line = max(1, width // max(1, metrics.averageCharWidth()))
+            text = item.markdown()
+            lines = sum(1 + len(line) // per_line for line in text.splitlines()) or 1
+            height = lines * metrics.lineSpacing()
+        return QSize(self._view.viewport().width(), height + 2 * (self.PAD + self.MARGIN) // 2 + self.PAD)
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: ModelIndex) -> None:
+        item: ChatItem = index.data(ChatModel.ItemRole)
+        width = self._text_width(option.rect.width())
+        known = (item.id, item.version, width) in self._heights
+        doc = self.document(item, width)
+        if not known:
+            # The estimate was used for layout: tell the view the real height.
+            persistent = QPersistentModelIndex(index)
+            QTimer.singleShot(0, lambda: self._resize(persistent))
+        painter.save()
+        rect: QRect = option.rect
+        bubble = self._bubble_rect(item, rect, doc)
+        palette = self._view.palette()
+        colors = {
+            "user": palette.color(QPalette.ColorRole.Highlight).lighter(170 if not self._dark() else 60),
+            "assistant": palette.color(QPalette.ColorRole.AlternateBase),
+            "tool": palette.color(QPalette.ColorRole.Button),
+            "notice": palette.color(QPalette.ColorRole.ToolTipBase),
+            "error": QColor("#fde2e1") if not self._dark() else QColor("#5c1f1f"),
+        }
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(colors.get(item.role, colors["assistant"]))
+        painter.drawRoundedRect(bubble, 8, 8)
+        if option.state & QStyle.StateFlag.State_HasFocus:
+            painter.setPen(palette.color(QPalette.ColorRole.Highlight))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRoundedRect(bubble, 8, 8)
+        painter.translate(bubble.left() + self.PAD, bubble.top() + self.PAD)
+        ctx = QAbstractTextDocumentLayout.PaintContext()
+        ctx.palette.setColor(QPalette.ColorRole.Text, palette.color(QPalette.ColorRole.Text))
+        doc.documentLayout().draw(painter, ctx)
+        painter.restore()
+
+    def _bubble_rect(self, item: ChatItem, rect: QRect, doc: QTextDocument) -> QRect:
+        content_w = int(doc.idealWidth()) if item.role == "user" else int(doc.textWidth())
+        w = min(rect.width() - 2 * self.MARGIN, content_w + 2 * self.PAD)
+        h = int(doc.size().height()) + 2 * self.PAD
+        left = rect.right() - self.MARGIN - w if item.role == "user" else rect.left() + self.MARGIN
+        return QRect(left, rect.top() + self.MARGIN // 2, w, h)
+
+    def _resize(self, index: QPersistentModelIndex) -> None:
+        if index.isValid():
+            self.sizeHintChanged.emit(self._view.model().index(index.row(), 0))
+
+    def anchor_at(self, index: ModelIndex, pos: QPoint) -> str:
+        """The link under ``pos`` (view coordinates) in the row at ``index``, or ''."""
+        item: ChatItem = index.data(ChatModel.ItemRole)
+        rect = self._view.visualRect(self._view.model().index(index.row(), 0))
+        width = self._text_width(rect.width())
+        doc = self.document(item, width)
+        bubble = self._bubble_rect(item, rect, doc)
+        local = pos - bubble.topLeft() - QPoint(self.PAD, self.PAD)
+        return doc.documentLayout().anchorAt(local.toPointF())
+
+
+class ChatView(QListView):
+    """The message list. Emits ``link_activated(url)`` for links in messages."""
+
+    link_activated = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.chat_model = ChatModel(self)
+        self.setModel(self.chat_model)
+        self.chat_delegate = ChatDelegate(self)
+        self.setItemDelegate(self.chat_delegate)
+        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setUniformItemSizes(False)
+        self.setResizeMode(QListView.ResizeMode.Adjust)
+        self.setWordWrap(True)
+        self.setMouseTracking(True)
+        self.setAccessibleName("Conversation")
+        self.setAccessibleDescription("Messages of this conversation; links open in the browser")
+        self._stick_to_bottom = True
+        self.verticalScrollBar().valueChanged.connect(self._remember_position)
+        self.chat_model.rowsInserted.connect(self._follow)
+        self.chat_model.dataChanged.connect(self._follow)
+
+    def _remember_position(self, value: int) -> None:
+        self._stick_to_bottom = value >= self.verticalScrollBar().maximum() - 4
+
+    def _follow(self, *args: Any) -> None:
+        if self._stick_to_bottom:
+            QTimer.singleShot(0, self.scrollToBottom)
+
+    def resizeEvent(self, event: Any) -> None:
+        super().resizeEvent(event)
+        self.scheduleDelayedItemsLayout()
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        index = self.indexAt(event.position().toPoint())
+        href = self.chat_delegate.anchor_at(index, event.position().toPoint()) if index.isValid() else ""
+        self.viewport().setCursor(Qt.CursorShape.PointingHandCursor if href else Qt.CursorShape.ArrowCursor)
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        index = self.indexAt(event.position().toPoint())
+        if index.isValid() and event.button() == Qt.MouseButton.LeftButton:
+            href = self.chat_delegate.anchor_at(index, event.position().toPoint())
+            if href:
+                self.activate_link(index.row(), href)
+                return
+        super().mouseReleaseEvent(event)
+
+    def activate_link(self, row: int, href: str) -> None:
+        """Follow a link of row ``row``: copy a code block, toggle a card, or open a URL."""
+        item = self.chat_model.item(row)
+        if href.startswith("copy:"):
+            blocks = code_blocks(item.markdown())
+            n = int(href[5:]) if href[5:].isdigit() else -1
+            if 0 <= n < len(blocks):
+                QGuiApplication.clipboard().setText(blocks[n])
+        elif href.startswith("toggle:"):
+            self.chat_model.update(row, expanded=not item.expanded)
+        elif href.startswith(("http://", "https://")):
+            self.link_activated.emit(href)
+
+    def copy_selected(self) -> None:
+        index = self.currentIndex()
+        if index.isValid():
+            QGuiApplication.clipboard().setText(self.chat_model.item(index.row()).text)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.matches(QKeySequence.StandardKey.Copy):
+            self.copy_selected()
+            return
+        super().keyPressEvent(event)
+
+
+class ChatInput(QPlainTextEdit):
+    """Multi-line input: Enter sends, Shift+Enter adds a line."""
+
+    submitted = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setPlaceholderText("Ask Jawad anything — Enter sends, Shift+Enter adds a line")
+        self.setAccessibleName("Message input")
+        self.setTabChangesFocus(True)
+        self.setFixedHeight(76)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not (
+            event.modifiers() & Qt.KeyboardModifier.ShiftModifier
+        ):
+            self.submitted.emit()
+            return
+        super().keyPressEvent(event)
+
+
+class ChatPanel(QWidget):
+    """The chat view with its input row. Emits ``send_requested(text)`` and ``stop_requested``."""
+
+    send_requested = Signal(str)
+    stop_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.view = ChatView(self)
+        self.input = ChatInput(self)
+        self.send_button = QPushButton("Send", self)
+        self.send_button.setAccessibleName("Send message")
+        self.send_button.setToolTip("Send (Enter)")
+        self.stop_button = QPushButton("Stop", self)
+        self.stop_button.setAccessibleName("Stop the running answer")
+        self.stop_button.setToolTip("Stop (Esc)")
+        self.stop_button.setEnabled(False)
+        self._input_row = QHBoxLayout()
+        self._input_row.addWidget(self.input, 1)
+        self._buttons = QVBoxLayout()
+        self._buttons.addWidget(self.send_button)
+        self._buttons.addWidget(self.stop_button)
+        self._buttons.addStretch(1)
+        self._input_row.addLayout(self._buttons)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.view, 1)
+        layout.addLayout(self._input_row, 0)
+        self.input.submitted.connect(self._submit)
+        self.send_button.clicked.connect(self._submit)
+        self.stop_button.clicked.connect(self.stop_requested)
+
+    def add_input_button(self, widget: QWidget) -> None:
+        """Put another control (e.g. the microphone) beside Send and Stop."""
+        self._buttons.insertWidget(self._buttons.count() - 1, widget)
+
+    def _submit(self) -> None:
+        text = self.input.toPlainText().strip()
+        if not text or not self.send_button.isEnabled():
+            return
+        self.send_requested.emit(text)
+
+    def set_busy(self, busy: bool) -> None:
+        self.send_button.setEnabled(not busy)
+        self.stop_button.setEnabled(busy)
+
+    def take_input(self) -> str:
+        """Clear the input and return what it held (called once a send was accepted)."""
+        text = self.input.toPlainText()
+        self.input.clear()
+        return text
+
+    # Conveniences for the window
+    def add_message(self, role: str, text: str, *, streaming: bool = False) -> int:
+        return self.view.chat_model.append(ChatItem(role=role, text=text, streaming=streaming))
+

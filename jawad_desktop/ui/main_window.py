@@ -1,0 +1,303 @@
+"""The main window: chat, action log and browser side by side, a status bar, menus.
+
+The window shows core events (through the ``EventBridge``) and turns user actions into calls
+on a ``ChatController``. Splitter sizes and geometry are restored; closing the window cancels
+running work (``shutdown``).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QFont, QGuiApplication, QKeySequence, QPalette
+from PySide6.QtWidgets import (
+    QApplication,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QSplitter,
+    QStyleFactory,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from jawad_desktop import APP_NAME, __version__
+from jawad_desktop.core import events as ev
+from jawad_desktop.core.context import AppContext
+from jawad_desktop.ui.action_log import ActionLogView
+from jawad_desktop.ui.bridge import EventBridge
+from jawad_desktop.ui.browser_pane import BrowserPane, make_profile
+from jawad_desktop.ui.chat_view import ChatPanel
+from jawad_desktop.ui.controller import ChatController
+from jawad_desktop.ui.resources import app_icon
+from jawad_desktop.ui.settings_dialog import SettingsDialog
+
+log = logging.getLogger("jawad.ui.window")
+
+FIRST_START = (
+    "**Welcome to Jawad Desktop.** No model provider is set up yet.\n\n"
+    "Open **Settings → Providers** (Ctrl+,) and add one: OpenAI or OpenRouter with your API key, "
+    "Ollama or LM Studio running on this computer, or any OpenAI-compatible server. "
+    "Your key is kept in the system keyring, never in a file."
+)
+
+
+class Banner(QWidget):
+    """A dismissable line above the chat for notices (corrupt settings, no keyring, ...)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.label = QLabel(self)
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.label.setAccessibleName("Notice")
+        close = QToolButton(self)
+        close.setText("✕")
+        close.setAccessibleName("Dismiss notice")
+        close.clicked.connect(self.hide)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 4, 4, 4)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
+        self.setAutoFillBackground(True)
+        self.hide()
+
+    def show_text(self, level: str, text: str) -> None:
+        palette = self.palette()
+        colour = {"error": "#f6d5d5", "warning": "#fff1c2"}.get(level, "#dbeafe")
+        palette.setColor(QPalette.ColorRole.Window, colour)
+        palette.setColor(QPalette.ColorRole.WindowText, Qt.GlobalColor.black)
+        self.setPalette(palette)
+        current = self.label.text() if self.isVisible() else ""
+        self.label.setText(f"{current}\n{text}".strip())
+        self.show()
+
+
+class MainWindow(QMainWindow):
+    """Chat | action log | browser. ``closed`` fires once the window has closed."""
+
+    closed = Signal()
+
+    def __init__(self, ctx: AppContext, controller: ChatController | None = None) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.setWindowTitle(APP_NAME)
+        self.setWindowIcon(app_icon())
+        self.setAccessibleName(APP_NAME)
+        self.bridge = EventBridge(ctx.bus, self)
+
+        self.banner = Banner(self)
+        self.chat = ChatPanel(self)
+        self.action_log = ActionLogView(self)
+        storage = None if ctx.settings.browser.off_the_record else ctx.paths.data / "browser"
+        self.browser = BrowserPane(
+            make_profile(storage, self), search_template=ctx.settings.browser.search_engine, parent=self
+        )
+        self.provider_label = QLabel(self)
+        self.provider_label.setAccessibleName("Active provider and model")
+        self.statusBar().addPermanentWidget(self.provider_label)
+
+        left = QWidget(self)
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(4, 4, 4, 4)
+        left_layout.addWidget(self.banner)
+        self.left_split = QSplitter(Qt.Orientation.Vertical, left)
+        self.left_split.setObjectName("chat_log")
+        self.left_split.addWidget(self.chat)
+        self.left_split.addWidget(self.action_log)
+        self.left_split.setStretchFactor(0, 4)
+        self.left_split.setStretchFactor(1, 1)
+        left_layout.addWidget(self.left_split)
+        self.main_split = QSplitter(Qt.Orientation.Horizontal, self)
+        self.main_split.setObjectName("main")
+        self.main_split.addWidget(left)
+        self.main_split.addWidget(self.browser)
+        self.main_split.setStretchFactor(0, 2)
+        self.main_split.setStretchFactor(1, 3)
+        self.setCentralWidget(self.main_split)
+
+        self.controller = controller or ChatController(ctx, self)
+        self._settings_dialog: SettingsDialog | None = None
+        self._build_menus()
+        self._connect()
+        self.apply_appearance()
+        self._restore_layout()
+        self.update_provider_label()
+        self._greet()
+
+    # Construction
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        self.new_chat_action = self._action("&New chat", "Ctrl+N", self.controller.new_chat)
+        file_menu.addAction(self.new_chat_action)
+        file_menu.addSeparator()
+        self.settings_action = self._action("&Settings…", "Ctrl+,", self.open_settings)
+        self.settings_action.setMenuRole(QAction.MenuRole.PreferencesRole)
+        file_menu.addAction(self.settings_action)
+        file_menu.addSeparator()
+        self.quit_action = self._action("&Quit", "Ctrl+Q", self.close)
+        self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
+        file_menu.addAction(self.quit_action)
+        chat_menu = self.menuBar().addMenu("&Chat")
+        self.stop_action = self._action("&Stop", "Esc", self.controller.stop)
+        chat_menu.addAction(self.stop_action)
+        self.focus_input_action = self._action("&Focus the input", "Ctrl+L", self.focus_input)
+        chat_menu.addAction(self.focus_input_action)
+        view_menu = self.menuBar().addMenu("&View")
+        self.toggle_log_action = self._action("Action &log", "Ctrl+Shift+A", self._toggle_log)
+        self.toggle_log_action.setCheckable(True)
+        self.toggle_log_action.setChecked(True)
+        view_menu.addAction(self.toggle_log_action)
+        help_menu = self.menuBar().addMenu("&Help")
+        help_menu.addAction(self._action("&About Jawad Desktop", "", self._about))
+
+    def _action(self, text: str, shortcut: str, slot: Any) -> QAction:
+        action = QAction(text, self)
+        if shortcut:
+            action.setShortcut(QKeySequence(shortcut))
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        action.triggered.connect(slot)
+        self.addAction(action)
+        return action
+
+    def _connect(self) -> None:
+        self.controller.attach()
+        self.chat.send_requested.connect(self.controller.send)
+        self.chat.stop_requested.connect(self.controller.stop)
+        self.chat.view.link_activated.connect(self.browser.load)
+        self.bridge.action_log.connect(self.action_log.log_model.upsert)
+        self.bridge.notice.connect(self.show_notice)
+        self.bridge.retry.connect(self._retrying)
+
+    # Behaviour
+    def focus_input(self) -> None:
+        self.chat.input.setFocus()
+
+    def show_notice(self, level: str, text: str) -> None:
+        self.banner.show_text(level, text)
+        self.statusBar().showMessage(text.splitlines()[0], 8000)
+
+    def _retrying(self, notice: ev.RetryNotice) -> None:
+        self.statusBar().showMessage(
+            f"{notice.reason} — retrying in {notice.delay_s:.1f} s "
+            f"(attempt {notice.attempt} of {notice.max_attempts})",
+            int(notice.delay_s * 1000) + 2000,
+        )
+
+    def _greet(self) -> None:
+        message = self.ctx.settings_store.recovery_message()
+        if message:
+            self.show_notice("warning", message)
+        if not self.ctx.secrets.available:
+            self.show_notice("warning", self.ctx.secrets.problem + " (Settings → Providers)")
+        if self.ctx.settings.active() is None:
+            self.chat.add_message("notice", FIRST_START)
+
+    def update_provider_label(self) -> None:
+        provider = self.ctx.settings.active()
+        if provider is None:
+            self.provider_label.setText("No provider — Settings → Providers (Ctrl+,)")
+        else:
+            model = provider.model or "default model"
+            self.provider_label.setText(f"{provider.name} · {model}")
+
+    def open_settings(self) -> None:
+        if self._settings_dialog is None:
+            self._settings_dialog = SettingsDialog(self.ctx, self, **self.controller.provider_hooks())
+            self._settings_dialog.settings_changed.connect(self._settings_changed)
+            self.controller.extend_settings(self._settings_dialog)
+        self._settings_dialog.open()
+        self._settings_dialog.raise_()
+
+    def _settings_changed(self) -> None:
+        self.update_provider_label()
+        self.apply_appearance()
+        self.controller.settings_changed()
+
+    def apply_appearance(self) -> None:
+        app = QApplication.instance()
+        if not isinstance(app, QApplication):
+            return
+        ui = self.ctx.settings.ui
+        font = QFont(app.font())
+        font.setPointSize(ui.font_size)
+        self.chat.view.setFont(font)
+        self.chat.input.setFont(font)
+        if ui.theme == "system":
+            app.setPalette(app.style().standardPalette())
+            QGuiApplication.styleHints().unsetColorScheme()
+        else:
+            scheme = Qt.ColorScheme.Dark if ui.theme == "dark" else Qt.ColorScheme.Light
+            QGuiApplication.styleHints().setColorScheme(scheme)
+            fusion = QStyleFactory.create("Fusion")
+            if fusion is not None and ui.theme == "dark":
+                app.setPalette(_dark_palette())
+            elif fusion is not None:
+                app.setPalette(fusion.standardPalette())
+        self.chat.view.viewport().update()
+
+    def _toggle_log(self, shown: bool) -> None:
+        self.action_log.setVisible(shown)
+
+    def _about(self) -> None:
+        box = QMessageBox(self)
+        box.setWindowTitle(f"About {APP_NAME}")
+        box.setText(f"{APP_NAME} {__version__}\nAn AI assistant that works in a browser you can watch.")
+        box.open()
+
+    # Layout persistence
+    def _restore_layout(self) -> None:
+        ui = self.ctx.settings.ui
+        if ui.window_geometry:
+            self.restoreGeometry(QByteArray.fromBase64(ui.window_geometry.encode()))
+        else:
+            self.resize(1280, 800)
+        for splitter in (self.main_split, self.left_split):
+            sizes = ui.splitter_sizes.get(splitter.objectName())
+            if sizes and len(sizes) == splitter.count() and sum(sizes) > 0:
+                splitter.setSizes(sizes)
+            elif splitter is self.main_split:
+                splitter.setSizes([520, 760])
+            else:
+                splitter.setSizes([600, 160])
+
+    def save_layout(self) -> None:
+        ui = self.ctx.settings.ui
+        ui.window_geometry = bytes(self.saveGeometry().toBase64().data()).decode()
+        ui.splitter_sizes = {s.objectName(): list(s.sizes()) for s in (self.main_split, self.left_split)}
+        try:
+            self.ctx.save_settings()
+        except OSError as exc:
+            log.error("could not save the window layout: %s", exc)
+
+    def dispose(self) -> None:
+        """Release the web page before the window (and its browser profile) goes away."""
+        self.bridge.detach()
+        self.browser.dispose()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.save_layout()
+        self.controller.shutdown()
+        event.accept()
+        QTimer.singleShot(0, self.closed.emit)
+
+
+def _dark_palette() -> QPalette:
+    palette = QPalette()
+    base, text, window = Qt.GlobalColor.white, "#1e1e1e", "#2b2b2b"
+    palette.setColor(QPalette.ColorRole.Window, window)
+    palette.setColor(QPalette.ColorRole.WindowText, base)
+    palette.setColor(QPalette.ColorRole.Base, text)
+    palette.setColor(QPalette.ColorRole.AlternateBase, "#333333")
+    palette.setColor(QPalette.ColorRole.Text, base)
+    palette.setColor(QPalette.ColorRole.Button, "#3a3a3a")
+    palette.setColor(QPalette.ColorRole.ButtonText, base)
+    palette.setColor(QPalette.ColorRole.Highlight, "#3d6fb6")
+    palette.setColor(QPalette.ColorRole.HighlightedText, base)
+    palette.setColor(QPalette.ColorRole.ToolTipBase, "#3b3b2b")
+    palette.setColor(QPalette.ColorRole.ToolTipText, base)
+    return palette
