@@ -1,0 +1,217 @@
+"""Harbor's rules: who may do what, where (spec 001 checkPermission, updateHarborPolicyForDecision,
+isCriticalAction).
+
+Pure logic, no I/O. Defaults: read-only actions run; navigation runs within the current site
+and asks when it leaves it; interact and submit ask. A grant for a (site, tool) pair turns
+"ask" into "auto-approve": site grants persist (``grants``), session grants end with the app.
+Critical actions (buy, pay, place order, delete, transfer, subscribe ... in several languages)
+always ask, whatever the grants. Deny-all refuses everything that would ask until it is reset.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+import time
+import unicodedata
+from dataclasses import dataclass, field
+from urllib.parse import unquote, urlsplit
+
+from jawad_desktop.core.agent.permissions import PermissionDecision
+from jawad_desktop.core.tools.context import site_of
+from jawad_desktop.core.tools.registry import PermissionLevel
+
+__all__ = [
+    "Grant",
+    "HarborPolicy",
+    "PermissionDecision",
+    "PermissionLevel",
+    "Verdict",
+    "check_permission",
+    "is_critical_action",
+    "normalize_site",
+    "update_policy_for_decision",
+]
+
+
+class Verdict(enum.StrEnum):
+    """What checkPermission says about one call."""
+
+    AUTO_APPROVE = "auto-approve"
+    ASK = "ask"
+    DENY = "deny"
+
+
+@dataclass(frozen=True, slots=True)
+class Grant:
+    """A standing permission: ``tool`` may run on ``site`` without asking."""
+
+    site: str
+    tool: str
+    level: str = ""
+    granted_at: int = 0  # ms since the epoch
+    scope: str = "site"  # "site" (persisted) or "session"
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.site, self.tool)
+
+
+def normalize_site(site_or_url: str) -> str:
+    """``https://www.Amazon.com/x`` and ``www.amazon.com`` both give ``amazon.com``."""
+    text = site_or_url.strip()
+    if "://" in text or text.startswith(("about:", "data:", "file:")):
+        return site_of(text)
+    return text.lower().removeprefix("www.").split("/")[0].split(":")[0]
+
+
+@dataclass
+class HarborPolicy:
+    """The state Harbor decides from: grants, the levels allowed without asking, deny-all."""
+
+    site_grants: dict[tuple[str, str], Grant] = field(default_factory=dict)
+    session_grants: dict[tuple[str, str], Grant] = field(default_factory=dict)
+    # Levels that run without asking anywhere. Read-only always does; the CLI's --allow adds more.
+    auto_levels: set[PermissionLevel] = field(default_factory=lambda: {PermissionLevel.READ_ONLY})
+    deny_all: bool = False
+
+    def grant_for(self, site: str, tool: str) -> Grant | None:
+        key = (normalize_site(site), tool)
+        return self.session_grants.get(key) or self.site_grants.get(key)
+
+    def all_grants(self) -> list[Grant]:
+        return sorted([*self.site_grants.values(), *self.session_grants.values()],
+                      key=lambda g: (g.site, g.tool, g.scope))
+
+
+def check_permission(
+    policy: HarborPolicy,
+    tool: str,
+    level: PermissionLevel | str,
+    site: str,
+    *,
+    current_site: str = "",
+    critical: bool = False,
+) -> Verdict:
+    """auto-approve, ask or deny for ``tool`` at ``level`` acting on ``site``.
+
+    ``current_site`` is the site of the page the user is on (for navigation: staying on it runs,
+    leaving it asks). ``critical`` (from :func:`is_critical_action`) forces a question.
+    """
+    level = PermissionLevel(level)
+    site = normalize_site(site)
+    if critical:
+        return Verdict.DENY if policy.deny_all else Verdict.ASK
+    if level is PermissionLevel.READ_ONLY or level in policy.auto_levels:
+        return Verdict.AUTO_APPROVE
+    if policy.grant_for(site, tool) is not None:
+        return Verdict.AUTO_APPROVE
+    if level is PermissionLevel.NAVIGATE and site and site == normalize_site(current_site):
+        return Verdict.AUTO_APPROVE
+    if policy.deny_all:
+        return Verdict.DENY
+    return Verdict.ASK
+
+
+def update_policy_for_decision(
+    policy: HarborPolicy, tool: str, site: str, decision: PermissionDecision | str, *, level: str = ""
+) -> Grant | None:
+    """Apply the user's answer to the policy; returns the grant it created, if any.
+
+    allow-once: nothing is remembered. allow-site: ``tool`` on ``site`` is granted for good (the
+    caller persists it). allow-session: the same until the app closes. deny: nothing is
+    remembered. deny-all: everything that would ask is denied until ``policy.deny_all`` is reset.
+    """
+    decision = PermissionDecision(decision)
+    site = normalize_site(site)
+    stamp = int(time.time() * 1000)
+    if decision is PermissionDecision.ALLOW_SITE:
+        grant = Grant(site=site, tool=tool, level=level, granted_at=stamp, scope="site")
+        policy.site_grants[grant.key] = grant
+        return grant
+    if decision is PermissionDecision.ALLOW_SESSION:
+        grant = Grant(site=site, tool=tool, level=level, granted_at=stamp, scope="session")
+        policy.session_grants[grant.key] = grant
+        return grant
+    if decision is PermissionDecision.DENY_ALL:
+        policy.deny_all = True
+    return None
+
+
+# -- critical actions ---------------------------------------------------------------------------
+
+# Words and phrases whose action spends money, deletes, moves funds or signs the user up.
+# Latin-script entries match whole words; the others match as substrings.
+_CRITICAL_PHRASES: tuple[str, ...] = (
+    # English
+    "buy", "buy now", "purchase", "pay", "pay now", "checkout", "check out", "place order", "place your order",
+    "submit order", "complete order", "complete purchase", "confirm purchase", "confirm order", "confirm payment",
+    "order now", "delete", "delete account", "remove account", "close account", "transfer", "send money",
+    "wire transfer", "withdraw", "subscribe", "start subscription", "donate", "book now", "reserve now",
+    "proceed to payment", "authorize payment", "upgrade now",
+    # French
+    "acheter", "payer", "commander", "passer la commande", "valider la commande", "confirmer l'achat",
+    "supprimer", "virement", "transférer", "s'abonner", "abonnez-vous", "faire un don",
+    # German
+    "kaufen", "jetzt kaufen", "bezahlen", "zahlungspflichtig bestellen", "bestellen", "kauf bestätigen",
+    "zur kasse", "löschen", "überweisen", "überweisung", "abonnieren",
+    # Spanish and Portuguese
+    "comprar", "pagar", "realizar pedido", "confirmar pedido", "confirmar compra", "finalizar compra",
+    "eliminar", "borrar", "transferir", "suscribirse", "suscribirme", "excluir", "assinar", "finalizar pedido",
+    # Italian and Dutch
+    "acquista", "paga", "conferma ordine", "elimina", "trasferisci", "abbonati",
+    "kopen", "nu kopen", "betalen", "bestelling plaatsen", "verwijderen", "overmaken", "abonneren",
+    # Turkish
+    "satın al", "öde", "siparişi onayla", "sil", "abone ol",
+    # Arabic
+    "اشتر", "شراء", "ادفع", "الدفع", "إتمام الطلب", "تأكيد الطلب", "حذف", "تحويل", "اشترك",
+    # Russian
+    "купить", "оплатить", "оформить заказ", "удалить", "перевести", "подписаться",
+    # Chinese, Japanese, Korean
+    "购买", "立即购买", "支付", "付款", "提交订单", "删除", "转账", "订阅",
+    "購入", "今すぐ購入", "支払", "注文を確定", "削除", "送金", "登録する",
+    "구매", "결제", "주문하기", "삭제", "송금", "구독",
+)
+
+_URL_MARKERS = re.compile(
+    r"(?:^|[/_\-.=?&])(checkout|payment|pay|purchase|place[-_]?order|order[-_]?confirm|confirm[-_]?order|"
+    r"billing|transfer|delete|remove[-_]?account|subscribe|subscription|donate|kasse|paiement|pago)"
+    r"(?:$|[/_\-.=?&])",
+    re.IGNORECASE,
+)
+
+
+def _fold(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold().replace("’", "'")
+
+
+def _is_latin_word(phrase: str) -> bool:
+    return all(ch.isascii() or (unicodedata.category(ch).startswith("L") and ord(ch) < 0x250) or not ch.isalpha()
+               for ch in phrase)
+
+
+_LATIN = [p for p in map(_fold, _CRITICAL_PHRASES) if _is_latin_word(p)]
+_OTHER = [p for p in map(_fold, _CRITICAL_PHRASES) if not _is_latin_word(p)]
+_LATIN_RE = re.compile(
+    r"(?<![\w])(?:" + "|".join(re.escape(p) for p in sorted(_LATIN, key=len, reverse=True)) + r")(?![\w])"
+)
+
+
+def is_critical_action(button_text: str, url: str = "") -> bool:
+    """Whether clicking ``button_text`` (going to ``url``) spends, deletes, transfers or subscribes.
+
+    Such actions always ask, whatever the grants. ``url`` is where the action leads (a link's
+    href, a form's action) or the page it happens on.
+    """
+    text = _fold(button_text or "")
+    if text and (_LATIN_RE.search(text) or any(p in text for p in _OTHER)):
+        return True
+    if url:
+        try:
+            parts = urlsplit(url)
+        except ValueError:
+            return False
+        # The path only: a search for "pay" (?q=pay) is not a payment.
+        if _URL_MARKERS.search(unquote(parts.path)):
+            return True
+    return False
