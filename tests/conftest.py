@@ -31,4 +31,5 @@ pytest_plugins = [
     "tests.fixtures.profile",
     "tests.fixtures.pulseaudio",
     "tests.fixtures.browser",
+    "tests.fixtures.browser",
 ]
