@@ -31,5 +31,4 @@ pytest_plugins = [
     "tests.fixtures.profile",
     "tests.fixtures.pulseaudio",
     "tests.fixtures.browser",
-    "tests.fixtures.browser",
 ]
