@@ -1,0 +1,62 @@
+"""Slash commands typed in the chat input: /tools, /clear, /summarize, /help.
+
+``parse_slash`` tells a command from a message that merely starts with a slash (a path such
+as ``/etc/hosts`` is a message). The agent session carries the commands out; this module
+only knows their names, their help and the prompt ``/summarize`` sends.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from jawad_desktop.core.tools.registry import ToolRegistry
+
+
+@dataclass(frozen=True, slots=True)
+class SlashCommand:
+    name: str
+    help: str
+
+
+COMMANDS: tuple[SlashCommand, ...] = (
+    SlashCommand("tools", "list the tools Jawad can use and their permission levels"),
+    SlashCommand("clear", "forget this conversation and start again"),
+    SlashCommand("summarize", "summarise the current page (text after it says what to focus on)"),
+    SlashCommand("help", "show these commands"),
+)
+
+SUMMARIZE_PROMPT = (
+    "Summarize the current page: its main point, the key facts, and, if it is a product, "
+    "the price and anything notable. Be concise."
+)
+
+_SLASH = re.compile(r"^\s*/([A-Za-z][\w-]*)(?:\s+(.*))?\s*$", re.DOTALL)
+
+
+def parse_slash(text: str) -> tuple[str, str] | None:
+    """``("summarize", "focus on price")`` for a command, ``None`` for a normal message."""
+    match = _SLASH.match(text)
+    if match is None:
+        return None
+    return match.group(1).lower(), (match.group(2) or "").strip()
+
+
+def known(name: str) -> bool:
+    return any(c.name == name for c in COMMANDS) or name == "summarise"
+
+
+def help_text() -> str:
+    return "Commands:\n" + "\n".join(f"- `/{c.name}`: {c.help}" for c in COMMANDS)
+
+
+def tools_text(registry: ToolRegistry) -> str:
+    """The /tools listing: each tool, its permission level and what it does."""
+    if not len(registry):
+        return "No tools are available."
+    lines = ["| tool | permission | what it does |", "|---|---|---|"]
+    for tool in registry:
+        summary = tool.description.split("\n", 1)[0].replace("|", "/")
+        aliases = f" (also: {', '.join(tool.aliases)})" if tool.aliases else ""
+        lines.append(f"| `{tool.name}`{aliases} | {tool.level.value} | {summary} |")
+    return "\n".join(lines)
