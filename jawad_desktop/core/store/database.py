@@ -100,6 +100,17 @@ END;
 # The schema, oldest first. Append new steps at the end with the next version number.
 MIGRATIONS: list[Migration] = [
     Migration(1, "conversations, messages, action log, full-text search", sql=_V1_CONVERSATIONS),
+    Migration(2, "page cache (core/store/page_cache.py)", sql="""
+CREATE TABLE page_cache (
+    url         TEXT PRIMARY KEY,                 -- without the #fragment
+    title       TEXT NOT NULL DEFAULT '',
+    markdown    TEXT NOT NULL DEFAULT '',         -- capped excerpt of the main content
+    product     TEXT NOT NULL DEFAULT '',         -- JSON object, or '' when the page has none
+    elements    TEXT NOT NULL DEFAULT '',         -- the indexed interactive elements, as listed
+    timestamp   INTEGER NOT NULL                  -- milliseconds since the epoch
+);
+CREATE INDEX page_cache_by_recency ON page_cache(timestamp DESC);
+"""),
 ]
 
 
