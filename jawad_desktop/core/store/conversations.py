@@ -8,24 +8,27 @@ position, truncating for regenerate/edit-and-resend, and delete with undo (a sof
 that ``restore`` reverses and ``purge_deleted`` makes final).
 
 The API is synchronous sqlite3 with short transactions. Calls that may take longer on big
-histories (search, listing, reading a range) have ``*_async`` twins that run in a worker
-thread, so a window on an asyncio loop never waits on the disk.
+histories (search, listing, reading a range) have ``*_async`` twins that run on the store's
+worker thread, so a window on an asyncio loop never waits on the disk.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import html
 import json
 import logging
 import re
 import sqlite3
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal, TypeVar, cast
 
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.events import ActionLogEntry
@@ -34,6 +37,8 @@ from jawad_desktop.core.logging_setup import redact
 from jawad_desktop.core.store.database import Database
 
 log = logging.getLogger("jawad.store")
+
+T = TypeVar("T")
 
 # Snippet markers: private-use characters that never occur in real text, turned into
 # <b>…</b> for the window or [ … ] for the terminal by ``SearchHit``.
@@ -137,7 +142,9 @@ def title_from_text(text: str, max_chars: int = TITLE_MAX_CHARS) -> str:
 
     Keys pasted into a first message are masked: the title is on screen all the time."""
     for line in redact(text).splitlines():
-        cleaned = " ".join(_MARKDOWN_NOISE.sub(" ", line).split())
+        # Keep redact()'s "[redacted]" marker whole while link brackets are stripped.
+        line = line.replace("[redacted]", "\x00")
+        cleaned = " ".join(_MARKDOWN_NOISE.sub(" ", line).split()).replace("\x00", "[redacted]")
         if cleaned:
             break
     else:
@@ -266,6 +273,8 @@ class ConversationStore:
     def __init__(self, db: Database) -> None:
         self.db = db
         self._listeners: list[ChangeListener] = []
+        self._executor: ThreadPoolExecutor | None = None
+        self._executor_lock = threading.Lock()
 
     @classmethod
     def open(cls, data_dir: Path, *, purge_older_than_ms: int = DEFAULT_UNDO_WINDOW_MS) -> ConversationStore:
@@ -275,6 +284,10 @@ class ConversationStore:
         return store
 
     def close(self) -> None:
+        with self._executor_lock:
+            if self._executor is not None:
+                self._executor.shutdown(wait=True)
+                self._executor = None
         self.db.close()
 
     def __enter__(self) -> ConversationStore:
@@ -669,24 +682,35 @@ class ConversationStore:
         return ordered[:limit]
 
     # -- async twins for the window ------------------------------------------------------------------
+    # They run on the store's own worker thread rather than the loop's default executor: the
+    # store shuts its thread down in close(), and qasync's default executor is a QThread pool
+    # that outlives the loop.
+
+    async def _in_worker(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+        loop = asyncio.get_running_loop()
+        with self._executor_lock:
+            if self._executor is None:
+                self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jawad-store")
+            executor = self._executor
+        return await loop.run_in_executor(executor, functools.partial(fn, *args, **kwargs))
 
     async def search_async(self, query: str, *, limit: int = 50) -> list[SearchHit]:
-        return await asyncio.to_thread(self.search, query, limit=limit)
+        return await self._in_worker(self.search, query, limit=limit)
 
     async def search_conversations_async(self, query: str, *, limit: int = 50) -> list[ConversationMatch]:
-        return await asyncio.to_thread(self.search_conversations, query, limit=limit)
+        return await self._in_worker(self.search_conversations, query, limit=limit)
 
     async def list_conversations_async(
         self, *, limit: int = 500, offset: int = 0
     ) -> list[ConversationSummary]:
-        return await asyncio.to_thread(self.list_conversations, limit=limit, offset=offset)
+        return await self._in_worker(self.list_conversations, limit=limit, offset=offset)
 
     async def messages_async(
         self, conversation_id: str, start: int = 0, stop: int | None = None
     ) -> list[StoredMessage]:
-        return await asyncio.to_thread(self.messages, conversation_id, start, stop)
+        return await self._in_worker(self.messages, conversation_id, start, stop)
 
     async def append_message_async(
         self, conversation_id: str, message: Message, *, metadata: dict[str, Any] | None = None
     ) -> StoredMessage:
-        return await asyncio.to_thread(self.append_message, conversation_id, message, metadata=metadata)
+        return await self._in_worker(self.append_message, conversation_id, message, metadata=metadata)
