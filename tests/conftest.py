@@ -29,6 +29,8 @@ pytest_plugins = [
     "tests.fixtures.keyring_service",
     "tests.fixtures.page_server",
     "tests.fixtures.profile",
+    "tests.fixtures.llama_server",
     "tests.fixtures.pulseaudio",
     "tests.fixtures.browser",
+    "tests.servers.scripted_model",
 ]

@@ -1,0 +1,536 @@
+"""The agent loop and the one object the window and the CLI drive: ``AgentSession``.
+
+One ``run(user_text)`` is one turn (spec 000's runAgentLoop, spec 004's pending history):
+
+1. Slash commands (/tools, /clear, /summarize, /help) are handled without the model.
+2. Up to ``max_iterations`` times: refresh the page context through the hook, build the
+   system prompt, send history + this turn's pending messages, stream the sanitised text
+   as ``ChatDelta`` events, then look for calls: native ``tool_calls`` first, else calls
+   written in text (XML or the JSON contract). No call: that is the answer.
+3. Each call is repaired and validated (invalid ones go back to the model as feedback, at
+   most ``max_tool_retries`` rounds in a row), permission is awaited through the gate, the
+   tool runs, and every step is an ``ActionLogUpdate``.
+4. One ``ChatResponse`` event ends the turn, whatever happened; the turn's messages are
+   committed to history only then.
+
+Models without native function calling are detected on the fly: a provider that rejects
+``tools`` (the client's ``tools_unsupported``) or a model that writes its calls in text
+switches the session to the text format (the instructions for it go into the prompt).
+
+Stop: ``session.stop()`` (or cancelling the task that awaits ``run``) cancels the run at
+any point, including inside a tool; what was shown stays, the ``ChatResponse`` says
+``interrupted``, and the user's message is kept in history.
+
+Events (on ``bus``): ``ChatDelta(run_id, text)``, ``ActionLogUpdate(entry)`` (an entry
+is emitted when a call starts, then again with the same ``id`` when it is decided and
+when it ends), ``PermissionRequest`` (from the gate's asker), ``Notice`` (format switch),
+``ChatResponse(run_id, content, is_error, interrupted, metadata)``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import inspect
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from jawad_desktop.core import events
+from jawad_desktop.core.agent import commands
+from jawad_desktop.core.agent.history import ConversationHistory
+from jawad_desktop.core.agent.permissions import GateDecision, LevelPolicyGate, PermissionCheck, PermissionGate
+from jawad_desktop.core.agent.prompts import ToolMode, build_system_prompt, tool_results_message
+from jawad_desktop.core.agent.textcalls import StreamSanitizer, clean_response, parse_text_reply
+from jawad_desktop.core.agent.toolcalls import CheckedCall, arguments_for_display, check_calls
+from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.events import ActionLogEntry, ActionLogUpdate, ChatDelta, EventBus, Notice
+from jawad_desktop.core.llm.types import ChatResponse, Message, StreamDelta
+from jawad_desktop.core.store.secrets import SecretStore
+from jawad_desktop.core.store.settings import Settings
+from jawad_desktop.core.tools.context import PageContext, ToolContext
+from jawad_desktop.core.tools.registry import ToolRegistry
+
+log = logging.getLogger("jawad.agent")
+
+TOOL_RESULT_LIMIT = 20_000  # characters of one tool result the model gets
+
+
+class ChatStreamLike(Protocol):
+    def __aiter__(self) -> AsyncIterator[StreamDelta]: ...
+
+    async def response(self) -> ChatResponse: ...
+
+
+class ChatClient(Protocol):
+    """What the agent needs of ``core.llm.client.LLMClient``."""
+
+    def chat(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]] | None = None,
+        *,
+        stream: bool = True,
+        temperature: float | None = None,
+        max_tokens: int | None = 4096,
+        tool_choice: str | dict[str, Any] | None = None,
+    ) -> Any: ...
+
+
+MaybeAwaitable = Any  # a value or an awaitable of it: hooks may be sync or async
+ContextProvider = Callable[[], MaybeAwaitable]  # -> PageContext | None
+ProductProvider = Callable[[], MaybeAwaitable]  # -> dict | None (the page cache's last product)
+
+
+async def _resolve(hook: Callable[[], Any] | None) -> Any:
+    if hook is None:
+        return None
+    value = hook()
+    if inspect.isawaitable(value):
+        value = await value
+    return value
+
+
+@dataclass
+class _Turn:
+    """The state of one run: pending messages, what was shown, counters."""
+
+    run_id: str
+    user_text: str
+    pending: list[Message] = field(default_factory=list)
+    shown: list[str] = field(default_factory=list)
+    iterations: int = 0
+    invalid_rounds: int = 0
+    deny_all: bool = False
+    tool_calls: int = 0
+    started: float = field(default_factory=time.monotonic)
+    usage_in: int = 0
+    usage_out: int = 0
+
+    def shown_text(self) -> str:
+        return "\n\n".join(part for part in self.shown if part.strip())
+
+
+class AgentSession:
+    """The agent for one conversation; the window and ``jawad ask`` both drive it.
+
+    Build it with a client (``LLMClient`` or anything with the same ``chat``) or a factory
+    returning one (called at each run, so a provider change applies at the next message),
+    the tool registry, the settings, the bus, and optionally: the permission ``gate``
+    (default: read-only runs, the rest is denied), ``context_provider`` (returns the current
+    ``PageContext`` or None; sync or async; called every iteration), ``page_provider``
+    (returns the ``Page`` the tools act on), ``last_product_provider`` (the page cache's
+    last product) and ``extras`` added to every ``ToolContext``.
+
+    ``await session.run("text")`` returns the ``events.ChatResponse`` it also emitted.
+    ``session.stop()`` stops the run in progress. ``session.clear()`` forgets the history.
+    """
+
+    def __init__(
+        self,
+        *,
+        client: ChatClient | Callable[[], ChatClient],
+        registry: ToolRegistry,
+        settings: Settings,
+        bus: EventBus,
+        gate: PermissionGate | None = None,
+        secrets: SecretStore | None = None,
+        context_provider: ContextProvider | None = None,
+        page_provider: Callable[[], Any] | None = None,
+        last_product_provider: ProductProvider | None = None,
+        history: ConversationHistory | None = None,
+        extras: dict[str, Any] | None = None,
+        system_extra: str = "",
+    ) -> None:
+        self._client_source = client
+        self.registry = registry
+        self.settings = settings
+        self.bus = bus
+        self.gate: PermissionGate = gate if gate is not None else LevelPolicyGate()
+        self.secrets = secrets
+        self.context_provider = context_provider
+        self.page_provider = page_provider
+        self.last_product_provider = last_product_provider
+        agent = settings.agent
+        self.history = history or ConversationHistory(agent.history_max_messages, agent.history_token_budget)
+        self.extras = dict(extras or {})
+        self.system_extra = system_extra
+        self.mode: ToolMode = (
+            "xml" if agent.tool_format == "xml" else "json" if agent.tool_format == "json" else "native"
+        )
+        self._task: asyncio.Task[events.ChatResponse] | None = None
+        self._names_cache: tuple[int, frozenset[str]] | None = None
+        self._sanitizer = StreamSanitizer(())
+
+    # -- public -----------------------------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def stop(self) -> bool:
+        """Stop the run in progress (Stop button, Ctrl+C). False when nothing runs."""
+        if not self.running:
+            return False
+        assert self._task is not None
+        self._task.cancel()
+        return True
+
+    def clear(self) -> None:
+        """Forget the conversation (spec 001 CLEAR_HISTORY)."""
+        self.history.clear()
+
+    async def run(self, user_text: str) -> events.ChatResponse:
+        """Run one turn and return its final response (also emitted on the bus)."""
+        if self.running:
+            raise JawadError(
+                "Jawad is still working on the previous message.",
+                suggestions=["Wait for it to finish, or press Stop first."],
+            )
+        run_id = events.new_id("run")
+        turn = _Turn(run_id=run_id, user_text=user_text)
+        self._task = asyncio.get_running_loop().create_task(self._run(turn), name=f"jawad-agent-{run_id}")
+        try:
+            return await asyncio.shield(self._task)
+        except asyncio.CancelledError:
+            # Our caller was cancelled (not stop()): stop the run too, then pass it on.
+            self._task.cancel()
+            await asyncio.wait({self._task})
+            raise
+
+    # -- the turn -----------------------------------------------------------------------------
+    async def _run(self, turn: _Turn) -> events.ChatResponse:
+        try:
+            command = commands.parse_slash(turn.user_text)
+            if command is not None and commands.known(command[0]):
+                name, rest = command
+                if name in ("summarize", "summarise"):
+                    text = commands.SUMMARIZE_PROMPT + (f" Focus on: {rest}" if rest else "")
+                    turn.user_text = text
+                    return await self._loop(turn)
+                return self._finish(turn, self._slash(name), commit=False)
+            return await self._loop(turn)
+        except asyncio.CancelledError:
+            return self._interrupted(turn)
+        except JawadError as exc:
+            self.history.commit([Message(role="user", content=turn.user_text)])
+            return self._finish(
+                turn, exc.user_text(), is_error=True, commit=False, metadata={"partial": turn.shown_text()}
+            )
+        except Exception as exc:
+            log.exception("the agent failed")
+            self.history.commit([Message(role="user", content=turn.user_text)])
+            return self._finish(
+                turn,
+                f"Something went wrong inside Jawad ({type(exc).__name__}: {exc}). Your message is kept; "
+                "try again, and if it keeps failing the details are in the log file.",
+                is_error=True,
+                commit=False,
+            )
+
+    def _slash(self, name: str) -> str:
+        if name == "tools":
+            return commands.tools_text(self.registry)
+        if name == "clear":
+            self.clear()
+            return "The conversation was cleared."
+        return commands.help_text()
+
+    def _client(self) -> ChatClient:
+        source = self._client_source
+        if hasattr(source, "chat"):
+            return source
+        assert callable(source)
+        return source()
+
+    def _names(self) -> frozenset[str]:
+        size = len(self.registry)
+        if self._names_cache is None or self._names_cache[0] != size:
+            self._names_cache = (size, frozenset(self.registry.all_names()))
+        return self._names_cache[1]
+
+    async def _loop(self, turn: _Turn) -> events.ChatResponse:
+        agent = self.settings.agent
+        client = self._client()
+        names = self._names()
+        tools_spec = self.registry.openai_tools()
+        turn.pending.append(Message(role="user", content=turn.user_text))
+        self._sanitizer = StreamSanitizer(names)
+        while turn.iterations < agent.max_iterations:
+            turn.iterations += 1
+            page = await _resolve(self.context_provider)
+            page = page if isinstance(page, PageContext) else None
+            last_product = await _resolve(self.last_product_provider)
+            system = Message(
+                role="system",
+                content=build_system_prompt(
+                    self.registry,
+                    self.mode,
+                    page=page,
+                    last_product=last_product if isinstance(last_product, dict) else None,
+                    previous_answer=clean_response(self.history.last_answer(), names),
+                    extra=self.system_extra,
+                ),
+            )
+            reserve = self.history.tokens([system]) + sum(len(str(t)) for t in tools_spec) // 4
+            messages = [system, *self.history.for_request(turn.pending, reserve_tokens=reserve)]
+            native = self.mode == "native" and bool(tools_spec)
+            response = await self._request(turn, client, messages, tools_spec if native else None, names)
+            if response.tools_unsupported and self.mode == "native":
+                self._switch_mode("xml", "the provider does not accept native tool calls")
+            if response.interrupted:
+                raise asyncio.CancelledError
+            calls: list[Any] = list(response.tool_calls)
+            reply = parse_text_reply(response.content, names) if not calls else None
+            if reply is not None and reply.calls:
+                calls = list(reply.calls)
+                if self.mode == "native":
+                    self._switch_mode("xml", "the model writes its tool calls as text")
+            clean = clean_response(response.content, names, reply)
+            self._show_rest(turn, clean)
+            if not calls:
+                turn.pending.append(Message(role="assistant", content=response.content))
+                return self._finish(turn, turn.shown_text())
+            text_format = not response.tool_calls
+            checked = check_calls(calls, self.registry)
+            results = [await self._execute(turn, item, page) for item in checked]
+            self._append_round(turn, response.content, checked, results, text_format)
+            if any(item.ok for item in checked):
+                turn.invalid_rounds = 0
+            else:
+                turn.invalid_rounds += 1
+                if turn.invalid_rounds > agent.max_tool_retries:
+                    problems = "; ".join(p for item in checked for p in item.problems)
+                    return self._finish(
+                        turn,
+                        self._with_shown(
+                            turn,
+                            f"The model kept sending tool calls that cannot run ({problems}). "
+                            "Try rephrasing the request, or choose a more capable model in Settings.",
+                        ),
+                        is_error=True,
+                    )
+        limit = agent.max_iterations
+        return self._finish(
+            turn,
+            self._with_shown(
+                turn,
+                f"I stopped after {limit} steps without a final answer, so this request is not finished. "
+                "Ask me to continue, make the request more specific, or raise the step limit in Settings.",
+            ),
+            is_error=True,
+            metadata={"iteration_limit": True},
+        )
+
+    async def _request(
+        self,
+        turn: _Turn,
+        client: ChatClient,
+        messages: list[Message],
+        tools: list[dict[str, Any]] | None,
+        names: frozenset[str],
+    ) -> ChatResponse:
+        agent = self.settings.agent
+        estimated = self.history.tokens(messages)
+        stream = client.chat(messages, tools, stream=True, temperature=agent.temperature, max_tokens=agent.max_tokens)
+        sanitizer = StreamSanitizer(names)
+        self._sanitizer = sanitizer
+        separator_pending = bool(turn.shown_text())
+        async for delta in stream:
+            if not delta.text:
+                continue
+            out = sanitizer.feed(delta.text)
+            if out:
+                if separator_pending:
+                    out = "\n\n" + out
+                    separator_pending = False
+                self.bus.emit(ChatDelta(run_id=turn.run_id, text=out))
+        response: ChatResponse = await stream.response()
+        self.history.record_usage(estimated, response.usage.input_tokens)
+        turn.usage_in += response.usage.input_tokens or 0
+        turn.usage_out += response.usage.output_tokens or 0
+        return response
+
+    def _show_rest(self, turn: _Turn, clean: str) -> None:
+        """Emit what the stream held back, and remember this iteration's shown text."""
+        sanitizer = self._sanitizer
+        shown_before = sanitizer.shown
+        rest = sanitizer.finish(clean)
+        if rest:
+            prefix = "\n\n" if not shown_before and turn.shown_text() else ""
+            self.bus.emit(ChatDelta(run_id=turn.run_id, text=prefix + rest))
+        if not clean.startswith(shown_before.rstrip()):
+            log.debug("streamed text and cleaned reply differ; the final response carries the clean text")
+        if clean.strip():
+            turn.shown.append(clean)
+
+    def _switch_mode(self, mode: ToolMode, why: str) -> None:
+        if self.settings.agent.tool_format != "auto" or self.mode == mode:
+            return
+        log.info("switching to the %s tool format: %s", mode, why)
+        self.mode = mode
+        self.bus.emit(
+            Notice(
+                level="info",
+                text=f"This model does not use native tool calls ({why}); Jawad switched to its text tool format.",
+            )
+        )
+
+    def _append_round(
+        self, turn: _Turn, content: str, checked: list[CheckedCall], results: list[str], text_format: bool
+    ) -> None:
+        if text_format:
+            turn.pending.append(Message(role="assistant", content=content))
+            pairs = [(item.display_name, result) for item, result in zip(checked, results, strict=True)]
+            mode: ToolMode = "json" if self.mode == "json" else "xml"
+            turn.pending.append(Message(role="user", content=tool_results_message(pairs, mode)))
+            return
+        turn.pending.append(
+            Message(role="assistant", content=content, tool_calls=[item.call.to_tool_call() for item in checked])
+        )
+        for item, result in zip(checked, results, strict=True):
+            turn.pending.append(Message(role="tool", content=result, tool_call_id=item.call.id, name=item.display_name))
+
+    # -- one call -----------------------------------------------------------------------------
+    async def _execute(self, turn: _Turn, item: CheckedCall, page: PageContext | None) -> str:
+        """Permission, run, action log; returns the text the model gets for this call."""
+        turn.tool_calls += 1
+        parameters = arguments_for_display(item.call)
+        ctx = ToolContext(
+            settings=self.settings,
+            bus=self.bus,
+            secrets=self.secrets,
+            page=self.page_provider() if self.page_provider is not None else None,
+            run_id=turn.run_id,
+            call_id=item.call.id,
+            site=page.site if page is not None else "",
+            extras=dict(self.extras),
+        )
+        entry = ActionLogEntry(
+            id=events.new_id("log"),
+            timestamp=events.now_ms(),
+            tool_name=item.display_name,
+            parameters=parameters,
+            site=ctx.site,
+            permission_level=item.tool.level.value if item.tool is not None else "",
+            decision="pending",
+            result="pending",
+            run_id=turn.run_id,
+        )
+        if not item.ok or item.tool is None or item.args is None:
+            feedback = item.feedback()
+            self._log(dataclasses.replace(entry, decision="invalid", result="error", details=feedback))
+            return feedback
+        tool, args = item.tool, item.args
+        level = tool.permission_level(args)
+        site = tool.site_for(ctx, args)
+        entry = dataclasses.replace(entry, site=site, permission_level=level.value)
+        self._log(entry)
+        if turn.deny_all:
+            decision = GateDecision.denied("the user denied every further action of this request")
+        else:
+            decision = await self.gate.check(
+                PermissionCheck(
+                    tool=tool,
+                    call_id=item.call.id,
+                    arguments=parameters,
+                    level=level,
+                    site=site,
+                    context=ctx,
+                    run_id=turn.run_id,
+                    from_page_content=_from_page(parameters, turn.user_text, page),
+                )
+            )
+        if decision.stop_run:
+            turn.deny_all = True
+        if not decision.allowed:
+            reason = decision.reason or "permission was denied"
+            self._log(dataclasses.replace(entry, decision="denied", result="denied", details=reason))
+            where = f" on {site}" if site else ""
+            return (
+                f"Permission denied: {tool.name}{where} was not run because {reason}. "
+                "Do not try this action again; tell the user what you could not do."
+            )
+        self._log(dataclasses.replace(entry, decision=decision.decision))
+        try:
+            result = await tool.run(ctx, args)
+        except asyncio.CancelledError:
+            self._log(
+                dataclasses.replace(entry, decision=decision.decision, result="error", details="stopped by the user")
+            )
+            raise
+        self._log(
+            dataclasses.replace(
+                entry, decision=decision.decision, result="success" if result.ok else "error", details=result.for_log
+            )
+        )
+        text = result.for_model
+        if len(text) > TOOL_RESULT_LIMIT:
+            text = text[:TOOL_RESULT_LIMIT] + f"\n[... {len(text) - TOOL_RESULT_LIMIT} more characters cut]"
+        return text
+
+    def _log(self, entry: ActionLogEntry) -> None:
+        self.bus.emit(ActionLogUpdate(entry=entry))
+
+    # -- ending -------------------------------------------------------------------------------
+    def _with_shown(self, turn: _Turn, message: str) -> str:
+        shown = turn.shown_text()
+        return f"{shown}\n\n{message}" if shown else message
+
+    def _finish(
+        self,
+        turn: _Turn,
+        content: str,
+        *,
+        is_error: bool = False,
+        interrupted: bool = False,
+        commit: bool = True,
+        metadata: dict[str, Any] | None = None,
+    ) -> events.ChatResponse:
+        if commit and turn.pending:
+            self.history.commit(turn.pending)
+        meta: dict[str, Any] = {
+            "iterations": turn.iterations,
+            "tool_calls": turn.tool_calls,
+            "tool_format": self.mode,
+            "input_tokens": turn.usage_in,
+            "output_tokens": turn.usage_out,
+            "latency_ms": round((time.monotonic() - turn.started) * 1000, 1),
+        }
+        meta.update(metadata or {})
+        response = events.ChatResponse(
+            run_id=turn.run_id, content=content, is_error=is_error, interrupted=interrupted, metadata=meta
+        )
+        self.bus.emit(response)
+        return response
+
+    def _interrupted(self, turn: _Turn) -> events.ChatResponse:
+        """Stop: keep the user's message and what was shown; drop unfinished tool rounds."""
+        kept = [Message(role="user", content=turn.user_text)]
+        shown = turn.shown_text()
+        partial = self._sanitizer.shown
+        if partial.strip() and not shown.endswith(partial.strip()):
+            shown = f"{shown}\n\n{partial}" if shown else partial
+        if shown.strip():
+            kept.append(Message(role="assistant", content=shown + "\n\n[stopped by the user]"))
+        self.history.commit(kept)
+        return self._finish(turn, shown, interrupted=True, commit=False)
+
+
+def _from_page(parameters: dict[str, Any], user_text: str, page: PageContext | None) -> bool:
+    """Whether a text argument was taken from the page rather than from the user's words.
+
+    A hint for the permission prompt (prompt injection, spec issue 5): a string of some
+    length that appears in the page but not in what the user typed.
+    """
+    if page is None:
+        return False
+    haystack = f"{page.markdown}\n{page.interactive_elements}".lower()
+    said = user_text.lower()
+    for value in parameters.values():
+        if isinstance(value, str) and len(value.strip()) >= 4:
+            needle = value.strip().lower()
+            if needle in haystack and needle not in said:
+                return True
+    return False
