@@ -43,6 +43,12 @@
         if (unique(s)) return s;
       }
     }
+    var classes = (typeof el.className === "string" ? el.className : "").split(/\s+/);
+    for (var k = 0; k < classes.length; k++) {
+      if (classes[k] && /^[A-Za-z_-][\w-]*$/.test(classes[k]) && unique(tag + "." + classes[k])) {
+        return tag + "." + classes[k];
+      }
+    }
     var parts = [];
     var node = el;
     while (node && node.nodeType === 1) {
