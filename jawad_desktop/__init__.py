@@ -4,12 +4,7 @@ The package has two halves: ``core`` (pure asyncio, no Qt) and ``ui`` (the Qt ed
 ``cli`` drives the same core from a terminal.
 """
 
-from importlib import metadata
-
-try:
-    __version__ = metadata.version("jawad-desktop")
-except metadata.PackageNotFoundError:  # running from a source tree or a bundle without metadata
-    __version__ = "0.1.0"
+__version__ = "0.1.0"
 
 APP_NAME = "Jawad Desktop"
 APP_ID = "jawad-desktop"

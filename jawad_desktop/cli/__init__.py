@@ -58,7 +58,36 @@ def add_global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_name(module: str) -> str:
+    """``jawad_desktop.cli.read_page_cmd`` -> ``read-page``."""
+    return module.rsplit(".", 1)[-1].removesuffix("_cmd").replace("_", "-")
+
+
+def _wanted_modules(argv: Sequence[str] | None) -> list[str]:
+    """Only the module of the command asked for, so the GUI starts without importing every
+    command's dependencies; all of them for help."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    by_name = {command_name(m): m for m in COMMAND_MODULES}
+    positional: list[str] = []
+    skip = False
+    for token in args:
+        if skip:
+            skip = False
+        elif token in _VALUE_OPTIONS:
+            skip = True
+        elif not token.startswith("-"):
+            positional.append(token)
+    if positional and positional[0] in by_name:
+        return [by_name[positional[0]]]
+    if positional or any(t in ("-h", "--help") for t in args):
+        return list(COMMAND_MODULES)  # help, or an unknown command: argparse lists them all
+    return []
+
+
+_VALUE_OPTIONS = {"--profile", "--log-level", "--screenshot", "--startup-report"}
+
+
+def build_parser(modules: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser = _Parser(
         prog="jawad",
         description=f"{APP_NAME}: an AI assistant that works in a browser you can watch. "
@@ -71,9 +100,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="start headless, check the window, web view, JavaScript and keyring; print a JSON report",
     )
     parser.add_argument("--screenshot", metavar="FILE", help=argparse.SUPPRESS)  # test hook
+    parser.add_argument("--startup-report", metavar="FILE", help=argparse.SUPPRESS)  # benchmark hook
     add_global_options(parser, top=True)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in COMMAND_MODULES:
+    for name in COMMAND_MODULES if modules is None else modules:
         module = importlib.import_module(name)
         sub = module.register(commands)
         add_global_options(sub, top=False)
@@ -93,7 +123,7 @@ def _run_handler(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``jawad`` and ``python -m jawad_desktop``."""
-    parser = build_parser()
+    parser = build_parser(_wanted_modules(argv))
     args = parser.parse_args(argv)
 
     from jawad_desktop.core.logging_setup import setup_logging
@@ -111,7 +141,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 end_process(run_self_test(args.profile))
             from jawad_desktop.ui.app import run_gui
 
-            end_process(run_gui(args.profile, screenshot=args.screenshot))
+            end_process(run_gui(args.profile, screenshot=args.screenshot, startup_report=args.startup_report))
         return _run_handler(args)
     except JawadError as exc:
         print(f"jawad: {exc.user_text()}", file=sys.stderr)

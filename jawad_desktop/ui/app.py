@@ -7,10 +7,12 @@ watchdog for work that does not end when cancelled (a stuck worker thread).
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable, Coroutine
 from typing import Any, NoReturn
 
@@ -91,25 +93,50 @@ def end_process(code: int) -> NoReturn:
     os._exit(code)
 
 
-def run_gui(profile: str | None, *, screenshot: str | None = None) -> int:
+def _rss_kb() -> int:
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def run_gui(profile: str | None, *, screenshot: str | None = None, startup_report: str | None = None) -> int:
     """Open the main window and run until it is closed.
 
     ``screenshot``: a test hook (``--screenshot FILE``): once the window is shown and idle,
     save a picture of it to FILE and close it, as a user would.
+    ``startup_report``: a benchmark hook (``--startup-report FILE``): write when the window
+    was shown and the web view ready (wall-clock seconds) and the idle RSS, then close.
     """
     app = create_application()
     app.setQuitOnLastWindowClosed(False)
     from jawad_desktop.core.context import AppContext
     from jawad_desktop.ui.main_window import MainWindow
 
-    ctx = AppContext.open(profile)
+    ctx = AppContext.open(profile, defer_keyring=True)
 
     async def main() -> int:
         window = MainWindow(ctx)
+        web_ready = asyncio.Event()
+        window.browser.view.loadFinished.connect(lambda _ok: web_ready.set())
         closed = asyncio.Event()
         window.closed.connect(closed.set)
         app.aboutToQuit.connect(closed.set)
         window.show()
+        if startup_report:
+            app.processEvents()
+            shown = time.time()
+            await web_ready.wait()
+            ready = time.time()
+            await asyncio.sleep(2.0)
+            report = {"shown": shown, "web_ready": ready, "idle_rss_kb": _rss_kb()}
+            with open(startup_report, "w", encoding="utf-8") as fh:
+                json.dump(report, fh)
+            window.close()
         if screenshot:
             await asyncio.sleep(1.0)
             window.grab().save(screenshot)

@@ -33,6 +33,15 @@ def normalise_address(text: str, search_template: str) -> QUrl:
     return QUrl(search_template.replace("{query}", encoded))
 
 
+START_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Jawad Desktop</title>
+<style>body{font-family:sans-serif;max-width:36em;margin:3em auto;color:#333;line-height:1.5}
+h1{font-weight:600;font-size:1.5em}code{background:#eee;padding:0 .3em}</style></head><body>
+<h1>Jawad's browser</h1>
+<p>This is the browser Jawad works in. Type an address or a search above, or ask Jawad to
+read, click, fill or scroll a page: you watch every step, and Harbor asks before anything
+that acts on a site.</p></body></html>"""
+
+
 def make_profile(storage: Path | None, parent: QWidget | None = None) -> QWebEngineProfile:
     """A persistent profile under ``storage``, or an off-the-record one when None."""
     if storage is None:
@@ -60,6 +69,7 @@ class BrowserPane(QWidget):
         super().__init__(parent)
         self.search_template = search_template
         self.profile = profile
+        self._disposed = False
         self.view = QWebEngineView(self)
         self.view.setPage(QWebEnginePage(profile, self.view))
         self.view.setAccessibleName("Web page")
@@ -108,12 +118,21 @@ class BrowserPane(QWidget):
         button.setShortcut(QKeySequence(key))
         return button
 
+    def show_start_page(self, home_url: str = "about:blank") -> None:
+        """The home page, or a short built-in page that says what this browser is for."""
+        if home_url and home_url != "about:blank":
+            self.load(home_url)
+        else:
+            self.view.setHtml(START_PAGE, QUrl("about:blank"))
+
     def dispose(self) -> None:
         """Delete the page now: a profile released while its page lives aborts Chromium."""
-        page = self.view.page()
-        if page is not None:
-            self.view.setPage(None)  # type: ignore[arg-type]
-            shiboken6.delete(page)
+        if self._disposed:
+            return
+        self._disposed = True
+        # Deleting the view deletes its page (its child) now; a lone page deletion would let
+        # the view lazily create a default page that outlives the default profile.
+        shiboken6.delete(self.view)
 
     def focus_address(self) -> None:
         self.address.setFocus()

@@ -8,7 +8,7 @@ running work (``shutdown``).
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QFont, QGuiApplication, QKeySequence, QPalette
@@ -34,7 +34,9 @@ from jawad_desktop.ui.browser_pane import BrowserPane, make_profile
 from jawad_desktop.ui.chat_view import ChatPanel
 from jawad_desktop.ui.controller import ChatController
 from jawad_desktop.ui.resources import app_icon
-from jawad_desktop.ui.settings_dialog import SettingsDialog
+
+if TYPE_CHECKING:
+    from jawad_desktop.ui.settings_dialog import SettingsDialog
 
 log = logging.getLogger("jawad.ui.window")
 
@@ -128,6 +130,7 @@ class MainWindow(QMainWindow):
         self._restore_layout()
         self.update_provider_label()
         self._greet()
+        self.browser.show_start_page(ctx.settings.browser.home_url)
 
     # Construction
     def _build_menus(self) -> None:
@@ -192,10 +195,13 @@ class MainWindow(QMainWindow):
         message = self.ctx.settings_store.recovery_message()
         if message:
             self.show_notice("warning", message)
-        if not self.ctx.secrets.available:
-            self.show_notice("warning", self.ctx.secrets.problem + " (Settings → Providers)")
+        QTimer.singleShot(0, self._check_keyring)
         if self.ctx.settings.active() is None:
             self.chat.add_message("notice", FIRST_START)
+
+    def _check_keyring(self) -> None:
+        if not self.ctx.secrets.available:
+            self.show_notice("warning", self.ctx.secrets.problem + " (Settings → Providers)")
 
     def update_provider_label(self) -> None:
         provider = self.ctx.settings.active()
@@ -207,6 +213,8 @@ class MainWindow(QMainWindow):
 
     def open_settings(self) -> None:
         if self._settings_dialog is None:
+            from jawad_desktop.ui.settings_dialog import SettingsDialog  # imported when first needed
+
             self._settings_dialog = SettingsDialog(self.ctx, self, **self.controller.provider_hooks())
             self._settings_dialog.settings_changed.connect(self._settings_changed)
             self.controller.extend_settings(self._settings_dialog)

@@ -227,7 +227,7 @@ class ProvidersPage(QWidget):
         return name
 
     def _kind_changed(self) -> None:
-        kind: ProviderKind = self.kind.currentData()
+        kind = ProviderKind(self.kind.currentData())
         self.base_url.setPlaceholderText(kind.default_base_url or "(started by Jawad)")
         self.api_key.setEnabled(kind != ProviderKind.LOCAL)
         if self._editing is None and kind != ProviderKind.OPENAI and self.name.text().startswith("OpenAI"):
@@ -248,7 +248,7 @@ class ProvidersPage(QWidget):
         try:
             config = ProviderConfig(
                 name=self.name.text(),
-                kind=self.kind.currentData(),
+                kind=ProviderKind(self.kind.currentData()),
                 base_url=self.base_url.text(),
                 model=self.model.currentText().strip(),
             )
@@ -380,7 +380,9 @@ class ProvidersPage(QWidget):
                 self._show(str(exc), error=True)
                 return
             config = ProviderConfig(
-                name=self.name.text() or "new", kind=self.kind.currentData(), base_url=self.base_url.text()
+                name=self.name.text() or "new",
+                kind=ProviderKind(self.kind.currentData()),
+                base_url=self.base_url.text(),
             )
         self.models_button.setEnabled(False)
         self._show("Fetching the model list…")

@@ -1,0 +1,60 @@
+"""The baseline for start-up: a bare PySide6 window holding a QWebEngineView, nothing else.
+
+Run as a script by bench_startup: ``python baseline_window.py REPORT_FILE``. It writes the
+same report as ``jawad --startup-report`` (wall-clock shown / web_ready, idle RSS).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+if os.geteuid() == 0:
+    os.environ.setdefault("QTWEBENGINE_CHROMIUM_FLAGS", "--no-sandbox")
+
+from PySide6.QtCore import QTimer, QUrl
+from PySide6.QtWebEngineWidgets import QWebEngineView
+from PySide6.QtWidgets import QApplication, QMainWindow
+
+
+def rss_kb() -> int:
+    with open("/proc/self/status", encoding="ascii") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def main() -> None:
+    report_file = sys.argv[1]
+    app = QApplication(sys.argv[:1])
+    window = QMainWindow()
+    view = QWebEngineView(window)
+    window.setCentralWidget(view)
+    window.resize(1280, 800)
+    report: dict[str, float] = {}
+
+    def ready(_ok: bool) -> None:
+        report["web_ready"] = time.time()
+        QTimer.singleShot(2000, finish)
+
+    def finish() -> None:
+        report["idle_rss_kb"] = rss_kb()
+        with open(report_file, "w", encoding="utf-8") as fh:
+            json.dump(report, fh)
+        sys.stdout.flush()
+        os._exit(0)
+
+    view.loadFinished.connect(ready)
+    window.show()
+    app.processEvents()
+    report["shown"] = time.time()
+    view.setHtml("<html><body><h1>baseline</h1></body></html>", QUrl("about:blank"))
+    app.exec()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,79 @@
+"""Cold start: process start to main window shown and to web view ready, against a bare
+PySide6 window holding a QWebEngineView measured in the same run; idle RSS after start.
+
+Goal (issue 2): start to window shown within 1.3x of the baseline.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks import Figure
+
+HERE = Path(__file__).resolve().parent
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    if os.geteuid() == 0:
+        env.setdefault("QTWEBENGINE_CHROMIUM_FLAGS", "--no-sandbox")
+    return env
+
+
+def _measure(command: list[str], report: Path) -> dict[str, float]:
+    report.unlink(missing_ok=True)
+    start = time.time()
+    subprocess.run(command, env=_env(), check=True, timeout=120, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    data = json.loads(report.read_text())
+    return {
+        "shown_ms": (data["shown"] - start) * 1000,
+        "web_ready_ms": (data["web_ready"] - start) * 1000,
+        "idle_rss_mb": data["idle_rss_kb"] / 1024,
+    }
+
+
+def measure_pair(runs: int) -> tuple[list[dict[str, float]], list[dict[str, float]]]:
+    """Alternate app and baseline runs so both see the same machine state."""
+    app_runs: list[dict[str, float]] = []
+    base_runs: list[dict[str, float]] = []
+    with tempfile.TemporaryDirectory(prefix="jawad-bench-") as tmp:
+        report = Path(tmp) / "report.json"
+        for i in range(runs + 1):  # the first pair warms the disk cache and is dropped
+            profile = Path(tmp) / f"profile{i}"
+            app = _measure(
+                [sys.executable, "-m", "jawad_desktop", "--profile", str(profile), "--startup-report", str(report)],
+                report,
+            )
+            base = _measure([sys.executable, str(HERE / "baseline_window.py"), str(report)], report)
+            if i:
+                app_runs.append(app)
+                base_runs.append(base)
+    return app_runs, base_runs
+
+
+def run(quick: bool) -> list[Figure]:
+    app_runs, base_runs = measure_pair(2 if quick else 5)
+
+    def med(runs: list[dict[str, float]], key: str) -> float:
+        return statistics.median(r[key] for r in runs)
+
+    shown, base_shown = med(app_runs, "shown_ms"), med(base_runs, "shown_ms")
+    ready, base_ready = med(app_runs, "web_ready_ms"), med(base_runs, "web_ready_ms")
+    ratio = shown / base_shown
+    return [
+        Figure("startup: app to window shown (median)", shown, "ms"),
+        Figure("startup: baseline to window shown (median)", base_shown, "ms"),
+        Figure("startup: window shown, app / baseline", ratio, "x", goal="<= 1.3x", ok=ratio <= 1.3),
+        Figure("startup: app to web view ready (median)", ready, "ms"),
+        Figure("startup: baseline to web view ready (median)", base_ready, "ms"),
+        Figure("startup: web view ready, app / baseline", ready / base_ready, "x"),
+        Figure("startup: app idle RSS", med(app_runs, "idle_rss_mb"), "MB"),
+        Figure("startup: baseline idle RSS", med(base_runs, "idle_rss_mb"), "MB"),
+    ]

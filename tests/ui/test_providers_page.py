@@ -1,0 +1,130 @@
+"""The Providers page: keys go to the real keyring and never into a file; bad input is shown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from jawad_desktop.core.context import AppContext
+from jawad_desktop.core.llm.config import ProviderKind
+from jawad_desktop.core.store.secrets import SecretStore, provider_key_name
+from jawad_desktop.ui.settings_dialog import SettingsDialog
+
+KEY = "sk-test-Zq8vW3nT5yR1uP0oLk7Jh2Gf"
+
+
+@pytest.fixture
+def dialog(qtbot: Any, profile_dir: Path, secret_store: SecretStore) -> SettingsDialog:
+    ctx = AppContext.open(str(profile_dir), secrets=secret_store)
+    dlg = SettingsDialog(ctx)
+    qtbot.addWidget(dlg)
+    dlg.open()
+    return dlg
+
+
+def _all_bytes_under(root: Path) -> list[tuple[Path, bytes]]:
+    return [(p, p.read_bytes()) for p in root.rglob("*") if p.is_file()]
+
+
+def test_saved_key_is_in_keyring_and_in_no_file(dialog: SettingsDialog, profile_dir: Path) -> None:
+    page = dialog.providers
+    page.new_provider()
+    page.name.setText("My OpenAI")
+    page.model.setEditText("gpt-4o-mini")
+    page.api_key.setText(KEY)
+    assert page.save(), page.status.text()
+    ctx = dialog.ctx
+    assert ctx.settings.provider("My OpenAI") is not None
+    assert ctx.settings.active_provider == "My OpenAI"
+    assert ctx.secrets.get(provider_key_name("My OpenAI")) == KEY
+    assert page.api_key.text() == "", "the key must not stay in the form after saving"
+    for path, data in _all_bytes_under(profile_dir):
+        assert KEY.encode() not in data, f"the API key was written to {path}"
+        assert KEY[8:20].encode() not in data, f"part of the API key was written to {path}"
+    settings_text = (profile_dir / "config" / "settings.json").read_text()
+    assert "My OpenAI" in settings_text
+
+
+def test_rename_moves_the_key_and_remove_deletes_it(dialog: SettingsDialog) -> None:
+    page, ctx = dialog.providers, dialog.ctx
+    page.new_provider()
+    page.name.setText("Work")
+    page.api_key.setText(KEY)
+    assert page.save()
+    page.name.setText("Work 2")
+    assert page.save(), page.status.text()
+    assert ctx.secrets.get(provider_key_name("Work")) is None
+    assert ctx.secrets.get(provider_key_name("Work 2")) == KEY
+    assert [p.name for p in ctx.settings.providers] == ["Work 2"]
+    page.remove_selected()
+    assert ctx.settings.providers == []
+    assert ctx.secrets.get(provider_key_name("Work 2")) is None
+
+
+@pytest.mark.parametrize(
+    ("name", "url", "message"),
+    [
+        ("", "", "must not be empty"),
+        ("ok", "not a url", "http:// or https://"),
+        ("ok", "http://", "no host"),
+        ("bad/name", "", "letters, digits"),
+    ],
+)
+def test_invalid_input_is_shown_inline_and_not_saved(
+    dialog: SettingsDialog, name: str, url: str, message: str
+) -> None:
+    page = dialog.providers
+    page.new_provider()
+    page.name.setText(name)
+    page.base_url.setText(url)
+    assert not page.save()
+    assert message in page.status.text()
+    assert dialog.ctx.settings.providers == []
+    assert not (Path(dialog.ctx.paths.settings_file)).exists()
+
+
+def test_duplicate_name_is_refused(dialog: SettingsDialog) -> None:
+    page = dialog.providers
+    page.new_provider()
+    page.name.setText("Ollama")
+    page.kind.setCurrentIndex(page.kind.findData(ProviderKind.OLLAMA))
+    page.model.setEditText("llama3.1")
+    assert page.save()
+    page.new_provider()
+    page.name.setText("ollama")
+    page.model.setEditText("x")
+    assert not page.save()
+    assert "already named" in page.status.text()
+    assert len(dialog.ctx.settings.providers) == 1
+
+
+def test_key_is_masked_with_show_hide(dialog: SettingsDialog, qtbot: Any) -> None:
+    from PySide6.QtWidgets import QLineEdit
+
+    page = dialog.providers
+    assert page.api_key.echoMode() == QLineEdit.EchoMode.Password
+    page.show_key.click()
+    assert page.api_key.echoMode() == QLineEdit.EchoMode.Normal
+    page.show_key.click()
+    assert page.api_key.echoMode() == QLineEdit.EchoMode.Password
+
+
+def test_without_keyring_the_user_can_keep_keys_for_the_session(qtbot: Any, profile_dir: Path) -> None:
+    ctx = AppContext.open(str(profile_dir), secrets=SecretStore(problem="No system keyring is available"))
+    dlg = SettingsDialog(ctx)
+    qtbot.addWidget(dlg)
+    dlg.open()
+    page = dlg.providers
+    assert not page.session_button.isHidden()
+    page.new_provider()
+    page.api_key.setText(KEY)
+    assert not page.save()
+    assert "keyring" in page.status.text().lower()
+    page.session_button.click()
+    page.api_key.setText(KEY)
+    assert page.save(), page.status.text()
+    assert ctx.secrets.get(provider_key_name(page.name.text())) == KEY
+    for _path, data in _all_bytes_under(profile_dir):
+        assert KEY.encode() not in data
