@@ -1,0 +1,258 @@
+"""The history sidebar under pytest-qt, on a real store: listing, search, rename, delete and undo."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QLineEdit
+
+from jawad_desktop.core.llm.types import Message
+from jawad_desktop.core.store.conversations import ConversationStore
+from jawad_desktop.ui.history_sidebar import (
+    DetailHtmlRole,
+    HistorySidebar,
+    IdRole,
+    TitleHtmlRole,
+    when_text,
+)
+
+
+@pytest.fixture
+def filled_store(tmp_path: Path) -> Iterator[tuple[ConversationStore, dict[str, str]]]:
+    store = ConversationStore.open(tmp_path / "data")
+    ids = {}
+    for name, question, answer in [
+        ("lisbon", "Plan a weekend in Lisbon", "Start at Alfama, then take tram 28."),
+        ("hoodie", "Find a cheaper hoodie", "Here are three hoodies under $40."),
+        ("python", "Why does Python raise KeyError?", "The key is missing from the dict."),
+    ]:
+        cid = store.create().id
+        store.append_message(cid, Message("user", question))
+        store.append_message(cid, Message("assistant", answer))
+        ids[name] = cid
+        time.sleep(0.003)
+    yield store, ids
+    store.close()
+
+
+@pytest.fixture
+def sidebar(qtbot: Any, filled_store: tuple[ConversationStore, dict[str, str]]) -> HistorySidebar:
+    store, _ = filled_store
+    widget = HistorySidebar(store)
+    qtbot.addWidget(widget)
+    widget.resize(300, 500)
+    widget.show()
+    qtbot.waitExposed(widget)
+    widget.activateWindow()
+    return widget
+
+
+def _ids(sidebar: HistorySidebar) -> list[str]:
+    return [sidebar.model.index(i).data(IdRole) for i in range(sidebar.model.rowCount())]
+
+
+def _search(qtbot: Any, sidebar: HistorySidebar, text: str) -> None:
+    with qtbot.waitSignal(sidebar.listing_changed, timeout=5000):
+        sidebar.search_box.setText(text)
+
+
+def test_lists_newest_first_with_accessible_names(sidebar: HistorySidebar,
+                                                  filled_store: tuple[ConversationStore, dict[str, str]]) -> None:
+    _, ids = filled_store
+    assert _ids(sidebar) == [ids["python"], ids["hoodie"], ids["lisbon"]]
+    first = sidebar.model.index(0)
+    assert first.data(Qt.ItemDataRole.DisplayRole) == "Why does Python raise KeyError?"
+    assert "2 messages" in first.data(DetailHtmlRole)
+    assert first.data(Qt.ItemDataRole.AccessibleTextRole).startswith("Why does Python raise KeyError?, ")
+    for widget in (sidebar, sidebar.search_box, sidebar.list_view, sidebar.new_chat_button, sidebar.undo_button):
+        assert widget.accessibleName()
+    assert not sidebar.empty_label.isVisible()
+    sidebar.grab()  # paints every visible row through the delegate
+
+
+def test_new_messages_move_a_conversation_to_the_top(qtbot: Any, sidebar: HistorySidebar,
+                                                      filled_store: tuple[ConversationStore, dict[str, str]],
+                                                      arun: Callable[..., Any]) -> None:
+    store, ids = filled_store
+    with qtbot.waitSignal(sidebar.listing_changed, timeout=5000):
+        store.append_message(ids["lisbon"], Message("user", "And on Sunday?"))
+    assert _ids(sidebar)[0] == ids["lisbon"]
+    # A change made on the store's worker thread refreshes the list too.
+    with qtbot.waitSignal(sidebar.listing_changed, timeout=5000):
+        arun(store.append_message_async(ids["hoodie"], Message("user", "Any in blue?")))
+    assert _ids(sidebar)[0] == ids["hoodie"]
+    with qtbot.waitSignal(sidebar.listing_changed, timeout=5000):
+        new = store.create().id
+    assert _ids(sidebar)[0] == new
+    assert sidebar.model.index(0).data(Qt.ItemDataRole.DisplayRole) == "New chat"
+
+
+def test_search_shows_highlighted_matches_and_escape_clears(qtbot: Any, sidebar: HistorySidebar,
+                                                            filled_store: tuple[ConversationStore, dict[str, str]]
+                                                            ) -> None:
+    _, ids = filled_store
+    _search(qtbot, sidebar, "hood")
+    assert _ids(sidebar) == [ids["hoodie"]]
+    detail = sidebar.model.index(0).data(DetailHtmlRole)
+    assert "<b>hoodie" in detail and "(+1 more)" in detail
+    assert "<b>hoodie</b>" in sidebar.model.index(0).data(TitleHtmlRole)
+    sidebar.grab()
+
+    _search(qtbot, sidebar, "zanzibar")
+    assert sidebar.model.rowCount() == 0
+    assert sidebar.empty_label.isVisible() and "zanzibar" in sidebar.empty_label.text()
+
+    sidebar.search_box.setFocus()
+    qtbot.waitUntil(sidebar.search_box.hasFocus)
+    with qtbot.waitSignal(sidebar.listing_changed, timeout=5000):
+        qtbot.keyClick(sidebar.search_box, Qt.Key.Key_Escape)
+    assert sidebar.search_box.text() == "" and sidebar.model.rowCount() == 3
+
+
+def test_enter_in_search_opens_the_best_match(qtbot: Any, sidebar: HistorySidebar,
+                                              filled_store: tuple[ConversationStore, dict[str, str]]) -> None:
+    _, ids = filled_store
+    _search(qtbot, sidebar, "tram")
+    opened: list[str] = []
+    matched: list[tuple[str, int]] = []
+    sidebar.conversation_selected.connect(opened.append)
+    sidebar.match_selected.connect(lambda cid, pos: matched.append((cid, pos)))
+    qtbot.keyClick(sidebar.search_box, Qt.Key.Key_Return)
+    assert opened == [ids["lisbon"]]
+    assert matched == [(ids["lisbon"], 1)]
+    assert sidebar.current_id == ids["lisbon"]
+
+
+def test_keyboard_moves_between_search_and_list_and_opens(qtbot: Any, sidebar: HistorySidebar,
+                                                          filled_store: tuple[ConversationStore, dict[str, str]]
+                                                          ) -> None:
+    _, ids = filled_store
+    sidebar.focus_search()
+    qtbot.waitUntil(sidebar.search_box.hasFocus)
+    qtbot.keyClick(sidebar.search_box, Qt.Key.Key_Down)
+    qtbot.waitUntil(sidebar.list_view.hasFocus)
+    assert sidebar.list_view.currentIndex().row() == 0
+    qtbot.keyClick(sidebar.list_view, Qt.Key.Key_Down)
+    with qtbot.waitSignal(sidebar.conversation_selected, timeout=2000) as blocker:
+        qtbot.keyClick(sidebar.list_view, Qt.Key.Key_Return)
+    assert blocker.args == [ids["hoodie"]]
+    qtbot.keyClick(sidebar.list_view, Qt.Key.Key_Up)
+    qtbot.keyClick(sidebar.list_view, Qt.Key.Key_Up)
+    qtbot.waitUntil(sidebar.search_box.hasFocus)
+
+
+def test_click_opens_and_new_chat_asks_the_window(qtbot: Any, sidebar: HistorySidebar,
+                                                  filled_store: tuple[ConversationStore, dict[str, str]]) -> None:
+    _, ids = filled_store
+    rect = sidebar.list_view.visualRect(sidebar.model.index(2))
+    with qtbot.waitSignal(sidebar.conversation_selected, timeout=2000) as blocker:
+        qtbot.mouseClick(sidebar.list_view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert blocker.args == [ids["lisbon"]]
+    with qtbot.waitSignal(sidebar.new_chat_requested, timeout=2000):
+        qtbot.mouseClick(sidebar.new_chat_button, Qt.MouseButton.LeftButton)
+    sidebar.set_current(ids["hoodie"])
+    assert sidebar.list_view.currentIndex().data(IdRole) == ids["hoodie"]
+
+
+def test_f2_renames_in_place(qtbot: Any, sidebar: HistorySidebar,
+                             filled_store: tuple[ConversationStore, dict[str, str]]) -> None:
+    store, ids = filled_store
+    sidebar.set_current(ids["python"])
+    sidebar.list_view.setFocus()
+    qtbot.waitUntil(sidebar.list_view.hasFocus)
+    qtbot.keyClick(sidebar.list_view, Qt.Key.Key_F2)
+    qtbot.waitUntil(lambda: isinstance(QApplication.focusWidget(), QLineEdit)
+                    and QApplication.focusWidget() is not sidebar.search_box)
+    editor = QApplication.focusWidget()
+    assert isinstance(editor, QLineEdit)
+    editor.selectAll()
+    qtbot.keyClicks(editor, "KeyError help")
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: store.get(ids["python"]).title == "KeyError help")
+    assert store.get(ids["python"]).title_is_custom
+    qtbot.waitUntil(lambda: sidebar.model.index(0).data(Qt.ItemDataRole.DisplayRole) == "KeyError help")
+
+
+def test_delete_key_then_undo_then_expiry_purges(qtbot: Any, sidebar: HistorySidebar,
+                                                  filled_store: tuple[ConversationStore, dict[str, str]]) -> None:
+    store, ids = filled_store
+    sidebar.set_current(ids["hoodie"])
+    sidebar.list_view.setFocus()
+    qtbot.waitUntil(sidebar.list_view.hasFocus)
+    with qtbot.waitSignal(sidebar.conversation_deleted, timeout=2000) as deleted:
+        qtbot.keyClick(sidebar.list_view, Qt.Key.Key_Delete)
+    assert deleted.args == [ids["hoodie"]]
+    qtbot.waitUntil(lambda: ids["hoodie"] not in _ids(sidebar))
+    assert sidebar.undo_bar.isVisible() and "Find a cheaper hoodie" in sidebar.undo_label.text()
+    assert sidebar.current_id is None
+
+    qtbot.mouseClick(sidebar.undo_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: ids["hoodie"] in _ids(sidebar))
+    assert not sidebar.undo_bar.isVisible()
+    assert store.history(ids["hoodie"])[0].content == "Find a cheaper hoodie"
+
+    # Ctrl+Z works too, while the list has focus.
+    sidebar.delete_conversation(ids["lisbon"])
+    sidebar.list_view.setFocus()
+    qtbot.waitUntil(sidebar.list_view.hasFocus)
+    qtbot.keyClick(sidebar.list_view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: ids["lisbon"] in _ids(sidebar))
+
+    # Left alone, the deletion becomes final when the undo time runs out.
+    sidebar._undo_timer.setInterval(50)
+    sidebar.delete_conversation(ids["python"])
+    qtbot.waitUntil(lambda: not sidebar.undo_bar.isVisible(), timeout=3000)
+    assert store.restore(ids["python"]) is False
+    assert ids["python"] not in _ids(sidebar)
+
+
+def test_a_second_delete_makes_the_first_final(qtbot: Any, sidebar: HistorySidebar,
+                                               filled_store: tuple[ConversationStore, dict[str, str]]) -> None:
+    store, ids = filled_store
+    sidebar.delete_conversation(ids["lisbon"])
+    sidebar.delete_conversation(ids["python"])
+    assert store.restore(ids["lisbon"]) is False  # purged
+    assert sidebar.undo_delete() is True
+    qtbot.waitUntil(lambda: _ids(sidebar) == [ids["python"], ids["hoodie"]])
+
+
+def test_context_menu_offers_rename_and_delete(qtbot: Any, sidebar: HistorySidebar,
+                                               filled_store: tuple[ConversationStore, dict[str, str]]) -> None:
+    _, ids = filled_store
+    index = sidebar.model.index(1)
+    sidebar.list_view.setCurrentIndex(index)
+    menu = sidebar._context_menu(index)
+    actions = {a.text(): a for a in menu.actions()}
+    assert list(actions) == ["Open", "Rename", "Delete"]
+    assert menu.accessibleName()
+    with qtbot.waitSignal(sidebar.conversation_deleted, timeout=2000) as blocker:
+        actions["Delete"].trigger()
+    assert blocker.args == [ids["hoodie"]]
+
+
+def test_an_empty_history_says_how_to_start(qtbot: Any, tmp_path: Path) -> None:
+    with ConversationStore.open(tmp_path) as store:
+        widget = HistorySidebar(store)
+        qtbot.addWidget(widget)
+        widget.show()
+        assert widget.model.rowCount() == 0
+        assert widget.empty_label.isVisible() and "New chat" in widget.empty_label.text()
+        widget.close()
+        widget.deleteLater()
+
+
+def test_when_text_is_short_and_human() -> None:
+    from datetime import datetime
+
+    now = datetime(2026, 11, 21, 15, 0)
+    ms = lambda d: int(d.timestamp() * 1000)  # noqa: E731
+    assert when_text(ms(datetime(2026, 11, 21, 9, 5)), now) == "09:05"
+    assert when_text(ms(datetime(2026, 11, 20, 23, 0)), now) == "Yesterday"
+    assert when_text(ms(datetime(2026, 11, 17, 12, 0)), now) == "Tue"
+    assert when_text(ms(datetime(2026, 3, 2, 12, 0)), now) == "2 Mar"
+    assert when_text(ms(datetime(2024, 3, 2, 12, 0)), now) == "2 Mar 2024"
