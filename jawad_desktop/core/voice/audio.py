@@ -24,7 +24,7 @@ Samples = npt.NDArray[np.float32]
 
 def to_pcm16(samples: Samples) -> bytes:
     clipped = np.clip(samples, -1.0, 1.0)
-    return (clipped * 32767.0).astype("<i2").tobytes()
+    return np.rint(clipped * 32767.0).astype("<i2").tobytes()
 
 
 def wav_bytes(samples: Samples, samplerate: int = SAMPLE_RATE) -> bytes:
@@ -48,6 +48,18 @@ def write_wav(path: Path, samples: Samples, samplerate: int = SAMPLE_RATE) -> Pa
     return path
 
 
+def _read_own_wav(path: Path) -> Samples | None:
+    """A 16 kHz mono 16-bit WAV read back exactly as ``write_wav`` wrote it (a retry sends the same bytes)."""
+    try:
+        with wave.open(str(path), "rb") as reader:
+            if (reader.getnchannels(), reader.getsampwidth(), reader.getframerate()) != (1, 2, SAMPLE_RATE):
+                return None
+            pcm = np.frombuffer(reader.readframes(reader.getnframes()), dtype="<i2")
+    except (wave.Error, EOFError, OSError):
+        return None
+    return (pcm.astype(np.float32) / 32767.0).astype(np.float32)
+
+
 def read_audio(path: Path) -> Samples:
     """Decode any audio file to 16 kHz mono float32, or say why it cannot be read."""
     if not path.is_file():
@@ -56,6 +68,9 @@ def read_audio(path: Path) -> Samples:
             f"The audio file {str(path)!r} does not exist.",
             suggestions=["Check the file name and try again."],
         )
+    exact = _read_own_wav(path)
+    if exact is not None:
+        return exact
     from faster_whisper.audio import decode_audio
 
     try:

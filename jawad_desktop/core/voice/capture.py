@@ -115,6 +115,7 @@ class Recorder:
         self._closing = False
         self._lock = threading.Lock()
         self.device: InputDevice | None = None
+        self.overflows = 0  # blocks PortAudio flagged (input overflow): sound was lost
 
     @property
     def is_open(self) -> bool:
@@ -160,6 +161,7 @@ class Recorder:
 
     def _callback(self, data: Any, frames: int, time_info: Any, status: Any) -> None:
         if status:
+            self.overflows += 1
             log.debug("input stream status: %s", status)
         block = np.array(data[:, 0], dtype=np.float32)
         if self._rate != SAMPLE_RATE:

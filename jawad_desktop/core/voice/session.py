@@ -18,8 +18,9 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 import numpy as np
 
@@ -35,13 +36,24 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("jawad.voice")
 
+T = TypeVar("T")
 Phase = Literal["idle", "opening", "listening", "transcribing"]
 
 LEVEL_INTERVAL_S = 0.05
 PARTIAL_INTERVAL_S = 0.7
 _KEEP_BEFORE_SPEECH_S = 0.3  # audio kept before the first detected word
 _KEEP_AFTER_SPEECH_S = 0.4  # and after the last one
+FIRST_BLOCK_TIMEOUT_S = 6.0
 _PARTIAL_MAX_SILENCE_S = 0.25  # no draft once the user has paused: it would say nothing new
+
+
+# Opening and closing streams and file reads block; they run here, not on the loop's default
+# executor (under qasync that is a QThread pool, which must not outlive the application).
+_io_threads = ThreadPoolExecutor(max_workers=2, thread_name_prefix="jawad-voice-io")
+
+
+async def _in_io_thread(func: Callable[..., T], *args: object) -> T:
+    return await asyncio.get_running_loop().run_in_executor(_io_threads, func, *args)
 
 
 class VoiceSession:
@@ -158,26 +170,24 @@ class VoiceSession:
 
         recorder = Recorder(deliver, device=voice.input_device, on_failure=deliver)
         try:
-            await asyncio.to_thread(recorder.open)
+            await _in_io_thread(recorder.open)
         except VoiceError as exc:
             self.phase = "idle"
             warm.cancel()
             self._fail(exc)
             self._emit("end")
             return None
-        self.phase = "listening"
-        self._emit("started")
         try:
             audio, reason = await self._record(blocks, recorder, transcriber, auto_stop)
         except VoiceError as exc:
-            await asyncio.to_thread(recorder.close)
+            await _in_io_thread(recorder.close)
             self.phase = "idle"
             self._fail(exc)
             self._emit("end")
             return None
         finally:
             if recorder.is_open:
-                await asyncio.to_thread(recorder.close)
+                await _in_io_thread(recorder.close)
         if self._discard:
             self.phase = "idle"
             self._emit("end")
@@ -227,7 +237,21 @@ class VoiceSession:
         try:
             while reason is None:
                 getter = asyncio.ensure_future(blocks.get())
-                done, _ = await asyncio.wait({getter, stop_wait}, return_when=asyncio.FIRST_COMPLETED)
+                done, _ = await asyncio.wait(
+                    {getter, stop_wait},
+                    timeout=None if chunks else FIRST_BLOCK_TIMEOUT_S,
+                    return_when=asyncio.FIRST_COMPLETED,
+                )
+                if not done:
+                    getter.cancel()
+                    raise VoiceError(
+                        "AUDIO_DEVICE_FAILED",
+                        "The microphone was opened but delivers no sound.",
+                        suggestions=[
+                            "Check that it is not muted and that the sound server runs, then try again.",
+                            "Or choose another input in Settings → Voice.",
+                        ],
+                    )
                 if getter not in done:
                     getter.cancel()
                     reason = "user"
@@ -235,6 +259,11 @@ class VoiceSession:
                 item = getter.result()
                 if isinstance(item, VoiceError):
                     raise item
+                if not chunks:
+                    # The mic is live only once sound flows (PulseAudio takes about 2 s):
+                    # saying "listening" earlier would make the user's first words vanish.
+                    self.phase = "listening"
+                    self._emit("started")
                 chunks.append(item)
                 decided = detector.feed(item)
                 now = time.monotonic()
@@ -336,7 +365,7 @@ class VoiceSession:
     async def _retry(self, path: Path) -> Transcript | None:
         try:
             transcriber = self.transcriber()
-            audio = await asyncio.to_thread(read_audio, path)
+            audio = await _in_io_thread(read_audio, path)
         except VoiceError as exc:
             self._fail(exc, retryable=path.exists())
             self._emit("end")

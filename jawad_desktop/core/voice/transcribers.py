@@ -75,6 +75,7 @@ class _Engine:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
+_loader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jawad-whisper-load")
 _engines: dict[tuple[str, str, int], _Engine] = {}
 _engines_lock = threading.Lock()
 
@@ -150,7 +151,7 @@ class LocalWhisper:
         if self._engine is not None:
             return
         if self._loading is None:
-            self._loading = asyncio.ensure_future(asyncio.to_thread(self._load_blocking))
+            self._loading = asyncio.get_running_loop().run_in_executor(_loader, self._load_blocking)
         try:
             self._engine = await asyncio.shield(self._loading)
         except BaseException:
