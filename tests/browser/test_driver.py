@@ -32,3 +32,138 @@ def test_trusted_click_changes_the_page(web_page: QtWebEnginePage, load: Callabl
     assert outcome.trusted
     assert arun(page_text(web_page, "#cart-count")) == "1"
     assert arun(web_page.run_js("document.body.dataset.trusted", world=0)) == "true"
+
+
+def test_fill_select_check_and_submit_a_form(web_page: QtWebEnginePage, load: Callable[[str], str],
+                                             arun: Callable[..., Any]) -> None:
+    load("form.html")
+    arun(web_page.fill(Target(selector="#msg"), "Hello there"))
+    out = arun(web_page.select_option(Target(selector="#topic"), "Support"))
+    assert 'Selected "Support"' in out.message
+    out = arun(web_page.set_checked(Target(selector="#news"), True))
+    assert "now checked" in out.message
+    out = arun(web_page.set_checked(Target(selector="#news"), True))
+    assert "already checked" in out.message
+    arun(web_page.fill(Target(selector="#msg"), "Hello again", submit=True))
+    assert arun(page_text(web_page, "#result")) == "Sent: Hello again / support / true"
+
+
+def test_fill_without_a_form_presses_a_trusted_enter(web_page: QtWebEnginePage, load: Callable[[str], str],
+                                                     arun: Callable[..., Any]) -> None:
+    load("form.html")
+    arun(web_page.fill(Target(selector="#live"), "lamps", submit=True))
+    assert arun(page_text(web_page, "#echo")) == "lamps"  # the input event reached the page's listener
+    assert arun(page_text(web_page, "#entered")) == "enter:lamps"
+
+
+def test_failures_say_what_happened(web_page: QtWebEnginePage, load: Callable[[str], str],
+                                    arun: Callable[..., Any]) -> None:
+    load("form.html")
+    cases = [
+        (web_page.click(Target(index=99)), "unknown_index"),
+        (web_page.click(Target(selector="#nope")), "not_found"),
+        (web_page.click(Target(selector="!!")), "invalid_selector"),
+        (web_page.fill(Target(selector="#ro"), "x"), "disabled"),
+        (web_page.fill(Target(selector="#topic"), "x"), "not_editable"),
+        (web_page.select_option(Target(selector="#topic"), "Billing"), "no_option"),
+        (web_page.select_option(Target(selector="#msg"), "x"), "not_select"),
+    ]
+    for coro, code in cases:
+        with pytest.raises(PageError) as info:
+            arun(coro)
+        assert info.value.code == code, (code, info.value.message)
+    with pytest.raises(PageError) as info:
+        arun(web_page.select_option(Target(selector="#topic"), "Billing"))
+    assert "Sales" in info.value.message  # the options are listed so the model can pick one
+
+
+def test_an_element_that_left_the_page_is_reported_detached(web_page: QtWebEnginePage, load: Callable[[str], str],
+                                                            arun: Callable[..., Any]) -> None:
+    load("changing.html")
+    snap = arun(web_page.snapshot())
+    offer = next(e for e in snap.elements if e["label"].startswith("Offer"))
+    arun(_sleep(0.3))  # the list is re-rendered every 100 ms
+    with pytest.raises(PageError) as info:
+        arun(web_page.click(Target(index=offer["index"])))
+    assert info.value.code == "detached" and "read_page again" in info.value.message
+
+
+def test_covered_element_falls_back_to_a_javascript_click(web_page: QtWebEnginePage, load: Callable[[str], str],
+                                                          arun: Callable[..., Any]) -> None:
+    load("form.html")
+    out = arun(web_page.click(Target(selector="#covered")))
+    assert not out.trusted and "JavaScript click" in out.message
+    assert arun(page_text(web_page, "#cov")) == "clicked"
+
+
+def test_far_element_is_scrolled_into_view_and_clicked_for_real(web_page: QtWebEnginePage,
+                                                                load: Callable[[str], str],
+                                                                arun: Callable[..., Any]) -> None:
+    load("form.html")
+    out = arun(web_page.click(Target(selector="#far")))
+    assert out.trusted
+    assert arun(page_text(web_page, "#farres")) == "far:true"
+
+
+def test_clicks_inside_an_iframe_and_a_shadow_root_are_trusted(web_page: QtWebEnginePage,
+                                                               load: Callable[[str], str],
+                                                               arun: Callable[..., Any]) -> None:
+    load("iframe_outer.html")
+    arun(web_page.fill(Target(selector="#widget >>> #card"), "1234"))
+    out = arun(web_page.click(Target(selector="#widget >>> #check")))
+    assert out.trusted
+    inner = "document.querySelector('#widget').contentDocument.querySelector('#out').textContent"
+    assert arun(web_page.run_js(inner, world=0)) == "checked:1234:true"
+    load("shadow.html")
+    arun(web_page.fill(Target(selector="#signup >>> #mail"), "a@b.test"))
+    out = arun(web_page.click(Target(selector="#signup >>> #join")))
+    assert out.trusted
+    assert arun(page_text(web_page, "#log")) == "joined:a@b.test:true"
+
+
+def test_click_that_navigates_reports_the_new_page(web_page: QtWebEnginePage, load: Callable[[str], str],
+                                                   arun: Callable[..., Any]) -> None:
+    url = load("shop/jsonld.html")
+    out = arun(web_page.click(Target(selector='a[href="/shop/checkout.html"]')))
+    assert out.navigated_to == url.replace("jsonld", "checkout")
+    back = arun(web_page.go_back())
+    assert back == url
+
+
+def test_agent_click_leaving_the_site_is_blocked_by_the_browser(web_page: QtWebEnginePage,
+                                                                load: Callable[[str], str],
+                                                                arun: Callable[..., Any]) -> None:
+    url = load("shop/jsonld.html")
+    asked: list[tuple[str, str]] = []
+    web_page.navigation_guard = lambda a, b: asked.append((a, b)) is not None  # refuses, records
+    out = arun(web_page.click(Target(selector='a[href="http://localhost:1/elsewhere"]')))
+    assert out.blocked_navigation == "http://localhost:1/elsewhere"
+    assert asked == [(url, "http://localhost:1/elsewhere")]
+    assert arun(web_page.url()) == url
+
+
+def test_scroll_and_wait_for(web_page: QtWebEnginePage, load: Callable[[str], str],
+                             arun: Callable[..., Any]) -> None:
+    load("changing.html")
+    assert arun(web_page.wait_for(text="Results loaded", timeout=5))
+    assert not arun(web_page.wait_for(selector="#never", timeout=0.5))
+    load("form.html")
+    assert "now at" in arun(web_page.scroll("bottom")).message
+    assert "Already at the bottom" in arun(web_page.scroll("down")).message
+    assert "the top" in arun(web_page.scroll("top")).message
+
+
+def test_highlight_is_shown_and_cleared(web_page: QtWebEnginePage, load: Callable[[str], str],
+                                        arun: Callable[..., Any]) -> None:
+    load("shop/checkout.html")
+    arun(web_page.highlight(Target(selector="#place"), "Jawad asks"))
+    present = "!!document.getElementById('__jawad_highlight__')"
+    assert arun(web_page.run_js(present, world=0)) is True  # the user sees it in the page
+    arun(web_page.clear_highlight())
+    assert arun(web_page.run_js(present, world=0)) is False
+
+
+async def _sleep(seconds: float) -> None:
+    import asyncio
+
+    await asyncio.sleep(seconds)
