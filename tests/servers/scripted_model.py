@@ -53,7 +53,7 @@ def text(content: str, **kw: Any) -> Reply:
     return Reply(content=content, **kw)
 
 
-def call(name: str, arguments: dict[str, Any] | str | None = None, *, id: str | None = None,  # noqa: A002
+def call(name: str, arguments: dict[str, Any] | str | None = None, *, id: str | None = None,
          content: str = "", **kw: Any) -> Reply:
     return Reply(content=content, tool_calls=[{"name": name, "arguments": arguments if arguments is not None else {},
                                                "id": id}], **kw)
@@ -87,7 +87,7 @@ class ScriptedModel:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            def log_message(self, format: str, *args: Any) -> None:
                 pass
 
             def do_GET(self) -> None:

@@ -436,13 +436,15 @@ class StreamSanitizer:
                 out.append(text)
                 text = ""
                 break
-            out.append(text[:i])
+            # Whitespace right before a call is held with it: the cleaned reply drops it.
+            keep = len(text[:i].rstrip())
+            out.append(text[:keep])
             verdict = self._judge(text[i:])
             if verdict == "prose":
-                out.append(text[i])
+                out.append(text[keep : i + 1])
                 text = text[i + 1 :]
                 continue
-            text = text[i:]
+            text = text[keep:]
             break
         self._held = text
         emitted = "".join(out)
@@ -451,7 +453,7 @@ class StreamSanitizer:
         return emitted
 
     def _held_is_call(self) -> bool:
-        return self._judge(self._held) == "call"
+        return self._judge(self._held.lstrip()) == "call"
 
     def _judge(self, text: str) -> Literal["prose", "call", "unsure"]:
         """Whether text starting at a marker is prose, a (possible) call, or undecided yet."""

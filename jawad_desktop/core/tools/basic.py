@@ -151,8 +151,10 @@ def register_basic_tools(registry: ToolRegistry) -> ToolRegistry:
         now = dt.datetime.now(zone).astimezone(zone) if zone else dt.datetime.now().astimezone()
         return now.strftime("%A %d %B %Y, %H:%M:%S %Z (UTC%z)")
 
+    # async although instant: CPython 3.11 before 3.11.8 keeps the AST recursion depth
+    # interpreter-wide, so ast.parse in a worker thread can corrupt it for the main thread.
     @registry.tool(aliases=("calc", "calculator", "math", "evaluate"))
-    def calculate(
+    async def calculate(
         expression: Annotated[str, Field(description="Arithmetic such as '(19.99 * 3) - 5' or 'sqrt(2)'")],
     ) -> str:
         """Compute an arithmetic expression exactly, instead of guessing the result."""
