@@ -10,7 +10,6 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from typing import Any
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.store.conversations import MARK_END, MARK_START, ConversationStore
-from jawad_desktop.core.store.export import EXPORT_FORMATS, export_conversation
+from jawad_desktop.core.store.export import EXPORT_FORMATS, export_conversation, write_export
 
 SHORT_ID = 8
 _SPEAKERS = {"user": "You", "assistant": "Jawad", "system": "System", "tool": "Tool"}
@@ -127,30 +126,18 @@ def _show(store: ConversationStore, args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    path = path.expanduser()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise JawadError(
-            f"Could not write the export to {path}: {exc.strerror or exc}.",
-            suggestions=["Choose a folder you can write to with -o FILE, or leave -o out to print it."],
-        ) from exc
-
-
 def _export(store: ConversationStore, args: argparse.Namespace) -> int:
     cid = store.resolve_id(args.id)
-    text = export_conversation(store, cid, args.format)
     if args.output:
-        _write_atomically(Path(args.output), text)
+        try:
+            write_export(store, cid, args.format, Path(args.output))
+        except JawadError as exc:
+            exc.suggestions = ["Choose a folder you can write to with -o FILE, or leave -o out to print it."]
+            raise
         count = store.get(cid).message_count
         print(f"Exported {count} messages to {args.output} (API keys and tokens redacted).", file=sys.stderr)
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(export_conversation(store, cid, args.format))
     return 0
 
 

@@ -3,7 +3,8 @@
 Owns the list of conversations beside the chat: a search box (full-text over every
 message, matches highlighted), a ``QListView`` over ``ConversationListModel``, "New chat",
 rename in place (F2, double-click on the selected row, or the context menu), delete (Del or
-the context menu) with an Undo bar that stays ``UNDO_MS`` before the deletion becomes final.
+the context menu) with an Undo bar that stays ``UNDO_MS`` before the deletion becomes final,
+and export to Markdown or JSON (context menu; keys and tokens redacted).
 It talks to ``ConversationStore`` only; it tells the window what the user chose through
 ``conversation_selected(id)``, ``match_selected(id, position)`` and ``new_chat_requested()``.
 The store's change notifications refresh it, so the window never has to.
@@ -15,6 +16,7 @@ import html
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import (
@@ -44,6 +46,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QFileDialog,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -64,10 +67,13 @@ from jawad_desktop.core.store.conversations import (
     ConversationSummary,
     highlight_html,
 )
+from jawad_desktop.core.store.export import write_export
 
 log = logging.getLogger("jawad.ui.history")
 
 UNDO_MS = 10_000
+STATUS_MS = 8_000  # how long "Exported to ..." stays
+_EXPORT_FILTERS = {"md": "Markdown (*.md)", "json": "JSON (*.json)"}
 SEARCH_DELAY_MS = 150  # wait for a pause in typing before searching
 LIST_LIMIT = 1000
 
@@ -291,6 +297,7 @@ class HistorySidebar(QWidget):
     new_chat_requested = Signal()
     conversation_deleted = Signal(str)  # soft-deleted: the window may close it if it is open
     listing_changed = Signal()  # the rows were refilled (after a refresh or a search)
+    exported = Signal(str)  # the path an export was written to
     _store_changed = Signal(str, str)
 
     def __init__(self, store: ConversationStore, parent: QWidget | None = None) -> None:
@@ -341,6 +348,15 @@ class HistorySidebar(QWidget):
         self.empty_label.setWordWrap(True)
         self.empty_label.setAccessibleName("History status")
 
+        self.status_label = QLabel(self)
+        self.status_label.setWordWrap(True)
+        self.status_label.setAccessibleName("History status message")
+        self.status_label.hide()
+        self._status_timer = QTimer(self)
+        self._status_timer.setSingleShot(True)
+        self._status_timer.setInterval(STATUS_MS)
+        self._status_timer.timeout.connect(self.status_label.hide)
+
         self.undo_label = QLabel(self)
         self.undo_button = QPushButton("Undo", self)
         self.undo_button.setAccessibleName("Undo delete")
@@ -364,6 +380,7 @@ class HistorySidebar(QWidget):
         layout.addWidget(self.search_box)
         layout.addWidget(self.list_view, 1)
         layout.addWidget(self.empty_label)
+        layout.addWidget(self.status_label)
         layout.addWidget(self.undo_bar)
 
         undo = QShortcut(QKeySequence.StandardKey.Undo, self)
@@ -459,6 +476,40 @@ class HistorySidebar(QWidget):
             self._after_refresh_select = cid
         return restored
 
+    def choose_export_file(self, conversation_id: str, fmt: str) -> QFileDialog:
+        """Ask where to save the export (a non-modal dialog: qasync breaks under exec())."""
+        try:
+            title = self.store.get(conversation_id).display_title
+        except JawadError as exc:
+            self.show_status(exc.message)
+            raise
+        safe = "".join(c if c.isalnum() or c in " -_" else " " for c in title).strip() or "conversation"
+        dialog = QFileDialog(self, "Export conversation", f"{' '.join(safe.split())[:60]}.{fmt}",
+                             _EXPORT_FILTERS[fmt])
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setDefaultSuffix(fmt)
+        dialog.setAccessibleName("Export conversation")
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.fileSelected.connect(lambda path: self.export_to(conversation_id, fmt, path))
+        dialog.open()
+        return dialog
+
+    def export_to(self, conversation_id: str, fmt: str, path: str) -> bool:
+        """Write the export (API keys and tokens redacted) and say where it went."""
+        try:
+            written = write_export(self.store, conversation_id, fmt, Path(path))
+        except JawadError as exc:
+            self.show_status(exc.user_text())
+            return False
+        self.show_status(f"Exported to {written} (API keys and tokens redacted).")
+        self.exported.emit(str(written))
+        return True
+
+    def show_status(self, text: str) -> None:
+        self.status_label.setText(text)
+        self.status_label.show()
+        self._status_timer.start()
+
     # -- internals ------------------------------------------------------------------------------------
 
     def _finish_delete(self) -> None:
@@ -549,6 +600,9 @@ class HistorySidebar(QWidget):
         menu.addAction("Open", lambda: self._open_index(index))
         rename = menu.addAction("Rename", self.rename_current)
         rename.setShortcut(QKeySequence(Qt.Key.Key_F2))
+        menu.addAction("Export as Markdown…", lambda: self.choose_export_file(cid, "md"))
+        menu.addAction("Export as JSON…", lambda: self.choose_export_file(cid, "json"))
+        menu.addSeparator()
         delete = menu.addAction("Delete", lambda: self.delete_conversation(cid))
         delete.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
         return menu

@@ -227,12 +227,34 @@ def test_context_menu_offers_rename_and_delete(qtbot: Any, sidebar: HistorySideb
     index = sidebar.model.index(1)
     sidebar.list_view.setCurrentIndex(index)
     menu = sidebar._context_menu(index)
-    actions = {a.text(): a for a in menu.actions()}
-    assert list(actions) == ["Open", "Rename", "Delete"]
+    actions = {a.text(): a for a in menu.actions() if not a.isSeparator()}
+    assert list(actions) == ["Open", "Rename", "Export as Markdown…", "Export as JSON…", "Delete"]
     assert menu.accessibleName()
     with qtbot.waitSignal(sidebar.conversation_deleted, timeout=2000) as blocker:
         actions["Delete"].trigger()
     assert blocker.args == [ids["hoodie"]]
+
+
+def test_export_through_the_save_dialog(qtbot: Any, sidebar: HistorySidebar, tmp_path: Path,
+                                        filled_store: tuple[ConversationStore, dict[str, str]]) -> None:
+    store, ids = filled_store
+    store.append_message(ids["python"], Message("user", "my token=ghp_ABCDEFGHIJKLMNOPQRSTUVWX0123"))
+    dialog = sidebar.choose_export_file(ids["python"], "json")
+    assert dialog.isVisible() and dialog.accessibleName() == "Export conversation"
+    target = tmp_path / "out" / "python.json"
+    target.parent.mkdir()
+    dialog.selectFile(str(target))
+    with qtbot.waitSignal(sidebar.exported, timeout=5000) as blocker:
+        dialog.accept()
+    assert blocker.args == [str(target)]
+    text = target.read_text()
+    assert "Why does Python raise KeyError?" in text and "ABCDEFGHIJKLMNOP" not in text
+    assert sidebar.status_label.isVisible() and "Exported to" in sidebar.status_label.text()
+
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    assert sidebar.export_to(ids["python"], "md", str(blocked / "x.md")) is False
+    assert "Could not write the export" in sidebar.status_label.text()
 
 
 def test_an_empty_history_says_how_to_start(qtbot: Any, tmp_path: Path) -> None:

@@ -270,8 +270,11 @@ _MESSAGE_COLUMNS = (
 class ConversationStore:
     """Saved conversations in the app's database. Thread-safe; every write is one transaction."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, *, owns_db: bool = False) -> None:
+        """A store on ``db``; with ``owns_db`` its ``close()`` closes the database too (share one
+        ``Database`` between this store and the page cache by leaving it False)."""
         self.db = db
+        self._owns_db = owns_db
         self._listeners: list[ChangeListener] = []
         self._executor: ThreadPoolExecutor | None = None
         self._executor_lock = threading.Lock()
@@ -279,7 +282,7 @@ class ConversationStore:
     @classmethod
     def open(cls, data_dir: Path, *, purge_older_than_ms: int = DEFAULT_UNDO_WINDOW_MS) -> ConversationStore:
         """Open (creating or migrating) the store in ``data_dir`` and finish old deletions."""
-        store = cls(Database.in_folder(data_dir))
+        store = cls(Database.in_folder(data_dir), owns_db=True)
         store.purge_deleted(older_than_ms=purge_older_than_ms)
         return store
 
@@ -288,7 +291,8 @@ class ConversationStore:
             if self._executor is not None:
                 self._executor.shutdown(wait=True)
                 self._executor = None
-        self.db.close()
+        if self._owns_db:
+            self.db.close()
 
     def __enter__(self) -> ConversationStore:
         return self

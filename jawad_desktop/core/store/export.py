@@ -10,8 +10,11 @@ carries an API key or a token.
 from __future__ import annotations
 
 import json
+import os
 import re
+import tempfile
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Literal
 
 from jawad_desktop import APP_NAME, __version__
@@ -181,3 +184,25 @@ def export_conversation(store: ConversationStore, conversation_id: str, fmt: str
     raise JawadError(
         f"Unknown export format {fmt!r}.", suggestions=[f"Use one of: {', '.join(EXPORT_FORMATS)}."]
     )
+
+
+def write_export(store: ConversationStore, conversation_id: str, fmt: str, path: Path) -> Path:
+    """Export to ``path`` atomically (a half-written file never replaces a good one)."""
+    text = export_conversation(store, conversation_id, fmt)
+    path = Path(path).expanduser()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise JawadError(
+            f"Could not write the export to {path}: {exc.strerror or exc}.",
+            suggestions=["Choose a folder you can write to."],
+        ) from exc
+    return path
