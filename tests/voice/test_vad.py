@@ -38,8 +38,9 @@ def test_speech_then_silence_ends_after_the_silence(pulse_server: PulseServer) -
 
 def test_pauses_between_words_do_not_end_it(pulse_server: PulseServer) -> None:
     speech = read_audio(pulse_server.speech_wav("summarize this page"))
-    audio = np.concatenate([speech, silence(0.1), speech, silence(2.0)])  # a 0.6 s pause with the padding
-    detector = EndOfSpeechDetector(VadConfig(silence_s=0.8, max_length_s=30))
+    # a 0.6 s pause with the padding, plus the fading end of "page": well under the default 1.2 s
+    audio = np.concatenate([speech, silence(0.1), speech, silence(2.0)])
+    detector = EndOfSpeechDetector(VadConfig(silence_s=1.2, max_length_s=30))
     assert run(detector, audio) == "silence"
     assert detector.elapsed_s > 2 * speech.size / SAMPLE_RATE
 
