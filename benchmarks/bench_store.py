@@ -99,9 +99,23 @@ def run(quick: bool) -> list[Figure]:
                               note=f"slowest query: {worst_q!r}"))
         repeats = 2 if quick else 5
         conv_times = [_time_ms(store.search_conversations, q) for q in queries for _ in range(repeats)]
+        conv_times.sort()
+        conv_p95 = conv_times[min(len(conv_times) - 1, int(len(conv_times) * 0.95))]
         figures.append(Figure("store: sidebar search (grouped by conversation), median",
                               statistics.median(conv_times), "ms", goal=f"<= {SEARCH_GOAL_MS:.0f} ms",
-                              ok=statistics.median(conv_times) <= SEARCH_GOAL_MS))
+                              ok=statistics.median(conv_times) <= SEARCH_GOAL_MS,
+                              note="top 200 message hits grouped, plus title matches"))
+        figures.append(Figure("store: sidebar search (grouped by conversation), p95", conv_p95, "ms",
+                              goal=f"<= {SEARCH_GOAL_MS:.0f} ms", ok=conv_p95 <= SEARCH_GOAL_MS))
+
+        # The first search after the app starts: a fresh connection, nothing of the index in
+        # SQLite's page cache (the OS file cache may still hold it).
+        store.close()
+        store = ConversationStore.open(root)
+        cold = _time_ms(store.search, "hotel booking")
+        figures.append(Figure("store: first search after opening", cold, "ms",
+                              goal=f"<= {SEARCH_GOAL_MS:.0f} ms", ok=cold <= SEARCH_GOAL_MS,
+                              note="new connection, OS file cache warm"))
 
         # Write rate: one durable transaction per message, as the chat saves them.
         conv = store.create()

@@ -18,12 +18,12 @@ REPO = Path(__file__).resolve().parents[2]
 WRITER = Path(__file__).with_name("durability_writer.py")
 
 
-def _run_and_kill(data_dir: Path, cid: str, start: int, kill_after: int) -> int:
+def _run_and_kill(data_dir: Path, cid: str, start: int, kill_after: int, big: bool) -> int:
     """Start the writer, wait until it reports ``kill_after`` commits, SIGKILL it; return the
     highest position it reported as committed."""
     env = dict(os.environ, PYTHONPATH=str(REPO))
     proc = subprocess.Popen(
-        [sys.executable, str(WRITER), str(data_dir), cid, str(start)],
+        [sys.executable, str(WRITER), str(data_dir), cid, str(start), "big" if big else "small"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
     )
     assert proc.stdout is not None
@@ -43,8 +43,9 @@ def _run_and_kill(data_dir: Path, cid: str, start: int, kill_after: int) -> int:
     return last
 
 
-@pytest.mark.parametrize("rounds", [3])
-def test_sigkill_mid_stream_loses_no_committed_message(tmp_path: Path, rounds: int) -> None:
+@pytest.mark.parametrize("big", [False, True], ids=["small-messages", "300kB-messages"])
+def test_sigkill_mid_stream_loses_no_committed_message(tmp_path: Path, big: bool) -> None:
+    rounds = 3
     data = tmp_path / "data"
     with ConversationStore.open(data) as store:
         cid = store.create().id
@@ -52,7 +53,7 @@ def test_sigkill_mid_stream_loses_no_committed_message(tmp_path: Path, rounds: i
     start = 0
     for i in range(rounds):
         # Different kill points, and each round reopens the file the previous kill left behind.
-        last_reported = _run_and_kill(data, cid, start, kill_after=15 + 11 * i)
+        last_reported = _run_and_kill(data, cid, start, kill_after=(3 if big else 15) + 7 * i, big=big)
         store = ConversationStore.open(data)
         try:
             assert store.db.integrity_check() == "ok"
@@ -66,7 +67,7 @@ def test_sigkill_mid_stream_loses_no_committed_message(tmp_path: Path, rounds: i
             assert len(saved) >= last_reported + 1
             for pos, stored in enumerate(saved):
                 assert stored.position == pos
-                assert stored.message.content == content_for(pos)
+                assert stored.message.content == content_for(pos, big)
                 assert stored.message.role == ("user" if pos % 2 == 0 else "assistant")
                 if pos % 2 and pos % 3 == 0:
                     assert stored.message.tool_calls[0].arguments == {"n": pos}
