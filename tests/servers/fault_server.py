@@ -216,8 +216,7 @@ class _Handler(BaseHTTPRequestHandler):
                 return
         model = str(body.get("model") or "")
         scenario = scenario or model
-        name, _, key = scenario.partition("@")
-        self._play(name, scenario, body)
+        self._play(scenario.partition("@")[0], scenario, body)
 
     def _status_error(self, name: str, model: str) -> None:
         parts = name.split("-")
