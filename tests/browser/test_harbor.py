@@ -33,7 +33,8 @@ L = PermissionLevel
 def test_default_policy() -> None:
     p = HarborPolicy()
     assert check_permission(p, "read_page", L.READ_ONLY, "shop.test") is Verdict.AUTO_APPROVE
-    assert check_permission(p, "navigate", L.NAVIGATE, "shop.test", current_site="www.shop.test") is Verdict.AUTO_APPROVE
+    same_site = check_permission(p, "navigate", L.NAVIGATE, "shop.test", current_site="www.shop.test")
+    assert same_site is Verdict.AUTO_APPROVE
     assert check_permission(p, "navigate", L.NAVIGATE, "other.test", current_site="shop.test") is Verdict.ASK
     assert check_permission(p, "click_element", L.INTERACT, "shop.test", current_site="shop.test") is Verdict.ASK
     assert check_permission(p, "fill_form", L.SUBMIT, "shop.test") is Verdict.ASK

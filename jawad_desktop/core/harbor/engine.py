@@ -127,7 +127,8 @@ class CallInsight:
     """What an inspector learned about a call before it runs.
 
     ``critical``: buy/pay/delete-like (always asks). ``from_page_content``: the target or the text
-    came from the page, not from the user. ``force_ask``: ask even if the policy would allow it
+    came from the page, not from the user (None: not checked, the agent's own hint is used).
+    ``force_ask``: ask even if the policy would allow it
     (page data about to be sent to another site). ``site``: the site the call really acts on,
     when it differs from the request's. ``element_hint``: what is highlighted, in words.
     ``note``: added to the reason shown to the user. ``on_settled``: called once the decision is
@@ -135,7 +136,7 @@ class CallInsight:
     """
 
     critical: bool = False
-    from_page_content: bool = False
+    from_page_content: bool | None = None  # None: the inspector did not check; the agent's hint stands
     force_ask: bool = False
     site: str = ""
     element_hint: str = ""
@@ -224,7 +225,8 @@ class HarborGate:
         reason = f"Jawad wants to use '{request.tool.name}'{where}"
         if insight.critical:
             reason += ". This looks like a purchase, payment, deletion or sign-up: check it carefully"
-        if insight.from_page_content:
+        from_page = request.from_page_content if insight.from_page_content is None else insight.from_page_content
+        if from_page:
             reason += ". The target or text comes from the web page, not from what you asked"
         if insight.note:
             reason += f". {insight.note}"
@@ -238,7 +240,7 @@ class HarborGate:
                 reason=reason + ".",
                 timestamp=now_ms(),
                 critical=insight.critical,
-                from_page_content=insight.from_page_content or request.from_page_content,
+                from_page_content=from_page,
                 element_hint=insight.element_hint,
             )
         )

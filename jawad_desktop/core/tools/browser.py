@@ -378,6 +378,10 @@ def carries_page_data(url: str, page_text: str, user_texts: Iterable[str]) -> bo
 
 # -- the session ----------------------------------------------------------------------------------
 
+IndexArg = Annotated[int | None, Field(description="The element's number [n] from read_page")]
+SelectorArg = Annotated[str | None, Field(description="A CSS selector, when there is no index")]
+
+
 def _target(index: int | None, selector: str | None) -> Target:
     if index is None and not selector:
         raise ToolError("Give the element's index [n] from read_page, or a CSS selector.")
@@ -472,10 +476,13 @@ class BrowserSession:
         submits = info.is_submit or (name == "fill_form" and bool(args.get("submit")))
         leads_to = info.href or (info.form_action if submits else "")
         critical = is_critical_action(info.label, leads_to) or (submits and is_critical_action("", page_url))
-        from_page = not said_by_user(info.label, users)
-        text = str(args.get("text", "") or args.get("option", ""))
-        if text and not said_by_user(text, users):
-            from_page = True
+        # Without the user's words (nobody noted them) the agent's own hint decides.
+        from_page: bool | None = None
+        if users:
+            from_page = not said_by_user(info.label, users)
+            text = str(args.get("text", "") or args.get("option", ""))
+            if text and not said_by_user(text, users):
+                from_page = True
         planted = bool(self.last_reading and any(
             info.label and info.label.casefold() in s.casefold() for s in self.last_reading.injections))
         note = ""
@@ -494,7 +501,7 @@ class BrowserSession:
             if not allowed:
                 await self.page.clear_highlight()
 
-        return CallInsight(critical=critical, from_page_content=from_page or planted, element_hint=hint,
+        return CallInsight(critical=critical, from_page_content=True if planted else from_page, element_hint=hint,
                            note=note, on_settled=settled)
 
     # -- helpers ---------------------------------------------------------------------------------
@@ -531,9 +538,6 @@ class BrowserSession:
         """The browser tools of this session, for the agent (merge with the basic tools)."""
         reg = ToolRegistry()
         session = self
-
-        IndexArg = Annotated[int | None, Field(description="The element's number [n] from read_page")]
-        SelectorArg = Annotated[str | None, Field(description="A CSS selector, when there is no index")]
 
         @reg.tool(name="read_page", level=PermissionLevel.READ_ONLY, aliases=("read", "get_page", "read_current_page"))
         async def read_page_tool(ctx: ToolContext) -> ToolResult:

@@ -1,0 +1,166 @@
+"""Whole agent runs in the real browser: a scripted model over HTTP drives click, fill and submit
+through Harbor; the permission panel's part is played by a bus subscriber that answers."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from jawad_desktop.core import events
+from jawad_desktop.core.agent.session import AgentSession
+from jawad_desktop.core.harbor import Harbor, HarborGate
+from jawad_desktop.core.llm.client import LLMClient
+from jawad_desktop.core.store.page_cache import PageCache
+from jawad_desktop.core.store.settings import Settings
+from jawad_desktop.core.tools.basic import basic_registry
+from jawad_desktop.core.tools.browser import BrowserSession, make_navigation_guard
+from jawad_desktop.ui.page_driver import QtWebEnginePage
+from tests.servers.scripted_model import ScriptedModel, call, text
+
+
+@dataclass
+class Flow:
+    agent: AgentSession
+    browser: BrowserSession
+    harbor: Harbor
+    gate: HarborGate
+    model: ScriptedModel
+    answers: list[str]
+    asked: list[events.PermissionRequest] = field(default_factory=list)
+    log: list[events.ActionLogEntry] = field(default_factory=list)
+
+    def run(self, arun: Callable[..., Any], user_text: str) -> events.ChatResponse:
+        self.browser.note_user_message(user_text)
+        return arun(self.agent.run(user_text), timeout=60)  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def flow(web_page: QtWebEnginePage, scripted_model: ScriptedModel, tmp_path: Path,
+         arun: Callable[..., Any]) -> Iterator[Flow]:
+    settings = Settings()
+    settings.network.max_retries = 0
+    bus = events.EventBus()
+    harbor = Harbor.in_folder(tmp_path / "config")
+    cache = PageCache.open(tmp_path / "data")
+    browser = BrowserSession(web_page, harbor=harbor, cache=cache, highlight_s=0.05)
+    web_page.navigation_guard = make_navigation_guard(harbor)
+    gate = HarborGate(harbor, bus, timeout_s=5, inspector=browser.inspect)
+    client = LLMClient(scripted_model.provider(), network=settings.network, bus=bus)
+    agent = AgentSession(client=client, registry=basic_registry().merged(browser.registry()), settings=settings,
+                         bus=bus, gate=gate, context_provider=browser.page_context,
+                         page_provider=lambda: web_page, last_product_provider=browser.last_product)
+    f = Flow(agent=agent, browser=browser, harbor=harbor, gate=gate, model=scripted_model, answers=[])
+
+    def on_event(event: events.Event) -> None:
+        if isinstance(event, events.PermissionRequest):
+            f.asked.append(event)
+            if f.answers:
+                asyncio.get_running_loop().call_soon(gate.respond, event.id, f.answers.pop(0))
+        elif isinstance(event, events.ActionLogUpdate):
+            f.log.append(event.entry)
+
+    bus.subscribe(on_event)
+    yield f
+    arun(client.aclose())
+    cache.close()
+
+
+def _final(log: list[events.ActionLogEntry]) -> list[events.ActionLogEntry]:
+    latest: dict[str, events.ActionLogEntry] = {}
+    for entry in log:
+        latest[entry.id] = entry
+    return list(latest.values())
+
+
+def test_fill_and_place_order_asks_and_critical_always_asks(flow: Flow, load: Callable[[str], str],
+                                                             web_page: QtWebEnginePage,
+                                                             arun: Callable[..., Any]) -> None:
+    url = load("shop/checkout.html")
+    flow.harbor.apply_decision("click_element", url, "allow-site")  # even a granted tool asks when critical
+    flow.model.script(
+        call("fill_form", {"selector": "#name", "text": "Alice Smith"}),
+        call("fill_form", {"selector": "#email", "text": "alice@example.com"}),
+        call("select_option", {"selector": "#ship", "option": "Express"}),
+        call("set_checked", {"selector": "#terms", "checked": True}),
+        call("click_element", {"selector": "#place"}),
+        text("Your order is placed."),
+    )
+    flow.answers = ["allow-session", "allow-once", "allow-once", "allow-once"]
+    response = flow.run(arun, "Check out as Alice Smith, alice@example.com, express shipping, accept the "
+                              "terms and place the order")
+    assert response.content == "Your order is placed." and not response.is_error
+    tools = [(r.tool_name, r.critical) for r in flow.asked]
+    # fill_form asked once (allow-session covers the second), select/check asked, Place order asked as critical.
+    assert tools == [("fill_form", False), ("select_option", False), ("set_checked", False),
+                     ("click_element", True)]
+    place = flow.asked[-1]
+    assert 'BUTTON "Place order"' in place.element_hint and "purchase" in place.reason
+    assert not place.from_page_content  # the user asked for it
+    assert arun(web_page.url()).startswith(url.replace("checkout", "confirmed"))
+    echoed = arun(web_page.run_js("document.getElementById('echo').textContent", world=0))
+    assert "name=Alice+Smith" in echoed and "ship=exp" in echoed and "terms=on" in echoed
+    decisions = [(e.tool_name, e.decision, e.result) for e in _final(flow.log)]
+    assert decisions == [("fill_form", "allowed", "success"), ("fill_form", "auto-approved", "success"),
+                         ("select_option", "allowed", "success"), ("set_checked", "allowed", "success"),
+                         ("click_element", "allowed", "success")]
+
+
+def test_denied_action_is_not_done_and_the_model_is_told(flow: Flow, load: Callable[[str], str],
+                                                         web_page: QtWebEnginePage,
+                                                         arun: Callable[..., Any]) -> None:
+    load("shop/checkout.html")
+    flow.model.script(call("click_element", {"selector": "#cancel"}), text("I did not cancel it."))
+    flow.answers = ["deny"]
+    flow.run(arun, "cancel my order")
+    assert arun(web_page.run_js("document.getElementById('status').textContent", world=0)) == ""
+    assert "Permission denied" in flow.model.requests[-1]["messages"][-1]["content"]
+    present = arun(web_page.run_js("!!document.getElementById('__jawad_highlight__')", world=0))
+    assert present is False  # the highlight shown while asking is gone after the denial
+
+
+def test_planted_instructions_are_flagged_in_the_request(flow: Flow, load: Callable[[str], str],
+                                                         web_page: QtWebEnginePage,
+                                                         arun: Callable[..., Any]) -> None:
+    load("injection.html")
+    # A model fooled by the page tries to click "Buy now".
+    flow.model.script(call("click_element", {"selector": "#buy"}), text("I could not do that."))
+    flow.answers = ["deny-all"]
+    flow.run(arun, "which kettle is the best value?")
+    (request,) = flow.asked
+    assert request.critical and request.from_page_content
+    assert "page itself contains text" in request.reason
+    assert arun(web_page.run_js("document.getElementById('res').textContent", world=0)) == ""
+    # The model was told the page is untrusted, with the planted text flagged, in its system prompt.
+    system = flow.model.requests[0]["messages"][0]["content"]
+    assert "<untrusted_page_content" in system
+
+
+def test_a_click_that_leaves_the_site_is_blocked_by_the_browser(flow: Flow, load: Callable[[str], str],
+                                                                web_page: QtWebEnginePage,
+                                                                arun: Callable[..., Any]) -> None:
+    url = load("shop/jsonld.html")
+    flow.model.script(call("click_element", {"selector": 'a[href="http://localhost:1/elsewhere"]'}),
+                      text("The partner site is blocked."))
+    flow.answers = ["allow-once"]
+    flow.run(arun, "open the partner site link")
+    assert arun(web_page.url()) == url
+    result = flow.model.requests[-1]["messages"][-1]["content"]
+    assert "blocked" in result and "navigate" in result
+
+
+def test_page_cache_gives_the_previous_product(flow: Flow, load: Callable[[str], str],
+                                               arun: Callable[..., Any]) -> None:
+    load("shop/jsonld.html")
+    arun(flow.browser.read())
+    load("shop/microdata.html")
+    arun(flow.browser.read())
+    previous = arun(flow.browser.last_product())
+    assert previous is not None and previous["name"] == "Trail Runner 2" and previous["price"] == "129.99"
+    assert flow.browser.cache is not None
+    recent = arun(flow.browser.cache.get_recent_snapshots(5))
+    assert [s.title for s in recent] == ["Camp Stove – Example Shop", "Trail Runner 2 – Example Shop"]
