@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -239,3 +240,26 @@ def test_async_wrappers_run_off_the_loop(store: ConversationStore, arun: Callabl
         return len(hits), len(matches), len(listed), len(page)
 
     assert arun(scenario()) == (1, 1, 1, 1)
+
+
+def test_a_locked_database_is_a_friendly_error_and_keeps_nothing_half_done(tmp_path: Path) -> None:
+    """The window and a CLI command write the same file: a long writer elsewhere is explained."""
+    from jawad_desktop.core.store.database import DB_FILENAME, Database
+
+    with ConversationStore.open(tmp_path) as setup:
+        cid = setup.create().id
+        setup.append_message(cid, Message("user", "before the lock"))
+    store = ConversationStore(Database(tmp_path / DB_FILENAME, busy_timeout_ms=100), owns_db=True)
+    other = sqlite3.connect(tmp_path / DB_FILENAME, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(JawadError, match="busy writing") as info:
+            store.append_message(cid, Message("user", "while locked"))
+        assert "nothing you typed was lost" in info.value.user_text()
+        assert [m.content for m in store.history(cid)] == ["before the lock"]  # reads still work
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    store.append_message(cid, Message("user", "after the lock"))
+    assert [m.content for m in store.history(cid)] == ["before the lock", "after the lock"]
+    store.close()

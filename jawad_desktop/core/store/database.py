@@ -140,8 +140,11 @@ class Database:
     connections are not safe for concurrent use, and transactions here are short.
     """
 
-    def __init__(self, path: Path, *, migrations: list[Migration] | None = None) -> None:
+    def __init__(
+        self, path: Path, *, migrations: list[Migration] | None = None, busy_timeout_ms: int = 10_000
+    ) -> None:
         self.path = Path(path)
+        self._busy_timeout_ms = int(busy_timeout_ms)
         self._lock = threading.RLock()
         self._migrations = MIGRATIONS if migrations is None else migrations
         self._conn = self._connect()
@@ -165,7 +168,8 @@ class Database:
             ) from exc
         try:
             conn.row_factory = sqlite3.Row
-            conn.execute("PRAGMA busy_timeout = 10000")  # the CLI and the window may share the file
+            # The CLI and the window may share the file: wait for the other writer a while.
+            conn.execute(f"PRAGMA busy_timeout = {self._busy_timeout_ms}")
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).lower() != "wal":
                 log.warning("SQLite refused WAL mode (got %s) for %s", mode, self.path)
@@ -228,19 +232,52 @@ class Database:
     def read(self) -> Iterator[sqlite3.Connection]:
         """The connection, for reads (each statement sees a consistent snapshot)."""
         with self._lock:
-            yield self._conn
+            try:
+                yield self._conn
+            except sqlite3.OperationalError as exc:
+                raise self._friendly(exc) from exc
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction: committed (and on disk) when the block ends, rolled back on error."""
         with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
             try:
-                yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
+                self._conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._conn
+                except BaseException:
+                    if self._conn.in_transaction:
+                        self._conn.execute("ROLLBACK")
+                    raise
+                self._conn.execute("COMMIT")
+            except sqlite3.OperationalError as exc:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise self._friendly(exc) from exc
+
+    def _friendly(self, exc: sqlite3.OperationalError) -> JawadError:
+        """What a failed read or write means for the user, and what to do about it."""
+        text = str(exc).lower()
+        if "locked" in text or "busy" in text:
+            return JawadError(
+                "Another Jawad window or command is busy writing to the conversation database, "
+                "so this change could not be saved yet.",
+                suggestions=["Wait a moment and try again; nothing you typed was lost."],
+            )
+        if "full" in text:
+            return JawadError(
+                "The disk is full, so the conversation could not be saved.",
+                suggestions=[f"Free some space on the disk holding {self.path.parent}, then try again."],
+            )
+        if "readonly" in text or "read-only" in text:
+            return JawadError(
+                f"The conversation database {self.path} is read-only, so nothing can be saved.",
+                suggestions=["Check the file's permissions, or use --profile DIR with a writable folder."],
+            )
+        return JawadError(
+            f"The conversation database failed: {exc}.",
+            suggestions=["Try again; if it keeps failing, the details are in the log file."],
+        )
 
     def integrity_check(self) -> str:
         """``ok``, or SQLite's description of what is damaged."""
