@@ -310,8 +310,9 @@ def parse_snapshot(snapshot: RawSnapshot, *, max_markdown: int = MAX_MARKDOWN_CH
                      "scroll_page and read_page again, or ask for a part.")
         markdown = markdown[:max_markdown]
     if snapshot.html_truncated:
-        notes.append("The page is very large: only its first part was read.")
-    product = extract_product(snapshot.html, snapshot.url, h1=snapshot.h1, price_texts=snapshot.price_texts,
+        notes.append("The page is long: only its first part was read; scroll_page or wait_for reach the rest.")
+    product = extract_product(snapshot.structured_html or snapshot.html, snapshot.url, h1=snapshot.h1,
+                              price_texts=snapshot.price_texts,
                               text=snapshot.text)
     elements, element_notes = format_elements(snapshot)
     injections = find_injections(snapshot.text + "\n" + "\n".join(snapshot.shadow_text))

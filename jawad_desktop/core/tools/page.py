@@ -103,8 +103,9 @@ class RawSnapshot:
 
     url: str
     title: str
-    html: str
+    html: str  # the main content's HTML (capped; the whole page when it is small)
     html_truncated: bool = False
+    structured_html: str = ""  # head, JSON-LD and microdata items: what extruct reads
     lang: str = ""
     h1: str = ""
     text: str = ""
@@ -125,6 +126,7 @@ class RawSnapshot:
             title=str(data.get("title", "")),
             html=str(data.get("html", "")),
             html_truncated=bool(data.get("htmlTruncated", False)),
+            structured_html=str(data.get("structuredHtml", "")),
             lang=str(data.get("lang", "")),
             h1=str(data.get("h1", "")),
             text=str(data.get("text", "")),

@@ -283,10 +283,58 @@
     return out;
   }
 
+  var SKIP_TAGS = { SCRIPT: 1, STYLE: 1, NOSCRIPT: 1, TEMPLATE: 1, SVG: 1, IFRAME: 1 };
+
+  // The element's HTML, at most about ``budget`` characters: whole children while they fit,
+  // descending into the first one that does not. Long pages are read from the top, as a person would.
+  function cappedHtml(el, budget, state) {
+    var full = el.outerHTML;
+    if (full.length <= budget) return full;
+    state.truncated = true;
+    var tag = el.tagName.toLowerCase();
+    var out = "<" + tag + ">", left = budget - out.length - tag.length - 3;
+    for (var c = el.firstChild; c && left > 0; c = c.nextSibling) {
+      var piece;
+      if (c.nodeType === 3) piece = c.textContent.replace(/&/g, "&amp;").replace(/</g, "&lt;");
+      else if (c.nodeType === 1 && !SKIP_TAGS[c.tagName.toUpperCase()]) piece = cappedHtml(c, left, state);
+      else continue;
+      if (piece.length > left) piece = piece.slice(0, left);
+      out += piece; left -= piece.length;
+    }
+    return out + "</" + tag + ">";
+  }
+
+  function contentRoot() {
+    var candidates = document.querySelectorAll("main, [role=main], article");
+    for (var i = 0; i < candidates.length; i++) {
+      if (isVisible(candidates[i]) && (candidates[i].innerText || "").length > 200) return candidates[i];
+    }
+    return document.body || document.documentElement;
+  }
+
+  // Only what structured-data parsers read: the head (meta, Open Graph, JSON-LD), JSON-LD in the
+  // body, and the outermost microdata items.
+  function structuredHtml() {
+    var parts = ["<html><head>", document.head ? document.head.innerHTML : "", "</head><body>"];
+    var size = 0;
+    var nodes = document.querySelectorAll("body script[type='application/ld+json'], [itemscope]:not([itemprop])");
+    for (var i = 0; i < nodes.length && size < 300000; i++) {
+      var h = nodes[i].outerHTML;
+      parts.push(h); size += h.length;
+    }
+    parts.push("</body></html>");
+    return parts.join("");
+  }
+
   J.snapshot = function (opts) {
     opts = opts || {};
-    var maxHtml = opts.maxHtml || 3000000;
-    var html = document.documentElement ? document.documentElement.outerHTML : "";
+    var state = { truncated: false };
+    var root = contentRoot();
+    var content = root ? cappedHtml(root, opts.maxContentHtml || 40000, state) : "";
+    var html = "<html><head><title></title></head><body>" + content + "</body></html>";
+    if (root === document.body && document.documentElement.outerHTML.length <= (opts.maxContentHtml || 40000)) {
+      html = document.documentElement.outerHTML;  // small pages: all of it, trafilatura finds the content
+    }
     var frames = [];
     var iframes = document.querySelectorAll("iframe, frame");
     for (var i = 0; i < iframes.length && frames.length < 10; i++) {
@@ -294,7 +342,7 @@
       try { sub = iframes[i].contentDocument; } catch (e) { sub = null; }
       if (sub && sub.body && isVisible(iframes[i])) {
         frames.push({ url: String(sub.location.href), selector: fullSelector(iframes[i]),
-                      html: sub.body.outerHTML.slice(0, 200000) });
+                      html: cappedHtml(sub.body, 20000, { truncated: false }) });
       }
     }
     var shadowText = [];
@@ -309,7 +357,7 @@
     var visibleText = document.body ? document.body.innerText : "";
     return {
       url: String(location.href), title: document.title || "", lang: document.documentElement.lang || "",
-      html: html.length > maxHtml ? html.slice(0, maxHtml) : html, htmlTruncated: html.length > maxHtml,
+      html: html, htmlTruncated: state.truncated, structuredHtml: structuredHtml(),
       frames: frames, shadowText: shadowText, h1: h1 ? clip(h1.innerText, 200) : "",
       priceTexts: priceTexts(), text: visibleText.slice(0, 20000), textLength: visibleText.length,
       elements: J.elements(opts.maxElements || 150)
