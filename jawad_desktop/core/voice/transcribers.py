@@ -176,11 +176,13 @@ class LocalWhisper:
                 segments, info = engine.model.transcribe(
                     audio,
                     language=language,
-                    beam_size=1 if partial else 5,
+                    # Greedy decoding: as accurate as beam search on short commands here and
+                    # faster; timestamps kept for the final text (they anchor tiny.en better).
+                    beam_size=1,
                     best_of=1,
                     temperature=0.0,
                     condition_on_previous_text=False,
-                    without_timestamps=True,
+                    without_timestamps=partial,
                     vad_filter=False,
                 )
                 text = "".join(segment.text for segment in segments).strip()

@@ -1,0 +1,49 @@
+"""``jawad transcribe FILE``: speech in an audio file to text, with the app's voice settings.
+
+Any format PyAV reads (WAV, MP3, OGG, FLAC, M4A, WebM). ``--backend`` overrides the
+settings' backend (and turns the fallback off); ``--json`` prints the transcript with its
+language, audio length and transcription time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from jawad_desktop.core.context import AppContext
+from jawad_desktop.core.voice import build_transcriber, read_audio
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "transcribe",
+        help="print the speech in an audio file as text",
+        description="Transcribe an audio file with local Whisper or the Whisper API (Settings → Voice).",
+    )
+    parser.add_argument("file", type=Path, help="the audio file (WAV, MP3, OGG, FLAC, M4A, WebM)")
+    parser.add_argument("--backend", choices=["local", "api"], help="override the backend from the settings")
+    parser.add_argument("--model", help="local model (e.g. tiny.en, base, small, or a model folder)")
+    parser.add_argument("--language", help="language code such as en or fr (default: the settings, or automatic)")
+    parser.add_argument("--json", action="store_true", help="print JSON: text, language, duration_s, elapsed_s")
+    parser.set_defaults(handler=run)
+    return parser
+
+
+async def run(args: argparse.Namespace, ctx: AppContext) -> int:
+    if args.model:
+        ctx.settings.voice.model_size = args.model
+    if args.language is not None:
+        ctx.settings.voice.language = args.language
+    transcriber = build_transcriber(ctx, args.backend)
+    audio = read_audio(args.file)
+    result = await transcriber.transcribe(audio)
+    if args.json:
+        print(json.dumps(result.as_dict(), ensure_ascii=False))
+    else:
+        print(result.text)
+        if not result.text:
+            print("jawad: no speech was found in the file", file=sys.stderr)
+    return 0
