@@ -168,6 +168,8 @@ def test_action_log_entries_update_in_place(store: ConversationStore) -> None:
     store.record_action(cid, done)
     assert store.action_log(cid) == [done, store.action_log(cid)[1]]
     assert store.action_log(cid)[1].details == "3 paragraphs"
+    with pytest.raises(JawadError, match="no longer exists"):
+        store.record_action("missing", ActionLogEntry("log_9", 1, "x", {}, "", "", "", ""))
 
 
 def test_resolve_id_accepts_unique_prefixes(store: ConversationStore) -> None:

@@ -585,6 +585,14 @@ class ConversationStore:
 
     def record_action(self, conversation_id: str, entry: ActionLogEntry) -> None:
         """Save an action-log entry; a later entry with the same id (pending → success) replaces it."""
+        try:
+            self._record_action(conversation_id, entry)
+        except sqlite3.IntegrityError as exc:  # the conversation is gone (foreign key)
+            raise JawadError(
+                f"The conversation {conversation_id!r} no longer exists, so its action log was not saved."
+            ) from exc
+
+    def _record_action(self, conversation_id: str, entry: ActionLogEntry) -> None:
         with self.db.transaction() as conn:
             conn.execute(
                 "INSERT INTO action_log (id, conversation_id, timestamp, tool_name, parameters, site, "
@@ -627,6 +635,7 @@ class ConversationStore:
                 "JOIN messages m ON m.id = hits.rowid "
                 "JOIN conversations c ON c.id = m.conversation_id "
                 "WHERE c.deleted_at IS NULL ORDER BY hits.rowid DESC",
+                # Twice the limit: hits in conversations deleted (awaiting undo) are dropped here.
                 (MARK_START, MARK_END, match, limit * 2),
             ).fetchall()
         return [
