@@ -29,6 +29,8 @@ EXIT_INTERRUPTED = 130
 
 # Subcommand modules, in the order `jawad --help` lists them.
 COMMAND_MODULES: list[str] = [
+    "jawad_desktop.cli.ask_cmd",
+    "jawad_desktop.cli.providers_cmd",
     "jawad_desktop.cli.history_cmd",
     "jawad_desktop.cli.transcribe_cmd",
     "jawad_desktop.cli.listen_cmd",

@@ -21,7 +21,7 @@ import json
 import logging
 import ssl
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -574,7 +574,7 @@ async def _read_limited(response: httpx.Response) -> str:
     return b"".join(chunks)[:_MAX_ERROR_BODY].decode("utf-8", errors="replace")
 
 
-async def _events_from_text(text: str) -> AsyncIterator[ServerSentEvent]:
+async def _events_from_text(text: str) -> AsyncGenerator[ServerSentEvent, None]:
     response = httpx.Response(200, headers={"content-type": "text/event-stream"}, content=text.encode())
     async for event in EventSource(response).aiter_sse():
         yield event

@@ -287,24 +287,24 @@ def classify_transport(provider: ProviderConfig, exc: BaseException, *, timeout_
                 detail=detail,
             )
         if provider.kind is ProviderKind.OLLAMA:
-            return NetworkError(
+            return _refused(NetworkError(
                 f"Can't reach Ollama at {_ollama_root(url)}: is it running? Start it with `ollama serve`.",
                 suggestions=["Start Ollama with `ollama serve` (or open the Ollama app).",
                              "Check the base URL in Settings."],
                 detail=detail,
-            )
+            ), url)
         if provider.kind is ProviderKind.LOCAL:
             return NetworkError(
                 "Can't reach the built-in local model server.",
                 suggestions=["Try again: the server is restarted on the next request."],
                 detail=detail,
             )
-        return NetworkError(
+        return _refused(NetworkError(
             f"Can't reach {_where(provider)}: is the server running and the address right?",
             suggestions=["Check your internet connection or that the local server is started.",
                          "Check the base URL and the proxy in Settings."],
             detail=detail,
-        )
+        ), url)
     if isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)):
         return NetworkError(
             f"The connection to {_where(provider)} broke before the answer was complete.",
@@ -322,6 +322,15 @@ def classify_transport(provider: ProviderConfig, exc: BaseException, *, timeout_
         suggestions=["Try again.", "Check the network settings."],
         detail=detail,
     )
+
+
+def _refused(error: NetworkError, url: str) -> NetworkError:
+    """A server on this computer that refuses connections is not running: waiting and
+    retrying will not start it, so say so at once instead of after the backoff."""
+    host = httpx.URL(url).host if url else ""
+    if host in ("localhost", "127.0.0.1", "::1") or host.startswith("127."):
+        error.retryable = False
+    return error
 
 
 def _ollama_root(url: str) -> str:

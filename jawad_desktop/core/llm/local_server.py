@@ -83,6 +83,7 @@ class LocalServer:
         self._log_path: Path | None = None
         self._lock = threading.Lock()
         self._async_lock: asyncio.Lock | None = None
+        self._atexit = False
 
     @property
     def base_url(self) -> str:
@@ -121,6 +122,10 @@ class LocalServer:
             self._proc = subprocess.Popen(
                 self.command(), stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT
             )
+        if not self._atexit:
+            # Never leave a model server behind, even when the app ends by an exception.
+            atexit.register(self.stop)
+            self._atexit = True
 
     def _check_alive(self) -> None:
         assert self._proc is not None
@@ -220,5 +225,4 @@ def shared_local_server() -> LocalServer:
     global _shared
     if _shared is None:
         _shared = LocalServer()
-        atexit.register(_shared.stop)
     return _shared

@@ -16,7 +16,7 @@ import itertools
 import json
 import logging
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -338,7 +338,9 @@ class StreamFailure(Exception):
         self.body = body
 
 
-async def fold_events(events: AsyncIterator[ServerSentEvent], acc: StreamAccumulator) -> AsyncIterator[StreamDelta]:
+async def fold_events(
+    events: AsyncIterator[ServerSentEvent], acc: StreamAccumulator
+) -> AsyncGenerator[StreamDelta, None]:
     """Fold server-sent events into ``acc``, yielding each delta for the user as it comes.
 
     Ends at ``data: [DONE]`` or when the events end (a missing ``[DONE]`` is normal for

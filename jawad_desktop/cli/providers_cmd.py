@@ -1,0 +1,326 @@
+"""``jawad providers``: list, add, edit, remove, choose, test and query the LLM providers.
+
+Also the provider-selection options every command that talks to a model shares
+(``add_provider_selection`` and ``client_from_args``): a saved provider by name, or an
+unsaved one from ``--kind --base-url --model --api-key-env``. API keys are read from a
+prompt that does not echo, from standard input, or from an environment variable the user
+names, and go only to the system keyring; they are never printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import sys
+from typing import Any
+
+from pydantic import ValidationError
+
+from jawad_desktop.core.context import AppContext
+from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.events import Event, RetryNotice
+from jawad_desktop.core.llm.client import LLMClient, forget_capabilities
+from jawad_desktop.core.llm.config import ProviderConfig, ProviderKind
+from jawad_desktop.core.llm.connection import discover_providers, list_models, test_connection
+from jawad_desktop.core.llm.factory import client_for, key_from_env, parse_kind, resolve_provider
+from jawad_desktop.core.store.secrets import provider_key_name
+
+KINDS = [k.value for k in ProviderKind]
+
+
+# -- shared by every command that talks to a model ------------------------------------------------
+
+def add_provider_selection(parser: argparse.ArgumentParser) -> None:
+    """Add --provider, --model and the unsaved-provider options to ``parser``."""
+    group = parser.add_argument_group("provider", "which model answers (default: the active provider)")
+    group.add_argument("--provider", metavar="NAME", help="a saved provider (see `jawad providers list`)")
+    group.add_argument("--model", metavar="M", help="use model M instead of the provider's")
+    group.add_argument("--kind", choices=KINDS, help="an unsaved provider of this kind (with --base-url)")
+    group.add_argument("--base-url", metavar="URL", help="the unsaved provider's base URL, e.g. http://host:8080/v1")
+    group.add_argument("--api-key-env", metavar="VAR", help="read the API key from environment variable VAR")
+
+
+def client_from_args(args: argparse.Namespace, ctx: AppContext, *, announce_retries: bool = True) -> LLMClient:
+    """The client for the provider chosen by ``add_provider_selection``'s options.
+
+    With ``announce_retries`` each retry is told on stderr, so a slow answer is explained.
+    """
+    if announce_retries:
+        ctx.bus.subscribe(_print_retry)
+    return client_for(ctx, getattr(args, "provider", None), kind=getattr(args, "kind", None),
+                      base_url=getattr(args, "base_url", None), model=getattr(args, "model", None),
+                      api_key_env=getattr(args, "api_key_env", None))
+
+
+def _print_retry(event: Event) -> None:
+    if isinstance(event, RetryNotice):
+        print(f"jawad: {event.reason} Retrying in {event.delay_s:.1f} s "
+              f"({event.attempt} of {event.max_attempts}).", file=sys.stderr, flush=True)
+
+
+# -- the command -------------------------------------------------------------------------------------
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    from jawad_desktop.cli import add_global_options
+
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "providers",
+        help="list, add, edit, remove, test the AI providers",
+        description="The AI providers: OpenAI, OpenRouter, Ollama, any OpenAI-compatible server, "
+        "or the built-in local model. Keys are kept in the system keyring.",
+    )
+    actions = parser.add_subparsers(dest="providers_action", metavar="ACTION", parser_class=type(parser))
+    actions.required = True
+
+    p_list = actions.add_parser("list", help="the saved providers (the active one is marked *)")
+    p_list.add_argument("--json", action="store_true", help="print JSON")
+
+    p_add = actions.add_parser("add", help="save a provider")
+    p_add.add_argument("name", help="a name you choose, e.g. 'Work OpenAI'")
+    p_add.add_argument("--kind", required=True, choices=KINDS, help="what kind of provider it is")
+    _add_fields(p_add)
+    p_add.add_argument("--activate", action="store_true", help="make it the active provider")
+
+    p_edit = actions.add_parser("edit", help="change a saved provider")
+    p_edit.add_argument("name", help="the provider to change")
+    p_edit.add_argument("--rename", metavar="NEW", help="give it a new name (its key follows)")
+    p_edit.add_argument("--kind", choices=KINDS, help="change its kind")
+    _add_fields(p_edit)
+    p_edit.add_argument("--clear-key", action="store_true", help="delete its stored API key")
+
+    p_remove = actions.add_parser("remove", help="delete a saved provider and its key")
+    p_remove.add_argument("name")
+
+    p_use = actions.add_parser("use", help="make a saved provider the active one")
+    p_use.add_argument("name")
+
+    p_test = actions.add_parser("test", help='send "Say ok" and report whether it answers')
+    p_test.add_argument("name", nargs="?", help="a saved provider (default: the active one)")
+    _add_unsaved(p_test)
+
+    p_models = actions.add_parser("models", help="the models the provider offers")
+    p_models.add_argument("name", nargs="?", help="a saved provider (default: the active one)")
+    _add_unsaved(p_models)
+    p_models.add_argument("--json", action="store_true", help="print JSON")
+
+    p_discover = actions.add_parser("discover", help="look for Ollama, LM Studio, keys in the environment "
+                                    "and the built-in model")
+    p_discover.add_argument("--json", action="store_true", help="print JSON")
+
+    for sub in (p_list, p_add, p_edit, p_remove, p_use, p_test, p_models, p_discover):
+        add_global_options(sub, top=False)
+    parser.set_defaults(handler=run)
+    return parser
+
+
+def _add_fields(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--base-url", metavar="URL", help="the API's base URL (default: the kind's own)")
+    parser.add_argument("--model", metavar="M", help="the model to use")
+    keys = parser.add_mutually_exclusive_group()
+    keys.add_argument("--api-key-env", metavar="VAR", help="store the key found in environment variable VAR")
+    keys.add_argument("--api-key-stdin", action="store_true", help="read the key from standard input")
+    keys.add_argument("--ask-key", action="store_true", help="ask for the key (hidden input)")
+
+
+def _add_unsaved(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--kind", choices=KINDS, help="test an unsaved provider of this kind")
+    parser.add_argument("--base-url", metavar="URL", help="the unsaved provider's base URL")
+    parser.add_argument("--model", metavar="M", help="use model M")
+    parser.add_argument("--api-key-env", metavar="VAR", help="read the API key from environment variable VAR")
+
+
+async def run(args: argparse.Namespace, ctx: AppContext) -> int:
+    action = args.providers_action
+    if action == "list":
+        return _list(args, ctx)
+    if action == "add":
+        return _add(args, ctx)
+    if action == "edit":
+        return _edit(args, ctx)
+    if action == "remove":
+        return _remove(args, ctx)
+    if action == "use":
+        provider = _saved(ctx, args.name)
+        ctx.settings.active_provider = provider.name
+        ctx.save_settings()
+        print(f"{provider.name} is now the active provider.")
+        return 0
+    if action == "test":
+        provider, key = resolve_provider(ctx, args.name, kind=args.kind, base_url=args.base_url,
+                                         model=args.model, api_key_env=args.api_key_env)
+        print(f"Testing {provider.name} ({provider.kind.label}, {provider.effective_base_url or 'built-in'})…",
+              file=sys.stderr, flush=True)
+        result = await test_connection(provider, key, ctx.settings.network)
+        if not result.success:
+            print(f"jawad: {provider.name} failed the test: {result.error}", file=sys.stderr)
+            return 1
+        print(f"OK: {provider.name} answered in {result.latency_ms:.0f} ms.")
+        return 0
+    if action == "models":
+        provider, key = resolve_provider(ctx, args.name, kind=args.kind, base_url=args.base_url,
+                                         model=args.model, api_key_env=args.api_key_env)
+        names = await list_models(provider, key, ctx.settings.network)
+        if args.json:
+            print(json.dumps(names))
+        elif not names:
+            print(f"{provider.name} lists no models.", file=sys.stderr)
+        else:
+            print("\n".join(f"{'*' if n == provider.model else ' '} {n}" for n in names))
+        return 0
+    return await _discover(args)
+
+
+def _saved(ctx: AppContext, name: str) -> ProviderConfig:
+    provider = ctx.settings.provider(name)
+    if provider is None:
+        known = ", ".join(p.name for p in ctx.settings.providers) or "none yet"
+        raise JawadError(f"No provider is named {name!r} (saved providers: {known}).",
+                         suggestions=["`jawad providers list` shows them."])
+    return provider
+
+
+def _key_state(ctx: AppContext, provider: ProviderConfig) -> str:
+    if not ctx.secrets.available:
+        return "keyring unavailable" if provider.kind.needs_key else "no key needed"
+    try:
+        stored = ctx.secrets.get(provider_key_name(provider.name)) is not None
+    except JawadError:
+        return "keyring locked"
+    if stored:
+        return "key stored"
+    return "key MISSING" if provider.kind.needs_key else "no key needed"
+
+
+def _list(args: argparse.Namespace, ctx: AppContext) -> int:
+    active = ctx.settings.active()
+    rows: list[dict[str, Any]] = [
+        {"name": p.name, "kind": p.kind.value, "base_url": p.effective_base_url, "model": p.model,
+         "key": _key_state(ctx, p), "active": active is not None and p.name == active.name}
+        for p in ctx.settings.providers
+    ]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    if not rows:
+        print("No providers yet. Add one with `jawad providers add NAME --kind KIND`, "
+              "or see `jawad providers discover`.")
+        return 0
+    width = max(len(r["name"]) for r in rows)
+    for r in rows:
+        mark = "*" if r["active"] else " "
+        print(f"{mark} {r['name']:<{width}}  {r['kind']:<17}  {r['model'] or '(no model)':<24}  "
+              f"{r['base_url'] or 'built-in'}  [{r['key']}]")
+    return 0
+
+
+def _read_key(args: argparse.Namespace, kind: ProviderKind, name: str, *, required: bool) -> str | None:
+    """The key the user gave, from an environment variable, stdin or a hidden prompt."""
+    if args.api_key_env:
+        return key_from_env(args.api_key_env)
+    if args.api_key_stdin:
+        key = sys.stdin.readline().strip()
+    elif args.ask_key or (required and sys.stdin.isatty()):
+        key = getpass.getpass(f"API key for {name} ({kind.label}, input hidden): ").strip()
+    elif required:
+        raise JawadError(f"{kind.label} needs an API key.",
+                         suggestions=["Pass --api-key-env VARIABLE, --api-key-stdin, or --ask-key."])
+    else:
+        return None
+    if not key:
+        raise JawadError("The API key is empty: nothing was saved.",
+                         suggestions=["Run the command again and paste the key."])
+    return key
+
+
+def _build(name: str, kind: ProviderKind, base_url: str, model: str) -> ProviderConfig:
+    try:
+        return ProviderConfig(name=name, kind=kind, base_url=base_url, model=model)
+    except ValidationError as exc:
+        raise JawadError(f"The provider is not valid: {exc.errors()[0]['msg']}.") from None
+
+
+def _add(args: argparse.Namespace, ctx: AppContext) -> int:
+    kind = parse_kind(args.kind)
+    provider = _build(args.name, kind, args.base_url or "", args.model or "")
+    if ctx.settings.provider(provider.name) is not None:
+        raise JawadError(f"A provider named {provider.name!r} exists already.",
+                         suggestions=[f"Change it with `jawad providers edit {provider.name!r}`, "
+                                      "or pick another name."])
+    key = _read_key(args, kind, provider.name, required=kind.needs_key)
+    if key is not None:  # the key first: if the keyring refuses it, nothing changes
+        ctx.secrets.set(provider_key_name(provider.name), key)
+    ctx.settings.providers = [*ctx.settings.providers, provider]
+    if args.activate or len(ctx.settings.providers) == 1:
+        ctx.settings.active_provider = provider.name
+    ctx.save_settings()
+    print(f"Added {provider.name} ({kind.label}){' with its key in the system keyring' if key else ''}. "
+          f"Try it with `jawad providers test {provider.name!r}`.")
+    return 0
+
+
+def _edit(args: argparse.Namespace, ctx: AppContext) -> int:
+    old = _saved(ctx, args.name)
+    kind = parse_kind(args.kind) if args.kind else old.kind
+    new = _build(args.rename or old.name, kind,
+                 old.base_url if args.base_url is None else args.base_url,
+                 old.model if args.model is None else args.model)
+    if args.rename and new.name.casefold() != old.name.casefold() and ctx.settings.provider(new.name):
+        raise JawadError(f"A provider named {new.name!r} exists already.")
+    key = _read_key(args, kind, new.name, required=False)
+    old_key_name, new_key_name = provider_key_name(old.name), provider_key_name(new.name)
+    renamed = old_key_name != new_key_name
+    if args.clear_key:
+        ctx.secrets.delete(old_key_name)
+    elif key is not None:
+        ctx.secrets.set(new_key_name, key)
+        if renamed:
+            ctx.secrets.delete(old_key_name)
+    elif renamed and ctx.secrets.available:
+        moved = ctx.secrets.get(old_key_name)  # the key follows the new name
+        if moved is not None:
+            ctx.secrets.set(new_key_name, moved)
+            ctx.secrets.delete(old_key_name)
+    ctx.settings.providers = [new if p.name == old.name else p for p in ctx.settings.providers]
+    if ctx.settings.active_provider.casefold() == old.name.casefold():
+        ctx.settings.active_provider = new.name
+    ctx.save_settings()
+    forget_capabilities()
+    print(f"Saved {new.name}.")
+    return 0
+
+
+def _remove(args: argparse.Namespace, ctx: AppContext) -> int:
+    provider = _saved(ctx, args.name)
+    if ctx.secrets.available:
+        ctx.secrets.delete(provider_key_name(provider.name))
+    ctx.settings.providers = [p for p in ctx.settings.providers if p.name != provider.name]
+    if ctx.settings.active_provider.casefold() == provider.name.casefold():
+        ctx.settings.active_provider = ctx.settings.providers[0].name if ctx.settings.providers else ""
+    ctx.save_settings()
+    print(f"Removed {provider.name} and its key.")
+    return 0
+
+
+async def _discover(args: argparse.Namespace) -> int:
+    offers = await discover_providers()
+    if args.json:
+        print(json.dumps([{"name": o.provider.name, "kind": o.provider.kind.value,
+                           "base_url": o.provider.base_url, "model": o.provider.model, "models": o.models,
+                           "api_key_env": o.api_key_env, "description": o.description} for o in offers],
+                         indent=2))
+        return 0
+    if not offers:
+        print("Found no provider: no Ollama or LM Studio on this computer, no API key in the environment.")
+        return 0
+    for offer in offers:
+        p = offer.provider
+        add = f"jawad providers add {p.name!r} --kind {p.kind.value}"
+        if p.base_url:
+            add += f" --base-url {p.base_url}"
+        if p.model:
+            add += f" --model {p.model!r}"
+        if offer.api_key_env:
+            add += f" --api-key-env {offer.api_key_env}"
+        print(f"- {p.name}: {offer.description}\n    add it: {add}")
+    return 0

@@ -1,0 +1,182 @@
+"""What the Settings dialog and first start ask of a provider without chatting with it:
+Test Connection, the model list, and finding providers the user already has.
+
+``test_connection`` sends spec 000's "Say ok" with spec 000's time limits (30 s for Ollama
+and other local servers, which may be loading a model, 20 s for cloud providers) and
+returns a ``TestResult`` whose error is the friendly text to show inline.
+``discover_providers`` looks for Ollama (``/api/tags``) and LM Studio (``/v1/models``) on
+this computer, for ``OPENAI_API_KEY`` / ``OPENROUTER_API_KEY`` in the environment (only
+the variable's name is offered: the key is stored after the user agrees), and for the
+built-in local model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import httpx
+
+from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.events import TestResult
+from jawad_desktop.core.llm.client import LLMClient, RetryPolicy
+from jawad_desktop.core.llm.config import ProviderConfig, ProviderKind
+from jawad_desktop.core.llm.local_server import MODEL_ALIAS, local_available
+from jawad_desktop.core.llm.types import Message
+from jawad_desktop.core.store.settings import NetworkSettings
+
+log = logging.getLogger("jawad.llm.connection")
+
+__all__ = [
+    "FIRST_START_MESSAGE",
+    "ProviderOffer",
+    "discover_providers",
+    "list_models",
+    "missing_key_error",
+    "test_connection",
+    "test_timeout_s",
+]
+
+FIRST_START_MESSAGE = (
+    "No AI provider is set up yet. The built-in model (SmolLM2-135M) runs on this computer with no "
+    "key, but it is small: for better answers install Ollama (https://ollama.com) and run "
+    "`ollama pull llama3.2`, or add an OpenAI or OpenRouter key in Settings."
+)
+
+_CLOUD = (ProviderKind.OPENAI, ProviderKind.OPENROUTER)
+
+
+def test_timeout_s(kind: ProviderKind) -> float:
+    """Spec 000: 30 s for Ollama (a cold start can be slow) and local servers, 20 s for cloud."""
+    return 20.0 if kind in _CLOUD else 30.0
+
+
+def missing_key_error(provider: ProviderConfig) -> JawadError:
+    return JawadError(
+        f"No API key is stored for {provider.name!r} ({provider.kind.label}).",
+        suggestions=[
+            "Add the key in Settings, or run "
+            f"`jawad providers edit {provider.name!r} --api-key-env VARIABLE` with the key in VARIABLE.",
+        ],
+    )
+
+
+async def test_connection(
+    provider: ProviderConfig, api_key: str | None, network: NetworkSettings | None = None
+) -> TestResult:
+    """Send "Say ok" and report success or the friendly error, with the time it took."""
+    timeout = test_timeout_s(provider.kind)
+    started = time.monotonic()
+
+    def result(success: bool, error: str = "") -> TestResult:
+        return TestResult(provider=provider.name, success=success, error=error,
+                          latency_ms=round((time.monotonic() - started) * 1000, 1))
+
+    if provider.kind.needs_key and not api_key:
+        return result(False, missing_key_error(provider).user_text())
+    try:
+        # No retries: the user wants to know now whether it works.
+        async with asyncio.timeout(timeout), LLMClient(
+            provider, api_key, network, retry=RetryPolicy(max_retries=0)
+        ) as client:
+            await client.chat([Message(role="user", content="Say ok")], stream=False,
+                              max_tokens=16, temperature=0).response()
+    except TimeoutError:
+        return result(False, f"{provider.kind.label} at {provider.effective_base_url} did not answer "
+                             f"within {timeout:.0f} s.\n  - Check that the server is running and the model "
+                             "is loaded, then test again.")
+    except JawadError as exc:
+        return result(False, exc.user_text())
+    return result(True)
+
+
+test_connection.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
+
+
+async def list_models(
+    provider: ProviderConfig, api_key: str | None, network: NetworkSettings | None = None
+) -> list[str]:
+    """The provider's model names, for the Settings dialog's model field (which stays editable)."""
+    async with asyncio.timeout(test_timeout_s(provider.kind)), LLMClient(
+        provider, api_key, network, retry=RetryPolicy(max_retries=0)
+    ) as client:
+        return await client.list_models()
+
+
+@dataclass(frozen=True)
+class ProviderOffer:
+    """A provider found on first start, ready to be added if the user agrees."""
+
+    provider: ProviderConfig
+    description: str
+    models: list[str] = field(default_factory=list)
+    api_key_env: str = ""  # the environment variable that holds its key, if any
+
+
+async def _probe(http: httpx.AsyncClient, url: str, key: str) -> list[str] | None:
+    try:
+        response = await http.get(url)
+        if response.status_code != 200:
+            return None
+        items = response.json().get(key)
+    except (httpx.HTTPError, ValueError, AttributeError):
+        return None
+    if not isinstance(items, list):
+        return None
+    names = [str(i.get("name") or i.get("id") or "") for i in items if isinstance(i, dict)]
+    return [n for n in names if n]
+
+
+async def discover_providers(
+    *,
+    ollama_url: str = "http://localhost:11434",
+    lmstudio_url: str = "http://localhost:1234/v1",
+    environ: Mapping[str, str] | None = None,
+    include_local: bool = True,
+    timeout_s: float = 1.5,
+) -> list[ProviderOffer]:
+    """Providers the user can start with, best first: local servers, environment keys, built-in."""
+    env = os.environ if environ is None else environ
+    offers: list[ProviderOffer] = []
+    async with httpx.AsyncClient(timeout=timeout_s, trust_env=False) as http:
+        ollama, lmstudio = await asyncio.gather(
+            _probe(http, f"{ollama_url.rstrip('/')}/api/tags", "models"),
+            _probe(http, f"{lmstudio_url.rstrip('/')}/models", "data"),
+        )
+    if ollama is not None:
+        offers.append(ProviderOffer(
+            ProviderConfig(name="Ollama", kind=ProviderKind.OLLAMA, base_url=f"{ollama_url.rstrip('/')}/v1",
+                           model=ollama[0] if ollama else ""),
+            f"Ollama is running on this computer with {len(ollama)} model(s)."
+            + ("" if ollama else " Download one with `ollama pull llama3.2`."),
+            ollama,
+        ))
+    if lmstudio is not None:
+        offers.append(ProviderOffer(
+            ProviderConfig(name="LM Studio", kind=ProviderKind.OPENAI_COMPATIBLE, base_url=lmstudio_url,
+                           model=lmstudio[0] if lmstudio else ""),
+            f"LM Studio's server is running on this computer with {len(lmstudio)} model(s).",
+            lmstudio,
+        ))
+    for variable, kind, model in (("OPENAI_API_KEY", ProviderKind.OPENAI, "gpt-4o-mini"),
+                                  ("OPENROUTER_API_KEY", ProviderKind.OPENROUTER, "openai/gpt-4o-mini")):
+        if env.get(variable, "").strip():
+            offers.append(ProviderOffer(
+                ProviderConfig(name=kind.label, kind=kind, model=model),
+                f"{variable} is set in your environment: use it for {kind.label}? "
+                "The key is copied to the system keyring only if you agree.",
+                [model], api_key_env=variable,
+            ))
+    if include_local and local_available():
+        offers.append(ProviderOffer(
+            ProviderConfig(name="Built-in", kind=ProviderKind.LOCAL, model=MODEL_ALIAS),
+            "The built-in small model (SmolLM2-135M) answers with no key and no server, on this computer. "
+            "It is quick but weak; add Ollama or a cloud key later for better answers.",
+            [MODEL_ALIAS],
+        ))
+    log.info("first start found: %s", ", ".join(o.provider.name for o in offers) or "nothing")
+    return offers
