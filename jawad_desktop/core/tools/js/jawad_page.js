@@ -35,7 +35,7 @@
       try { return root.querySelectorAll(sel).length === 1; } catch (e) { return false; }
     }
     if (el.id && unique("#" + cssEscape(el.id))) return "#" + cssEscape(el.id);
-    var attrs = ["data-testid", "data-test", "name", "aria-label"];
+    var attrs = ["data-testid", "data-test", "name", "aria-label", "href"];
     for (var i = 0; i < attrs.length; i++) {
       var v = el.getAttribute(attrs[i]);
       if (v && v.length < 80) {

@@ -1,0 +1,47 @@
+"""`jawad read-page` as a user runs it: a real process, an offscreen browser, a local site."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from jawad_desktop.cli import build_parser
+
+
+def _jawad(*args: str, profile: Path) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    return subprocess.run([sys.executable, "-m", "jawad_desktop", "--profile", str(profile), *args],
+                          capture_output=True, text=True, timeout=90, env=env, check=False)
+
+
+def test_prints_what_the_model_gets(page_server: str, profile_dir: Path) -> None:
+    out = _jawad("read-page", f"{page_server}/shop/jsonld.html", profile=profile_dir)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("Title: Trail Runner 2 – Example Shop\nURL: ")
+    assert '[7] BUTTON "Add to Cart" -> button.add-to-cart' in out.stdout
+    assert '"price": "129.99"' in out.stdout and "grippy outsole" in out.stdout
+    assert "Traceback" not in out.stderr
+
+
+def test_json_output(page_server: str, profile_dir: Path) -> None:
+    out = _jawad("read-page", "--json", f"{page_server}/injection.html", profile=profile_dir)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert set(data) >= {"title", "url", "markdown", "product", "interactiveElements", "injectionWarnings"}
+    assert data["injectionWarnings"] and "Buy now" in data["interactiveElements"]
+
+
+def test_a_page_that_does_not_load_fails_friendly(page_server: str, profile_dir: Path) -> None:
+    out = _jawad("read-page", f"{page_server}/no-such-page.html", profile=profile_dir)
+    assert out.returncode == 1
+    assert out.stderr.count("jawad: Could not read") == 1 and "Check the address" in out.stderr
+    assert "Traceback" not in out.stderr and out.stdout == ""
+
+
+def test_registered_in_the_cli() -> None:
+    parser = build_parser(["jawad_desktop.cli.read_page_cmd"])
+    args = parser.parse_args(["read-page", "example.com", "--json"])
+    assert args.url == "example.com" and args.json
