@@ -1,0 +1,178 @@
+"""The permission prompt: a panel inside the chat, never a modal dialog (spec 001 PERMISSION_REQUEST).
+
+It shows the tool, the site, the level, the arguments, the reason, the highlighted element, the
+flags (critical action, target taken from the page) and the five decisions, each with an Alt
+shortcut. Requests that arrive while one is shown wait in a queue. A countdown shows how long is
+left; when it runs out the request is shown as denied (the gate denies it on its side).
+
+Wiring: ``bridge.permission_request.connect(panel.show_request)`` and
+``panel.decided.connect(gate.respond)``.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import logging
+import time
+from collections import deque
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from jawad_desktop.core.events import PermissionRequest
+
+log = logging.getLogger("jawad.ui.permissions")
+
+# (decision, button text with its Alt mnemonic, what it means)
+DECISIONS: tuple[tuple[str, str, str], ...] = (
+    ("allow-once", "Allow &once", "Run this action this one time"),
+    ("allow-site", "Allow on this &site", "Always allow this tool on this site (saved; revoke in Settings)"),
+    ("allow-session", "Allow for this s&ession", "Allow this tool on this site until Jawad closes"),
+    ("deny", "&Deny", "Do not run this action"),
+    ("deny-all", "Deny &all", "Deny this and every further action of this request"),
+)
+
+
+class PermissionPanel(QFrame):
+    """Shows one permission request at a time and emits ``decided(request_id, decision)``."""
+
+    decided = Signal(str, str)
+
+    def __init__(self, parent: QWidget | None = None, *, timeout_s: float = 120.0) -> None:
+        super().__init__(parent)
+        self.setObjectName("permissionPanel")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setAccessibleName("Permission request")
+        self.timeout_s = timeout_s
+        self.current: PermissionRequest | None = None
+        self.queue: deque[PermissionRequest] = deque()
+        self._shown_at = 0.0
+
+        self.title = QLabel(self)
+        self.title.setObjectName("permissionTitle")
+        self.title.setWordWrap(True)
+        self.flags = QLabel(self)
+        self.flags.setObjectName("permissionFlags")
+        self.flags.setWordWrap(True)
+        self.details = QLabel(self)
+        self.details.setObjectName("permissionDetails")
+        self.details.setWordWrap(True)
+        self.details.setTextFormat(Qt.TextFormat.RichText)
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.countdown = QLabel(self)
+        self.countdown.setObjectName("permissionCountdown")
+
+        buttons = QHBoxLayout()
+        self.buttons: dict[str, QPushButton] = {}
+        for decision, text, tip in DECISIONS:
+            button = QPushButton(text, self)
+            button.setObjectName(f"permission-{decision}")
+            button.setToolTip(tip)
+            button.setAutoDefault(False)
+            button.clicked.connect(lambda _=False, d=decision: self.decide(d))
+            buttons.addWidget(button)
+            self.buttons[decision] = button
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.title)
+        layout.addWidget(self.flags)
+        layout.addWidget(self.details)
+        layout.addLayout(buttons)
+        layout.addWidget(self.countdown)
+
+        self._tick = QTimer(self)
+        self._tick.setInterval(1000)
+        self._tick.timeout.connect(self._update_countdown)
+        self.hide()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        # Escape while the panel (or one of its buttons) has focus: the safe answer, deny.
+        if event.key() == Qt.Key.Key_Escape and self.current is not None:
+            self.decide("deny")
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    # -- requests ------------------------------------------------------------------------------
+
+    def show_request(self, request: PermissionRequest) -> None:
+        """Show ``request`` now, or after the ones already waiting."""
+        if self.current is not None:
+            self.queue.append(request)
+            self._update_countdown()
+            return
+        self.current = request
+        self._shown_at = time.monotonic()
+        where = f" on <b>{html.escape(request.site)}</b>" if request.site else ""
+        self.title.setText(f"Jawad wants to use <b>{html.escape(request.tool_name)}</b>{where} "
+                           f"({html.escape(request.permission_level)})")
+        flags = []
+        if request.critical:
+            flags.append("⚠ This looks like a purchase, payment, deletion or sign-up. Check it carefully.")
+        if request.from_page_content:
+            flags.append("⚠ The target or text comes from the web page, not from what you asked.")
+        self.flags.setText("\n".join(flags))
+        self.flags.setVisible(bool(flags))
+        self.flags.setStyleSheet("color: #b91c1c; font-weight: bold;" if request.critical else "color: #b45309;")
+        rows = [f"<i>{html.escape(request.reason)}</i>"]
+        if request.element_hint:
+            rows.append(f"Element (highlighted in the browser): <code>{html.escape(request.element_hint)}</code>")
+        if request.parameters:
+            shown = json.dumps(request.parameters, ensure_ascii=False)
+            rows.append(f"Arguments: <code>{html.escape(shown[:400])}</code>")
+        self.details.setText("<br>".join(rows))
+        for button in self.buttons.values():
+            button.setEnabled(True)
+        self.show()
+        self._update_countdown()
+        self._tick.start()
+
+    def decide(self, decision: str) -> None:
+        """Answer the request shown (a button, its Alt shortcut, or Escape for deny)."""
+        request = self.current
+        if request is None:
+            return
+        self.current = None
+        self._tick.stop()
+        log.info("permission %s for %s: %s", request.id, request.tool_name, decision)
+        self.decided.emit(request.id, decision)
+        self._next()
+
+    def dismiss(self, request_id: str) -> None:
+        """Forget a request the core settled on its own (timed out, run stopped)."""
+        self.queue = deque(r for r in self.queue if r.id != request_id)
+        if self.current is not None and self.current.id == request_id:
+            self.current = None
+            self._tick.stop()
+            self._next()
+
+    def _next(self) -> None:
+        if self.queue:
+            self.show_request(self.queue.popleft())
+        else:
+            self.hide()
+
+    def _after_expiry(self) -> None:
+        if self.current is None:  # a request that arrived meanwhile is already showing
+            self._next()
+
+    def _update_countdown(self) -> None:
+        if self.current is None:
+            return
+        left = self.timeout_s - (time.monotonic() - self._shown_at)
+        waiting = f" · {len(self.queue)} more waiting" if self.queue else ""
+        if left <= 0:
+            # The gate has denied it by now; say so and move on.
+            self._tick.stop()
+            expired = self.current
+            self.current = None
+            log.info("permission %s for %s: no answer, denied", expired.id, expired.tool_name)
+            self.countdown.setText("No answer in time: the action was denied.")
+            for button in self.buttons.values():
+                button.setEnabled(False)
+            QTimer.singleShot(1500, self._after_expiry)
+            return
+        self.countdown.setText(f"Denied automatically in {int(left + 0.999)} s{waiting}. "
+                               "Alt+O once · Alt+S site · Alt+E session · Alt+D deny · Alt+A deny all")
