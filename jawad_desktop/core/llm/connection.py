@@ -34,11 +34,11 @@ log = logging.getLogger("jawad.llm.connection")
 __all__ = [
     "FIRST_START_MESSAGE",
     "ProviderOffer",
+    "connection_timeout_s",
     "discover_providers",
     "list_models",
     "missing_key_error",
     "test_connection",
-    "test_timeout_s",
 ]
 
 FIRST_START_MESSAGE = (
@@ -50,7 +50,7 @@ FIRST_START_MESSAGE = (
 _CLOUD = (ProviderKind.OPENAI, ProviderKind.OPENROUTER)
 
 
-def test_timeout_s(kind: ProviderKind) -> float:
+def connection_timeout_s(kind: ProviderKind) -> float:
     """Spec 000: 30 s for Ollama (a cold start can be slow) and local servers, 20 s for cloud."""
     return 20.0 if kind in _CLOUD else 30.0
 
@@ -69,7 +69,7 @@ async def test_connection(
     provider: ProviderConfig, api_key: str | None, network: NetworkSettings | None = None
 ) -> TestResult:
     """Send "Say ok" and report success or the friendly error, with the time it took."""
-    timeout = test_timeout_s(provider.kind)
+    timeout = connection_timeout_s(provider.kind)
     started = time.monotonic()
 
     def result(success: bool, error: str = "") -> TestResult:
@@ -101,7 +101,7 @@ async def list_models(
     provider: ProviderConfig, api_key: str | None, network: NetworkSettings | None = None
 ) -> list[str]:
     """The provider's model names, for the Settings dialog's model field (which stays editable)."""
-    async with asyncio.timeout(test_timeout_s(provider.kind)), LLMClient(
+    async with asyncio.timeout(connection_timeout_s(provider.kind)), LLMClient(
         provider, api_key, network, retry=RetryPolicy(max_retries=0)
     ) as client:
         return await client.list_models()

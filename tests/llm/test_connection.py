@@ -1,0 +1,121 @@
+"""Test Connection, the model list, first-start discovery and ``client_for``, on real loopback
+servers and the real (private) Secret Service."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from jawad_desktop.core.context import AppContext
+from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.llm.config import ProviderConfig, ProviderKind
+from jawad_desktop.core.llm.connection import (
+    FIRST_START_MESSAGE,
+    connection_timeout_s,
+    discover_providers,
+    list_models,
+    test_connection,
+)
+from jawad_desktop.core.llm.factory import client_for
+from jawad_desktop.core.llm.local_server import free_port
+from jawad_desktop.core.llm.types import Message
+from jawad_desktop.core.store.secrets import SecretStore, provider_key_name
+from tests.servers.fault_server import ANSWER, MODELS, OLLAMA_MODELS, FaultServer
+
+
+def provider(url: str, kind: ProviderKind = ProviderKind.OPENAI_COMPATIBLE, model: str = "ok") -> ProviderConfig:
+    return ProviderConfig(name="Fault", kind=kind, base_url=url, model=model)
+
+
+def test_test_connection_reports_success_and_friendly_failures(fault_server: FaultServer, arun: Any) -> None:
+    ok = arun(test_connection(provider(fault_server.base_url), None))
+    assert ok.success and ok.error == "" and ok.provider == "Fault" and ok.latency_ms > 0
+    said = fault_server.requests[-1]["body"]
+    assert said["messages"] == [{"role": "user", "content": "Say ok"}] and said["stream"] is False
+
+    bad_key = arun(test_connection(provider(fault_server.base_url, ProviderKind.OPENAI, "status-401"), "sk-x"))
+    assert not bad_key.success and bad_key.error.startswith("Invalid API key")
+
+    port = free_port()
+    down = arun(test_connection(provider(f"http://127.0.0.1:{port}/v1", ProviderKind.OLLAMA), None))
+    assert not down.success and "ollama serve" in down.error and down.latency_ms < 5000
+
+    no_key = arun(test_connection(provider(fault_server.base_url, ProviderKind.OPENROUTER), None))
+    assert not no_key.success and "No API key is stored" in no_key.error
+
+
+def test_test_connection_time_limits_follow_spec_000() -> None:
+    assert connection_timeout_s(ProviderKind.OLLAMA) == 30
+    assert connection_timeout_s(ProviderKind.OPENAI) == connection_timeout_s(ProviderKind.OPENROUTER) == 20
+
+
+def test_model_list_for_the_settings_dialog(fault_server: FaultServer, arun: Any) -> None:
+    assert arun(list_models(provider(fault_server.base_url), None)) == MODELS
+    assert arun(list_models(provider(f"{fault_server.root}/v1", ProviderKind.OLLAMA), None)) == OLLAMA_MODELS
+
+
+def test_discovery_finds_local_servers_environment_keys_and_the_built_in_model(
+    fault_server: FaultServer, arun: Any
+) -> None:
+    offers = arun(discover_providers(ollama_url=fault_server.root, lmstudio_url=fault_server.base_url,
+                                     environ={"OPENROUTER_API_KEY": "sk-or-secret-123456", "OPENAI_API_KEY": ""}))
+    by_name = {o.provider.name: o for o in offers}
+    assert list(by_name) == ["Ollama", "LM Studio", "OpenRouter", "Built-in"]
+    assert by_name["Ollama"].models == OLLAMA_MODELS and by_name["Ollama"].provider.model == OLLAMA_MODELS[0]
+    assert by_name["Ollama"].provider.base_url == f"{fault_server.root}/v1"
+    assert by_name["LM Studio"].models == MODELS
+    assert by_name["OpenRouter"].api_key_env == "OPENROUTER_API_KEY"
+    assert "sk-or-secret" not in repr(offers)  # only the variable's name is offered
+    assert by_name["Built-in"].provider.kind is ProviderKind.LOCAL
+
+    nothing = arun(discover_providers(ollama_url=f"http://127.0.0.1:{free_port()}",
+                                      lmstudio_url=f"http://127.0.0.1:{free_port()}/v1", environ={},
+                                      include_local=False))
+    assert nothing == []
+
+
+@pytest.fixture
+def ctx(profile_dir: Path, secret_store: SecretStore) -> AppContext:
+    return AppContext.open(str(profile_dir), secrets=secret_store)
+
+
+def test_client_for_resolves_saved_and_unsaved_providers(
+    ctx: AppContext, fault_server: FaultServer, arun: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(JawadError) as info:
+        client_for(ctx)
+    assert info.value.message == FIRST_START_MESSAGE
+
+    ctx.settings.providers = [ProviderConfig(name="Work", kind=ProviderKind.OPENAI,
+                                             base_url=fault_server.base_url, model="ok")]
+    with pytest.raises(JawadError, match="No API key is stored for 'Work'"):
+        client_for(ctx)
+    with pytest.raises(JawadError, match="No provider is named 'Home'"):
+        client_for(ctx, "Home")
+
+    ctx.secrets.set(provider_key_name("Work"), "sk-work-key-123456")
+    try:
+        async def ask(client: Any) -> str:
+            async with client:
+                return (await client.chat([Message(role="user", content="hi")]).response()).content
+
+        assert arun(ask(client_for(ctx, "work"))) == ANSWER  # names are case-insensitive
+        assert fault_server.requests[-1]["headers"]["Authorization"] == "Bearer sk-work-key-123456"
+        assert arun(ask(client_for(ctx, model="no-usage"))) == ANSWER
+        assert fault_server.requests[-1]["body"]["model"] == "no-usage"
+    finally:
+        ctx.secrets.delete(provider_key_name("Work"))
+
+    monkeypatch.setenv("JAWAD_TEST_KEY", "sk-env-key-123456")
+    client = client_for(ctx, kind="openrouter", base_url=fault_server.base_url, model="ok",
+                        api_key_env="JAWAD_TEST_KEY")
+    assert arun(ask(client)) == ANSWER
+    assert fault_server.requests[-1]["headers"]["Authorization"] == "Bearer sk-env-key-123456"
+    with pytest.raises(JawadError, match="JAWAD_MISSING is not set"):
+        client_for(ctx, kind="openai", base_url=fault_server.base_url, api_key_env="JAWAD_MISSING")
+    with pytest.raises(JawadError, match="either a saved provider"):
+        client_for(ctx, "Work", kind="ollama")
+    with pytest.raises(JawadError, match="Unknown provider kind"):
+        client_for(ctx, kind="anthropic-ish", base_url=fault_server.base_url)
