@@ -27,15 +27,18 @@ import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import quote_plus, unquote_plus, urlsplit
 
 from pydantic import Field
 
 from jawad_desktop.core.agent.permissions import PermissionCheck
-from jawad_desktop.core.harbor.engine import CallInsight, Harbor
+from jawad_desktop.core.events import EventBus
+from jawad_desktop.core.harbor.engine import CallInsight, Harbor, HarborGate
 from jawad_desktop.core.harbor.policy import Verdict, is_critical_action, normalize_site
 from jawad_desktop.core.store.page_cache import CachedPageSnapshot, PageCache
+from jawad_desktop.core.store.settings import Settings
 from jawad_desktop.core.tools.context import PageContext, ToolContext, site_of
 from jawad_desktop.core.tools.page import ElementInfo, Page, PageError, RawSnapshot, Target
 from jawad_desktop.core.tools.registry import PermissionLevel, ToolError, ToolRegistry, ToolResult
@@ -732,3 +735,44 @@ def make_navigation_guard(harbor: Harbor) -> Any:
         return verdict is Verdict.AUTO_APPROVE
 
     return guard
+
+
+@dataclass
+class BrowserKit:
+    """Everything the agent needs to work in one browser page: the session (tools, context,
+    inspector), Harbor with the user's site grants, the gate that asks, and the page cache."""
+
+    session: BrowserSession
+    harbor: Harbor
+    gate: HarborGate
+    cache: PageCache | None
+
+    def close(self) -> None:
+        if self.cache is not None:
+            self.cache.close()
+
+
+def browser_kit(
+    settings: Settings,
+    bus: EventBus,
+    page: Page,
+    *,
+    config_dir: Path | None,
+    data_dir: Path | None,
+    ask: bool = True,
+    auto_levels: Iterable[PermissionLevel | str] = (),
+    timeout_s: float | None = None,
+) -> BrowserKit:
+    """Wire a page to Harbor (grants in ``config_dir``), the page cache (in ``data_dir``) and a
+    gate on ``bus``. The page's own navigation guard is set when it has one (the Qt driver)."""
+    harbor = Harbor.in_folder(config_dir, auto_levels=auto_levels) if config_dir is not None else Harbor(
+        auto_levels=auto_levels)
+    cache = PageCache.open(data_dir) if data_dir is not None else None
+    browser = settings.browser
+    session = BrowserSession(page, harbor=harbor, cache=cache, search_engine=browser.search_engine,
+                             max_elements=browser.max_elements, highlight_s=browser.highlight_ms / 1000)
+    gate = HarborGate(harbor, bus, timeout_s=timeout_s or browser.permission_timeout_s,
+                      inspector=session.inspect, ask=ask)
+    if hasattr(page, "navigation_guard"):
+        page.navigation_guard = make_navigation_guard(harbor)
+    return BrowserKit(session=session, harbor=harbor, gate=gate, cache=cache)
