@@ -22,15 +22,18 @@ _MESSAGE_OVERHEAD_TOKENS = 4  # role and separators per message, as chat templat
 
 
 def estimate_tokens(messages: Iterable[Message]) -> int:
-    """A provider-neutral estimate: characters / 4 plus a little per message and per call."""
-    chars = 0
-    count = 0
+    """A provider-neutral estimate: characters / 4 (rounded up) plus a little per message.
+
+    Additive: the estimate of a list is the sum of its messages' estimates, so trimming
+    unit by unit and counting the whole agree exactly.
+    """
+    total = 0
     for message in messages:
-        count += 1
-        chars += len(message.content)
+        chars = len(message.content)
         for call in message.tool_calls:
             chars += len(call.name) + len(call.arguments_json()) + 16
-    return int(chars / CHARS_PER_TOKEN) + count * _MESSAGE_OVERHEAD_TOKENS
+        total += -(-chars // int(CHARS_PER_TOKEN)) + _MESSAGE_OVERHEAD_TOKENS
+    return total
 
 
 def units(messages: Sequence[Message]) -> list[list[Message]]:
@@ -94,10 +97,10 @@ class ConversationHistory:
         grouped = units(self._messages)
         count = len(self._messages)
         budget = max(0, self.token_budget - reserve_tokens)
-        unit_tokens = [self.tokens(u) for u in grouped]
+        unit_tokens = [estimate_tokens(u) for u in grouped]
         total = sum(unit_tokens)
         first = 0
-        while first < len(grouped) - 1 and (count > self.max_messages or total > budget):
+        while first < len(grouped) - 1 and (count > self.max_messages or total * self.correction > budget):
             count -= len(grouped[first])
             total -= unit_tokens[first]
             first += 1

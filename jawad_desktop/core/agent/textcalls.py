@@ -203,7 +203,7 @@ def _call_from_object(obj: Any, names: Collection[str] | None, span: tuple[int, 
         return _call_from_object([{"type": "tool_call", **c} for c in obj["tool_calls"] if isinstance(c, dict)],
                                  names, span)
     function = obj.get("function")
-    if isinstance(function, dict) and isinstance(function.get("name"), str):
+    if isinstance(function, dict) and isinstance(function.get("name"), str) and function["name"].strip():
         arguments = function.get("arguments", function.get("parameters", {}))
         call_id = str(obj.get("id") or "")
         return [ParsedCall(name=function["name"], arguments=_arguments(arguments), id=call_id,
@@ -446,8 +446,15 @@ class StreamSanitizer:
                 continue
             text = text[keep:]
             break
-        self._held = text
         emitted = "".join(out)
+        if not text:
+            # Hold trailing whitespace and what may begin a marker ("`", "``", "{") until
+            # the next chunk says what it is.
+            tail = _TAIL.search(emitted)
+            if tail is not None and tail.start() < len(emitted):
+                text = emitted[tail.start() :]
+                emitted = emitted[: tail.start()]
+        self._held = text
         if emitted:
             self._shown.append(emitted)
         return emitted
@@ -499,6 +506,7 @@ class StreamSanitizer:
         return rest
 
 
+_TAIL = re.compile(r"\s*(?:`{1,2}|[{\[][\s\"]*)?$")
 _MARKERS = re.compile(r"<|```|(?:^|(?<=\n))\s*[{\[]|[{\[]\s*[\"{]")
 
 
