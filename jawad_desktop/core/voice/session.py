@@ -72,6 +72,8 @@ class VoiceSession:
         self._transcriber: Transcriber | None = None
         self._transcriber_key: object = None
         self.phase: Phase = "idle"
+        # False while push-to-talk is held: silence does not end the recording, the user does.
+        self.auto_stop = True
         self._task: asyncio.Task[Transcript | None] | None = None
         self._stop_requested: asyncio.Event | None = None
         self._discard = False
@@ -110,7 +112,8 @@ class VoiceSession:
             return self._task
         self._stop_requested = asyncio.Event()
         self._discard = False
-        self._task = asyncio.ensure_future(self._run(auto_stop))
+        self.auto_stop = auto_stop
+        self._task = asyncio.ensure_future(self._run())
         return self._task
 
     def stop(self) -> None:
@@ -150,7 +153,7 @@ class VoiceSession:
         log.warning("voice failed: %s: %s", error.code, error.message)
         self._emit("error", error=error.user_text(), retryable=retryable)
 
-    async def _run(self, auto_stop: bool) -> Transcript | None:
+    async def _run(self) -> Transcript | None:
         loop = asyncio.get_running_loop()
         voice = self.ctx.settings.voice
         blocks: asyncio.Queue[Samples | VoiceError] = asyncio.Queue()
@@ -178,7 +181,7 @@ class VoiceSession:
             self._emit("end")
             return None
         try:
-            audio, reason = await self._record(blocks, recorder, transcriber, auto_stop)
+            audio, reason = await self._record(blocks, transcriber)
         except VoiceError as exc:
             await _in_io_thread(recorder.close)
             self.phase = "idle"
@@ -214,16 +217,14 @@ class VoiceSession:
     async def _record(
         self,
         blocks: asyncio.Queue[Samples | VoiceError],
-        recorder: Recorder,
         transcriber: Transcriber,
-        auto_stop: bool,
     ) -> tuple[Samples, StopReason | Literal["user"]]:
         voice = self.ctx.settings.voice
         detector = EndOfSpeechDetector(
             VadConfig(
                 silence_s=voice.silence_stop_s,
                 max_length_s=voice.max_length_s,
-                no_speech_timeout_s=voice.no_speech_timeout_s if auto_stop else voice.max_length_s + 1,
+                no_speech_timeout_s=voice.no_speech_timeout_s,
             )
         )
         chunks: list[Samples] = []
@@ -270,7 +271,7 @@ class VoiceSession:
                 if now - last_level >= LEVEL_INTERVAL_S:
                     last_level = now
                     self._emit("level", level=level_of(item))
-                if decided == "silence" and not auto_stop:
+                if decided in ("silence", "no_speech") and not self.auto_stop:
                     decided = None  # push-to-talk: only the user ends it (max length still does)
                     detector.stopped = None
                 if decided is not None:

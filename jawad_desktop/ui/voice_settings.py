@@ -1,0 +1,372 @@
+"""The Voice page of the Settings dialog: microphone, level meter, transcription and replies.
+
+Changes are saved as they are made (like the other pages) and announced with ``changed``.
+While the page is visible the chosen input is opened and its live level shown, so the user
+can see the microphone works before talking to Jawad; it is closed when the page hides.
+Opening a device and downloading a model run on worker threads: the dialog never freezes.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtGui import QHideEvent, QShowEvent
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QWidget,
+)
+
+from jawad_desktop.core.context import AppContext
+from jawad_desktop.core.voice import (
+    BUNDLED_MODEL,
+    LevelMonitor,
+    VoiceError,
+    known_model_sizes,
+    list_input_devices,
+    resolve_model,
+)
+
+log = logging.getLogger("jawad.ui.voice")
+
+COMPUTE_TYPES = [
+    ("int8", "int8 (fastest, any CPU)"),
+    ("int8_float32", "int8 with float32"),
+    ("int16", "int16"),
+    ("float32", "float32 (most precise, slowest)"),
+]
+LANGUAGES = [("", "Automatic"), ("en", "English"), ("ar", "Arabic"), ("fr", "French"), ("de", "German"),
+             ("es", "Spanish"), ("it", "Italian"), ("pt", "Portuguese"), ("nl", "Dutch"), ("tr", "Turkish"),
+             ("ru", "Russian"), ("zh", "Chinese"), ("ja", "Japanese"), ("hi", "Hindi")]
+ERROR_STYLE = "color: #c01c28;"
+
+
+class _Worker(QObject):
+    """Signals a worker thread uses to reach the GUI thread (queued across threads)."""
+
+    progress = Signal(object, object)  # bytes can exceed a Qt int
+    download_done = Signal(str, str)  # model, error text ('' on success)
+    monitor_ready = Signal(object, int)  # LevelMonitor, generation
+
+
+class VoiceSettingsPage(QWidget):
+    """Settings → Voice."""
+
+    changed = Signal()
+
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        voice = ctx.settings.voice
+        self._worker = _Worker(self)
+        self._worker.progress.connect(self._on_progress)
+        self._worker.download_done.connect(self._on_download_done)
+        self._worker.monitor_ready.connect(self._on_monitor_ready)
+        self._monitor: LevelMonitor | None = None
+        self._monitor_generation = 0
+        self._loading = True
+
+        self.device = QComboBox(self)
+        self.device.setAccessibleName("Microphone")
+        self.refresh_devices = QPushButton("Refresh", self)
+        self.refresh_devices.setAccessibleName("Refresh the list of microphones")
+        self.level = QProgressBar(self)
+        self.level.setRange(0, 100)
+        self.level.setTextVisible(False)
+        self.level.setMaximumHeight(10)
+        self.level.setAccessibleName("Microphone level")
+        self.device_status = QLabel(self)
+        self.device_status.setWordWrap(True)
+        self._level_timer = QTimer(self)
+        self._level_timer.setInterval(50)
+        self._level_timer.timeout.connect(self._show_level)
+
+        self.backend = QComboBox(self)
+        self.backend.setAccessibleName("Transcription")
+        self.backend.addItem("On this computer (Whisper)", "local")
+        self.backend.addItem("Whisper API (OpenAI, Groq or compatible)", "api")
+        self.fallback = QCheckBox("If it fails, try the other one", self)
+
+        self.model = QComboBox(self)
+        self.model.setEditable(True)
+        self.model.setAccessibleName("Speech model")
+        self.model.addItems(known_model_sizes())
+        self.download = QPushButton("Download", self)
+        self.download.setAccessibleName("Download the speech model")
+        self.download_progress = QProgressBar(self)
+        self.download_progress.setAccessibleName("Model download progress")
+        self.download_progress.hide()
+        self.model_status = QLabel(self)
+        self.model_status.setWordWrap(True)
+        self.compute = QComboBox(self)
+        self.compute.setAccessibleName("Compute type")
+        for value, label in COMPUTE_TYPES:
+            self.compute.addItem(label, value)
+        self.language = QComboBox(self)
+        self.language.setAccessibleName("Language")
+        for value, label in LANGUAGES:
+            self.language.addItem(label, value)
+
+        self.api_provider = QComboBox(self)
+        self.api_provider.setAccessibleName("Whisper API provider")
+        self.api_provider.addItem("The active provider", "")
+        for provider in ctx.settings.providers:
+            self.api_provider.addItem(provider.name, provider.name)
+        self.api_model = QLineEdit(self)
+        self.api_model.setAccessibleName("Whisper API model")
+
+        self.silence = QDoubleSpinBox(self)
+        self.silence.setAccessibleName("Silence that ends the recording, in seconds")
+        self.silence.setRange(0.3, 10.0)
+        self.silence.setSingleStep(0.1)
+        self.silence.setSuffix(" s")
+        self.max_length = QDoubleSpinBox(self)
+        self.max_length.setAccessibleName("Maximum recording length, in seconds")
+        self.max_length.setRange(2.0, 600.0)
+        self.max_length.setDecimals(0)
+        self.max_length.setSuffix(" s")
+        self.partials = QCheckBox("Show the words while I speak", self)
+        self.auto_send = QCheckBox("Send what I said right away", self)
+        self.speak_replies = QCheckBox("Read replies aloud", self)
+
+        device_row = QHBoxLayout()
+        device_row.addWidget(self.device, 1)
+        device_row.addWidget(self.refresh_devices)
+        model_row = QHBoxLayout()
+        model_row.addWidget(self.model, 1)
+        model_row.addWidget(self.download)
+        form = QFormLayout(self)
+        form.addRow("&Microphone", device_row)
+        form.addRow("Level", self.level)
+        form.addRow("", self.device_status)
+        form.addRow("&Transcription", self.backend)
+        form.addRow("", self.fallback)
+        form.addRow("Speech &model", model_row)
+        form.addRow("", self.download_progress)
+        form.addRow("", self.model_status)
+        form.addRow("&Compute type", self.compute)
+        form.addRow("&Language", self.language)
+        form.addRow("API &provider", self.api_provider)
+        form.addRow("API m&odel", self.api_model)
+        form.addRow("&Silence to stop", self.silence)
+        form.addRow("Ma&ximum length", self.max_length)
+        form.addRow("", self.partials)
+        form.addRow("", self.auto_send)
+        form.addRow("", self.speak_replies)
+
+        self.fill_devices()
+        self._select(self.backend, voice.backend)
+        self.fallback.setChecked(voice.fallback)
+        self.model.setCurrentText(voice.model_size)
+        self._select(self.compute, voice.compute_type)
+        self._select(self.language, voice.language)
+        self._select(self.api_provider, voice.api_provider)
+        self.api_model.setText(voice.api_model)
+        self.silence.setValue(voice.silence_stop_s)
+        self.max_length.setValue(voice.max_length_s)
+        self.partials.setChecked(voice.partial_results)
+        self.auto_send.setChecked(voice.auto_send)
+        self.speak_replies.setChecked(voice.speak_replies)
+        self._loading = False
+        self._update_model_status()
+
+        for combo in (self.backend, self.compute, self.language, self.api_provider):
+            combo.currentIndexChanged.connect(self._save)
+        self.device.currentIndexChanged.connect(self._device_changed)
+        self.model.currentTextChanged.connect(self._model_changed)
+        self.api_model.editingFinished.connect(self._save)
+        for spin in (self.silence, self.max_length):
+            spin.valueChanged.connect(self._save)
+        for box in (self.fallback, self.partials, self.auto_send, self.speak_replies):
+            box.toggled.connect(self._save)
+        self.refresh_devices.clicked.connect(self.fill_devices)
+        self.download.clicked.connect(self.download_model)
+
+    @staticmethod
+    def _select(combo: QComboBox, value: str) -> None:
+        index = combo.findData(value)
+        if index < 0:
+            combo.addItem(value, value)
+            index = combo.count() - 1
+        combo.setCurrentIndex(index)
+
+    # --- saving ----------------------------------------------------------------------------------
+
+    def _save(self) -> None:
+        if self._loading:
+            return
+        voice = self.ctx.settings.voice
+        voice.backend = self.backend.currentData()
+        voice.fallback = self.fallback.isChecked()
+        voice.input_device = self.device.currentData() or ""
+        voice.model_size = self.model.currentText().strip() or BUNDLED_MODEL
+        voice.compute_type = self.compute.currentData()
+        voice.language = self.language.currentData()
+        voice.api_provider = self.api_provider.currentData()
+        voice.api_model = self.api_model.text().strip() or "whisper-1"
+        voice.silence_stop_s = self.silence.value()
+        voice.max_length_s = self.max_length.value()
+        voice.partial_results = self.partials.isChecked()
+        voice.auto_send = self.auto_send.isChecked()
+        voice.speak_replies = self.speak_replies.isChecked()
+        self.ctx.save_settings()
+        self.changed.emit()
+
+    # --- microphone and level meter ------------------------------------------------------------
+
+    def fill_devices(self) -> None:
+        """List the inputs again (a headset was plugged in)."""
+        wanted = self.ctx.settings.voice.input_device
+        loading, self._loading = self._loading, True
+        self.device.clear()
+        self.device.addItem("System default", "")
+        try:
+            devices = list_input_devices()
+        except VoiceError as exc:
+            devices = []
+            self._device_problem(exc.user_text())
+        else:
+            self.device_status.clear()
+            if not devices:
+                self._device_problem("No microphone was found. Plug one in, then press Refresh.")
+        for device in devices:
+            self.device.addItem(device.name + (" (default)" if device.is_default else ""), device.name)
+        if wanted and self.device.findData(wanted) < 0:
+            self.device.addItem(f"{wanted} (not connected)", wanted)
+        self.device.setCurrentIndex(max(0, self.device.findData(wanted)))
+        self._loading = loading
+        if self.isVisible():
+            self.start_level_meter()
+
+    def _device_problem(self, text: str) -> None:
+        self.device_status.setStyleSheet(ERROR_STYLE)
+        self.device_status.setText(text)
+
+    def _device_changed(self) -> None:
+        self._save()
+        if self.isVisible():
+            self.start_level_meter()
+
+    def start_level_meter(self) -> None:
+        """Open the chosen input on a worker thread and show its level."""
+        self.stop_level_meter()
+        self._monitor_generation += 1
+        generation = self._monitor_generation
+        monitor = LevelMonitor(self.device.currentData() or "")
+
+        def open_it() -> None:
+            monitor.open()
+            self._worker.monitor_ready.emit(monitor, generation)
+
+        threading.Thread(target=open_it, name="jawad-level-meter", daemon=True).start()
+
+    def _on_monitor_ready(self, monitor: LevelMonitor, generation: int) -> None:
+        if generation != self._monitor_generation or not self.isVisible():
+            threading.Thread(target=monitor.close, daemon=True).start()  # the user moved on
+            return
+        if monitor.error is not None:
+            self._device_problem(monitor.error.user_text())
+            return
+        self._monitor = monitor
+        self.device_status.setStyleSheet("")
+        self.device_status.setText("Speak: the bar should move.")
+        self._level_timer.start()
+
+    def _show_level(self) -> None:
+        monitor = self._monitor
+        if monitor is None:
+            return
+        if monitor.error is not None:
+            self._device_problem(monitor.error.user_text())
+            self.stop_level_meter()
+            return
+        self.level.setValue(int(monitor.level * 100))
+
+    def stop_level_meter(self) -> None:
+        self._monitor_generation += 1
+        self._level_timer.stop()
+        self.level.setValue(0)
+        monitor, self._monitor = self._monitor, None
+        if monitor is not None:
+            threading.Thread(target=monitor.close, name="jawad-level-meter-close", daemon=True).start()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self.start_level_meter()
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        self.stop_level_meter()
+        super().hideEvent(event)
+
+    # --- models ---------------------------------------------------------------------------------
+
+    def _model_changed(self) -> None:
+        self._save()
+        self._update_model_status()
+
+    def _update_model_status(self) -> None:
+        name = self.model.currentText().strip()
+        try:
+            resolve_model(name, self.ctx.paths.cache)
+        except VoiceError as exc:
+            self.model_status.setStyleSheet(ERROR_STYLE)
+            self.model_status.setText(exc.message)
+            self.download.setEnabled(exc.code == "MODEL_NOT_DOWNLOADED" and name in known_model_sizes())
+            return
+        self.model_status.setStyleSheet("")
+        self.model_status.setText("Ready: works offline.")
+        self.download.setEnabled(False)
+
+    def download_model(self, *, endpoint: str | None = None) -> None:
+        """Download the chosen model on a worker thread, with a progress bar."""
+        name = self.model.currentText().strip()
+        self.download.setEnabled(False)
+        self.download_progress.setRange(0, 0)  # busy until the size is known
+        self.download_progress.show()
+        self.model_status.setStyleSheet("")
+        self.model_status.setText(f"Downloading {name}…")
+
+        def work() -> None:
+            try:
+                resolve_model(
+                    name, self.ctx.paths.cache, download=True,
+                    progress=lambda done, total: self._worker.progress.emit(done, total), endpoint=endpoint,
+                )
+            except VoiceError as exc:
+                self._worker.download_done.emit(name, exc.user_text())
+            except Exception as exc:  # never leave the dialog waiting
+                log.exception("model download failed")
+                self._worker.download_done.emit(name, f"The download failed: {exc}")
+            else:
+                self._worker.download_done.emit(name, "")
+
+        threading.Thread(target=work, name="jawad-model-download", daemon=True).start()
+
+    def _on_progress(self, done: int, total: int) -> None:
+        if total > 0:
+            # Sizes can exceed int32 for large models: show per mille.
+            self.download_progress.setRange(0, 1000)
+            self.download_progress.setValue(int(done * 1000 / total))
+
+    def _on_download_done(self, name: str, error: str) -> None:
+        self.download_progress.hide()
+        if error:
+            self.model_status.setStyleSheet(ERROR_STYLE)
+            self.model_status.setText(error)
+            self.download.setEnabled(True)
+            return
+        self._update_model_status()
+
+    def values(self) -> dict[str, Any]:
+        """The voice settings as saved (for tests and the dialog)."""
+        return self.ctx.settings.voice.model_dump()

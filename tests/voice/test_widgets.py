@@ -1,0 +1,194 @@
+"""The mic button, the Voice settings page and spoken replies, under pytest-qt with real audio."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPoint, Qt
+
+from jawad_desktop.core.context import AppContext
+from jawad_desktop.core.events import Event, VoiceState
+from jawad_desktop.core.voice import Recorder, VoiceSession
+from jawad_desktop.core.voice.audio import Samples, rms
+from jawad_desktop.ui.bridge import EventBridge
+from jawad_desktop.ui.tts import ReplySpeaker
+from jawad_desktop.ui.voice_button import VoiceButton
+from jawad_desktop.ui.voice_settings import VoiceSettingsPage
+from tests.fixtures.pulseaudio import PulseServer
+
+
+def make_button(ctx: AppContext, qtbot: Any) -> VoiceButton:
+    bridge = EventBridge(ctx.bus)
+    button = VoiceButton(VoiceSession(ctx), bridge.voice_state)
+    button._bridge = bridge  # type: ignore[attr-defined]  # keep it alive as long as the button
+    qtbot.addWidget(button)
+    button.show()
+    return button
+
+
+def speak_when_listening(ctx: AppContext, pulse: PulseServer, text: str) -> list[subprocess.Popen[bytes]]:
+    players: list[subprocess.Popen[bytes]] = []
+    wav = pulse.speech_wav(text)
+
+    def on_event(event: Event) -> None:
+        if isinstance(event, VoiceState) and event.state == "started":
+            players.append(pulse.play(wav))
+
+    ctx.bus.subscribe(on_event)
+    return players
+
+
+def test_button_follows_voice_states(voice_ctx: AppContext, qtbot: Any) -> None:
+    button = make_button(voice_ctx, qtbot)
+    assert button.state == "idle" and button.accessibleName() == "Start voice input"
+    assert "hold to talk" in button.toolTip()
+    bus = voice_ctx.bus
+    bus.emit(VoiceState(state="started"))
+    assert button.state == "listening" and button.accessibleName() == "Stop listening"
+    with qtbot.waitSignal(button.partial_transcript) as partial:
+        bus.emit(VoiceState(state="partial", transcript="summarize th"))
+    assert partial.args == ["summarize th"]
+    bus.emit(VoiceState(state="transcribing"))
+    assert button.state == "transcribing" and not button.isEnabled()
+    with qtbot.waitSignal(button.transcript_ready) as final:
+        bus.emit(VoiceState(state="result", transcript="summarize this page", is_final=True))
+    assert final.args == ["summarize this page"] and button.state == "idle" and button.isEnabled()
+    with qtbot.waitSignal(button.failed):
+        bus.emit(VoiceState(state="error", error="No microphone was found.\n  - Plug in a microphone"))
+    assert button.state == "error"
+    assert button.accessibleName() == "Voice input failed: No microphone was found."
+    assert "Plug in a microphone" in button.toolTip()
+    bus.emit(VoiceState(state="error", error="HTTP 503", retryable=True))
+    assert button.accessibleName() == "Retry transcription"
+    bus.emit(VoiceState(state="end"))
+    assert button.state == "error", "the error stays visible until the user acts"
+
+
+@pytest.mark.slow
+def test_click_listens_until_silence_and_delivers_the_text(
+    pulse_server: PulseServer, voice_ctx: AppContext, qtbot: Any, arun: Callable[..., Any]
+) -> None:
+    button = make_button(voice_ctx, qtbot)
+    arun(button.session.warm_up())
+    partials: list[str] = []
+    button.partial_transcript.connect(partials.append)
+    speak_when_listening(voice_ctx, pulse_server, "find me a cheaper alternative to this product")
+    states: list[str] = []
+    button.state_changed.connect(states.append)
+    with qtbot.waitSignal(button.transcript_ready, timeout=30000) as final:
+        qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    assert "alternative" in final.args[0].lower()
+    assert states[:3] == ["starting", "listening", "transcribing"] and states[-1] == "idle"
+    assert partials, "no live transcript while speaking"
+
+
+@pytest.mark.slow
+def test_holding_the_button_is_push_to_talk(
+    pulse_server: PulseServer, voice_ctx: AppContext, qtbot: Any
+) -> None:
+    voice_ctx.settings.voice.partial_results = False
+    button = make_button(voice_ctx, qtbot)
+    players = speak_when_listening(voice_ctx, pulse_server, "summarize this page")
+    qtbot.mousePress(button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: bool(players) and players[0].poll() is not None, timeout=15000)
+    qtbot.wait(1500)  # a pause longer than the silence that ends a click's recording
+    assert button.state == "listening", "push-to-talk ended while the button was held"
+    with qtbot.waitSignal(button.transcript_ready, timeout=20000) as final:
+        qtbot.mouseRelease(button, Qt.MouseButton.LeftButton, pos=QPoint(500, 500))  # released off the button
+    assert "this page" in final.args[0].lower()
+
+
+def test_settings_page_saves_changes(voice_ctx: AppContext, qtbot: Any) -> None:
+    page = VoiceSettingsPage(voice_ctx)
+    qtbot.addWidget(page)
+    assert page.model.currentText() == "tiny.en" and "Ready" in page.model_status.text()
+    with qtbot.waitSignal(page.changed):
+        page.silence.setValue(2.5)
+    page.backend.setCurrentIndex(page.backend.findData("api"))
+    page.auto_send.setChecked(True)
+    page.model.setCurrentText("small.en")
+    saved = voice_ctx.settings_store.load().voice
+    assert saved.silence_stop_s == 2.5 and saved.backend == "api" and saved.auto_send
+    assert saved.model_size == "small.en"
+    assert "not on this computer" in page.model_status.text() and page.download.isEnabled()
+    for widget in (page.device, page.level, page.model, page.compute, page.language, page.silence):
+        assert widget.accessibleName()
+
+
+def test_model_download_offline_shows_what_to_do(voice_ctx: AppContext, qtbot: Any) -> None:
+    page = VoiceSettingsPage(voice_ctx)
+    qtbot.addWidget(page)
+    page.model.setCurrentText("base.en")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    page.download_model(endpoint=f"http://127.0.0.1:{port}")
+    assert not page.download.isEnabled() and not page.download_progress.isHidden()
+    qtbot.waitUntil(lambda: "offline" in page.model_status.text(), timeout=30000)
+    assert page.download_progress.isHidden() and page.download.isEnabled()
+    assert "Connect to the internet" in page.model_status.text()
+
+
+@pytest.mark.slow
+def test_level_meter_moves_with_sound(pulse_server: PulseServer, voice_ctx: AppContext, qtbot: Any) -> None:
+    page = VoiceSettingsPage(voice_ctx)
+    qtbot.addWidget(page)
+    names = [page.device.itemData(i) for i in range(page.device.count())]
+    assert "" in names and "pulse" in names
+    page.show()
+    qtbot.waitUntil(lambda: page._monitor is not None, timeout=10000)
+    qtbot.wait(2200)  # PulseAudio starts delivering after about 2 s
+    peak = 0
+
+    def louder() -> bool:
+        nonlocal peak
+        peak = max(peak, page.level.value())
+        return peak > 30
+
+    player = pulse_server.play(pulse_server.speech_wav("summarize this page"))
+    qtbot.waitUntil(louder, timeout=10000)
+    player.wait(timeout=10)
+    page.hide()
+    assert page._monitor is None and page.level.value() == 0
+
+
+@pytest.mark.slow
+def test_spoken_reply_is_heard_and_stops_at_once(pulse_server: PulseServer, qtbot: Any) -> None:
+    speaker = ReplySpeaker(prefer_qt=False)
+    assert speaker.backend == "espeak-ng"
+    blocks: list[Samples] = []
+    recorder = Recorder(blocks.append)
+    recorder.open()
+    try:
+        qtbot.wait(2200)
+        blocks.clear()
+        speaker.say("Here is **a cheaper alternative**: the [blue kettle](https://example.com). " * 8)
+        qtbot.waitUntil(lambda: speaker.speaking, timeout=5000)
+        qtbot.waitUntil(lambda: bool(blocks) and rms(np.concatenate(blocks[-20:])) > 0.01, timeout=10000)
+        started = time.monotonic()
+        speaker.stop()
+        qtbot.waitUntil(lambda: not speaker.speaking, timeout=2000)
+        assert time.monotonic() - started < 1.0
+        qtbot.wait(500)
+        blocks.clear()
+        qtbot.wait(500)
+        assert rms(np.concatenate(blocks)) < 0.001, "still speaking after stop()"
+    finally:
+        recorder.close()
+
+
+def test_qt_text_to_speech_engine(qtbot: Any) -> None:
+    speaker = ReplySpeaker(engine="mock")  # Qt's own test engine: the QtTextToSpeech path runs for real
+    assert speaker.backend == "qt:mock"
+    with qtbot.waitSignal(speaker.speaking_changed, timeout=5000) as started:
+        speaker.say("Hello from **Jawad**")
+    assert started.args == [True]
+    with qtbot.waitSignal(speaker.speaking_changed, timeout=5000) as stopped:
+        speaker.stop()
+    assert stopped.args == [False]
