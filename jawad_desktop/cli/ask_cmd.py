@@ -13,6 +13,7 @@ from dataclasses import asdict
 from typing import Any
 
 from jawad_desktop.cli.providers_cmd import add_provider_selection, client_from_args
+from jawad_desktop.cli.read_page_cmd import add_browser_ask_options, run_ask_on_page
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.llm.client import ChatStream
@@ -28,8 +29,16 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("prompt", help='the question ("-" reads it from standard input)')
     parser.add_argument("--json", action="store_true", help="print the final response and its metadata as JSON")
     add_provider_selection(parser)
-    parser.set_defaults(handler=run)
+    add_browser_ask_options(parser)
+    parser.set_defaults(handler=dispatch)
     return parser
+
+
+def dispatch(args: argparse.Namespace, ctx: AppContext) -> Any:
+    """With --url the agent works on that page in a browser (read_page_cmd); else a plain answer."""
+    if getattr(args, "url", None):
+        return run_ask_on_page(args, ctx, read_prompt(args.prompt))
+    return run(args, ctx)
 
 
 def read_prompt(value: str) -> str:
