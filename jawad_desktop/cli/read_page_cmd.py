@@ -97,3 +97,155 @@ def run(args: argparse.Namespace, ctx: AppContext) -> int:
         print(outcome.get("text", ""))
     # Exit without tearing Qt and Chromium down in Python's order (see ui/app.py).
     end_process(code)
+
+
+# -- jawad ask --url: the agent with browser tools on a page -----------------------------------
+
+LEVEL_NAMES = ("navigate", "interact", "submit")
+
+
+def add_browser_ask_options(parser: argparse.ArgumentParser) -> None:
+    """``jawad ask``'s options for working on a page: --url, --allow, --deny-all, --private."""
+    group = parser.add_argument_group("browser", "run the agent with browser tools on a web page")
+    group.add_argument("--url", metavar="URL", help="open URL in an offscreen browser and let the agent work on it")
+    group.add_argument("--allow", metavar="LEVELS", default="",
+                       help="comma-separated levels to allow without asking: navigate, interact, submit "
+                            "(buying, paying, deleting always ask)")
+    group.add_argument("--deny-all", action="store_true",
+                       help="deny every action that needs permission, without asking")
+    group.add_argument("--private", action="store_true",
+                       help="use a private browser profile (no cookies kept) instead of Jawad's own")
+
+
+def allowed_levels(text: str) -> list[str]:
+    levels = [part.strip().lower() for part in text.split(",") if part.strip()]
+    unknown = [level for level in levels if level not in LEVEL_NAMES]
+    if unknown:
+        raise JawadError(f"Unknown permission level: {', '.join(unknown)}.",
+                         suggestions=[f"Use one or more of {', '.join(LEVEL_NAMES)}, e.g. --allow navigate,interact."])
+    return levels
+
+
+_TERMINAL_CHOICES = {"o": "allow-once", "s": "allow-site", "e": "allow-session", "d": "deny", "a": "deny-all",
+                     "": "deny"}
+
+
+def terminal_question(request: Any) -> str:
+    """A permission request as the terminal shows it."""
+    lines = [f"\nJawad wants to use {request.tool_name} on {request.site or 'this page'} ({request.permission_level})."]
+    if request.critical:
+        lines.append("  WARNING: this looks like a purchase, payment, deletion or sign-up.")
+    if request.from_page_content:
+        lines.append("  WARNING: the target or text comes from the web page, not from what you asked.")
+    if request.element_hint:
+        lines.append(f"  Element: {request.element_hint}")
+    if request.parameters:
+        lines.append(f"  Arguments: {json.dumps(request.parameters, ensure_ascii=False)[:300]}")
+    lines.append(f"  {request.reason}")
+    lines.append("  [o] allow once  [s] allow on this site  [e] allow this session  [d] deny  [a] deny all")
+    return "\n".join(lines) + "\n  Your choice (Enter = deny): "
+
+
+def run_ask_on_page(args: argparse.Namespace, ctx: AppContext, prompt: str) -> int:
+    """Run one agent turn with browser tools on ``args.url``; ends the process (Qt, see ui/app.py)."""
+    import asyncio
+
+    from jawad_desktop.cli.providers_cmd import client_from_args
+    from jawad_desktop.core import events
+    from jawad_desktop.ui.app import create_application, end_process, run_loop
+
+    url = page_url(args.url)
+    levels = [] if args.deny_all else allowed_levels(args.allow)
+    interactive = sys.stdin.isatty() and sys.stderr.isatty() and not args.deny_all
+    create_application(headless=True)
+    from PySide6.QtWebEngineWidgets import QWebEngineView
+
+    from jawad_desktop.core.agent.session import AgentSession
+    from jawad_desktop.core.tools.basic import basic_registry
+    from jawad_desktop.core.tools.browser import browser_kit
+    from jawad_desktop.core.tools.page import PageError
+    from jawad_desktop.ui.browser_pane import make_profile
+    from jawad_desktop.ui.page_driver import QtWebEnginePage
+
+    private = args.private or ctx.settings.browser.off_the_record
+    profile = make_profile(None if private else ctx.paths.data / "browser")
+    view = QWebEngineView()
+    view.resize(1280, 900)
+    view.show()
+    page = QtWebEnginePage(view, profile=profile)
+    kit = browser_kit(ctx.settings, ctx.bus, page, config_dir=ctx.paths.config, data_dir=ctx.paths.data,
+                      ask=interactive, auto_levels=levels)
+    if args.deny_all:
+        kit.harbor.policy.deny_all = True
+    outcome: dict[str, Any] = {}
+    streamed: list[str] = []
+
+    def on_event(event: events.Event) -> None:
+        if isinstance(event, events.ChatDelta) and not args.json:
+            streamed.append(event.text)
+            sys.stdout.write(event.text)
+            sys.stdout.flush()
+        elif isinstance(event, events.ActionLogUpdate) and event.entry.result not in ("pending",):
+            entry = event.entry
+            print(f"[{entry.decision}] {entry.tool_name} {entry.site}: {entry.result} {entry.details}".rstrip(),
+                  file=sys.stderr)
+        elif isinstance(event, events.PermissionRequest) and interactive:
+            asyncio.get_running_loop().create_task(ask_terminal(event))
+
+    async def ask_terminal(request: events.PermissionRequest) -> None:
+        answer = await asyncio.to_thread(input_answer, terminal_question(request))
+        kit.gate.respond(request.id, _TERMINAL_CHOICES.get(answer, "deny"))
+
+    ctx.bus.subscribe(on_event)
+
+    async def main() -> int:
+        client = client_from_args(args, ctx)
+        try:
+            try:
+                await page.navigate(url)
+            except PageError as exc:
+                outcome["error"] = JawadError(f"Could not open {url}: {exc.message}",
+                                              suggestions=["Check the address and your network connection."])
+                return 1
+            kit.session.note_user_message(prompt)
+            agent = AgentSession(client=client, registry=basic_registry().merged(kit.session.registry()),
+                                 settings=ctx.settings, bus=ctx.bus, gate=kit.gate,
+                                 context_provider=kit.session.page_context, page_provider=lambda: page,
+                                 last_product_provider=kit.session.last_product)
+            response = await agent.run(prompt)
+            outcome["response"] = response
+            return 1 if response.is_error else 0
+        finally:
+            await client.aclose()
+            kit.close()
+
+    try:
+        code = run_loop(main)
+    except KeyboardInterrupt:
+        print("\njawad: interrupted", file=sys.stderr)
+        end_process(130)
+    if "error" in outcome:
+        print(f"jawad: {outcome['error'].user_text()}", file=sys.stderr)
+    response = outcome.get("response")
+    if response is not None:
+        if args.json:
+            print(json.dumps({"content": response.content, "is_error": response.is_error,
+                              "url": page.page.url().toString(), "metadata": response.metadata},
+                             ensure_ascii=False, indent=2))
+        elif response.is_error:
+            print(f"jawad: {response.content}", file=sys.stderr)
+        elif not "".join(streamed).strip():
+            print(response.content)
+        elif not "".join(streamed).endswith("\n"):
+            print()
+    end_process(code)
+
+
+def input_answer(question: str) -> str:
+    """One keypress-word from the terminal (on a worker thread: the browser keeps running)."""
+    sys.stderr.write(question)
+    sys.stderr.flush()
+    try:
+        return sys.stdin.readline().strip().lower()[:1]
+    except (OSError, ValueError):
+        return ""
