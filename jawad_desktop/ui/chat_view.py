@@ -90,14 +90,25 @@ class ChatItem:
 
 
 class ChatModel(QAbstractListModel):
-    """The rows of the chat; the single source of truth for the view."""
+    """The rows of the chat; the single source of truth for the view.
+
+    Items are addressed by their ``id`` (rows shift when earlier messages are shown). Only
+    the last ``WINDOW`` items are exposed to the view at first; ``show_earlier()`` exposes
+    more (the view calls it when scrolled to the top). This bounds the cost of a relayout:
+    a view over every one of 5,000 rows asks the delegate for 5,000 sizes each time.
+    Streamed text does not emit ``dataChanged`` (which makes QListView lay out every row)
+    but ``item_grew(row)``; the view repaints that row and relayouts only if its height changed.
+    """
 
     ItemRole = Qt.ItemDataRole.UserRole + 1
+    WINDOW = 200
+    item_grew = Signal(int)  # row
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._items: list[ChatItem] = []
-        self._pending: dict[int, str] = {}  # row -> text not yet flushed
+        self._offset = 0  # index in _items of the first row shown
+        self._pending: dict[int, str] = {}  # item id -> text not yet flushed
         self._flush = QTimer(self)
         self._flush.setSingleShot(True)
         self._flush.setInterval(FLUSH_MS)
@@ -105,82 +116,131 @@ class ChatModel(QAbstractListModel):
 
     # Qt model interface
     def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._items)
+        return 0 if parent.isValid() else len(self._items) - self._offset
 
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._items):
+        if not index.isValid() or not 0 <= index.row() < self.rowCount():
             return None
-        item = self._items[index.row()]
+        item = self._items[self._offset + index.row()]
         if role == self.ItemRole:
             return item
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
             return f"{item.role}: {item.text or item.tool_name}"
         return None
 
-    # Editing
-    def item(self, row: int) -> ChatItem:
-        return self._items[row]
+    # Looking up
+    def item_at(self, row: int) -> ChatItem:
+        """The item shown at ``row``."""
+        return self._items[self._offset + row]
+
+    def row_of(self, item_id: int) -> int:
+        """The row showing item ``item_id``, or -1 (not shown, or gone)."""
+        for i in range(len(self._items) - 1, self._offset - 1, -1):
+            if self._items[i].id == item_id:
+                return i - self._offset
+        return -1
+
+    def get(self, item_id: int) -> ChatItem | None:
+        for item in reversed(self._items):
+            if item.id == item_id:
+                return item
+        return None
 
     def items(self) -> list[ChatItem]:
         return list(self._items)
 
+    def hidden_count(self) -> int:
+        """How many earlier items are not shown yet."""
+        return self._offset
+
+    # Editing
     def append(self, item: ChatItem) -> int:
-        row = len(self._items)
+        """Add ``item`` at the end; returns its id."""
+        row = self.rowCount()
         self.beginInsertRows(QModelIndex(), row, row)
         self._items.append(item)
         self.endInsertRows()
-        return row
+        return item.id
 
     def extend(self, items: list[ChatItem]) -> None:
+        """Replace nothing, add ``items`` at the end; only the last WINDOW rows are shown."""
         if not items:
             return
-        first = len(self._items)
+        if not self._items:
+            self.beginResetModel()
+            self._items = list(items)
+            self._offset = max(0, len(self._items) - self.WINDOW)
+            self.endResetModel()
+            return
+        first = self.rowCount()
         self.beginInsertRows(QModelIndex(), first, first + len(items) - 1)
         self._items.extend(items)
         self.endInsertRows()
 
+    def show_earlier(self, count: int | None = None) -> int:
+        """Show up to ``count`` earlier items; returns how many were added at the top."""
+        count = min(self._offset, count or self.WINDOW)
+        if count <= 0:
+            return 0
+        self.beginInsertRows(QModelIndex(), 0, count - 1)
+        self._offset -= count
+        self.endInsertRows()
+        return count
+
     def clear(self) -> None:
         self.beginResetModel()
         self._items.clear()
+        self._offset = 0
         self._pending.clear()
         self.endResetModel()
 
-    def append_text(self, row: int, delta: str) -> None:
-        """Queue ``delta`` for ``row``; the view updates at most every FLUSH_MS."""
-        self._pending[row] = self._pending.get(row, "") + delta
+    def append_text(self, item_id: int, delta: str) -> None:
+        """Queue ``delta`` for item ``item_id``; the view updates at most every FLUSH_MS."""
+        self._pending[item_id] = self._pending.get(item_id, "") + delta
         if not self._flush.isActive():
             self._flush.start()
 
     def flush(self) -> None:
         pending, self._pending = self._pending, {}
-        for row, text in pending.items():
-            if 0 <= row < len(self._items):
-                item = self._items[row]
-                item.text += text
-                self.touch(row)
+        for item_id, text in pending.items():
+            item = self.get(item_id)
+            if item is None:
+                continue
+            item.text += text
+            item.version += 1
+            row = self.row_of(item_id)
+            if row >= 0:
+                self.item_grew.emit(row)
 
-    def update(self, row: int, **changes: Any) -> None:
-        if row in self._pending:
+    def update(self, item_id: int, **changes: Any) -> None:
+        if item_id in self._pending:
             self.flush()
-        item = self._items[row]
+        item = self.get(item_id)
+        if item is None:
+            return
         for key, value in changes.items():
             setattr(item, key, value)
-        self.touch(row)
+        item.version += 1
+        row = self.row_of(item_id)
+        if row >= 0:
+            index = self.index(row)
+            self.dataChanged.emit(index, index)
 
-    def touch(self, row: int) -> None:
-        self._items[row].version += 1
-        index = self.index(row)
-        self.dataChanged.emit(index, index)
-
-    def remove_last(self) -> ChatItem | None:
-        if not self._items:
-            return None
-        row = len(self._items) - 1
-        self._pending.pop(row, None)
-        self.beginRemoveRows(QModelIndex(), row, row)
-        item = self._items.pop()
-        self.endRemoveRows()
-        return item
+    def remove(self, item_id: int) -> ChatItem | None:
+        self._pending.pop(item_id, None)
+        for i, item in enumerate(self._items):
+            if item.id != item_id:
+                continue
+            if i < self._offset:
+                self._items.pop(i)
+                self._offset -= 1
+                return item
+            row = i - self._offset
+            self.beginRemoveRows(QModelIndex(), row, row)
+            self._items.pop(i)
+            self.endRemoveRows()
+            return item
+        return None
 
 
 class ChatDelegate(QStyledItemDelegate):
@@ -194,12 +254,26 @@ class ChatDelegate(QStyledItemDelegate):
         super().__init__(view)
         self._view = view
         self._docs: OrderedDict[tuple[int, int, int, bool], QTextDocument] = OrderedDict()
-        self._heights: dict[tuple[int, int, int], int] = {}
+        self._heights: dict[tuple[int, int, int], int] = {}  # exact, from a laid-out document
+        self._estimates: dict[tuple[int, int, int], int] = {}
+        self._last_hint: dict[int, int] = {}  # item id -> height the view laid the row out with
+        self._painted: set[int] = set()  # ids of rows painted at least once
+        self.painted_height: dict[int, int] = {}  # item id -> height it was last painted at
+        # One timer, not QTimer.singleShot(lambda): PySide leaks references to None through
+        # singleShot functors called thousands of times (a crash after a long stream).
+        self._resize_pending: list[QPersistentModelIndex] = []
+        self._resize_timer = QTimer(self)
+        self._resize_timer.setSingleShot(True)
+        self._resize_timer.setInterval(0)
+        self._resize_timer.timeout.connect(self._resize_now)
 
     def _dark(self) -> bool:
         return self._view.palette().color(QPalette.ColorRole.Base).lightness() < 128
 
-    def _text_width(self, option_width: int) -> int:
+    def exact_height(self, item: ChatItem, width: int) -> int | None:
+        return self._heights.get((item.id, item.version, width))
+
+    def text_width(self, option_width: int) -> int:
         return max(80, option_width - 2 * (self.PAD + self.MARGIN) - 40)
 
     def document(self, item: ChatItem, width: int) -> QTextDocument:
@@ -217,33 +291,49 @@ class ChatDelegate(QStyledItemDelegate):
         self._docs[key] = doc
         while len(self._docs) > self.CACHE:
             self._docs.popitem(last=False)
+        if len(self._heights) > 50_000:
+            self._heights.clear()
         self._heights[(item.id, item.version, width)] = int(doc.size().height())
         return doc
 
     def sizeHint(self, option: QStyleOptionViewItem, index: ModelIndex) -> QSize:
         item: ChatItem = index.data(ChatModel.ItemRole)
-        width = self._text_width(self._view.viewport().width())
-        height = self._heights.get((item.id, item.version, width))
+        width = self.text_width(self._view.viewport().width())
+        key = (item.id, item.version, width)
+        height = self._heights.get(key)
+        if height is None and item.id in self._last_hint and item.id in self._painted:
+            # A row already on screen changed (streaming): lay it out exactly now, so the view
+            # never switches between an estimate and the real height (a relayout each token).
+            self.document(item, width)
+            height = self._heights.get(key)
         if height is None:
-            if len(self._heights) > 20_000:
-                self._heights.clear()
+            height = self._estimates.get(key)
+        if height is None:
+            if len(self._estimates) > 50_000:
+                self._estimates.clear()
             # Cheap estimate until the row is painted: avoids laying out 5,000 documents at once.
             metrics = self._view.fontMetrics()
             per_line = max(1, width // max(1, metrics.averageCharWidth()))
             text = item.markdown()
             lines = sum(1 + len(line) // per_line for line in text.splitlines()) or 1
             height = lines * metrics.lineSpacing()
+            self._estimates[key] = height
+        self._last_hint[item.id] = height
         return QSize(self._view.viewport().width(), height + 2 * (self.PAD + self.MARGIN) // 2 + self.PAD)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: ModelIndex) -> None:
         item: ChatItem = index.data(ChatModel.ItemRole)
-        width = self._text_width(option.rect.width())
-        known = (item.id, item.version, width) in self._heights
+        width = self.text_width(option.rect.width())
         doc = self.document(item, width)
-        if not known:
-            # The estimate was used for layout: tell the view the real height.
-            persistent = QPersistentModelIndex(index)
-            QTimer.singleShot(0, lambda: self._resize(persistent))
+        self._painted.add(item.id)
+        self.painted_height[item.id] = self._heights.get((item.id, item.version, width), 0)
+        exact = self._heights.get((item.id, item.version, width), 0)
+        if exact != self._last_hint.get(item.id):
+            # The row was laid out with another height (an estimate, or the text grew a line):
+            # ask for a new layout. Most streamed tokens do not change the height: no relayout.
+            self._last_hint[item.id] = exact
+            self._resize_pending.append(QPersistentModelIndex(index))
+            self._resize_timer.start()
         painter.save()
         rect: QRect = option.rect
         bubble = self._bubble_rect(item, rect, doc)
@@ -276,15 +366,17 @@ class ChatDelegate(QStyledItemDelegate):
         left = rect.right() - self.MARGIN - w if item.role == "user" else rect.left() + self.MARGIN
         return QRect(left, rect.top() + self.MARGIN // 2, w, h)
 
-    def _resize(self, index: QPersistentModelIndex) -> None:
-        if index.isValid():
-            self.sizeHintChanged.emit(self._view.model().index(index.row(), 0))
+    def _resize_now(self) -> None:
+        pending, self._resize_pending = self._resize_pending, []
+        for index in pending:
+            if index.isValid():
+                self.sizeHintChanged.emit(self._view.model().index(index.row(), 0))
 
     def anchor_at(self, index: ModelIndex, pos: QPoint) -> str:
         """The link under ``pos`` (view coordinates) in the row at ``index``, or ''."""
         item: ChatItem = index.data(ChatModel.ItemRole)
         rect = self._view.visualRect(self._view.model().index(index.row(), 0))
-        width = self._text_width(rect.width())
+        width = self.text_width(rect.width())
         doc = self.document(item, width)
         bubble = self._bubble_rect(item, rect, doc)
         local = pos - bubble.topLeft() - QPoint(self.PAD, self.PAD)
@@ -312,16 +404,54 @@ class ChatView(QListView):
         self.setAccessibleName("Conversation")
         self.setAccessibleDescription("Messages of this conversation; links open in the browser")
         self._stick_to_bottom = True
+        self._bottom_timer = self._timer(self.scrollToBottom)
+        self._earlier_timer = self._timer(self.show_earlier)
         self.verticalScrollBar().valueChanged.connect(self._remember_position)
         self.chat_model.rowsInserted.connect(self._follow)
         self.chat_model.dataChanged.connect(self._follow)
+        self.chat_model.item_grew.connect(self._row_grew)
+        self.chat_delegate.sizeHintChanged.connect(self._follow)
+        self.chat_model.modelReset.connect(self._follow)
+
+    def _timer(self, slot: Any) -> QTimer:
+        timer = QTimer(self)
+        timer.setSingleShot(True)
+        timer.setInterval(0)
+        timer.timeout.connect(slot)
+        return timer
 
     def _remember_position(self, value: int) -> None:
         self._stick_to_bottom = value >= self.verticalScrollBar().maximum() - 4
+        if value == 0 and self.chat_model.hidden_count():
+            self._earlier_timer.start()
+
+    def show_earlier(self) -> None:
+        """Show earlier messages above, keeping the row under the user's eyes in place."""
+        anchor = self.indexAt(QPoint(4, 4))
+        anchor_id = self.chat_model.item_at(anchor.row()).id if anchor.isValid() else None
+        if not self.chat_model.show_earlier():
+            return
+        if anchor_id is not None:
+            row = self.chat_model.row_of(anchor_id)
+            self.scrollTo(self.chat_model.index(row), QAbstractItemView.ScrollHint.PositionAtTop)
+
+    def _row_grew(self, row: int) -> None:
+        index = self.chat_model.index(row)
+        item = self.chat_model.item_at(row)
+        width = self.chat_delegate.text_width(self.viewport().width())
+        self.chat_delegate.document(item, width)  # lay out the new text once (paint reuses it)
+        new = self.chat_delegate.exact_height(item, width)
+        if new != self.chat_delegate.painted_height.get(item.id):
+            # A new line: rows below and the scroll range move. Only the rows shown are laid
+            # out again (see ChatModel.WINDOW).
+            self.scheduleDelayedItemsLayout()
+        else:
+            self.viewport().update(self.visualRect(index))
+        self._follow()
 
     def _follow(self, *args: Any) -> None:
         if self._stick_to_bottom:
-            QTimer.singleShot(0, self.scrollToBottom)
+            self._bottom_timer.start()
 
     def resizeEvent(self, event: Any) -> None:
         super().resizeEvent(event)
@@ -344,21 +474,21 @@ class ChatView(QListView):
 
     def activate_link(self, row: int, href: str) -> None:
         """Follow a link of row ``row``: copy a code block, toggle a card, or open a URL."""
-        item = self.chat_model.item(row)
+        item = self.chat_model.item_at(row)
         if href.startswith("copy:"):
             blocks = code_blocks(item.markdown())
             n = int(href[5:]) if href[5:].isdigit() else -1
             if 0 <= n < len(blocks):
                 QGuiApplication.clipboard().setText(blocks[n])
         elif href.startswith("toggle:"):
-            self.chat_model.update(row, expanded=not item.expanded)
+            self.chat_model.update(item.id, expanded=not item.expanded)
         elif href.startswith(("http://", "https://")):
             self.link_activated.emit(href)
 
     def copy_selected(self) -> None:
         index = self.currentIndex()
         if index.isValid():
-            QGuiApplication.clipboard().setText(self.chat_model.item(index.row()).text)
+            QGuiApplication.clipboard().setText(self.chat_model.item_at(index.row()).text)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.matches(QKeySequence.StandardKey.Copy):
@@ -442,5 +572,6 @@ class ChatPanel(QWidget):
 
     # Conveniences for the window
     def add_message(self, role: str, text: str, *, streaming: bool = False) -> int:
+        """Add a message at the end; returns its item id."""
         return self.view.chat_model.append(ChatItem(role=role, text=text, streaming=streaming))
 

@@ -39,7 +39,7 @@ class ChatController(QObject):
         self.window = window
         self.runner = runner
         self._task: asyncio.Task[Any] | None = None
-        self._answer_row: int | None = None
+        self._answer_id: int | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
 
     def attach(self) -> None:
@@ -63,7 +63,7 @@ class ChatController(QObject):
             return
         chat.take_input()
         chat.add_message("user", text)
-        self._answer_row = None
+        self._answer_id = None
         self._set_busy(True)
         self._task = asyncio.ensure_future(self._run(text))
 
@@ -88,7 +88,7 @@ class ChatController(QObject):
         self.stop()
         self.window.chat.view.chat_model.clear()
         self.window.action_log.log_model.clear()
-        self._answer_row = None
+        self._answer_id = None
 
     def shutdown(self) -> None:
         """Cancel everything still running (the window is closing)."""
@@ -116,9 +116,9 @@ class ChatController(QObject):
     # Events
     def _on_delta(self, event: ev.ChatDelta) -> None:
         chat = self.window.chat
-        if self._answer_row is None:
-            self._answer_row = chat.add_message("assistant", "", streaming=True)
-        chat.view.chat_model.append_text(self._answer_row, event.text)
+        if self._answer_id is None:
+            self._answer_id = chat.add_message("assistant", "", streaming=True)
+        chat.view.chat_model.append_text(self._answer_id, event.text)
 
     def _on_response(self, event: ev.ChatResponse) -> None:
         chat = self.window.chat
@@ -127,20 +127,21 @@ class ChatController(QObject):
         text = event.content
         if event.interrupted:
             text = (text + "\n\n*(stopped)*").strip()
-        if self._answer_row is None:
-            self._answer_row = chat.add_message(role, text)
+        if self._answer_id is None:
+            self._answer_id = chat.add_message(role, text)
         else:
-            model.update(self._answer_row, text=text, role=role, streaming=False)
-        self._answer_row = None
+            model.update(self._answer_id, text=text, role=role, streaming=False)
+        self._answer_id = None
 
     def _finish_answer(self, *, interrupted: bool) -> None:
-        if self._answer_row is not None:
+        if self._answer_id is not None:
             model = self.window.chat.view.chat_model
             model.flush()
-            item = model.item(self._answer_row)
+            item = model.get(self._answer_id)
             suffix = "\n\n*(stopped)*" if interrupted else ""
-            model.update(self._answer_row, text=item.text + suffix, streaming=False)
-            self._answer_row = None
+            if item is not None:
+                model.update(self._answer_id, text=item.text + suffix, streaming=False)
+            self._answer_id = None
 
     def _set_busy(self, busy: bool) -> None:
         self.window.chat.set_busy(busy)
