@@ -1,7 +1,8 @@
-"""``jawad ask "PROMPT"``: one question to a model, the answer streamed to stdout.
+"""``jawad ask "PROMPT"``: one request to the agent (with its tools), the answer streamed to stdout.
 
-``--json`` prints the final response with its metadata instead. Failures go to stderr as
-friendly text (exit 1); text that had already streamed stays on stdout.
+``--json`` prints the final response with its metadata instead; ``--verbose`` prints the
+action log (each tool call, its permission decision and result) to stderr. Failures go to
+stderr as friendly text (exit 1); text that had already streamed stays on stdout.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from jawad_desktop.cli.read_page_cmd import add_browser_ask_options, run_ask_on_
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.llm.client import ChatStream
-from jawad_desktop.core.llm.types import ChatResponse, Message
+from jawad_desktop.core.llm.types import ChatResponse
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -28,6 +29,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("prompt", help='the question ("-" reads it from standard input)')
     parser.add_argument("--json", action="store_true", help="print the final response and its metadata as JSON")
+    parser.add_argument("--verbose", "-v", action="store_true", help="print the action log (tool calls) to stderr")
     add_provider_selection(parser)
     add_browser_ask_options(parser)
     parser.set_defaults(handler=dispatch)
@@ -76,14 +78,47 @@ async def stream_to_stdout(stream: ChatStream) -> ChatResponse:
 
 
 async def run(args: argparse.Namespace, ctx: AppContext) -> int:
+    from jawad_desktop.core import events
+    from jawad_desktop.core.agent.session import AgentSession
+    from jawad_desktop.core.tools.basic import basic_registry
+
     prompt = read_prompt(args.prompt)
-    messages = [Message(role="user", content=prompt)]
-    agent = ctx.settings.agent
+    streamed: list[str] = []
+
+    def on_event(event: events.Event) -> None:
+        if isinstance(event, events.ChatDelta) and not args.json:
+            streamed.append(event.text)
+            sys.stdout.write(event.text)
+            sys.stdout.flush()
+        elif isinstance(event, events.ActionLogUpdate) and args.verbose and event.entry.result != "pending":
+            print(action_log_line(event.entry), file=sys.stderr, flush=True)
+
+    ctx.bus.subscribe(on_event)
     async with client_from_args(args, ctx) as client:
-        stream = client.chat(messages, temperature=agent.temperature, max_tokens=agent.max_tokens)
-        if args.json:
-            response = await stream.response()
-            print(json.dumps(response_json(response), ensure_ascii=False, indent=2))
-        else:
-            await stream_to_stdout(stream)
-    return 0
+        agent = AgentSession(client=client, registry=basic_registry(), settings=ctx.settings, bus=ctx.bus,
+                             secrets=ctx.secrets)
+        response = await agent.run(prompt)
+    if args.json:
+        print(json.dumps({"content": response.content, "is_error": response.is_error,
+                          "interrupted": response.interrupted, "metadata": response.metadata},
+                         ensure_ascii=False, indent=2))
+    elif response.is_error:
+        if streamed and not "".join(streamed).endswith("\n"):
+            print()
+        print(f"jawad: {response.content}", file=sys.stderr)
+    elif not "".join(streamed).strip():
+        print(response.content)
+    elif not "".join(streamed).endswith("\n"):
+        print()
+    return 1 if response.is_error else 0
+
+
+def action_log_line(entry: Any) -> str:
+    """One action-log entry as a line for stderr: decision, tool, arguments, site, result."""
+    arguments = json.dumps(entry.parameters, ensure_ascii=False)
+    if len(arguments) > 200:
+        arguments = arguments[:199] + "…"
+    site = f" on {entry.site}" if entry.site else ""
+    details = " ".join(entry.details.split())[:300]
+    return f"[{entry.decision}] {entry.tool_name}({arguments}){site} [{entry.permission_level}]: {entry.result}" + (
+        f" - {details}" if details else "")

@@ -108,6 +108,7 @@ class _Turn:
     started: float = field(default_factory=time.monotonic)
     usage_in: int = 0
     usage_out: int = 0
+    llm_metadata: dict[str, Any] = field(default_factory=dict)  # the last response's, api_calls summed
 
     def shown_text(self) -> str:
         return "\n\n".join(part for part in self.shown if part.strip())
@@ -350,6 +351,11 @@ class AgentSession:
         self.history.record_usage(estimated, response.usage.input_tokens)
         turn.usage_in += response.usage.input_tokens or 0
         turn.usage_out += response.usage.output_tokens or 0
+        calls_so_far = turn.llm_metadata.get("api_calls", 0), turn.llm_metadata.get("retries", 0)
+        turn.llm_metadata = dict(response.metadata)
+        for key, before in zip(("api_calls", "retries"), calls_so_far, strict=True):
+            if isinstance(turn.llm_metadata.get(key), int):
+                turn.llm_metadata[key] += before
         return response
 
     def _show_rest(self, turn: _Turn, clean: str) -> None:
@@ -491,6 +497,7 @@ class AgentSession:
         if commit and turn.pending:
             self.history.commit(turn.pending)
         meta: dict[str, Any] = {
+            **turn.llm_metadata,
             "iterations": turn.iterations,
             "tool_calls": turn.tool_calls,
             "tool_format": self.mode,
