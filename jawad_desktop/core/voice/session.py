@@ -40,7 +40,8 @@ T = TypeVar("T")
 Phase = Literal["idle", "opening", "listening", "transcribing"]
 
 LEVEL_INTERVAL_S = 0.05
-PARTIAL_INTERVAL_S = 0.7
+PARTIAL_INTERVAL_S = 0.6
+_PARTIAL_MIN_SPEECH_S = 0.5  # a first draft of less than this is usually empty
 _KEEP_BEFORE_SPEECH_S = 0.3  # audio kept before the first detected word
 _KEEP_AFTER_SPEECH_S = 0.4  # and after the last one
 FIRST_BLOCK_TIMEOUT_S = 6.0
@@ -209,7 +210,9 @@ class VoiceSession:
             )
             self._emit("end")
             return None
-        path = write_wav(self.ctx.paths.cache / "voice" / f"recording-{int(time.time() * 1000)}.wav", audio)
+        path = await _in_io_thread(
+            write_wav, self.ctx.paths.cache / "voice" / f"recording-{int(time.time() * 1000)}.wav", audio
+        )
         with contextlib.suppress(asyncio.CancelledError, VoiceError):
             await warm  # a load failure is reported by transcribe() below
         return await self._transcribe(transcriber, audio, path)
@@ -281,6 +284,7 @@ class VoiceSession:
                 if (
                     partials_on
                     and detector.speech_started
+                    and detector.elapsed_s - (detector.speech_started_at or 0.0) >= _PARTIAL_MIN_SPEECH_S
                     and detector.trailing_silence_s < _PARTIAL_MAX_SILENCE_S
                     and (partial is None or partial.done())
                     and now - last_partial_at >= PARTIAL_INTERVAL_S

@@ -1,0 +1,133 @@
+"""Voice: end of speech to transcript, real-time factor, model load, partial latency, loop stalls.
+
+Runs the real path: espeak-ng speech played into a private PulseAudio null sink, recorded by
+the app's own capture code, cut by its VAD and transcribed by tiny.en int8 on this machine.
+"End of speech → transcript" is measured from the VAD's end-of-speech decision to the final
+transcript event (the configured trailing silence, here 0.8 s, comes before it and is a
+setting, not processing). Loop stalls are the longest gap of a 10 ms heartbeat on the event
+loop the session runs on (the GUI thread's loop under qasync) while recording and
+transcribing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks import Figure
+from jawad_desktop.core.context import AppContext
+from jawad_desktop.core.events import Event, VoiceState
+from jawad_desktop.core.store.secrets import SecretStore
+from jawad_desktop.core.voice import LocalWhisper, VoiceSession, read_audio
+from tests.fixtures.pulseaudio import PulseServer, private_pulseaudio
+
+UTTERANCES = [
+    ("find me a cheaper alternative to this product", ["alternative", "product"]),
+    ("open the settings and turn on dark mode", ["settings", "dark mode"]),
+    ("what is the weather like in Paris today", ["weather", "paris"]),
+    ("summarize this page for me and list the three main points", ["page", "main points"]),
+    ("read this article aloud please", ["article"]),
+]
+
+
+async def _measure(pulse: PulseServer, quick: bool) -> list[Figure]:
+    secrets = SecretStore()
+    secrets.use_session_memory()
+    ctx = AppContext.open(tempfile.mkdtemp(prefix="jawad-bench-voice-"), secrets=secrets)
+    ctx.settings.voice.silence_stop_s = 0.8
+    figures: list[Figure] = []
+
+    model = LocalWhisper("tiny.en", cache_dir=ctx.paths.cache)
+    started = time.perf_counter()
+    await model.prepare()
+    load_s = time.perf_counter() - started
+    figures.append(Figure("voice: model load (tiny.en int8, once per session)", load_s, "s", note="warm-up incl."))
+
+    # Real-time factor on a long clip (all utterances one after another, about 12 s).
+    long_clip = np.concatenate([read_audio(pulse.speech_wav(text)) for text, _ in UTTERANCES])
+    await model.transcribe(long_clip[:16000])  # first call pays one-off allocations
+    result = await model.transcribe(long_clip)
+    figures.append(Figure("voice: real-time factor (12 s clip)", result.elapsed_s / result.duration_s, "x",
+                          goal="< 1", ok=result.elapsed_s < result.duration_s,
+                          note=f"{result.duration_s:.1f} s audio in {result.elapsed_s:.2f} s"))
+
+    session = VoiceSession(ctx)
+    await session.warm_up()
+    latencies: list[float] = []
+    partial_compute: list[float] = []
+    first_partial_after_speech: list[float] = []
+    stalls: list[float] = []
+    hits = total_words = 0
+    rtfs: list[float] = []
+    runs = UTTERANCES[:3] if quick else UTTERANCES
+    for text, keywords in runs:
+        wav = pulse.speech_wav(text)
+        playing: list[float] = []
+        partial_at: list[float] = []
+
+        def on_event(event: Event, wav: Path = wav, playing: list[float] = playing,
+                     partial_at: list[float] = partial_at) -> None:
+            if isinstance(event, VoiceState) and event.state == "started":
+                # The "user" starts speaking; spawning paplay from this big process takes a
+                # while, so it is done off the loop (it is the benchmark's cost, not the app's).
+                threading.Thread(target=pulse.play, args=(wav,)).start()
+                playing.append(time.monotonic())
+            elif isinstance(event, VoiceState) and event.state == "partial" and not partial_at:
+                partial_at.append(time.monotonic())
+
+        unsubscribe = ctx.bus.subscribe(on_event)
+        stop = asyncio.Event()
+        gaps: list[float] = []
+
+        async def heartbeat(stop: asyncio.Event = stop, gaps: list[float] = gaps) -> None:
+            last = time.perf_counter()
+            while not stop.is_set():
+                await asyncio.sleep(0.01)
+                now = time.perf_counter()
+                gaps.append(now - last - 0.01)
+                last = now
+
+        beat = asyncio.ensure_future(heartbeat())
+        transcript = await session.listen()
+        stop.set()
+        await beat
+        unsubscribe()
+        if transcript is None:
+            raise RuntimeError(f"no transcript for {text!r}")
+        latencies.append(session.result_at - session.speech_end_at)
+        rtfs.append(transcript.elapsed_s / transcript.duration_s)
+        partial_compute.extend(session.partial_latencies)
+        if partial_at and playing:
+            first_partial_after_speech.append(partial_at[0] - playing[0])
+        stalls.append(max(gaps))
+        said = transcript.text.lower()
+        hits += sum(k in said for k in keywords)
+        total_words += len(keywords)
+    median = statistics.median(latencies)
+    figures.append(Figure("voice: end of speech → transcript (median)", median, "s", goal="<= 0.8 s",
+                          ok=median <= 0.8,
+                          note=f"{len(latencies)} utterances 2-5 s, max {max(latencies):.2f} s; "
+                               f"keywords {hits}/{total_words}"))
+    figures.append(Figure("voice: real-time factor (utterances, median)", statistics.median(rtfs), "x"))
+    if partial_compute:
+        figures.append(Figure("voice: partial transcript compute (median)", statistics.median(partial_compute), "s",
+                              note=f"{len(partial_compute)} partials, max {max(partial_compute):.2f} s"))
+    if first_partial_after_speech:
+        figures.append(Figure("voice: first partial after speech starts (median)",
+                              statistics.median(first_partial_after_speech), "s",
+                              note="includes the 0.3 s lead-in of the clips"))
+    worst = max(stalls)
+    figures.append(Figure("voice: longest event-loop stall while recording/transcribing", worst * 1000, "ms",
+                          goal="<= 50 ms", ok=worst <= 0.05))
+    return figures
+
+
+def run(quick: bool) -> list[Figure]:
+    with private_pulseaudio() as pulse:
+        return asyncio.run(_measure(pulse, quick))
