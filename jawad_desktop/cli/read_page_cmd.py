@@ -214,10 +214,12 @@ def run_ask_on_page(args: argparse.Namespace, ctx: AppContext, prompt: str) -> i
                                  last_product_provider=kit.session.last_product)
             response = await agent.run(prompt)
             outcome["response"] = response
+            outcome["url"] = await page.url()
             return 1 if response.is_error else 0
         finally:
             await client.aclose()
             kit.close()
+            await page.close(release_profile=True)  # cookies reach the disk before the process ends
 
     try:
         code = run_loop(main)
@@ -230,7 +232,7 @@ def run_ask_on_page(args: argparse.Namespace, ctx: AppContext, prompt: str) -> i
     if response is not None:
         if args.json:
             print(json.dumps({"content": response.content, "is_error": response.is_error,
-                              "url": page.page.url().toString(), "metadata": response.metadata},
+                              "url": outcome.get("url", url), "metadata": response.metadata},
                              ensure_ascii=False, indent=2))
         elif response.is_error:
             print(f"jawad: {response.content}", file=sys.stderr)

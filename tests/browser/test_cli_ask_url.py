@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.servers.scripted_model import ScriptedModel, call, text
 
 
@@ -65,7 +67,25 @@ def test_deny_all_and_bad_levels(scripted_model: ScriptedModel, page_server: str
     scripted_model.script(call("navigate", {"url": "http://localhost:1/"}), text("Not allowed."))
     out = _ask(scripted_model, profile_dir, f"{page_server}/form.html", "--deny-all")
     (result,) = _tool_results(scripted_model)
-    assert result.startswith("Permission denied: navigate")
+    assert result.startswith("Permission denied: navigate") and out.returncode == 0
     bad = _ask(scripted_model, profile_dir, f"{page_server}/form.html", "--allow", "everything")
     assert bad.returncode == 1 and "Unknown permission level: everything" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+@pytest.mark.slow
+def test_the_browser_profile_keeps_cookies_between_runs(scripted_model: ScriptedModel, page_server: str,
+                                                        profile_dir: Path) -> None:
+    scripted_model.script(text("First visit."))
+    first = _ask(scripted_model, profile_dir, f"{page_server}/cookie.html")
+    assert first.returncode == 0, first.stderr
+    assert "Cookies before this visit: none" in scripted_model.requests[0]["messages"][0]["content"]
+    scripted_model.script(text("Second visit."))
+    second = _ask(scripted_model, profile_dir, f"{page_server}/cookie.html")
+    assert second.returncode == 0, second.stderr
+    assert "Cookies before this visit: visited=yes" in scripted_model.requests[0]["messages"][0]["content"]
+    assert (profile_dir / "data" / "browser").is_dir()
+    scripted_model.script(text("Private visit."))
+    private = _ask(scripted_model, profile_dir, f"{page_server}/cookie.html", "--private")
+    assert private.returncode == 0, private.stderr
+    assert "Cookies before this visit: none" in scripted_model.requests[0]["messages"][0]["content"]

@@ -364,20 +364,23 @@ def said_by_user(fragment: str, user_texts: Iterable[str]) -> bool:
 def carries_page_data(url: str, page_text: str, user_texts: Iterable[str]) -> bool:
     """Whether a URL would carry text from the page (and not from the user) to its site."""
     parts = urlsplit(url)
-    payload = unquote_plus(parts.path + " " + parts.query).casefold()
-    page = " ".join(page_text.split()).casefold()
-    if not page or not payload.strip():
+    tokens = _tokens(unquote_plus(parts.path + " " + parts.query))
+    page = " ".join(_tokens(page_text))
+    if not page or not tokens:
         return False
-    said = " ".join(user_texts).casefold()
-    tokens = re.findall(r"[\w@.+-]{3,}", payload)
-    for token in tokens:
-        if "@" in token and token in page and token not in said:
+    said = " ".join(_tokens(" ".join(user_texts)))
+    for token in tokens:  # an address or a long number is data on its own
+        if ("@" in token or (token.isdigit() and len(token) >= 6)) and token in page and token not in said:
             return True
-    for i in range(len(tokens) - 3):
+    for i in range(len(tokens) - 3):  # four words in a row, as the page has them
         phrase = " ".join(tokens[i:i + 4])
         if phrase in page and phrase not in said:
             return True
     return False
+
+
+def _tokens(text: str) -> list[str]:
+    return re.findall(r"[\w@.+-]+", text.casefold())
 
 
 # -- the session ----------------------------------------------------------------------------------
