@@ -63,8 +63,18 @@ def _open_tag_re(names: frozenset[str]) -> re.Pattern[str]:
     return re.compile(rf"<\s*({alternatives})(?=[\s/>]|$)", re.IGNORECASE)
 
 
+_TAG_NAME = re.compile(r"[A-Za-z_][\w.:-]{0,80}")
+
+
 def _tag_names(names: Iterable[str]) -> frozenset[str]:
-    return frozenset(n for n in names if re.fullmatch(r"[A-Za-z_][\w.:-]{0,80}", n))
+    if isinstance(names, frozenset):
+        return _tag_names_cached(names)
+    return frozenset(n for n in names if _TAG_NAME.fullmatch(n))
+
+
+@functools.lru_cache(maxsize=64)
+def _tag_names_cached(names: frozenset[str]) -> frozenset[str]:
+    return frozenset(n for n in names if _TAG_NAME.fullmatch(n))
 
 
 _ATTR_NAME = re.compile(r"[A-Za-z_][\w.:-]*")
@@ -158,10 +168,15 @@ def parse_xml_calls(text: str, names: Collection[str]) -> list[ParsedCall]:
 _WRAPPER_RE = re.compile(
     r"<\s*(" + "|".join(_WRAPPER_TAGS) + r")\b[^>]*>(.*?)(?:<\s*/\s*\1\s*>|$)", re.IGNORECASE | re.DOTALL
 )
-_START_RE = re.compile(r"[{\[]")
+# Where a JSON call can start: an object opening on a key, or a list of objects. Trying
+# raw_decode at every brace is slow (each failure counts lines up to its position).
+_START_RE = re.compile(r"\{\s*\"|\[\s*\{")
 _FENCE_RE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|$)", re.DOTALL)
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
 _decoder = json.JSONDecoder()
+_INTERESTING_KEYS = frozenset(
+    {"type", "name", "tool", "tool_name", "function", "tool_call", "tool_calls", "function_call", "tool_use"}
+)
 
 
 def loads_lenient(text: str) -> Any:
@@ -265,6 +280,9 @@ def parse_json_reply(text: str, names: Collection[str] | None = None) -> TextRep
         except (ValueError, RecursionError):
             pos = start + 1
             continue
+        if isinstance(obj, dict) and not _INTERESTING_KEYS.intersection(obj):
+            pos = start + 1  # plain data (code, product JSON): look inside it too
+            continue
         span = (start, end)
         final = _final_from_object(obj)
         calls = _call_from_object(obj, names, span)
@@ -364,7 +382,8 @@ def clean_response(text: str, names: Collection[str], reply: TextReply | None = 
         return (outside + "\n\n" + found.final).strip() if outside else found.final.strip()
     result = _remove_spans(text, found.spans)
     result = _drop_empty_fences(result)
-    result = _outside_code(result, lambda part: _strip_leftovers(part, names))
+    closing = _close_tag_re(_tag_names(names))
+    result = _outside_code(result, lambda part: _strip_leftovers(part, closing))
     return _BLANK_LINES.sub("\n\n", result).strip()
 
 
@@ -395,14 +414,20 @@ def _outside_code(text: str, transform: Any) -> str:
     return "".join(part if i % 2 else transform(part) for i, part in enumerate(parts))
 
 
-def _strip_leftovers(text: str, names: Collection[str]) -> str:
+@functools.lru_cache(maxsize=64)
+def _close_tag_re(tags: frozenset[str]) -> re.Pattern[str] | None:
+    if not tags:
+        return None
+    alternatives = "|".join(re.escape(n) for n in sorted(tags, key=len, reverse=True))
+    return re.compile(rf"<\s*/\s*(?:{alternatives})\s*>", re.IGNORECASE)
+
+
+def _strip_leftovers(text: str, closing: re.Pattern[str] | None) -> str:
+    if "<" not in text:
+        return text
     text = _HALLUCINATED.sub("", text)
     text = _ORPHAN_WRAPPER.sub("", text)
-    tags = _tag_names(names)
-    if tags:
-        alternatives = "|".join(re.escape(n) for n in sorted(tags, key=len, reverse=True))
-        text = re.sub(rf"<\s*/\s*(?:{alternatives})\s*>", "", text, flags=re.IGNORECASE)
-    return text
+    return closing.sub("", text) if closing is not None else text
 
 
 class StreamSanitizer:
