@@ -32,6 +32,7 @@ from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile, QWebEngin
 from PySide6.QtWebEngineWidgets import QWebEngineView
 from PySide6.QtWidgets import QApplication, QWidget
 
+from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.tools.context import site_of
 from jawad_desktop.core.tools.page import (
     ActionOutcome,
@@ -87,6 +88,7 @@ class QtWebEnginePage:
         self.view = view
         self.navigation_guard = navigation_guard
         old = view.page()
+        shown = old.url() if old is not None else QUrl()
         chosen = profile or (old.profile() if old is not None else None) or QWebEngineProfile.defaultProfile()
         self.profile = chosen
         self.page = GuardedWebPage(chosen, view, self)
@@ -102,6 +104,8 @@ class QtWebEnginePage:
         self._loading = False
         self.page.loadStarted.connect(self._on_load_started)
         self.page.loadFinished.connect(self._on_load_finished)
+        if shown.isValid() and not shown.isEmpty() and shown.scheme() in ("http", "https", "file"):
+            self.page.load(shown)  # the page the user was looking at stays in view
 
     async def close(self, *, release_profile: bool = False, settle_s: float = 0.5) -> None:
         """Delete the page now (a page must go before its profile); with ``release_profile`` also
@@ -451,3 +455,21 @@ class QtWebEnginePage:
             if time.monotonic() >= deadline:
                 return False
             await asyncio.sleep(0.15)
+
+
+def attach_agent_browser(ctx: AppContext, view: QWebEngineView, *, ask: bool = True) -> tuple[QtWebEnginePage, Any]:
+    """Let the agent work in ``view`` (the window's browser pane): returns the driver and the
+    ``BrowserKit`` (session with the tools, Harbor, the gate, the page cache) for ``ctx``.
+
+    The window then builds its ``AgentSession`` with ``registry=...merged(kit.session.registry())``,
+    ``gate=kit.gate``, ``context_provider=kit.session.page_context``,
+    ``last_product_provider=kit.session.last_product``; connects
+    ``bridge.permission_request -> PermissionPanel.show_request`` and
+    ``PermissionPanel.decided -> kit.gate.respond``; adds ``GrantsPage(kit.harbor)`` to Settings; and
+    calls ``kit.session.note_user_message(text)`` before each run.
+    """
+    from jawad_desktop.core.tools.browser import browser_kit
+
+    driver = QtWebEnginePage(view)
+    kit = browser_kit(ctx.settings, ctx.bus, driver, config_dir=ctx.paths.config, data_dir=ctx.paths.data, ask=ask)
+    return driver, kit

@@ -148,6 +148,13 @@ class PermissionPanel(QFrame):
             self._tick.stop()
             self._next()
 
+    def dismiss_all(self) -> None:
+        """Forget every request (the run ended or was stopped: the gate answered them itself)."""
+        self.queue.clear()
+        self.current = None
+        self._tick.stop()
+        self.hide()
+
     def _next(self) -> None:
         if self.queue:
             self.show_request(self.queue.popleft())

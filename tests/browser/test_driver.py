@@ -167,3 +167,35 @@ async def _sleep(seconds: float) -> None:
     import asyncio
 
     await asyncio.sleep(seconds)
+
+
+def test_attaching_to_a_pane_keeps_its_page_and_wires_harbor(qtbot: Any, web_profile: Any, page_server: str,
+                                                            arun: Callable[..., Any], profile_dir: Any) -> None:
+    from PySide6.QtWebEngineCore import QWebEnginePage
+    from PySide6.QtWebEngineWidgets import QWebEngineView
+
+    from jawad_desktop.core.context import AppContext
+    from jawad_desktop.core.store.secrets import SecretStore
+    from jawad_desktop.ui.page_driver import attach_agent_browser
+
+    view = QWebEngineView()
+    qtbot.addWidget(view)
+    view.setPage(QWebEnginePage(web_profile, view))  # as the browser pane builds it
+    view.resize(800, 600)
+    view.show()
+    with qtbot.waitSignal(view.loadFinished, timeout=10000):
+        view.load(f"{page_server}/shop/jsonld.html")
+    ctx = AppContext.open(str(profile_dir), secrets=SecretStore(problem="not needed here"))
+    driver, kit = attach_agent_browser(ctx, view)
+    try:
+        assert view.page() is driver.page and driver.profile is web_profile
+        arun(driver.wait_until_loaded(10))
+        qtbot.waitUntil(lambda: view.url().toString().endswith("/shop/jsonld.html"), timeout=10000)
+        assert {t.name for t in kit.session.registry()} >= {"read_page", "click_element", "fill_form", "navigate"}
+        assert driver.navigation_guard is not None
+        assert not driver.navigation_guard(view.url().toString(), "http://localhost:1/")  # leaving: refused
+        kit.harbor.apply_decision("navigate", "localhost", "allow-site")
+        assert driver.navigation_guard(view.url().toString(), "http://localhost:1/")  # granted
+        assert (profile_dir / "config" / "harbor_grants.json").exists()
+    finally:
+        kit.close()
