@@ -36,7 +36,7 @@ class Flow:
 
     def run(self, arun: Callable[..., Any], user_text: str) -> events.ChatResponse:
         self.browser.note_user_message(user_text)
-        return arun(self.agent.run(user_text), timeout=60)  # type: ignore[no-any-return]
+        return arun(self.agent.run(user_text), timeout=60)
 
 
 @pytest.fixture

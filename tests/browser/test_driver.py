@@ -135,7 +135,12 @@ def test_agent_click_leaving_the_site_is_blocked_by_the_browser(web_page: QtWebE
                                                                 arun: Callable[..., Any]) -> None:
     url = load("shop/jsonld.html")
     asked: list[tuple[str, str]] = []
-    web_page.navigation_guard = lambda a, b: asked.append((a, b)) is not None  # refuses, records
+
+    def refuse(a: str, b: str) -> bool:
+        asked.append((a, b))
+        return False
+
+    web_page.navigation_guard = refuse
     out = arun(web_page.click(Target(selector='a[href="http://localhost:1/elsewhere"]')))
     assert out.blocked_navigation == "http://localhost:1/elsewhere"
     assert asked == [(url, "http://localhost:1/elsewhere")]

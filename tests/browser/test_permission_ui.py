@@ -77,9 +77,13 @@ def test_grants_page_lists_and_revokes(qtbot: Any, tmp_path: Path) -> None:
     harbor.apply_decision("fill_form", "shop.test", "allow-session", level="interact")
     page = GrantsPage(harbor)
     qtbot.addWidget(page)
-    rows = [[page.table.item(r, c).text() for c in range(3)] for r in range(page.table.rowCount())]
+    def cell(r: int, c: int) -> str:
+        item = page.table.item(r, c)
+        return item.text() if item is not None else ""
+
+    rows = [[cell(r, c) for c in range(3)] for r in range(page.table.rowCount())]
     assert rows == [["shop.test", "click_element", "interact"], ["shop.test", "fill_form", "interact"]]
-    assert page.table.item(0, 3).text() == "saved" and page.table.item(1, 3).text() == "until Jawad closes"
+    assert cell(0, 3) == "saved" and cell(1, 3) == "until Jawad closes"
     page.table.selectRow(0)
     qtbot.mouseClick(page.revoke_button, Qt.MouseButton.LeftButton)
     assert page.table.rowCount() == 1

@@ -12,7 +12,7 @@ Load = Callable[[str], str]
 
 
 def read(web_page: QtWebEnginePage, arun: Callable[..., Any], **kw: Any) -> PageReading:
-    return arun(read_page(web_page, **kw), timeout=30)  # type: ignore[no-any-return]
+    return arun(read_page(web_page, **kw), timeout=30)
 
 
 def test_json_ld_product_content_and_elements(web_page: QtWebEnginePage, load: Load, arun: Callable[..., Any]) -> None:
