@@ -18,9 +18,9 @@ import logging
 import time
 from typing import Any, Literal
 
-from PySide6.QtCore import QRectF, QSize, Qt, Signal, SignalInstance
-from PySide6.QtGui import QColor, QIcon, QKeyEvent, QMouseEvent, QPainter, QPaintEvent
-from PySide6.QtWidgets import QToolButton, QWidget
+from PySide6.QtCore import QEvent, QObject, QRectF, QSize, Qt, Signal, SignalInstance
+from PySide6.QtGui import QColor, QIcon, QKeyEvent, QKeySequence, QMouseEvent, QPainter, QPaintEvent
+from PySide6.QtWidgets import QApplication, QToolButton, QWidget
 
 from jawad_desktop.core.events import VoiceState
 from jawad_desktop.core.voice import VoiceSession
@@ -51,6 +51,7 @@ class VoiceButton(QToolButton):
     failed = Signal(str)
     state_changed = Signal(str)
     pressed_to_talk = Signal()  # emitted on every press: stop reading a reply aloud
+    send_requested = Signal(str)  # the final text, when Settings → Voice → "Send right away" is on
 
     def __init__(
         self,
@@ -67,6 +68,7 @@ class VoiceButton(QToolButton):
         self._pressed_at = 0.0
         self._started_by_press = False
         self._retry_task: asyncio.Future[Any] | None = None
+        self._push_to_talk_key: PushToTalkKey | None = None
         self.setObjectName("voiceButton")
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         icon = QIcon.fromTheme("audio-input-microphone")
@@ -148,6 +150,8 @@ class VoiceButton(QToolButton):
         elif event.state == "result":
             self._apply("idle")
             self.transcript_ready.emit(event.transcript)
+            if self.session.ctx.settings.voice.auto_send:
+                self.send_requested.emit(event.transcript)
         elif event.state == "error":
             self._error = event.error
             self._retryable = event.retryable
@@ -174,6 +178,14 @@ class VoiceButton(QToolButton):
     def cancel(self) -> None:
         """End the recording and throw it away."""
         self.session.cancel()
+
+    def press(self) -> None:
+        """What pressing the button does (also for a push-to-talk key): start, stop or retry."""
+        self._on_pressed()
+
+    def release(self) -> None:
+        """What releasing it does: a short press keeps listening until silence, a long one stops."""
+        self._on_released()
 
     def _on_pressed(self) -> None:
         self._pressed_at = time.monotonic()
@@ -218,3 +230,44 @@ class VoiceButton(QToolButton):
             self.cancel()
             return
         super().keyPressEvent(event)
+
+
+class PushToTalkKey(QObject):
+    """Hold a key (Ctrl+Space by default) anywhere in ``scope``'s window to talk; a tap toggles.
+
+    Shortcuts only report presses, so this is an application event filter that also sees the
+    release; key auto-repeat is ignored.
+    """
+
+    def __init__(self, button: VoiceButton, scope: QWidget, sequence: str = "Ctrl+Space") -> None:
+        super().__init__(button)
+        self.button = button
+        self.scope = scope
+        self.combination = QKeySequence(sequence)[0]  # type: ignore[index]  # PySide6 stubs lack __getitem__
+        self._held = False
+        # The button keeps this Python object alive: a Qt parent alone keeps only the C++ side,
+        # and the overridden eventFilter would silently stop being called.
+        button._push_to_talk_key = self
+        app = QApplication.instance()
+        assert app is not None
+        app.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        kind = event.type()
+        if kind not in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease) or not isinstance(event, QKeyEvent):
+            return False
+        if not isinstance(watched, QWidget) or watched.window() is not self.scope.window():
+            return False
+        if event.key() != self.combination.key():
+            return False
+        if event.isAutoRepeat():
+            return self._held
+        if kind == QEvent.Type.KeyPress and event.keyCombination() == self.combination and not self._held:
+            self._held = True
+            self.button.press()
+            return True
+        if kind == QEvent.Type.KeyRelease and self._held:
+            self._held = False
+            self.button.release()
+            return True
+        return False

@@ -95,17 +95,18 @@ def test_unknown_model_name(tmp_path: Path) -> None:
     assert "tiny.en" in caught.value.user_text()
 
 
-def test_missing_model_reported_by_the_session_and_recording_kept(
+def test_missing_model_is_reported_before_the_user_speaks(
     pulse_server: PulseServer, voice_ctx: AppContext, voice_events: list[VoiceState], arun: Callable[..., Any]
 ) -> None:
     voice_ctx.settings.voice.model_size = "base.en"
-    voice_ctx.settings.voice.no_speech_timeout_s = 1.0
     session = VoiceSession(voice_ctx)
     with pytest.raises(VoiceError) as caught:
         arun(session.warm_up())
     assert caught.value.code == "MODEL_NOT_DOWNLOADED"
-    transcriber = session.transcriber()
-    assert isinstance(transcriber, LocalWhisper) and transcriber.model_name == "base.en"
+    assert arun(session.listen(), timeout=20) is None
+    assert [e.state for e in voice_events] == ["error", "end"], "the mic went live for a model that is missing"
+    assert "'base.en' is not on this computer" in voice_events[0].error
+    assert "Download it in Settings → Voice" in voice_events[0].error
 
 
 def test_bundled_model_loads_once(voice_ctx: AppContext, arun: Callable[..., Any]) -> None:

@@ -90,7 +90,7 @@ def test_click_listens_until_silence_and_delivers_the_text(
 
 @pytest.mark.slow
 def test_holding_the_button_is_push_to_talk(
-    pulse_server: PulseServer, voice_ctx: AppContext, qtbot: Any
+    pulse_server: PulseServer, voice_ctx: AppContext, qtbot: Any, aio_loop: Any
 ) -> None:
     voice_ctx.settings.voice.partial_results = False
     button = make_button(voice_ctx, qtbot)
@@ -159,7 +159,7 @@ def test_level_meter_moves_with_sound(pulse_server: PulseServer, voice_ctx: AppC
 
 
 @pytest.mark.slow
-def test_spoken_reply_is_heard_and_stops_at_once(pulse_server: PulseServer, qtbot: Any) -> None:
+def test_spoken_reply_is_heard_and_stops_at_once(pulse_server: PulseServer, qtbot: Any, aio_loop: Any) -> None:
     speaker = ReplySpeaker(prefer_qt=False)
     assert speaker.backend == "espeak-ng"
     blocks: list[Samples] = []
@@ -192,3 +192,35 @@ def test_qt_text_to_speech_engine(qtbot: Any) -> None:
     with qtbot.waitSignal(speaker.speaking_changed, timeout=5000) as stopped:
         speaker.stop()
     assert stopped.args == [False]
+
+
+@pytest.mark.slow
+def test_push_to_talk_key_and_auto_send(
+    pulse_server: PulseServer, voice_ctx: AppContext, qtbot: Any, aio_loop: Any
+) -> None:
+    from PySide6.QtWidgets import QLineEdit, QVBoxLayout, QWidget
+
+    from jawad_desktop.ui.voice_button import PushToTalkKey
+
+    voice_ctx.settings.voice.partial_results = False
+    voice_ctx.settings.voice.auto_send = True
+    window = QWidget()
+    qtbot.addWidget(window)
+    bridge = EventBridge(voice_ctx.bus)
+    button = VoiceButton(VoiceSession(voice_ctx), bridge.voice_state, window)
+    box = QLineEdit(window)
+    layout = QVBoxLayout(window)
+    layout.addWidget(box)
+    layout.addWidget(button)
+    PushToTalkKey(button, window)
+    window.show()
+    box.setFocus()
+    players = speak_when_listening(voice_ctx, pulse_server, "summarize this page")
+    qtbot.keyPress(box, Qt.Key.Key_Space, Qt.KeyboardModifier.ControlModifier)
+    assert box.text() == "", "the key reached the input box"
+    qtbot.waitUntil(lambda: bool(players) and players[0].poll() is not None, timeout=15000)
+    qtbot.wait(1300)
+    assert button.state == "listening"
+    with qtbot.waitSignal(button.send_requested, timeout=20000) as sent:
+        qtbot.keyRelease(box, Qt.Key.Key_Space, Qt.KeyboardModifier.ControlModifier)
+    assert "this page" in sent.args[0].lower()

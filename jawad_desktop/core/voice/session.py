@@ -169,6 +169,7 @@ class VoiceSession:
             self._emit("end")
             return None
         warm = asyncio.ensure_future(transcriber.prepare())
+
         def deliver(item: Samples | VoiceError) -> None:  # on PortAudio's thread
             loop.call_soon_threadsafe(blocks.put_nowait, item)
 
@@ -179,6 +180,16 @@ class VoiceSession:
             self.phase = "idle"
             warm.cancel()
             self._fail(exc)
+            self._emit("end")
+            return None
+        if warm.done() and not warm.cancelled() and isinstance(warm.exception(), VoiceError):
+            # The model is missing (found out in milliseconds, while the mic opened): say so
+            # now rather than after the user has spoken for nothing.
+            await _in_io_thread(recorder.close)
+            self.phase = "idle"
+            error = warm.exception()
+            assert isinstance(error, VoiceError)
+            self._fail(error)
             self._emit("end")
             return None
         try:
