@@ -10,20 +10,32 @@ database work runs in a worker thread so the window never waits on the disk.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import sqlite3
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urldefrag
 
 from jawad_desktop.core.store.database import Database
 
 log = logging.getLogger("jawad.store.page_cache")
+T = TypeVar("T")
 
 MAX_ENTRIES = 50
+
+# One worker for the database calls, independent of the loop's default executor (qasync's
+# QThread pool aborts the process when its threads outlive the loop).
+_WORKER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jawad-page-cache")
+
+
+async def _run(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    return await asyncio.get_running_loop().run_in_executor(_WORKER, functools.partial(fn, *args, **kwargs))
 MAX_MARKDOWN_CHARS = 12_000
 MAX_ELEMENTS_CHARS = 8_000
 
@@ -126,17 +138,17 @@ class PageCache:
 
     async def cache_page_snapshot(self, snapshot: CachedPageSnapshot) -> None:
         try:
-            await asyncio.to_thread(self.put, snapshot)
+            await _run(self.put, snapshot)
         except sqlite3.Error as exc:  # a cache that cannot write must not fail the page read
             log.warning("could not cache %s: %s", snapshot.url, exc)
 
     async def get_cached_snapshot(self, url: str | None = None) -> CachedPageSnapshot | None:
         """The snapshot of ``url``, or the most recent one when ``url`` is None."""
-        return await asyncio.to_thread(self.get, url)
+        return await _run(self.get, url)
 
     async def get_last_product_context(self, *, exclude_url: str = "") -> dict[str, Any] | None:
         """The product of the most recent page that had one (its url and title added)."""
-        return await asyncio.to_thread(self.last_product, exclude_url=exclude_url)
+        return await _run(self.last_product, exclude_url=exclude_url)
 
     async def get_recent_snapshots(self, limit: int = 10) -> list[CachedPageSnapshot]:
-        return await asyncio.to_thread(self.recent, limit)
+        return await _run(self.recent, limit)

@@ -26,6 +26,7 @@ import logging
 import re
 import time
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -44,6 +45,11 @@ from jawad_desktop.core.tools.page import ElementInfo, Page, PageError, RawSnaps
 from jawad_desktop.core.tools.registry import PermissionLevel, ToolError, ToolRegistry, ToolResult
 
 log = logging.getLogger("jawad.browser")
+
+# Parsing runs on its own Python worker thread: one at a time (a second read waits rather than
+# doubling the GIL pressure on the GUI thread), and independent of the loop's default executor
+# (qasync's QThread pool aborts the process if its threads are alive at exit).
+_PARSER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jawad-page-parse")
 
 DEFAULT_SEARCH_ENGINE = "https://html.duckduckgo.com/html/?q={query}"
 MAX_ELEMENTS = 150
@@ -330,7 +336,7 @@ async def read_page(page: Page, *, max_elements: int = MAX_ELEMENTS) -> PageRead
     """Read the page: the script's snapshot on the GUI thread, the parsing in a worker thread."""
     started = time.perf_counter()
     snapshot = await page.snapshot(max_elements=max_elements)
-    reading = await asyncio.to_thread(parse_snapshot, snapshot)
+    reading = await asyncio.get_running_loop().run_in_executor(_PARSER, parse_snapshot, snapshot)
     reading.elapsed_ms = (time.perf_counter() - started) * 1000
     return reading
 
