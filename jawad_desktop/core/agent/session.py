@@ -108,7 +108,8 @@ class _Turn:
     started: float = field(default_factory=time.monotonic)
     usage_in: int = 0
     usage_out: int = 0
-    llm_metadata: dict[str, Any] = field(default_factory=dict)  # the last response's, api_calls summed
+    llm_metadata: dict[str, Any] = field(default_factory=dict)
+    force_tool: str | None = None  # the last response's, api_calls summed
 
     def shown_text(self) -> str:
         return "\n\n".join(part for part in self.shown if part.strip())
@@ -182,15 +183,19 @@ class AgentSession:
         """Forget the conversation (spec 001 CLEAR_HISTORY)."""
         self.history.clear()
 
-    async def run(self, user_text: str) -> events.ChatResponse:
-        """Run one turn and return its final response (also emitted on the bus)."""
+    async def run(self, user_text: str, *, force_tool: str | None = None) -> events.ChatResponse:
+        """Run one turn and return its final response (also emitted on the bus).
+
+        ``force_tool`` makes the first request require that tool (native format only:
+        ``tool_choice``), e.g. the Summarise button forcing ``summarize_page``.
+        """
         if self.running:
             raise JawadError(
                 "Jawad is still working on the previous message.",
                 suggestions=["Wait for it to finish, or press Stop first."],
             )
         run_id = events.new_id("run")
-        turn = _Turn(run_id=run_id, user_text=user_text)
+        turn = _Turn(run_id=run_id, user_text=user_text, force_tool=force_tool)
         self._task = asyncio.get_running_loop().create_task(self._run(turn), name=f"jawad-agent-{run_id}")
         try:
             return await asyncio.shield(self._task)
@@ -277,7 +282,13 @@ class AgentSession:
             reserve = self.history.tokens([system]) + sum(len(str(t)) for t in tools_spec) // 4
             messages = [system, *self.history.for_request(turn.pending, reserve_tokens=reserve)]
             native = self.mode == "native" and bool(tools_spec)
-            response = await self._request(turn, client, messages, tools_spec if native else None, names)
+            tool_choice: dict[str, Any] | None = None
+            forced = self.registry.get(turn.force_tool) if turn.force_tool and turn.iterations == 1 else None
+            if native and forced is not None:
+                tool_choice = {"type": "function", "function": {"name": forced.name}}
+            response = await self._request(
+                turn, client, messages, tools_spec if native else None, names, tool_choice=tool_choice
+            )
             if response.tools_unsupported and self.mode == "native":
                 self._switch_mode("xml", "the provider does not accept native tool calls")
             if response.interrupted:
@@ -331,10 +342,19 @@ class AgentSession:
         messages: list[Message],
         tools: list[dict[str, Any]] | None,
         names: frozenset[str],
+        *,
+        tool_choice: dict[str, Any] | None = None,
     ) -> ChatResponse:
         agent = self.settings.agent
         estimated = self.history.tokens(messages)
-        stream = client.chat(messages, tools, stream=True, temperature=agent.temperature, max_tokens=agent.max_tokens)
+        stream = client.chat(
+            messages,
+            tools,
+            stream=True,
+            temperature=agent.temperature,
+            max_tokens=agent.max_tokens,
+            tool_choice=tool_choice,
+        )
         sanitizer = StreamSanitizer(names)
         self._sanitizer = sanitizer
         separator_pending = bool(turn.shown_text())
