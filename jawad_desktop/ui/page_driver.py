@@ -55,11 +55,49 @@ NavigationGuard = Callable[[str, str], bool]
 
 
 class GuardedWebPage(QWebEnginePage):
-    """A QWebEnginePage that asks its driver about navigations an agent action starts."""
+    """A QWebEnginePage that asks its driver about navigations an agent action starts, opens
+    new-window links in place, and answers the page's JavaScript dialogs itself while the agent
+    acts (a modal dialog would block the agent and the window; confirm and prompt get Cancel)."""
 
     def __init__(self, profile: QWebEngineProfile, parent: QWidget | None, driver: QtWebEnginePage) -> None:
         super().__init__(profile, parent)
         self._driver = driver
+        self._popups: list[QWebEnginePage] = []
+
+    def createWindow(self, _type: QWebEnginePage.WebWindowType) -> QWebEnginePage:
+        # One page the user watches: a link meant for a new window opens here instead. A throwaway
+        # page receives the new window's first navigation and hands its URL over.
+        catcher = QWebEnginePage(self.profile(), self)
+        self._popups.append(catcher)
+
+        def hand_over(url: QUrl) -> None:
+            if url.isEmpty() or not shiboken6.isValid(catcher):
+                return
+            catcher.urlChanged.disconnect(hand_over)
+            self._popups.remove(catcher)
+            catcher.deleteLater()
+            self.load(url)
+
+        catcher.urlChanged.connect(hand_over)
+        return catcher
+
+    def javaScriptAlert(self, securityOrigin: QUrl | str, msg: str) -> None:
+        if self._driver._agent_depth > 0:
+            self._driver.dialogs.append(f'alert: "{msg}"')
+            return
+        super().javaScriptAlert(securityOrigin, msg)
+
+    def javaScriptConfirm(self, securityOrigin: QUrl | str, msg: str) -> bool:
+        if self._driver._agent_depth > 0:
+            self._driver.dialogs.append(f'confirm: "{msg}" (Jawad answered Cancel)')
+            return False
+        return bool(super().javaScriptConfirm(securityOrigin, msg))
+
+    def javaScriptPrompt(self, securityOrigin: QUrl | str, msg: str, defaultValue: str) -> tuple[bool, str]:
+        if self._driver._agent_depth > 0:
+            self._driver.dialogs.append(f'prompt: "{msg}" (Jawad answered Cancel)')
+            return False, ""
+        return super().javaScriptPrompt(securityOrigin, msg, defaultValue)
 
     def acceptNavigationRequest(
         self, url: QUrl | str, type: QWebEnginePage.NavigationType, isMainFrame: bool
@@ -100,6 +138,7 @@ class QtWebEnginePage:
         self._agent_depth = 0  # > 0 while an agent action may cause navigations
         self._agent_nav_allowed: str | None = None  # the URL of the agent's own navigate()
         self.blocked_navigations: list[str] = []
+        self.dialogs: list[str] = []  # JavaScript dialogs the page showed during agent actions
         self._load_waiters: list[asyncio.Future[bool]] = []
         self._loading = False
         self.page.loadStarted.connect(self._on_load_started)
@@ -306,8 +345,9 @@ class QtWebEnginePage:
             await self.wait_until_loaded(30.0)
         now = self.page.url().toString()
         blocked = self.blocked_navigations[before_blocked:]
+        dialogs, self.dialogs = self.dialogs, []
         return ActionOutcome(
-            message="",
+            message=" ".join(f"The page showed a dialog: {d}." for d in dialogs),
             navigated_to=now if now != before_url else "",
             blocked_navigation=blocked[-1] if blocked else "",
         )
@@ -371,6 +411,8 @@ class QtWebEnginePage:
         label = str(info.get("label") or info.get("selector") or target)
         how = "" if trusted else " (with a JavaScript click: the element was covered or off screen)"
         message = f'Clicked {info.get("role", "element")} "{label}"{how}.'
+        if outcome.message:
+            message += " " + outcome.message
         return ActionOutcome(message=message, navigated_to=outcome.navigated_to, trusted=trusted,
                              blocked_navigation=outcome.blocked_navigation)
 
@@ -398,7 +440,8 @@ class QtWebEnginePage:
             outcome = await self._settle(before_url, before_blocked)
         label = info.label or info.selector
         return ActionOutcome(
-            message=f'Typed "{text}" into {info.role} "{label}"{submitted}.',
+            message=f'Typed "{text}" into {info.role} "{label}"{submitted}.' + (
+                f" {outcome.message}" if outcome.message else ""),
             navigated_to=outcome.navigated_to,
             blocked_navigation=outcome.blocked_navigation,
         )

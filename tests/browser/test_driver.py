@@ -204,3 +204,19 @@ def test_attaching_to_a_pane_keeps_its_page_and_wires_harbor(qtbot: Any, web_pro
         assert (profile_dir / "config" / "harbor_grants.json").exists()
     finally:
         kit.close()
+
+
+def test_page_dialogs_are_answered_cancel_and_reported(web_page: QtWebEnginePage, load: Callable[[str], str],
+                                                       arun: Callable[..., Any]) -> None:
+    load("form.html")
+    out = arun(web_page.click(Target(selector="#ask")))
+    assert 'confirm: "Really delete?" (Jawad answered Cancel)' in out.message
+    assert arun(page_text(web_page, "#answer")) == "no"
+
+
+def test_new_window_links_open_in_the_same_view(web_page: QtWebEnginePage, load: Callable[[str], str],
+                                                arun: Callable[..., Any]) -> None:
+    url = load("form.html")
+    out = arun(web_page.click(Target(selector="#newwin")))
+    assert out.navigated_to == url.replace("form.html", "shop/search.html?q=popup")
+    assert "popup" in arun(page_text(web_page, "#q"))
