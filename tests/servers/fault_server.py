@@ -10,7 +10,7 @@ Scenarios: ok, status-<code>[-openai|-openrouter|-ollama], flaky-<code>-<n>,
 flaky-malformed-<n>, flaky-reset-<n>, tools-400-openai, tools-400-openrouter,
 tools-400-ollama, tools-422, validation-500, malformed-json, garbage-sse, split-sse,
 no-done, partial-sse, reset, drip, stall, stall-before, large, empty-200, tool-repeat,
-tool-noid, no-usage, stream-error, words-<n>.
+tool-noid, no-usage, stream-error, words-<n>, timed-<n>-<gap ms>.
 
 Like llama.cpp it refuses a message whose ``content`` is null (HTTP 500, pydantic text).
 Every request is recorded in ``requests`` for the tests to inspect.
@@ -61,7 +61,8 @@ def _completion(content: str | None, tool_calls: list[dict[str, Any]] | None = N
 class FaultServer:
     """Start with ``start()``, stop with ``stop()``; ``base_url`` ends in ``/v1``."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, record: bool = True) -> None:
+        self.recording = record  # off for benchmarks: the list would grow with every request
         self.requests: list[dict[str, Any]] = []
         self._counters: dict[str, int] = defaultdict(int)
         self._lock = threading.Lock()
@@ -94,6 +95,8 @@ class FaultServer:
             return seen
 
     def record(self, entry: dict[str, Any]) -> None:
+        if not self.recording:
+            return
         with self._lock:
             self.requests.append(entry)
 
@@ -120,6 +123,7 @@ class FaultServer:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out at once, as real servers send them
     fault: FaultServer
 
     def log_message(self, format: str, *args: Any) -> None:
@@ -416,6 +420,15 @@ class _Handler(BaseHTTPRequestHandler):
             self._event(_chunk({"tool_calls": [{"function": {"name": "get_weather", "arguments": '{"ci'}}]}))
             self._event(_chunk({"tool_calls": [{"function": {"arguments": 'ty": "Paris"}'}}]}))
             self._event(_chunk({}, "tool_calls"))
+            self._end_stream()
+        elif name.startswith("timed-"):
+            # timed-<count>-<gap ms>: each chunk's text is the server's monotonic clock when sent.
+            _, count, gap = name.split("-")
+            self._start_stream()
+            for _ in range(int(count)):
+                self._event(_chunk({"content": f"{time.monotonic():.9f}|"}))
+                time.sleep(int(gap) / 1000)
+            self._event("[DONE]")
             self._end_stream()
         elif name == "stream-error":
             self._start_stream()

@@ -128,34 +128,80 @@ class _Call:
 class ChatStream:
     """An answer as it streams. ``async for delta in stream`` then ``await stream.response()``.
 
+    The HTTP work runs in the task that consumes the stream (no extra task, no queue), so
+    the connection is always opened and closed by one task. ``cancel()`` may be called
+    from any task on the loop: a consumer waiting for the next piece is woken at once, the
+    connection is closed, and the stream ends normally with an ``interrupted`` response.
+    Cancelling the consuming task closes the connection too (and the task stays
+    cancelled); ``response()`` afterwards returns the interrupted response.
     Also an async context manager that stops the request if the block is left early.
     """
 
     def __init__(self, client: LLMClient, call: _Call) -> None:
         self._client = client
         self._call = call
-        self._queue: asyncio.Queue[StreamDelta | None] = asyncio.Queue()
-        self._task: asyncio.Task[None] | None = None
+        self._steps: AsyncGenerator[StreamDelta, None] | None = None
+        self._deadline = 0.0
         self._result: ChatResponse | None = None
         self._error: LLMError | None = None
-        self._interrupted = False
+        self._cancel_requested = False
+        self._consumer: asyncio.Task[Any] | None = None
+        self._timed = True  # __anext__ applies the total timeout itself
 
-    # -- running ---------------------------------------------------------------------------
-    def _start(self) -> asyncio.Task[None]:
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run(), name="jawad-llm-chat")
-        return self._task
+    @property
+    def interrupted(self) -> bool:
+        return self._result is not None and self._result.interrupted
 
-    async def _run(self) -> None:
+    @property
+    def done(self) -> bool:
+        return self._result is not None or self._error is not None
+
+    def cancel(self) -> None:
+        """Stop the request now; ``response()`` then returns the partial answer, interrupted."""
+        if self.done:
+            return
+        self._cancel_requested = True
+        consumer = self._consumer
+        if consumer is not None and not consumer.done() and consumer is not _current_task():
+            consumer.cancel()  # wakes it inside __anext__, which turns this into a normal end
+
+    # -- consuming -------------------------------------------------------------------------
+    def __aiter__(self) -> AsyncIterator[StreamDelta]:
+        return self
+
+    async def __anext__(self) -> StreamDelta:
+        if self.done:
+            if self._error is not None:
+                raise self._error
+            raise StopAsyncIteration
+        if self._cancel_requested:
+            await self._stop()
+            raise StopAsyncIteration
+        if self._steps is None:
+            self._steps = self._client._generate(self._call)
+            if self._timed:
+                self._deadline = asyncio.get_running_loop().time() + self._client.network.total_timeout_s
+        task = self._consumer = asyncio.current_task()
         try:
-            if self._interrupted:  # cancelled before it started: send nothing
-                raise asyncio.CancelledError
-            self._result = await self._client._execute(self._call, self._queue.put_nowait)
-        except asyncio.CancelledError:
-            # Stopped by cancel() or by the consumer's cancellation: keep what came.
-            self._result = self._client._finish(self._call, interrupted=True)
+            if self._timed:  # response() times the whole call at once: one timer, not one per piece
+                async with asyncio.timeout_at(self._deadline):
+                    return await self._steps.__anext__()
+            return await self._steps.__anext__()
+        except StopAsyncIteration:
+            self._result = self._client._finish(self._call)
+            raise
         except LLMError as exc:
             self._error = exc
+            raise
+        except TimeoutError:
+            self._error = self._client._total_timeout(self._call)
+            raise self._error from None
+        except asyncio.CancelledError:
+            # The HTTP stream was closed as the cancellation went through it.
+            self._result = self._client._finish(self._call, interrupted=True)
+            if self._cancel_requested and task is not None and task.uncancel() == 0:
+                raise StopAsyncIteration from None  # our own cancel(): end the stream normally
+            raise
         except Exception as exc:  # a bug here must not take the window down with it
             log.exception("unexpected failure in a chat request")
             self._error = LLMError(
@@ -163,60 +209,67 @@ class ChatStream:
                 f"{type(exc).__name__}: {exc}",
                 suggestions=["Try again.", "The details are in the log file."],
             )
+            raise self._error from exc
         finally:
-            self._queue.put_nowait(None)
+            self._consumer = None
 
-    def cancel(self) -> None:
-        """Stop the request now; ``response()`` then returns the partial answer, interrupted."""
-        self._interrupted = True
-        if self._task is not None and not self._task.done():
-            self._task.cancel()
-
-    @property
-    def interrupted(self) -> bool:
-        return self._interrupted
-
-    # -- consuming -------------------------------------------------------------------------
-    def __aiter__(self) -> AsyncIterator[StreamDelta]:
-        return self
-
-    async def __anext__(self) -> StreamDelta:
-        self._start()
-        try:
-            item = await self._queue.get()
-        except asyncio.CancelledError:
-            self.cancel()
-            raise
-        if item is None:
-            self._queue.put_nowait(None)  # later calls end too
-            if self._error is not None:
-                raise self._error
-            raise StopAsyncIteration
-        return item
+    async def _stop(self) -> None:
+        """End a stream that is paused between two pieces (cancel() came while the consumer
+        was busy elsewhere), closing its HTTP stream in this task."""
+        steps, task = self._steps, _current_task()
+        if steps is not None and task is not None:
+            # Closing the generator from the outside (aclose) would leave httpx's own inner
+            # generators half-read, to be finalised by the garbage collector from another
+            # task, which httpcore does not survive. Instead let the cancellation go in at
+            # the innermost wait (the socket read) so every layer unwinds here, as it does
+            # when cancel() wakes a waiting consumer; then take the cancellation back.
+            task.cancel()
+            try:
+                while True:
+                    await steps.__anext__()  # pieces already buffered still count as received
+            except asyncio.CancelledError:
+                pass
+            except (StopAsyncIteration, Exception):
+                # It ended without waiting again: consume our cancellation at the next step.
+                with contextlib.suppress(asyncio.CancelledError):
+                    await asyncio.sleep(0)
+            if task.uncancel() > 0:  # someone else cancelled this task too: honour it
+                self._result = self._client._finish(self._call, interrupted=True)
+                raise asyncio.CancelledError
+        if not self.done:
+            self._result = self._client._finish(self._call, interrupted=True)
 
     async def response(self) -> ChatResponse:
         """The final answer, after consuming whatever has not been read yet.
 
         Raises the ``LLMError`` the request ended with (its ``partial`` keeps streamed text).
         """
-        task = self._start()
-        try:
-            await asyncio.wait({task})
-        except asyncio.CancelledError:
-            self.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.wait({task}, timeout=1.0)
-            raise
+        if not self.done:
+            if self._steps is None:
+                self._deadline = asyncio.get_running_loop().time() + self._client.network.total_timeout_s
+            self._timed = False
+            try:
+                async with asyncio.timeout_at(self._deadline):
+                    async for _ in self:
+                        pass
+            except TimeoutError:
+                self._error = self._client._total_timeout(self._call)
+            finally:
+                self._timed = True
         if self._error is not None:
             raise self._error
         assert self._result is not None
         return self._result
 
     async def aclose(self) -> None:
-        """Stop the request if it still runs, and wait until its connection is closed."""
-        if self._task is not None and not self._task.done():
-            self.cancel()
-            await asyncio.wait({self._task})
+        """Stop the request if it still runs and close its connection."""
+        if self.done:
+            return
+        if self._consumer is not None and self._consumer is not _current_task():
+            self.cancel()  # the consumer closes it as it wakes
+            return
+        self._cancel_requested = True
+        await self._stop()
 
     async def __aenter__(self) -> ChatStream:
         return self
@@ -225,6 +278,13 @@ class ChatStream:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         await self.aclose()
+
+
+def _current_task() -> asyncio.Task[Any] | None:
+    try:
+        return asyncio.current_task()
+    except RuntimeError:  # no running loop (called from plain code)
+        return None
 
 
 def _is_loopback(url: str) -> bool:
@@ -416,22 +476,19 @@ class LLMClient:
             result.finish_reason = "interrupted"
         return result
 
-    async def _execute(self, call: _Call, emit: Any) -> ChatResponse:
-        call.started = time.monotonic()
-        try:
-            async with asyncio.timeout(self.network.total_timeout_s):
-                return await self._attempts(call, emit)
-        except TimeoutError:
-            error = LLMTimeoutError(
-                f"{self.provider.kind.label} did not finish the answer within "
-                f"{self.network.total_timeout_s:g} s.",
-                suggestions=["Ask for a shorter answer, or raise the total timeout in Settings → Network."],
-            )
-            if call.acc.has_output:
-                error.partial = self._finish(call, interrupted=True)
-            raise error from None
+    def _total_timeout(self, call: _Call) -> LLMTimeoutError:
+        error = LLMTimeoutError(
+            f"{self.provider.kind.label} did not finish the answer within "
+            f"{self.network.total_timeout_s:g} s.",
+            suggestions=["Ask for a shorter answer, or raise the total timeout in Settings → Network."],
+        )
+        if call.acc.has_output:
+            error.partial = self._finish(call, interrupted=True)
+        return error
 
-    async def _attempts(self, call: _Call, emit: Any) -> ChatResponse:
+    async def _generate(self, call: _Call) -> AsyncGenerator[StreamDelta, None]:
+        """The deltas of one chat call, with its retries and fallbacks; fills ``call``."""
+        call.started = time.monotonic()
         http = await self._client()
         call.model = await self._ensure_model()
         capability = (self.provider.kind.value, self._base_url, call.model)
@@ -451,8 +508,12 @@ class LLMClient:
             call.acc = StreamAccumulator()
             call.api_calls += 1
             try:
-                await self._attempt(http, body, stream, call, emit)
-                return self._finish(call)
+                async with contextlib.aclosing(self._attempt(http, body, stream, call)) as deltas:
+                    async for delta in deltas:
+                        if call.first_token is None:
+                            call.first_token = time.monotonic()
+                        yield delta
+                return
             except _EmptyStream:
                 if not stream:
                     error: LLMError = ProtocolError(
@@ -495,29 +556,46 @@ class LLMClient:
             await asyncio.sleep(delay)
 
     async def _attempt(
-        self, http: httpx.AsyncClient, body: dict[str, Any], stream: bool, call: _Call, emit: Any
-    ) -> None:
+        self, http: httpx.AsyncClient, body: dict[str, Any], stream: bool, call: _Call
+    ) -> AsyncGenerator[StreamDelta, None]:
+        """One HTTP request: its deltas, or the error it ended with."""
         url = f"{self._base_url}/chat/completions"
+        with_tools = "tools" in body
         try:
-            async with http.stream("POST", url, json=body) as response:
-                if response.status_code >= 400:
-                    raw = await _read_limited(response)
-                    self._raise_status(response.status_code, raw, response.headers, "tools" in body)
-                content_type = response.headers.get("content-type", "")
-                if "text/event-stream" in content_type:
-                    # Closed here, in this task: httpcore must not be closed from the GC's task.
-                    async with contextlib.aclosing(EventSource(response).aiter_sse()) as events:
-                        await self._read_events(events, call, emit, "tools" in body)
-                    return
-                raw = (await response.aread()).decode("utf-8", errors="replace")
+            if not stream:
+                # A whole answer: httpx's plain request is measurably cheaper than its stream API.
+                whole = await http.post(url, json=body)
+                if whole.status_code >= 400:
+                    self._raise_status(whole.status_code, whole.text[:_MAX_ERROR_BODY], whole.headers, with_tools)
+                if whole.content[:1] == b"{":  # the usual case: JSON, parsed from bytes (no text decoding)
+                    with contextlib.suppress(ValueError, RecursionError, MalformedResponse):
+                        delta = call.acc.absorb(parse_completion(json.loads(whole.content)))
+                        if delta is not None:
+                            yield delta
+                        return
+                raw = whole.text
+            else:
+                async with http.stream("POST", url, json=body) as response:
+                    if response.status_code >= 400:
+                        raw = await _read_limited(response)
+                        self._raise_status(response.status_code, raw, response.headers, with_tools)
+                    if "text/event-stream" in response.headers.get("content-type", ""):
+                        async with contextlib.aclosing(self._read_events(
+                            EventSource(response).aiter_sse(), call, with_tools
+                        )) as deltas:
+                            async for delta in deltas:
+                                yield delta
+                        return
+                    raw = (await response.aread()).decode("utf-8", errors="replace")
         except httpx.HTTPError as exc:
             raise classify_transport(self.provider, exc, timeout_s=self.network.read_timeout_s) from None
         if not raw.strip():
             raise _EmptyStream()
         if raw.lstrip().startswith(("data:", "event:", ":")):
             # Events without the event-stream content type: decode them all the same.
-            async with contextlib.aclosing(_events_from_text(raw)) as events:
-                await self._read_events(events, call, emit, "tools" in body)
+            async with contextlib.aclosing(self._read_events(_events_from_text(raw), call, with_tools)) as deltas:
+                async for delta in deltas:
+                    yield delta
             return
         data: Any = None
         try:
@@ -526,26 +604,23 @@ class LLMClient:
         except (ValueError, RecursionError, MalformedResponse) as exc:
             failure = stream_error(data)
             if failure is not None:
-                self._raise_status(failure[0], failure[1], None, "tools" in body)
+                self._raise_status(failure[0], failure[1], None, with_tools)
             raise ProtocolError(
                 f"{self.provider.kind.label} sent an answer that could not be read ({exc}).",
                 suggestions=["Try again.", "Check that the base URL points at an OpenAI-compatible API."],
                 detail=raw[:300],
             ) from None
-        call.first_token = time.monotonic()
         delta = call.acc.absorb(parsed)
         if delta is not None:
-            emit(delta)
+            yield delta
 
     async def _read_events(
-        self, events: AsyncIterator[ServerSentEvent], call: _Call, emit: Any, with_tools: bool
-    ) -> None:
+        self, events: AsyncGenerator[ServerSentEvent, None], call: _Call, with_tools: bool
+    ) -> AsyncGenerator[StreamDelta, None]:
         try:
-            async with contextlib.aclosing(fold_events(events, call.acc)) as deltas:
+            async with contextlib.aclosing(events), contextlib.aclosing(fold_events(events, call.acc)) as deltas:
                 async for delta in deltas:
-                    if call.first_token is None:
-                        call.first_token = time.monotonic()
-                    emit(delta)
+                    yield delta
         except StreamFailure as failure:
             self._raise_status(failure.status, failure.body, None, with_tools and not call.acc.has_output)
         if call.acc.chunks == 0:
