@@ -331,3 +331,26 @@ def test_hallucinated_xml_is_not_shown(make_agent: Any, arun: Any) -> None:
     h.model.script(text('Here you go <made_up_tool arg="1" /> and done.'))
     response = arun(h.session.run("x"))
     assert "<made_up_tool" not in response.content and "done." in response.content
+
+
+def test_stop_while_permission_is_asked(make_agent: Any, arun: Any) -> None:
+    clicked: list[str] = []
+    h = make_agent(registry=_acting_registry(clicked))
+    asker = PermissionAsker(h.bus, timeout_s=60)
+    h.session.gate = LevelPolicyGate(asker=asker)
+    h.model.script(call("press", {"label": "Buy"}))
+
+    async def scenario() -> Any:
+        task = asyncio.ensure_future(h.session.run("press buy"))
+        for _ in range(250):
+            if h.recorder.of(events.PermissionRequest):
+                break
+            await asyncio.sleep(0.02)
+        h.session.stop()
+        return await task
+
+    response = arun(scenario())
+    assert response.interrupted and clicked == []
+    (entry,) = h.recorder.log()
+    assert (entry.decision, entry.result, entry.details) == ("denied", "error", "stopped by the user")
+    assert asker.pending_ids == []

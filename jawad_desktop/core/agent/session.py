@@ -456,18 +456,21 @@ class AgentSession:
         if turn.deny_all:
             decision = GateDecision.denied("the user denied every further action of this request")
         else:
-            decision = await self.gate.check(
-                PermissionCheck(
-                    tool=tool,
-                    call_id=item.call.id,
-                    arguments=parameters,
-                    level=level,
-                    site=site,
-                    context=ctx,
-                    run_id=turn.run_id,
-                    from_page_content=_from_page(parameters, turn.user_text, page),
-                )
+            check = PermissionCheck(
+                tool=tool,
+                call_id=item.call.id,
+                arguments=parameters,
+                level=level,
+                site=site,
+                context=ctx,
+                run_id=turn.run_id,
+                from_page_content=_from_page(parameters, turn.user_text, page),
             )
+            try:
+                decision = await self.gate.check(check)
+            except asyncio.CancelledError:  # Stop while the user was being asked
+                self._log(dataclasses.replace(entry, decision="denied", result="error", details="stopped by the user"))
+                raise
         if decision.stop_run:
             turn.deny_all = True
         if not decision.allowed:
