@@ -143,6 +143,21 @@ class Notice(Event):
     text: str
 
 
+@dataclass(frozen=True, slots=True)
+class AgentStep(Event):
+    """Where a run is (spec 002's activity stream): asking the model, or running a tool.
+
+    ``iteration`` counts model requests from 1 up to ``max_iterations``; ``tool_name`` is
+    set while a tool runs. The window shows it as "Thinking (step 2 of 10)".
+    """
+
+    run_id: str
+    state: Literal["thinking", "tool"]
+    iteration: int
+    max_iterations: int
+    tool_name: str = ""
+
+
 Subscriber = Callable[[Event], None]
 
 

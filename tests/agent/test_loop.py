@@ -40,6 +40,8 @@ def test_native_call_then_answer(make_agent: Any, arun: Any) -> None:
     assert entry.details == "6*7 = 42" and entry.run_id == response.run_id
     assert [m.role for m in h.session.history.messages] == ["user", "assistant", "tool", "assistant"]
     assert response.metadata["iterations"] == 2 and response.metadata["tool_calls"] == 1
+    steps = [(e.state, e.iteration, e.tool_name) for e in h.recorder.of(events.AgentStep)]
+    assert steps == [("thinking", 1, ""), ("tool", 1, "calculate"), ("thinking", 2, "")]
 
 
 def test_malformed_native_calls_are_repaired(make_agent: Any, arun: Any) -> None:

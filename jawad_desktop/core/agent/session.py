@@ -24,6 +24,7 @@ any point, including inside a tool; what was shown stays, the ``ChatResponse`` s
 Events (on ``bus``): ``ChatDelta(run_id, text)``, ``ActionLogUpdate(entry)`` (an entry
 is emitted when a call starts, then again with the same ``id`` when it is decided and
 when it ends), ``PermissionRequest`` (from the gate's asker), ``Notice`` (format switch),
+``AgentStep`` (asking the model, step n of max; running a tool),
 ``ChatResponse(run_id, content, is_error, interrupted, metadata)``.
 """
 
@@ -46,7 +47,7 @@ from jawad_desktop.core.agent.prompts import ToolMode, build_system_prompt, tool
 from jawad_desktop.core.agent.textcalls import StreamSanitizer, clean_response, parse_text_reply
 from jawad_desktop.core.agent.toolcalls import CheckedCall, arguments_for_display, check_calls
 from jawad_desktop.core.errors import JawadError
-from jawad_desktop.core.events import ActionLogEntry, ActionLogUpdate, ChatDelta, EventBus, Notice
+from jawad_desktop.core.events import ActionLogEntry, ActionLogUpdate, AgentStep, ChatDelta, EventBus, Notice
 from jawad_desktop.core.llm.types import ChatResponse, Message, StreamDelta
 from jawad_desktop.core.store.secrets import SecretStore
 from jawad_desktop.core.store.settings import Settings
@@ -265,6 +266,7 @@ class AgentSession:
         self._sanitizer = StreamSanitizer(names)
         while turn.iterations < agent.max_iterations:
             turn.iterations += 1
+            self.bus.emit(AgentStep(turn.run_id, "thinking", turn.iterations, agent.max_iterations))
             page = await _resolve(self.context_provider)
             page = page if isinstance(page, PageContext) else None
             last_product = await _resolve(self.last_product_provider)
@@ -482,6 +484,8 @@ class AgentSession:
                 "Do not try this action again; tell the user what you could not do."
             )
         self._log(dataclasses.replace(entry, decision=decision.decision))
+        max_iterations = self.settings.agent.max_iterations
+        self.bus.emit(AgentStep(turn.run_id, "tool", turn.iterations, max_iterations, tool_name=tool.name))
         try:
             result = await tool.run(ctx, args)
         except asyncio.CancelledError:
