@@ -50,8 +50,9 @@ def test_agent_turns_on_llama_cpp(llama_server: LocalServer, arun: Any, tool_for
     finals = [e for e in seen if isinstance(e, events.ChatResponse)]
     assert finals == [first, second]  # exactly one final event per turn
     for response in (first, second):
-        # A weak model may loop into the step limit; every other failure is a protocol bug.
-        assert not response.is_error or response.metadata.get("iteration_limit"), response.content
+        # A weak model may loop into the step limit or say nothing; any other failure is a protocol bug.
+        quality = response.metadata.get("iteration_limit") or response.metadata.get("empty_answer")
+        assert not response.is_error or quality, response.content
         assert response.metadata["model"] and response.metadata["api_calls"] >= 1
         assert 1 <= response.metadata["iterations"] <= 3
     assert history_size >= 4  # both turns committed: user + answer at least

@@ -356,3 +356,13 @@ def test_stop_while_permission_is_asked(make_agent: Any, arun: Any) -> None:
     (entry,) = h.recorder.log()
     assert (entry.decision, entry.result, entry.details) == ("denied", "error", "stopped by the user")
     assert asker.pending_ids == []
+
+
+def test_an_empty_answer_is_reported(make_agent: Any, arun: Any) -> None:
+    h = make_agent()
+    h.model.script(text(""), text('<made_up x="1" />'))
+    first = arun(h.session.run("hello?"))
+    assert first.is_error and "empty answer" in first.content and first.metadata["empty_answer"]
+    second = arun(h.session.run("hello again?"))
+    assert second.is_error and "empty answer" in second.content
+    assert [m.content for m in h.session.history.messages if m.role == "user"] == ["hello?", "hello again?"]

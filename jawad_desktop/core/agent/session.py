@@ -305,6 +305,14 @@ class AgentSession:
             self._show_rest(turn, clean)
             if not calls:
                 turn.pending.append(Message(role="assistant", content=response.content))
+                if not turn.shown_text().strip():
+                    return self._finish(
+                        turn,
+                        "The model sent an empty answer. Try again, rephrase the request, "
+                        "or choose another model in Settings.",
+                        is_error=True,
+                        metadata={"empty_answer": True},
+                    )
                 return self._finish(turn, turn.shown_text())
             text_format = not response.tool_calls
             checked = check_calls(calls, self.registry)
