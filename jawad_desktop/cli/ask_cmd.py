@@ -95,8 +95,7 @@ async def run(args: argparse.Namespace, ctx: AppContext) -> int:
 
     ctx.bus.subscribe(on_event)
     async with client_from_args(args, ctx) as client:
-        agent = AgentSession(client=client, registry=basic_registry(), settings=ctx.settings, bus=ctx.bus,
-                             secrets=ctx.secrets)
+        agent = AgentSession.for_app(ctx, client, basic_registry())
         response = await agent.run(prompt)
     if args.json:
         print(json.dumps({"content": response.content, "is_error": response.is_error,

@@ -1,6 +1,19 @@
 """The agent: the loop that turns a request into tool calls and an answer.
 
-It owns tool-call parsing and repair (native, XML and JSON formats), the sanitiser, the
-conversation history with its token budget, the system prompt, slash commands and the
-permission-gate interface. Public surface: see ``__all__`` of the submodules.
+Modules, each owning one thing:
+
+- ``session``: ``AgentSession``, the loop the window and ``jawad ask`` drive
+  (``await session.run(text)``, ``session.stop()``, ``session.clear()``), and the events it
+  emits (ChatDelta, AgentStep, ActionLogUpdate, Notice, ChatResponse).
+- ``permissions``: the ``PermissionGate`` protocol awaited before every call, the five
+  ``PermissionDecision``s, ``LevelPolicyGate`` (the default policy) and ``PermissionAsker``
+  (PERMISSION_REQUEST on the bus, answered with ``answer(id, decision)``).
+- ``toolcalls``: repair and validation of calls (``check_calls``) with feedback for the model.
+- ``textcalls``: calls written as XML or as the JSON contract, ``clean_response`` and
+  ``StreamSanitizer`` so the user never sees tool markup.
+- ``history``: ``ConversationHistory`` (100 messages, token budget, calls kept with results).
+- ``prompts``: the system prompt, the tool table and the untrusted page context.
+- ``commands``: /tools, /clear, /summarize, /help.
+
+Nothing here imports Qt; the tools themselves live in ``core.tools``.
 """

@@ -46,6 +46,7 @@ from jawad_desktop.core.agent.permissions import GateDecision, LevelPolicyGate, 
 from jawad_desktop.core.agent.prompts import ToolMode, build_system_prompt, tool_results_message
 from jawad_desktop.core.agent.textcalls import StreamSanitizer, clean_response, parse_text_reply
 from jawad_desktop.core.agent.toolcalls import CheckedCall, arguments_for_display, check_calls
+from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.events import ActionLogEntry, ActionLogUpdate, AgentStep, ChatDelta, EventBus, Notice
 from jawad_desktop.core.llm.types import ChatResponse, Message, StreamDelta
@@ -166,6 +167,26 @@ class AgentSession:
         self._task: asyncio.Task[events.ChatResponse] | None = None
         self._names_cache: tuple[int, frozenset[str]] | None = None
         self._sanitizer = StreamSanitizer(())
+
+    @classmethod
+    def for_app(
+        cls,
+        ctx: AppContext,
+        client: ChatClient | Callable[[], ChatClient],
+        registry: ToolRegistry | None = None,
+        **kwargs: Any,
+    ) -> AgentSession:
+        """A session on the app's settings, bus and secrets; basic tools unless ``registry``."""
+        from jawad_desktop.core.tools.basic import basic_registry
+
+        return cls(
+            client=client,
+            registry=registry if registry is not None else basic_registry(),
+            settings=ctx.settings,
+            bus=ctx.bus,
+            secrets=ctx.secrets,
+            **kwargs,
+        )
 
     # -- public -----------------------------------------------------------------------------
     @property
