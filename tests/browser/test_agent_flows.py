@@ -199,3 +199,16 @@ def test_sending_page_data_to_another_site_asks_even_when_granted(flow: Flow, lo
     (request,) = flow.asked
     assert request.tool_name == "navigate" and request.from_page_content
     assert "send text taken from this page to localhost" in request.reason
+
+
+def test_submitting_on_a_checkout_page_is_critical_and_asked_at_submit_level(
+        flow: Flow, load: Callable[[str], str], web_page: QtWebEnginePage, arun: Callable[..., Any]) -> None:
+    url = load("shop/checkout.html")
+    flow.harbor.apply_decision("fill_form", url, "allow-site")
+    flow.model.script(call("fill_form", {"selector": "#email", "text": "a@b.test", "submit": True}),
+                      text("Stopped."))
+    flow.answers = ["deny"]
+    flow.run(arun, "fill a@b.test as my email and submit")
+    (request,) = flow.asked
+    assert request.permission_level == "submit" and request.critical
+    assert arun(web_page.url()) == url  # nothing was submitted
