@@ -141,3 +141,24 @@ def test_nothing_said_ends_with_no_speech(
     error = next(e for e in voice_events if e.state == "error")
     assert "No speech was heard" in error.error and not error.retryable
     assert states(voice_events)[-1] == "end"
+
+
+def test_microphone_lost_mid_sentence_keeps_what_was_said(
+    pulse_server: PulseServer, voice_ctx: AppContext, voice_events: list[VoiceState], qtbot: Any, aio_loop: Any
+) -> None:
+    from tests.fixtures.pulseaudio import private_pulseaudio
+
+    voice_ctx.settings.voice.partial_results = False
+    session = VoiceSession(voice_ctx)
+    with private_pulseaudio() as doomed:  # a second server, to be killed like an unplugged headset
+        assert doomed.daemon is not None
+        players = speak_when_listening(voice_ctx, doomed, "summarize this page")
+        task = session.start(auto_stop=False)
+        qtbot.waitUntil(lambda: bool(players) and players[0].poll() is not None, timeout=15000)
+        doomed.daemon.kill()
+        qtbot.waitUntil(task.done, timeout=20000)
+    result = task.result()
+    assert result is not None and "this page" in result.text.lower()
+    names = states(voice_events)
+    assert names[-3:] == ["result", "error", "end"]
+    assert "stopped delivering sound" in voice_events[-2].error

@@ -45,6 +45,7 @@ _PARTIAL_MIN_SPEECH_S = 0.5  # a first draft of less than this is usually empty
 _KEEP_BEFORE_SPEECH_S = 0.3  # audio kept before the first detected word
 _KEEP_AFTER_SPEECH_S = 0.4  # and after the last one
 FIRST_BLOCK_TIMEOUT_S = 6.0
+STALL_TIMEOUT_S = 2.0  # blocks come every 30 ms: this long without one means the input died
 _PARTIAL_MAX_SILENCE_S = 0.25  # no draft once the user has paused: it would say nothing new
 
 
@@ -75,6 +76,7 @@ class VoiceSession:
         self.phase: Phase = "idle"
         # False while push-to-talk is held: silence does not end the recording, the user does.
         self.auto_stop = True
+        self._lost_input: VoiceError | None = None  # the input failed mid-recording
         self._task: asyncio.Task[Transcript | None] | None = None
         self._stop_requested: asyncio.Event | None = None
         self._discard = False
@@ -113,6 +115,7 @@ class VoiceSession:
             return self._task
         self._stop_requested = asyncio.Event()
         self._discard = False
+        self._lost_input = None
         self.auto_stop = auto_stop
         self._task = asyncio.ensure_future(self._run())
         return self._task
@@ -254,26 +257,41 @@ class VoiceSession:
                 getter = asyncio.ensure_future(blocks.get())
                 done, _ = await asyncio.wait(
                     {getter, stop_wait},
-                    timeout=None if chunks else FIRST_BLOCK_TIMEOUT_S,
+                    timeout=STALL_TIMEOUT_S if chunks else FIRST_BLOCK_TIMEOUT_S,
                     return_when=asyncio.FIRST_COMPLETED,
                 )
+                item: Samples | VoiceError
                 if not done:
                     getter.cancel()
-                    raise VoiceError(
+                    if not chunks:
+                        raise VoiceError(
+                            "AUDIO_DEVICE_FAILED",
+                            "The microphone was opened but delivers no sound.",
+                            suggestions=[
+                                "Check that it is not muted and that the sound server runs, then try again.",
+                                "Or choose another input in Settings → Voice.",
+                            ],
+                        )
+                    item = VoiceError(  # a stream that went quiet without saying so
                         "AUDIO_DEVICE_FAILED",
-                        "The microphone was opened but delivers no sound.",
-                        suggestions=[
-                            "Check that it is not muted and that the sound server runs, then try again.",
-                            "Or choose another input in Settings → Voice.",
-                        ],
+                        "The microphone stopped delivering sound.",
+                        suggestions=["Check that it is still connected, then try again."],
                     )
-                if getter not in done:
+                elif getter not in done:
                     getter.cancel()
                     reason = "user"
                     break
-                item = getter.result()
+                else:
+                    item = getter.result()
                 if isinstance(item, VoiceError):
-                    raise item
+                    if not detector.speech_started:
+                        raise item
+                    # The microphone went away mid-sentence: transcribe what was said, then tell.
+                    log.warning("input lost while recording (%s); keeping what was said", item.code)
+                    self._lost_input = item
+                    reason = "user"
+                    self.speech_end_at = time.monotonic()
+                    break
                 if not chunks:
                     # The mic is live only once sound flows (PulseAudio takes about 2 s):
                     # saying "listening" earlier would make the user's first words vanish.
@@ -375,6 +393,9 @@ class VoiceSession:
         self.last_transcript = result
         self._emit("result", transcript=result.text, is_final=True)
         self.discard_pending()
+        if self._lost_input is not None:
+            lost, self._lost_input = self._lost_input, None
+            self._fail(lost)
         self._emit("end")
         return result
 
