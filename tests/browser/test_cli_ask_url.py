@@ -89,3 +89,41 @@ def test_the_browser_profile_keeps_cookies_between_runs(scripted_model: Scripted
     private = _ask(scripted_model, profile_dir, f"{page_server}/cookie.html", "--private")
     assert private.returncode == 0, private.stderr
     assert "Cookies before this visit: none" in scripted_model.requests[0]["messages"][0]["content"]
+
+
+@pytest.mark.slow
+def test_on_a_terminal_the_question_is_asked_and_answered(scripted_model: ScriptedModel, page_server: str,
+                                                          profile_dir: Path) -> None:
+    import pty
+    import select
+    import time
+
+    scripted_model.script(call("click_element", {"selector": "#place"}), text("Order placed."))
+    master, slave = pty.openpty()
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jawad_desktop", "--profile", str(profile_dir), "ask", "Place my order",
+         "--url", f"{page_server}/shop/checkout.html", "--kind", "openai-compatible", "--base-url",
+         scripted_model.base_url, "--model", "scripted"],
+        stdin=slave, stderr=slave, stdout=subprocess.PIPE, env=env, text=True,
+    )
+    os.close(slave)
+    seen = b""
+    try:
+        deadline = time.monotonic() + 60
+        while b"Your choice" not in seen and time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.5)
+            if ready:
+                seen += os.read(master, 4096)
+        assert b"WARNING: this looks like a purchase" in seen, seen.decode(errors="replace")
+        assert b'BUTTON "Place order"' in seen
+        os.write(master, b"o\n")
+        out, _ = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(master)
+    assert proc.returncode == 0
+    assert out.strip() == "Order placed."
+    (result,) = _tool_results(scripted_model)
+    assert result.startswith('Clicked BUTTON "Place order"') and "confirmed.html" in result
