@@ -128,6 +128,92 @@ async def _measure(pulse: PulseServer, quick: bool) -> list[Figure]:
     return figures
 
 
+def _gui_probe() -> None:
+    """In a child process: the mic button in a window on a qasync loop; print the longest gap
+    of a 10 ms QTimer while one utterance is recorded and transcribed (JSON on stdout)."""
+    import json
+    import os
+    import sys
+
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    import qasync
+    from PySide6.QtCore import QElapsedTimer, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from jawad_desktop.ui.bridge import EventBridge
+    from jawad_desktop.ui.voice_button import VoiceButton
+
+    app = QApplication([])
+    app.setApplicationName("jawad-bench-voice")
+    wav = Path(sys.argv[-1])
+    secrets = SecretStore()
+    secrets.use_session_memory()
+    ctx = AppContext.open(tempfile.mkdtemp(prefix="jawad-bench-gui-"), secrets=secrets)
+    ctx.settings.voice.silence_stop_s = 0.8
+    bridge = EventBridge(ctx.bus)
+    button = VoiceButton(VoiceSession(ctx), bridge.voice_state)
+    button.show()
+    gaps: list[float] = []
+    clock = QElapsedTimer()
+    timer = QTimer()
+    timer.setInterval(10)
+
+    def tick() -> None:
+        if clock.isValid():
+            gaps.append(clock.nsecsElapsed() / 1e9 - 0.010)
+        clock.restart()
+
+    timer.timeout.connect(tick)
+
+    def on_event(event: Event) -> None:
+        if isinstance(event, VoiceState) and event.state == "started":
+            threading.Thread(target=subprocess_play, args=(wav,)).start()
+
+    ctx.bus.subscribe(on_event)
+
+    async def main() -> dict[str, object]:
+        await button.session.warm_up()
+        timer.start()
+        done = asyncio.get_running_loop().create_future()
+        button.transcript_ready.connect(lambda text: done.done() or done.set_result(text))
+        button.failed.connect(lambda error: done.done() or done.set_result("ERROR " + error))
+        button.press()
+        button.release()
+        text = await asyncio.wait_for(done, 30)
+        timer.stop()
+        return {"max_gap_ms": max(gaps) * 1000, "ticks": len(gaps), "text": text}
+
+    result = qasync.run(main())
+    print(json.dumps(result))
+
+
+def subprocess_play(wav: Path) -> None:
+    import subprocess
+
+    subprocess.run(["paplay", "-d", "virt", str(wav)], check=False)
+
+
+def _gui_stall(pulse: PulseServer) -> Figure:
+    import json
+    import subprocess
+    import sys
+
+    wav = pulse.speech_wav("find me a cheaper alternative to this product")
+    done = subprocess.run(
+        [sys.executable, "-c", "from benchmarks.bench_voice import _gui_probe; _gui_probe()", str(wav)],
+        capture_output=True, text=True, timeout=120, env=pulse.env,
+    )
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if not lines:
+        raise RuntimeError(f"GUI probe failed: {done.stderr[-2000:]}")
+    data = json.loads(lines[-1])
+    worst = float(data["max_gap_ms"])
+    return Figure("voice: longest GUI stall (QTimer 10 ms, mic button, one utterance)", worst, "ms",
+                  goal="<= 50 ms", ok=worst <= 50, note=f"{data['ticks']} ticks; heard {data['text']!r}")
+
+
 def run(quick: bool) -> list[Figure]:
     with private_pulseaudio() as pulse:
-        return asyncio.run(_measure(pulse, quick))
+        figures = asyncio.run(_measure(pulse, quick))
+        figures.append(_gui_stall(pulse))  # in a child process: one qasync loop per process
+        return figures
