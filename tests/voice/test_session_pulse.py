@@ -116,15 +116,15 @@ def test_failed_transcription_keeps_the_recording_for_retry(
     ]
     voice_ctx.settings.voice.backend = "api"
     voice_ctx.settings.voice.api_provider = "Loop"
-    voice_ctx.secrets.set(provider_key_name("Loop"), whisper_server.api_key)
-    whisper_server.fail_next(503, {"error": {"message": "overloaded"}})
+    voice_ctx.secrets.set(provider_key_name("Loop"), "sk-expired")
     session = VoiceSession(voice_ctx)
     speak_when_listening(voice_ctx, pulse_server, "summarize this page")
     assert arun(session.listen(), timeout=30) is None
     error = next(e for e in voice_events if e.state == "error")
-    assert error.retryable and "503" in error.error and "overloaded" in error.error
+    assert error.retryable and "refused the API key" in error.error
     assert session.pending_audio is not None and session.pending_audio.is_file()
     kept = session.pending_audio
+    voice_ctx.secrets.set(provider_key_name("Loop"), whisper_server.api_key)  # the user fixes the key
     result = arun(session.retry(), timeout=30)
     assert result is not None and "this page" in result.text.lower()
     assert not kept.exists() and session.pending_audio is None

@@ -72,7 +72,6 @@ class VoiceSession:
         self._backend = backend
         self._factory = transcriber_factory or (lambda: build_transcriber(ctx, backend))
         self._transcriber: Transcriber | None = None
-        self._transcriber_key: object = None
         self.phase: Phase = "idle"
         # False while push-to-talk is held: silence does not end the recording, the user does.
         self.auto_stop = True
@@ -95,11 +94,12 @@ class VoiceSession:
         return self._task is not None and not self._task.done()
 
     def transcriber(self) -> Transcriber:
-        """The transcriber for the current settings, built once and rebuilt when they change."""
-        key = (self.ctx.settings.voice.model_dump_json(), self._backend)
-        if self._transcriber is None or key != self._transcriber_key:
-            self._transcriber = self._factory()
-            self._transcriber_key = key
+        """A transcriber for the settings and API key as they are now.
+
+        Built afresh for every turn (cheap: loaded models are cached process-wide), so a key
+        fixed in Settings after a failure is used by the retry.
+        """
+        self._transcriber = self._factory()
         return self._transcriber
 
     async def warm_up(self) -> None:
