@@ -137,6 +137,7 @@ class QtWebEnginePage:
             old.deleteLater()
         self._agent_depth = 0  # > 0 while an agent action may cause navigations
         self._agent_nav_allowed: str | None = None  # the URL of the agent's own navigate()
+        self._allowed_once: set[str] = set()  # cross-site targets of actions the user allowed
         self.blocked_navigations: list[str] = []
         self.dialogs: list[str] = []  # JavaScript dialogs the page showed during agent actions
         self._load_waiters: list[asyncio.Future[bool]] = []
@@ -182,6 +183,10 @@ class QtWebEnginePage:
             return True
         if self._agent_depth <= 0 or self.navigation_guard is None:
             return True
+        once = target.rstrip("/")
+        if once in self._allowed_once:
+            self._allowed_once.discard(once)
+            return True
         current = self.page.url().toString()
         if site_of(target) == site_of(current) or target.startswith(("about:", "data:", "javascript:")):
             return True
@@ -194,6 +199,9 @@ class QtWebEnginePage:
             log.info("blocked a navigation the agent's action started: %s -> %s", current, target)
             self.blocked_navigations.append(target)
         return allowed
+
+    def allow_navigation_once(self, url: str) -> None:
+        self._allowed_once.add(url.rstrip("/"))
 
     def _on_load_started(self) -> None:
         self._loading = True

@@ -144,13 +144,26 @@ def test_a_click_that_leaves_the_site_is_blocked_by_the_browser(flow: Flow, load
                                                                 web_page: QtWebEnginePage,
                                                                 arun: Callable[..., Any]) -> None:
     url = load("shop/jsonld.html")
-    flow.model.script(call("click_element", {"selector": 'a[href="http://localhost:1/elsewhere"]'}),
-                      text("The partner site is blocked."))
-    flow.answers = ["allow-once"]
-    flow.run(arun, "open the partner site link")
-    assert arun(web_page.url()) == url
+    flow.harbor.apply_decision("click_element", url, "allow-site")  # clicks run here without asking...
+    flow.model.script(call("click_element", {"selector": "#mirror"}), text("The mirror shop is blocked."))
+    flow.run(arun, "open the mirror shop link")
+    assert not flow.asked
+    assert arun(web_page.url()) == url  # ...but leaving the site is refused by the browser itself
     result = flow.model.requests[-1]["messages"][-1]["content"]
     assert "blocked" in result and "navigate" in result
+
+
+def test_a_click_the_user_allowed_knowing_it_leaves_the_site_is_followed(
+        flow: Flow, load: Callable[[str], str], web_page: QtWebEnginePage, arun: Callable[..., Any]) -> None:
+    load("shop/jsonld.html")
+    flow.model.script(call("click_element", {"selector": "#mirror"}), text("Opened the mirror shop."))
+    flow.answers = ["allow-once"]
+    flow.run(arun, "open the mirror shop link")
+    (request,) = flow.asked
+    assert "leads to another site, localhost" in request.reason
+    assert arun(web_page.url()).startswith("http://localhost:")
+    assert web_page.navigation_guard is not None  # the guard stays; the allowance was for one navigation
+    assert not web_page._allowed_once
 
 
 def test_page_cache_gives_the_previous_product(flow: Flow, load: Callable[[str], str],

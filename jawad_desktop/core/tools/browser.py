@@ -498,9 +498,13 @@ class BrowserSession:
                 from_page = True
         planted = bool(self.last_reading and any(
             info.label and info.label.casefold() in s.casefold() for s in self.last_reading.injections))
-        note = ""
+        notes = []
         if planted:
-            note = f'The page itself contains text telling the assistant to use "{info.label}"'
+            notes.append(f'The page itself contains text telling the assistant to use "{info.label}"')
+        elsewhere = site_of(leads_to) if leads_to and site_of(leads_to) != site_of(page_url) else ""
+        if elsewhere:
+            notes.append(f"It leads to another site, {elsewhere}")
+        note = ". ".join(notes)
         hint = f'{info.role} "{info.label}"' + (f" -> {info.selector}" if info.selector else "")
         verdict = None
         if self.harbor is not None:
@@ -513,6 +517,9 @@ class BrowserSession:
         async def settled(allowed: bool) -> None:
             if not allowed:
                 await self.page.clear_highlight()
+            elif elsewhere and verdict is not Verdict.AUTO_APPROVE:
+                # The user saw where it leads and allowed it: the browser may follow this once.
+                self.page.allow_navigation_once(leads_to)
 
         return CallInsight(critical=critical, from_page_content=True if planted else from_page, element_hint=hint,
                            note=note, on_settled=settled)

@@ -160,6 +160,11 @@ class Page(Protocol):
         """Go back one step in history; returns the URL now shown. PageError if there is none."""
         ...
 
+    def allow_navigation_once(self, url: str) -> None:
+        """Let the next navigation to ``url`` through, though an action starts it and it leaves the
+        site (the user allowed that action knowing where it leads)."""
+        ...
+
     async def call(self, function: str, *args: Any, timeout: float = 10.0) -> Any:
         """Call ``window.__jawad.<function>(*args)`` of the page library in the isolated world."""
         ...
