@@ -162,3 +162,12 @@ def test_microphone_lost_mid_sentence_keeps_what_was_said(
     names = states(voice_events)
     assert names[-3:] == ["result", "error", "end"]
     assert "stopped delivering sound" in voice_events[-2].error
+
+
+def test_silence_until_the_maximum_length_is_no_speech(
+    pulse_server: PulseServer, voice_ctx: AppContext, voice_events: list[VoiceState], arun: Callable[..., Any]
+) -> None:
+    voice_ctx.settings.voice.max_length_s = 2.0  # shorter than the no-speech timeout (8 s)
+    assert arun(VoiceSession(voice_ctx).listen(), timeout=20) is None
+    assert "transcribing" not in states(voice_events), "silence was sent to the transcriber"
+    assert "No speech was heard" in next(e for e in voice_events if e.state == "error").error

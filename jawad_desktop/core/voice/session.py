@@ -154,7 +154,8 @@ class VoiceSession:
         self.ctx.bus.emit(VoiceState(state=state, **kwargs))  # type: ignore[arg-type]
 
     def _fail(self, error: VoiceError, *, retryable: bool = False) -> None:
-        log.warning("voice failed: %s: %s", error.code, error.message)
+        # Info, not warning: the user is told through the event; the CLI would print it twice.
+        log.info("voice failed: %s: %s", error.code, error.message)
         self._emit("error", error=error.user_text(), retryable=retryable)
 
     async def _run(self) -> Transcript | None:
@@ -332,6 +333,8 @@ class VoiceSession:
                 if isinstance(item, np.ndarray):
                     chunks.append(item)
                     detector.feed(item)
+        if reason == "max_length" and not detector.speech_started:
+            reason = "no_speech"  # nothing but silence until the limit: nothing to transcribe
         if partial is not None and not partial.done():
             partial.cancel()
         audio = np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.float32)
