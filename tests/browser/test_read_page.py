@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from jawad_desktop.core.tools.browser import PageReading, read_page
+from jawad_desktop.core.tools.page import Target
 from jawad_desktop.ui.page_driver import QtWebEnginePage
 
 Load = Callable[[str], str]
@@ -116,3 +119,17 @@ def test_a_blank_page_reads_without_failing(web_page: QtWebEnginePage, arun: Cal
     r = read(web_page, arun)
     assert r.url == "about:blank" and r.product is None and r.interactive_elements == ""
     assert "(none visible)" in r.for_model()
+
+
+@pytest.mark.parametrize("path", ["shop/jsonld.html", "form.html", "iframe_outer.html", "shadow.html",
+                                  "shop/checkout.html", "injection.html", "many.html?n=400"])
+def test_every_listed_selector_finds_its_own_element(path: str, web_page: QtWebEnginePage, load: Load,
+                                                     arun: Callable[..., Any]) -> None:
+    load(path)
+    snap = arun(web_page.snapshot(max_elements=300))
+    assert snap.elements
+    for item in snap.elements:
+        by_selector = arun(web_page.describe(Target(selector=item["selector"])))
+        by_index = arun(web_page.describe(Target(index=item["index"])))
+        assert by_selector == by_index, item
+        assert by_selector.selector == item["selector"] and by_selector.role == item["role"]
