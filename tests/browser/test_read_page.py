@@ -122,7 +122,7 @@ def test_a_blank_page_reads_without_failing(web_page: QtWebEnginePage, arun: Cal
 
 
 @pytest.mark.parametrize("path", ["shop/jsonld.html", "form.html", "iframe_outer.html", "shadow.html",
-                                  "shop/checkout.html", "injection.html", "many.html?n=400"])
+                                  "shop/checkout.html", "injection.html", "many.html?n=200"])
 def test_every_listed_selector_finds_its_own_element(path: str, web_page: QtWebEnginePage, load: Load,
                                                      arun: Callable[..., Any]) -> None:
     load(path)
