@@ -7,6 +7,7 @@ watchdog for work that does not end when cancelled (a stuck worker thread).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import logging
 import os
@@ -65,6 +66,8 @@ def run_loop(main: Callable[[], Coroutine[Any, Any, int]]) -> int:
     # second time, which segfaults inside QCoreApplication::exit once WebEngine has loaded a
     # page (PLATFORM.md). Tasks are cancelled by ``main`` itself before it returns.
     loop = qasync.QEventLoop(QApplication.instance())
+    # Plain threads for asyncio.to_thread: qasync's QThread pool aborts at exit if a worker lives.
+    loop.set_default_executor(concurrent.futures.ThreadPoolExecutor(thread_name_prefix="jawad-worker"))
     asyncio.set_event_loop(loop)
     result = loop.run_until_complete(main())
     return int(result or 0)
