@@ -20,6 +20,7 @@ turn out to be a call.
 from __future__ import annotations
 
 import ast
+import bisect
 import functools
 import json
 import re
@@ -170,7 +171,10 @@ _WRAPPER_RE = re.compile(
 )
 # Where a JSON call can start: an object opening on a key, or a list of objects. Trying
 # raw_decode at every brace is slow (each failure counts lines up to its position).
-_START_RE = re.compile(r"\{\s*\"|\[\s*\{")
+_CALL_KEYS = (
+    "type|name|function|tool|tool_name|tool_call|tool_calls|function_call|tool_use|id|arguments|parameters"
+)
+_START_RE = re.compile(rf"\{{\s*\"(?:{_CALL_KEYS})\"|\[\s*\{{\s*\"(?:{_CALL_KEYS})\"")
 _FENCE_RE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|$)", re.DOTALL)
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
 _decoder = json.JSONDecoder()
@@ -361,7 +365,7 @@ def _inside(span: tuple[int, int], spans: Iterable[tuple[int, int]]) -> bool:
 
 # A hallucinated self-closing call: <some_name attr="..." ... />
 _HALLUCINATED = re.compile(r"<\s*[A-Za-z_][\w.-]*(?:\s+[\w.:-]+\s*=\s*(?:\"[^\"\n]*\"|'[^'\n]*'))+\s*/>")
-_ORPHAN_WRAPPER = re.compile(r"<\s*/?\s*(?:" + "|".join(_WRAPPER_TAGS) + r")\b[^>\n]*>", re.IGNORECASE)
+_ORPHAN_WRAPPER = re.compile(r"<\s*/?\s*(?:" + "|".join(_WRAPPER_TAGS) + r")\b[^>\n]*>")
 _BLANK_LINES = re.compile(r"\n{3,}")
 
 
@@ -382,8 +386,7 @@ def clean_response(text: str, names: Collection[str], reply: TextReply | None = 
         return (outside + "\n\n" + found.final).strip() if outside else found.final.strip()
     result = _remove_spans(text, found.spans)
     result = _drop_empty_fences(result)
-    closing = _close_tag_re(_tag_names(names))
-    result = _outside_code(result, lambda part: _strip_leftovers(part, closing))
+    result = _strip_leftovers(result, _tag_names(names))
     return _BLANK_LINES.sub("\n\n", result).strip()
 
 
@@ -408,26 +411,46 @@ def _drop_empty_fences(text: str) -> str:
     return _EMPTY_FENCE.sub("", text)
 
 
-def _outside_code(text: str, transform: Any) -> str:
-    """Apply ``transform`` to the text outside fenced code blocks."""
-    parts = re.split(r"(```.*?(?:```|$))", text, flags=re.DOTALL)
-    return "".join(part if i % 2 else transform(part) for i, part in enumerate(parts))
-
-
 @functools.lru_cache(maxsize=64)
-def _close_tag_re(tags: frozenset[str]) -> re.Pattern[str] | None:
-    if not tags:
-        return None
-    alternatives = "|".join(re.escape(n) for n in sorted(tags, key=len, reverse=True))
-    return re.compile(rf"<\s*/\s*(?:{alternatives})\s*>", re.IGNORECASE)
+def _leftovers_re(tags: frozenset[str]) -> re.Pattern[str]:
+    """Leftovers to remove: hallucinated ``<name attr="..."/>`` calls, wrapper tags such as
+    ``<tool_call>``, closing tags of known tools. One pattern opening on the literal ``<``
+    so the regex engine skips ahead to each ``<`` instead of trying every position."""
+    rests = [
+        _HALLUCINATED.pattern.removeprefix("<"),
+        "(?i:" + _ORPHAN_WRAPPER.pattern.removeprefix("<") + ")",
+    ]
+    if tags:
+        names = "|".join(re.escape(n) for n in sorted(tags, key=len, reverse=True))
+        rests.append(rf"(?i:\s*/\s*(?:{names})\s*>)")
+    return re.compile("<(?:" + "|".join(rests) + ")")
 
 
-def _strip_leftovers(text: str, closing: re.Pattern[str] | None) -> str:
+def _code_spans(text: str) -> list[tuple[int, int]]:
+    """Fenced code blocks: from a ``` to the next one (or the end of the text)."""
+    spans: list[tuple[int, int]] = []
+    pos = text.find("```")
+    while pos != -1:
+        close = text.find("```", pos + 3)
+        end = len(text) if close == -1 else close + 3
+        spans.append((pos, end))
+        pos = text.find("```", end) if close != -1 else -1
+    return spans
+
+
+def _strip_leftovers(text: str, tags: frozenset[str]) -> str:
+    """The text with leftovers removed, except inside fenced code blocks."""
     if "<" not in text:
         return text
-    text = _HALLUCINATED.sub("", text)
-    text = _ORPHAN_WRAPPER.sub("", text)
-    return closing.sub("", text) if closing is not None else text
+    spans = _code_spans(text)
+    starts = [start for start, _ in spans]
+
+    def replace(match: re.Match[str]) -> str:
+        i = bisect.bisect_right(starts, match.start()) - 1
+        inside = i >= 0 and match.start() < spans[i][1]
+        return match.group(0) if inside else ""
+
+    return _leftovers_re(tags).sub(replace, text)
 
 
 class StreamSanitizer:
