@@ -366,3 +366,29 @@ def test_an_empty_answer_is_reported(make_agent: Any, arun: Any) -> None:
     second = arun(h.session.run("hello again?"))
     assert second.is_error and "empty answer" in second.content
     assert [m.content for m in h.session.history.messages if m.role == "user"] == ["hello?", "hello again?"]
+
+
+def test_a_failing_context_hook_does_not_end_the_turn(make_agent: Any, arun: Any) -> None:
+    def broken() -> PageContext:
+        raise RuntimeError("the page went away")
+
+    h = make_agent(context_provider=broken)
+    h.model.script(text("Still here."))
+    response = arun(h.session.run("hi"))
+    assert response.content == "Still here." and not response.is_error
+    assert "CURRENT PAGE: none is open." in h.model.requests[0]["messages"][0]["content"]
+
+
+def test_no_provider_is_a_friendly_error(make_agent: Any, arun: Any) -> None:
+    from jawad_desktop.core.agent.session import AgentSession
+    from jawad_desktop.core.errors import JawadError
+
+    def no_client() -> Any:
+        raise JawadError("No AI provider is set up yet.", suggestions=["Add one in Settings."])
+
+    h = make_agent()
+    session = AgentSession(client=no_client, registry=basic_registry(), settings=Settings(), bus=h.bus)
+    response = arun(session.run("hello"))
+    assert response.is_error and response.content.startswith("No AI provider is set up yet.")
+    assert "Add one in Settings." in response.content
+    assert session.history.messages[0].content == "hello"

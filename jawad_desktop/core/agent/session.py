@@ -87,11 +87,18 @@ ProductProvider = Callable[[], MaybeAwaitable]  # -> dict | None (the page cache
 
 
 async def _resolve(hook: Callable[[], Any] | None) -> Any:
+    """Call a context hook (sync or async). A failing hook costs the context, not the turn."""
     if hook is None:
         return None
-    value = hook()
-    if inspect.isawaitable(value):
-        value = await value
+    try:
+        value = hook()
+        if inspect.isawaitable(value):
+            value = await value
+    except asyncio.CancelledError:
+        raise
+    except Exception:
+        log.exception("the context hook %r failed; continuing without that context", hook)
+        return None
     return value
 
 
