@@ -4,7 +4,11 @@ in the right answer or the right friendly error, within its time bound, and none
 from __future__ import annotations
 
 import asyncio
+import ssl
+import subprocess
 import time
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -397,3 +401,53 @@ def test_model_lists(fault_server: FaultServer, arun: Any) -> None:
 def test_no_model_set_uses_the_first_listed(fault_server: FaultServer, arun: Any) -> None:
     _, response = arun(chat(make_client(fault_server.base_url, ""), HELLO))
     assert response.content == ANSWER and response.metadata["model"] == MODELS[0]
+
+
+# -- network settings: proxy and CA bundle ------------------------------------------------------------
+
+def test_requests_go_through_the_proxy_setting(fault_server: FaultServer, arun: Any) -> None:
+    provider = ProviderConfig(name="Cloud", kind=ProviderKind.OPENAI, base_url="http://api.example.invalid/v1",
+                              model="ok@proxied")
+    network = NetworkSettings(proxy_url=fault_server.root)
+
+    async def run() -> ChatResponse:
+        async with LLMClient(provider, "sk-proxy-1234567890", network) as client:
+            return await client.chat(HELLO).response()
+
+    assert arun(run()).content == ANSWER
+    assert posts(fault_server, "ok@proxied")[-1]["path"] == "http://api.example.invalid/v1/chat/completions"
+
+
+@pytest.fixture(scope="module")
+def tls_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[FaultServer, Path]]:
+    folder = tmp_path_factory.mktemp("tls")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
+                    str(cert), "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True, timeout=60)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    server = FaultServer().start(tls=context)
+    try:
+        yield server, cert
+    finally:
+        server.stop()
+
+
+def test_tls_failure_is_explained_and_the_ca_bundle_setting_fixes_it(
+    tls_server: tuple[FaultServer, Path], arun: Any, tmp_path: Path
+) -> None:
+    server, cert = tls_server
+    error = arun(failure(make_client(server.base_url, retries=0), HELLO))
+    assert isinstance(error, NetworkError) and "certificate could not be verified" in error.message
+    assert any("CA bundle" in s for s in error.suggestions)
+
+    provider = ProviderConfig(name="TLS", kind=ProviderKind.OPENAI_COMPATIBLE, base_url=server.base_url, model="ok")
+
+    async def run(bundle: str) -> ChatResponse:
+        async with LLMClient(provider, None, NetworkSettings(ca_bundle=bundle)) as client:
+            return await client.chat(HELLO).response()
+
+    assert arun(run(str(cert))).content == ANSWER
+    with pytest.raises(LLMError, match="does not exist"):
+        arun(run(str(tmp_path / "missing.pem")))

@@ -12,7 +12,8 @@ tools-400-ollama, tools-422, validation-500, malformed-json, garbage-sse, split-
 no-done, partial-sse, reset, drip, stall, stall-before, large, empty-200, tool-repeat,
 tool-noid, no-usage, stream-error, words-<n>, timed-<n>-<gap ms>.
 
-Like llama.cpp it refuses a message whose ``content`` is null (HTTP 500, pydantic text).
+It also answers as an HTTP proxy (absolute URLs), and over HTTPS when started with an
+SSL context. Like llama.cpp it refuses a message whose ``content`` is null (HTTP 500, pydantic text).
 Every request is recorded in ``requests`` for the tests to inspect.
 """
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import json
 import socket
+import ssl
 import struct
 import threading
 import time
@@ -68,6 +70,7 @@ class FaultServer:
         self._lock = threading.Lock()
         self.stopping = threading.Event()
         self._httpd: ThreadingHTTPServer | None = None
+        self.scheme = "http"
         self._thread: threading.Thread | None = None
 
     @property
@@ -77,7 +80,7 @@ class FaultServer:
 
     @property
     def root(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{self.scheme}://127.0.0.1:{self.port}"
 
     @property
     def base_url(self) -> str:
@@ -100,7 +103,8 @@ class FaultServer:
         with self._lock:
             self.requests.append(entry)
 
-    def start(self) -> FaultServer:
+    def start(self, tls: ssl.SSLContext | None = None) -> FaultServer:
+        """Serve on a free port; with ``tls`` (a server context) over HTTPS."""
         server = self
 
         class Handler(_Handler):
@@ -108,6 +112,9 @@ class FaultServer:
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
+        if tls is not None:
+            self._httpd.socket = tls.wrap_socket(self._httpd.socket, server_side=True)
+            self.scheme = "https"
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="fault-server", daemon=True)
         self._thread.start()
         return self
@@ -132,6 +139,8 @@ class _Handler(BaseHTTPRequestHandler):
     # -- plumbing --------------------------------------------------------------------------
     def _split_path(self) -> tuple[str, str]:
         path = self.path.split("?", 1)[0]
+        if "://" in path:  # a request sent through us as an HTTP proxy: absolute URL
+            path = "/" + path.split("://", 1)[1].partition("/")[2]
         if path.startswith("/s/"):
             _, _, rest = path.partition("/s/")
             scenario, _, remainder = rest.partition("/")

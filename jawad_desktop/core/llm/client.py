@@ -391,7 +391,10 @@ class LLMClient:
                 from jawad_desktop.core.llm.local_server import shared_local_server
 
                 server = shared_local_server()
-                await server.ensure_started()
+                try:
+                    await server.ensure_started()
+                except JawadError as exc:  # not installed, or it would not start
+                    raise LLMError(exc.message, suggestions=exc.suggestions) from None
                 self._base_url = server.base_url
             net = self.network
             loopback = _is_loopback(self._base_url)
