@@ -1,1 +1,15 @@
-"""The LLM layer: one async client for every provider, its errors, retries and streaming."""
+"""The LLM layer: one async client for every provider, its errors, retries and streaming.
+
+- ``config``: ProviderKind, ProviderConfig (what the user configures; keys live in the keyring)
+- ``types``: Message, ToolCall, StreamDelta, ToolCallFragment, ChatResponse, Usage
+- ``client``: LLMClient, ChatStream, RetryPolicy, forget_capabilities
+- ``errors``: LLMError and its kinds (AuthError, RateLimitedError, ModelNotFoundError,
+  BadRequestError, ServerError, NetworkError, LLMTimeoutError, ProtocolError, CancelledRequest)
+- ``wire``: the OpenAI chat-completions format both ways (pure, property-tested)
+- ``connection``: test_connection, list_models, discover_providers (Settings, first start)
+- ``factory``: client_for / resolve_provider (saved, active or command-line provider)
+- ``local_server``: the built-in llama.cpp server with the bundled SmolLM2 model
+
+Nothing is imported here: ``core.store.settings`` imports ``config`` and must not pull in
+the client.
+"""

@@ -6,10 +6,22 @@ bundle), streaming through httpx-sse, retries with backoff (spec 002), the tools
 fallback (spec 000), cancellation, and per-call metadata (spec 003).
 
 ``LLMClient.chat`` returns a ``ChatStream``: iterate it for ``StreamDelta``s, then
-``await stream.response()`` for the final ``ChatResponse``. The HTTP work runs in a task
-of its own that feeds a queue, so ``stream.cancel()`` (from any task) or cancelling the
-task that consumes the stream closes the HTTP stream at once and the response comes back
-``interrupted`` with the text received so far.
+``await stream.response()`` for the final ``ChatResponse`` (or only await ``response()``).
+The HTTP work runs in the task that consumes the stream, so the connection is opened and
+closed by one task (httpcore needs that). ``stream.cancel()`` (from any task on the loop)
+or cancelling the consuming task closes the HTTP stream at once and the response comes
+back ``interrupted`` with the text received so far.
+
+Usage::
+
+    async with client_for(ctx) as client:                # or LLMClient(provider, key, network, bus)
+        async with client.chat(messages, tools) as stream:
+            async for delta in stream:                    # StreamDelta: text, tool-call fragments
+                show(delta.text)
+            response = await stream.response()            # ChatResponse with metadata
+
+A stream that is neither read to its end, nor cancelled, nor closed (``async with`` or
+``aclose()``) leaves its connection to the garbage collector: always end it one of those ways.
 """
 
 from __future__ import annotations
