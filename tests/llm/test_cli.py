@@ -37,6 +37,14 @@ def test_providers_lifecycle_keeps_keys_in_the_keyring(
     listed = jawad(profile_dir, "providers", "list")
     assert listed.returncode == 0 and "* Work AI" in listed.stdout and "key stored" in listed.stdout
 
+    assert jawad(profile_dir, "providers", "add", "Local", "--kind", "ollama").returncode == 0
+    assert jawad(profile_dir, "providers", "use", "local").returncode == 0
+    rows = json.loads(jawad(profile_dir, "providers", "list", "--json").stdout)
+    assert [(r["name"], r["active"], r["key"]) for r in rows] == [
+        ("Work AI", False, "key stored"), ("Local", True, "no key needed")]
+    assert jawad(profile_dir, "providers", "remove", "Local").returncode == 0
+    assert json.loads(jawad(profile_dir, "providers", "list", "--json").stdout)[0]["active"] is True
+
     tested = jawad(profile_dir, "providers", "test", "Work AI")
     assert tested.returncode == 0 and tested.stdout.startswith("OK: Work AI answered in")
     assert fault_server.requests[-1]["headers"]["Authorization"] == f"Bearer {KEY}"

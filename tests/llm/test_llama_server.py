@@ -7,10 +7,12 @@ quality of its answers.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.llm.client import LLMClient, RetryPolicy
 from jawad_desktop.core.llm.config import ProviderConfig, ProviderKind
 from jawad_desktop.core.llm.local_server import LocalServer, shared_local_server
@@ -137,3 +139,14 @@ def test_built_in_local_provider_starts_its_server_lazily(arun: Any) -> None:
     finally:
         server.stop()
     assert not server.running
+
+
+def test_a_model_file_that_cannot_load_is_reported(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"not a gguf model")
+    server = LocalServer(broken, startup_timeout_s=60)
+    with pytest.raises(JawadError) as info:
+        server.start()
+    assert "stopped while starting" in info.value.message and not server.running
+    with pytest.raises(JawadError, match="model file"):
+        LocalServer(tmp_path / "missing.gguf").start()
