@@ -54,6 +54,10 @@ def test_test_connection_time_limits_follow_spec_000() -> None:
 def test_model_list_for_the_settings_dialog(fault_server: FaultServer, arun: Any) -> None:
     assert arun(list_models(provider(fault_server.base_url), None)) == MODELS
     assert arun(list_models(provider(f"{fault_server.root}/v1", ProviderKind.OLLAMA), None)) == OLLAMA_MODELS
+    # The address Ollama prints, without /v1, works for both its model list and chat.
+    assert arun(list_models(provider(fault_server.root, ProviderKind.OLLAMA), None)) == OLLAMA_MODELS
+    assert arun(test_connection(provider(fault_server.root, ProviderKind.OLLAMA), None)).success
+    assert fault_server.requests[-1]["path"] == "/v1/chat/completions"
 
 
 def test_discovery_finds_local_servers_environment_keys_and_the_built_in_model(

@@ -377,6 +377,9 @@ class LLMClient:
         self.retry = retry or RetryPolicy(max_retries=self.network.max_retries)
         self._api_key = api_key or None
         self._base_url = provider.effective_base_url
+        if provider.kind is ProviderKind.OLLAMA and httpx.URL(self._base_url).path in ("", "/"):
+            # "http://localhost:11434" is what Ollama prints; its OpenAI API lives under /v1.
+            self._base_url = self._base_url.rstrip("/") + "/v1"
         self._model = provider.model or ("smollm2" if provider.kind is ProviderKind.LOCAL else "")
         self._http: httpx.AsyncClient | None = None
 
