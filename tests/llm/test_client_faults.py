@@ -171,7 +171,8 @@ def test_empty_stream_with_tools_falls_back_to_a_plain_request_and_remembers(
     assert sent == [True, False, False]
 
 
-@pytest.mark.parametrize("scenario", ["tools-400-openai", "tools-400-openrouter", "tools-400-ollama", "tools-422"])
+@pytest.mark.parametrize("scenario", ["tools-400-openai", "tools-400-openrouter", "tools-400-ollama", "tools-422",
+                                      "tools-404-openrouter"])
 def test_tools_rejection_retries_without_tools_and_remembers(
     fault_server: FaultServer, arun: Any, scenario: str
 ) -> None:
@@ -253,6 +254,13 @@ def test_rate_limit_honours_retry_after(fault_server: FaultServer, arun: Any) ->
 def test_transient_failures_recover(fault_server: FaultServer, arun: Any, scenario: str) -> None:
     _, response = arun(chat(make_client(fault_server.base_url, f"{scenario}@r"), HELLO))
     assert response.content == ANSWER and response.metadata["retries"] >= 1
+
+
+def test_a_base_url_without_the_api_says_so(fault_server: FaultServer, arun: Any) -> None:
+    error = arun(failure(make_client(fault_server.root), HELLO))  # the API is under /v1
+    assert isinstance(error, ModelNotFoundError)
+    assert error.message.startswith(f"Nothing answers at {fault_server.root}/chat/completions (404)")
+    assert "/v1" in error.suggestions[0]
 
 
 def test_connection_refused_names_the_server(arun: Any) -> None:

@@ -8,7 +8,7 @@ request's ``model``. ``<scenario>@<key>`` keeps a separate counter for the
 
 Scenarios: ok, status-<code>[-openai|-openrouter|-ollama], flaky-<code>-<n>,
 flaky-malformed-<n>, flaky-reset-<n>, tools-400-openai, tools-400-openrouter,
-tools-400-ollama, tools-422, validation-500, malformed-json, garbage-sse, split-sse,
+tools-400-ollama, tools-404-openrouter, tools-422, validation-500, malformed-json, garbage-sse, split-sse,
 no-done, partial-sse, reset, drip, stall, stall-before, large, empty-200, tool-repeat,
 tool-noid, no-usage, stream-error, words-<n>, timed-<n>-<gap ms>.
 
@@ -305,6 +305,9 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send_json(400, {"error": {"code": 400, "message": "Provider returned error", "metadata": {
                     "raw": '{"error":"This model does not support function calling"}',
                     "provider_name": "Mistral"}}})
+            elif name == "tools-404-openrouter":
+                self._send_json(404, {"error": {"code": 404,
+                                                "message": "No endpoints found that support tool use."}})
             elif name == "tools-400-ollama":
                 self._send_json(400, {"error": f"registry.ollama.ai/library/{model} does not support tools"})
             else:

@@ -202,6 +202,14 @@ def classify_status(
             message = f"{_where(provider)} refused access (403)."
             tips = ["Check the API key and that this server lets you use the model.", settings_hint]
         return AuthError(message + said, suggestions=tips, status=status, detail=detail)
+    if status == 404 and "model" not in detail.lower():
+        return ModelNotFoundError(
+            f"Nothing answers at {provider.effective_base_url}/chat/completions (404): "
+            f"check the base URL of {provider.name!r}.{said}",
+            suggestions=["OpenAI-compatible servers usually have their API under /v1 "
+                         "(e.g. http://localhost:1234/v1).", settings_hint],
+            status=status, detail=detail,
+        )
     if status == 404:
         tips = [f"Check the model name {model!r} in Settings; `jawad providers models {provider.name}` "
                 "lists the models the provider has."]

@@ -35,11 +35,15 @@ _TOOLS_REJECTION_RE = re.compile(r"tool|function|unsupported|not support|invalid
 def is_tools_rejection(status: int, error_text: str) -> bool:
     """True when an error answer says the model or server does not take ``tools``.
 
-    400 and 422 as in spec 000; also a 500 carrying a validation error about tools,
+    400 and 422 as in spec 000; OpenRouter's 404 "no endpoints found that support tool
+    use"; and a 500 carrying a validation error about tools,
     because llama.cpp and other pydantic servers report validation errors as 500.
     """
     if status in (400, 422):
         return bool(_TOOLS_REJECTION_RE.search(error_text))
+    if status == 404:
+        # OpenRouter: "No endpoints found that support tool use" when no host of the model has tools.
+        return "tool use" in error_text.lower() or "support tools" in error_text.lower()
     if status == 500:
         lowered = error_text.lower()
         return ("validation error" in lowered or "input should be" in lowered) and (
