@@ -190,7 +190,7 @@ class VoiceSettingsPage(QWidget):
         for box in (self.fallback, self.partials, self.auto_send, self.speak_replies):
             box.toggled.connect(self._save)
         self.refresh_devices.clicked.connect(self.fill_devices)
-        self.download.clicked.connect(self.download_model)
+        self.download.clicked.connect(lambda: self.download_model())
 
     @staticmethod
     def _select(combo: QComboBox, value: str) -> None:

@@ -183,6 +183,7 @@ def test_spoken_reply_is_heard_and_stops_at_once(pulse_server: PulseServer, qtbo
         recorder.close()
 
 
+@pytest.mark.qt_log_ignore("pipewire-0.3")  # QtMultimedia probes for PipeWire once per process
 def test_qt_text_to_speech_engine(qtbot: Any) -> None:
     speaker = ReplySpeaker(engine="mock")  # Qt's own test engine: the QtTextToSpeech path runs for real
     assert speaker.backend == "qt:mock"
