@@ -459,3 +459,18 @@ def test_tls_failure_is_explained_and_the_ca_bundle_setting_fixes_it(
     assert arun(run(str(cert))).content == ANSWER
     with pytest.raises(LLMError, match="does not exist"):
         arun(run(str(tmp_path / "missing.pem")))
+
+
+def test_cancel_from_another_task_stops_an_unstreamed_request(fault_server: FaultServer, arun: Any) -> None:
+    async def run() -> tuple[ChatResponse, float]:
+        async with make_client(fault_server.base_url, "stall-before") as client:
+            stream = client.chat(HELLO, stream=False)
+            loop = asyncio.get_running_loop()
+            loop.call_later(0.3, stream.cancel)  # e.g. the Stop button
+            started = time.monotonic()
+            response = await stream.response()
+            return response, time.monotonic() - started
+
+    response, took = arun(run())
+    assert response.interrupted and response.content == ""
+    assert 0.25 < took < 1.0
