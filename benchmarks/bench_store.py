@@ -22,7 +22,7 @@ from jawad_desktop.core.store.conversations import ConversationStore
 
 SEARCH_GOAL_MS = 50.0
 
-_WORDS = (  # noqa: SIM905  (a paragraph reads better than 90 quoted words)
+_WORDS = (
     "the a to of and in is it you that for on with this be are can as your have not at or from "
     "price product page cheaper alternative hoodie review rating shipping order cart checkout size "
     "colour brand store amazon search result summary article paragraph python code function error "

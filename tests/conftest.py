@@ -20,7 +20,7 @@ if hasattr(os, "geteuid") and os.geteuid() == 0:
     os.environ.setdefault("QTWEBENGINE_CHROMIUM_FLAGS", "--no-sandbox")
 os.environ.setdefault("QTWEBENGINE_DISABLE_SANDBOX", "1")
 
-from PySide6 import QtWebEngineWidgets  # noqa: E402, F401  (must precede QApplication)
+from PySide6 import QtWebEngineWidgets  # noqa: F401  (must precede QApplication)
 
 sys.dont_write_bytecode = True
 

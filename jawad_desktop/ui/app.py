@@ -147,6 +147,7 @@ def run_gui(profile: str | None, *, screenshot: str | None = None, startup_repor
             window.close()
         await closed.wait()
         _exit_watchdog()
+        await window.controller.aclose()
         current = asyncio.current_task()
         pending = [t for t in asyncio.all_tasks() if t is not current]
         for task in pending:

@@ -550,6 +550,12 @@ class ChatPanel(QWidget):
         self.send_button.clicked.connect(self._submit)
         self.stop_button.clicked.connect(self.stop_requested)
 
+    def insert_above_input(self, widget: QWidget) -> None:
+        """Put a panel (e.g. a permission question) between the messages and the input."""
+        layout = self.layout()
+        assert isinstance(layout, QVBoxLayout)
+        layout.insertWidget(1, widget)
+
     def add_input_button(self, widget: QWidget) -> None:
         """Put another control (e.g. the microphone) beside Send and Stop."""
         self._buttons.insertWidget(self._buttons.count() - 1, widget)

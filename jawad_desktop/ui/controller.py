@@ -1,9 +1,12 @@
-"""The window's controller: turns Send, Stop and New chat into core calls and runs them as
-asyncio tasks on the one qasync loop.
+"""The window's controller: turns Send, Stop, New chat, history, voice and permission answers
+into core calls, and runs them as asyncio tasks on the one qasync loop.
 
-It holds no business logic: a turn is run by a core ``runner`` (the agent), whose events
-reach the widgets through the bridge. The controller only tracks the running task, keeps the
-user's text until a turn is accepted, and shows the answer as it streams.
+It holds no business logic. A turn is run by the core ``AgentSession`` (with the basic and
+browser tools, Harbor as its permission gate, the page as context); its events reach the
+widgets through the bridge. The controller keeps the user's text until a turn is accepted,
+saves each message to the conversation store as it completes (the user's message before the
+model is asked, the answer when it ends, every action-log entry as it is decided), and
+restores conversations picked in the history sidebar.
 """
 
 from __future__ import annotations
@@ -18,8 +21,14 @@ from PySide6.QtCore import QObject, Signal
 
 from jawad_desktop.core import events as ev
 from jawad_desktop.core.context import AppContext
+from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.llm.config import ProviderConfig
+from jawad_desktop.core.llm.types import Message
 
 if TYPE_CHECKING:
+    from jawad_desktop.core.agent.session import AgentSession
+    from jawad_desktop.core.llm.client import LLMClient
+    from jawad_desktop.core.store.conversations import ConversationStore
     from jawad_desktop.ui.main_window import MainWindow
     from jawad_desktop.ui.settings_dialog import SettingsDialog
 
@@ -29,29 +38,129 @@ Runner = Callable[[str], Awaitable[Any]]
 
 
 class ChatController(QObject):
-    """Sends the user's text to the runner, streams the answer into the chat, stops on request."""
+    """Sends the user's text to the agent, streams the answer into the chat, stops on request."""
 
     busy_changed = Signal(bool)
+    conversation_changed = Signal(str)  # id, "" for a new chat not yet saved
 
     def __init__(self, ctx: AppContext, window: MainWindow, runner: Runner | None = None) -> None:
         super().__init__(window)
         self.ctx = ctx
         self.window = window
         self.runner = runner
+        self.session: AgentSession | None = None
+        self.store: ConversationStore | None = None
+        self.conversation_id: str | None = None
+        self.driver: Any = None
+        self.kit: Any = None
+        self.voice_session: Any = None
+        self.speaker: Any = None
+        self._client: LLMClient | None = None
+        self._client_key: tuple[Any, ...] | None = None
         self._task: asyncio.Task[Any] | None = None
         self._answer_id: int | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._last_user_text = ""
+        self._speaker_class: Any = None
 
+    # -- construction -----------------------------------------------------------------------
     def attach(self) -> None:
-        """Connect to the window's bridge (called once the window is built)."""
+        """Connect to the window's bridge and build the assistant (called once, by the window)."""
         bridge = self.window.bridge
         bridge.chat_delta.connect(self._on_delta)
         bridge.chat_response.connect(self._on_response)
+        bridge.action_log.connect(self._on_action)
+        if self.runner is None:
+            self._build_assistant()
 
-    # User actions
+    def _build_assistant(self) -> None:
+        """The store, the browser tools with Harbor, the agent, voice. Each part that cannot
+        start is reported and left out; the rest of the window keeps working."""
+        from jawad_desktop.core.store.conversations import ConversationStore
+
+        try:
+            self.store = ConversationStore.open(self.ctx.paths.data)
+        except JawadError as exc:
+            self.window.show_notice("error", "Conversations will not be saved: " + exc.user_text())
+        try:
+            self._build_agent()
+        except Exception as exc:  # a broken part must not keep the window from opening
+            log.exception("the agent could not start")
+            self.window.show_notice("error", f"The assistant could not start: {exc}")
+        try:
+            self._build_voice()
+        except Exception as exc:
+            log.exception("voice could not start")
+            self.window.show_notice("warning", f"Voice input is unavailable: {exc}")
+
+    def _build_agent(self) -> None:
+        from jawad_desktop.core.agent.session import AgentSession
+        from jawad_desktop.core.tools.basic import basic_registry
+        from jawad_desktop.ui.page_driver import attach_agent_browser
+
+        self.driver, self.kit = attach_agent_browser(self.ctx, self.window.browser.view)
+        registry = basic_registry().merged(self.kit.session.registry())
+        self.session = AgentSession(
+            client=self._client_for_run,
+            registry=registry,
+            settings=self.ctx.settings,
+            bus=self.ctx.bus,
+            gate=self.kit.gate,
+            secrets=self.ctx.secrets,
+            context_provider=self.kit.session.page_context,
+            page_provider=lambda: self.driver,
+            last_product_provider=self.kit.session.last_product,
+        )
+        self.runner = self._run_agent
+        panel = self.window.permission_panel
+        self.window.bridge.permission_request.connect(panel.show_request)
+        panel.decided.connect(self.kit.gate.respond)
+
+    def _build_voice(self) -> None:
+        from jawad_desktop.core.voice import VoiceSession
+        from jawad_desktop.ui.tts import ReplySpeaker
+        from jawad_desktop.ui.voice_button import VoiceButton
+
+        self.voice_session = VoiceSession(self.ctx)
+        button = VoiceButton(self.voice_session, self.window.bridge.voice_state, self.window)
+        button.setAccessibleName("Speak a message")
+        self.window.chat.add_input_button(button)
+        self.window.voice_button = button
+        button.transcript_ready.connect(self._on_transcript)
+        button.partial_transcript.connect(self._on_partial)
+        button.send_requested.connect(self._send_spoken)
+        button.pressed_to_talk.connect(self._stop_speaking)
+        self._speaker_class = ReplySpeaker
+
+    def _reply_speaker(self) -> Any:
+        """Created on first use: loading the system's speech engine is slow and noisy."""
+        if self.speaker is None:
+            self.speaker = self._speaker_class(self)
+        return self.speaker
+
+    def _stop_speaking(self) -> None:
+        if self.speaker is not None:
+            self.speaker.stop()
+
+    # -- the model client -------------------------------------------------------------------
+    def _client_for_run(self) -> LLMClient:
+        """The client for the active provider; rebuilt when the provider or its key changed."""
+        from jawad_desktop.core.llm.factory import client_for
+
+        provider = self.ctx.settings.active()
+        key = (provider.model_dump_json() if provider else "", self.ctx.settings.network.model_dump_json())
+        if self._client is None or self._client_key != key:
+            old, self._client = self._client, client_for(self.ctx)
+            self._client_key = key
+            if old is not None:
+                self.spawn(old.aclose())
+        assert self._client is not None
+        return self._client
+
+    # -- user actions -----------------------------------------------------------------------
     def send(self, text: str) -> None:
         chat = self.window.chat
-        if self._task is not None and not self._task.done():
+        if self.busy:
             return
         if self.ctx.settings.active() is None:
             # Keep what the user typed; tell them what to do.
@@ -59,13 +168,19 @@ class ChatController(QObject):
             self.window.open_settings()
             return
         if self.runner is None:
-            chat.add_message("error", "The assistant could not start: no agent is available in this build.")
+            chat.add_message("error", "The assistant is not available: see the notice above.")
             return
         chat.take_input()
         chat.add_message("user", text)
+        self._last_user_text = text
+        self._save_user_message(text)
         self._answer_id = None
         self._set_busy(True)
         self._task = asyncio.ensure_future(self._run(text))
+
+    @property
+    def busy(self) -> bool:
+        return self._task is not None and not self._task.done()
 
     async def _run(self, text: str) -> None:
         assert self.runner is not None
@@ -74,27 +189,142 @@ class ChatController(QObject):
         except asyncio.CancelledError:
             self._finish_answer(interrupted=True)
             raise
+        except JawadError as exc:
+            self.window.chat.add_message("error", exc.user_text())
         except Exception as exc:  # the runner reports errors as events; this is the last guard
             log.exception("turn failed")
             self.window.chat.add_message("error", f"Something went wrong: {exc}")
         finally:
             self._set_busy(False)
 
+    async def _run_agent(self, text: str) -> None:
+        assert self.session is not None
+        if self.kit is not None:
+            self.kit.session.note_user_message(text)
+        before = {id(m) for m in self.session.history.messages}
+        response = await self.session.run(text)
+        new = [m for m in self.session.history.messages if id(m) not in before]
+        # The user's message was saved before the model was asked.
+        if new and new[0].role == "user" and new[0].content == text:
+            new = new[1:]
+        self._save_messages(new, interrupted=response.interrupted)
+        if self.voice_session is not None and self.ctx.settings.voice.speak_replies and not response.is_error:
+            self._reply_speaker().say(response.content)
+
     def stop(self) -> None:
+        self._stop_speaking()
+        if self.window.permission_panel.isVisible():
+            self.window.permission_panel.dismiss_all()
+        if self.session is not None:
+            self.session.stop()
         if self._task is not None and not self._task.done():
             self._task.cancel()
 
     def new_chat(self) -> None:
         self.stop()
+        self._reset_view()
+        if self.session is not None:
+            self.session.clear()
+        self.conversation_id = None
+        self.conversation_changed.emit("")
+        self.window.chat.input.setFocus()
+
+    def _reset_view(self) -> None:
         self.window.chat.view.chat_model.clear()
         self.window.action_log.log_model.clear()
         self._answer_id = None
 
+    def open_conversation(self, conversation_id: str) -> None:
+        """Show a saved conversation and continue it."""
+        if self.store is None or conversation_id == self.conversation_id:
+            return
+        self.stop()
+        try:
+            stored = self.store.messages(conversation_id)
+            actions = self.store.action_log(conversation_id)
+        except JawadError as exc:
+            self.window.show_notice("error", exc.user_text())
+            return
+        from jawad_desktop.ui.chat_view import ChatItem
+
+        self._reset_view()
+        items: list[ChatItem] = []
+        for message in (s.message for s in stored):
+            if message.role == "user":
+                items.append(ChatItem(role="user", text=message.content))
+            elif message.role == "assistant" and message.content.strip():
+                items.append(ChatItem(role="assistant", text=message.content))
+        self.window.chat.view.chat_model.extend(items)
+        for entry in actions:
+            self.window.action_log.log_model.upsert(entry)
+        if self.session is not None:
+            self.session.clear()
+            self.session.history.commit([s.message for s in stored])
+        self.conversation_id = conversation_id
+        self.ctx.settings.ui.last_conversation_id = conversation_id
+        self.conversation_changed.emit(conversation_id)
+
+    def regenerate(self) -> None:
+        """Ask again for the last answer: drop it and send the last question again."""
+        text = self._drop_last_turn()
+        if text:
+            self.window.chat.input.setPlainText(text)
+            self.send(text)
+
+    def edit_last(self) -> None:
+        """Put the last question back into the input to edit and resend it."""
+        text = self._drop_last_turn()
+        if text:
+            self.window.chat.input.setPlainText(text)
+            self.window.focus_input()
+
+    def _drop_last_turn(self) -> str:
+        if self.busy:
+            return ""
+        model = self.window.chat.view.chat_model
+        items = model.items()
+        last_user = next((i for i in range(len(items) - 1, -1, -1) if items[i].role == "user"), None)
+        if last_user is None:
+            return ""
+        text = items[last_user].text
+        for item in items[last_user:]:
+            model.remove(item.id)
+        if self.store is not None and self.conversation_id:
+            stored = self.store.messages(self.conversation_id)
+            position = next(
+                (s.position for s in reversed(stored) if s.message.role == "user" and s.message.content == text),
+                None,
+            )
+            if position is not None:
+                self.store.truncate(self.conversation_id, position)
+                if self.session is not None:
+                    self.session.clear()
+                    self.session.history.commit(self.store.history(self.conversation_id))
+        return text
+
     def shutdown(self) -> None:
         """Cancel everything still running (the window is closing)."""
         self.stop()
+        if self.voice_session is not None:
+            with contextlib.suppress(Exception):
+                self.voice_session.cancel()
         for task in list(self._tasks):
             task.cancel()
+
+    async def aclose(self) -> None:
+        """Release what needs an orderly end: the page (cookies to disk), the client, the store."""
+        if self.driver is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.driver.close(release_profile=True), 1.0)
+        if self._client is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._client.aclose(), 0.5)
+        if self.kit is not None:
+            with contextlib.suppress(Exception):
+                self.kit.close()
+        if self.store is not None:
+            with contextlib.suppress(Exception):
+                self.store.close()
 
     def spawn(self, coro: Awaitable[Any]) -> asyncio.Task[Any]:
         task = asyncio.ensure_future(coro)
@@ -102,18 +332,86 @@ class ChatController(QObject):
         task.add_done_callback(self._tasks.discard)
         return task
 
-    # Settings integration
+    # -- saving -----------------------------------------------------------------------------
+    def _save_user_message(self, text: str) -> None:
+        if self.store is None:
+            return
+        try:
+            if self.conversation_id is None:
+                self.conversation_id = self.store.create().id
+                self.ctx.settings.ui.last_conversation_id = self.conversation_id
+                self.conversation_changed.emit(self.conversation_id)
+            self.store.append_message(self.conversation_id, Message(role="user", content=text))
+        except JawadError as exc:
+            self.window.show_notice("error", "This message could not be saved: " + exc.user_text())
+
+    def _save_messages(self, messages: list[Message], *, interrupted: bool) -> None:
+        if self.store is None or self.conversation_id is None or not messages:
+            return
+        try:
+            for message in messages:
+                metadata = {"interrupted": True} if interrupted and message is messages[-1] else None
+                self.store.append_message(self.conversation_id, message, metadata=metadata)
+        except JawadError as exc:
+            self.window.show_notice("error", "The answer could not be saved: " + exc.user_text())
+
+    def _on_action(self, entry: ev.ActionLogEntry) -> None:
+        if self.store is None or self.conversation_id is None:
+            return
+        try:
+            self.store.record_action(self.conversation_id, entry)
+        except JawadError as exc:
+            log.warning("action log entry not saved: %s", exc)
+
+    # -- settings integration ---------------------------------------------------------------
     def provider_hooks(self) -> dict[str, Any]:
         """Test Connection and model list callables for the Providers page."""
-        return {}
+        from jawad_desktop.core.llm.connection import list_models, test_connection
+
+        network = self.ctx.settings.network
+
+        async def tester(provider: ProviderConfig, key: str | None) -> tuple[bool, str]:
+            result = await test_connection(provider, key, network)
+            if result.success:
+                return True, f"Connected to {provider.name} in {result.latency_ms:.0f} ms."
+            return False, result.error
+
+        async def lister(provider: ProviderConfig, key: str | None) -> list[str]:
+            return await list_models(provider, key, network)
+
+        return {"tester": tester, "model_lister": lister}
 
     def extend_settings(self, dialog: SettingsDialog) -> None:
-        """Add pages other parts of the app own to the Settings dialog."""
+        """Add the pages other parts of the app own to the Settings dialog."""
+        if self.kit is not None:
+            from jawad_desktop.ui.grants_page import GrantsPage
+
+            dialog.add_page("Site permissions", GrantsPage(self.kit.harbor, dialog))
+        try:
+            from jawad_desktop.ui.voice_settings import VoiceSettingsPage
+
+            dialog.add_page("Voice", VoiceSettingsPage(self.ctx, dialog))
+        except Exception as exc:  # a missing audio library must not hide the other pages
+            log.warning("voice settings unavailable: %s", exc)
 
     def settings_changed(self) -> None:
-        """The user changed settings: later turns use the new provider."""
+        """The user changed settings: the next turn uses the new provider (see _client_for_run)."""
 
-    # Events
+    # -- voice ------------------------------------------------------------------------------
+    def _on_partial(self, text: str) -> None:
+        self.window.chat.input.setPlaceholderText(f"Hearing: {text}…")
+
+    def _on_transcript(self, text: str) -> None:
+        self.window.chat.input.setPlaceholderText("Ask Jawad anything — Enter sends, Shift+Enter adds a line")
+        current = self.window.chat.input.toPlainText().rstrip()
+        self.window.chat.input.setPlainText(f"{current} {text}".strip() if current else text)
+        self.window.focus_input()
+
+    def _send_spoken(self, text: str) -> None:
+        self.window.chat.input.setPlainText(text)
+        self.send(text)
+
+    # -- events -----------------------------------------------------------------------------
     def _on_delta(self, event: ev.ChatDelta) -> None:
         chat = self.window.chat
         if self._answer_id is None:

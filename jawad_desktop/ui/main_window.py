@@ -33,6 +33,7 @@ from jawad_desktop.ui.bridge import EventBridge
 from jawad_desktop.ui.browser_pane import BrowserPane, make_profile
 from jawad_desktop.ui.chat_view import ChatPanel
 from jawad_desktop.ui.controller import ChatController
+from jawad_desktop.ui.permission_panel import PermissionPanel
 from jawad_desktop.ui.resources import app_icon
 
 if TYPE_CHECKING:
@@ -94,6 +95,12 @@ class MainWindow(QMainWindow):
 
         self.banner = Banner(self)
         self.chat = ChatPanel(self)
+        self.permission_panel = PermissionPanel(self.chat, timeout_s=ctx.settings.browser.permission_timeout_s)
+        self.permission_panel.hide()
+        self.chat.insert_above_input(self.permission_panel)
+        self.voice_button: QWidget | None = None
+        self.offers_panel: QWidget | None = None
+        self.sidebar: QWidget | None = None
         self.action_log = ActionLogView(self)
         storage = None if ctx.settings.browser.off_the_record else ctx.paths.data / "browser"
         self.browser = BrowserPane(
@@ -126,6 +133,7 @@ class MainWindow(QMainWindow):
         self._settings_dialog: SettingsDialog | None = None
         self._build_menus()
         self._connect()
+        self._add_sidebar()
         self.apply_appearance()
         self._restore_layout()
         self.update_provider_label()
@@ -147,7 +155,18 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self.quit_action)
         chat_menu = self.menuBar().addMenu("&Chat")
         self.stop_action = self._action("&Stop", "Esc", self.controller.stop)
+        self.stop_action.setEnabled(False)
         chat_menu.addAction(self.stop_action)
+        self.regenerate_action = self._action("&Regenerate the last answer", "Ctrl+R", self.controller.regenerate)
+        chat_menu.addAction(self.regenerate_action)
+        self.edit_last_action = self._action("&Edit the last message", "Ctrl+E", self.controller.edit_last)
+        chat_menu.addAction(self.edit_last_action)
+        self.copy_action = self._action("&Copy the selected message", "Ctrl+Shift+C", self.chat.view.copy_selected)
+        chat_menu.addAction(self.copy_action)
+        self.summarize_action = self._action("S&ummarize this page", "Ctrl+Shift+S", self.summarize_page)
+        chat_menu.addAction(self.summarize_action)
+        self.search_action = self._action("Search &conversations", "Ctrl+F", self.focus_search)
+        chat_menu.addAction(self.search_action)
         self.focus_input_action = self._action("&Focus the input", "Ctrl+L", self.focus_input)
         chat_menu.addAction(self.focus_input_action)
         view_menu = self.menuBar().addMenu("&View")
@@ -176,9 +195,45 @@ class MainWindow(QMainWindow):
         self.bridge.notice.connect(self.show_notice)
         self.bridge.retry.connect(self._retrying)
 
+    def _add_sidebar(self) -> None:
+        store = self.controller.store
+        if store is None:
+            return
+        from jawad_desktop.ui.history_sidebar import HistorySidebar
+
+        sidebar = HistorySidebar(store, self)
+        self.sidebar = sidebar
+        self.main_split.insertWidget(0, sidebar)
+        self.main_split.setStretchFactor(0, 0)
+        sidebar.conversation_selected.connect(self.controller.open_conversation)
+        sidebar.match_selected.connect(lambda cid, _position: self.controller.open_conversation(cid))
+        sidebar.new_chat_requested.connect(self.controller.new_chat)
+        sidebar.conversation_deleted.connect(self._conversation_deleted)
+        self.controller.conversation_changed.connect(lambda cid: sidebar.set_current(cid or None))
+        last = self.ctx.settings.ui.last_conversation_id
+        if last:
+            try:
+                store.get(last)
+            except Exception:
+                self.ctx.settings.ui.last_conversation_id = ""
+            else:
+                self.controller.open_conversation(last)
+
+    def _conversation_deleted(self, conversation_id: str) -> None:
+        if conversation_id == self.controller.conversation_id:
+            self.controller.new_chat()
+
     # Behaviour
     def focus_input(self) -> None:
         self.chat.input.setFocus()
+
+    def focus_search(self) -> None:
+        if self.sidebar is not None:
+            self.sidebar.focus_search()  # type: ignore[attr-defined]
+
+    def summarize_page(self) -> None:
+        """The Summarize button: the same as typing /summarize."""
+        self.controller.send("/summarize")
 
     def show_notice(self, level: str, text: str) -> None:
         self.banner.show_text(level, text)
@@ -198,6 +253,30 @@ class MainWindow(QMainWindow):
         QTimer.singleShot(0, self._check_keyring)
         if self.ctx.settings.active() is None:
             self.chat.add_message("notice", FIRST_START)
+            self.controller.spawn(self._offer_providers())
+
+    async def _offer_providers(self) -> None:
+        """First start: show the providers found on this computer, one click each."""
+        from jawad_desktop.core.llm.connection import discover_providers
+        from jawad_desktop.ui.first_start import OffersPanel
+
+        try:
+            offers = await discover_providers()
+        except Exception as exc:  # discovery is a convenience: never fail the window for it
+            log.info("provider discovery failed: %s", exc)
+            return
+        if not offers or self.ctx.settings.active() is not None:
+            return
+        panel = OffersPanel(self.ctx, offers, self.chat)
+        self.offers_panel = panel
+        self.chat.insert_above_input(panel)
+        panel.adopted.connect(self._provider_adopted)
+
+    def _provider_adopted(self, name: str) -> None:
+        self.update_provider_label()
+        self.chat.add_message("notice", f"**{name}** is ready. Ask away! Add a stronger model any time in "
+                                        "**Settings → Providers**.")
+        self.focus_input()
 
     def _check_keyring(self) -> None:
         if not self.ctx.secrets.available:
@@ -269,7 +348,7 @@ class MainWindow(QMainWindow):
             if sizes and len(sizes) == splitter.count() and sum(sizes) > 0:
                 splitter.setSizes(sizes)
             elif splitter is self.main_split:
-                splitter.setSizes([520, 760])
+                splitter.setSizes([220, 480, 580] if splitter.count() == 3 else [520, 760])
             else:
                 splitter.setSizes([600, 160])
 

@@ -14,7 +14,9 @@ from jawad_desktop.ui.main_window import MainWindow
 
 
 @pytest.fixture
-def make_window(qtbot: Any, secret_store: SecretStore) -> Iterator[Callable[[Path], MainWindow]]:
+def make_window(
+    qtbot: Any, secret_store: SecretStore, aio_loop: Any
+) -> Iterator[Callable[[Path], MainWindow]]:
     windows: list[MainWindow] = []
 
     def make(profile: Path) -> MainWindow:

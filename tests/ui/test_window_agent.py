@@ -1,0 +1,135 @@
+"""The window end to end: a message goes through the real agent and client to a scripted
+model on loopback, the answer streams into the chat, tools show in the action log, every
+message is saved, the history sidebar lists the conversation and reopening restores it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+
+from jawad_desktop.core.context import AppContext
+from jawad_desktop.core.store.conversations import ConversationStore
+from jawad_desktop.ui.main_window import MainWindow
+from tests.servers.scripted_model import ScriptedModel, call, text
+
+
+def _window_with_provider(make_window: Any, profile_dir: Path, scripted_model: ScriptedModel) -> MainWindow:
+    ctx = AppContext.open(str(profile_dir))
+    ctx.settings.providers = [scripted_model.provider("Scripted")]
+    ctx.settings.active_provider = "Scripted"
+    ctx.save_settings()
+    window: MainWindow = make_window(profile_dir)
+    return window
+
+
+def _send(qtbot: Any, window: MainWindow, message: str) -> None:
+    window.chat.input.setPlainText(message)
+    qtbot.keyClick(window.chat.input, Qt.Key.Key_Return)
+
+
+def test_a_turn_streams_runs_a_tool_and_is_saved(
+    make_window: Any, profile_dir: Path, scripted_model: ScriptedModel, qtbot: Any
+) -> None:
+    scripted_model.script(call("calculate", {"expression": "19.99 * 3"}), text("Three cost **59.97**."))
+    window = _window_with_provider(make_window, profile_dir, scripted_model)
+    assert "Scripted" in window.provider_label.text()
+    _send(qtbot, window, "What do three cost at 19.99?")
+    assert window.chat.input.toPlainText() == ""
+    qtbot.waitUntil(lambda: not window.controller.busy, timeout=20_000)
+    items = window.chat.view.chat_model.items()
+    assert [i.role for i in items] == ["user", "assistant"], [(i.role, i.text) for i in items]
+    assert "59.97" in items[-1].text
+    entries = window.action_log.log_model.entries()
+    assert [(e.tool_name, e.result) for e in entries] == [("calculate", "success")]
+    # The model got the tool's result.
+    assert scripted_model.requests[1]["messages"][-1]["role"] == "tool"
+    # Saved: the conversation, its messages and its action log.
+    store = window.controller.store
+    assert store is not None
+    cid = window.controller.conversation_id
+    assert cid is not None
+    roles = [s.message.role for s in store.messages(cid)]
+    assert roles == ["user", "assistant", "tool", "assistant"], roles
+    assert [e.tool_name for e in store.action_log(cid)] == ["calculate"]
+    assert store.get(cid).title.startswith("What do three cost")
+
+
+def test_sidebar_reopens_a_saved_conversation(
+    make_window: Any, profile_dir: Path, scripted_model: ScriptedModel, qtbot: Any
+) -> None:
+    scripted_model.script(text("Lisbon has a famous tram 28."))
+    window = _window_with_provider(make_window, profile_dir, scripted_model)
+    _send(qtbot, window, "Tell me about Lisbon trams")
+    qtbot.waitUntil(lambda: not window.controller.busy, timeout=20_000)
+    first = window.controller.conversation_id
+    window.new_chat_action.trigger()
+    assert window.chat.view.chat_model.items() == []
+    assert window.controller.conversation_id is None
+    assert window.sidebar is not None
+    window.controller.open_conversation(first)  # type: ignore[arg-type]
+    texts = [i.text for i in window.chat.view.chat_model.items()]
+    assert texts == ["Tell me about Lisbon trams", "Lisbon has a famous tram 28."]
+    # The agent continues the conversation with its history.
+    scripted_model.script(text("Yes, it is yellow."))
+    _send(qtbot, window, "Is it yellow?")
+    qtbot.waitUntil(lambda: not window.controller.busy, timeout=20_000)
+    sent = [m["content"] for m in scripted_model.requests[-1]["messages"] if m["role"] in ("user", "assistant")]
+    assert sent[:2] == ["Tell me about Lisbon trams", "Lisbon has a famous tram 28."]
+
+
+def test_last_conversation_is_restored_on_start(
+    make_window: Any, profile_dir: Path, scripted_model: ScriptedModel, qtbot: Any
+) -> None:
+    scripted_model.script(text("Hello again."))
+    window = _window_with_provider(make_window, profile_dir, scripted_model)
+    _send(qtbot, window, "Remember me")
+    qtbot.waitUntil(lambda: not window.controller.busy, timeout=20_000)
+    cid = window.controller.conversation_id
+    window.close()
+    window.dispose()
+    again: MainWindow = make_window(profile_dir)
+    assert again.controller.conversation_id == cid
+    assert [i.text for i in again.chat.view.chat_model.items()] == ["Remember me", "Hello again."]
+
+
+def test_regenerate_replaces_the_last_answer(
+    make_window: Any, profile_dir: Path, scripted_model: ScriptedModel, qtbot: Any
+) -> None:
+    scripted_model.script(text("First try."), text("Second try."))
+    window = _window_with_provider(make_window, profile_dir, scripted_model)
+    _send(qtbot, window, "Say something")
+    qtbot.waitUntil(lambda: not window.controller.busy, timeout=20_000)
+    window.regenerate_action.trigger()
+    qtbot.waitUntil(lambda: not window.controller.busy and scripted_model.remaining == 0, timeout=20_000)
+    qtbot.waitUntil(lambda: window.chat.view.chat_model.items()[-1].text == "Second try.", timeout=5000)
+    assert [i.text for i in window.chat.view.chat_model.items()] == ["Say something", "Second try."]
+    store = window.controller.store
+    assert store is not None and window.controller.conversation_id
+    saved = [s.message.content for s in store.messages(window.controller.conversation_id)]
+    assert saved == ["Say something", "Second try."]
+
+
+def test_stop_keeps_what_was_shown(
+    make_window: Any, profile_dir: Path, scripted_model: ScriptedModel, qtbot: Any
+) -> None:
+    scripted_model.script(text("partial answer that keeps going " * 40, chunk_delay_s=0.05))
+    window = _window_with_provider(make_window, profile_dir, scripted_model)
+    _send(qtbot, window, "Write a lot")
+    qtbot.waitUntil(lambda: any("keeps going" in i.text for i in window.chat.view.chat_model.items()), timeout=20_000)
+    assert window.chat.stop_button.isEnabled()
+    qtbot.keyClick(window, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: not window.controller.busy, timeout=5000)
+    last = window.chat.view.chat_model.items()[-1]
+    assert "partial answer" in last.text and "stopped" in last.text
+    assert not window.chat.stop_button.isEnabled()
+
+
+def test_store_is_shared_with_the_cli(profile_dir: Path) -> None:
+    store = ConversationStore.open(profile_dir / "data")
+    cid = store.create("from the window").id
+    store.close()
+    again = ConversationStore.open(profile_dir / "data")
+    assert again.get(cid).title == "from the window"
+    again.close()
