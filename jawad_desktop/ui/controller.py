@@ -62,6 +62,7 @@ class ChatController(QObject):
         self._tasks: set[asyncio.Task[Any]] = set()
         self._last_user_text = ""
         self._speaker_class: Any = None
+        self._cards: dict[str, int] = {}  # action-log entry id -> chat item id of its card
 
     # -- construction -----------------------------------------------------------------------
     def attach(self) -> None:
@@ -230,6 +231,7 @@ class ChatController(QObject):
         self.window.chat.input.setFocus()
 
     def _reset_view(self) -> None:
+        self._cards.clear()
         self.window.chat.view.chat_model.clear()
         self.window.action_log.log_model.clear()
         self._answer_id = None
@@ -248,12 +250,19 @@ class ChatController(QObject):
         from jawad_desktop.ui.chat_view import ChatItem
 
         self._reset_view()
+        results = {s.message.tool_call_id: s.message.content for s in stored if s.message.role == "tool"}
         items: list[ChatItem] = []
         for message in (s.message for s in stored):
             if message.role == "user":
                 items.append(ChatItem(role="user", text=message.content))
-            elif message.role == "assistant" and message.content.strip():
-                items.append(ChatItem(role="assistant", text=message.content))
+            elif message.role == "assistant":
+                if message.content.strip() and not message.tool_calls:
+                    items.append(ChatItem(role="assistant", text=message.content))
+                for tool_call in message.tool_calls:
+                    arguments = tool_call.arguments if isinstance(tool_call.arguments, dict) else {}
+                    result = results.get(tool_call.id, "")
+                    items.append(ChatItem(role="tool", tool_name=tool_call.name, tool_args=arguments,
+                                          tool_result=result, tool_status="success" if result else "error"))
         self.window.chat.view.chat_model.extend(items)
         for entry in actions:
             self.window.action_log.log_model.upsert(entry)
@@ -356,12 +365,28 @@ class ChatController(QObject):
             self.window.show_notice("error", "The answer could not be saved: " + exc.user_text())
 
     def _on_action(self, entry: ev.ActionLogEntry) -> None:
+        self._show_tool_card(entry)
         if self.store is None or self.conversation_id is None:
             return
         try:
             self.store.record_action(self.conversation_id, entry)
         except JawadError as exc:
             log.warning("action log entry not saved: %s", exc)
+
+    def _show_tool_card(self, entry: ev.ActionLogEntry) -> None:
+        """Each tool call is a card in the chat (collapsed: tool and outcome; expanded: the
+        arguments and the result)."""
+        from jawad_desktop.ui.chat_view import ChatItem
+
+        model = self.window.chat.view.chat_model
+        card_id = self._cards.get(entry.id)
+        status = entry.result if entry.result in ("success", "error", "denied") else "pending"
+        if card_id is None:
+            item = ChatItem(role="tool", tool_name=entry.tool_name, tool_args=dict(entry.parameters),
+                            tool_result=entry.details, tool_status=status)
+            self._cards[entry.id] = model.append(item)
+        else:
+            model.update(card_id, tool_result=entry.details, tool_status=status)
 
     # -- settings integration ---------------------------------------------------------------
     def provider_hooks(self) -> dict[str, Any]:

@@ -39,8 +39,11 @@ def test_a_turn_streams_runs_a_tool_and_is_saved(
     assert window.chat.input.toPlainText() == ""
     qtbot.waitUntil(lambda: not window.controller.busy, timeout=20_000)
     items = window.chat.view.chat_model.items()
-    assert [i.role for i in items] == ["user", "assistant"], [(i.role, i.text) for i in items]
+    assert [i.role for i in items] == ["user", "tool", "assistant"], [(i.role, i.text) for i in items]
     assert "59.97" in items[-1].text
+    card = items[1]
+    assert card.tool_name == "calculate" and card.tool_status == "success"
+    assert card.tool_args == {"expression": "19.99 * 3"} and "59.97" in card.tool_result
     entries = window.action_log.log_model.entries()
     assert [(e.tool_name, e.result) for e in entries] == [("calculate", "success")]
     # The model got the tool's result.
