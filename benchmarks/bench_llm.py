@@ -6,6 +6,8 @@
 - added latency per streamed chunk: the server stamps each chunk with its monotonic clock
   when sent; p99 of (arrival at the consumer - stamp) through the client, minus the same
   through raw httpx ``aiter_lines`` + ``json.loads`` (goal: at most 1 ms);
+- cancellation: from ``stream.cancel()`` in another task to the interrupted response, the
+  HTTP stream closed on the way (goal: at most 200 ms);
 - memory over 1,000 requests: traced Python memory after 1,000 mixed requests minus after
   a 100-request warm-up (goal: flat, under 1 MB of growth).
 
@@ -94,6 +96,33 @@ async def _chunk_latency(server: FaultServer, chunks: int, rounds: int) -> tuple
             statistics.median(added_p50) * 1000)
 
 
+async def _cancel_latency(server: FaultServer, runs: int) -> tuple[float, float]:
+    """From ``stream.cancel()`` (another task, as the Stop button) to the interrupted response,
+    the HTTP stream closed on the way: median and worst, in ms."""
+    times: list[float] = []
+    async with _client(server, "timed-100000-5") as client:
+        for _ in range(runs):
+            stream = client.chat(HELLO)
+            got = 0
+            async for _ in stream:
+                got += 1
+                if got == 10:
+                    break
+            loop = asyncio.get_running_loop()
+            cancelled = 0.0
+
+            def stop(stream: object = stream) -> None:
+                nonlocal cancelled
+                cancelled = time.perf_counter()
+                stream.cancel()  # type: ignore[attr-defined]
+
+            loop.call_later(0.003, stop)  # while the consumer waits for the next piece
+            response = await stream.response()
+            assert response.interrupted
+            times.append(time.perf_counter() - cancelled)
+    return statistics.median(times) * 1000, max(times) * 1000
+
+
 async def _memory(server: FaultServer, requests: int) -> tuple[float, float]:
     async with _client(server) as client:
         async def one(i: int) -> None:
@@ -121,6 +150,7 @@ def run(quick: bool) -> list[Figure]:
         raw_ms, ours_ms, median_ratio, ratio = asyncio.run(_overhead(server, 300 if quick else 3000))
         raw_p99, added_p99, added_p50 = asyncio.run(_chunk_latency(server, 200, 3 if quick else 9))
         growth, peak = asyncio.run(_memory(server, 200 if quick else 1000))
+        cancel_median, cancel_worst = asyncio.run(_cancel_latency(server, 10 if quick else 50))
     finally:
         server.stop()
     return [
@@ -131,6 +161,8 @@ def run(quick: bool) -> list[Figure]:
         Figure("llm: chunk latency p99, raw httpx", raw_p99, "ms"),
         Figure("llm: added latency per chunk, p99", added_p99, "ms", goal="<= 1 ms", ok=added_p99 <= 1.0,
                note=f"median over rounds of 200 chunks; added p50 {added_p50:.3f} ms"),
+        Figure("llm: cancel to interrupted response, worst", cancel_worst, "ms", goal="<= 200 ms",
+               ok=cancel_worst <= 200, note=f"median {cancel_median:.2f} ms; the HTTP stream is closed on the way"),
         Figure("llm: memory growth over requests", growth, "MB", goal="flat (< 1 MB)", ok=growth < 1.0,
                note=f"{200 if quick else 1000} requests after 100 warm-up; peak traced {peak:.1f} MB"),
     ]
