@@ -57,17 +57,35 @@ def _repo_id(size: str) -> str:
 
 
 def _progress_class(progress: ProgressCallback) -> type[Any]:
+    """A tqdm class for huggingface_hub that reports bytes downloaded to ``progress``.
+
+    huggingface_hub uses the class for a bytes bar (newer versions) and for a files bar
+    ("Fetching N files"); bytes are reported when there is a bytes bar, files otherwise.
+    """
     from tqdm.auto import tqdm
+
+    seen_bytes = False
 
     class _Reporting(tqdm):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             kwargs["disable"] = False
             kwargs.setdefault("file", _NullFile())
             super().__init__(*args, **kwargs)
+            desc = str(kwargs.get("desc") or "")
+            # Network bytes (compressed transfer) are not shown: the bytes written are the file sizes.
+            if kwargs.get("unit", "it") != "B":
+                self._kind = "files"
+            else:
+                self._kind = "transfer" if desc.startswith("Downloading") else "bytes"
 
         def update(self, n: float | None = 1) -> bool | None:
+            nonlocal seen_bytes
             result = super().update(n)
-            progress(int(self.n), int(self.total or 0))
+            if self._kind == "bytes":
+                seen_bytes = True
+                progress(int(self.n), int(self.total or 0))
+            elif self._kind == "files" and not seen_bytes:
+                progress(int(self.n), int(self.total or 0))
             return result
 
     return _Reporting
