@@ -9,6 +9,16 @@ transcribes the kept recording again when there is one (nothing said is lost). E
 It drives a core ``VoiceSession`` and follows its ``VoiceState`` events, which it receives
 through the UI bridge's ``voice_state`` signal. It emits ``transcript_ready(text)`` with the
 final text, ``partial_transcript(text)`` while the user speaks, and ``failed(message)``.
+
+Wiring it into a window::
+
+    session = VoiceSession(ctx)                      # core.voice; warm_up() loads the model early
+    button = VoiceButton(session, bridge.voice_state, parent)
+    button.partial_transcript.connect(input_box.setPlainText)   # live draft…
+    button.transcript_ready.connect(input_box.setPlainText)     # …replaced by the final text
+    button.send_requested.connect(send_message)      # only when Settings → Voice → auto-send
+    button.pressed_to_talk.connect(speaker.stop)     # ui.tts.ReplySpeaker: the mic silences replies
+    PushToTalkKey(button, window)                    # hold Ctrl+Space anywhere in the window
 """
 
 from __future__ import annotations

@@ -225,3 +225,29 @@ def test_push_to_talk_key_and_auto_send(
     with qtbot.waitSignal(button.send_requested, timeout=20000) as sent:
         qtbot.keyRelease(box, Qt.Key.Key_Space, Qt.KeyboardModifier.ControlModifier)
     assert "this page" in sent.args[0].lower()
+
+
+@pytest.mark.slow
+def test_error_click_retries_the_kept_recording(
+    pulse_server: PulseServer, voice_ctx: AppContext, qtbot: Any, aio_loop: Any, whisper_server: Any
+) -> None:
+    from jawad_desktop.core.llm.config import ProviderConfig, ProviderKind
+    from jawad_desktop.core.store.secrets import provider_key_name
+
+    voice_ctx.settings.providers = [
+        ProviderConfig(name="Loop", kind=ProviderKind.OPENAI_COMPATIBLE, base_url=whisper_server.base_url)
+    ]
+    voice_ctx.settings.voice.backend = "api"
+    voice_ctx.secrets.set(provider_key_name("Loop"), "sk-expired")
+    button = make_button(voice_ctx, qtbot)
+    speak_when_listening(voice_ctx, pulse_server, "summarize this page")
+    with qtbot.waitSignal(button.failed, timeout=30000):
+        qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    assert button.state == "error" and button.accessibleName() == "Retry transcription"
+    voice_ctx.secrets.set(provider_key_name("Loop"), whisper_server.api_key)  # the user fixes the key
+    uploads = len(whisper_server.uploads)
+    with qtbot.waitSignal(button.transcript_ready, timeout=30000) as final:
+        qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    assert "this page" in final.args[0].lower()
+    assert len(whisper_server.uploads) == uploads + 1, "the retry recorded again instead of resending"
+    assert whisper_server.uploads[-1].file_bytes == whisper_server.uploads[-2].file_bytes
