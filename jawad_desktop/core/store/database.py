@@ -111,6 +111,18 @@ CREATE TABLE page_cache (
 );
 CREATE INDEX page_cache_by_recency ON page_cache(timestamp DESC);
 """),
+    Migration(3, "research plans (core/research/store.py)", sql="""
+CREATE TABLE research_plans (
+    id               TEXT PRIMARY KEY,            -- the WorkflowPlan id
+    conversation_id  TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    intent           TEXT NOT NULL DEFAULT '',
+    status           TEXT NOT NULL,
+    plan             TEXT NOT NULL,               -- the WorkflowPlan JSON, steps and results included
+    created_at       INTEGER NOT NULL,            -- milliseconds since the epoch
+    updated_at       INTEGER NOT NULL
+);
+CREATE INDEX research_plans_by_conversation ON research_plans(conversation_id, created_at);
+"""),
 ]
 
 
