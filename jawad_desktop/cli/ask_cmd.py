@@ -19,6 +19,7 @@ from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.llm.client import ChatStream
 from jawad_desktop.core.llm.types import ChatResponse
+from jawad_desktop.core.store.recorder import TurnRecorder
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -30,6 +31,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("prompt", help='the question ("-" reads it from standard input)')
     parser.add_argument("--json", action="store_true", help="print the final response and its metadata as JSON")
     parser.add_argument("--verbose", "-v", action="store_true", help="print the action log (tool calls) to stderr")
+    parser.add_argument("--no-save", action="store_true",
+                        help="do not save this conversation in the history (saved by default)")
     add_provider_selection(parser)
     add_browser_ask_options(parser)
     parser.set_defaults(handler=dispatch)
@@ -93,10 +96,25 @@ async def run(args: argparse.Namespace, ctx: AppContext) -> int:
         elif isinstance(event, events.ActionLogUpdate) and args.verbose and event.entry.result != "pending":
             print(action_log_line(event.entry), file=sys.stderr, flush=True)
 
+    recorder = open_recorder(args, ctx)
+    if recorder is not None:
+        recorder.user_message(prompt)
+
+        def record(event: events.Event) -> None:
+            if isinstance(event, events.ActionLogUpdate):
+                recorder.action(event.entry)
+
+        ctx.bus.subscribe(record)
     ctx.bus.subscribe(on_event)
-    async with client_from_args(args, ctx) as client:
-        agent = AgentSession.for_app(ctx, client, basic_registry())
-        response = await agent.run(prompt)
+    try:
+        async with client_from_args(args, ctx) as client:
+            agent = AgentSession.for_app(ctx, client, basic_registry())
+            response = await agent.run(prompt)
+        if recorder is not None:
+            recorder.turn_messages(agent.history.messages, prompt, interrupted=response.interrupted)
+    finally:
+        if recorder is not None:
+            recorder.store.close()
     if args.json:
         print(json.dumps({"content": response.content, "is_error": response.is_error,
                           "interrupted": response.interrupted, "metadata": response.metadata},
@@ -110,6 +128,15 @@ async def run(args: argparse.Namespace, ctx: AppContext) -> int:
     elif not "".join(streamed).endswith("\n"):
         print()
     return 1 if response.is_error else 0
+
+
+def open_recorder(args: argparse.Namespace, ctx: AppContext) -> TurnRecorder | None:
+    """The history store for this question, unless --no-save (shared with the window)."""
+    if getattr(args, "no_save", False):
+        return None
+    from jawad_desktop.core.store.conversations import ConversationStore
+
+    return TurnRecorder(ConversationStore.open(ctx.paths.data))
 
 
 def action_log_line(entry: Any) -> str:

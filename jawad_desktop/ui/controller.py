@@ -24,6 +24,7 @@ from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.llm.config import ProviderConfig
 from jawad_desktop.core.llm.types import Message
+from jawad_desktop.core.store.recorder import TurnRecorder, new_messages
 
 if TYPE_CHECKING:
     from jawad_desktop.core.agent.session import AgentSession
@@ -202,13 +203,9 @@ class ChatController(QObject):
         assert self.session is not None
         if self.kit is not None:
             self.kit.session.note_user_message(text)
-        before = {id(m) for m in self.session.history.messages}
+        before = list(self.session.history.messages)
         response = await self.session.run(text)
-        new = [m for m in self.session.history.messages if id(m) not in before]
-        # The user's message was saved before the model was asked.
-        if new and new[0].role == "user" and new[0].content == text:
-            new = new[1:]
-        self._save_messages(new, interrupted=response.interrupted)
+        self._save_turn(new_messages(before, self.session.history.messages), text, response.interrupted)
         if self.voice_session is not None and self.ctx.settings.voice.speak_replies and not response.is_error:
             self._reply_speaker().say(response.content)
 
@@ -342,34 +339,40 @@ class ChatController(QObject):
         return task
 
     # -- saving -----------------------------------------------------------------------------
-    def _save_user_message(self, text: str) -> None:
+    def _recorder(self) -> TurnRecorder | None:
         if self.store is None:
+            return None
+        return TurnRecorder(self.store, self.conversation_id)
+
+    def _save_user_message(self, text: str) -> None:
+        recorder = self._recorder()
+        if recorder is None:
             return
         try:
-            if self.conversation_id is None:
-                self.conversation_id = self.store.create().id
+            new = self.conversation_id is None
+            self.conversation_id = recorder.user_message(text)
+            if new:
                 self.ctx.settings.ui.last_conversation_id = self.conversation_id
                 self.conversation_changed.emit(self.conversation_id)
-            self.store.append_message(self.conversation_id, Message(role="user", content=text))
         except JawadError as exc:
             self.window.show_notice("error", "This message could not be saved: " + exc.user_text())
 
-    def _save_messages(self, messages: list[Message], *, interrupted: bool) -> None:
-        if self.store is None or self.conversation_id is None or not messages:
+    def _save_turn(self, messages: list[Message], user_text: str, interrupted: bool) -> None:
+        recorder = self._recorder()
+        if recorder is None:
             return
         try:
-            for message in messages:
-                metadata = {"interrupted": True} if interrupted and message is messages[-1] else None
-                self.store.append_message(self.conversation_id, message, metadata=metadata)
+            recorder.turn_messages(messages, user_text, interrupted=interrupted)
         except JawadError as exc:
             self.window.show_notice("error", "The answer could not be saved: " + exc.user_text())
 
     def _on_action(self, entry: ev.ActionLogEntry) -> None:
         self._show_tool_card(entry)
-        if self.store is None or self.conversation_id is None:
+        recorder = self._recorder()
+        if recorder is None:
             return
         try:
-            self.store.record_action(self.conversation_id, entry)
+            recorder.action(entry)
         except JawadError as exc:
             log.warning("action log entry not saved: %s", exc)
 
