@@ -64,7 +64,6 @@ from jawad_desktop.core.llm.wire import (
     fold_events,
     is_tools_rejection,
     parse_completion,
-    stream_error,
 )
 from jawad_desktop.core.store.settings import NetworkSettings
 
@@ -549,13 +548,36 @@ class LLMClient:
     def _next_body(self, call: _Call) -> dict[str, Any]:
         if call.stream_now and call.send_tools and call.capability in _STREAMED_TOOLS_BROKEN:
             call.stream_now = False
-        call.acc = StreamAccumulator()
+        call.acc = self._new_accumulator()
         call.api_calls += 1
+        return self._build_body(call)
+
+    # -- the wire format: what a provider with another API overrides (see core.llm.providers)
+    def _new_accumulator(self) -> StreamAccumulator:
+        """The accumulator that folds this provider's answers (chunks or whole) into deltas."""
+        return StreamAccumulator()
+
+    def _build_body(self, call: _Call) -> dict[str, Any]:
+        """The JSON body of one attempt of ``call`` (streamed when ``call.stream_now``)."""
         return build_body(
             call.model, call.messages, tools=call.send_tools, tool_choice=call.tool_choice,
             stream=call.stream_now, temperature=call.temperature, max_tokens=call.max_tokens,
             include_usage=self.provider.kind in (ProviderKind.OPENAI, ProviderKind.OPENROUTER),
         )
+
+    def _chat_url(self, call: _Call) -> str:
+        """Where one attempt of ``call`` is posted."""
+        return f"{self._base_url}/chat/completions"
+
+    def _parse_whole(self, data: Any) -> ChatResponse:
+        """A whole (unstreamed) answer; raises ``MalformedResponse`` when it is not one."""
+        return parse_completion(data)
+
+    def _stream_events(self, response: httpx.Response) -> AsyncGenerator[ServerSentEvent, None] | None:
+        """The events of a streamed answer, or None when the body is not a stream (read whole)."""
+        if "text/event-stream" in response.headers.get("content-type", ""):
+            return EventSource(response).aiter_sse()
+        return None
 
     def _recover(self, call: _Call, failure: Exception) -> float:
         """After a failed attempt: 0 to try again at once, seconds to wait first, or raise."""
@@ -645,14 +667,14 @@ class LLMClient:
         """
         with_tools = "tools" in body
         try:
-            whole = await http.post(f"{self._base_url}/chat/completions", json=body)
+            whole = await http.post(self._chat_url(call), json=body)
         except httpx.HTTPError as exc:
             raise classify_transport(self.provider, exc, timeout_s=self.network.read_timeout_s) from None
         if whole.status_code >= 400:
             self._raise_status(whole.status_code, whole.text[:_MAX_ERROR_BODY], whole.headers, with_tools)
         if whole.content[:1] == b"{":  # the usual case: JSON, parsed from bytes (no text decoding)
             try:
-                return call.acc.absorb(parse_completion(json.loads(whole.content)))
+                return call.acc.absorb(self._parse_whole(json.loads(whole.content)))
             except (ValueError, RecursionError, MalformedResponse):
                 pass  # explained below, from the text
         return await self._whole_from_text(whole.text, call, with_tools)
@@ -663,14 +685,13 @@ class LLMClient:
         """One streamed request: its deltas as they come, or the error it ended with."""
         with_tools = "tools" in body
         try:
-            async with http.stream("POST", f"{self._base_url}/chat/completions", json=body) as response:
+            async with http.stream("POST", self._chat_url(call), json=body) as response:
                 if response.status_code >= 400:
                     raw = await _read_limited(response)
                     self._raise_status(response.status_code, raw, response.headers, with_tools)
-                if "text/event-stream" in response.headers.get("content-type", ""):
-                    async with contextlib.aclosing(self._read_events(
-                        EventSource(response).aiter_sse(), call, with_tools
-                    )) as deltas:
+                events = self._stream_events(response)
+                if events is not None:
+                    async with contextlib.aclosing(self._read_events(events, call, with_tools)) as deltas:
                         async for delta in deltas:
                             yield delta
                     return
@@ -696,9 +717,9 @@ class LLMClient:
         data: Any = None
         try:
             data = json.loads(raw)
-            parsed = parse_completion(data)
+            parsed = self._parse_whole(data)
         except (ValueError, RecursionError, MalformedResponse) as exc:
-            failure = stream_error(data)
+            failure = call.acc.error_in(data)
             if failure is not None:
                 self._raise_status(failure[0], failure[1], None, with_tools)
             raise ProtocolError(

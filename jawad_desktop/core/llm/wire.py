@@ -296,6 +296,10 @@ class StreamAccumulator:
             return None
         return StreamDelta(text=whole.content, tool_calls=fragments)
 
+    def error_in(self, data: Any) -> tuple[int, str] | None:
+        """The (status, body) of an error sent inside a stream or as a whole answer, else None."""
+        return stream_error(data)
+
     def tool_calls(self) -> list[ToolCall]:
         calls: list[ToolCall] = []
         for index in sorted(self._calls):
@@ -368,7 +372,7 @@ async def fold_events(
             acc.skipped += 1
             log.debug("skipped a stream event that is not JSON: %.120s", data)
             continue
-        error = stream_error(chunk)
+        error = acc.error_in(chunk)
         if error is not None:
             failure = StreamFailure(*error)
             continue
