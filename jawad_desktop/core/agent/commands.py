@@ -1,4 +1,4 @@
-"""Slash commands typed in the chat input: /tools, /clear, /summarize, /help.
+"""Slash commands typed in the chat input: /tools, /clear, /summarize, /help, /research.
 
 ``parse_slash`` tells a command from a message that merely starts with a slash (a path such
 as ``/etc/hosts`` is a message). The agent session carries the commands out; this module
@@ -26,6 +26,11 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("help", "show these commands"),
 )
 
+# Commands the window (and the CLI) carry out before the agent sees the text.
+FRONTEND_COMMANDS: tuple[SlashCommand, ...] = (
+    SlashCommand("research", "plan a multi-step browser research, review the plan, then run it"),
+)
+
 SUMMARIZE_PROMPT = (
     "Summarize the current page: its main point, the key facts, and, if it is a product, "
     "the price and anything notable. Be concise."
@@ -46,8 +51,16 @@ def known(name: str) -> bool:
     return any(c.name == name for c in COMMANDS) or name == "summarise"
 
 
+def research_intent(text: str) -> str | None:
+    """The intent of ``/research INTENT`` ("" when none was given), ``None`` for any other text."""
+    command = parse_slash(text)
+    if command is None or command[0] != "research":
+        return None
+    return command[1]
+
+
 def help_text() -> str:
-    return "Commands:\n" + "\n".join(f"- `/{c.name}`: {c.help}" for c in COMMANDS)
+    return "Commands:\n" + "\n".join(f"- `/{c.name}`: {c.help}" for c in (*COMMANDS, *FRONTEND_COMMANDS))
 
 
 def tools_text(registry: ToolRegistry) -> str:

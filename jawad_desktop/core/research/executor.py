@@ -247,7 +247,8 @@ class ResearchExecutor:
         start_url = await self._current_url()
 
         def record(url: str, title: str) -> None:
-            if url and not url.startswith(("about:", "data:")) and all(s.url != url for s in step.sources):
+            # Browser error pages (chrome-error://) and blank pages are not sources.
+            if url.startswith(("http://", "https://", "file://")) and all(s.url != url for s in step.sources):
                 step.sources.append(Source(url=url, title=title))
                 self.publisher.publish(plan)
 
