@@ -9,8 +9,8 @@ the same browser page, with:
   deleting, page text sent to another site) and what deny-all refuses;
 - its own event bus, so its tool calls reach the action log (``ActionLogUpdate`` and ``Notice``
   are forwarded) but its chat text does not land in the chat; its result goes to the plan;
-- the pages it read recorded from the read tools' results (URL and title), the citations of
-  the final answer.
+- the pages it read recorded from the read tools' results (URL and title as read), the
+  citations of the final answer (only completed steps' pages are cited).
 
 A step fails when its run ends in an error or every action it tried failed or was denied; the
 next steps run anyway. ``cancel()`` stops at once: the running step's agent run is cancelled,
@@ -45,7 +45,6 @@ from jawad_desktop.core.research.synthesis import (
     with_sources,
 )
 from jawad_desktop.core.store.settings import Settings
-from jawad_desktop.core.tools.context import PageContext
 from jawad_desktop.core.tools.registry import PermissionLevel, Tool, ToolRegistry, ToolResult
 
 log = logging.getLogger("jawad.research")
@@ -244,25 +243,12 @@ class ResearchExecutor:
                 self.bus.emit(event)
 
         step_bus.subscribe(forward)
-        start_url = await self._current_url()
-
         def record(url: str, title: str) -> None:
             # Browser error pages (chrome-error://) and blank pages are not sources.
             if url.startswith(("http://", "https://", "file://")) and all(s.url != url for s in step.sources):
                 step.sources.append(Source(url=url, title=title))
                 self.publisher.publish(plan)
 
-        context_provider = None
-        if self.browser is not None:
-            browser = self.browser
-
-            async def context() -> PageContext:
-                page = await browser.page_context()
-                if page.url and page.url != start_url:
-                    record(page.url, page.title)  # the model was given this page's content
-                return page
-
-            context_provider = context
         session = AgentSession(
             client=self._client_source,
             registry=self._step_registry(step, record),
@@ -270,7 +256,7 @@ class ResearchExecutor:
             bus=step_bus,
             gate=gate,
             secrets=self.secrets,
-            context_provider=context_provider,
+            context_provider=self.browser.page_context if self.browser is not None else None,
             page_provider=self.page_provider,
             last_product_provider=self.browser.last_product if self.browser is not None else None,
             extras={"user_request": f"{plan.intent}\n{step.task}"},
@@ -325,15 +311,6 @@ class ResearchExecutor:
         if step.site:
             text += f"\nStart at: {step.site}"
         return text
-
-    async def _current_url(self) -> str:
-        page = self.page_provider() if self.page_provider is not None else None
-        if page is None:
-            return ""
-        try:
-            return str(await page.url())
-        except Exception:
-            return ""
 
     # -- the end --------------------------------------------------------------------------------
 
