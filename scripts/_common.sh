@@ -12,9 +12,10 @@ RUNTIME_DEBS=(libnss3 libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-key
   libxcb-render-util0 libxcb-image0 libxcomposite1 libxdamage1 libxrandr2 libxtst6 libasound2 libegl1
   libgl1 libopengl0 libfontconfig1 libdbus-1-3 libportaudio2 espeak-ng)
 # What the tests start for real: a virtual screen, a private keyring, a private sound server.
-# desktop-file-utils checks the desktop entry; dpkg-deb (in dpkg) and strip (binutils) build the .deb.
+# desktop-file-utils checks the desktop entry, x11-utils the packaged app's window; dpkg-deb (in
+# dpkg) and strip (binutils) build the .deb.
 TEST_DEBS=(xvfb xauth dbus gnome-keyring libsecret-tools pulseaudio pulseaudio-utils sox cmake build-essential
-  desktop-file-utils)
+  desktop-file-utils x11-utils)
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 

@@ -92,6 +92,44 @@ def test_unpacked_bundle_reads_a_product_page(unpacked: Path, tmp_path: Path) ->
     assert "lightweight running shoe" in data["markdown"]
 
 
+# Runs the unpacked bundle on a virtual X screen with a clean environment and prints the
+# X properties of its main window (the top-level window with a WM_CLASS).
+WINDOW_PROBE = r"""
+env -i HOME="$1" DISPLAY="$DISPLAY" XAUTHORITY="$XAUTHORITY" QT_QPA_PLATFORM=xcb "$2" --profile "$3" &
+app=$!
+for _ in $(seq 1 120); do
+  for wid in $(xwininfo -root -children | grep -o '^ *0x[0-9a-f]*'); do
+    if xprop -id "$wid" WM_CLASS | grep -q '"jawad-desktop"'; then
+      sleep 1
+      xprop -id "$wid" WM_CLASS _NET_WM_NAME _NET_WM_ICON | head -c 2000
+      kill "$app"
+      exit 0
+    fi
+  done
+  sleep 0.25
+done
+kill "$app"
+exit 1
+"""
+
+
+def test_bundle_window_has_the_app_icon_and_class(unpacked: Path, tmp_path: Path) -> None:
+    """A real X11 window (Xvfb): the class the desktop entry's StartupWMClass names, the
+    title, and the icon (what task bars and window switchers show)."""
+    missing = [tool for tool in ("xvfb-run", "xprop", "xwininfo") if shutil.which(tool) is None]
+    assert not missing, f"{', '.join(missing)} not installed: run scripts/test (it installs xvfb x11-utils)"
+    (tmp_path / "home").mkdir()
+    result = subprocess.run(
+        ["xvfb-run", "-a", "bash", "-c", WINDOW_PROBE, "probe", str(tmp_path / "home"), str(unpacked / APP_ID),
+         str(tmp_path / "profile")],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, f"no window appeared:\n{result.stdout}\n{result.stderr[-3000:]}"
+    assert 'WM_CLASS(STRING) = "jawad-desktop", "jawad-desktop"' in result.stdout
+    assert '_NET_WM_NAME(UTF8_STRING) = "Jawad Desktop"' in result.stdout
+    assert "_NET_WM_ICON(CARDINAL) =" in result.stdout and "Icon (16 x 16)" in result.stdout
+
+
 def test_bundle_holds_what_the_app_uses_and_not_what_it_does_not(built: Any, unpacked: Path) -> None:
     internal = unpacked / "_internal"
     for needed in [
