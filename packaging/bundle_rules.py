@@ -238,8 +238,15 @@ def is_dropped(dest: str) -> bool:
 
 
 def is_system_library(source: str, platform: str = sys.platform) -> bool:
-    """True for a Linux system library the bundle takes from the system at run time."""
+    """True for a Linux system library the bundle takes from the system at run time.
+
+    Anything inside a Python installation (lib-dynload, site- or dist-packages, e.g. of a
+    Debian or /usr/local Python) belongs to the interpreter or a wheel, and stays.
+    """
     if not platform.startswith("linux") or not source.startswith(SYSTEM_LIBRARY_DIRS):
+        return False
+    folders = source.split("/")[:-1]
+    if any(f.startswith("python3") or f in ("site-packages", "dist-packages") for f in folders):
         return False
     return not _matches(source.rsplit("/", 1)[-1], KEEP_SYSTEM_LIBRARIES)
 
@@ -253,7 +260,7 @@ def prune(toc: Iterable[tuple[str, str, str]], platform: str = sys.platform) -> 
     dropped = {
         dest
         for dest, source, kind in entries
-        if is_dropped(dest) or (kind != "SYMLINK" and is_system_library(source, platform))
+        if is_dropped(dest) or (kind == "BINARY" and is_system_library(source, platform))
     }
     return [
         (dest, source, kind)

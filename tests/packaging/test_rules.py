@@ -62,6 +62,10 @@ def test_system_libraries_come_from_the_system_except_pythons_own(bundle_rules: 
     assert not system("/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0", "linux")
     assert not system(f"{SITE}/numpy.libs/libscipy_openblas64_.so", "linux")
     assert not system("/usr/lib/libfoo.dylib", "darwin")
+    # A Debian or /usr/local Python's own modules and a system numpy's vendored library.
+    assert not system("/usr/lib/python3.11/lib-dynload/_ssl.cpython-311-x86_64-linux-gnu.so", "linux")
+    assert not system("/usr/local/lib/python3.11/lib-dynload/_ctypes.cpython-311-x86_64-linux-gnu.so", "linux")
+    assert not system("/usr/lib/python3/dist-packages/numpy.libs/libopenblas.so", "linux")
 
 
 def test_prune_drops_symlinks_to_dropped_files(bundle_rules: ModuleType) -> None:
