@@ -192,10 +192,12 @@ class ChatController(QObject):
             self._finish_answer(interrupted=True)
             raise
         except JawadError as exc:
-            self.window.chat.add_message("error", exc.user_text())
+            with contextlib.suppress(RuntimeError):
+                self.window.chat.add_message("error", exc.user_text())
         except Exception as exc:  # the runner reports errors as events; this is the last guard
             log.exception("turn failed")
-            self.window.chat.add_message("error", f"Something went wrong: {exc}")
+            with contextlib.suppress(RuntimeError):
+                self.window.chat.add_message("error", f"Something went wrong: {exc}")
         finally:
             self._set_busy(False)
 
@@ -470,7 +472,8 @@ class ChatController(QObject):
             self._answer_id = None
 
     def _set_busy(self, busy: bool) -> None:
-        self.window.chat.set_busy(busy)
-        self.busy_changed.emit(busy)
+        # The window may already be gone when a cancelled turn ends (closing while busy).
         with contextlib.suppress(RuntimeError):
+            self.window.chat.set_busy(busy)
             self.window.stop_action.setEnabled(busy)
+            self.busy_changed.emit(busy)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import logging
+import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -517,8 +518,13 @@ class HistorySidebar(QWidget):
         self._pending_delete = None
         self._undo_timer.stop()
         self.undo_bar.hide()
-        if cid is not None:
+        if cid is None:
+            return
+        try:
             self.store.purge_deleted(cid)
+        except (JawadError, sqlite3.ProgrammingError) as exc:
+            # The store closed (the window is going away): the next start purges old deletions.
+            log.info("deletion of %s left for the next start: %s", cid, exc)
 
     def _undo_shortcut(self) -> None:
         # Ctrl+Z inside the search box or the rename editor undoes typing, not a deletion.

@@ -302,6 +302,9 @@ class QtWebEnginePage:
             "(function(){var J=window.__jawad;if(!J)return null;"
             f"return J.call({json.dumps(function)}, {encoded});}})()"
         )
+        # A script sent while a document loads can be lost with the old document (its answer
+        # never comes): let a load in progress finish first.
+        await self.wait_until_loaded(timeout)
         raw = await self.run_js(source, timeout=timeout)
         if raw is None:
             # The library is not in this document yet (a load in progress, or a page opened
