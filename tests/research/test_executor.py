@@ -43,7 +43,8 @@ def test_compare_one_product_across_three_shops(research: ResearchEnv, page_serv
         *visit(urls[1], "Bravo Home: Acme Kettle 1.7 L at $34.50."),
         *visit(urls[2], "Charlie Kitchen: Acme Kettle 1.7 L at $42.00."),
         text("Bravo Home is the cheapest at $34.50 [2]; Alpha Appliances asks $39.99 [1] and Charlie Kitchen "
-             "$42.00 [3]. A better deal may be at [Deals](https://deals.example/kettle) or https://fake.example/x [7]."),
+             "$42.00 [3]. A better deal may be at [Deals](https://deals.example/kettle) or "
+             "https://fake.example/x [7]."),
     )
     done = research.run(arun, plan)
 

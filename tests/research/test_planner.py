@@ -13,8 +13,8 @@ import pytest
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.llm.client import LLMClient
 from jawad_desktop.core.research import (
-    PlanParseError,
     Planner,
+    PlanParseError,
     PlanStatus,
     ResearchPlan,
     ResearchStore,
@@ -71,7 +71,8 @@ def test_malformed_then_missing_fields_then_valid(client: LLMClient, scripted_mo
 
 def test_the_retries_are_bounded_and_the_user_is_told(client: LLMClient, scripted_model: ScriptedModel,
                                                       arun: Callable[..., Any]) -> None:
-    scripted_model.script(text("I cannot plan that."), text("[]"), text('{"steps": [{"agent": "Wizard", "task": "x"}]}'))
+    scripted_model.script(text("I cannot plan that."), text("[]"),
+                          text('{"steps": [{"agent": "Wizard", "task": "x"}]}'))
     with pytest.raises(JawadError) as info:
         arun(Planner(client).plan("compare kettles"))
     message = info.value.user_text()
