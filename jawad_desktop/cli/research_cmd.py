@@ -183,6 +183,8 @@ def _run_plan(args: argparse.Namespace, ctx: AppContext, plan: ResearchPlan, int
     async def main() -> int:
         client = client_from_args(args, ctx, announce_retries=False)
         try:
+            # A view that never loaded a page has no page script to read it with: start on a blank page.
+            await page.navigate("about:blank")
             executor = ResearchExecutor.for_kit(ctx, client, kit, page, store=store, conversation_id=conversation_id)
             finished = await executor.execute(plan)
             outcome["plan"] = finished

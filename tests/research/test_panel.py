@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QCheckBox, QPushButton
+from PySide6.QtWidgets import QPushButton
 
 from jawad_desktop.core import events
 from jawad_desktop.core.context import AppContext
@@ -19,6 +19,7 @@ from jawad_desktop.core.research import PlanStatus, ResearchPlan, ResearchStore,
 from jawad_desktop.core.store.conversations import ConversationStore
 from jawad_desktop.core.store.secrets import SecretStore
 from jawad_desktop.core.tools.browser import browser_kit
+from jawad_desktop.core.tools.registry import PermissionLevel
 from jawad_desktop.ui.bridge import EventBridge
 from jawad_desktop.ui.page_driver import QtWebEnginePage
 from jawad_desktop.ui.research_panel import ResearchController, ResearchPanel
@@ -67,8 +68,7 @@ def test_edit_remove_reorder_and_approve(panel: ResearchPanel, qtbot: Any) -> No
     panel.site.clear()
     qtbot.keyClicks(panel.site, "http://bravo.example/kettle")
     qtbot.keyClick(panel.site, Qt.Key.Key_Return)
-    interact = panel.findChild(QCheckBox, "researchLevel-interact")
-    interact.click()  # as a click or the space bar does
+    panel.levels[PermissionLevel.INTERACT].click()  # as a click or the space bar does
     bravo = plan.steps[1]
     assert (bravo.task, bravo.site) == ("Find the price at Bravo Home", "http://bravo.example/kettle")
     assert [level.value for level in bravo.permissions] == ["read-only", "navigate", "interact"]
