@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -75,7 +76,20 @@ class _Engine:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-_loader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jawad-whisper-load")
+WORKER_NICENESS = 5
+
+
+def _lower_priority() -> None:
+    """Run this thread (and the threads CTranslate2 starts from it, which inherit it) a little
+    nicer than the GUI thread: on 2 busy cores the window stays responsive while decoding."""
+    if hasattr(os, "setpriority"):
+        try:
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), WORKER_NICENESS)
+        except OSError as exc:
+            log.debug("cannot lower the transcription thread's priority: %s", exc)
+
+
+_loader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jawad-whisper-load", initializer=_lower_priority)
 _engines: dict[tuple[str, str, int], _Engine] = {}
 _engines_lock = threading.Lock()
 
@@ -102,7 +116,9 @@ def _load_engine(path: Path, compute_type: str, cpu_threads: int) -> _Engine:
             ) from None
         engine = _Engine(
             model=model,
-            executor=ThreadPoolExecutor(max_workers=1, thread_name_prefix="jawad-whisper"),
+            executor=ThreadPoolExecutor(
+                max_workers=1, thread_name_prefix="jawad-whisper", initializer=_lower_priority
+            ),
             load_s=time.perf_counter() - started,
         )
         _engines[key] = engine
