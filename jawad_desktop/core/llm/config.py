@@ -21,6 +21,11 @@ class ProviderKind(StrEnum):
     OLLAMA = "ollama"
     OPENAI_COMPATIBLE = "openai-compatible"
     LOCAL = "local"  # the built-in llama.cpp server with the bundled small model
+    # Providers with their own wire format (core.llm.providers):
+    ANTHROPIC = "anthropic"
+    GEMINI = "gemini"
+    OPENAI_RESPONSES = "openai-responses"
+    OLLAMA_NATIVE = "ollama-native"
 
     @property
     def label(self) -> str:
@@ -32,7 +37,8 @@ class ProviderKind(StrEnum):
 
     @property
     def needs_key(self) -> bool:
-        return self in (ProviderKind.OPENAI, ProviderKind.OPENROUTER)
+        return self in (ProviderKind.OPENAI, ProviderKind.OPENROUTER, ProviderKind.ANTHROPIC,
+                        ProviderKind.GEMINI, ProviderKind.OPENAI_RESPONSES)
 
 
 _LABELS: dict[ProviderKind, str] = {
@@ -41,6 +47,10 @@ _LABELS: dict[ProviderKind, str] = {
     ProviderKind.OLLAMA: "Ollama",
     ProviderKind.OPENAI_COMPATIBLE: "OpenAI-compatible server",
     ProviderKind.LOCAL: "Built-in local model",
+    ProviderKind.ANTHROPIC: "Anthropic",
+    ProviderKind.GEMINI: "Google Gemini",
+    ProviderKind.OPENAI_RESPONSES: "OpenAI (Responses API)",
+    ProviderKind.OLLAMA_NATIVE: "Ollama (native API)",
 }
 
 DEFAULT_BASE_URLS: dict[ProviderKind, str] = {
@@ -49,7 +59,14 @@ DEFAULT_BASE_URLS: dict[ProviderKind, str] = {
     ProviderKind.OLLAMA: "http://localhost:11434/v1",
     ProviderKind.OPENAI_COMPATIBLE: "http://localhost:1234/v1",
     ProviderKind.LOCAL: "",
+    ProviderKind.ANTHROPIC: "https://api.anthropic.com/v1",
+    ProviderKind.GEMINI: "https://generativelanguage.googleapis.com/v1beta",
+    ProviderKind.OPENAI_RESPONSES: "https://api.openai.com/v1",
+    ProviderKind.OLLAMA_NATIVE: "http://localhost:11434",
 }
+
+# Spec 003's reasoning levels; "" leaves the model's default.
+REASONING_LEVELS = ("", "none", "low", "medium", "high")
 
 _NAME_RE = re.compile(r"^[\w][\w .@+-]{0,63}$")
 
@@ -78,6 +95,7 @@ class ProviderConfig(BaseModel):
     kind: ProviderKind
     base_url: str = ""
     model: str = ""
+    reasoning: str = Field("", description="none, low, medium or high where the model supports it")
 
     @field_validator("name")
     @classmethod
@@ -87,6 +105,16 @@ class ProviderConfig(BaseModel):
             raise ValueError("The name must not be empty")
         if not _NAME_RE.match(value):
             raise ValueError("Use up to 64 letters, digits, spaces or . @ + - _ in the name")
+        return value
+
+    @field_validator("reasoning")
+    @classmethod
+    def _check_reasoning(cls, value: str) -> str:
+        value = value.strip().lower()
+        if value == "med":
+            value = "medium"
+        if value not in REASONING_LEVELS:
+            raise ValueError("The reasoning level must be none, low, medium or high")
         return value
 
     @field_validator("base_url")

@@ -23,9 +23,10 @@ import httpx
 
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.events import TestResult
-from jawad_desktop.core.llm.client import LLMClient, RetryPolicy
+from jawad_desktop.core.llm.client import RetryPolicy
 from jawad_desktop.core.llm.config import ProviderConfig, ProviderKind
 from jawad_desktop.core.llm.local_server import MODEL_ALIAS, local_available
+from jawad_desktop.core.llm.providers import make_client
 from jawad_desktop.core.llm.types import Message
 from jawad_desktop.core.store.settings import NetworkSettings
 
@@ -80,7 +81,7 @@ async def test_connection(
         return result(False, missing_key_error(provider).user_text())
     try:
         # No retries: the user wants to know now whether it works.
-        async with asyncio.timeout(timeout), LLMClient(
+        async with asyncio.timeout(timeout), make_client(
             provider, api_key, network, retry=RetryPolicy(max_retries=0)
         ) as client:
             await client.chat([Message(role="user", content="Say ok")], stream=False,
@@ -101,7 +102,7 @@ async def list_models(
     provider: ProviderConfig, api_key: str | None, network: NetworkSettings | None = None
 ) -> list[str]:
     """The provider's model names, for the Settings dialog's model field (which stays editable)."""
-    async with asyncio.timeout(connection_timeout_s(provider.kind)), LLMClient(
+    async with asyncio.timeout(connection_timeout_s(provider.kind)), make_client(
         provider, api_key, network, retry=RetryPolicy(max_retries=0)
     ) as client:
         return await client.list_models()

@@ -213,7 +213,7 @@ def classify_status(
     if status == 404:
         tips = [f"Check the model name {model!r} in Settings; `jawad providers models {provider.name}` "
                 "lists the models the provider has."]
-        if kind is ProviderKind.OLLAMA:
+        if kind in (ProviderKind.OLLAMA, ProviderKind.OLLAMA_NATIVE):
             tips.insert(0, f"Download it with `ollama pull {model}`.")
         tips.append(f"Check the base URL {provider.effective_base_url}.")
         return ModelNotFoundError(
@@ -294,7 +294,7 @@ def classify_transport(provider: ProviderConfig, exc: BaseException, *, timeout_
                 suggestions=["Check the base URL in Settings.", "Check your internet connection."],
                 detail=detail,
             )
-        if provider.kind is ProviderKind.OLLAMA:
+        if provider.kind in (ProviderKind.OLLAMA, ProviderKind.OLLAMA_NATIVE):
             return _refused(NetworkError(
                 f"Can't reach Ollama at {_ollama_root(url)}: is it running? Start it with `ollama serve`.",
                 suggestions=["Start Ollama with `ollama serve` (or open the Ollama app).",

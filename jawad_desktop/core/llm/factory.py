@@ -16,6 +16,7 @@ from jawad_desktop.core.llm.client import LLMClient, RetryPolicy
 from jawad_desktop.core.llm.config import ProviderConfig, ProviderKind
 from jawad_desktop.core.llm.connection import FIRST_START_MESSAGE, missing_key_error
 from jawad_desktop.core.llm.local_server import local_available
+from jawad_desktop.core.llm.providers import make_client
 from jawad_desktop.core.store.secrets import provider_key_name
 
 __all__ = ["UNSAVED_NAME", "client_for", "key_from_env", "parse_kind", "resolve_provider"]
@@ -103,4 +104,4 @@ def client_for(
     settings and event bus."""
     provider, api_key = resolve_provider(ctx, provider_name, kind=kind, base_url=base_url, model=model,
                                          api_key_env=api_key_env)
-    return LLMClient(provider, api_key, ctx.settings.network, ctx.bus, retry=retry)
+    return make_client(provider, api_key, ctx.settings.network, ctx.bus, retry=retry)

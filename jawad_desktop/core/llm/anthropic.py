@@ -1,0 +1,210 @@
+"""Anthropic's Messages API (``POST /v1/messages``), streamed and whole, with tool use.
+
+The request: ``system`` apart from ``messages``; tool results are ``tool_result`` blocks in
+the next user message; tools carry ``input_schema``. The stream: ``message_start``,
+``content_block_start`` / ``_delta`` (``text_delta``, ``input_json_delta``) / ``_stop``,
+``message_delta`` (stop reason, output tokens), ``message_stop``, ``ping`` and ``error``.
+The HTTP side (retries, timeouts, cancellation, errors) is ``LLMClient``'s.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jawad_desktop.core.llm.client import LLMClient, _Call
+from jawad_desktop.core.llm.formats import functions_of, json_text, obj
+from jawad_desktop.core.llm.types import ChatResponse, Message, StreamDelta, ToolCall, Usage
+from jawad_desktop.core.llm.wire import MalformedResponse, StreamAccumulator, parse_arguments
+
+__all__ = ["ANTHROPIC_VERSION", "AnthropicClient", "anthropic_messages"]
+
+ANTHROPIC_VERSION = "2023-06-01"
+_STOP_REASONS = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls", "max_tokens": "length"}
+# The error types of an ``error`` event, as the HTTP statuses the same errors have.
+_ERROR_STATUS = {"invalid_request_error": 400, "authentication_error": 401, "permission_error": 403,
+                 "not_found_error": 404, "request_too_large": 413, "rate_limit_error": 429,
+                 "api_error": 500, "overloaded_error": 529}
+_THINKING_BUDGET = {"low": 1024, "medium": 4096, "high": 16384}
+
+
+def anthropic_messages(messages: list[Message]) -> tuple[str, list[dict[str, Any]]]:
+    """The ``system`` text and the ``messages`` of a request; consecutive messages of one
+    role are merged (tool results must all sit in the user message after the calls)."""
+    system: list[str] = []
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        if message.role == "system":
+            if message.content:
+                system.append(message.content)
+            continue
+        blocks: list[dict[str, Any]] = []
+        if message.role == "tool":
+            role = "user"
+            blocks.append({"type": "tool_result", "tool_use_id": message.tool_call_id,
+                           "content": message.content or "(no output)"})
+        else:
+            role = message.role
+            if message.content:
+                blocks.append({"type": "text", "text": message.content})
+            for call in message.tool_calls:
+                arguments = call.arguments if isinstance(call.arguments, dict) else {"input": call.arguments}
+                blocks.append({"type": "tool_use", "id": call.id, "name": call.name, "input": arguments})
+        if not blocks:
+            continue
+        if out and out[-1]["role"] == role:
+            out[-1]["content"].extend(blocks)
+        else:
+            out.append({"role": role, "content": blocks})
+    return "\n\n".join(system), out
+
+
+def _usage(raw: Any, into: Usage | None = None) -> Usage:
+    usage = into or Usage()
+    if isinstance(raw, dict):
+        if isinstance(raw.get("input_tokens"), int):
+            cached = raw.get("cache_read_input_tokens") or 0
+            created = raw.get("cache_creation_input_tokens") or 0
+            usage.input_tokens = raw["input_tokens"] + int(cached) + int(created)
+        if isinstance(raw.get("output_tokens"), int):
+            usage.output_tokens = raw["output_tokens"]
+    if usage.input_tokens is not None and usage.output_tokens is not None:
+        usage.total_tokens = usage.input_tokens + usage.output_tokens
+    return usage
+
+
+class AnthropicAccumulator(StreamAccumulator):
+    """Folds Messages API stream events (and whole answers) into deltas."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cached_input_tokens: int | None = None
+
+    def add(self, data: Any) -> StreamDelta | None:
+        if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+            self.skipped += 1
+            return None
+        self.chunks += 1
+        kind = data["type"]
+        if kind == "message_start":
+            message = obj(data.get("message"))
+            self.response_id = str(message.get("id") or "")
+            self.usage = _usage(message.get("usage"))
+            self._cache(message.get("usage"))
+        elif kind == "content_block_start":
+            block = obj(data.get("content_block"))
+            if block.get("type") == "tool_use":
+                fragment = self._add_call({"index": data.get("index"), "id": block.get("id"),
+                                           "function": {"name": block.get("name")}}, 0)
+                return StreamDelta(tool_calls=[fragment]) if fragment is not None else None
+            if block.get("type") == "text" and block.get("text"):
+                self.text.append(str(block["text"]))
+                return StreamDelta(text=str(block["text"]))
+        elif kind == "content_block_delta":
+            delta = obj(data.get("delta"))
+            if delta.get("type") == "text_delta" and delta.get("text"):
+                self.text.append(str(delta["text"]))
+                return StreamDelta(text=str(delta["text"]))
+            if delta.get("type") == "input_json_delta" and delta.get("partial_json"):
+                fragment = self._add_call({"index": data.get("index"),
+                                           "function": {"arguments": str(delta["partial_json"])}}, 0)
+                return StreamDelta(tool_calls=[fragment]) if fragment is not None else None
+        elif kind == "message_delta":
+            delta = obj(data.get("delta"))
+            if delta.get("stop_reason"):
+                reason = str(delta["stop_reason"])
+                self.finish_reason = _STOP_REASONS.get(reason, reason)
+            self.usage = _usage(data.get("usage"), self.usage)
+        return None
+
+    def _cache(self, raw: Any) -> None:
+        if isinstance(raw, dict) and isinstance(raw.get("cache_read_input_tokens"), int):
+            self.cached_input_tokens = raw["cache_read_input_tokens"]
+
+    def error_in(self, data: Any) -> tuple[int, str] | None:
+        if isinstance(data, dict) and data.get("type") == "error":
+            error = obj(data.get("error"))
+            return _ERROR_STATUS.get(str(error.get("type")), 500), json_text(data)
+        return None
+
+    def response(self) -> ChatResponse:
+        result = super().response()
+        result.metadata["cached_input_tokens"] = self.cached_input_tokens
+        return result
+
+
+def parse_message(data: Any) -> ChatResponse:
+    """A whole Messages API answer."""
+    if not isinstance(data, dict) or not isinstance(data.get("content"), list):
+        raise MalformedResponse("the answer has no content list")
+    text: list[str] = []
+    calls: list[ToolCall] = []
+    for block in data["content"]:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text":
+            text.append(str(block.get("text") or ""))
+        elif block.get("type") == "tool_use" and block.get("name"):
+            calls.append(ToolCall(id=str(block.get("id") or ""), name=str(block["name"]),
+                                  arguments=parse_arguments(block.get("input"))))
+    reason = str(data.get("stop_reason") or "")
+    raw_usage = data.get("usage")
+    return ChatResponse(
+        content="".join(text), tool_calls=calls,
+        finish_reason=_STOP_REASONS.get(reason, reason) or ("tool_calls" if calls else "stop"),
+        usage=_usage(raw_usage),
+        metadata={"response_id": str(data.get("id") or ""),
+                  "cached_input_tokens": raw_usage.get("cache_read_input_tokens")
+                  if isinstance(raw_usage, dict) else None},
+    )
+
+
+class AnthropicClient(LLMClient):
+    """``LLMClient`` speaking the Messages API. ``x-api-key`` and ``anthropic-version`` headers."""
+
+    def _headers(self) -> dict[str, str]:
+        headers = super()._headers()
+        headers.pop("Authorization", None)
+        if self._api_key:
+            headers["x-api-key"] = self._api_key
+        headers["anthropic-version"] = ANTHROPIC_VERSION
+        return headers
+
+    def _chat_url(self, call: _Call) -> str:
+        return f"{self._base_url}/messages"
+
+    def _new_accumulator(self) -> StreamAccumulator:
+        return AnthropicAccumulator()
+
+    def _parse_whole(self, data: Any) -> ChatResponse:
+        return parse_message(data)
+
+    def _build_body(self, call: _Call) -> dict[str, Any]:
+        system, messages = anthropic_messages(call.messages)
+        if call.response_schema is not None:
+            # No schema mode: the instruction goes in the system text, the caller validates.
+            system = (system + "\n\n" if system else "") + (
+                "Answer with one JSON object following this JSON schema, and nothing else:\n"
+                + json_text(call.response_schema))
+        body: dict[str, Any] = {"model": call.model, "messages": messages, "stream": call.stream_now,
+                                "max_tokens": call.max_tokens or 4096}
+        if system:
+            body["system"] = system
+        budget = _THINKING_BUDGET.get(self.provider.reasoning)
+        if budget:
+            body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+            body["max_tokens"] = max(body["max_tokens"], budget + 1024)
+        elif call.temperature is not None:
+            body["temperature"] = min(call.temperature, 1.0)  # thinking requires the default
+        if call.send_tools:
+            body["tools"] = [{"name": f.name, "description": f.description, "input_schema": f.parameters}
+                             for f in functions_of(call.send_tools)]
+            choice = call.tool_choice
+            if choice == "required":
+                body["tool_choice"] = {"type": "any"}
+            elif choice == "none":
+                body["tool_choice"] = {"type": "none"}
+            elif isinstance(choice, dict):
+                name = obj(choice.get("function")).get("name")
+                if name:
+                    body["tool_choice"] = {"type": "tool", "name": name}
+        return body

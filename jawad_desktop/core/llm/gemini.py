@@ -1,0 +1,241 @@
+"""Google Gemini's API (``models/{model}:generateContent`` and ``:streamGenerateContent?alt=sse``)
+with function declarations, thinking budgets and a JSON-schema answer mode.
+
+Messages become ``contents`` (roles ``user`` and ``model``) with ``text``, ``functionCall``
+and ``functionResponse`` parts; system messages become ``systemInstruction``. Gemini sends
+each function call whole in one chunk. The key goes in the ``x-goog-api-key`` header.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from jawad_desktop.core.llm.client import LLMClient, _Call
+from jawad_desktop.core.llm.errors import LLMError
+from jawad_desktop.core.llm.formats import functions_of, obj, tool_names_by_call_id
+from jawad_desktop.core.llm.types import ChatResponse, Message, StreamDelta, Usage
+from jawad_desktop.core.llm.wire import MalformedResponse, StreamAccumulator, new_call_id
+
+__all__ = ["GeminiClient", "gemini_contents", "gemini_schema"]
+
+_FINISH = {"STOP": "stop", "MAX_TOKENS": "length", "SAFETY": "content_filter", "RECITATION": "content_filter"}
+_THINKING_BUDGET = {"none": 0, "low": 1024, "medium": 8192, "high": 24576}
+# The OpenAPI subset Gemini's ``parameters`` and ``responseSchema`` accept.
+_SCHEMA_KEYS = {"type", "format", "description", "nullable", "enum", "properties", "required", "items",
+                "minItems", "maxItems", "minimum", "maximum", "anyOf", "title", "minLength", "maxLength",
+                "pattern", "propertyOrdering", "minProperties", "maxProperties"}
+
+
+def gemini_schema(schema: Any) -> Any:
+    """A JSON schema cut down to what Gemini accepts: unknown keys dropped, ``["x", "null"]``
+    types as ``nullable``, ``$ref`` to ``$defs`` inlined (pydantic emits them)."""
+    defs = obj(schema).get("$defs", {}) if isinstance(schema, dict) else {}
+
+    def clean(node: Any, depth: int = 0) -> Any:
+        if isinstance(node, list):
+            return [clean(item, depth) for item in node]
+        if not isinstance(node, dict) or depth > 20:
+            return node
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] in defs:
+            return clean(defs[ref[8:]], depth + 1)
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key not in _SCHEMA_KEYS:
+                continue
+            if key == "type" and isinstance(value, list):
+                kinds = [t for t in value if t != "null"]
+                out["type"] = kinds[0] if kinds else "string"
+                if "null" in value:
+                    out["nullable"] = True
+            elif key == "properties" and isinstance(value, dict):
+                out[key] = {name: clean(sub, depth + 1) for name, sub in value.items()}
+            elif key in ("items", "anyOf"):
+                out[key] = clean(value, depth + 1)
+            else:
+                out[key] = value
+        if "anyOf" in out:  # Optional[X] from pydantic: anyOf [X, null]
+            options = [o for o in out["anyOf"] if not (isinstance(o, dict) and o.get("type") == "null")]
+            if len(options) == 1 and isinstance(options[0], dict):
+                merged = {**options[0], **{k: v for k, v in out.items() if k != "anyOf"}}
+                merged["nullable"] = True
+                return merged
+        return out
+
+    return clean(schema)
+
+
+def gemini_contents(messages: list[Message]) -> tuple[str, list[dict[str, Any]]]:
+    """The system instruction and the ``contents`` of a request."""
+    names = tool_names_by_call_id(messages)
+    system: list[str] = []
+    contents: list[dict[str, Any]] = []
+    for message in messages:
+        if message.role == "system":
+            if message.content:
+                system.append(message.content)
+            continue
+        parts: list[dict[str, Any]] = []
+        if message.role == "tool":
+            role = "user"
+            name = message.name or names.get(message.tool_call_id, "tool")
+            parts.append({"functionResponse": {"name": name, "response": {"result": message.content}}})
+        else:
+            role = "model" if message.role == "assistant" else "user"
+            if message.content:
+                parts.append({"text": message.content})
+            for call in message.tool_calls:
+                args = call.arguments if isinstance(call.arguments, dict) else {"input": call.arguments}
+                parts.append({"functionCall": {"name": call.name, "args": args}})
+        if not parts:
+            continue
+        if contents and contents[-1]["role"] == role:
+            contents[-1]["parts"].extend(parts)
+        else:
+            contents.append({"role": role, "parts": parts})
+    return "\n\n".join(system), contents
+
+
+class GeminiAccumulator(StreamAccumulator):
+    """Folds ``GenerateContentResponse`` chunks (streamed or whole) into deltas."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cached_input_tokens: int | None = None
+        self.reasoning_tokens: int | None = None
+        self._next_index = 0
+
+    def add(self, data: Any) -> StreamDelta | None:
+        if not isinstance(data, dict) or not ("candidates" in data or "usageMetadata" in data):
+            self.skipped += 1
+            return None
+        self.chunks += 1
+        if data.get("responseId") and not self.response_id:
+            self.response_id = str(data["responseId"])
+        meta = obj(data.get("usageMetadata"))
+        if meta:
+            self.usage = Usage(input_tokens=meta.get("promptTokenCount"),
+                               output_tokens=(meta.get("candidatesTokenCount") or 0)
+                               + (meta.get("thoughtsTokenCount") or 0),
+                               total_tokens=meta.get("totalTokenCount"))
+            self.cached_input_tokens = meta.get("cachedContentTokenCount", self.cached_input_tokens)
+            self.reasoning_tokens = meta.get("thoughtsTokenCount", self.reasoning_tokens)
+        candidates = data.get("candidates")
+        if not isinstance(candidates, list) or not candidates:
+            return None
+        candidate = obj(candidates[0])
+        if candidate.get("finishReason"):
+            reason = str(candidate["finishReason"])
+            self.finish_reason = _FINISH.get(reason, reason.lower())
+        text: list[str] = []
+        fragments = []
+        for part in obj(candidate.get("content")).get("parts") or []:
+            part = obj(part)
+            if part.get("thought"):
+                continue  # thinking summaries are not the answer
+            if isinstance(part.get("text"), str) and part["text"]:
+                text.append(part["text"])
+            call = obj(part.get("functionCall"))
+            if call.get("name"):
+                fragment = self._add_call({"index": self._next_index, "id": call.get("id") or new_call_id(),
+                                           "function": {"name": call["name"], "arguments": call.get("args") or {}}},
+                                          0)
+                self._next_index += 1
+                if fragment is not None:
+                    fragments.append(fragment)
+        if text:
+            self.text.append("".join(text))
+        if fragments and self.finish_reason == "stop":
+            self.finish_reason = "tool_calls"
+        if not text and not fragments:
+            return None
+        return StreamDelta(text="".join(text), tool_calls=fragments)
+
+    def response(self) -> ChatResponse:
+        result = super().response()
+        if result.tool_calls and result.finish_reason == "stop":
+            result.finish_reason = "tool_calls"
+        result.metadata.update(cached_input_tokens=self.cached_input_tokens, reasoning_tokens=self.reasoning_tokens)
+        return result
+
+
+class GeminiClient(LLMClient):
+    """``LLMClient`` speaking the Gemini API (``BackendGeminiAPI``: key in a header)."""
+
+    def _headers(self) -> dict[str, str]:
+        headers = super()._headers()
+        headers.pop("Authorization", None)
+        if self._api_key:
+            headers["x-goog-api-key"] = self._api_key
+        return headers
+
+    @property
+    def supports_schema(self) -> bool:
+        return True
+
+    def _model_path(self, model: str) -> str:
+        return model if model.startswith(("models/", "tunedModels/")) else f"models/{model}"
+
+    def _chat_url(self, call: _Call) -> str:
+        method = "streamGenerateContent?alt=sse" if call.stream_now else "generateContent"
+        return f"{self._base_url}/{self._model_path(call.model)}:{method}"
+
+    def _new_accumulator(self) -> StreamAccumulator:
+        return GeminiAccumulator()
+
+    def _parse_whole(self, data: Any) -> ChatResponse:
+        if not isinstance(data, dict) or "candidates" not in data:
+            raise MalformedResponse("the answer has no candidates")
+        acc = GeminiAccumulator()
+        acc.add(data)
+        return acc.response()
+
+    def _build_body(self, call: _Call) -> dict[str, Any]:
+        system, contents = gemini_contents(call.messages)
+        body: dict[str, Any] = {"contents": contents}
+        if system:
+            body["systemInstruction"] = {"parts": [{"text": system}]}
+        config: dict[str, Any] = {}
+        if call.temperature is not None:
+            config["temperature"] = call.temperature
+        if call.max_tokens is not None:
+            config["maxOutputTokens"] = call.max_tokens
+        if self.provider.reasoning:
+            config["thinkingConfig"] = {"thinkingBudget": _THINKING_BUDGET[self.provider.reasoning]}
+        if call.response_schema is not None:
+            config["responseMimeType"] = "application/json"
+            config["responseSchema"] = gemini_schema(call.response_schema)
+        if config:
+            body["generationConfig"] = config
+        if call.send_tools:
+            body["tools"] = [{"functionDeclarations": [
+                {"name": f.name, "description": f.description, "parameters": gemini_schema(f.parameters)}
+                for f in functions_of(call.send_tools)]}]
+            choice = call.tool_choice
+            mode = {"required": "ANY", "none": "NONE"}.get(choice if isinstance(choice, str) else "", "AUTO")
+            function_config: dict[str, Any] = {"mode": mode}
+            name = obj(obj(choice).get("function")).get("name")
+            if name:
+                function_config = {"mode": "ANY", "allowedFunctionNames": [name]}
+            body["toolConfig"] = {"functionCallingConfig": function_config}
+        return body
+
+    def _status_error(self, status: int, raw: str, headers: httpx.Headers | None) -> LLMError:
+        # Gemini answers a wrong key with 400 API_KEY_INVALID: it is an authentication failure.
+        if status == 400 and ("API_KEY_INVALID" in raw or "API key not valid" in raw):
+            status = 401
+        return super()._status_error(status, raw, headers)
+
+    async def list_models(self) -> list[str]:
+        data = await self._get_json(await self._client(), f"{self._base_url}/models")
+        names: list[str] = []
+        for item in obj(data).get("models") or []:
+            name = str(obj(item).get("name") or "")
+            methods = obj(item).get("supportedGenerationMethods") or ["generateContent"]
+            if name and "generateContent" in methods:
+                names.append(name.removeprefix("models/"))
+        return names
+
+

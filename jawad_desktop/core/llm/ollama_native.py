@@ -1,0 +1,159 @@
+"""Ollama's native API (``POST /api/chat``): newline-delimited JSON streaming, tool calls
+with arguments as objects, ``think`` for reasoning models and ``format`` for a JSON schema.
+
+Some models prefix the tool name (``tool.get_weather``, ``functions.get_weather``); a
+prefixed name is resolved to the offered tool it names (spec 003).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from typing import Any
+
+import httpx
+from httpx_sse import ServerSentEvent
+
+from jawad_desktop.core.llm.client import LLMClient, _Call
+from jawad_desktop.core.llm.formats import functions_of, obj, tool_names_by_call_id
+from jawad_desktop.core.llm.types import ChatResponse, Message, StreamDelta, ToolCallFragment, Usage
+from jawad_desktop.core.llm.wire import MalformedResponse, StreamAccumulator, new_call_id
+
+__all__ = ["OllamaNativeClient", "ollama_messages", "resolve_tool_name"]
+
+_PREFIXES = ("tool.", "tools.", "functions.", "function.")
+
+
+def resolve_tool_name(name: str, offered: set[str]) -> str:
+    """The offered tool ``name`` means: itself, or itself without a model-side prefix."""
+    if name in offered or not offered:
+        return name
+    for prefix in _PREFIXES:
+        if name.startswith(prefix) and name[len(prefix):] in offered:
+            return name[len(prefix):]
+    return name
+
+
+def ollama_messages(messages: list[Message]) -> list[dict[str, Any]]:
+    names = tool_names_by_call_id(messages)
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        wire: dict[str, Any] = {"role": message.role, "content": message.content or ""}
+        if message.tool_calls:
+            wire["tool_calls"] = [{"function": {
+                "name": call.name,
+                "arguments": call.arguments if isinstance(call.arguments, dict) else {"input": call.arguments}}}
+                for call in message.tool_calls]
+        if message.role == "tool":
+            wire["tool_name"] = message.name or names.get(message.tool_call_id, "")
+        out.append(wire)
+    return out
+
+
+class OllamaAccumulator(StreamAccumulator):
+    """Folds ``/api/chat`` lines (streamed or whole) into deltas."""
+
+    def __init__(self, offered: set[str] | None = None) -> None:
+        super().__init__()
+        self.offered = offered or set()
+        self._next_index = 0
+
+    def add(self, data: Any) -> StreamDelta | None:
+        if not isinstance(data, dict) or ("message" not in data and "done" not in data):
+            self.skipped += 1
+            return None
+        self.chunks += 1
+        message = obj(data.get("message"))
+        text = str(message.get("content") or "")
+        fragments: list[ToolCallFragment] = []
+        for raw in message.get("tool_calls") or []:
+            function = obj(obj(raw).get("function"))
+            if not function.get("name"):
+                continue
+            fragment = self._add_call({"index": self._next_index, "id": obj(raw).get("id") or new_call_id(),
+                                       "function": {"name": resolve_tool_name(str(function["name"]), self.offered),
+                                                    "arguments": function.get("arguments") or {}}}, 0)
+            self._next_index += 1
+            if fragment is not None:
+                fragments.append(fragment)
+        if data.get("done"):
+            reason = str(data.get("done_reason") or "stop")
+            self.finish_reason = "tool_calls" if self._next_index else reason
+            prompt, output = data.get("prompt_eval_count"), data.get("eval_count")
+            if isinstance(prompt, int) or isinstance(output, int):
+                self.usage = Usage(input_tokens=prompt, output_tokens=output,
+                                   total_tokens=(prompt or 0) + (output or 0))
+        if text:
+            self.text.append(text)
+        if not text and not fragments:
+            return None
+        return StreamDelta(text=text, tool_calls=fragments)
+
+    def absorb(self, whole: ChatResponse) -> StreamDelta | None:
+        for call in whole.tool_calls:  # a whole answer is parsed before the offered names are known
+            call.name = resolve_tool_name(call.name, self.offered)
+        return super().absorb(whole)
+
+
+async def _lines(response: httpx.Response) -> AsyncGenerator[ServerSentEvent, None]:
+    async for line in response.aiter_lines():
+        if line.strip():
+            yield ServerSentEvent(data=line)
+
+
+class OllamaNativeClient(LLMClient):
+    """``LLMClient`` speaking Ollama's own ``/api/chat``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        root = self._base_url
+        self._base_url = root[: -len("/v1")] if root.endswith("/v1") else root
+
+    @property
+    def supports_schema(self) -> bool:
+        return True
+
+    def _chat_url(self, call: _Call) -> str:
+        return f"{self._base_url}/api/chat"
+
+    def _new_accumulator(self) -> StreamAccumulator:
+        return OllamaAccumulator()
+
+    def _parse_whole(self, data: Any) -> ChatResponse:
+        if not isinstance(data, dict) or "message" not in data:
+            raise MalformedResponse("the answer has no message")
+        acc = OllamaAccumulator()
+        acc.add(data)
+        return acc.response()
+
+    def _stream_events(self, response: httpx.Response) -> AsyncGenerator[ServerSentEvent, None] | None:
+        if "ndjson" in response.headers.get("content-type", ""):
+            return _lines(response)
+        return super()._stream_events(response)
+
+    def _build_body(self, call: _Call) -> dict[str, Any]:
+        functions = functions_of(call.send_tools)
+        if isinstance(call.acc, OllamaAccumulator):
+            call.acc.offered = {f.name for f in functions}
+        body: dict[str, Any] = {"model": call.model, "messages": ollama_messages(call.messages),
+                                "stream": call.stream_now}
+        options: dict[str, Any] = {}
+        if call.temperature is not None:
+            options["temperature"] = call.temperature
+        if call.max_tokens is not None:
+            options["num_predict"] = call.max_tokens
+        if options:
+            body["options"] = options
+        if self.provider.reasoning:
+            body["think"] = self.provider.reasoning != "none"
+        if call.response_schema is not None:
+            body["format"] = call.response_schema
+        if functions:
+            body["tools"] = [{"type": "function", "function": {
+                "name": f.name, "description": f.description, "parameters": f.parameters}} for f in functions]
+        return body
+
+    async def list_models(self) -> list[str]:
+        data = await self._get_json(await self._client(), f"{self._base_url}/api/tags")
+        return [str(obj(m).get("name")) for m in obj(data).get("models") or [] if obj(m).get("name")]
+
+
