@@ -17,7 +17,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from jawad_desktop.core import events as ev
 from jawad_desktop.core.context import AppContext
@@ -64,6 +64,7 @@ class ChatController(QObject):
         self._last_user_text = ""
         self._speaker_class: Any = None
         self._cards: dict[str, int] = {}  # action-log entry id -> chat item id of its card
+        self._assistant_built = False
 
     # -- construction -----------------------------------------------------------------------
     def attach(self) -> None:
@@ -73,17 +74,29 @@ class ChatController(QObject):
         bridge.chat_response.connect(self._on_response)
         bridge.action_log.connect(self._on_action)
         if self.runner is None:
-            self._build_assistant()
+            self._open_store()
+            # The agent, the browser tools and voice import a lot (parsers, numpy, audio): build
+            # them right after the window is shown, not before (start-up time). A Send that
+            # comes first builds them at once.
+            self._build_timer = QTimer(self)
+            self._build_timer.setSingleShot(True)
+            self._build_timer.timeout.connect(self.ensure_assistant)
+            self._build_timer.start(0)
 
-    def _build_assistant(self) -> None:
-        """The store, the browser tools with Harbor, the agent, voice. Each part that cannot
-        start is reported and left out; the rest of the window keeps working."""
+    def _open_store(self) -> None:
         from jawad_desktop.core.store.conversations import ConversationStore
 
         try:
             self.store = ConversationStore.open(self.ctx.paths.data)
         except JawadError as exc:
             self.window.show_notice("error", "Conversations will not be saved: " + exc.user_text())
+
+    def ensure_assistant(self) -> None:
+        """Build the browser tools with Harbor, the agent and voice, once. Each part that cannot
+        start is reported and left out; the rest of the window keeps working."""
+        if self._assistant_built or self.runner is not None:
+            return
+        self._assistant_built = True
         try:
             self._build_agent()
         except Exception as exc:  # a broken part must not keep the window from opening
@@ -100,7 +113,11 @@ class ChatController(QObject):
         from jawad_desktop.core.tools.basic import basic_registry
         from jawad_desktop.ui.page_driver import attach_agent_browser
 
-        self.driver, self.kit = attach_agent_browser(self.ctx, self.window.browser.view)
+        view = self.window.browser.view
+        showing_start_page = view.url().scheme() not in ("http", "https", "file")
+        self.driver, self.kit = attach_agent_browser(self.ctx, view)
+        if showing_start_page:  # the driver's new page keeps web pages in view, not built-in HTML
+            self.window.browser.show_start_page(self.ctx.settings.browser.home_url)
         registry = basic_registry().merged(self.kit.session.registry())
         self.session = AgentSession(
             client=self._client_for_run,
@@ -164,6 +181,7 @@ class ChatController(QObject):
         chat = self.window.chat
         if self.busy:
             return
+        self.ensure_assistant()
         if self.ctx.settings.active() is None:
             # Keep what the user typed; tell them what to do.
             chat.add_message("notice", "Add a provider first: **Settings → Providers** (Ctrl+,).")
@@ -413,6 +431,7 @@ class ChatController(QObject):
 
     def extend_settings(self, dialog: SettingsDialog) -> None:
         """Add the pages other parts of the app own to the Settings dialog."""
+        self.ensure_assistant()
         if self.kit is not None:
             from jawad_desktop.ui.grants_page import GrantsPage
 
