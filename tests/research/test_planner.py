@@ -154,3 +154,12 @@ def test_plans_are_saved_with_their_conversation(tmp_path: Path) -> None:
         store.delete(cid)
         store.purge_deleted(cid)
         assert research.for_conversation(cid) == [] and research.get(plan.id) is None
+
+
+def test_the_research_slash_command() -> None:
+    from jawad_desktop.core.agent import commands
+
+    assert commands.research_intent("/research  compare kettles in 3 shops ") == "compare kettles in 3 shops"
+    assert commands.research_intent("/Research") == ""
+    assert commands.research_intent("research kettles") is None and commands.research_intent("/help") is None
+    assert "`/research`" in commands.help_text() and not commands.known("research")
