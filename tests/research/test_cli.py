@@ -85,3 +85,63 @@ def test_plan_only_json_and_a_plan_that_cannot_be_made(scripted_model: ScriptedM
     bad = _research(scripted_model, profile_dir, "--yes")
     assert bad.returncode == 1 and "did not write a usable research plan in 3 tries" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+def _on_terminal(model: ScriptedModel, profile: Path, answers: list[bytes]) -> tuple[int, str, str]:
+    """Run `jawad research` with stdin and stderr on a pseudo-terminal; answer each question in turn."""
+    import pty
+    import select
+    import time
+
+    master, slave = pty.openpty()
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jawad_desktop", "--profile", str(profile), "research", INTENT,
+         "--kind", "openai-compatible", "--base-url", model.base_url, "--model", "scripted"],
+        stdin=slave, stderr=slave, stdout=subprocess.PIPE, env=env, text=True,
+    )
+    os.close(slave)
+    seen = b""
+    try:
+        for answer in answers:
+            deadline = time.monotonic() + 60
+            while b"Run this plan? [y/N]" not in seen and time.monotonic() < deadline:
+                ready, _, _ = select.select([master], [], [], 0.5)
+                if ready:
+                    seen += os.read(master, 4096)
+            assert b"Run this plan? [y/N]" in seen, seen.decode(errors="replace")
+            os.write(master, answer)
+        out, _ = proc.communicate(timeout=120)
+        while True:
+            ready, _, _ = select.select([master], [], [], 0.2)
+            if not ready:
+                break
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(master)
+    return proc.returncode, out, seen.decode(errors="replace")
+
+
+def test_on_a_terminal_the_plan_is_approved_or_declined(scripted_model: ScriptedModel, page_server: str,
+                                                        profile_dir: Path) -> None:
+    one = json.dumps({"steps": [{"agent": "BrowserAgent", "task": "Find the kettle's price at shop B",
+                                 "site": f"{page_server}/research/shop-b.html", "permissions": ["navigate"]}]})
+    scripted_model.script(text(one))
+    code, out, terminal = _on_terminal(scripted_model, profile_dir, [b"n\n"])
+    assert code == 1 and "The plan was not run." in terminal and "1. [BrowserAgent]" in out
+    assert scripted_model.remaining == 0 and len(scripted_model.requests) == 1
+    url = f"{page_server}/research/shop-b.html"
+    scripted_model.script(text(one), call("navigate", {"url": url}), call("read_page", {}),
+                          text("Bravo Home: $34.50."), text("It costs $34.50 at Bravo Home [1]."))
+    code, out, terminal = _on_terminal(scripted_model, profile_dir, [b"y\n"])
+    assert code == 0, terminal
+    assert "It costs $34.50 at Bravo Home [1]." in out and f"[1] Acme Kettle 1.7 L — Bravo Home — {url}" in out
+    assert "[1/1] completed" in terminal
