@@ -26,7 +26,7 @@ import asyncio
 import dataclasses
 import logging
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jawad_desktop.core import events
 from jawad_desktop.core.agent.permissions import GateDecision, PermissionCheck, PermissionGate
@@ -46,6 +46,12 @@ from jawad_desktop.core.research.synthesis import (
 )
 from jawad_desktop.core.store.settings import Settings
 from jawad_desktop.core.tools.registry import PermissionLevel, Tool, ToolRegistry, ToolResult
+
+if TYPE_CHECKING:
+    from jawad_desktop.core.context import AppContext
+    from jawad_desktop.core.store.conversations import ConversationStore
+    from jawad_desktop.core.store.secrets import SecretStore
+    from jawad_desktop.core.tools.browser import BrowserKit, BrowserSession
 
 log = logging.getLogger("jawad.research")
 
@@ -91,7 +97,8 @@ class PlanPublisher:
     """Publishes the whole plan after each change: a ``WorkflowUpdate`` and, with a
     conversation, a save. A save that fails is told once and does not stop the research."""
 
-    def __init__(self, bus: EventBus, store: Any = None, conversation_id: str | None = None) -> None:
+    def __init__(self, bus: EventBus, store: ConversationStore | None = None,
+                 conversation_id: str | None = None) -> None:
         self.bus = bus
         self.conversation_store = store
         self.conversation_id = conversation_id
@@ -134,10 +141,10 @@ class ResearchExecutor:
         settings: Settings,
         bus: EventBus,
         gate: PermissionGate,
-        browser: Any = None,
+        browser: BrowserSession | None = None,
         page_provider: Callable[[], Any] | None = None,
-        secrets: Any = None,
-        store: Any = None,
+        secrets: SecretStore | None = None,
+        store: ConversationStore | None = None,
         conversation_id: str | None = None,
     ) -> None:
         self._client_source = client
@@ -145,7 +152,7 @@ class ResearchExecutor:
         self.settings = settings
         self.bus = bus
         self.gate = gate
-        self.browser = browser  # core.tools.browser.BrowserSession, for context and the last product
+        self.browser = browser  # the page's context, the last product, what was read
         self.page_provider = page_provider
         self.secrets = secrets
         self.publisher = PlanPublisher(bus, store, conversation_id)
@@ -153,8 +160,8 @@ class ResearchExecutor:
         self._task: asyncio.Task[ResearchPlan] | None = None
 
     @classmethod
-    def for_kit(cls, ctx: Any, client: ChatClient | Callable[[], ChatClient], kit: Any, page: Any, *,
-                store: Any = None, conversation_id: str | None = None) -> ResearchExecutor:
+    def for_kit(cls, ctx: AppContext, client: ChatClient | Callable[[], ChatClient], kit: BrowserKit, page: Any, *,
+                store: ConversationStore | None = None, conversation_id: str | None = None) -> ResearchExecutor:
         """An executor on a ``BrowserKit`` (``core.tools.browser.browser_kit``) and its page."""
         from jawad_desktop.core.tools.basic import basic_registry
 
@@ -363,7 +370,7 @@ class ResearchExecutor:
         return plan
 
 
-def _recording(tool: Tool, record: Callable[[str, str], None], browser: Any) -> Tool:
+def _recording(tool: Tool, record: Callable[[str, str], None], browser: BrowserSession | None) -> Tool:
     """A copy of a read tool that records the page it read (URL and title from its result)."""
     original = tool.fn
 
