@@ -19,6 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from jawad_desktop.core.llm.config import ProviderConfig
+from jawad_desktop.core.mcp.config import McpSettings
 
 log = logging.getLogger("jawad.store.settings")
 
@@ -106,6 +107,7 @@ class Settings(BaseModel):
     browser: BrowserSettings = Field(default_factory=lambda: BrowserSettings())
     voice: VoiceSettings = Field(default_factory=lambda: VoiceSettings())
     ui: UISettings = Field(default_factory=lambda: UISettings())
+    mcp: McpSettings = Field(default_factory=lambda: McpSettings())
 
     @model_validator(mode="after")
     def _unique_names(self) -> Settings:

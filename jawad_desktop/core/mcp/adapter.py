@@ -1,0 +1,354 @@
+"""Spec 003's MCP tool adapter: the tools of MCP servers as tools of the agent's registry.
+
+``McpConnections`` opens one ``ClientSession`` per configured server, over stdio (the
+server's command is started as a child process) or streamable HTTP (headers read from
+the keyring), lists its tools, keeps those on the allow-list, and registers each as a
+``Tool`` whose schema is the server's own and whose call goes back through the session.
+A server that cannot be reached is skipped with a message in ``problems``; the others
+still work.
+
+Each session lives in its own task (the SDK's transports are anyio task groups, which must
+be entered and left by one task); calls may come from any task on the loop.
+
+Usage::
+
+    registry = await mcp_registry(ctx)            # McpRegistry, a ToolRegistry
+    tools = builtin.merged(registry)
+    ...
+    await registry.aclose()                       # stops stdio servers, ends HTTP sessions
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime
+import logging
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from jawad_desktop.core.mcp.config import McpServerConfig, McpSettings, mcp_header_key_name
+from jawad_desktop.core.store.secrets import SecretStore
+from jawad_desktop.core.tools.registry import PermissionLevel, Tool, ToolError, ToolRegistry
+
+log = logging.getLogger("jawad.mcp")
+
+__all__ = ["McpConnections", "McpRegistry", "McpToolInfo", "mcp_registry", "permission_level"]
+
+_UNSET: Any = object()  # an optional argument the model left out: not sent to the server
+_NAME_CLEAN = re.compile(r"[^A-Za-z0-9_]+")
+
+
+def _unset() -> Any:
+    return _UNSET
+
+
+def permission_level(permission: str) -> PermissionLevel:
+    """The tool level of a server's ``permission``: "ask" is the highest, asked every time."""
+    return PermissionLevel.SUBMIT if permission == "ask" else PermissionLevel(permission)
+
+
+@dataclass(frozen=True)
+class McpToolInfo:
+    """One tool a server offers, as listed (for `jawad mcp list --tools` and Settings)."""
+
+    server: str
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    allowed: bool
+
+
+@dataclass
+class _Server:
+    config: McpServerConfig
+    session: Any = None  # mcp.ClientSession once connected
+    task: asyncio.Task[None] | None = None
+    ready: asyncio.Event = field(default_factory=asyncio.Event)
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    problem: str = ""
+    tools: list[McpToolInfo] = field(default_factory=list)
+
+
+class McpConnections:
+    """Sessions with the configured MCP servers; ``aclose()`` ends them all."""
+
+    def __init__(self, settings: McpSettings, secrets: SecretStore | None = None, *,
+                 log_dir: Path | None = None) -> None:
+        self.settings = settings
+        self.secrets = secrets
+        self.log_dir = log_dir
+        self._servers: dict[str, _Server] = {}
+
+    @property
+    def problems(self) -> dict[str, str]:
+        """Servers that could not be used, with what happened and what to do."""
+        return {name: s.problem for name, s in self._servers.items() if s.problem}
+
+    def tools(self) -> list[McpToolInfo]:
+        return [tool for server in self._servers.values() for tool in server.tools]
+
+    async def connect(self, only: str | None = None) -> None:
+        """Connect to every enabled server (or the one named ``only``), in parallel."""
+        chosen = [s for s in self.settings.servers
+                  if (s.name.casefold() == only.casefold() if only else s.enabled)]
+        for config in chosen:
+            server = _Server(config)
+            self._servers[config.name] = server
+            server.task = asyncio.create_task(self._run(server), name=f"mcp:{config.name}")
+        waits = [self._wait_ready(s) for s in self._servers.values() if s.config in chosen]
+        await asyncio.gather(*waits)
+
+    async def _wait_ready(self, server: _Server) -> None:
+        assert server.task is not None
+        ready = asyncio.ensure_future(server.ready.wait())
+        try:
+            done, _ = await asyncio.wait({ready, server.task}, timeout=self.settings.connect_timeout_s,
+                                         return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            ready.cancel()
+        if not done:
+            server.problem = (f"The MCP server {server.config.name!r} ({server.config.where}) did not answer "
+                              f"within {self.settings.connect_timeout_s:g} s. Check that it starts and "
+                              "answers, e.g. with `jawad mcp list --tools`.")
+            await self._stop(server)
+
+    async def _run(self, server: _Server) -> None:
+        """The task that owns one session: connect, list tools, wait for ``stop``, close."""
+        from mcp import ClientSession
+
+        config = server.config
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                read, write = await self._open_transport(config, stack)
+                session = await stack.enter_async_context(ClientSession(read, write))
+                await session.initialize()
+                listed = await session.list_tools()
+                allowed = set(config.allowed_tools)
+                server.tools = [
+                    McpToolInfo(config.name, t.name, t.description or "", dict(t.inputSchema or {}),
+                                not allowed or t.name in allowed)
+                    for t in listed.tools
+                ]
+                missing = allowed - {t.name for t in listed.tools}
+                if missing:
+                    log.warning("MCP server %s has no tools named %s", config.name, ", ".join(sorted(missing)))
+                server.session = session
+                server.ready.set()
+                log.info("MCP server %s: %d tools (%d allowed)", config.name, len(server.tools),
+                         sum(t.allowed for t in server.tools))
+                await server.stop.wait()
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:  # the SDK raises exception groups from its task groups
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+            server.problem = _explain(config, exc)
+            log.warning("MCP server %s failed: %s", config.name, _first_error(exc))
+        finally:
+            server.session = None
+
+    async def _open_transport(self, config: McpServerConfig, stack: contextlib.AsyncExitStack) -> tuple[Any, Any]:
+        """The message streams to and from the server, their transport entered on ``stack``."""
+        if config.transport == "stdio":
+            from mcp import StdioServerParameters
+            from mcp.client.stdio import stdio_client
+
+            params = StdioServerParameters(command=config.command, args=config.args, env=config.env or None,
+                                           cwd=config.cwd or None)
+            read, write = await stack.enter_async_context(stdio_client(params, errlog=self._errlog(config, stack)))
+            return read, write
+        import httpx
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        timeout = httpx.Timeout(self.settings.connect_timeout_s, read=self.settings.call_timeout_s)
+        http = await stack.enter_async_context(create_mcp_http_client(headers=self._headers(config), timeout=timeout))
+        read, write, _session_id = await stack.enter_async_context(streamable_http_client(config.url, http_client=http))
+        return read, write
+
+    def _errlog(self, config: McpServerConfig, stack: contextlib.AsyncExitStack) -> TextIO:
+        """Where a stdio server's stderr goes: a log file per server (never the user's terminal)."""
+        if self.log_dir is None:
+            return stack.enter_context(open(os.devnull, "w"))
+        safe = _NAME_CLEAN.sub("_", config.name)
+        return stack.enter_context((self.log_dir / f"mcp-{safe}.log").open("a", encoding="utf-8"))
+
+    def _headers(self, config: McpServerConfig) -> dict[str, str]:
+        headers: dict[str, str] = {}
+        for name in config.headers:
+            value = self.secrets.get(mcp_header_key_name(config.name, name)) if self.secrets else None
+            if value is None:
+                log.warning("MCP server %s: no value in the keyring for header %s", config.name, name)
+                continue
+            headers[name] = value
+        return headers
+
+    async def call(self, server_name: str, tool: str, arguments: dict[str, Any]) -> Any:
+        """Call ``tool`` on a connected server: the ``CallToolResult``, or ``ToolError``."""
+        server = self._servers.get(server_name)
+        if server is None or server.session is None:
+            raise ToolError(f"The MCP server {server_name!r} is not connected; check it in Settings → MCP.")
+        try:
+            return await server.session.call_tool(
+                tool, arguments, read_timeout_seconds=datetime.timedelta(seconds=self.settings.call_timeout_s))
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            raise ToolError(f"The MCP server {server_name!r} failed to run {tool}: {_first_error(exc)}") from None
+
+    async def _stop(self, server: _Server) -> None:
+        server.stop.set()
+        task = server.task
+        if task is None or task.done():
+            return
+        try:
+            await asyncio.wait_for(asyncio.shield(task), timeout=10)
+        except TimeoutError:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    async def aclose(self) -> None:
+        await asyncio.gather(*(self._stop(s) for s in self._servers.values()))
+
+    def registry(self) -> McpRegistry:
+        """The allowed tools of every connected server, as one registry."""
+        registry = McpRegistry(self)
+        for server in self._servers.values():
+            if server.session is None:
+                continue
+            for info in server.tools:
+                if info.allowed:
+                    registry.add(_tool(self, info, server.config, taken=registry))
+        return registry
+
+
+class McpRegistry(ToolRegistry):
+    """A ``ToolRegistry`` of MCP tools that also owns their connections (``aclose``)."""
+
+    def __init__(self, connections: McpConnections) -> None:
+        super().__init__()
+        self.connections = connections
+
+    @property
+    def problems(self) -> dict[str, str]:
+        return self.connections.problems
+
+    async def aclose(self) -> None:
+        await self.connections.aclose()
+
+
+def _tool(connections: McpConnections, info: McpToolInfo, config: McpServerConfig, *,
+          taken: ToolRegistry) -> Tool:
+    """A registry ``Tool`` calling ``info`` on its server, with the server's own schema."""
+    name = _NAME_CLEAN.sub("_", info.name).strip("_")[:64] or "tool"
+    if not re.match(r"[A-Za-z_]", name):
+        name = f"t_{name}"[:64]
+    if name in taken:
+        name = f"{_NAME_CLEAN.sub('_', config.name)}_{name}"[:64]
+    raw_properties = info.input_schema.get("properties")
+    properties: dict[str, Any] = raw_properties if isinstance(raw_properties, dict) else {}
+    required = set(info.input_schema.get("required") or [])
+    fields: dict[str, Any] = {}
+    originals: dict[str, str] = {}
+    for index, (prop, spec) in enumerate(properties.items()):
+        field_name = f"a{index}"
+        originals[field_name] = prop
+        description = spec.get("description") if isinstance(spec, dict) else None
+        fields[field_name] = (Any, (Field(alias=prop, description=description) if prop in required
+                            else Field(default_factory=_unset, alias=prop, description=description)))
+    model = create_model(f"mcp_{name}_arguments", __config__=ConfigDict(extra="forbid", populate_by_name=False),
+                         **fields)
+
+    async def call(**kwargs: Any) -> str:
+        arguments = {originals[k]: v for k, v in kwargs.items() if v is not _UNSET}
+        result = await connections.call(config.name, info.name, arguments)
+        text = _result_text(result)
+        if getattr(result, "isError", False):
+            raise ToolError(text or f"{info.name} failed on the MCP server {config.name!r}")
+        return text
+
+    tool = Tool(
+        name=name,
+        description=(info.description or info.name).strip() + f" (MCP server: {config.name})",
+        fn=call,
+        arguments_model=_as_model(model),
+        level=permission_level(config.permission),
+        site=lambda ctx, args: f"mcp:{config.name}",
+    )
+    schema = dict(info.input_schema) or {"type": "object", "properties": {}}
+    schema.setdefault("type", "object")
+    schema.setdefault("properties", {})
+    tool.schema = schema
+    return tool
+
+
+def _as_model(model: Any) -> type[BaseModel]:
+    assert isinstance(model, type) and issubclass(model, BaseModel)
+    return model
+
+
+def _result_text(result: Any) -> str:
+    parts: list[str] = []
+    for item in getattr(result, "content", None) or []:
+        kind = getattr(item, "type", "")
+        if kind == "text":
+            parts.append(str(item.text))
+        elif kind == "image":
+            parts.append(f"[image {getattr(item, 'mimeType', '')}, {len(getattr(item, 'data', ''))} bytes base64]")
+        elif kind == "resource":
+            resource = getattr(item, "resource", None)
+            parts.append(str(getattr(resource, "text", "") or getattr(resource, "uri", "")))
+        else:
+            parts.append(str(item))
+    structured = getattr(result, "structuredContent", None)
+    if not parts and structured is not None:
+        import json
+
+        parts.append(json.dumps(structured, ensure_ascii=False, default=str))
+    return "\n".join(parts)
+
+
+def _first_error(exc: BaseException) -> str:
+    """The innermost useful error of an exception group (anyio wraps failures in groups)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def _explain(config: McpServerConfig, exc: BaseException) -> str:
+    detail = _first_error(exc)
+    if config.transport == "stdio":
+        if "FileNotFoundError" in detail or "No such file" in detail:
+            return (f"The MCP server {config.name!r} could not be started: the command {config.command!r} "
+                    "was not found. Install it or fix the command with `jawad mcp add` (or Settings → MCP).")
+        return (f"The MCP server {config.name!r} ({config.where}) stopped or did not speak MCP ({detail}). "
+                "Run its command in a terminal to see why; its output is in the log folder.")
+    if "401" in detail or "403" in detail:
+        return (f"The MCP server {config.name!r} at {config.url} refused the credentials ({detail}). "
+                "Set its headers again with `jawad mcp add` (or Settings → MCP).")
+    return (f"Can't use the MCP server {config.name!r} at {config.url} ({detail}). "
+            "Check that it is running and that the URL is its streamable-HTTP endpoint (often ending in /mcp).")
+
+
+async def mcp_registry(ctx: Any, *, only: str | None = None) -> McpRegistry:
+    """Connect to the MCP servers in ``ctx``'s settings; their allowed tools as a registry.
+
+    Never raises for a server that fails: see ``registry.problems``. Close it with ``aclose()``.
+    """
+    secrets = ctx.secrets if ctx.secrets.available else None
+    connections = McpConnections(ctx.settings.mcp, secrets, log_dir=ctx.paths.logs)
+    try:
+        await connections.connect(only)
+    except BaseException:
+        await connections.aclose()
+        raise
+    return connections.registry()
+
+

@@ -1,0 +1,103 @@
+"""What an MCP server is, as the user configures it (kept in the settings file).
+
+A server is either a command started over stdio, or a streamable-HTTP URL. Header values
+(tokens) are never in this model: only their names are, and the values live in the OS
+keyring under ``mcp_header_key_name(server, header)``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from jawad_desktop.core.llm.config import validate_base_url
+
+__all__ = ["MCP_PERMISSIONS", "McpServerConfig", "McpSettings", "mcp_header_key_name"]
+
+# "ask" asks before every call (unless allowed for the session); the others are the tool
+# permission levels of spec 001 and follow the same policy as the built-in tools.
+MCP_PERMISSIONS = ("ask", "read-only", "navigate", "interact", "submit")
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,47}$")
+_HEADER_RE = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+
+
+def mcp_header_key_name(server: str, header: str) -> str:
+    """The keyring user name under which one header value of an MCP server is kept."""
+    return f"mcp:{server}:{header.lower()}"
+
+
+class McpServerConfig(BaseModel):
+    """One MCP server. Validation errors are phrased for the Settings page and the CLI."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    name: str
+    transport: Literal["stdio", "http"]
+    command: str = ""
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)  # plain values only: secrets go in headers
+    cwd: str = ""
+    url: str = ""
+    headers: list[str] = Field(default_factory=list)  # names; the values are in the keyring
+    allowed_tools: list[str] = Field(default_factory=list)  # empty: every tool the server has
+    permission: Literal["ask", "read-only", "navigate", "interact", "submit"] = "ask"
+    enabled: bool = True
+
+    @field_validator("name")
+    @classmethod
+    def _check_name(cls, value: str) -> str:
+        value = value.strip()
+        if not _NAME_RE.match(value):
+            raise ValueError("Use up to 48 letters, digits, spaces or . _ - in the name of an MCP server")
+        return value
+
+    @field_validator("headers")
+    @classmethod
+    def _check_headers(cls, value: list[str]) -> list[str]:
+        for header in value:
+            if not _HEADER_RE.match(header):
+                raise ValueError(f"{header!r} is not a valid HTTP header name")
+        return value
+
+    @model_validator(mode="after")
+    def _check_transport(self) -> McpServerConfig:
+        if self.transport == "stdio":
+            if not self.command.strip():
+                raise ValueError("A stdio MCP server needs the command that starts it")
+        else:
+            if not self.url.strip():
+                raise ValueError("An HTTP MCP server needs its URL")
+            self.url = validate_base_url(self.url)
+        return self
+
+    @property
+    def where(self) -> str:
+        """The server as the user knows it: its command line or its URL."""
+        if self.transport == "stdio":
+            return " ".join([self.command, *self.args])
+        return self.url
+
+
+class McpSettings(BaseModel):
+    """The ``mcp`` section of the settings."""
+
+    model_config = ConfigDict(extra="ignore", validate_assignment=True)
+
+    servers: list[McpServerConfig] = Field(default_factory=list)
+    connect_timeout_s: float = Field(30.0, gt=0, le=600)
+    call_timeout_s: float = Field(120.0, gt=0, le=3600)
+
+    @model_validator(mode="after")
+    def _unique(self) -> McpSettings:
+        seen: set[str] = set()
+        for server in self.servers:
+            if server.name.casefold() in seen:
+                raise ValueError(f"Two MCP servers are named {server.name!r}")
+            seen.add(server.name.casefold())
+        return self
+
+    def server(self, name: str) -> McpServerConfig | None:
+        key = name.casefold()
+        return next((s for s in self.servers if s.name.casefold() == key), None)

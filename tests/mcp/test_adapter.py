@@ -1,0 +1,151 @@
+"""MCP servers as tools, against a real FastMCP server started by the tests: over stdio
+(a child process per connection) and over streamable HTTP on 127.0.0.1 with a token
+header read from the real keyring."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from jawad_desktop.core.events import EventBus
+from jawad_desktop.core.mcp.adapter import McpConnections, McpRegistry
+from jawad_desktop.core.mcp.config import McpServerConfig, McpSettings, mcp_header_key_name
+from jawad_desktop.core.store.secrets import SecretStore
+from jawad_desktop.core.store.settings import Settings
+from jawad_desktop.core.tools.context import ToolContext
+from jawad_desktop.core.tools.registry import PermissionLevel, ToolRegistry
+from tests.mcp.conftest import ROOT, HttpMcp
+
+STDIO = McpServerConfig(name="Test stdio", transport="stdio", command=sys.executable,
+                        args=["-m", "tests.servers.mcp_server", "stdio"], cwd=str(ROOT))
+
+
+def tool_ctx() -> ToolContext:
+    return ToolContext(settings=Settings(), bus=EventBus())
+
+
+async def _connect(servers: list[McpServerConfig], secrets: SecretStore | None = None,
+                   log_dir: Path | None = None) -> McpRegistry:
+    connections = McpConnections(McpSettings(servers=servers, connect_timeout_s=20), secrets, log_dir=log_dir)
+    await connections.connect()
+    return connections.registry()
+
+
+async def _call(registry: ToolRegistry, name: str, arguments: dict[str, Any]) -> tuple[bool, str]:
+    tool = registry.get(name)
+    assert tool is not None, registry.names()
+    result = await tool.run(tool_ctx(), tool.validate(arguments))
+    return result.ok, result.for_model
+
+
+def test_stdio_tools_join_the_registry_and_run(arun: Any, tmp_path: Path) -> None:
+    async def run() -> tuple[McpRegistry, list[tuple[bool, str]]]:
+        registry = await _connect([STDIO], log_dir=tmp_path)
+        try:
+            results = [await _call(registry, "add", {"a": 2, "b": 40}),
+                       await _call(registry, "echo", {"text": "hi"}),
+                       await _call(registry, "echo", {"text": "hi", "shout": True}),
+                       await _call(registry, "fail", {"reason": "because"}),
+                       await _call(registry, "whoami", {})]
+        finally:
+            await registry.aclose()
+        return registry, results
+
+    registry, results = arun(run(), timeout=60)
+    assert registry.problems == {}
+    assert registry.names() == ["add", "echo", "fail", "whoami"]
+    assert results[0] == (True, "42") and results[1] == (True, "hi") and results[2] == (True, "HI")
+    assert results[3][0] is False and "failed on purpose: because" in results[3][1]
+    assert results[4] == (True, "stdio")
+    echo = registry.get("echo")
+    assert echo is not None
+    # The server's own schema goes to the model; calls are asked for by default.
+    assert echo.schema["required"] == ["text"] and set(echo.schema["properties"]) == {"text", "shout"}
+    assert echo.level is PermissionLevel.SUBMIT and "MCP server: Test stdio" in echo.description
+    assert echo.site_for(tool_ctx(), echo.validate({"text": "x"})) == "mcp:Test stdio"
+    assert (tmp_path / "mcp-Test_stdio.log").exists()  # the server's stderr, not the terminal
+
+
+def test_allow_list_and_permission(arun: Any) -> None:
+    config = STDIO.model_copy(update={"allowed_tools": ["add"], "permission": "read-only"})
+
+    async def run() -> McpRegistry:
+        registry = await _connect([config])
+        await registry.aclose()
+        return registry
+
+    registry = arun(run(), timeout=60)
+    assert registry.names() == ["add"]
+    tool = registry.get("add")
+    assert tool is not None and tool.level is PermissionLevel.READ_ONLY
+    assert [(t.name, t.allowed) for t in registry.connections.tools()] == [
+        ("add", True), ("echo", False), ("fail", False), ("whoami", False)]
+
+
+def test_unknown_arguments_are_feedback_for_the_model(arun: Any) -> None:
+    async def run() -> str:
+        registry = await _connect([STDIO])
+        try:
+            tool = registry.get("add")
+            assert tool is not None
+            try:
+                tool.validate({"a": 1, "b": 2, "c": 3})
+            except Exception as exc:
+                return str(exc)
+            return ""
+        finally:
+            await registry.aclose()
+
+    assert "'c' is not an argument of add" in arun(run(), timeout=60)
+
+
+def test_http_with_headers_from_the_keyring(arun: Any, http_mcp: HttpMcp, secret_store: SecretStore) -> None:
+    config = McpServerConfig(name="Remote", transport="http", url=http_mcp.url, headers=["Authorization", "X-Client"])
+    secret_store.set(mcp_header_key_name("Remote", "Authorization"), f"Bearer {http_mcp.token}")
+    secret_store.set(mcp_header_key_name("Remote", "X-Client"), "jawad-tests")
+
+    async def run() -> tuple[McpRegistry, tuple[bool, str], tuple[bool, str]]:
+        registry = await _connect([config], secret_store)
+        try:
+            return registry, await _call(registry, "add", {"a": 1, "b": 1}), await _call(registry, "whoami", {})
+        finally:
+            await registry.aclose()
+
+    registry, added, who = arun(run(), timeout=60)
+    assert registry.problems == {} and added == (True, "2") and who == (True, "http jawad-tests")
+
+
+def test_failures_are_explained_and_others_still_work(arun: Any, http_mcp: HttpMcp, tmp_path: Path) -> None:
+    missing = McpServerConfig(name="Missing", transport="stdio", command="no-such-mcp-server-command")
+    refused = McpServerConfig(name="NoToken", transport="http", url=http_mcp.url)
+    down = McpServerConfig(name="Down", transport="http", url="http://127.0.0.1:9/mcp")
+
+    async def run() -> McpRegistry:
+        registry = await _connect([missing, refused, down, STDIO], log_dir=tmp_path)
+        await registry.aclose()
+        return registry
+
+    registry = arun(run(), timeout=90)
+    assert "add" in registry.names()
+    problems = registry.problems
+    assert set(problems) == {"Missing", "NoToken", "Down"}
+    assert "was not found" in problems["Missing"]
+    assert "refused the credentials" in problems["NoToken"] and "jawad mcp add" in problems["NoToken"]
+    assert "Can't use the MCP server 'Down'" in problems["Down"]
+
+
+def test_two_servers_with_the_same_tool_names(arun: Any, http_mcp: HttpMcp, secret_store: SecretStore) -> None:
+    remote = McpServerConfig(name="Remote", transport="http", url=http_mcp.url, headers=["Authorization"])
+    secret_store.set(mcp_header_key_name("Remote", "Authorization"), f"Bearer {http_mcp.token}")
+
+    async def run() -> tuple[list[str], tuple[bool, str]]:
+        registry = await _connect([STDIO, remote], secret_store)
+        try:
+            return registry.names(), await _call(registry, "Remote_whoami", {})
+        finally:
+            await registry.aclose()
+
+    names, who = arun(run(), timeout=60)
+    assert names[:4] == ["add", "echo", "fail", "whoami"] and "Remote_add" in names
+    assert who == (True, "http")
