@@ -97,9 +97,15 @@ def test_an_unreachable_model_is_a_friendly_error(client: LLMClient, scripted_mo
     (json.dumps(VALID["steps"]), 2),  # a bare list of steps
     ("```\n" + json.dumps(VALID).replace('"http', "'http").replace('/k"', "/k'") + "\n```", 2),  # single quotes
     ('{"steps": [{"agent": "reader agent", "description": "Read the open page", "permission": "read only",},]}', 1),
+    ('[{"task": "Open the shop", "url": "http://a.example"}, {"task": "Search for reviews"}]', 2),
 ])
 def test_parse_plan_repairs_the_usual_shapes(reply: str, steps: int) -> None:
     assert len(parse_plan(reply).steps) == steps
+
+
+def test_a_missing_agent_is_chosen_from_the_site() -> None:
+    plan = parse_plan('[{"task": "Open the shop", "url": "http://a.example"}, {"task": "Search for reviews"}]')
+    assert [(s.agent, s.site) for s in plan.steps] == [("BrowserAgent", "http://a.example"), ("SearchAgent", "")]
 
 
 @pytest.mark.parametrize(("reply", "problem"), [

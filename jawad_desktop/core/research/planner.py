@@ -3,9 +3,10 @@
 Structured output by prompt (every provider can do it): the system prompt gives the JSON shape,
 the agents and the permission levels. The reply is repaired before it is judged: the JSON is
 taken out of code fences or surrounding prose, parsed leniently (trailing commas, single quotes),
-and coerced (a bare list of steps, ``"plan"`` instead of ``"steps"``, permissions as one string,
-agent names in any case). What still does not validate goes back to the model with pydantic's
-errors, at most ``max_attempts`` requests in all; then the user is told what to do.
+and coerced (a bare list of steps, ``"plan"`` instead of ``"steps"``, ``"url"`` for ``"site"``,
+permissions as one string, agent names in any case, a missing agent chosen from the site). What
+still does not validate goes back to the model with pydantic's errors, at most ``max_attempts``
+requests in all; then the user is told what to do.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def _candidates(text: str) -> list[str]:
 def _coerce(value: Any) -> Any:
     """The shapes models use for a plan, turned into ``{"steps": [...]}``."""
     if isinstance(value, list):
-        return {"steps": value}
+        value = {"steps": value}
     if isinstance(value, dict):
         if "steps" not in value:
             for key in ("plan", "workflow", "tasks"):
@@ -83,6 +84,9 @@ def _coerce_step(step: Any) -> Any:
                 if other in step:
                     step[wanted] = step.pop(other)
                     break
+    if not step.get("agent") and step.get("task"):
+        # Weak models often leave the agent out: a step with a site opens it, one without searches.
+        step["agent"] = "BrowserAgent" if step.get("site") else "SearchAgent"
     return step
 
 
