@@ -9,18 +9,25 @@ from __future__ import annotations
 
 import html
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from markdown_it import MarkdownIt
-from pygments import highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexers import get_lexer_by_name, guess_lexer
-from pygments.util import ClassNotFound
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from pygments.formatters import HtmlFormatter
 
-_md = MarkdownIt("commonmark", {"html": False, "linkify": False, "breaks": True}).enable("table")
+
+@lru_cache(maxsize=1)
+def _markdown() -> MarkdownIt:
+    # Imported on first use: the window shows before any message needs rendering.
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": False, "linkify": False, "breaks": True}).enable("table")
 
 
 def _lexer(lang: str, code: str):  # type: ignore[no-untyped-def]
+    from pygments.lexers import get_lexer_by_name, guess_lexer
+    from pygments.util import ClassNotFound
+
     try:
         if lang:
             return get_lexer_by_name(lang)
@@ -31,17 +38,22 @@ def _lexer(lang: str, code: str):  # type: ignore[no-untyped-def]
 
 @lru_cache(maxsize=4)
 def _formatter(dark: bool) -> HtmlFormatter:
+    from pygments.formatters import HtmlFormatter
+
     return HtmlFormatter(noclasses=True, nowrap=True, style="monokai" if dark else "friendly")
 
 
 def code_blocks(text: str) -> list[str]:
     """The fenced and indented code blocks of ``text``, in order."""
-    return [tok.content for tok in _md.parse(text) if tok.type in ("fence", "code_block")]
+    return [tok.content for tok in _markdown().parse(text) if tok.type in ("fence", "code_block")]
 
 
 def render_markdown(text: str, *, dark: bool = False) -> str:
     """HTML for ``text``; code blocks highlighted and followed by a Copy link."""
-    tokens = _md.parse(text)
+    from pygments import highlight
+
+    md = _markdown()
+    tokens = md.parse(text)
     counter = 0
     bg = "#272822" if dark else "#f4f4f4"
     link = "#8ab4f8" if dark else "#1a5fb4"
@@ -62,11 +74,11 @@ def render_markdown(text: str, *, dark: bool = False) -> str:
         counter += 1
         return out
 
-    renderer: Any = _md.renderer
+    renderer: Any = md.renderer
     saved = renderer.rules.get("fence"), renderer.rules.get("code_block")
     renderer.rules["fence"] = fence
     renderer.rules["code_block"] = fence
     try:
-        return renderer.render(tokens, _md.options, {})
+        return renderer.render(tokens, md.options, {})
     finally:
         renderer.rules["fence"], renderer.rules["code_block"] = saved

@@ -74,8 +74,7 @@ class ChatController(QObject):
         bridge.chat_response.connect(self._on_response)
         bridge.action_log.connect(self._on_action)
         if self.runner is None:
-            self._open_store()
-            # The agent, the browser tools and voice import a lot (parsers, numpy, audio): build
+            # The store, the agent, the browser tools and voice import a lot (parsers, numpy, audio): build
             # them right after the window is shown, not before (start-up time). A Send that
             # comes first builds them at once.
             self._build_timer = QTimer(self)
@@ -97,6 +96,8 @@ class ChatController(QObject):
         if self._assistant_built or self.runner is not None:
             return
         self._assistant_built = True
+        self._open_store()
+        self.window.add_sidebar()
         try:
             self._build_agent()
         except Exception as exc:  # a broken part must not keep the window from opening

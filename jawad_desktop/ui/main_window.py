@@ -133,7 +133,6 @@ class MainWindow(QMainWindow):
         self._settings_dialog: SettingsDialog | None = None
         self._build_menus()
         self._connect()
-        self._add_sidebar()
         self.apply_appearance()
         self._restore_layout()
         self.update_provider_label()
@@ -195,9 +194,10 @@ class MainWindow(QMainWindow):
         self.bridge.notice.connect(self.show_notice)
         self.bridge.retry.connect(self._retrying)
 
-    def _add_sidebar(self) -> None:
+    def add_sidebar(self) -> None:
+        """The history sidebar, once the conversation store is open (right after start)."""
         store = self.controller.store
-        if store is None:
+        if store is None or self.sidebar is not None:
             return
         from jawad_desktop.ui.history_sidebar import HistorySidebar
 
@@ -210,6 +210,7 @@ class MainWindow(QMainWindow):
         sidebar.new_chat_requested.connect(self.controller.new_chat)
         sidebar.conversation_deleted.connect(self._conversation_deleted)
         self.controller.conversation_changed.connect(lambda cid: sidebar.set_current(cid or None))
+        self._restore_splitter(self.main_split)
         last = self.ctx.settings.ui.last_conversation_id
         if last:
             try:
@@ -344,13 +345,16 @@ class MainWindow(QMainWindow):
         else:
             self.resize(1280, 800)
         for splitter in (self.main_split, self.left_split):
-            sizes = ui.splitter_sizes.get(splitter.objectName())
-            if sizes and len(sizes) == splitter.count() and sum(sizes) > 0:
-                splitter.setSizes(sizes)
-            elif splitter is self.main_split:
-                splitter.setSizes([220, 480, 580] if splitter.count() == 3 else [520, 760])
-            else:
-                splitter.setSizes([600, 160])
+            self._restore_splitter(splitter)
+
+    def _restore_splitter(self, splitter: QSplitter) -> None:
+        sizes = self.ctx.settings.ui.splitter_sizes.get(splitter.objectName())
+        if sizes and len(sizes) == splitter.count() and sum(sizes) > 0:
+            splitter.setSizes(sizes)
+        elif splitter is self.main_split:
+            splitter.setSizes([220, 480, 580] if splitter.count() == 3 else [520, 760])
+        else:
+            splitter.setSizes([600, 160])
 
     def save_layout(self) -> None:
         ui = self.ctx.settings.ui

@@ -26,6 +26,8 @@ def make_window(
         window.show()
         qtbot.waitExposed(window)
         windows.append(window)
+        # The store, sidebar, agent and voice are built right after the window shows.
+        qtbot.waitUntil(lambda: window.controller.runner is not None, timeout=30_000)
         return window
 
     yield make

@@ -13,12 +13,13 @@ import importlib
 import logging
 import sys
 from dataclasses import dataclass, field
-
-from keyring.backend import KeyringBackend
-from keyring.errors import KeyringError, PasswordDeleteError
+from typing import TYPE_CHECKING, Any
 
 from jawad_desktop import APP_ID
 from jawad_desktop.core.errors import JawadError
+
+if TYPE_CHECKING:
+    from keyring.backend import KeyringBackend
 
 log = logging.getLogger("jawad.store.secrets")
 
@@ -36,8 +37,17 @@ class SecretStoreError(JawadError):
     """A secret could not be stored or read."""
 
 
+def _errors() -> Any:
+    # keyring (and D-Bus bindings under it) is imported on first use, not at start-up.
+    import keyring.errors
+
+    return keyring.errors
+
+
 def _candidate_backends() -> list[KeyringBackend]:
     """Viable OS backends from the keyring package itself, best first."""
+    from keyring.backend import KeyringBackend
+
     modules = _OS_BACKEND_MODULES.get(sys.platform, _OS_BACKEND_MODULES["linux"])
     for name in modules:
         with contextlib.suppress(Exception):
@@ -105,7 +115,7 @@ class SecretStore:
             return self._memory.get(name)
         try:
             return self.backend.get_password(SERVICE, name)
-        except KeyringError as exc:
+        except _errors().KeyringError as exc:
             raise SecretStoreError(
                 f"The system keyring could not read the secret for {name!r}: {exc}",
                 suggestions=["Unlock your keyring and try again."],
@@ -122,7 +132,7 @@ class SecretStore:
             return
         try:
             self.backend.set_password(SERVICE, name, value)
-        except KeyringError as exc:
+        except _errors().KeyringError as exc:
             # The message of the backend never contains the secret; say only which name failed.
             raise SecretStoreError(
                 f"The system keyring refused to store the secret for {name!r} ({type(exc).__name__}).",
@@ -133,12 +143,13 @@ class SecretStore:
         if self.backend is None:
             self._memory.pop(name, None)
             return
-        with contextlib.suppress(PasswordDeleteError):
+        errors = _errors()
+        with contextlib.suppress(errors.PasswordDeleteError):
             try:
                 self.backend.delete_password(SERVICE, name)
-            except PasswordDeleteError:
+            except errors.PasswordDeleteError:
                 raise
-            except KeyringError as exc:
+            except errors.KeyringError as exc:
                 raise SecretStoreError(
                     f"The system keyring could not delete the secret for {name!r}.",
                     suggestions=["Unlock your keyring and try again."],
