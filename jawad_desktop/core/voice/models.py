@@ -117,8 +117,19 @@ def resolve_model(
             return bundled
     repo = _repo_id(size)
     models_dir = cache_dir / "models"
-    import huggingface_hub
-    from huggingface_hub.errors import LocalEntryNotFoundError
+    try:
+        import huggingface_hub
+        from huggingface_hub.errors import LocalEntryNotFoundError
+    except ImportError as exc:  # a broken install must not take the Settings page down with it
+        raise VoiceError(
+            "MODEL_NOT_DOWNLOADED",
+            f"The speech model {size!r} cannot be looked up: the model downloader is not installed "
+            f"correctly ({exc}).",
+            suggestions=[
+                "Reinstall Jawad (or run: pip install --force-reinstall huggingface_hub).",
+                f"Or choose {BUNDLED_MODEL!r}, which needs no download.",
+            ],
+        ) from None
 
     try:
         return Path(
