@@ -39,6 +39,7 @@ def window(qtbot: Any, profile_dir: Path, scripted_model: ScriptedModel, aio_loo
 def test_research_from_the_chat_with_the_recipe(window: MainWindow, scripted_model: ScriptedModel,
                                                 page_server: str, qtbot: Any) -> None:
     ctx, chat, controller = window.ctx, window.chat, window.controller
+    controller.ensure_assistant()  # the window builds it right after showing; the recipe runs in _build_agent
     # -- the recipe -------------------------------------------------------------------------------
     panel = ResearchPanel(chat)
     chat.insert_above_input(panel)
