@@ -36,6 +36,7 @@ COMMAND_MODULES: list[str] = [
     "jawad_desktop.cli.listen_cmd",
     "jawad_desktop.cli.read_page_cmd",
     "jawad_desktop.cli.research_cmd",
+    "jawad_desktop.cli.mcp_cmd",
 ]
 
 

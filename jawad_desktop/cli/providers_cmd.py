@@ -67,7 +67,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "providers",
         help="list, add, edit, remove, test the AI providers",
-        description="The AI providers: OpenAI, OpenRouter, Ollama, any OpenAI-compatible server, "
+        description="The AI providers: OpenAI (chat completions or the Responses API), Anthropic, "
+        "Google Gemini, OpenRouter, Ollama (OpenAI or native API), any OpenAI-compatible server, "
         "or the built-in local model. Keys are kept in the system keyring.",
     )
     actions = parser.add_subparsers(dest="providers_action", metavar="ACTION", parser_class=type(parser))
@@ -117,6 +118,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 def _add_fields(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--base-url", metavar="URL", help="the API's base URL (default: the kind's own)")
     parser.add_argument("--model", metavar="M", help="the model to use")
+    parser.add_argument("--reasoning", choices=["default", "none", "low", "medium", "high"],
+                        help="how much the model thinks first, where it supports it (default: the model's)")
     keys = parser.add_mutually_exclusive_group()
     keys.add_argument("--api-key-env", metavar="VAR", help="store the key found in environment variable VAR")
     keys.add_argument("--api-key-stdin", action="store_true", help="read the key from standard input")
@@ -196,7 +199,7 @@ def _list(args: argparse.Namespace, ctx: AppContext) -> int:
     active = ctx.settings.active()
     rows: list[dict[str, Any]] = [
         {"name": p.name, "kind": p.kind.value, "base_url": p.effective_base_url, "model": p.model,
-         "key": _key_state(ctx, p), "active": active is not None and p.name == active.name}
+         "reasoning": p.reasoning, "key": _key_state(ctx, p), "active": active is not None and p.name == active.name}
         for p in ctx.settings.providers
     ]
     if args.json:
@@ -233,16 +236,17 @@ def _read_key(args: argparse.Namespace, kind: ProviderKind, name: str, *, requir
     return key
 
 
-def _build(name: str, kind: ProviderKind, base_url: str, model: str) -> ProviderConfig:
+def _build(name: str, kind: ProviderKind, base_url: str, model: str, reasoning: str = "") -> ProviderConfig:
     try:
-        return ProviderConfig(name=name, kind=kind, base_url=base_url, model=model)
+        return ProviderConfig(name=name, kind=kind, base_url=base_url, model=model,
+                              reasoning="" if reasoning == "default" else reasoning)
     except ValidationError as exc:
         raise JawadError(f"The provider is not valid: {exc.errors()[0]['msg']}.") from None
 
 
 def _add(args: argparse.Namespace, ctx: AppContext) -> int:
     kind = parse_kind(args.kind)
-    provider = _build(args.name, kind, args.base_url or "", args.model or "")
+    provider = _build(args.name, kind, args.base_url or "", args.model or "", args.reasoning or "")
     if ctx.settings.provider(provider.name) is not None:
         raise JawadError(f"A provider named {provider.name!r} exists already.",
                          suggestions=[f"Change it with `jawad providers edit {provider.name!r}`, "
@@ -264,7 +268,8 @@ def _edit(args: argparse.Namespace, ctx: AppContext) -> int:
     kind = parse_kind(args.kind) if args.kind else old.kind
     new = _build(args.rename or old.name, kind,
                  old.base_url if args.base_url is None else args.base_url,
-                 old.model if args.model is None else args.model)
+                 old.model if args.model is None else args.model,
+                 old.reasoning if args.reasoning is None else args.reasoning)
     if args.rename and new.name.casefold() != old.name.casefold() and ctx.settings.provider(new.name):
         raise JawadError(f"A provider named {new.name!r} exists already.")
     key = _read_key(args, kind, new.name, required=False)
