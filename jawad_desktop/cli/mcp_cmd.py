@@ -41,7 +41,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     where = p_add.add_mutually_exclusive_group(required=True)
     # dest: "command" is the name of the subcommand, which `jawad` reads to choose the handler.
     where.add_argument("--command", dest="stdio_command", metavar="CMD",
-                       help="start the server with this command line (stdio), quoted as one argument, e.g. --command 'npx -y @modelcontextprotocol/server-memory'")
+                       help="start the server with this command line (stdio), quoted as one argument, "
+                       "e.g. --command 'npx -y @modelcontextprotocol/server-memory'")
     where.add_argument("--url", metavar="URL", help="the server's streamable-HTTP endpoint, e.g. https://host/mcp")
     p_add.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                        help="an environment variable for the stdio server (not secret; repeatable)")
