@@ -126,6 +126,7 @@ class _Call:
     temperature: float | None
     max_tokens: int | None
     tool_choice: str | dict[str, Any] | None
+    response_schema: dict[str, Any] | None = None  # JSON schema the answer must follow (chat_structured)
     # Filled as the call runs:
     acc: StreamAccumulator = field(default_factory=StreamAccumulator)
     model: str = ""
@@ -498,6 +499,48 @@ class LLMClient:
         call = _Call(list(messages), tools or None, stream, temperature, max_tokens, tool_choice)
         return ChatStream(self, call)
 
+    def chat_structured(
+        self,
+        messages: list[Message],
+        schema: dict[str, Any],
+        *,
+        temperature: float | None = None,
+        max_tokens: int | None = 4096,
+    ) -> ChatStream:
+        """An unstreamed request whose answer must be JSON following ``schema``. Providers
+        with a schema mode are given it (``supports_schema``); callers validate the answer
+        either way (``core.llm.structured.generate_structured`` does, with retries)."""
+        call = _Call(list(messages), None, False, temperature, max_tokens, None, response_schema=schema)
+        return ChatStream(self, call)
+
+    @property
+    def supports_schema(self) -> bool:
+        """Whether this provider constrains answers to a JSON schema itself."""
+        return self.provider.kind in (ProviderKind.OPENAI, ProviderKind.OPENROUTER)
+
+    async def post_json(self, url: str, body: dict[str, Any]) -> Any:
+        """POST ``body`` to ``url`` on this provider's connection; the JSON answer, or the
+        ``LLMError`` for the failure (embeddings and other single requests use it)."""
+        http = await self._client()
+        try:
+            response = await http.post(url, json=body)
+        except httpx.HTTPError as exc:
+            raise classify_transport(self.provider, exc, timeout_s=self.network.read_timeout_s) from None
+        if response.status_code >= 400:
+            raise self._status_error(response.status_code, response.text[:_MAX_ERROR_BODY], response.headers)
+        try:
+            return response.json()
+        except ValueError:
+            raise ProtocolError(
+                f"{self.provider.kind.label} answered with something that is not JSON.",
+                suggestions=["Check the base URL of the provider in Settings."],
+                detail=response.text[:300],
+            ) from None
+
+    def _status_error(self, status: int, raw: str, headers: httpx.Headers | None) -> LLMError:
+        """The error for an HTTP error status (providers override it for their own codes)."""
+        return classify_status(self.provider, self._model, status, raw, headers)
+
     def _finish(self, call: _Call, *, interrupted: bool = False) -> ChatResponse:
         """The response for what ``call`` received, with spec 003's metadata."""
         result = call.acc.response()
@@ -563,7 +606,16 @@ class LLMClient:
             call.model, call.messages, tools=call.send_tools, tool_choice=call.tool_choice,
             stream=call.stream_now, temperature=call.temperature, max_tokens=call.max_tokens,
             include_usage=self.provider.kind in (ProviderKind.OPENAI, ProviderKind.OPENROUTER),
-        )
+        ) | self._extra_body(call)
+
+    def _extra_body(self, call: _Call) -> dict[str, Any]:
+        extra: dict[str, Any] = {}
+        if call.response_schema is not None and self.supports_schema:
+            extra["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": "answer", "schema": call.response_schema, "strict": False}}
+        if self.provider.reasoning and self.provider.kind in (ProviderKind.OPENAI, ProviderKind.OPENROUTER):
+            extra["reasoning_effort"] = "minimal" if self.provider.reasoning == "none" else self.provider.reasoning
+        return extra
 
     def _chat_url(self, call: _Call) -> str:
         """Where one attempt of ``call`` is posted."""
@@ -747,7 +799,7 @@ class LLMClient:
             raise _EmptyStream()
 
     def _raise_status(self, status: int, raw: str, headers: httpx.Headers | None, with_tools: bool) -> None:
-        error = classify_status(self.provider, self._model, status, raw, headers)
+        error = self._status_error(status, raw, headers)
         if with_tools and is_tools_rejection(status, error.detail or raw):
             raise _ToolsRejected(error)
         raise error
