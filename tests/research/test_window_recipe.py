@@ -65,7 +65,8 @@ def test_research_from_the_chat_with_the_recipe(window: MainWindow, scripted_mod
     )
     send("/research the price of the Acme Kettle at Charlie Kitchen")
     qtbot.waitUntil(lambda: panel.run_button.isVisible(), timeout=15_000)
-    assert panel.isVisible() and chat.send_button.isEnabled()  # reviewing the draft blocks nothing
+    qtbot.waitUntil(chat.send_button.isEnabled, timeout=5_000)  # reviewing the draft blocks nothing
+    assert panel.isVisible()
     with qtbot.waitSignal(research.finished, timeout=60_000) as done:
         qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
         assert not chat.send_button.isEnabled()  # while it runs, the chat waits
