@@ -42,6 +42,11 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p_search.add_argument("query", nargs="+", help="words to look for; the last may be a prefix")
     p_search.add_argument("--limit", type=int, default=20, help="how many matches to show (default 20)")
     p_search.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p_search.add_argument("--semantic", action="store_true",
+                          help="search by meaning with embeddings (new messages are indexed first)")
+    p_search.add_argument("--provider", metavar="NAME",
+                          help="with --semantic: the provider that embeds (default: the active one)")
+    p_search.add_argument("--embedding-model", metavar="M", help="with --semantic: the embedding model to use")
 
     p_show = actions.add_parser("show", help="print a conversation")
     p_show.add_argument("id", help="the conversation id (or a unique prefix)")
@@ -144,6 +149,41 @@ def _export(store: ConversationStore, args: argparse.Namespace) -> int:
 _ACTIONS = {"list": _list, "search": _search, "show": _show, "export": _export}
 
 
-def run(args: argparse.Namespace, ctx: AppContext) -> int:
+async def run(args: argparse.Namespace, ctx: AppContext) -> int:
     with ConversationStore.open(ctx.paths.data) as store:
+        if args.history_action == "search" and args.semantic:
+            return await _semantic_search(store, args, ctx)
         return _ACTIONS[args.history_action](store, args)
+
+
+async def _semantic_search(store: ConversationStore, args: argparse.Namespace, ctx: AppContext) -> int:
+    from jawad_desktop.core.llm.embeddings import Embedder
+    from jawad_desktop.core.llm.factory import client_for
+    from jawad_desktop.core.store.semantic import SemanticIndex
+
+    query = " ".join(args.query)
+
+    def progress(count: int) -> None:
+        print(f"Indexed {count} new messages…", file=sys.stderr, flush=True)
+
+    async with client_for(ctx, args.provider) as client:
+        embedder = Embedder(client, args.embedding_model or "")
+        found = await SemanticIndex(store).search(embedder, query, limit=max(1, args.limit), progress=progress)
+    if args.json:
+        print(json.dumps([
+            {"conversation_id": f.hit.conversation_id, "title": f.hit.conversation_title,
+             "position": f.hit.position, "role": f.hit.role, "snippet": f.hit.snippet,
+             "created_at": f.hit.created_at, "score": round(f.score, 4)}
+            for f in found
+        ], ensure_ascii=False, indent=2))
+        return 0
+    if not found:
+        print("No saved message to search yet.", file=sys.stderr)
+        return 0
+    for f in found:
+        h = f.hit
+        title = h.conversation_title or "New chat"
+        print(f"{h.conversation_id[:SHORT_ID]}  {title}  ({_SPEAKERS.get(h.role, h.role)}, message {h.position + 1}, "
+              f"similarity {f.score:.2f})")
+        print(f"    {h.snippet}")
+    return 0

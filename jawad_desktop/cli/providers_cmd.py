@@ -120,6 +120,7 @@ def _add_fields(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", metavar="M", help="the model to use")
     parser.add_argument("--reasoning", choices=["default", "none", "low", "medium", "high"],
                         help="how much the model thinks first, where it supports it (default: the model's)")
+    parser.add_argument("--embedding-model", metavar="M", help="the model for semantic search of history")
     keys = parser.add_mutually_exclusive_group()
     keys.add_argument("--api-key-env", metavar="VAR", help="store the key found in environment variable VAR")
     keys.add_argument("--api-key-stdin", action="store_true", help="read the key from standard input")
@@ -236,17 +237,20 @@ def _read_key(args: argparse.Namespace, kind: ProviderKind, name: str, *, requir
     return key
 
 
-def _build(name: str, kind: ProviderKind, base_url: str, model: str, reasoning: str = "") -> ProviderConfig:
+def _build(name: str, kind: ProviderKind, base_url: str, model: str, reasoning: str = "",
+           embedding_model: str = "") -> ProviderConfig:
     try:
         return ProviderConfig(name=name, kind=kind, base_url=base_url, model=model,
-                              reasoning="" if reasoning == "default" else reasoning)
+                              reasoning="" if reasoning == "default" else reasoning,
+                              embedding_model=embedding_model)
     except ValidationError as exc:
         raise JawadError(f"The provider is not valid: {exc.errors()[0]['msg']}.") from None
 
 
 def _add(args: argparse.Namespace, ctx: AppContext) -> int:
     kind = parse_kind(args.kind)
-    provider = _build(args.name, kind, args.base_url or "", args.model or "", args.reasoning or "")
+    provider = _build(args.name, kind, args.base_url or "", args.model or "", args.reasoning or "",
+                      args.embedding_model or "")
     if ctx.settings.provider(provider.name) is not None:
         raise JawadError(f"A provider named {provider.name!r} exists already.",
                          suggestions=[f"Change it with `jawad providers edit {provider.name!r}`, "
@@ -269,7 +273,8 @@ def _edit(args: argparse.Namespace, ctx: AppContext) -> int:
     new = _build(args.rename or old.name, kind,
                  old.base_url if args.base_url is None else args.base_url,
                  old.model if args.model is None else args.model,
-                 old.reasoning if args.reasoning is None else args.reasoning)
+                 old.reasoning if args.reasoning is None else args.reasoning,
+                 old.embedding_model if args.embedding_model is None else args.embedding_model)
     if args.rename and new.name.casefold() != old.name.casefold() and ctx.settings.provider(new.name):
         raise JawadError(f"A provider named {new.name!r} exists already.")
     key = _read_key(args, kind, new.name, required=False)

@@ -28,7 +28,7 @@ from typing import Any
 WORDS = ["Hello", " from", " the", " loopback", "."]
 ANSWER = "".join(WORDS)
 PLAN = {"title": "Compare phones", "steps": ["search prices", "read reviews"]}
-EMBED_DIMS = 4
+EMBED_DIMS = 16
 
 
 def weather_answer(result: str) -> str:

@@ -96,6 +96,7 @@ class ProviderConfig(BaseModel):
     base_url: str = ""
     model: str = ""
     reasoning: str = Field("", description="none, low, medium or high where the model supports it")
+    embedding_model: str = ""  # for semantic search; empty: a common model of the kind
 
     @field_validator("name")
     @classmethod

@@ -123,6 +123,15 @@ CREATE TABLE research_plans (
 );
 CREATE INDEX research_plans_by_conversation ON research_plans(conversation_id, created_at);
 """),
+    Migration(4, "message embeddings for semantic search (core/store/semantic.py)", sql="""
+CREATE TABLE message_embeddings (
+    message_id  INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+    model       TEXT NOT NULL,                    -- provider kind and embedding model, e.g. 'ollama:nomic-embed-text'
+    dims        INTEGER NOT NULL,
+    vector      BLOB NOT NULL,                    -- float32, little-endian, unit length
+    PRIMARY KEY (message_id, model)
+);
+"""),
 ]
 
 
