@@ -354,13 +354,20 @@ class ResearchController(QObject):
         self.executor: Any = None
         self.conversation_id: str | None = None
         self._task: asyncio.Task[Any] | None = None
+        self._phase = ""  # "planning", "running" or "" (idle, or a draft waiting for Run)
         panel.run_requested.connect(self.run)
         panel.cancel_requested.connect(self.cancel)
         panel.plan_edited.connect(self._publish)
 
     @property
     def busy(self) -> bool:
-        return self._task is not None and not self._task.done()
+        return bool(self._phase)
+
+    def _set_phase(self, phase: str) -> None:
+        was = self.busy
+        self._phase = phase
+        if self.busy != was:
+            self.busy_changed.emit(self.busy)
 
     def start(self, intent: str, conversation_id: str | None = None) -> bool:
         """Plan a research for ``intent`` and show the plan (START_WORKFLOW). False when busy or empty."""
@@ -376,14 +383,14 @@ class ResearchController(QObject):
         self.conversation_id = conversation_id
         self.executor = self._new_executor()
         self.panel.show_planning(intent)
-        self._spawn(self._plan(intent))
+        self._spawn("planning", self._plan(intent))
         return True
 
     def run(self, plan: ResearchPlan) -> None:
         """Run the approved plan (the panel's Run)."""
         if self.busy or self.executor is None:
             return
-        self._spawn(self._execute(plan))
+        self._spawn("running", self._execute(plan))
 
     def cancel(self) -> None:
         """Stop planning or the run at once; drop a draft (CANCEL_WORKFLOW)."""
@@ -448,11 +455,14 @@ class ResearchController(QObject):
         try:
             plan = await Planner(self.client).plan(intent, page_hint=hint)
         except asyncio.CancelledError:
+            self._set_phase("")
             self.panel.show_error("Planning was cancelled.")
             raise
         except JawadError as exc:
+            self._set_phase("")
             self.panel.show_error(exc.user_text())
             return
+        self._set_phase("")  # the draft waits for the user: nothing is running
         self.panel.show_plan(plan)
         self._publish(plan)
 
@@ -460,21 +470,24 @@ class ResearchController(QObject):
         try:
             finished = await self.executor.execute(plan)
         except asyncio.CancelledError:
+            self._set_phase("")
             self.panel.show_error("The research was cancelled.")
             raise
         except JawadError as exc:
+            self._set_phase("")
             self.panel.show_error(exc.user_text())
             return
+        self._set_phase("")
         self.panel.show_plan(finished)
         self.finished.emit(finished)
 
-    def _spawn(self, coro: Any) -> None:
+    def _spawn(self, phase: str, coro: Any) -> None:
+        self._set_phase(phase)
         self._task = asyncio.ensure_future(coro)
-        self.busy_changed.emit(True)
         self._task.add_done_callback(self._done)
 
     def _done(self, task: asyncio.Task[Any]) -> None:
         if not task.cancelled() and task.exception() is not None:
             log.error("research task failed", exc_info=task.exception())
             self.panel.show_error(f"Something went wrong in the research: {task.exception()}")
-        self.busy_changed.emit(False)
+        self._set_phase("")
