@@ -93,13 +93,14 @@ def test_unpacked_bundle_reads_a_product_page(unpacked: Path, tmp_path: Path) ->
 
 
 # Runs the unpacked bundle on a virtual X screen with a clean environment and prints the
-# X properties of its main window (the top-level window with a WM_CLASS).
+# X properties of its main window (the top-level window of class jawad-desktop titled
+# "Jawad Desktop": a first-start dialog is another top-level window of the same class).
 WINDOW_PROBE = r"""
 env -i HOME="$1" DISPLAY="$DISPLAY" XAUTHORITY="$XAUTHORITY" QT_QPA_PLATFORM=xcb "$2" --profile "$3" &
 app=$!
 for _ in $(seq 1 120); do
   for wid in $(xwininfo -root -children | grep -o '^ *0x[0-9a-f]*'); do
-    if xprop -id "$wid" WM_CLASS | grep -q '"jawad-desktop"'; then
+    if xprop -id "$wid" WM_CLASS _NET_WM_NAME | tr '\n' ' ' | grep -q '"jawad-desktop".*"Jawad Desktop"'; then
       sleep 1
       xprop -id "$wid" WM_CLASS _NET_WM_NAME _NET_WM_ICON | head -c 2000
       kill "$app"
