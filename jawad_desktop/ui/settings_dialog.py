@@ -92,6 +92,16 @@ class ProvidersPage(QWidget):
         self.model.setEditable(True)
         self.model.setAccessibleName("Model")
         self.models_button = QPushButton("Fetch models", self)
+        self.reasoning = QComboBox(self)
+        self.reasoning.setAccessibleName("Reasoning level")
+        for label, level in (("Model default", ""), ("None", "none"), ("Low", "low"), ("Medium", "medium"),
+                             ("High", "high")):
+            self.reasoning.addItem(label, level)
+        self.reasoning.setToolTip("How much the model thinks before answering, where it supports it "
+                                  "(OpenAI reasoning models, Anthropic, Gemini, Ollama thinking models)")
+        self.embedding_model = QLineEdit(self)
+        self.embedding_model.setAccessibleName("Embedding model")
+        self.embedding_model.setToolTip("The model that indexes conversations for semantic search")
         self.models_button.setAccessibleName("Fetch the provider's model list")
         self.api_key = QLineEdit(self)
         self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
@@ -128,6 +138,8 @@ class ProvidersPage(QWidget):
         model_row.addWidget(self.model, 1)
         model_row.addWidget(self.models_button)
         form.addRow("&Model", model_row)
+        form.addRow("&Reasoning", self.reasoning)
+        form.addRow("&Embedding model", self.embedding_model)
         key_row = QHBoxLayout()
         key_row.addWidget(self.api_key, 1)
         key_row.addWidget(self.show_key)
@@ -198,6 +210,8 @@ class ProvidersPage(QWidget):
         self.kind.setCurrentIndex(self.kind.findData(provider.kind))
         self.base_url.setText(provider.base_url)
         self.model.setEditText(provider.model)
+        self.reasoning.setCurrentIndex(max(0, self.reasoning.findData(provider.reasoning)))
+        self.embedding_model.setText(provider.embedding_model)
         self.api_key.clear()
         has_key = False
         try:
@@ -214,6 +228,8 @@ class ProvidersPage(QWidget):
         self.kind.setCurrentIndex(self.kind.findData(ProviderKind.OPENAI))
         self.base_url.clear()
         self.model.setEditText("gpt-4o-mini")
+        self.reasoning.setCurrentIndex(0)
+        self.embedding_model.clear()
         self.api_key.clear()
         self.api_key.setPlaceholderText("Paste your API key")
         self._show("")
@@ -232,7 +248,15 @@ class ProvidersPage(QWidget):
         self.api_key.setEnabled(kind != ProviderKind.LOCAL)
         if self._editing is None and kind != ProviderKind.OPENAI and self.name.text().startswith("OpenAI"):
             self.name.setText(self._free_name(kind.label.split()[0]))
-            self.model.setEditText({ProviderKind.OPENROUTER: "openai/gpt-4o-mini"}.get(kind, ""))
+            self.model.setEditText({ProviderKind.OPENROUTER: "openai/gpt-4o-mini",
+                                    ProviderKind.OPENAI_RESPONSES: "gpt-4o-mini",
+                                    ProviderKind.ANTHROPIC: "claude-sonnet-4-5",
+                                    ProviderKind.GEMINI: "gemini-2.5-flash"}.get(kind, ""))
+        from jawad_desktop.core.llm.embeddings import DEFAULT_EMBEDDING_MODELS, supports_embeddings
+
+        self.embedding_model.setEnabled(supports_embeddings(kind))
+        self.embedding_model.setPlaceholderText(
+            DEFAULT_EMBEDDING_MODELS.get(kind, "") if supports_embeddings(kind) else "(no embeddings API)")
 
     def _toggle_key(self, shown: bool) -> None:
         self.api_key.setEchoMode(QLineEdit.EchoMode.Normal if shown else QLineEdit.EchoMode.Password)
@@ -251,6 +275,8 @@ class ProvidersPage(QWidget):
                 kind=ProviderKind(self.kind.currentData()),
                 base_url=self.base_url.text(),
                 model=self.model.currentText().strip(),
+                reasoning=str(self.reasoning.currentData() or ""),
+                embedding_model=self.embedding_model.text().strip(),
             )
         except ValidationError as exc:
             raise ValueError(validation_message(exc)) from None
