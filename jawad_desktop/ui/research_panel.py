@@ -428,7 +428,15 @@ class ResearchController(QObject):
         self.conversation_id = conversation_id
         if plans:
             self.executor = self._new_executor()
-            self.panel.show_plan(plans[-1])
+            plan = plans[-1]
+            if plan.status is PlanStatus.RUNNING:  # Jawad closed while it ran: say so, once
+                for step in plan.steps:
+                    if step.status in (StepStatus.PENDING, StepStatus.RUNNING):
+                        step.status = StepStatus.SKIPPED
+                plan.status = PlanStatus.CANCELLED
+                plan.error = "Jawad was closed before this research finished"
+                self._publish(plan)
+            self.panel.show_plan(plan)
         else:
             self.panel.hide()
 

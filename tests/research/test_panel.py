@@ -186,6 +186,17 @@ def test_the_controller_plans_runs_and_saves(controller: tuple[ResearchControlle
     panel.hide()
     research.restore(cid)
     assert panel.isVisible() and panel.plan is not None and panel.plan.id == plan.id
+    # A research left running when Jawad closed comes back as cancelled, not running forever.
+    left = ResearchPlan.from_draft("kettles", parse_plan(json.dumps({"steps": STEPS})))
+    left.status = PlanStatus.RUNNING
+    left.steps[0].status = StepStatus.COMPLETED
+    left.steps[1].status = StepStatus.RUNNING
+    ResearchStore(store.db).save(left, cid)
+    research.restore(cid)
+    assert panel.plan is not None and panel.plan.id == left.id and panel.plan.status is PlanStatus.CANCELLED
+    assert [s.status for s in panel.plan.steps] == [StepStatus.COMPLETED, StepStatus.SKIPPED, StepStatus.SKIPPED]
+    assert ResearchStore(store.db).get(left.id).status is PlanStatus.CANCELLED  # type: ignore[union-attr]
+    assert panel.close_button.isVisible()
 
 
 def test_cancel_while_planning_and_drop_a_draft(controller: tuple[ResearchController, AppContext, ConversationStore],
