@@ -131,7 +131,9 @@ def run_gui(profile: str | None, *, screenshot: str | None = None, startup_repor
         app.aboutToQuit.connect(closed.set)
         window.show()
         if startup_report:
-            app.processEvents()
+            # Let Qt paint the window: yield to the loop (a nested processEvents() here would
+            # step other tasks inside this one: qasync's "Cannot enter into task").
+            await asyncio.sleep(0)
             shown = time.time()
             await web_ready.wait()
             ready = time.time()

@@ -25,7 +25,7 @@ PAGE = """<!doctype html><html><head><title>Jawad self-test</title></head>
 
 def run_self_test(profile: str | None) -> int:
     started = time.perf_counter()
-    app = create_application(headless=True)
+    create_application(headless=True)
     checks: dict[str, dict[str, Any]] = {}
 
     def record(name: str, ok: bool, detail: str = "", **extra: Any) -> None:
@@ -49,7 +49,7 @@ def run_self_test(profile: str | None) -> int:
             t0 = time.perf_counter()
             window = MainWindow(ctx)
             window.show()
-            app.processEvents()
+            await asyncio.sleep(0.05)  # let Qt show it (no nested processEvents inside a task)
             record("main_window", window.isVisible(), "built and shown",
                    ms=round((time.perf_counter() - t0) * 1000, 1))
         except Exception as exc:
