@@ -139,12 +139,12 @@ class ChatController(QObject):
     def _build_voice(self) -> None:
         from jawad_desktop.core.voice import VoiceSession
         from jawad_desktop.ui.tts import ReplySpeaker
-        from jawad_desktop.ui.voice_button import VoiceButton
+        from jawad_desktop.ui.voice_button import PushToTalkKey, VoiceButton
 
         self.voice_session = VoiceSession(self.ctx)
         button = VoiceButton(self.voice_session, self.window.bridge.voice_state, self.window)
-        button.setAccessibleName("Speak a message")
         self.window.chat.add_input_button(button)
+        PushToTalkKey(button, self.window, "Ctrl+Space")  # hold anywhere in the window to talk
         self.window.voice_button = button
         button.transcript_ready.connect(self._on_transcript)
         button.partial_transcript.connect(self._on_partial)
