@@ -212,12 +212,19 @@ class ResearchExecutor:
             for number, step in enumerate(plan.steps, 1):
                 step.status = StepStatus.RUNNING
                 self.publisher.publish(plan)
-                await self._run_step(plan, step, number)
+                try:
+                    await self._run_step(plan, step, number)
+                except JawadError as exc:
+                    step.status, step.result = StepStatus.FAILED, exc.user_text()
+                except Exception as exc:  # one broken step must not lose the others
+                    log.exception("research %s: step %d failed unexpectedly", plan.id, number)
+                    step.status = StepStatus.FAILED
+                    step.result = f"The step failed inside Jawad ({type(exc).__name__}: {exc}); see the log file."
                 self.publisher.publish(plan)
             done = [s for s in plan.steps if s.status is StepStatus.COMPLETED]
             if not done:
                 plan.status = PlanStatus.FAILED
-                plan.citations = plan.all_sources()
+                plan.citations = []
                 plan.error = "none of the steps could be completed"
                 content = ("None of the research steps could be completed, so there is no answer: "
                            + " ".join(f"{s.task}: {s.result}" for s in plan.steps)[:1500]
@@ -232,7 +239,7 @@ class ResearchExecutor:
                 elif step.status is StepStatus.PENDING:
                     step.status = StepStatus.SKIPPED
             plan.status = PlanStatus.CANCELLED
-            plan.citations = plan.all_sources()
+            plan.citations = plan.all_sources(completed_only=True)
             log.info("research %s cancelled", plan.id)
             return self._finish(plan, run_id, "The research was cancelled.", interrupted=True)
 
@@ -250,6 +257,7 @@ class ResearchExecutor:
                 self.bus.emit(event)
 
         step_bus.subscribe(forward)
+
         def record(url: str, title: str) -> None:
             # Browser error pages (chrome-error://) and blank pages are not sources.
             if url.startswith(("http://", "https://", "file://")) and all(s.url != url for s in step.sources):
