@@ -139,12 +139,15 @@ class ChatController(QObject):
     def _build_voice(self) -> None:
         from jawad_desktop.core.voice import VoiceSession
         from jawad_desktop.ui.tts import ReplySpeaker
-        from jawad_desktop.ui.voice_button import PushToTalkKey, VoiceButton
+        from jawad_desktop.ui.voice_button import VoiceButton
 
         self.voice_session = VoiceSession(self.ctx)
         button = VoiceButton(self.voice_session, self.window.bridge.voice_state, self.window)
         self.window.chat.add_input_button(button)
-        PushToTalkKey(button, self.window, "Ctrl+Space")  # hold anywhere in the window to talk
+        # Ctrl+Space toggles listening (hold the Mic button to push-to-talk). An application-wide
+        # key filter would see every event of every object, including ones being destroyed.
+        self.window.voice_action.triggered.connect(button.click)
+        self.window.voice_action.setEnabled(True)
         self.window.voice_button = button
         button.transcript_ready.connect(self._on_transcript)
         button.partial_transcript.connect(self._on_partial)

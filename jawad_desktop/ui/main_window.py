@@ -166,6 +166,11 @@ class MainWindow(QMainWindow):
         chat_menu.addAction(self.summarize_action)
         self.search_action = self._action("Search &conversations", "Ctrl+F", self.focus_search)
         chat_menu.addAction(self.search_action)
+        self.voice_action = QAction("Start or stop &voice input", self)
+        self.voice_action.setShortcut(QKeySequence("Ctrl+Space"))
+        self.voice_action.setEnabled(False)  # until voice is ready, right after start
+        self.addAction(self.voice_action)
+        chat_menu.addAction(self.voice_action)
         self.focus_input_action = self._action("&Focus the input", "Ctrl+L", self.focus_input)
         chat_menu.addAction(self.focus_input_action)
         view_menu = self.menuBar().addMenu("&View")
