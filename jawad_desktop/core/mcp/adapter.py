@@ -28,12 +28,11 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from jawad_desktop.core.mcp.config import McpServerConfig, McpSettings, mcp_header_key_name
-from jawad_desktop.core.store.secrets import SecretStore
 from jawad_desktop.core.tools.registry import PermissionLevel, Tool, ToolError, ToolRegistry
 
 log = logging.getLogger("jawad.mcp")
@@ -51,6 +50,12 @@ def _unset() -> Any:
 def permission_level(permission: str) -> PermissionLevel:
     """The tool level of a server's ``permission``: "ask" is the highest, asked every time."""
     return PermissionLevel.SUBMIT if permission == "ask" else PermissionLevel(permission)
+
+
+class SecretReader(Protocol):
+    """Where header values are read from: the ``SecretStore`` (or an overlay of it)."""
+
+    def get(self, name: str) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -78,7 +83,7 @@ class _Server:
 class McpConnections:
     """Sessions with the configured MCP servers; ``aclose()`` ends them all."""
 
-    def __init__(self, settings: McpSettings, secrets: SecretStore | None = None, *,
+    def __init__(self, settings: McpSettings, secrets: SecretReader | None = None, *,
                  log_dir: Path | None = None) -> None:
         self.settings = settings
         self.secrets = secrets

@@ -1,0 +1,91 @@
+"""Settings → MCP: servers saved in the settings, header values only in the real keyring,
+"Check" lists the tools of a real FastMCP server (stdio and HTTP) for the allow-list."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt
+
+from jawad_desktop.core.context import AppContext
+from jawad_desktop.core.mcp.config import mcp_header_key_name
+from jawad_desktop.core.store.secrets import SecretStore
+from jawad_desktop.ui.mcp_page import McpPage
+from jawad_desktop.ui.settings_dialog import SettingsDialog
+from tests.mcp.conftest import ROOT, HttpMcp
+
+
+@pytest.fixture
+def page(qtbot: Any, profile_dir: Path, secret_store: SecretStore, aio_loop: Any) -> Iterator[McpPage]:
+    ctx = AppContext.open(str(profile_dir), secrets=secret_store)
+    dialog = SettingsDialog(ctx)
+    qtbot.addWidget(dialog)
+    mcp = McpPage(ctx, dialog)
+    dialog.add_page("MCP", mcp)
+    dialog.open()
+    dialog.show_page("MCP")
+    yield mcp  # the dialog stays referenced (and alive) until the test ends
+
+
+def _tools(page: McpPage) -> list[tuple[str, bool]]:
+    return [(page.tools.item(i).text(), page.tools.item(i).checkState() == Qt.CheckState.Checked)
+            for i in range(page.tools.count())]
+
+
+def test_stdio_server_check_allow_list_and_save(page: McpPage, qtbot: Any, profile_dir: Path) -> None:
+    page.new_server()
+    page.name.setText("calc")
+    page.command.setText(shlex.join([sys.executable, "-m", "tests.servers.mcp_server", "stdio"]))
+    page.check()
+    qtbot.waitUntil(lambda: page.tools.count() == 4, timeout=30000)
+    assert _tools(page) == [("add", True), ("echo", True), ("fail", True), ("whoami", True)]
+    assert "has 4 tools" in page.status.text()
+    page.tools.item(2).setCheckState(Qt.CheckState.Unchecked)  # not "fail"
+    page.permission.setCurrentIndex(page.permission.findData("read-only"))
+    assert page.save(), page.status.text()
+    saved = page.ctx.settings.mcp.server("calc")
+    assert saved is not None and saved.command == sys.executable
+    assert saved.args == ["-m", "tests.servers.mcp_server", "stdio"]
+    assert saved.allowed_tools == ["add", "echo", "whoami"] and saved.permission == "read-only"
+    assert "tests.servers.mcp_server" in (profile_dir / "config" / "settings.json").read_text()
+
+
+def test_http_headers_go_to_the_keyring(page: McpPage, qtbot: Any, http_mcp: HttpMcp, profile_dir: Path,
+                                        secret_store: SecretStore) -> None:
+    page.new_server()
+    page.name.setText("remote")
+    page.transport.setCurrentIndex(page.transport.findData("http"))
+    page.url.setText(http_mcp.url)
+    page.headers.setPlainText("Authorization: Bearer wrong")
+    page.check()
+    qtbot.waitUntil(lambda: "refused the credentials" in page.status.text(), timeout=30000)
+    page.headers.setPlainText(f"Authorization: Bearer {http_mcp.token}")
+    page.check()
+    qtbot.waitUntil(lambda: page.tools.count() == 4, timeout=30000)
+    assert page.save(), page.status.text()
+    assert secret_store.get(mcp_header_key_name("remote", "Authorization")) == f"Bearer {http_mcp.token}"
+    assert http_mcp.token not in (profile_dir / "config" / "settings.json").read_text()
+    # Shown again as stored; checking again uses the stored value.
+    page.load(page.ctx.settings.mcp.server("remote"))  # type: ignore[arg-type]
+    assert page.headers.toPlainText() == "Authorization: (stored)"
+    page.check()
+    qtbot.waitUntil(lambda: "has 4 tools" in page.status.text(), timeout=30000)
+    page.list.setCurrentRow(0)
+    page.remove_selected()
+    assert page.ctx.settings.mcp.servers == []
+    assert secret_store.get(mcp_header_key_name("remote", "Authorization")) is None
+
+
+def test_bad_input_is_shown(page: McpPage) -> None:
+    page.new_server()
+    page.transport.setCurrentIndex(page.transport.findData("http"))
+    page.url.setText("ftp://nowhere")
+    assert not page.save() and "http://" in page.status.text()
+    page.url.setText("http://127.0.0.1:9/mcp")
+    page.headers.setPlainText("no colon here")
+    assert not page.save() and "Name: value" in page.status.text()
