@@ -17,7 +17,7 @@ from jawad_desktop.core.mcp.config import mcp_header_key_name
 from jawad_desktop.core.store.secrets import SecretStore
 from jawad_desktop.ui.mcp_page import McpPage
 from jawad_desktop.ui.settings_dialog import SettingsDialog
-from tests.mcp.conftest import ROOT, HttpMcp
+from tests.mcp.conftest import HttpMcp
 
 
 @pytest.fixture
