@@ -535,6 +535,7 @@ class ChatPanel(QWidget):
         self.stop_button.setAccessibleName("Stop the running answer")
         self.stop_button.setToolTip("Stop (Esc)")
         self.stop_button.setEnabled(False)
+        self.busy_widgets: list[QWidget] = []  # other controls disabled while an answer runs
         self._input_row = QHBoxLayout()
         self._input_row.addWidget(self.input, 1)
         self._buttons = QVBoxLayout()
@@ -569,6 +570,8 @@ class ChatPanel(QWidget):
     def set_busy(self, busy: bool) -> None:
         self.send_button.setEnabled(not busy)
         self.stop_button.setEnabled(busy)
+        for widget in self.busy_widgets:
+            widget.setEnabled(not busy)
 
     def take_input(self) -> str:
         """Clear the input and return what it held (called once a send was accepted)."""

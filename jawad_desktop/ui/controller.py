@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtWidgets import QPushButton
 
 from jawad_desktop.core import events as ev
 from jawad_desktop.core.context import AppContext
@@ -65,6 +66,7 @@ class ChatController(QObject):
         self._speaker_class: Any = None
         self._cards: dict[str, int] = {}  # action-log entry id -> chat item id of its card
         self._assistant_built = False
+        self.research: Any = None
 
     # -- construction -----------------------------------------------------------------------
     def attach(self) -> None:
@@ -132,9 +134,38 @@ class ChatController(QObject):
             last_product_provider=self.kit.session.last_product,
         )
         self.runner = self._run_agent
+        self._build_research()
         panel = self.window.permission_panel
         self.window.bridge.permission_request.connect(panel.show_request)
         panel.decided.connect(self.kit.gate.respond)
+
+    def _build_research(self) -> None:
+        """Research mode: /research INTENT or the Research button plans, shows the plan, runs it."""
+        from jawad_desktop.ui.research_panel import ResearchController, ResearchPanel
+
+        panel = ResearchPanel(self.window.chat)
+        self.window.chat.insert_above_input(panel)
+        self.research = ResearchController(self.ctx, panel, client=self._client_for_run, kit=self.kit,
+                                           page=self.driver, store=self.store)
+        self.window.bridge.workflow_update.connect(self.research.on_workflow_update)
+        self.research.busy_changed.connect(self._set_busy)
+        self.window.research_action.setEnabled(True)
+        button = QPushButton("Research", self.window.chat)
+        button.setAccessibleName("Research: plan and run a multi-step search for what the input says")
+        button.setToolTip("Plan a multi-step research for what you typed (Ctrl+Shift+R)")
+        button.clicked.connect(lambda: self.start_research())
+        self.window.chat.add_input_button(button)
+        self.window.chat.busy_widgets.append(button)
+
+    def start_research(self, intent: str = "") -> None:
+        """The Research button: research what the input says (or ask for it)."""
+        intent = intent or self.window.chat.input.toPlainText().strip()
+        if not intent:
+            self.window.chat.add_message(
+                "notice", "Type what to research in the input, then press **Research** (or type `/research …`).")
+            self.window.focus_input()
+            return
+        self.send(f"/research {intent}")
 
     def _build_voice(self) -> None:
         from jawad_desktop.core.voice import VoiceSession
@@ -183,7 +214,7 @@ class ChatController(QObject):
     # -- user actions -----------------------------------------------------------------------
     def send(self, text: str) -> None:
         chat = self.window.chat
-        if self.busy:
+        if self.busy or (self.research is not None and self.research.busy):
             return
         self.ensure_assistant()
         if self.ctx.settings.active() is None:
@@ -193,6 +224,15 @@ class ChatController(QObject):
             return
         if self.runner is None:
             chat.add_message("error", "The assistant is not available: see the notice above.")
+            return
+        from jawad_desktop.core.agent.commands import research_intent
+
+        intent = research_intent(text)
+        if intent is not None and self.research is not None:
+            chat.take_input()
+            chat.add_message("user", text)
+            self._save_user_message(text)
+            self.research.start(intent, self.conversation_id)
             return
         chat.take_input()
         chat.add_message("user", text)
@@ -235,6 +275,8 @@ class ChatController(QObject):
 
     def stop(self) -> None:
         self._stop_speaking()
+        if self.research is not None:
+            self.research.cancel()
         if self.window.permission_panel.isVisible():
             self.window.permission_panel.dismiss_all()
         if self.session is not None:
@@ -292,6 +334,8 @@ class ChatController(QObject):
             self.session.history.commit([s.message for s in stored])
         self.conversation_id = conversation_id
         self.ctx.settings.ui.last_conversation_id = conversation_id
+        if self.research is not None:
+            self.research.restore(conversation_id)
         self.conversation_changed.emit(conversation_id)
 
     def regenerate(self) -> None:

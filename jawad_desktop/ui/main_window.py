@@ -166,6 +166,9 @@ class MainWindow(QMainWindow):
         chat_menu.addAction(self.summarize_action)
         self.search_action = self._action("Search &conversations", "Ctrl+F", self.focus_search)
         chat_menu.addAction(self.search_action)
+        self.research_action = self._action("&Research…", "Ctrl+Shift+R", lambda: self.controller.start_research())
+        self.research_action.setEnabled(False)  # until the agent is ready, right after start
+        chat_menu.addAction(self.research_action)
         self.voice_action = QAction("Start or stop &voice input", self)
         self.voice_action.setShortcut(QKeySequence("Ctrl+Space"))
         self.voice_action.setEnabled(False)  # until voice is ready, right after start
