@@ -14,21 +14,59 @@ Ollama without ``/api/embed``). What it answers is chosen by the request's model
 - ``status-<code>``: that HTTP status with an error body in the format's own shape;
 - ``stream-error``: two words, then an error event inside the stream.
 
+Bedrock (``/bedrock``) checks each request's SigV4 signature against ``BEDROCK_CREDENTIALS``
+(403 with AWS's words when it does not match) and streams AWS's binary event stream; its
+model ids may have the usual ``:`` (``anthropic.claude-x-v1:0``): only the part before a dot
+chooses the behaviour.
+
 Every request is recorded in ``requests`` (path, headers, body) for the tests to check.
 """
 
 from __future__ import annotations
 
+import binascii
+import datetime
 import json
+import struct
 import threading
 from collections import defaultdict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import unquote
 
 WORDS = ["Hello", " from", " the", " loopback", "."]
 ANSWER = "".join(WORDS)
 PLAN = {"title": "Compare phones", "steps": ["search prices", "read reviews"]}
 EMBED_DIMS = 16
+BEDROCK_CREDENTIALS = ("AKIATESTBEDROCK", "test/secret/key", "session-token-1")
+BEDROCK_REGION = "eu-central-1"
+
+
+def event_frame(headers: dict[str, str], payload: bytes) -> bytes:
+    """One frame of AWS's event stream (string headers), CRCs included."""
+    raw_headers = b"".join(bytes([len(k)]) + k.encode() + b"\x07" + struct.pack(">H", len(v)) + v.encode()
+                           for k, v in headers.items())
+    total = 12 + len(raw_headers) + len(payload) + 4
+    prelude = struct.pack(">II", total, len(raw_headers))
+    prelude += struct.pack(">I", binascii.crc32(prelude))
+    body = prelude + raw_headers + payload
+    return body + struct.pack(">I", binascii.crc32(body))
+
+
+def bedrock_signature_ok(method: str, url: str, headers: dict[str, str], body: bytes) -> bool:
+    import httpx
+
+    from jawad_desktop.core.llm.sigv4 import AwsCredentials, signature_headers
+
+    auth = headers.get("authorization", "")
+    if "SignedHeaders=" not in auth or "x-amz-date" not in headers:
+        return False
+    names = auth.split("SignedHeaders=")[1].split(",")[0].split(";")
+    source = {n: headers[n] for n in names if n in headers and not n.startswith("x-amz-") and n != "host"}
+    when = datetime.datetime.strptime(headers["x-amz-date"], "%Y%m%dT%H%M%SZ").replace(tzinfo=datetime.UTC)
+    creds = AwsCredentials(*BEDROCK_CREDENTIALS)
+    expected = signature_headers(method, httpx.URL(url), source, body, creds, BEDROCK_REGION, "bedrock", now=when)
+    return expected["Authorization"] == auth and headers.get("x-amz-security-token") == creds.session_token
 
 
 def weather_answer(result: str) -> str:
@@ -88,7 +126,7 @@ class ProviderServer:
     def url(self, fmt: str) -> str:
         return {"anthropic": f"{self.root}/anthropic/v1", "gemini": f"{self.root}/gemini/v1beta",
                 "openai": f"{self.root}/openai/v1", "ollama": f"{self.root}/ollama",
-                "ollama-old": f"{self.root}/ollama-old"}[fmt]
+                "ollama-old": f"{self.root}/ollama-old", "bedrock": f"{self.root}/bedrock"}[fmt]
 
     def start(self) -> ProviderServer:
         self._thread.start()
@@ -122,6 +160,9 @@ class ProviderServer:
                         {"name": "models/text-embedding-004", "supportedGenerationMethods": ["embedContent"]}]})
                 elif self.path.startswith("/anthropic/v1/models"):
                     self._json(200, {"data": [{"id": "claude-sonnet-4-5", "type": "model"}], "has_more": False})
+                elif self.path.startswith("/bedrock/foundation-models"):
+                    self._json(200, {"modelSummaries": [{"modelId": "anthropic.claude-3-haiku-20240307-v1:0"},
+                                                        {"modelId": "amazon.nova-lite-v1:0"}]})
                 elif self.path.startswith("/ollama/api/tags"):
                     self._json(200, {"models": [{"name": "llama3.2:3b"}, {"name": "qwen2.5:7b"}]})
                 else:
@@ -129,10 +170,19 @@ class ProviderServer:
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
-                body = json.loads(self.rfile.read(length) or b"{}")
+                raw = self.rfile.read(length)
+                body = json.loads(raw or b"{}")
                 server.requests.append({"path": self.path, "headers": self._headers(), "body": body})
                 path = self.path
-                if path.startswith("/anthropic/v1/messages"):
+                if path.startswith("/bedrock/model/"):
+                    url = f"http://{self.headers['host']}{path}"
+                    if not bedrock_signature_ok("POST", url, self._headers(), raw):
+                        self._json(403, {"message": "The request signature we calculated does not match the "
+                                                    "signature you provided."})
+                        return
+                    model_id, _, action = unquote(path[len("/bedrock/model/"):]).rpartition("/")
+                    self._bedrock(model_id.split(".")[0], action, body)
+                elif path.startswith("/anthropic/v1/messages"):
                     self._anthropic(body)
                 elif path.startswith("/gemini/v1beta/models/"):
                     self._gemini(path.split("/models/", 1)[1], body)
@@ -351,6 +401,65 @@ class ProviderServer:
                                    "param": None}, "error")
                         return
                 self._sse({"type": "response.completed", "response": whole}, "response.completed")
+
+            # -- Bedrock Converse --------------------------------------------------------------
+            def _bedrock(self, model: str, action: str, body: dict[str, Any]) -> None:
+                if model.startswith("status-"):
+                    code = int(model.split("-")[1])
+                    kind, message = {
+                        403: ("AccessDeniedException",
+                              "You don't have access to the model with the specified model ID."),
+                        404: ("ResourceNotFoundException", "The model ID does not exist: check the model."),
+                        429: ("ThrottlingException", "Too many requests, please wait before trying again."),
+                        400: ("ValidationException", "Malformed input request"),
+                    }.get(code, ("InternalServerException", "Internal server error"))
+                    raw = json.dumps({"message": message}).encode()
+                    self.send_response(code)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("x-amzn-errortype", f"{kind}:http://internal.amazon.com/coral/")
+                    self.send_header("content-length", str(len(raw)))
+                    self.end_headers()
+                    self.wfile.write(raw)
+                    return
+                messages = body["messages"]
+                results = [b["toolResult"] for b in messages[-1]["content"] if "toolResult" in b]
+                call = model == "tool" and body.get("toolConfig") and not results
+                text = self._plan(model) or (weather_answer(results[0]["content"][0]["text"]) if results else ANSWER)
+                usage = {"inputTokens": 15, "outputTokens": 5, "totalTokens": 20, "cacheReadInputTokens": 0}
+                tool = {"toolUseId": "tooluse_1", "name": "get_weather", "input": {"city": "Paris"}}
+                if action == "converse":
+                    content: list[dict[str, Any]] = [{"toolUse": tool}] if call else [{"text": text}]
+                    self._json(200, {"output": {"message": {"role": "assistant", "content": content}},
+                                     "stopReason": "tool_use" if call else "end_turn", "usage": usage,
+                                     "metrics": {"latencyMs": 12}})
+                    return
+                self._start_stream("application/vnd.amazon.eventstream")
+
+                def event(kind: str, payload: dict[str, Any], message_type: str = "event") -> None:
+                    key = ":exception-type" if message_type == "exception" else ":event-type"
+                    self.wfile.write(event_frame({key: kind, ":content-type": "application/json",
+                                                  ":message-type": message_type}, json.dumps(payload).encode()))
+                    self.wfile.flush()
+
+                event("messageStart", {"role": "assistant"})
+                if call:
+                    event("contentBlockStart", {"contentBlockIndex": 0, "start": {"toolUse": {
+                        "toolUseId": "tooluse_1", "name": "get_weather"}}})
+                    for piece in ('{"city":', ' "Paris"}'):
+                        event("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"toolUse": {"input": piece}}})
+                    event("contentBlockStop", {"contentBlockIndex": 0})
+                    stop = "tool_use"
+                else:
+                    pieces = WORDS[:2] if model == "stream-error" else ([text] if text != ANSWER else WORDS)
+                    for word in pieces:
+                        event("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": word}})
+                    if model == "stream-error":
+                        event("throttlingException", {"message": "Too many tokens, slow down."}, "exception")
+                        return
+                    event("contentBlockStop", {"contentBlockIndex": 0})
+                    stop = "end_turn"
+                event("messageStop", {"stopReason": stop})
+                event("metadata", {"usage": usage, "metrics": {"latencyMs": 12}})
 
             # -- Ollama native -----------------------------------------------------------------
             def _ollama(self, body: dict[str, Any]) -> None:

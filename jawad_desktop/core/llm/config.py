@@ -26,6 +26,7 @@ class ProviderKind(StrEnum):
     GEMINI = "gemini"
     OPENAI_RESPONSES = "openai-responses"
     OLLAMA_NATIVE = "ollama-native"
+    BEDROCK = "bedrock"  # AWS credentials from the environment or a profile, never the keyring
 
     @property
     def label(self) -> str:
@@ -51,6 +52,7 @@ _LABELS: dict[ProviderKind, str] = {
     ProviderKind.GEMINI: "Google Gemini",
     ProviderKind.OPENAI_RESPONSES: "OpenAI (Responses API)",
     ProviderKind.OLLAMA_NATIVE: "Ollama (native API)",
+    ProviderKind.BEDROCK: "AWS Bedrock",
 }
 
 DEFAULT_BASE_URLS: dict[ProviderKind, str] = {
@@ -63,6 +65,7 @@ DEFAULT_BASE_URLS: dict[ProviderKind, str] = {
     ProviderKind.GEMINI: "https://generativelanguage.googleapis.com/v1beta",
     ProviderKind.OPENAI_RESPONSES: "https://api.openai.com/v1",
     ProviderKind.OLLAMA_NATIVE: "http://localhost:11434",
+    ProviderKind.BEDROCK: "",  # https://bedrock-runtime.{region}.amazonaws.com
 }
 
 # Spec 003's reasoning levels; "" leaves the model's default.
@@ -97,6 +100,8 @@ class ProviderConfig(BaseModel):
     model: str = ""
     reasoning: str = Field("", description="none, low, medium or high where the model supports it")
     embedding_model: str = ""  # for semantic search; empty: a common model of the kind
+    region: str = ""  # Bedrock: empty means AWS_REGION, the profile's region, else us-east-1
+    profile: str = ""  # Bedrock: an AWS profile in ~/.aws/credentials; empty means the environment
 
     @field_validator("name")
     @classmethod

@@ -36,7 +36,7 @@ DEFAULT_EMBEDDING_MODELS: dict[ProviderKind, str] = {
     ProviderKind.OLLAMA: "nomic-embed-text",
     ProviderKind.OLLAMA_NATIVE: "nomic-embed-text",
 }
-_NO_EMBEDDINGS = (ProviderKind.ANTHROPIC,)
+_NO_EMBEDDINGS = (ProviderKind.ANTHROPIC, ProviderKind.BEDROCK)  # spec 003: Bedrock has none here
 
 
 def supports_embeddings(kind: ProviderKind) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from jawad_desktop.core.events import EventBus
 from jawad_desktop.core.llm.anthropic import AnthropicClient
+from jawad_desktop.core.llm.bedrock import BedrockClient
 from jawad_desktop.core.llm.client import LLMClient, RetryPolicy
 from jawad_desktop.core.llm.config import ProviderConfig, ProviderKind
 from jawad_desktop.core.llm.gemini import GeminiClient
@@ -23,6 +24,7 @@ _CLASSES: dict[ProviderKind, type[LLMClient]] = {
     ProviderKind.GEMINI: GeminiClient,
     ProviderKind.OPENAI_RESPONSES: ResponsesClient,
     ProviderKind.OLLAMA_NATIVE: OllamaNativeClient,
+    ProviderKind.BEDROCK: BedrockClient,
 }
 
 
