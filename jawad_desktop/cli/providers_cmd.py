@@ -121,6 +121,9 @@ def _add_fields(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reasoning", choices=["default", "none", "low", "medium", "high"],
                         help="how much the model thinks first, where it supports it (default: the model's)")
     parser.add_argument("--embedding-model", metavar="M", help="the model for semantic search of history")
+    parser.add_argument("--region", metavar="R", help="bedrock: the AWS region (default: AWS_REGION, else us-east-1)")
+    parser.add_argument("--profile-name", dest="aws_profile", metavar="P",
+                        help="bedrock: the AWS profile with the credentials (default: the environment)")
     keys = parser.add_mutually_exclusive_group()
     keys.add_argument("--api-key-env", metavar="VAR", help="store the key found in environment variable VAR")
     keys.add_argument("--api-key-stdin", action="store_true", help="read the key from standard input")
@@ -238,11 +241,11 @@ def _read_key(args: argparse.Namespace, kind: ProviderKind, name: str, *, requir
 
 
 def _build(name: str, kind: ProviderKind, base_url: str, model: str, reasoning: str = "",
-           embedding_model: str = "") -> ProviderConfig:
+           embedding_model: str = "", region: str = "", profile: str = "") -> ProviderConfig:
     try:
         return ProviderConfig(name=name, kind=kind, base_url=base_url, model=model,
                               reasoning="" if reasoning == "default" else reasoning,
-                              embedding_model=embedding_model)
+                              embedding_model=embedding_model, region=region, profile=profile)
     except ValidationError as exc:
         raise JawadError(f"The provider is not valid: {exc.errors()[0]['msg']}.") from None
 
@@ -250,7 +253,7 @@ def _build(name: str, kind: ProviderKind, base_url: str, model: str, reasoning: 
 def _add(args: argparse.Namespace, ctx: AppContext) -> int:
     kind = parse_kind(args.kind)
     provider = _build(args.name, kind, args.base_url or "", args.model or "", args.reasoning or "",
-                      args.embedding_model or "")
+                      args.embedding_model or "", args.region or "", args.aws_profile or "")
     if ctx.settings.provider(provider.name) is not None:
         raise JawadError(f"A provider named {provider.name!r} exists already.",
                          suggestions=[f"Change it with `jawad providers edit {provider.name!r}`, "
@@ -274,7 +277,9 @@ def _edit(args: argparse.Namespace, ctx: AppContext) -> int:
                  old.base_url if args.base_url is None else args.base_url,
                  old.model if args.model is None else args.model,
                  old.reasoning if args.reasoning is None else args.reasoning,
-                 old.embedding_model if args.embedding_model is None else args.embedding_model)
+                 old.embedding_model if args.embedding_model is None else args.embedding_model,
+                 old.region if args.region is None else args.region,
+                 old.profile if args.aws_profile is None else args.aws_profile)
     if args.rename and new.name.casefold() != old.name.casefold() and ctx.settings.provider(new.name):
         raise JawadError(f"A provider named {new.name!r} exists already.")
     key = _read_key(args, kind, new.name, required=False)

@@ -102,6 +102,14 @@ class ProvidersPage(QWidget):
         self.embedding_model = QLineEdit(self)
         self.embedding_model.setAccessibleName("Embedding model")
         self.embedding_model.setToolTip("The model that indexes conversations for semantic search")
+        self.region = QLineEdit(self)
+        self.region.setAccessibleName("AWS region")
+        self.region.setPlaceholderText("AWS_REGION, else us-east-1")
+        self.aws_profile = QLineEdit(self)
+        self.aws_profile.setAccessibleName("AWS profile")
+        self.aws_profile.setPlaceholderText("credentials from the environment")
+        self.aws_profile.setToolTip("A profile in ~/.aws/credentials; empty: AWS_ACCESS_KEY_ID and "
+                                    "AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) from the environment")
         self.models_button.setAccessibleName("Fetch the provider's model list")
         self.api_key = QLineEdit(self)
         self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
@@ -140,6 +148,12 @@ class ProvidersPage(QWidget):
         form.addRow("&Model", model_row)
         form.addRow("&Reasoning", self.reasoning)
         form.addRow("&Embedding model", self.embedding_model)
+        form.addRow("AWS re&gion", self.region)
+        form.addRow("AWS pro&file", self.aws_profile)
+        self._form = form
+        for field in (self.region, self.aws_profile):  # shown for Bedrock only (_kind_changed)
+            field.setEnabled(False)
+            form.setRowVisible(field, False)
         key_row = QHBoxLayout()
         key_row.addWidget(self.api_key, 1)
         key_row.addWidget(self.show_key)
@@ -212,6 +226,8 @@ class ProvidersPage(QWidget):
         self.model.setEditText(provider.model)
         self.reasoning.setCurrentIndex(max(0, self.reasoning.findData(provider.reasoning)))
         self.embedding_model.setText(provider.embedding_model)
+        self.region.setText(provider.region)
+        self.aws_profile.setText(provider.profile)
         self.api_key.clear()
         has_key = False
         try:
@@ -230,6 +246,8 @@ class ProvidersPage(QWidget):
         self.model.setEditText("gpt-4o-mini")
         self.reasoning.setCurrentIndex(0)
         self.embedding_model.clear()
+        self.region.clear()
+        self.aws_profile.clear()
         self.api_key.clear()
         self.api_key.setPlaceholderText("Paste your API key")
         self._show("")
@@ -245,7 +263,11 @@ class ProvidersPage(QWidget):
     def _kind_changed(self) -> None:
         kind = ProviderKind(self.kind.currentData())
         self.base_url.setPlaceholderText(kind.default_base_url or "(started by Jawad)")
-        self.api_key.setEnabled(kind != ProviderKind.LOCAL)
+        self.api_key.setEnabled(kind not in (ProviderKind.LOCAL, ProviderKind.BEDROCK))
+        bedrock = kind is ProviderKind.BEDROCK
+        for field in (self.region, self.aws_profile):
+            field.setEnabled(bedrock)
+            self._form.setRowVisible(field, bedrock)
         if self._editing is None and kind != ProviderKind.OPENAI and self.name.text().startswith("OpenAI"):
             self.name.setText(self._free_name(kind.label.split()[0]))
             self.model.setEditText({ProviderKind.OPENROUTER: "openai/gpt-4o-mini",
@@ -277,6 +299,8 @@ class ProvidersPage(QWidget):
                 model=self.model.currentText().strip(),
                 reasoning=str(self.reasoning.currentData() or ""),
                 embedding_model=self.embedding_model.text().strip(),
+                region=self.region.text().strip(),
+                profile=self.aws_profile.text().strip(),
             )
         except ValidationError as exc:
             raise ValueError(validation_message(exc)) from None

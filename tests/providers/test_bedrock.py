@@ -162,3 +162,24 @@ def test_region_and_models(aws_env: None, monkeypatch: pytest.MonkeyPatch, provi
             return await c.list_models()
 
     assert arun(run()) == ["anthropic.claude-3-haiku-20240307-v1:0", "amazon.nova-lite-v1:0"]
+
+
+def test_settings_page_has_bedrock_fields(qtbot: Any, profile_dir: Any, secret_store: Any) -> None:
+    from jawad_desktop.core.context import AppContext
+    from jawad_desktop.ui.settings_dialog import SettingsDialog
+
+    dialog = SettingsDialog(AppContext.open(str(profile_dir), secrets=secret_store))
+    qtbot.addWidget(dialog)
+    page = dialog.providers
+    page.new_provider()
+    assert not page.region.isEnabled()
+    page.kind.setCurrentIndex(page.kind.findData(ProviderKind.BEDROCK))
+    assert page.region.isEnabled() and not page.api_key.isEnabled()
+    page.name.setText("AWS")
+    page.model.setEditText(MODEL)
+    page.region.setText("eu-west-3")
+    page.aws_profile.setText("work")
+    assert page.save(), page.status.text()
+    saved = dialog.ctx.settings.provider("AWS")
+    assert saved is not None
+    assert (saved.kind, saved.region, saved.profile) == (ProviderKind.BEDROCK, "eu-west-3", "work")
