@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from jawad_desktop.core.events import EventBus
+from jawad_desktop.core.harbor.policy import normalize_site
 from jawad_desktop.core.mcp.adapter import McpConnections, McpRegistry
 from jawad_desktop.core.mcp.config import McpServerConfig, McpSettings, mcp_header_key_name
 from jawad_desktop.core.store.secrets import SecretStore
@@ -63,7 +64,8 @@ def test_stdio_tools_join_the_registry_and_run(arun: Any, tmp_path: Path) -> Non
     # The server's own schema goes to the model; calls are asked for by default.
     assert echo.schema["required"] == ["text"] and set(echo.schema["properties"]) == {"text", "shout"}
     assert echo.level is PermissionLevel.SUBMIT and "MCP server: Test stdio" in echo.description
-    assert echo.site_for(tool_ctx(), echo.validate({"text": "x"})) == "mcp:Test stdio"
+    assert echo.site_for(tool_ctx(), echo.validate({"text": "x"})) == "mcp.test-stdio"
+    assert normalize_site("mcp.test-stdio") == "mcp.test-stdio"  # Harbor keeps each server's grants apart
     assert (tmp_path / "mcp-Test_stdio.log").exists()  # the server's stderr, not the terminal
 
 

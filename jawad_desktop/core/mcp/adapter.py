@@ -37,10 +37,16 @@ from jawad_desktop.core.tools.registry import PermissionLevel, Tool, ToolError, 
 
 log = logging.getLogger("jawad.mcp")
 
-__all__ = ["McpConnections", "McpRegistry", "McpToolInfo", "mcp_registry", "permission_level"]
+__all__ = ["McpConnections", "McpRegistry", "McpToolInfo", "mcp_registry", "mcp_site", "permission_level"]
 
 _UNSET: Any = object()  # an optional argument the model left out: not sent to the server
 _NAME_CLEAN = re.compile(r"[^A-Za-z0-9_]+")
+
+
+def mcp_site(server: str) -> str:
+    """The "site" an MCP server's calls act on, for permission grants: ``mcp.<server>``
+    (a host-like name, so Harbor's site grants keep servers apart)."""
+    return "mcp." + (re.sub(r"[^a-z0-9-]+", "-", server.lower()).strip("-") or "server")
 
 
 def _unset() -> Any:
@@ -285,7 +291,7 @@ def _tool(connections: McpConnections, info: McpToolInfo, config: McpServerConfi
         fn=call,
         arguments_model=_as_model(model),
         level=permission_level(config.permission),
-        site=lambda ctx, args: f"mcp:{config.name}",
+        site=lambda ctx, args: mcp_site(config.name),
     )
     schema = dict(info.input_schema) or {"type": "object", "properties": {}}
     schema.setdefault("type", "object")
