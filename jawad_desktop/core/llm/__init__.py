@@ -9,6 +9,13 @@
 - ``connection``: test_connection, list_models, discover_providers (Settings, first start)
 - ``factory``: client_for / resolve_provider (saved, active or command-line provider)
 - ``local_server``: the built-in llama.cpp server with the bundled SmolLM2 model
+- ``providers``: make_client, the client class for each kind; the kinds with their own wire
+  format: ``anthropic`` (Messages API), ``gemini``, ``responses`` (OpenAI Responses API,
+  stateless), ``ollama_native`` (/api/chat), ``bedrock`` (Converse, SigV4 in ``sigv4``);
+  ``formats`` holds what they share
+- ``embeddings``: Embedder (single and batch; OpenAI, Gemini, Ollama)
+- ``structured``: generate_structured (a validated pydantic object, with retries)
+- ``context``: PromptContexts and ContextualClient (static and dynamic prompt context)
 
 Nothing is imported here: ``core.store.settings`` imports ``config`` and must not pull in
 the client.
