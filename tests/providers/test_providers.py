@@ -251,3 +251,45 @@ def test_list_models(kind: ProviderKind, names: list[str], provider_server: Prov
             return await c.list_models()
 
     assert arun(run()) == names
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_anthropic_thinking_blocks_go_back_with_the_tool_calls(stream: bool, provider_server: ProviderServer,
+                                                               arun: Any) -> None:
+    """With thinking on, the signed thinking block before a tool call must come back verbatim
+    in the next request (the API refuses it otherwise); the agent's messages never carry it."""
+    from tests.servers.provider_servers import THOUGHT
+
+    async def run() -> tuple[ChatResponse, ChatResponse, dict[str, Any]]:
+        async with client(provider_server, ProviderKind.ANTHROPIC, "think", reasoning="medium") as c:
+            first = await c.chat(HELLO, TOOLS, stream=stream).response()
+            # The message as the agent rebuilds it: content and calls only.
+            again = Message(role="assistant", content=first.content, tool_calls=list(first.tool_calls))
+            history = [*HELLO, again, Message(role="tool", content="rainy", tool_call_id=first.tool_calls[0].id)]
+            second = await c.chat(history, TOOLS, stream=stream).response()
+            return first, second, provider_server.last("anthropic")["body"]
+
+    first, second, body = arun(run())
+    assert first.content == "Let me check." and first.tool_calls[0].name == "get_weather"
+    assert second.content == weather_answer("rainy")
+    assert body["messages"][1]["content"][0] == THOUGHT and body["thinking"]["type"] == "enabled"
+
+
+def test_anthropic_thinking_off_when_it_cannot_be_on(provider_server: ProviderServer, arun: Any) -> None:
+    """A forced tool, or a tool loop whose thinking blocks are unknown (a reopened
+    conversation, another client), runs without thinking instead of failing."""
+
+    async def run() -> tuple[ChatResponse, dict[str, Any], ChatResponse, dict[str, Any]]:
+        async with client(provider_server, ProviderKind.ANTHROPIC, "think", reasoning="high") as c:
+            forced = await c.chat(HELLO, TOOLS, tool_choice={"type": "function", "function": {"name": "get_weather"}},
+                                  stream=False).response()
+            forced_body = provider_server.last("anthropic")["body"]
+        async with client(provider_server, ProviderKind.ANTHROPIC, "think", reasoning="high") as other:
+            history = [*HELLO, forced.to_message(),
+                       Message(role="tool", content="foggy", tool_call_id=forced.tool_calls[0].id)]
+            answer = await other.chat(history, TOOLS).response()
+            return forced, forced_body, answer, provider_server.last("anthropic")["body"]
+
+    forced, forced_body, answer, body = arun(run())
+    assert "thinking" not in forced_body and forced_body["tool_choice"] == {"type": "tool", "name": "get_weather"}
+    assert forced.tool_calls and answer.content == weather_answer("foggy") and "thinking" not in body

@@ -10,6 +10,9 @@ Ollama without ``/api/embed``). What it answers is chosen by the request's model
 - ``tool``: a ``get_weather`` call for Paris when tools are offered and no result came back
   yet, else a sentence quoting the tool result;
 - ``prefixed``: like ``tool`` but the call is named ``tool.get_weather`` (Ollama models do);
+- ``think`` (Anthropic): like ``tool``, with a signed thinking block before the call when
+  thinking is on; as the API does, the next request must bring that block back verbatim,
+  and thinking with a forced tool is refused;
 - ``json``: the JSON of a small plan; ``json-flaky``: invalid JSON first, then the plan;
 - ``status-<code>``: that HTTP status with an error body in the format's own shape;
 - ``stream-error``: two words, then an error event inside the stream.
@@ -38,6 +41,11 @@ WORDS = ["Hello", " from", " the", " loopback", "."]
 ANSWER = "".join(WORDS)
 PLAN = {"title": "Compare phones", "steps": ["search prices", "read reviews"]}
 EMBED_DIMS = 16
+THOUGHT = {"type": "thinking", "thinking": "I should check the weather.", "signature": "EqQBCkYIARgCIkA-sig"}
+
+
+def obj_type(value: Any) -> str:
+    return str(value.get("type")) if isinstance(value, dict) else ""
 BEDROCK_CREDENTIALS = ("AKIATESTBEDROCK", "test/secret/key", "session-token-1")
 BEDROCK_REGION = "eu-central-1"
 
@@ -251,7 +259,20 @@ class ProviderServer:
                 last = messages[-1]["content"]
                 results = [b for b in last if isinstance(b, dict) and b.get("type") == "tool_result"] \
                     if isinstance(last, list) else []
-                call = model == "tool" and body.get("tools") and not results
+                thinking_on = bool(body.get("thinking"))
+                if thinking_on and obj_type(body.get("tool_choice")) in ("any", "tool"):
+                    self._json(400, {"type": "error", "error": {"type": "invalid_request_error", "message":
+                                     "Thinking may not be enabled when tool_choice forces tool use."}})
+                    return
+                if thinking_on and results and messages[-2]["content"][0] != THOUGHT:
+                    found = messages[-2]["content"][0].get("type")
+                    self._json(400, {"type": "error", "error": {"type": "invalid_request_error", "message":
+                                     f"messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, "
+                                     f"but found `{found}`. When `thinking` is enabled, a final `assistant` "
+                                     "message must start with a thinking block."}})
+                    return
+                call = model in ("tool", "think") and body.get("tools") and not results
+                think = model == "think" and thinking_on and call
                 text = self._plan(model) or (weather_answer(results[0]["content"]) if results else ANSWER)
                 usage_in = {"input_tokens": 12, "output_tokens": 1, "cache_read_input_tokens": 2}
                 if not body.get("stream"):
@@ -259,6 +280,8 @@ class ProviderServer:
                         [{"type": "text", "text": "Let me check."},
                          {"type": "tool_use", "id": "toolu_01", "name": "get_weather", "input": {"city": "Paris"}}]
                         if call else [{"type": "text", "text": text}])
+                    if think:
+                        content.insert(0, dict(THOUGHT))
                     self._json(200, {"id": "msg_01", "type": "message", "role": "assistant", "model": model,
                                      "content": content, "stop_reason": "tool_use" if call else "end_turn",
                                      "usage": {**usage_in, "output_tokens": 9}})
@@ -269,19 +292,30 @@ class ProviderServer:
                           "message_start")
                 self._sse({"type": "ping"}, "ping")
                 if call:
-                    self._sse({"type": "content_block_start", "index": 0,
+                    first = 0
+                    if think:
+                        first = 1
+                        self._sse({"type": "content_block_start", "index": 0, "content_block": {
+                            "type": "thinking", "thinking": "", "signature": ""}}, "content_block_start")
+                        for piece in ("I should check ", "the weather."):
+                            self._sse({"type": "content_block_delta", "index": 0, "delta": {
+                                "type": "thinking_delta", "thinking": piece}}, "content_block_delta")
+                        self._sse({"type": "content_block_delta", "index": 0, "delta": {
+                            "type": "signature_delta", "signature": THOUGHT["signature"]}}, "content_block_delta")
+                        self._sse({"type": "content_block_stop", "index": 0}, "content_block_stop")
+                    self._sse({"type": "content_block_start", "index": first,
                                "content_block": {"type": "text", "text": ""}}, "content_block_start")
-                    self._sse({"type": "content_block_delta", "index": 0,
+                    self._sse({"type": "content_block_delta", "index": first,
                                "delta": {"type": "text_delta", "text": "Let me check."}}, "content_block_delta")
-                    self._sse({"type": "content_block_stop", "index": 0}, "content_block_stop")
-                    self._sse({"type": "content_block_start", "index": 1, "content_block": {
+                    self._sse({"type": "content_block_stop", "index": first}, "content_block_stop")
+                    self._sse({"type": "content_block_start", "index": first + 1, "content_block": {
                         "type": "tool_use", "id": "toolu_01", "name": "get_weather", "input": {}}},
                         "content_block_start")
                     for piece in ('{"city": ', '"Par', 'is"}'):
-                        self._sse({"type": "content_block_delta", "index": 1,
+                        self._sse({"type": "content_block_delta", "index": first + 1,
                                    "delta": {"type": "input_json_delta", "partial_json": piece}},
                                   "content_block_delta")
-                    self._sse({"type": "content_block_stop", "index": 1}, "content_block_stop")
+                    self._sse({"type": "content_block_stop", "index": first + 1}, "content_block_stop")
                     stop = "tool_use"
                 else:
                     self._sse({"type": "content_block_start", "index": 0,

@@ -9,6 +9,8 @@ The HTTP side (retries, timeouts, cancellation, errors) is ``LLMClient``'s.
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Mapping
 from typing import Any
 
 from jawad_desktop.core.llm.client import LLMClient, _Call
@@ -17,6 +19,8 @@ from jawad_desktop.core.llm.types import ChatResponse, Message, StreamDelta, Too
 from jawad_desktop.core.llm.wire import MalformedResponse, StreamAccumulator, parse_arguments
 
 __all__ = ["ANTHROPIC_VERSION", "AnthropicClient", "anthropic_messages"]
+
+log = logging.getLogger("jawad.llm.anthropic")
 
 ANTHROPIC_VERSION = "2023-06-01"
 _STOP_REASONS = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls", "max_tokens": "length"}
@@ -27,9 +31,13 @@ _ERROR_STATUS = {"invalid_request_error": 400, "authentication_error": 401, "per
 _THINKING_BUDGET = {"low": 1024, "medium": 4096, "high": 16384}
 
 
-def anthropic_messages(messages: list[Message]) -> tuple[str, list[dict[str, Any]]]:
+def anthropic_messages(
+    messages: list[Message], thinking: Mapping[str, list[dict[str, Any]]] | None = None
+) -> tuple[str, list[dict[str, Any]]]:
     """The ``system`` text and the ``messages`` of a request; consecutive messages of one
-    role are merged (tool results must all sit in the user message after the calls)."""
+    role are merged (tool results must all sit in the user message after the calls).
+    ``thinking`` gives the thinking blocks that preceded a group of tool calls, by the id
+    of its first call: they open that assistant message again."""
     system: list[str] = []
     out: list[dict[str, Any]] = []
     for message in messages:
@@ -44,6 +52,8 @@ def anthropic_messages(messages: list[Message]) -> tuple[str, list[dict[str, Any
                            "content": message.content or "(no output)"})
         else:
             role = message.role
+            if thinking and message.tool_calls and message.tool_calls[0].id in thinking:
+                blocks.extend(dict(b) for b in thinking[message.tool_calls[0].id])
             if message.content:
                 blocks.append({"type": "text", "text": message.content})
             for call in message.tool_calls:
@@ -78,6 +88,9 @@ class AnthropicAccumulator(StreamAccumulator):
     def __init__(self) -> None:
         super().__init__()
         self.cached_input_tokens: int | None = None
+        # Thinking blocks by content index, kept verbatim (signature included): they must go
+        # back with the tool calls they preceded (see AnthropicClient._remember_thinking).
+        self.thinking: dict[int, dict[str, Any]] = {}
 
     def add(self, data: Any) -> StreamDelta | None:
         if not isinstance(data, dict) or not isinstance(data.get("type"), str):
@@ -92,6 +105,9 @@ class AnthropicAccumulator(StreamAccumulator):
             self._cache(message.get("usage"))
         elif kind == "content_block_start":
             block = obj(data.get("content_block"))
+            if block.get("type") in ("thinking", "redacted_thinking"):
+                self.thinking[int(data.get("index") or 0)] = dict(block)
+                return None
             if block.get("type") == "tool_use":
                 fragment = self._add_call({"index": data.get("index"), "id": block.get("id"),
                                            "function": {"name": block.get("name")}}, 0)
@@ -101,6 +117,13 @@ class AnthropicAccumulator(StreamAccumulator):
                 return StreamDelta(text=str(block["text"]))
         elif kind == "content_block_delta":
             delta = obj(data.get("delta"))
+            thought = self.thinking.get(int(data.get("index") or 0))
+            if thought is not None and delta.get("type") == "thinking_delta":
+                thought["thinking"] = str(thought.get("thinking") or "") + str(delta.get("thinking") or "")
+                return None
+            if thought is not None and delta.get("type") == "signature_delta":
+                thought["signature"] = str(delta.get("signature") or "")
+                return None
             if delta.get("type") == "text_delta" and delta.get("text"):
                 self.text.append(str(delta["text"]))
                 return StreamDelta(text=str(delta["text"]))
@@ -126,6 +149,14 @@ class AnthropicAccumulator(StreamAccumulator):
             return _ERROR_STATUS.get(str(error.get("type")), 500), json_text(data)
         return None
 
+    def absorb(self, whole: ChatResponse) -> StreamDelta | None:
+        blocks = whole.metadata.pop("anthropic_thinking", None)
+        if isinstance(blocks, list):
+            self.thinking = dict(enumerate(blocks))
+        delta = super().absorb(whole)
+        self.cached_input_tokens = whole.metadata.get("cached_input_tokens")
+        return delta
+
     def response(self) -> ChatResponse:
         result = super().response()
         result.metadata["cached_input_tokens"] = self.cached_input_tokens
@@ -138,10 +169,13 @@ def parse_message(data: Any) -> ChatResponse:
         raise MalformedResponse("the answer has no content list")
     text: list[str] = []
     calls: list[ToolCall] = []
+    thinking: list[dict[str, Any]] = []
     for block in data["content"]:
         if not isinstance(block, dict):
             continue
-        if block.get("type") == "text":
+        if block.get("type") in ("thinking", "redacted_thinking"):
+            thinking.append(dict(block))
+        elif block.get("type") == "text":
             text.append(str(block.get("text") or ""))
         elif block.get("type") == "tool_use" and block.get("name"):
             calls.append(ToolCall(id=str(block.get("id") or ""), name=str(block["name"]),
@@ -154,12 +188,26 @@ def parse_message(data: Any) -> ChatResponse:
         usage=_usage(raw_usage),
         metadata={"response_id": str(data.get("id") or ""),
                   "cached_input_tokens": raw_usage.get("cache_read_input_tokens")
-                  if isinstance(raw_usage, dict) else None},
+                  if isinstance(raw_usage, dict) else None,
+                  "anthropic_thinking": thinking},
     )
 
 
 class AnthropicClient(LLMClient):
-    """``LLMClient`` speaking the Messages API. ``x-api-key`` and ``anthropic-version`` headers."""
+    """``LLMClient`` speaking the Messages API. ``x-api-key`` and ``anthropic-version`` headers.
+
+    With thinking on, the thinking blocks of an answer that calls tools must come back
+    verbatim with those calls in the next request. The agent's messages have no place for
+    them, so the client remembers them by tool-call id and puts them back itself; a tool
+    loop it cannot complete that way (a forced tool, a conversation reopened) runs that
+    request without thinking instead of failing.
+    """
+
+    _MEMORY = 64  # tool-call groups remembered
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._thinking: dict[str, list[dict[str, Any]]] = {}
 
     def _headers(self) -> dict[str, str]:
         headers = super()._headers()
@@ -178,8 +226,27 @@ class AnthropicClient(LLMClient):
     def _parse_whole(self, data: Any) -> ChatResponse:
         return parse_message(data)
 
+    def _finish(self, call: _Call, *, interrupted: bool = False) -> ChatResponse:
+        result = super()._finish(call, interrupted=interrupted)
+        acc = call.acc
+        if isinstance(acc, AnthropicAccumulator) and acc.thinking and result.tool_calls and not interrupted:
+            blocks = [acc.thinking[i] for i in sorted(acc.thinking)]
+            self._thinking[result.tool_calls[0].id] = blocks
+            while len(self._thinking) > self._MEMORY:
+                self._thinking.pop(next(iter(self._thinking)))
+        return result
+
+    def _thinking_possible(self, messages: list[Message]) -> bool:
+        """Whether thinking may be on: not when the open tool loop's last calls came
+        without their thinking blocks."""
+        last = next((m for m in reversed(messages) if m.role == "assistant"), None)
+        if last is None or not last.tool_calls or messages[-1].role != "tool":
+            return True
+        return last.tool_calls[0].id in self._thinking
+
     def _build_body(self, call: _Call) -> dict[str, Any]:
-        system, messages = anthropic_messages(call.messages)
+        system, messages = anthropic_messages(call.messages, self._thinking)
+        thinking_ok = self._thinking_possible(call.messages)
         if call.response_schema is not None:
             # No schema mode: the instruction goes in the system text, the caller validates.
             system = (system + "\n\n" if system else "") + (
@@ -190,6 +257,12 @@ class AnthropicClient(LLMClient):
         if system:
             body["system"] = system
         budget = _THINKING_BUDGET.get(self.provider.reasoning)
+        forced = call.send_tools and (call.tool_choice == "required" or isinstance(call.tool_choice, dict))
+        if budget and (not thinking_ok or forced):
+            # Anthropic refuses thinking with a forced tool, and a tool loop whose calls came
+            # without thinking cannot continue with it: this request goes without.
+            log.info("thinking off for this request (%s)", "forced tool" if forced else "tool loop without thinking")
+            budget = None
         if budget:
             body["thinking"] = {"type": "enabled", "budget_tokens": budget}
             body["max_tokens"] = max(body["max_tokens"], budget + 1024)
