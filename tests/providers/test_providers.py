@@ -293,3 +293,22 @@ def test_anthropic_thinking_off_when_it_cannot_be_on(provider_server: ProviderSe
     forced, forced_body, answer, body = arun(run())
     assert "thinking" not in forced_body and forced_body["tool_choice"] == {"type": "tool", "name": "get_weather"}
     assert forced.tool_calls and answer.content == weather_answer("foggy") and "thinking" not in body
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_gemini_thought_signatures_go_back_with_the_calls(stream: bool, provider_server: ProviderServer,
+                                                          arun: Any) -> None:
+    from tests.servers.provider_servers import GEMINI_SIGNATURE
+
+    async def run() -> tuple[ChatResponse, dict[str, Any]]:
+        async with client(provider_server, ProviderKind.GEMINI, "think") as c:
+            first = await c.chat(HELLO, TOOLS, stream=stream).response()
+            again = Message(role="assistant", content=first.content, tool_calls=list(first.tool_calls))
+            history = [*HELLO, again, Message(role="tool", content="windy", tool_call_id=first.tool_calls[0].id)]
+            second = await c.chat(history, TOOLS, stream=stream).response()
+            return second, provider_server.last("gemini")["body"]
+
+    second, body = arun(run())
+    assert second.content == weather_answer("windy")
+    call_part = next(p for p in body["contents"][-2]["parts"] if "functionCall" in p)
+    assert call_part["thoughtSignature"] == GEMINI_SIGNATURE

@@ -10,6 +10,8 @@ Ollama without ``/api/embed``). What it answers is chosen by the request's model
 - ``tool``: a ``get_weather`` call for Paris when tools are offered and no result came back
   yet, else a sentence quoting the tool result;
 - ``prefixed``: like ``tool`` but the call is named ``tool.get_weather`` (Ollama models do);
+- ``think`` (Gemini): like ``tool``, the call carries a ``thoughtSignature`` that must come
+  back on it in the next request (400 otherwise, as Gemini 3 answers);
 - ``think`` (Anthropic): like ``tool``, with a signed thinking block before the call when
   thinking is on; as the API does, the next request must bring that block back verbatim,
   and thinking with a forced tool is refused;
@@ -42,6 +44,9 @@ ANSWER = "".join(WORDS)
 PLAN = {"title": "Compare phones", "steps": ["search prices", "read reviews"]}
 EMBED_DIMS = 16
 THOUGHT = {"type": "thinking", "thinking": "I should check the weather.", "signature": "EqQBCkYIARgCIkA-sig"}
+
+
+GEMINI_SIGNATURE = "CiQBVKhc7g-signature"
 
 
 def obj_type(value: Any) -> str:
@@ -350,7 +355,13 @@ class ProviderServer:
                     return
                 parts = body["contents"][-1]["parts"]
                 results = [p["functionResponse"] for p in parts if "functionResponse" in p]
-                call = model == "tool" and body.get("tools") and not results
+                if model == "think" and results:
+                    calls = [p for p in body["contents"][-2]["parts"] if "functionCall" in p]
+                    if any(p.get("thoughtSignature") != GEMINI_SIGNATURE for p in calls):
+                        self._json(400, {"error": {"code": 400, "status": "INVALID_ARGUMENT", "message":
+                                         "Function call is missing a thought_signature in functionCall parts."}})
+                        return
+                call = model in ("tool", "think") and body.get("tools") and not results
                 text = self._plan(model) or (weather_answer(results[0]["response"]["result"]) if results
                                              else ANSWER)
                 usage = {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 17,
@@ -368,6 +379,8 @@ class ProviderServer:
                 parts_out: list[dict[str, Any]]
                 if call:
                     parts_out = [{"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}]
+                    if model == "think":
+                        parts_out[0]["thoughtSignature"] = GEMINI_SIGNATURE
                 else:
                     parts_out = [{"text": text}]
                 if method == "generateContent":

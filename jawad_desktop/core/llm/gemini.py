@@ -8,6 +8,7 @@ each function call whole in one chunk. The key goes in the ``x-goog-api-key`` he
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import httpx
@@ -67,8 +68,12 @@ def gemini_schema(schema: Any) -> Any:
     return clean(schema)
 
 
-def gemini_contents(messages: list[Message]) -> tuple[str, list[dict[str, Any]]]:
-    """The system instruction and the ``contents`` of a request."""
+def gemini_contents(
+    messages: list[Message], signatures: Mapping[str, str] | None = None
+) -> tuple[str, list[dict[str, Any]]]:
+    """The system instruction and the ``contents`` of a request. ``signatures`` gives the
+    ``thoughtSignature`` a thinking model sent with a function call, by call id: it goes back
+    on that call's part (Gemini 3 refuses a function call's turn without it)."""
     names = tool_names_by_call_id(messages)
     system: list[str] = []
     contents: list[dict[str, Any]] = []
@@ -88,7 +93,10 @@ def gemini_contents(messages: list[Message]) -> tuple[str, list[dict[str, Any]]]
                 parts.append({"text": message.content})
             for call in message.tool_calls:
                 args = call.arguments if isinstance(call.arguments, dict) else {"input": call.arguments}
-                parts.append({"functionCall": {"name": call.name, "args": args}})
+                part: dict[str, Any] = {"functionCall": {"name": call.name, "args": args}}
+                if signatures and call.id in signatures:
+                    part["thoughtSignature"] = signatures[call.id]
+                parts.append(part)
         if not parts:
             continue
         if contents and contents[-1]["role"] == role:
@@ -105,6 +113,7 @@ class GeminiAccumulator(StreamAccumulator):
         super().__init__()
         self.cached_input_tokens: int | None = None
         self.reasoning_tokens: int | None = None
+        self.signatures: dict[str, str] = {}  # call id -> thoughtSignature
         self._next_index = 0
 
     def add(self, data: Any) -> StreamDelta | None:
@@ -139,7 +148,10 @@ class GeminiAccumulator(StreamAccumulator):
                 text.append(part["text"])
             call = obj(part.get("functionCall"))
             if call.get("name"):
-                fragment = self._add_call({"index": self._next_index, "id": call.get("id") or new_call_id(),
+                call_id = str(call.get("id") or new_call_id())
+                if part.get("thoughtSignature"):
+                    self.signatures[call_id] = str(part["thoughtSignature"])
+                fragment = self._add_call({"index": self._next_index, "id": call_id,
                                            "function": {"name": call["name"], "arguments": call.get("args") or {}}},
                                           0)
                 self._next_index += 1
@@ -153,6 +165,12 @@ class GeminiAccumulator(StreamAccumulator):
             return None
         return StreamDelta(text="".join(text), tool_calls=fragments)
 
+    def absorb(self, whole: ChatResponse) -> StreamDelta | None:
+        signatures = whole.metadata.pop("gemini_signatures", None)
+        if isinstance(signatures, dict):
+            self.signatures.update(signatures)
+        return super().absorb(whole)
+
     def response(self) -> ChatResponse:
         result = super().response()
         if result.tool_calls and result.finish_reason == "stop":
@@ -162,7 +180,14 @@ class GeminiAccumulator(StreamAccumulator):
 
 
 class GeminiClient(LLMClient):
-    """``LLMClient`` speaking the Gemini API (``BackendGeminiAPI``: key in a header)."""
+    """``LLMClient`` speaking the Gemini API (``BackendGeminiAPI``: key in a header).
+
+    Thought signatures of function calls are remembered by call id and sent back with them
+    (the agent's messages have no place for them)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._signatures: dict[str, str] = {}
 
     def _headers(self) -> dict[str, str]:
         headers = super()._headers()
@@ -190,10 +215,20 @@ class GeminiClient(LLMClient):
             raise MalformedResponse("the answer has no candidates")
         acc = GeminiAccumulator()
         acc.add(data)
-        return acc.response()
+        result = acc.response()
+        result.metadata["gemini_signatures"] = acc.signatures
+        return result
+
+    def _finish(self, call: _Call, *, interrupted: bool = False) -> ChatResponse:
+        result = super()._finish(call, interrupted=interrupted)
+        if isinstance(call.acc, GeminiAccumulator) and call.acc.signatures:
+            self._signatures.update(call.acc.signatures)
+            while len(self._signatures) > 256:
+                self._signatures.pop(next(iter(self._signatures)))
+        return result
 
     def _build_body(self, call: _Call) -> dict[str, Any]:
-        system, contents = gemini_contents(call.messages)
+        system, contents = gemini_contents(call.messages, self._signatures)
         body: dict[str, Any] = {"contents": contents}
         if system:
             body["systemInstruction"] = {"parts": [{"text": system}]}
