@@ -82,3 +82,14 @@ def test_extract_json() -> None:
     assert extract_json('{bad} then {"ok": true}') == {"ok": True}
     with pytest.raises(ValueError):
         extract_json("no object here")
+
+
+def test_prepare_repairs_before_validation(provider_server: ProviderServer, arun: Any) -> None:
+    def prepare(value: Any) -> Any:
+        return {**value, "steps": [s.upper() for s in value["steps"]]}
+
+    async def run() -> Any:
+        async with client(provider_server, ProviderKind.OLLAMA_NATIVE, "json") as c:
+            return await generate_structured(c, ASK, Plan, prepare=prepare)
+
+    assert arun(run()).value.steps == [s.upper() for s in PLAN["steps"]]

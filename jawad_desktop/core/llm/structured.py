@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -108,8 +109,12 @@ async def generate_structured(
     max_attempts: int = 3,
     temperature: float | None = 0.2,
     max_tokens: int | None = 2048,
+    prepare: Callable[[Any], Any] | None = None,
 ) -> StructuredResult[M]:
     """Ask ``client`` for a ``model_cls`` object; validated, with retries on invalid answers.
+
+    ``prepare`` may repair the decoded JSON before validation (a tolerant reader: wrap a
+    bare list, coerce "3" to 3); raising ``ValueError`` there counts as an invalid answer.
 
     ``LLMError`` from the provider passes through unchanged (it is already friendly);
     ``StructuredOutputError`` when every attempt gave an unusable answer.
@@ -134,7 +139,8 @@ async def generate_structured(
             if isinstance(value, int):
                 totals[key] += value
         try:
-            value = model_cls.model_validate(extract_json(answer))
+            decoded = extract_json(answer)
+            value = model_cls.model_validate(prepare(decoded) if prepare is not None else decoded)
         except ValueError as exc:  # ValidationError is a ValueError too
             problems = _problems(exc) if isinstance(exc, ValidationError) else [str(exc)]
             log.info("structured answer %d of %d unusable: %s", attempt, max_attempts, "; ".join(problems))
