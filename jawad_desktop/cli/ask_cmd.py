@@ -106,15 +106,26 @@ async def run(args: argparse.Namespace, ctx: AppContext) -> int:
 
         ctx.bus.subscribe(record)
     ctx.bus.subscribe(on_event)
+    mcp = None
+    registry = basic_registry()
+    if ctx.settings.mcp.servers:
+        from jawad_desktop.core.mcp.adapter import mcp_registry
+
+        mcp = await mcp_registry(ctx)
+        registry = registry.merged(mcp)
+        for problem in mcp.problems.values():
+            print(f"jawad: {problem}", file=sys.stderr)
     try:
         async with client_from_args(args, ctx) as client:
-            agent = AgentSession.for_app(ctx, client, basic_registry())
+            agent = AgentSession.for_app(ctx, client, registry)
             response = await agent.run(prompt)
         if recorder is not None:
             recorder.turn_messages(agent.history.messages, prompt, interrupted=response.interrupted)
     finally:
         if recorder is not None:
             recorder.store.close()
+        if mcp is not None:
+            await mcp.aclose()
     if args.json:
         print(json.dumps({"content": response.content, "is_error": response.is_error,
                           "interrupted": response.interrupted, "metadata": response.metadata},

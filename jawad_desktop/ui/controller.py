@@ -67,6 +67,9 @@ class ChatController(QObject):
         self._cards: dict[str, int] = {}  # action-log entry id -> chat item id of its card
         self._assistant_built = False
         self.research: Any = None
+        self.mcp: Any = None
+        self._base_registry: Any = None
+        self._mcp_task: asyncio.Task[Any] | None = None
 
     # -- construction -----------------------------------------------------------------------
     def attach(self) -> None:
@@ -134,10 +137,28 @@ class ChatController(QObject):
             last_product_provider=self.kit.session.last_product,
         )
         self.runner = self._run_agent
+        self._base_registry = registry
+        if self.ctx.settings.mcp.servers:
+            self._mcp_task = self.spawn(self.connect_mcp())
         self._build_research()
         panel = self.window.permission_panel
         self.window.bridge.permission_request.connect(panel.show_request)
         panel.decided.connect(self.kit.gate.respond)
+
+    async def connect_mcp(self) -> None:
+        """Connect the MCP servers in Settings and add their allowed tools to the agent's."""
+        from jawad_desktop.core.mcp.adapter import mcp_registry
+
+        old, self.mcp = self.mcp, None
+        if old is not None:
+            await old.aclose()
+        if self.session is None:
+            return
+        mcp = await mcp_registry(self.ctx)
+        self.mcp = mcp
+        self.session.registry = self._base_registry.merged(mcp)
+        for problem in mcp.problems.values():
+            self.window.show_notice("warning", problem)
 
     def _build_research(self) -> None:
         """Research mode: /research INTENT or the Research button plans, shows the plan, runs it."""
@@ -396,6 +417,9 @@ class ChatController(QObject):
         if self.kit is not None:
             with contextlib.suppress(Exception):
                 self.kit.close()
+        if self.mcp is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.mcp.aclose(), 0.5)
         if self.store is not None:
             with contextlib.suppress(Exception):
                 self.store.close()
@@ -484,6 +508,14 @@ class ChatController(QObject):
             from jawad_desktop.ui.grants_page import GrantsPage
 
             dialog.add_page("Site permissions", GrantsPage(self.kit.harbor, dialog))
+        try:
+            from jawad_desktop.ui.mcp_page import McpPage
+
+            mcp_page = McpPage(self.ctx, dialog)
+            dialog.add_page("MCP servers", mcp_page)
+            mcp_page.changed.connect(lambda: self.spawn(self.connect_mcp()))
+        except Exception as exc:
+            log.warning("MCP settings unavailable: %s", exc)
         try:
             from jawad_desktop.ui.voice_settings import VoiceSettingsPage
 
