@@ -61,8 +61,8 @@ def test_malformed_then_missing_fields_then_valid(client: LLMClient, scripted_mo
     # read-only is always given: a step must be able to read what it opens.
     assert plan.steps[1].permissions == [PermissionLevel.READ_ONLY, PermissionLevel.NAVIGATE]
     requests = scripted_model.requests
-    assert "does not contain a JSON object" in _last_user(requests[1])
-    assert "'steps.0.task' is missing" in _last_user(requests[2])
+    assert "contains no JSON object" in _last_user(requests[1])
+    assert "steps.0.task: Field required" in _last_user(requests[2])
     # The conversation went back to the model: its own bad answer, then the problem.
     assert requests[2]["messages"][-2]["role"] == "assistant" and "browser" in requests[2]["messages"][-2]["content"]
     assert "JSON object" in requests[0]["messages"][0]["content"]

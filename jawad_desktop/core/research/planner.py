@@ -23,6 +23,7 @@ from jawad_desktop.core.agent.session import ChatClient
 from jawad_desktop.core.agent.textcalls import loads_lenient
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.llm.errors import LLMError
+from jawad_desktop.core.llm.structured import StructuredOutputError, generate_structured
 from jawad_desktop.core.llm.types import Message
 from jawad_desktop.core.research.plan import AGENTS, MAX_STEPS, PlanDraft, ResearchPlan
 from jawad_desktop.core.tools.registry import PermissionLevel
@@ -173,36 +174,26 @@ class Planner:
         if page_hint:
             user += f"\nThe page open in the browser now: {page_hint}"
         messages = [Message(role="system", content=planner_prompt(self.max_steps)), Message(role="user", content=user)]
-        problems: list[str] = []
         self.attempts = 0
-        for attempt in range(1, self.max_attempts + 1):
-            self.attempts = attempt
-            try:
-                response = await client.chat(messages, None, stream=False, temperature=self.temperature,
-                                             max_tokens=2048).response()
-            except LLMError as exc:
-                raise JawadError(f"The plan could not be made: {exc.message}", suggestions=exc.suggestions) from exc
-            try:
-                draft = parse_plan(response.content)
-            except PlanParseError as exc:
-                problems = exc.problems
-                log.info("plan attempt %d of %d unusable: %s", attempt, self.max_attempts, exc)
-                messages += [
-                    Message(role="assistant", content=response.content),
-                    Message(role="user", content=(
-                        "That plan cannot be used: " + "; ".join(problems) + ". Answer again with only the "
-                        "corrected JSON object {\"steps\": [...]}, every step with agent, task, site and "
-                        "permissions.")),
-                ]
-                continue
-            if len(draft.steps) > self.max_steps:
-                draft.steps = draft.steps[: self.max_steps]
-            plan = ResearchPlan.from_draft(intent, draft)
-            log.info("plan %s for %r: %d steps after %d request(s)", plan.id, intent, len(plan.steps), attempt)
-            return plan
-        raise JawadError(
-            f"The model did not write a usable research plan in {self.max_attempts} tries "
-            f"(last problem: {'; '.join(problems)}).",
-            suggestions=["Try again, or say more precisely what to compare and where.",
-                         "A more capable model plans better: choose one in Settings → Providers."],
-        )
+        # Structured generation (core.llm.structured): the provider's JSON-schema mode where it has
+        # one, else the schema in the prompt; validated with pydantic, the problems fed back.
+        try:
+            result = await generate_structured(client, messages, PlanDraft, max_attempts=self.max_attempts,
+                                               temperature=self.temperature, max_tokens=2048, prepare=_coerce)
+        except LLMError as exc:
+            raise JawadError(f"The plan could not be made: {exc.message}", suggestions=exc.suggestions) from exc
+        except StructuredOutputError as exc:
+            self.attempts = self.max_attempts
+            raise JawadError(
+                f"The model did not write a usable research plan in {self.max_attempts} tries "
+                f"(last problem: {'; '.join(exc.problems)}).",
+                suggestions=["Try again, or say more precisely what to compare and where.",
+                             "A more capable model plans better: choose one in Settings → Providers."],
+            ) from None
+        self.attempts = result.attempts
+        draft = result.value
+        if len(draft.steps) > self.max_steps:
+            draft.steps = draft.steps[: self.max_steps]
+        plan = ResearchPlan.from_draft(intent, draft)
+        log.info("plan %s for %r: %d steps after %d request(s)", plan.id, intent, len(plan.steps), result.attempts)
+        return plan
