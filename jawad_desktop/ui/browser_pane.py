@@ -47,6 +47,7 @@ def make_profile(storage: Path | None, parent: QWidget | None = None) -> QWebEng
     if storage is None:
         return QWebEngineProfile(parent)
     storage.mkdir(parents=True, exist_ok=True)
+    # A named profile: Qt 6's default profile is off the record (cookies would not be kept).
     profile = QWebEngineProfile("jawad", parent)
     profile.setPersistentStoragePath(str(storage / "storage"))
     profile.setCachePath(str(storage / "cache"))

@@ -82,10 +82,11 @@ class ChatController(QObject):
             # The store, the agent, the browser tools and voice import a lot (parsers, numpy, audio): build
             # them right after the window is shown, not before (start-up time). A Send that
             # comes first builds them at once.
-            self._build_timer = QTimer(self)
-            self._build_timer.setSingleShot(True)
-            self._build_timer.timeout.connect(self.ensure_assistant)
-            self._build_timer.start(0)
+            # Started by the window's first show (MainWindow.showEvent), after its first paint.
+            self.build_timer = QTimer(self)
+            self.build_timer.setSingleShot(True)
+            self.build_timer.setInterval(30)
+            self.build_timer.timeout.connect(self.ensure_assistant)
 
     def _open_store(self) -> None:
         from jawad_desktop.core.store.conversations import ConversationStore

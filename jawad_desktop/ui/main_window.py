@@ -11,7 +11,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QFont, QGuiApplication, QKeySequence, QPalette
+from PySide6.QtGui import QAction, QCloseEvent, QFont, QGuiApplication, QKeySequence, QPalette, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
@@ -131,6 +131,8 @@ class MainWindow(QMainWindow):
 
         self.controller = controller or ChatController(ctx, self)
         self._settings_dialog: SettingsDialog | None = None
+        self._theme_applied = ""
+        self._offer_pending = False
         self._build_menus()
         self._connect()
         self.apply_appearance()
@@ -262,7 +264,7 @@ class MainWindow(QMainWindow):
         QTimer.singleShot(0, self._check_keyring)
         if self.ctx.settings.active() is None:
             self.chat.add_message("notice", FIRST_START)
-            self.controller.spawn(self._offer_providers())
+            self._offer_pending = True  # looked for once the window is on screen (showEvent)
 
     async def _offer_providers(self) -> None:
         """First start: show the providers found on this computer, one click each."""
@@ -324,8 +326,9 @@ class MainWindow(QMainWindow):
         self.chat.view.setFont(font)
         self.chat.input.setFont(font)
         if ui.theme == "system":
-            app.setPalette(app.style().standardPalette())
-            QGuiApplication.styleHints().unsetColorScheme()
+            if self._theme_applied not in ("", "system"):  # back from light/dark: the system's again
+                app.setPalette(app.style().standardPalette())
+                QGuiApplication.styleHints().unsetColorScheme()
         else:
             scheme = Qt.ColorScheme.Dark if ui.theme == "dark" else Qt.ColorScheme.Light
             QGuiApplication.styleHints().setColorScheme(scheme)
@@ -334,6 +337,7 @@ class MainWindow(QMainWindow):
                 app.setPalette(_dark_palette())
             elif fusion is not None:
                 app.setPalette(fusion.standardPalette())
+        self._theme_applied = ui.theme
         self.chat.view.viewport().update()
 
     def _toggle_log(self, shown: bool) -> None:
@@ -377,6 +381,15 @@ class MainWindow(QMainWindow):
         """Release the web page before the window (and its browser profile) goes away."""
         self.bridge.detach()
         self.browser.dispose()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        timer = getattr(self.controller, "build_timer", None)
+        if timer is not None and not self.controller.runner:
+            timer.start()  # the agent, browser tools and voice: once the window is on screen
+        if self._offer_pending:
+            self._offer_pending = False
+            self.controller.spawn(self._offer_providers())
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save_layout()
