@@ -148,7 +148,8 @@ class BrowserPane(QWidget):
 
     def _url_changed(self, url: QUrl) -> None:
         if not self.address.hasFocus():
-            self.address.setText(url.toDisplayString())
+            # The built-in start page is about:blank underneath: show an empty address bar.
+            self.address.setText("" if url.toString() in ("", "about:blank") else url.toDisplayString())
         self._update_buttons()
 
     def _load_started(self) -> None:
