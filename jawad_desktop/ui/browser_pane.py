@@ -59,6 +59,7 @@ class BrowserPane(QWidget):
     """The browser with its navigation bar. ``page_ready`` fires after each successful load."""
 
     page_ready = Signal(str)  # url
+    summarize_requested = Signal()  # the Summarize button: the window asks the agent (/summarize)
 
     def __init__(
         self,
@@ -91,6 +92,12 @@ class BrowserPane(QWidget):
         for widget in (self.back_button, self.forward_button, self.reload_button):
             bar.addWidget(widget)
         bar.addWidget(self.address, 1)
+        self.summarize_button = QToolButton(self)
+        self.summarize_button.setText("Summarize")
+        self.summarize_button.setAccessibleName("Summarize this page")
+        self.summarize_button.setToolTip("Ask Jawad to summarize this page (Ctrl+Shift+S)")
+        self.summarize_button.clicked.connect(self.summarize_requested)
+        bar.addWidget(self.summarize_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)

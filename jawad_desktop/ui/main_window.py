@@ -200,6 +200,7 @@ class MainWindow(QMainWindow):
         self.chat.send_requested.connect(self.controller.send)
         self.chat.stop_requested.connect(self.controller.stop)
         self.chat.view.link_activated.connect(self.browser.load)
+        self.browser.summarize_requested.connect(self.summarize_page)
         self.bridge.action_log.connect(self.action_log.log_model.upsert)
         self.bridge.notice.connect(self.show_notice)
         self.bridge.retry.connect(self._retrying)

@@ -136,3 +136,16 @@ def test_store_is_shared_with_the_cli(profile_dir: Path) -> None:
     again = ConversationStore.open(profile_dir / "data")
     assert again.get(cid).title == "from the window"
     again.close()
+
+
+def test_summarize_button_asks_the_agent(
+    make_window: Any, profile_dir: Path, scripted_model: ScriptedModel, qtbot: Any
+) -> None:
+    scripted_model.script(call("summarize_page", {}), text("This page is Jawad's start page."))
+    window = _window_with_provider(make_window, profile_dir, scripted_model)
+    assert window.browser.summarize_button.accessibleName() == "Summarize this page"
+    window.browser.summarize_button.click()
+    qtbot.waitUntil(lambda: not window.controller.busy and scripted_model.remaining == 0, timeout=60_000)
+    qtbot.waitUntil(lambda: window.chat.view.chat_model.items()[-1].role == "assistant", timeout=10_000)
+    assert window.chat.view.chat_model.items()[-1].text == "This page is Jawad's start page."
+    assert [e.tool_name for e in window.action_log.log_model.entries()] == ["summarize_page"]
