@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import signal
 import sys
@@ -83,12 +82,14 @@ async def run(args: argparse.Namespace, ctx: AppContext) -> int:
             session.cancel()
             raise KeyboardInterrupt
 
-    with contextlib.suppress(NotImplementedError):
+    # Windows event loops have no Unix signal handlers: there Ctrl+C ends the command outright.
+    unix_signals = sys.platform != "win32"
+    if unix_signals:
         loop.add_signal_handler(signal.SIGINT, interrupt)
     try:
         result = await session.listen()
     finally:
-        with contextlib.suppress(NotImplementedError):
+        if unix_signals:
             loop.remove_signal_handler(signal.SIGINT)
     if result is None:
         if interrupts > 1:

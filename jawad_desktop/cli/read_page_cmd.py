@@ -9,9 +9,11 @@ shape (title, url, markdown, product, interactiveElements) plus notes and inject
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -148,7 +150,6 @@ def terminal_question(request: Any) -> str:
 
 def run_ask_on_page(args: argparse.Namespace, ctx: AppContext, prompt: str) -> int:
     """Run one agent turn with browser tools on ``args.url``; ends the process (Qt, see ui/app.py)."""
-    import asyncio
 
     from jawad_desktop.cli.providers_cmd import client_from_args
     from jawad_desktop.core import events
@@ -190,11 +191,9 @@ def run_ask_on_page(args: argparse.Namespace, ctx: AppContext, prompt: str) -> i
             print(f"[{entry.decision}] {entry.tool_name} {entry.site}: {entry.result} {entry.details}".rstrip(),
                   file=sys.stderr)
         elif isinstance(event, events.PermissionRequest) and interactive:
-            asyncio.get_running_loop().create_task(ask_terminal(event))
+            ask_terminal(event)
 
-    async def ask_terminal(request: events.PermissionRequest) -> None:
-        answer = await asyncio.to_thread(input_answer, terminal_question(request))
-        kit.gate.respond(request.id, _TERMINAL_CHOICES.get(answer, "deny"))
+    ask_terminal = terminal_asker(kit)
 
     ctx.bus.subscribe(on_event)
 
@@ -241,6 +240,20 @@ def run_ask_on_page(args: argparse.Namespace, ctx: AppContext, prompt: str) -> i
         elif not "".join(streamed).endswith("\n"):
             print()
     end_process(code)
+
+
+def terminal_asker(kit: Any) -> Callable[[Any], None]:
+    """Answers the kit's permission requests with a question on the terminal (off the loop's
+    thread, so the browser keeps running while the user reads it)."""
+
+    async def ask(request: Any) -> None:
+        answer = await asyncio.to_thread(input_answer, terminal_question(request))
+        kit.gate.respond(request.id, _TERMINAL_CHOICES.get(answer, "deny"))
+
+    def on_request(request: Any) -> None:
+        asyncio.get_running_loop().create_task(ask(request))
+
+    return on_request
 
 
 def input_answer(question: str) -> str:

@@ -136,7 +136,7 @@ class _Progress:
 
 def _run_plan(args: argparse.Namespace, ctx: AppContext, plan: ResearchPlan, interactive: bool) -> int:
     """Run the approved plan in an offscreen browser; ends the process (Qt, see ui/app.py)."""
-    from jawad_desktop.cli.read_page_cmd import _TERMINAL_CHOICES, input_answer, terminal_question
+    from jawad_desktop.cli.read_page_cmd import terminal_asker
     from jawad_desktop.core import events
     from jawad_desktop.ui.app import create_application, end_process, run_loop
 
@@ -172,11 +172,9 @@ def _run_plan(args: argparse.Namespace, ctx: AppContext, plan: ResearchPlan, int
         if isinstance(event, events.WorkflowUpdate) and event.plan.get("id") == plan.id:
             progress(event.plan)
         elif isinstance(event, events.PermissionRequest) and interactive:
-            asyncio.get_running_loop().create_task(ask_terminal(event))
+            ask_terminal(event)
 
-    async def ask_terminal(request: events.PermissionRequest) -> None:
-        answer = await asyncio.to_thread(input_answer, terminal_question(request))
-        kit.gate.respond(request.id, _TERMINAL_CHOICES.get(answer, "deny"))
+    ask_terminal = terminal_asker(kit)
 
     ctx.bus.subscribe(on_event)
 

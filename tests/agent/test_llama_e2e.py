@@ -54,7 +54,7 @@ def test_agent_turns_on_llama_cpp(llama_server: LocalServer, arun: Any, tool_for
         quality = response.metadata.get("iteration_limit") or response.metadata.get("empty_answer")
         assert not response.is_error or quality, response.content
         assert response.metadata["model"] and response.metadata["api_calls"] >= 1
-        assert 1 <= response.metadata["iterations"] <= 3
+        assert response.metadata["iterations"] in (1, 2, 3)
     assert history_size >= 4  # both turns committed: user + answer at least
     for entry in (e.entry for e in seen if isinstance(e, events.ActionLogUpdate)):
         assert entry.tool_name in ("calculate", "get_time") or entry.decision == "invalid"
