@@ -1,5 +1,5 @@
 """Fixtures of the voice tests: an app context on a fresh profile, our transcription server,
-and collected VoiceState events."""
+a server publishing voice packs, and collected VoiceState events."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.events import Event, VoiceState
 from jawad_desktop.core.store.secrets import SecretStore
+from tests.voice.pack_server import PackServer, serve_packs
 from tests.voice.whisper_server import WhisperServer, serve
 
 
@@ -46,3 +47,11 @@ def whisper_server(whisper_server_session: WhisperServer) -> WhisperServer:
     whisper_server_session.uploads.clear()
     whisper_server_session.failures.clear()
     return whisper_server_session
+
+
+@pytest.fixture
+def pack_server(tmp_path: Path) -> Iterator[PackServer]:
+    """A server on 127.0.0.1 publishing the voice packs made in its ``folder``."""
+    folder = tmp_path / "release"
+    folder.mkdir()
+    yield from serve_packs(folder)

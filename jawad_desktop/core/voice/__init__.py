@@ -1,31 +1,72 @@
 """Voice: microphone capture, end-of-speech detection, transcription and spoken replies (no Qt).
 
-The public surface is listed in ``__all__``; the UI and the CLI use only these names.
+The public surface is listed in ``__all__``; the UI and the CLI use only these names. Each is
+imported on first use (numpy, PortAudio and httpx take a tenth of a second): the packaged
+app activates its voice pack (``voice.pack``) at start without paying for the rest.
 """
 
-from jawad_desktop.core.voice.audio import SAMPLE_RATE, read_audio, write_wav
-from jawad_desktop.core.voice.capture import (
-    InputDevice,
-    LevelMonitor,
-    Recorder,
-    list_input_devices,
-    reinitialize_portaudio,
-)
-from jawad_desktop.core.voice.errors import VoiceError
-from jawad_desktop.core.voice.models import BUNDLED_MODEL, bundled_model_path, known_model_sizes, resolve_model
-from jawad_desktop.core.voice.session import VoiceSession
-from jawad_desktop.core.voice.speech import EspeakSpeaker, speakable_text
-from jawad_desktop.core.voice.transcribers import (
-    FallbackTranscriber,
-    LocalWhisper,
-    Transcriber,
-    Transcript,
-    WhisperAPI,
-    api_transcriber,
-    build_transcriber,
-    local_transcriber,
-)
-from jawad_desktop.core.voice.vad import EndOfSpeechDetector, VadConfig
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from jawad_desktop.core.voice.audio import SAMPLE_RATE, read_audio, write_wav
+    from jawad_desktop.core.voice.capture import (
+        InputDevice,
+        LevelMonitor,
+        Recorder,
+        list_input_devices,
+        reinitialize_portaudio,
+    )
+    from jawad_desktop.core.voice.errors import VoiceError
+    from jawad_desktop.core.voice.models import BUNDLED_MODEL, bundled_model_path, known_model_sizes, resolve_model
+    from jawad_desktop.core.voice.pack import PackStatus, VoicePack
+    from jawad_desktop.core.voice.session import VoiceSession
+    from jawad_desktop.core.voice.speech import EspeakSpeaker, speakable_text
+    from jawad_desktop.core.voice.transcribers import (
+        FallbackTranscriber,
+        LocalWhisper,
+        Transcriber,
+        Transcript,
+        WhisperAPI,
+        api_transcriber,
+        build_transcriber,
+        local_transcriber,
+    )
+    from jawad_desktop.core.voice.vad import EndOfSpeechDetector, VadConfig
+
+# Public name -> the submodule that defines it.
+_SOURCES = {
+    "BUNDLED_MODEL": "models",
+    "SAMPLE_RATE": "audio",
+    "EndOfSpeechDetector": "vad",
+    "EspeakSpeaker": "speech",
+    "FallbackTranscriber": "transcribers",
+    "InputDevice": "capture",
+    "LevelMonitor": "capture",
+    "LocalWhisper": "transcribers",
+    "PackStatus": "pack",
+    "Recorder": "capture",
+    "Transcriber": "transcribers",
+    "Transcript": "transcribers",
+    "VadConfig": "vad",
+    "VoiceError": "errors",
+    "VoicePack": "pack",
+    "VoiceSession": "session",
+    "WhisperAPI": "transcribers",
+    "api_transcriber": "transcribers",
+    "build_transcriber": "transcribers",
+    "bundled_model_path": "models",
+    "known_model_sizes": "models",
+    "list_input_devices": "capture",
+    "local_transcriber": "transcribers",
+    "read_audio": "audio",
+    "reinitialize_portaudio": "capture",
+    "resolve_model": "models",
+    "speakable_text": "speech",
+    "write_wav": "audio",
+}
 
 __all__ = [
     "BUNDLED_MODEL",
@@ -36,11 +77,13 @@ __all__ = [
     "InputDevice",
     "LevelMonitor",
     "LocalWhisper",
+    "PackStatus",
     "Recorder",
     "Transcriber",
     "Transcript",
     "VadConfig",
     "VoiceError",
+    "VoicePack",
     "VoiceSession",
     "WhisperAPI",
     "api_transcriber",
@@ -55,3 +98,12 @@ __all__ = [
     "speakable_text",
     "write_wav",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    source = _SOURCES.get(name)
+    if source is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{source}"), name)
+    globals()[name] = value  # later lookups skip this function
+    return value

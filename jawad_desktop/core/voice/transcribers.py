@@ -26,6 +26,7 @@ from jawad_desktop.core.store.secrets import provider_key_name
 from jawad_desktop.core.voice.audio import SAMPLE_RATE, Samples, wav_bytes
 from jawad_desktop.core.voice.errors import VoiceError
 from jawad_desktop.core.voice.models import ProgressCallback, resolve_model
+from jawad_desktop.core.voice.pack import engine_import_error
 
 if TYPE_CHECKING:
     from jawad_desktop.core.context import AppContext
@@ -100,7 +101,10 @@ def _load_engine(path: Path, compute_type: str, cpu_threads: int) -> _Engine:
         engine = _engines.get(key)
         if engine is not None:
             return engine
-        from faster_whisper import WhisperModel
+        try:
+            from faster_whisper import WhisperModel
+        except ImportError as exc:  # a packaged app without its voice pack, a broken install
+            raise engine_import_error(exc) from None
 
         started = time.perf_counter()
         try:
