@@ -16,9 +16,13 @@ import inspect
 import logging
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from jawad_desktop import APP_NAME, __version__
 from jawad_desktop.core.errors import JawadError
+
+if TYPE_CHECKING:
+    from jawad_desktop.core.store.paths import AppPaths
 
 log = logging.getLogger("jawad.cli")
 
@@ -34,6 +38,7 @@ COMMAND_MODULES: list[str] = [
     "jawad_desktop.cli.history_cmd",
     "jawad_desktop.cli.transcribe_cmd",
     "jawad_desktop.cli.listen_cmd",
+    "jawad_desktop.cli.voice_pack_cmd",
     "jawad_desktop.cli.read_page_cmd",
     "jawad_desktop.cli.research_cmd",
     "jawad_desktop.cli.mcp_cmd",
@@ -128,6 +133,19 @@ def _run_handler(args: argparse.Namespace) -> int:
     return int(result or 0)
 
 
+def _activate_voice_pack(paths: AppPaths) -> None:
+    """The packaged app: load the offline speech engine from its voice pack, if installed,
+    before anything imports it (a few milliseconds; a source install has nothing to do)."""
+    if not getattr(sys, "frozen", False):
+        return
+    from jawad_desktop.core.voice.pack import VoicePack
+
+    try:
+        VoicePack.for_app(paths).activate()
+    except Exception:  # offline speech must never keep the app from starting
+        log.exception("the voice pack could not be activated")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``jawad`` and ``python -m jawad_desktop``."""
     parser = build_parser(_wanted_modules(argv))
@@ -138,6 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     paths = AppPaths.for_profile(args.profile)
     log_file = setup_logging(paths.logs, args.log_level)
+    _activate_voice_pack(paths)
     try:
         if args.self_test or args.command is None:
             from jawad_desktop.ui.app import end_process

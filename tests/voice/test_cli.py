@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from jawad_desktop import __version__
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.llm.config import ProviderConfig, ProviderKind
 from jawad_desktop.core.store.secrets import SecretStore, provider_key_name
@@ -85,3 +86,23 @@ def test_transcribe_missing_file(profile_dir: Path) -> None:
     proc = jawad(profile_dir, "transcribe", "/nonexistent/speech.ogg")
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 1 and "does not exist" in err and "Traceback" not in err
+
+
+def test_voice_pack_in_a_source_install(profile_dir: Path, tmp_path: Path) -> None:
+    """Offline speech is built in: status and install say so; a bad SOURCE is a friendly error."""
+    proc = jawad(profile_dir, "voice-pack", "status", "--json")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    status = json.loads(out)
+    assert status["required"] is False and status["installed"] is False
+    assert status["folder"] == str(profile_dir / "data" / "voice-pack" / __version__)
+    proc = jawad(profile_dir, "voice-pack", "install")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and "part of this installation" in out, err
+    proc = jawad(profile_dir, "voice-pack", "install", str(tmp_path / "missing.tar.gz"))
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1 and "Traceback" not in err
+    assert "jawad: The voice pack file" in err and "does not exist" in err
+    proc = jawad(profile_dir, "voice-pack")
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2 and "required: ACTION" in err and "Traceback" not in err

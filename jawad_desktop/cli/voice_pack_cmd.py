@@ -1,0 +1,93 @@
+"""``jawad voice-pack status|install [SOURCE]|remove``: the packaged app's offline speech.
+
+The packaged app downloads its offline speech engine and the tiny.en model on demand, as a
+voice pack published next to each release (see ``core.voice.pack``). ``install`` takes the
+release's pack by default (``JAWAD_VOICE_PACK_URL`` points elsewhere), or a URL or a local
+``.tar.gz`` given as SOURCE; progress goes to stderr, Ctrl+C cancels and leaves nothing
+behind. A source install has offline speech built in: ``status`` says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from jawad_desktop.core.context import AppContext
+from jawad_desktop.core.voice.pack import MB, PackStatus, VoicePack
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    from jawad_desktop.cli import add_global_options
+
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "voice-pack",
+        help="install or remove offline speech (the packaged app's voice pack)",
+        description="The packaged app downloads offline speech recognition (the engine and the tiny.en "
+        "model) on demand, as a voice pack; without it, voice input uses the Whisper API.",
+    )
+    actions = parser.add_subparsers(dest="pack_action", metavar="ACTION", parser_class=type(parser))
+    actions.required = True
+    p_status = actions.add_parser("status", help="whether offline speech is installed, and where")
+    p_status.add_argument("--json", action="store_true", help="print JSON")
+    p_install = actions.add_parser("install", help="download and install the voice pack")
+    p_install.add_argument("source", nargs="?", help="a URL or a .tar.gz file (default: the release's download)")
+    p_remove = actions.add_parser("remove", help="delete the installed voice pack")
+    for sub in (p_status, p_install, p_remove):
+        add_global_options(sub, top=False)
+    parser.set_defaults(handler=run)
+    return parser
+
+
+def run(args: argparse.Namespace, ctx: AppContext) -> int:
+    pack = VoicePack.for_app(ctx.paths)
+    if args.pack_action == "install":
+        return _install(pack, args.source)
+    if args.pack_action == "remove":
+        removed = pack.remove()
+        print("Voice pack removed." if removed else "No voice pack was installed.")
+        return 0
+    status = pack.status()
+    if args.json:
+        print(json.dumps(status.as_dict()))
+    else:
+        print(_describe(status))
+    return 0
+
+
+def _describe(status: PackStatus) -> str:
+    if status.installed:
+        return f"Offline speech is installed: {status.folder} ({status.installed_bytes / MB:.0f} MB)."
+    if not status.required:
+        return "Offline speech is part of this installation (faster-whisper is installed): no voice pack is needed."
+    text = status.problem and f"The voice pack in {status.folder} cannot be used: {status.problem}.\n"
+    size = f", ~{status.download_bytes / MB:.0f} MB" if status.download_bytes else ""
+    return f"{text}Offline speech is not installed. Install it with: jawad voice-pack install ({status.url}{size})"
+
+
+def _install(pack: VoicePack, source: str | None) -> int:
+    if not pack.required and source is None:
+        print(_describe(pack.status()))
+        return 0
+    shown = -1
+    terminal = sys.stderr.isatty()
+
+    def progress(done: int, total: int) -> None:
+        nonlocal shown
+        percent = int(done * 100 / total) if total else -1
+        if percent == shown or (not terminal and percent % 10):
+            return
+        shown = percent
+        text = f"{done / MB:.0f} of {total / MB:.0f} MB ({percent}%)" if total else f"{done / MB:.0f} MB"
+        print(f"\r\x1b[2KDownloading the voice pack: {text}" if terminal else f"Downloading the voice pack: {text}",
+              end="" if terminal else "\n", file=sys.stderr, flush=True)
+
+    print(f"Installing the voice pack from {source or pack.url}", file=sys.stderr)
+    try:
+        status = pack.install(source, progress=progress)  # Ctrl+C cancels: nothing is left behind
+    finally:
+        if terminal:
+            print(file=sys.stderr)
+    print(_describe(status))
+    return 0
