@@ -4,6 +4,10 @@ Changes are saved as they are made (like the other pages) and announced with ``c
 While the page is visible the chosen input is opened and its live level shown, so the user
 can see the microphone works before talking to Jawad; it is closed when the page hides.
 Opening a device and downloading a model run on worker threads: the dialog never freezes.
+
+In the packaged app without its voice pack (``core.voice.pack``), an "Offline speech" row
+offers to install it: from the release's download or from a file, with progress and Cancel.
+The row is hidden once the pack is installed, and never shown in a source install.
 """
 
 from __future__ import annotations
@@ -12,12 +16,13 @@ import logging
 import threading
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, QTimer, Signal, SignalInstance
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
+    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -32,6 +37,7 @@ from jawad_desktop.core.voice import (
     BUNDLED_MODEL,
     LevelMonitor,
     VoiceError,
+    VoicePack,
     known_model_sizes,
     list_input_devices,
     resolve_model,
@@ -57,6 +63,8 @@ class _Worker(QObject):
     progress = Signal(object, object)  # bytes can exceed a Qt int
     download_done = Signal(str, str)  # model, error text ('' on success)
     monitor_ready = Signal(object, int)  # LevelMonitor, generation
+    pack_progress = Signal(object, object)  # bytes done, total
+    pack_done = Signal(str, str)  # error code and text ('' and '' on success)
 
 
 class VoiceSettingsPage(QWidget):
@@ -64,14 +72,19 @@ class VoiceSettingsPage(QWidget):
 
     changed = Signal()
 
-    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None, *, pack: VoicePack | None = None) -> None:
         super().__init__(parent)
         self.ctx = ctx
+        self.pack = pack or VoicePack.for_app(ctx.paths)
         voice = ctx.settings.voice
         self._worker = _Worker(self)
         self._worker.progress.connect(self._on_progress)
         self._worker.download_done.connect(self._on_download_done)
         self._worker.monitor_ready.connect(self._on_monitor_ready)
+        self._worker.pack_progress.connect(self._on_pack_progress)
+        self._worker.pack_done.connect(self._on_pack_done)
+        self._pack_cancel: threading.Event | None = None
+        self._file_dialog: QFileDialog | None = None
         self._monitor: LevelMonitor | None = None
         self._monitor_generation = 0
         self._loading = True
@@ -117,6 +130,18 @@ class VoiceSettingsPage(QWidget):
         for value, label in LANGUAGES:
             self.language.addItem(label, value)
 
+        self.install_pack = QPushButton("Install offline speech…", self)
+        self.install_pack.setAccessibleName("Download and install offline speech (the voice pack)")
+        self.install_pack_file = QPushButton("Install from file…", self)
+        self.install_pack_file.setAccessibleName("Install offline speech from a voice pack file")
+        self.cancel_pack = QPushButton("Cancel", self)
+        self.cancel_pack.setAccessibleName("Cancel the voice pack installation")
+        self.cancel_pack.hide()
+        self.pack_progress = QProgressBar(self)
+        self.pack_progress.setAccessibleName("Voice pack installation progress")
+        self.pack_status = QLabel(self)
+        self.pack_status.setWordWrap(True)
+
         self.api_provider = QComboBox(self)
         self.api_provider.setAccessibleName("Whisper API provider")
         self.api_provider.addItem("The active provider", "")
@@ -145,12 +170,23 @@ class VoiceSettingsPage(QWidget):
         model_row = QHBoxLayout()
         model_row.addWidget(self.model, 1)
         model_row.addWidget(self.download)
+        self._pack_row = QWidget(self)
+        pack_row = QHBoxLayout(self._pack_row)
+        pack_row.setContentsMargins(0, 0, 0, 0)
+        pack_row.addWidget(self.install_pack)
+        pack_row.addWidget(self.install_pack_file)
+        pack_row.addWidget(self.cancel_pack)
+        pack_row.addStretch(1)
         form = QFormLayout(self)
+        self._form = form
         form.addRow("&Microphone", device_row)
         form.addRow("Level", self.level)
         form.addRow("", self.device_status)
         form.addRow("&Transcription", self.backend)
         form.addRow("", self.fallback)
+        form.addRow("Offline speech", self._pack_row)
+        form.addRow("", self.pack_progress)
+        form.addRow("", self.pack_status)
         form.addRow("Speech &model", model_row)
         form.addRow("", self.download_progress)
         form.addRow("", self.model_status)
@@ -163,6 +199,7 @@ class VoiceSettingsPage(QWidget):
         form.addRow("", self.partials)
         form.addRow("", self.auto_send)
         form.addRow("", self.speak_replies)
+        form.setRowVisible(self.pack_progress, False)  # while installing
 
         self.fill_devices()
         self._select(self.backend, voice.backend)
@@ -178,6 +215,7 @@ class VoiceSettingsPage(QWidget):
         self.auto_send.setChecked(voice.auto_send)
         self.speak_replies.setChecked(voice.speak_replies)
         self._loading = False
+        self._update_pack_row()
         self._update_model_status()
 
         for combo in (self.backend, self.compute, self.language, self.api_provider):
@@ -191,6 +229,9 @@ class VoiceSettingsPage(QWidget):
             box.toggled.connect(self._save)
         self.refresh_devices.clicked.connect(self.fill_devices)
         self.download.clicked.connect(lambda: self.download_model())
+        self.install_pack.clicked.connect(lambda: self.install_voice_pack())
+        self.install_pack_file.clicked.connect(self.choose_pack_file)
+        self.cancel_pack.clicked.connect(self.cancel_pack_install)
 
     @staticmethod
     def _select(combo: QComboBox, value: str) -> None:
@@ -316,6 +357,11 @@ class VoiceSettingsPage(QWidget):
 
     def _update_model_status(self) -> None:
         name = self.model.currentText().strip()
+        if self.pack_missing:
+            self.model_status.setStyleSheet(ERROR_STYLE)
+            self.model_status.setText(self.pack.missing_error().message)
+            self.download.setEnabled(False)
+            return
         try:
             resolve_model(name, self.ctx.paths.cache)
         except VoiceError as exc:
@@ -365,6 +411,100 @@ class VoiceSettingsPage(QWidget):
             self.model_status.setText(error)
             self.download.setEnabled(True)
             return
+        self._update_model_status()
+
+    # --- the voice pack (packaged app) ---------------------------------------------------------
+
+    @property
+    def pack_missing(self) -> bool:
+        """True in a packaged app whose offline speech is not installed yet."""
+        return self.pack.required and not self.pack.status().installed
+
+    def _update_pack_row(self) -> None:
+        missing = self.pack_missing
+        for widget in (self._pack_row, self.pack_status):
+            self._form.setRowVisible(widget, missing)
+        if missing and self._pack_cancel is None:
+            status = self.pack.status()
+            size = f" (~{status.download_bytes / 1e6:.0f} MB download)" if status.download_bytes else ""
+            self.pack_status.setStyleSheet("")
+            self.pack_status.setText(
+                f"Transcribing on this computer needs the voice pack{size}. "
+                "Until then, choose the Whisper API above."
+            )
+
+    def install_voice_pack(self, source: str | None = None) -> None:
+        """Install the voice pack on a worker thread (``source``: a URL or a file; default:
+        the release's download), with progress and Cancel."""
+        if self._pack_cancel is not None:
+            return
+        cancel = threading.Event()
+        self._pack_cancel = cancel
+        self.install_pack.setEnabled(False)
+        self.install_pack_file.setEnabled(False)
+        self.cancel_pack.show()
+        self.cancel_pack.setEnabled(True)
+        self.pack_progress.setRange(0, 0)  # busy until the size is known
+        self._form.setRowVisible(self.pack_progress, True)
+        self.pack_status.setStyleSheet("")
+        self.pack_status.setText("Installing offline speech…")
+
+        worker = self._worker
+
+        def report(signal: SignalInstance, *args: object) -> None:
+            try:
+                signal.emit(*args)
+            except RuntimeError:  # the dialog was closed: stop, leaving nothing behind
+                cancel.set()
+
+        def work() -> None:
+            try:
+                self.pack.install(source, progress=lambda done, total: report(worker.pack_progress, done, total),
+                                  cancel=cancel)
+            except VoiceError as exc:
+                report(worker.pack_done, exc.code, exc.user_text())
+            except Exception as exc:  # never leave the dialog waiting
+                log.exception("voice pack installation failed")
+                report(worker.pack_done, "VOICE_PACK_DOWNLOAD_FAILED", f"The installation failed: {exc}")
+            else:
+                report(worker.pack_done, "", "")
+
+        threading.Thread(target=work, name="jawad-voice-pack", daemon=True).start()
+
+    def choose_pack_file(self) -> None:
+        """Ask for a voice pack file (a non-blocking dialog), then install it."""
+        dialog = QFileDialog(self, "Install offline speech from a voice pack file")
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dialog.setNameFilter("Voice pack (*.tar.gz)")
+        dialog.fileSelected.connect(self.install_voice_pack)
+        self._file_dialog = dialog
+        dialog.open()
+
+    def cancel_pack_install(self) -> None:
+        if self._pack_cancel is not None:
+            self._pack_cancel.set()
+            self.cancel_pack.setEnabled(False)
+            self.pack_status.setText("Cancelling…")
+
+    def _on_pack_progress(self, done: int, total: int) -> None:
+        if total > 0:
+            self.pack_progress.setRange(0, 1000)
+            self.pack_progress.setValue(int(done * 1000 / total))
+
+    def _on_pack_done(self, code: str, error: str) -> None:
+        self._pack_cancel = None
+        self._form.setRowVisible(self.pack_progress, False)
+        self.cancel_pack.hide()
+        self.install_pack.setEnabled(True)
+        self.install_pack_file.setEnabled(True)
+        if code:
+            self._update_pack_row()
+            self.pack_status.setStyleSheet("" if code == "VOICE_PACK_CANCELLED" else ERROR_STYLE)
+            self.pack_status.setText(error)
+            return
+        self._update_pack_row()
+        known = [size for size in known_model_sizes() if self.model.findText(size) < 0]
+        self.model.addItems(known)
         self._update_model_status()
 
     def values(self) -> dict[str, Any]:

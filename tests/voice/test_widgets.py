@@ -1,4 +1,5 @@
-"""The mic button, the Voice settings page and spoken replies, under pytest-qt with real audio."""
+"""The mic button, the Voice settings page (with the packaged app's voice pack install) and
+spoken replies, under pytest-qt with real audio and a real release server."""
 
 from __future__ import annotations
 
@@ -12,15 +13,17 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, Qt
 
+from jawad_desktop import __version__
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.events import Event, VoiceState
-from jawad_desktop.core.voice import Recorder, VoiceSession
+from jawad_desktop.core.voice import Recorder, VoicePack, VoiceSession
 from jawad_desktop.core.voice.audio import Samples, rms
 from jawad_desktop.ui.bridge import EventBridge
 from jawad_desktop.ui.tts import ReplySpeaker
 from jawad_desktop.ui.voice_button import VoiceButton
 from jawad_desktop.ui.voice_settings import VoiceSettingsPage
 from tests.fixtures.pulseaudio import PulseServer
+from tests.voice.pack_server import PackServer, make_pack
 
 
 def make_button(ctx: AppContext, qtbot: Any) -> VoiceButton:
@@ -251,3 +254,70 @@ def test_error_click_retries_the_kept_recording(
     assert "this page" in final.args[0].lower()
     assert len(whisper_server.uploads) == uploads + 1, "the retry recorded again instead of resending"
     assert whisper_server.uploads[-1].file_bytes == whisper_server.uploads[-2].file_bytes
+
+
+def shown(page: VoiceSettingsPage, widget: Any) -> bool:
+    """Whether ``widget`` shows when the page does. The pages here stay hidden: a shown page
+    opens the microphone for its level meter, which these tests do not need."""
+    return bool(widget.isVisibleTo(page))
+
+
+def test_settings_page_offers_no_voice_pack_where_speech_is_built_in(voice_ctx: AppContext, qtbot: Any) -> None:
+    page = VoiceSettingsPage(voice_ctx)  # a source install: faster-whisper is a dependency
+    qtbot.addWidget(page)
+    assert not page.pack.required and not page.pack_missing
+    assert not shown(page, page.install_pack) and not shown(page, page.pack_status)
+
+
+def packaged_page(ctx: AppContext, qtbot: Any, server: PackServer, url_path: str = "") -> tuple[VoiceSettingsPage,
+                                                                                                   VoicePack]:
+    """The page as the packaged app shows it before its voice pack is installed."""
+    made = make_pack(server.folder, __version__)
+    pack = VoicePack(ctx.paths.data / "voice-pack", release=made.release, required=True,
+                     url=f"{server.base_url}/{url_path}{made.release.file}")
+    page = VoiceSettingsPage(ctx, pack=pack)
+    qtbot.addWidget(page)
+    return page, pack
+
+
+def test_settings_page_installs_the_voice_pack(voice_ctx: AppContext, qtbot: Any, pack_server: PackServer) -> None:
+    page, pack = packaged_page(voice_ctx, qtbot, pack_server)
+    assert shown(page, page.install_pack) and shown(page, page.install_pack_file)
+    assert not shown(page, page.cancel_pack) and not shown(page, page.pack_progress)
+    assert "voice pack (~3 MB download)" in page.pack_status.text()
+    assert page.model_status.text().startswith("Offline speech is not installed")
+    assert not page.download.isEnabled()
+    page.install_pack.click()
+    assert shown(page, page.cancel_pack) and shown(page, page.pack_progress) and not page.install_pack.isEnabled()
+    qtbot.waitUntil(lambda: not page.pack_missing and not shown(page, page.install_pack), timeout=20000)
+    assert pack.status().installed and not shown(page, page.pack_status) and not shown(page, page.pack_progress)
+    assert "Offline speech is not installed" not in page.model_status.text()
+
+
+def test_settings_page_cancels_the_voice_pack_install(voice_ctx: AppContext, qtbot: Any,
+                                                      pack_server: PackServer) -> None:
+    page, pack = packaged_page(voice_ctx, qtbot, pack_server, "slow/")
+    page.install_voice_pack()
+    qtbot.waitUntil(lambda: page.pack_progress.value() > 0, timeout=10000)
+    page.cancel_pack.click()
+    qtbot.waitUntil(lambda: "cancelled" in page.pack_status.text(), timeout=10000)
+    assert shown(page, page.install_pack) and page.install_pack.isEnabled() and not shown(page, page.cancel_pack)
+    assert not pack.status().installed and list(pack.root.iterdir()) == []
+
+
+def test_settings_page_installs_from_a_file_and_shows_failures(voice_ctx: AppContext, qtbot: Any,
+                                                               pack_server: PackServer, tmp_path: Any) -> None:
+    page, pack = packaged_page(voice_ctx, qtbot, pack_server)
+    junk = tmp_path / "jawad-desktop-voice.tar.gz"
+    junk.write_bytes(b"not a pack")
+    page.choose_pack_file()  # returns at once: the dialog is open, the event loop runs
+    dialog = page._file_dialog
+    assert dialog is not None and dialog.isVisible()
+    dialog.selectFile(str(junk))
+    dialog.accept()
+    qtbot.waitUntil(lambda: "damaged" in page.pack_status.text(), timeout=10000)
+    assert page.install_pack.isEnabled() and not pack.status().installed
+    assert page.pack_status.styleSheet()  # shown as an error
+    assert pack.release is not None
+    page.install_voice_pack(str(pack_server.folder / pack.release.file))
+    qtbot.waitUntil(lambda: pack.status().installed, timeout=20000)
