@@ -10,9 +10,7 @@ unexpected failure goes to the log file.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import importlib
-import inspect
 import logging
 import sys
 from collections.abc import Sequence
@@ -123,6 +121,9 @@ def build_parser(modules: Sequence[str] | None = None) -> argparse.ArgumentParse
 
 
 def _run_handler(args: argparse.Namespace) -> int:
+    import asyncio
+    import inspect
+
     from jawad_desktop.core.context import AppContext
 
     ctx = AppContext.open(args.profile)

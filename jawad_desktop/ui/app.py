@@ -110,35 +110,47 @@ def _rss_kb() -> int:
 def run_gui(profile: str | None, *, screenshot: str | None = None, startup_report: str | None = None) -> int:
     """Open the main window and run until it is closed.
 
-    ``screenshot``: a test hook (``--screenshot FILE``): once the window is shown and idle,
+    The window's frame is on screen first (its saved size and theme, "Starting…"), before
+    the settings, the chat and the browser are loaded; they fill it a moment later.
+
+    ``screenshot``: a test hook (``--screenshot FILE``): once the window is built and idle,
     save a picture of it to FILE and close it, as a user would.
     ``startup_report``: a benchmark hook (``--startup-report FILE``): write when the window
-    was shown and the web view ready (wall-clock seconds) and the idle RSS, then close.
+    was shown, when it was built and painted, and when the web view was ready (wall-clock
+    seconds), and the idle RSS; then close.
     """
     app = create_application()
     app.setQuitOnLastWindowClosed(False)
-    from jawad_desktop.core.context import AppContext
+    from jawad_desktop.core.store.first_frame import peek_first_frame
+    from jawad_desktop.core.store.paths import AppPaths
     from jawad_desktop.ui.main_window import MainWindow
 
-    ctx = AppContext.open(profile, defer_keyring=True)
+    window = MainWindow(frame=peek_first_frame(AppPaths.for_profile(profile).settings_file))
+    window.show()
+    app.processEvents()  # paint the frame now; the rest is built behind it
+    shown = time.time()
 
     async def main() -> int:
-        window = MainWindow(ctx)
-        web_ready = asyncio.Event()
-        window.browser.view.loadFinished.connect(lambda _ok: web_ready.set())
+        from jawad_desktop.core.context import AppContext
+
         closed = asyncio.Event()
         window.closed.connect(closed.set)
         app.aboutToQuit.connect(closed.set)
-        window.show()
+        await asyncio.sleep(0)  # a close during the first paint is seen before the build
+        if closed.is_set():
+            return 0
+        window.build(AppContext.open(profile, defer_keyring=True))
+        web_ready = asyncio.Event()
+        window.browser.view.loadFinished.connect(lambda _ok: web_ready.set())
         if startup_report:
-            # Let Qt paint the window: yield to the loop (a nested processEvents() here would
-            # step other tasks inside this one: qasync's "Cannot enter into task").
+            # Let Qt paint the built window: yield to the loop (a nested processEvents() here
+            # would step other tasks inside this one: qasync's "Cannot enter into task").
             await asyncio.sleep(0)
-            shown = time.time()
+            built = time.time()
             await web_ready.wait()
             ready = time.time()
             await asyncio.sleep(2.0)
-            report = {"shown": shown, "web_ready": ready, "idle_rss_kb": _rss_kb()}
+            report = {"shown": shown, "built": built, "web_ready": ready, "idle_rss_kb": _rss_kb()}
             with open(startup_report, "w", encoding="utf-8") as fh:
                 json.dump(report, fh)
             window.close()

@@ -3,6 +3,12 @@
 The window shows core events (through the ``EventBridge``) and turns user actions into calls
 on a ``ChatController``. Splitter sizes and geometry are restored; closing the window cancels
 running work (``shutdown``).
+
+It is made in two steps so the user sees it at once: ``MainWindow(frame=...)`` is the bare
+frame (title, icon, saved size and theme, "Starting…"), cheap enough to show before the
+settings models, the chat panel or the browser are even imported; ``build(ctx)`` then fills
+it. ``MainWindow(ctx)`` does both, for tests and the self-test. This module therefore imports
+only Qt at the top; the parts are imported in ``build``.
 """
 
 from __future__ import annotations
@@ -26,20 +32,24 @@ from PySide6.QtWidgets import (
 )
 
 from jawad_desktop import APP_NAME, __version__
-from jawad_desktop.core import events as ev
-from jawad_desktop.core.context import AppContext
-from jawad_desktop.ui.action_log import ActionLogView
-from jawad_desktop.ui.bridge import EventBridge
-from jawad_desktop.ui.browser_pane import BrowserPane, make_profile
-from jawad_desktop.ui.chat_view import ChatPanel
-from jawad_desktop.ui.controller import ChatController
-from jawad_desktop.ui.permission_panel import PermissionPanel
+from jawad_desktop.core.store.first_frame import FirstFrame
 from jawad_desktop.ui.resources import app_icon
 
 if TYPE_CHECKING:
+    from jawad_desktop.core import events as ev
+    from jawad_desktop.core.context import AppContext
+    from jawad_desktop.ui.action_log import ActionLogView
+    from jawad_desktop.ui.bridge import EventBridge
+    from jawad_desktop.ui.browser_pane import BrowserPane
+    from jawad_desktop.ui.chat_view import ChatPanel
+    from jawad_desktop.ui.controller import ChatController
+    from jawad_desktop.ui.permission_panel import PermissionPanel
     from jawad_desktop.ui.settings_dialog import SettingsDialog
 
 log = logging.getLogger("jawad.ui.window")
+
+# The deferred start-up work waits for the start page at most this long.
+DEFERRED_START_MAX_MS = 1000
 
 FIRST_START = (
     "**Welcome to Jawad Desktop.** No model provider is set up yet.\n\n"
@@ -85,14 +95,76 @@ class MainWindow(QMainWindow):
 
     closed = Signal()
 
-    def __init__(self, ctx: AppContext, controller: ChatController | None = None) -> None:
+    # Made by ``build``.
+    ctx: AppContext
+    bridge: EventBridge
+    banner: Banner
+    chat: ChatPanel
+    permission_panel: PermissionPanel
+    action_log: ActionLogView
+    browser: BrowserPane
+    provider_label: QLabel
+    left_split: QSplitter
+    main_split: QSplitter
+    controller: ChatController
+
+    def __init__(
+        self,
+        ctx: AppContext | None = None,
+        controller: ChatController | None = None,
+        *,
+        frame: FirstFrame | None = None,
+    ) -> None:
         super().__init__()
-        self.ctx = ctx
+        self.built = False
+        self._closing = False
+        self._deferred_timer: QTimer | None = None
         self.setWindowTitle(APP_NAME)
         self.setWindowIcon(app_icon())
         self.setAccessibleName(APP_NAME)
-        self.bridge = EventBridge(ctx.bus, self)
+        self._theme_applied = ""
+        # The menus and the status bar exist from the first frame, so nothing moves when
+        # the window is built.
+        self.file_menu = self.menuBar().addMenu("&File")
+        self.chat_menu = self.menuBar().addMenu("&Chat")
+        self.view_menu = self.menuBar().addMenu("&View")
+        self.help_menu = self.menuBar().addMenu("&Help")
+        self.statusBar()
+        if ctx is not None:
+            self.build(ctx, controller)
+        else:
+            self._show_frame(frame or FirstFrame())
 
+    def _show_frame(self, frame: FirstFrame) -> None:
+        """The window before it is built: its saved size and theme, and a "Starting…" line."""
+        self._apply_theme(frame.theme)
+        if not (frame.geometry and self.restoreGeometry(QByteArray.fromBase64(frame.geometry.encode()))):
+            self.resize(1280, 800)
+        starting = QLabel("Starting…", self)
+        starting.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        starting.setAccessibleName("Starting")
+        self.setCentralWidget(starting)
+
+    def build(self, ctx: AppContext, controller: ChatController | None = None) -> None:
+        """Make the chat, the action log, the browser, the menus, and restore the layout."""
+        # Imported here, not at the top: the frame is shown before these modules load.
+        from jawad_desktop.ui.browser_pane import BrowserPane, make_profile
+
+        self.ctx = ctx
+        # The browser first: Chromium starts its page process while the rest is built.
+        storage = None if ctx.settings.browser.off_the_record else ctx.paths.data / "browser"
+        self.browser = BrowserPane(
+            make_profile(storage, self), search_template=ctx.settings.browser.search_engine, parent=self
+        )
+        self.browser.show_start_page(ctx.settings.browser.home_url)
+
+        from jawad_desktop.ui.action_log import ActionLogView
+        from jawad_desktop.ui.bridge import EventBridge
+        from jawad_desktop.ui.chat_view import ChatPanel
+        from jawad_desktop.ui.controller import ChatController
+        from jawad_desktop.ui.permission_panel import PermissionPanel
+
+        self.bridge = EventBridge(ctx.bus, self)
         self.banner = Banner(self)
         self.chat = ChatPanel(self)
         self.permission_panel = PermissionPanel(self.chat, timeout_s=ctx.settings.browser.permission_timeout_s)
@@ -102,10 +174,6 @@ class MainWindow(QMainWindow):
         self.offers_panel: QWidget | None = None
         self.sidebar: QWidget | None = None
         self.action_log = ActionLogView(self)
-        storage = None if ctx.settings.browser.off_the_record else ctx.paths.data / "browser"
-        self.browser = BrowserPane(
-            make_profile(storage, self), search_template=ctx.settings.browser.search_engine, parent=self
-        )
         self.provider_label = QLabel(self)
         self.provider_label.setAccessibleName("Active provider and model")
         self.statusBar().addPermanentWidget(self.provider_label)
@@ -131,7 +199,6 @@ class MainWindow(QMainWindow):
 
         self.controller = controller or ChatController(ctx, self)
         self._settings_dialog: SettingsDialog | None = None
-        self._theme_applied = ""
         self._offer_pending = False
         self._build_menus()
         self._connect()
@@ -139,11 +206,13 @@ class MainWindow(QMainWindow):
         self._restore_layout()
         self.update_provider_label()
         self._greet()
-        self.browser.show_start_page(ctx.settings.browser.home_url)
+        self.built = True
+        if self.isVisible():  # built behind a frame that is already on screen
+            self._after_first_show()
 
     # Construction
     def _build_menus(self) -> None:
-        file_menu = self.menuBar().addMenu("&File")
+        file_menu = self.file_menu
         self.new_chat_action = self._action("&New chat", "Ctrl+N", self.controller.new_chat)
         file_menu.addAction(self.new_chat_action)
         file_menu.addSeparator()
@@ -154,7 +223,7 @@ class MainWindow(QMainWindow):
         self.quit_action = self._action("&Quit", "Ctrl+Q", self.close)
         self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
         file_menu.addAction(self.quit_action)
-        chat_menu = self.menuBar().addMenu("&Chat")
+        chat_menu = self.chat_menu
         self.stop_action = self._action("&Stop", "Esc", self.controller.stop)
         self.stop_action.setEnabled(False)
         chat_menu.addAction(self.stop_action)
@@ -178,12 +247,12 @@ class MainWindow(QMainWindow):
         chat_menu.addAction(self.voice_action)
         self.focus_input_action = self._action("&Focus the input", "Ctrl+L", self.focus_input)
         chat_menu.addAction(self.focus_input_action)
-        view_menu = self.menuBar().addMenu("&View")
+        view_menu = self.view_menu
         self.toggle_log_action = self._action("Action &log", "Ctrl+Shift+A", self._toggle_log)
         self.toggle_log_action.setCheckable(True)
         self.toggle_log_action.setChecked(True)
         view_menu.addAction(self.toggle_log_action)
-        help_menu = self.menuBar().addMenu("&Help")
+        help_menu = self.help_menu
         help_menu.addAction(self._action("&About Jawad Desktop", "", self._about))
 
     def _action(self, text: str, shortcut: str, slot: Any) -> QAction:
@@ -326,20 +395,27 @@ class MainWindow(QMainWindow):
         font.setPointSize(ui.font_size)
         self.chat.view.setFont(font)
         self.chat.input.setFont(font)
-        if ui.theme == "system":
-            if self._theme_applied not in ("", "system"):  # back from light/dark: the system's again
+        self._apply_theme(ui.theme)
+        self.chat.view.viewport().update()
+
+    def _apply_theme(self, theme: str) -> None:
+        """The application palette for ``theme``; "system" leaves the system's untouched."""
+        app = QApplication.instance()
+        if not isinstance(app, QApplication) or theme == self._theme_applied:
+            return
+        if theme == "system":
+            if self._theme_applied:  # back from light/dark: the system's again
                 app.setPalette(app.style().standardPalette())
                 QGuiApplication.styleHints().unsetColorScheme()
         else:
-            scheme = Qt.ColorScheme.Dark if ui.theme == "dark" else Qt.ColorScheme.Light
+            scheme = Qt.ColorScheme.Dark if theme == "dark" else Qt.ColorScheme.Light
             QGuiApplication.styleHints().setColorScheme(scheme)
             fusion = QStyleFactory.create("Fusion")
-            if fusion is not None and ui.theme == "dark":
+            if fusion is not None and theme == "dark":
                 app.setPalette(_dark_palette())
             elif fusion is not None:
                 app.setPalette(fusion.standardPalette())
-        self._theme_applied = ui.theme
-        self.chat.view.viewport().update()
+        self._theme_applied = theme
 
     def _toggle_log(self, shown: bool) -> None:
         self.action_log.setVisible(shown)
@@ -380,21 +456,46 @@ class MainWindow(QMainWindow):
 
     def dispose(self) -> None:
         """Release the web page before the window (and its browser profile) goes away."""
-        self.bridge.detach()
-        self.browser.dispose()
+        if self.built:
+            self.bridge.detach()
+            self.browser.dispose()
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
+        if self.built:
+            self._after_first_show()
+
+    def _after_first_show(self) -> None:
+        """Start the deferred start-up work once the start page is on screen too (Chromium
+        renders it on this thread, which that work would hold up), or after a second."""
+        if self._deferred_timer is not None:
+            return
+        self._deferred_timer = QTimer(self)
+        self._deferred_timer.setSingleShot(True)
+        self._deferred_timer.timeout.connect(self._start_deferred)
+        if self.browser.loads_finished:
+            self._deferred_timer.start(0)
+        else:
+            self.browser.first_load_finished.connect(lambda: self._deferred_timer and self._deferred_timer.start(0))
+            self._deferred_timer.start(DEFERRED_START_MAX_MS)
+
+    def _start_deferred(self) -> None:
+        if self._closing:
+            return
         timer = getattr(self.controller, "build_timer", None)
-        if timer is not None and not self.controller.runner:
-            timer.start()  # the agent, browser tools and voice: once the window is on screen
+        if timer is not None and not self.controller.runner and not timer.isActive():
+            timer.start()  # the store, sidebar, agent, browser tools and voice
         if self._offer_pending:
             self._offer_pending = False
             self.controller.spawn(self._offer_providers())
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        self.save_layout()
-        self.controller.shutdown()
+        self._closing = True
+        if self._deferred_timer is not None:
+            self._deferred_timer.stop()
+        if self.built:
+            self.save_layout()
+            self.controller.shutdown()
         event.accept()
         QTimer.singleShot(0, self.closed.emit)
 

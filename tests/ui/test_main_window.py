@@ -1,13 +1,19 @@
-"""The main window as a user meets it: first start, a broken settings file, the layout."""
+"""The main window as a user meets it: the first frame, first start, a broken settings file,
+the layout."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractButton, QLineEdit, QWidget
 
+from jawad_desktop.core.context import AppContext
+from jawad_desktop.core.store.first_frame import FirstFrame
+from jawad_desktop.core.store.secrets import SecretStore
 from jawad_desktop.ui.main_window import FIRST_START, MainWindow
 
 
@@ -65,14 +71,18 @@ def test_every_control_has_an_accessible_name(make_window: Any, profile_dir: Pat
 
 def test_layout_is_restored(make_window: Any, profile_dir: Path, qtbot: Any) -> None:
     window: MainWindow = make_window(profile_dir)
-    window.main_split.setSizes([200, 300, 700])
+    # A size the offscreen screen holds whole: a restored geometry is clamped to the screen.
+    window.resize(790, 700)
+    qtbot.waitUntil(lambda: window.width() == 790)
+    window.main_split.setSizes([150, 330, 300])
+    window.left_split.setSizes([400, 200])
     window.close()
-    sizes = window.ctx.settings.ui.splitter_sizes["main"]
+    saved = window.ctx.settings.ui.splitter_sizes
     window.dispose()
     again: MainWindow = make_window(profile_dir)
-    restored = again.main_split.sizes()
-    # The offscreen screen may be smaller than the window was: compare the chat/browser share.
-    assert abs(restored[1] / (restored[1] + restored[2]) - sizes[1] / (sizes[1] + sizes[2])) < 0.02, (restored, sizes)
+    assert (again.width(), again.height()) == (790, 700)
+    for restored, before in ((again.main_split.sizes(), saved["main"]), (again.left_split.sizes(), saved["chat_log"])):
+        assert all(abs(a - b) <= 2 for a, b in zip(restored, before, strict=True)), (restored, before)
 
 
 def test_send_without_provider_keeps_the_text(make_window: Any, profile_dir: Path, qtbot: Any) -> None:
@@ -90,3 +100,65 @@ def test_stop_and_shortcuts_exist(make_window: Any, profile_dir: Path) -> None:
     window: MainWindow = make_window(profile_dir)
     shortcuts = {a.shortcut().toString() for a in window.actions()}
     assert {"Ctrl+,", "Ctrl+Q", "Ctrl+N", "Esc", "Ctrl+L"} <= shortcuts
+
+
+# What the first frame must be shown without: the window module loads none of it.
+HEAVY_FOR_THE_FRAME = [
+    "pydantic",
+    "asyncio",
+    "qasync",
+    "jawad_desktop.core.context",
+    "jawad_desktop.core.store.settings",
+    "jawad_desktop.ui.chat_view",
+    "jawad_desktop.ui.controller",
+    "jawad_desktop.ui.browser_pane",
+]
+
+
+def test_the_window_module_loads_without_settings_models_panels_or_asyncio() -> None:
+    code = (
+        "import sys\n"
+        "import jawad_desktop.ui.main_window\n"
+        f"print(' '.join(m for m in {HEAVY_FOR_THE_FRAME!r} if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == []
+
+
+def test_the_frame_shows_at_once_and_is_built_in_place(
+    qtbot: Any, secret_store: SecretStore, aio_loop: Any, profile_dir: Path
+) -> None:
+    sized = MainWindow(frame=FirstFrame())
+    qtbot.addWidget(sized)
+    sized.resize(700, 500)
+    geometry = bytes(sized.saveGeometry().toBase64().data()).decode()
+
+    window = MainWindow(frame=FirstFrame(geometry=geometry))
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    assert not window.built
+    assert (window.width(), window.height()) == (700, 500)
+    assert window.windowTitle() == "Jawad Desktop" and not window.windowIcon().isNull()
+    menus = [a.text() for a in window.menuBar().actions()]
+
+    window.build(AppContext.open(str(profile_dir), secrets=secret_store))
+    assert window.built and window.centralWidget() is window.main_split
+    assert [a.text() for a in window.menuBar().actions()] == menus  # nothing moved
+    assert window.file_menu.actions(), "the menus are filled"
+    # The deferred work (store, sidebar, agent) starts without another show.
+    qtbot.waitUntil(lambda: window.controller.runner is not None, timeout=30_000)
+    assert window.sidebar is not None
+    window.close()
+    window.dispose()
+
+
+def test_closing_the_frame_before_it_is_built(qtbot: Any) -> None:
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    with qtbot.waitSignal(window.closed, timeout=2000):
+        window.close()
+    window.dispose()
