@@ -8,15 +8,20 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Any
 
 import shiboken6
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile
+from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile, QWebEngineScript
 from PySide6.QtWebEngineWidgets import QWebEngineView
 from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QProgressBar, QToolButton, QVBoxLayout, QWidget
 
 log = logging.getLogger("jawad.ui.browser")
+
+# The isolated JavaScript world of the agent's page library (core/tools/js/jawad_page.js).
+WORLD = int(QWebEngineScript.ScriptWorldId.ApplicationWorld)
+SCRIPT_NAME = "jawad-page-library"
 
 
 def normalise_address(text: str, search_template: str) -> QUrl:
@@ -55,11 +60,97 @@ def make_profile(storage: Path | None, parent: QWidget | None = None) -> QWebEng
     return profile
 
 
+class GuardedWebPage(QWebEnginePage):
+    """A QWebEnginePage that asks its driver (the agent's ``page_driver.QtWebEnginePage``, once
+    one drives it) about navigations an agent action starts, opens new-window links in place,
+    and answers the page's JavaScript dialogs itself while the agent acts (a modal dialog would
+    block the agent and the window; confirm and prompt get Cancel). ``loading`` is true from a
+    load's start to its end."""
+
+    def __init__(self, profile: QWebEngineProfile, parent: QWidget | None, driver: Any = None) -> None:
+        super().__init__(profile, parent)
+        self.driver = driver
+        self.loading = False
+        self._popups: list[QWebEnginePage] = []
+        self.loadStarted.connect(self._load_started)
+        self.loadFinished.connect(self._load_finished)
+
+    def _load_started(self) -> None:
+        self.loading = True
+
+    def _load_finished(self, _ok: bool) -> None:
+        self.loading = False
+
+    def _acting(self) -> bool:
+        return self.driver is not None and self.driver._agent_depth > 0
+
+    def createWindow(self, _type: QWebEnginePage.WebWindowType) -> QWebEnginePage:
+        # One page the user watches: a link meant for a new window opens here instead. A throwaway
+        # page receives the new window's first navigation and hands its URL over.
+        catcher = QWebEnginePage(self.profile(), self)
+        self._popups.append(catcher)
+
+        def hand_over(url: QUrl) -> None:
+            if url.isEmpty() or not shiboken6.isValid(catcher):
+                return
+            catcher.urlChanged.disconnect(hand_over)
+            self._popups.remove(catcher)
+            catcher.deleteLater()
+            self.load(url)
+
+        catcher.urlChanged.connect(hand_over)
+        return catcher
+
+    def javaScriptAlert(self, securityOrigin: QUrl | str, msg: str) -> None:
+        if self._acting():
+            self.driver.dialogs.append(f'alert: "{msg}"')
+            return
+        super().javaScriptAlert(securityOrigin, msg)
+
+    def javaScriptConfirm(self, securityOrigin: QUrl | str, msg: str) -> bool:
+        if self._acting():
+            self.driver.dialogs.append(f'confirm: "{msg}" (Jawad answered Cancel)')
+            return False
+        return bool(super().javaScriptConfirm(securityOrigin, msg))
+
+    def javaScriptPrompt(self, securityOrigin: QUrl | str, msg: str, defaultValue: str) -> tuple[bool, str]:
+        if self._acting():
+            self.driver.dialogs.append(f'prompt: "{msg}" (Jawad answered Cancel)')
+            return False, ""
+        return super().javaScriptPrompt(securityOrigin, msg, defaultValue)
+
+    def acceptNavigationRequest(
+        self, url: QUrl | str, type: QWebEnginePage.NavigationType, isMainFrame: bool
+    ) -> bool:
+        target = url.toString() if isinstance(url, QUrl) else str(url)
+        if not isMainFrame or self.driver is None:
+            return True
+        return bool(self.driver._allow_navigation(target))
+
+
+def install_page_script(page: QWebEnginePage) -> None:
+    """Inject the agent's page library into every document ``page`` loads, subframes included,
+    in its own isolated world (the page's scripts can neither see nor change it)."""
+    from jawad_desktop.core.tools.page import page_script
+
+    scripts = page.scripts()
+    for old in scripts.find(SCRIPT_NAME):
+        scripts.remove(old)
+    script = QWebEngineScript()
+    script.setName(SCRIPT_NAME)
+    script.setSourceCode(page_script())
+    script.setWorldId(WORLD)
+    script.setInjectionPoint(QWebEngineScript.InjectionPoint.DocumentReady)
+    script.setRunsOnSubFrames(True)
+    scripts.insert(script)
+
+
 class BrowserPane(QWidget):
     """The browser with its navigation bar. ``page_ready`` fires after each successful load."""
 
     page_ready = Signal(str)  # url
     summarize_requested = Signal()  # the Summarize button: the window asks the agent (/summarize)
+    first_load_finished = Signal()  # the first page (the start page) has loaded
 
     def __init__(
         self,
@@ -72,8 +163,12 @@ class BrowserPane(QWidget):
         self.search_template = search_template
         self.profile = profile
         self._disposed = False
+        self.loads_finished = 0  # page loads ended (the start page's included)
         self.view = QWebEngineView(self)
-        self.view.setPage(QWebEnginePage(profile, self.view))
+        # Made for the agent's driver, which adopts it when the assistant starts.
+        page = GuardedWebPage(profile, self.view)
+        install_page_script(page)
+        self.view.setPage(page)
         self.view.setAccessibleName("Web page")
         self.back_button = self._button("◀", "Back", QKeySequence.StandardKey.Back)
         self.forward_button = self._button("▶", "Forward", QKeySequence.StandardKey.Forward)
@@ -116,7 +211,9 @@ class BrowserPane(QWidget):
         focus.setShortcut(QKeySequence("Ctrl+Shift+L"))
         focus.triggered.connect(self.focus_address)
         self.addAction(focus)
-        self._update_buttons()
+        # A new page has no history yet (asking Chromium for it costs 10 ms at start-up).
+        self.back_button.setEnabled(False)
+        self.forward_button.setEnabled(False)
 
     def _button(self, text: str, name: str, key: QKeySequence.StandardKey) -> QToolButton:
         button = QToolButton(self)
@@ -141,6 +238,10 @@ class BrowserPane(QWidget):
         # Deleting the view deletes its page (its child) now; a lone page deletion would let
         # the view lazily create a default page that outlives the default profile.
         shiboken6.delete(self.view)
+        # Then the profile: its storage folder must not be in use by two profiles at once (a
+        # window opened again on the same profile in this process would hang its page loads).
+        if shiboken6.isValid(self.profile):
+            shiboken6.delete(self.profile)
 
     def focus_address(self) -> None:
         self.address.setFocus()
@@ -164,6 +265,9 @@ class BrowserPane(QWidget):
         self.progress.show()
 
     def _load_finished(self, ok: bool) -> None:
+        self.loads_finished += 1
+        if self.loads_finished == 1:
+            self.first_load_finished.emit()
         self.progress.hide()
         self._update_buttons()
         if ok:

@@ -123,7 +123,8 @@ class ChatController(QObject):
         view = self.window.browser.view
         showing_start_page = view.url().scheme() not in ("http", "https", "file")
         self.driver, self.kit = attach_agent_browser(self.ctx, view)
-        if showing_start_page:  # the driver's new page keeps web pages in view, not built-in HTML
+        if showing_start_page and not self.driver.adopted:
+            # A new page keeps web pages in view, not built-in HTML (the pane's own page is adopted).
             self.window.browser.show_start_page(self.ctx.settings.browser.home_url)
         registry = basic_registry().merged(self.kit.session.registry())
         self.session = AgentSession(

@@ -28,9 +28,9 @@ from typing import Any
 import shiboken6
 from PySide6.QtCore import QEvent, QPointF, Qt, QUrl
 from PySide6.QtGui import QKeyEvent, QMouseEvent
-from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile, QWebEngineScript
+from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile
 from PySide6.QtWebEngineWidgets import QWebEngineView
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication
 
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.tools.context import site_of
@@ -44,68 +44,12 @@ from jawad_desktop.core.tools.page import (
     error_for,
     page_script,
 )
+from jawad_desktop.ui.browser_pane import WORLD, GuardedWebPage, install_page_script
 
 log = logging.getLogger("jawad.browser")
 
-WORLD = int(QWebEngineScript.ScriptWorldId.ApplicationWorld)
-SCRIPT_NAME = "jawad-page-library"
-
 # A navigation guard answers: may the agent's action take the page from ``from_url`` to ``to_url``?
 NavigationGuard = Callable[[str, str], bool]
-
-
-class GuardedWebPage(QWebEnginePage):
-    """A QWebEnginePage that asks its driver about navigations an agent action starts, opens
-    new-window links in place, and answers the page's JavaScript dialogs itself while the agent
-    acts (a modal dialog would block the agent and the window; confirm and prompt get Cancel)."""
-
-    def __init__(self, profile: QWebEngineProfile, parent: QWidget | None, driver: QtWebEnginePage) -> None:
-        super().__init__(profile, parent)
-        self._driver = driver
-        self._popups: list[QWebEnginePage] = []
-
-    def createWindow(self, _type: QWebEnginePage.WebWindowType) -> QWebEnginePage:
-        # One page the user watches: a link meant for a new window opens here instead. A throwaway
-        # page receives the new window's first navigation and hands its URL over.
-        catcher = QWebEnginePage(self.profile(), self)
-        self._popups.append(catcher)
-
-        def hand_over(url: QUrl) -> None:
-            if url.isEmpty() or not shiboken6.isValid(catcher):
-                return
-            catcher.urlChanged.disconnect(hand_over)
-            self._popups.remove(catcher)
-            catcher.deleteLater()
-            self.load(url)
-
-        catcher.urlChanged.connect(hand_over)
-        return catcher
-
-    def javaScriptAlert(self, securityOrigin: QUrl | str, msg: str) -> None:
-        if self._driver._agent_depth > 0:
-            self._driver.dialogs.append(f'alert: "{msg}"')
-            return
-        super().javaScriptAlert(securityOrigin, msg)
-
-    def javaScriptConfirm(self, securityOrigin: QUrl | str, msg: str) -> bool:
-        if self._driver._agent_depth > 0:
-            self._driver.dialogs.append(f'confirm: "{msg}" (Jawad answered Cancel)')
-            return False
-        return bool(super().javaScriptConfirm(securityOrigin, msg))
-
-    def javaScriptPrompt(self, securityOrigin: QUrl | str, msg: str, defaultValue: str) -> tuple[bool, str]:
-        if self._driver._agent_depth > 0:
-            self._driver.dialogs.append(f'prompt: "{msg}" (Jawad answered Cancel)')
-            return False, ""
-        return super().javaScriptPrompt(securityOrigin, msg, defaultValue)
-
-    def acceptNavigationRequest(
-        self, url: QUrl | str, type: QWebEnginePage.NavigationType, isMainFrame: bool
-    ) -> bool:
-        target = url.toString() if isinstance(url, QUrl) else str(url)
-        if not isMainFrame:
-            return True
-        return self._driver._allow_navigation(target)
 
 
 class QtWebEnginePage:
@@ -127,23 +71,35 @@ class QtWebEnginePage:
         self.navigation_guard = navigation_guard
         old = view.page()
         shown = old.url() if old is not None else QUrl()
-        chosen = profile or (old.profile() if old is not None else None) or QWebEngineProfile.defaultProfile()
-        self.profile = chosen
-        self.page = GuardedWebPage(chosen, view, self)
-        self._install_script(self.page)
-        view.setPage(self.page)
-        # setPage deletes a page the view created itself; one a caller parented to the view is ours to drop.
-        if old is not None and shiboken6.isValid(old) and old is not self.page and old.parent() is view:
-            old.deleteLater()
+        # The browser pane's page is made for a driver: adopted as it is, with the document
+        # it shows (no second load); any other page is replaced by one of ours.
+        self.adopted = (
+            isinstance(old, GuardedWebPage) and old.driver is None and (profile is None or profile is old.profile())
+        )
+        if isinstance(old, GuardedWebPage) and self.adopted:
+            self.page = old
+            self.profile = old.profile()
+            old.driver = self
+        else:
+            chosen = profile or (old.profile() if old is not None else None) or QWebEngineProfile.defaultProfile()
+            self.profile = chosen
+            self.page = GuardedWebPage(chosen, view, self)
+            install_page_script(self.page)
+            view.setPage(self.page)
+            # setPage deletes a page the view created itself; one a caller parented to the view is ours to drop.
+            if old is not None and shiboken6.isValid(old) and old is not self.page and old.parent() is view:
+                old.deleteLater()
         self._agent_depth = 0  # > 0 while an agent action may cause navigations
         self._agent_nav_allowed: str | None = None  # the URL of the agent's own navigate()
         self._allowed_once: set[str] = set()  # cross-site targets of actions the user allowed
         self.blocked_navigations: list[str] = []
         self.dialogs: list[str] = []  # JavaScript dialogs the page showed during agent actions
         self._load_waiters: list[asyncio.Future[bool]] = []
-        self._loading = False
+        self._loading = self.page.loading
         self.page.loadStarted.connect(self._on_load_started)
         self.page.loadFinished.connect(self._on_load_finished)
+        if self.adopted:
+            return
         if shown.isValid() and not shown.isEmpty() and shown.scheme() in ("http", "https", "file"):
             self.page.load(shown)  # the page the user was looking at stays in view
 
@@ -162,19 +118,6 @@ class QtWebEnginePage:
             await asyncio.sleep(settle_s)
 
     # -- setup -------------------------------------------------------------------------------
-
-    @staticmethod
-    def _install_script(page: QWebEnginePage) -> None:
-        scripts = page.scripts()
-        for old in scripts.find(SCRIPT_NAME):
-            scripts.remove(old)
-        script = QWebEngineScript()
-        script.setName(SCRIPT_NAME)
-        script.setSourceCode(page_script())
-        script.setWorldId(WORLD)
-        script.setInjectionPoint(QWebEngineScript.InjectionPoint.DocumentReady)
-        script.setRunsOnSubFrames(True)
-        scripts.insert(script)
 
     # -- navigation enforcement ----------------------------------------------------------------
 
