@@ -4,6 +4,8 @@ sounddevice runs the stream's callback on PortAudio's own thread; the recorder h
 block (a copy, float32, mono, 16 kHz) to ``on_block`` on that thread and never blocks it.
 Opening a stream can take about 2 s through PulseAudio, so ``Recorder.open`` is meant to
 run in a worker thread. Every PortAudio failure is translated by ``errors.from_portaudio``.
+PortAudio's device queries and stream opening and closing are not thread-safe: they take
+``PORTAUDIO_LOCK`` (two streams closed at once from two threads crash inside PortAudio).
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ log = logging.getLogger("jawad.voice")
 
 BLOCK_MS = 30
 
+# Held around PortAudio calls that change its state (devices, stream open/start/stop/close).
+PORTAUDIO_LOCK = threading.RLock()
+
 
 def sounddevice_module() -> ModuleType:
     """Import sounddevice, or explain that PortAudio is missing."""
@@ -37,8 +42,9 @@ def sounddevice_module() -> ModuleType:
 def reinitialize_portaudio() -> None:
     """Make PortAudio see devices again (after the sound server changed or started)."""
     sd = sounddevice_module()
-    sd._terminate()
-    sd._initialize()
+    with PORTAUDIO_LOCK:
+        sd._terminate()
+        sd._initialize()
 
 
 @dataclass(frozen=True)
@@ -56,8 +62,9 @@ def list_input_devices() -> list[InputDevice]:
     """Every device with at least one input channel, the system default first."""
     sd = sounddevice_module()
     try:
-        devices = sd.query_devices()
-        default_in = sd.default.device[0]
+        with PORTAUDIO_LOCK:
+            devices = sd.query_devices()
+            default_in = sd.default.device[0]
     except sd.PortAudioError as exc:
         raise from_portaudio(exc) from None
     result: list[InputDevice] = []
@@ -130,31 +137,32 @@ class Recorder:
         stream = None
         last_error: BaseException | None = None
         # 16 kHz first; a device that refuses it records at its own rate and is resampled.
-        for rate in dict.fromkeys((SAMPLE_RATE, int(device.default_samplerate) or 48_000)):
+        with PORTAUDIO_LOCK:
+            for rate in dict.fromkeys((SAMPLE_RATE, int(device.default_samplerate) or 48_000)):
+                try:
+                    stream = sd.InputStream(
+                        samplerate=rate,
+                        channels=1,
+                        dtype="float32",
+                        blocksize=int(rate * BLOCK_MS / 1000),
+                        device=device.index,
+                        callback=self._callback,
+                        finished_callback=self._finished,
+                    )
+                except sd.PortAudioError as exc:
+                    last_error = exc
+                    if "sample rate" in str(exc).lower():
+                        continue
+                    raise from_portaudio(exc, device.name) from None
+                self._rate = rate
+                break
+            if stream is None:
+                raise from_portaudio(last_error or RuntimeError("no stream"), device.name)
             try:
-                stream = sd.InputStream(
-                    samplerate=rate,
-                    channels=1,
-                    dtype="float32",
-                    blocksize=int(rate * BLOCK_MS / 1000),
-                    device=device.index,
-                    callback=self._callback,
-                    finished_callback=self._finished,
-                )
+                stream.start()
             except sd.PortAudioError as exc:
-                last_error = exc
-                if "sample rate" in str(exc).lower():
-                    continue
+                stream.close(ignore_errors=True)
                 raise from_portaudio(exc, device.name) from None
-            self._rate = rate
-            break
-        if stream is None:
-            raise from_portaudio(last_error or RuntimeError("no stream"), device.name)
-        try:
-            stream.start()
-        except sd.PortAudioError as exc:
-            stream.close(ignore_errors=True)
-            raise from_portaudio(exc, device.name) from None
         with self._lock:
             self._stream = stream
         log.info("recording from %r at %d Hz", device.name, self._rate)
@@ -190,10 +198,11 @@ class Recorder:
         if stream is None:
             return
         self._closing = True
-        try:
-            stream.stop(ignore_errors=True)
-        finally:
-            stream.close(ignore_errors=True)
+        with PORTAUDIO_LOCK:
+            try:
+                stream.stop(ignore_errors=True)
+            finally:
+                stream.close(ignore_errors=True)
 
 
 class LevelMonitor:
