@@ -125,10 +125,12 @@ def run_gui(profile: str | None, *, screenshot: str | None = None, startup_repor
     from jawad_desktop.core.store.paths import AppPaths
     from jawad_desktop.ui.main_window import MainWindow
 
-    window = MainWindow(frame=peek_first_frame(AppPaths.for_profile(profile).settings_file))
+    paths = AppPaths.for_profile(profile)
+    window = MainWindow(frame=peek_first_frame(paths.settings_file), data_dir=paths.data)
     window.show()
     app.processEvents()  # paint the frame now; the rest is built behind it
     shown = time.time()
+    window.load_start_page()
 
     async def main() -> int:
         from jawad_desktop.core.context import AppContext

@@ -157,8 +157,11 @@ class BrowserPane(QWidget):
         profile: QWebEngineProfile,
         *,
         search_template: str = "https://html.duckduckgo.com/html/?q={query}",
+        shortcuts: bool = True,
         parent: QWidget | None = None,
     ) -> None:
+        """``shortcuts=False``: the keyboard shortcuts come with ``add_shortcuts`` (the window's
+        first frame: making a QKeySequence builds all of PySide's Qt enums, 30 ms)."""
         super().__init__(parent)
         self.search_template = search_template
         self.profile = profile
@@ -166,13 +169,12 @@ class BrowserPane(QWidget):
         self.loads_finished = 0  # page loads ended (the start page's included)
         self.view = QWebEngineView(self)
         # Made for the agent's driver, which adopts it when the assistant starts.
-        page = GuardedWebPage(profile, self.view)
-        install_page_script(page)
-        self.view.setPage(page)
+        self.page = GuardedWebPage(profile, self.view)
+        self.view.setPage(self.page)
         self.view.setAccessibleName("Web page")
-        self.back_button = self._button("◀", "Back", QKeySequence.StandardKey.Back)
-        self.forward_button = self._button("▶", "Forward", QKeySequence.StandardKey.Forward)
-        self.reload_button = self._button("⟳", "Reload", QKeySequence.StandardKey.Refresh)
+        self.back_button = self._button("◀", "Back")
+        self.forward_button = self._button("▶", "Forward")
+        self.reload_button = self._button("⟳", "Reload")
         self.address = QLineEdit(self)
         self.address.setAccessibleName("Address")
         self.address.setPlaceholderText("Type an address or search")
@@ -207,21 +209,34 @@ class BrowserPane(QWidget):
         self.view.loadStarted.connect(self._load_started)
         self.view.loadProgress.connect(self.progress.setValue)
         self.view.loadFinished.connect(self._load_finished)
-        focus = QAction(self)
-        focus.setShortcut(QKeySequence("Ctrl+Shift+L"))
-        focus.triggered.connect(self.focus_address)
-        self.addAction(focus)
+        if shortcuts:
+            self.add_shortcuts()
         # A new page has no history yet (asking Chromium for it costs 10 ms at start-up).
         self.back_button.setEnabled(False)
         self.forward_button.setEnabled(False)
 
-    def _button(self, text: str, name: str, key: QKeySequence.StandardKey) -> QToolButton:
+    def _button(self, text: str, name: str) -> QToolButton:
         button = QToolButton(self)
         button.setText(text)
         button.setAccessibleName(name)
         button.setToolTip(name)
-        button.setShortcut(QKeySequence(key))
         return button
+
+    def add_shortcuts(self) -> None:
+        """Back, Forward and Reload on the platform's keys; Ctrl+Shift+L for the address."""
+        for button, key in ((self.back_button, QKeySequence.StandardKey.Back),
+                            (self.forward_button, QKeySequence.StandardKey.Forward),
+                            (self.reload_button, QKeySequence.StandardKey.Refresh)):
+            button.setShortcut(QKeySequence(key))
+        focus = QAction(self)
+        focus.setShortcut(QKeySequence("Ctrl+Shift+L"))
+        focus.triggered.connect(self.focus_address)
+        self.addAction(focus)
+
+    def install_page_script(self) -> None:
+        """The agent's page library in every document from now on (the driver injects it into
+        one already shown when it needs it)."""
+        install_page_script(self.page)
 
     def show_start_page(self, home_url: str = "about:blank") -> None:
         """The home page, or a short built-in page that says what this browser is for."""

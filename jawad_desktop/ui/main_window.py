@@ -4,19 +4,23 @@ The window shows core events (through the ``EventBridge``) and turns user action
 on a ``ChatController``. Splitter sizes and geometry are restored; closing the window cancels
 running work (``shutdown``).
 
-It is made in two steps so the user sees it at once: ``MainWindow(frame=...)`` is the bare
-frame (title, icon, saved size and theme, "Starting…"), cheap enough to show before the
-settings models, the chat panel or the browser are even imported; ``build(ctx)`` then fills
-it. ``MainWindow(ctx)`` does both, for tests and the self-test. This module therefore imports
+It is made in two steps so the user sees it at once: ``MainWindow(frame=..., data_dir=...)``
+is the frame (title, icon, menus, saved size and theme, the browser with its start page, and
+"Starting…" where the chat goes), shown before the settings models or the chat panel are even
+imported; ``build(ctx)`` then fills it in place. The browser is in the frame from the start:
+a web view added to a window already on screen makes Qt re-create the native window (it
+would vanish and reappear). ``MainWindow(ctx)`` does both, for tests and the self-test. This module therefore imports
 only Qt at the top; the parts are imported in ``build``.
 """
 
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
+from PySide6 import QtCore
+from PySide6.QtCore import QByteArray, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QFont, QGuiApplication, QKeySequence, QPalette, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -66,7 +70,7 @@ class Banner(QWidget):
         super().__init__(parent)
         self.label = QLabel(self)
         self.label.setWordWrap(True)
-        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         self.label.setAccessibleName("Notice")
         close = QToolButton(self)
         close.setText("✕")
@@ -75,7 +79,7 @@ class Banner(QWidget):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 4, 4, 4)
         layout.addWidget(self.label, 1)
-        layout.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addWidget(close, 0, QtCore.Qt.AlignmentFlag.AlignTop)
         self.setAutoFillBackground(True)
         self.hide()
 
@@ -83,7 +87,7 @@ class Banner(QWidget):
         palette = self.palette()
         colour = {"error": "#f6d5d5", "warning": "#fff1c2"}.get(level, "#dbeafe")
         palette.setColor(QPalette.ColorRole.Window, colour)
-        palette.setColor(QPalette.ColorRole.WindowText, Qt.GlobalColor.black)
+        palette.setColor(QPalette.ColorRole.WindowText, QtCore.Qt.GlobalColor.black)
         self.setPalette(palette)
         current = self.label.text() if self.isVisible() else ""
         self.label.setText(f"{current}\n{text}".strip())
@@ -114,6 +118,7 @@ class MainWindow(QMainWindow):
         controller: ChatController | None = None,
         *,
         frame: FirstFrame | None = None,
+        data_dir: Path | None = None,
     ) -> None:
         super().__init__()
         self.built = False
@@ -130,34 +135,79 @@ class MainWindow(QMainWindow):
         self.view_menu = self.menuBar().addMenu("&View")
         self.help_menu = self.menuBar().addMenu("&Help")
         self.statusBar()
+        self._starting: QWidget | None = None
         if ctx is not None:
             self.build(ctx, controller)
         else:
-            self._show_frame(frame or FirstFrame())
+            self._show_frame(frame or FirstFrame(), data_dir)
 
-    def _show_frame(self, frame: FirstFrame) -> None:
-        """The window before it is built: its saved size and theme, and a "Starting…" line."""
+    def _show_frame(self, frame: FirstFrame, data_dir: Path | None) -> None:
+        """The window before it is built: its saved size and theme, the browser showing its
+        start page, and a "Starting…" line where the chat goes."""
         self._apply_theme(frame.theme)
         if not (frame.geometry and self.restoreGeometry(QByteArray.fromBase64(frame.geometry.encode()))):
             self.resize(1280, 800)
-        starting = QLabel("Starting…", self)
-        starting.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        starting.setAccessibleName("Starting")
-        self.setCentralWidget(starting)
+        storage = None if frame.off_the_record or data_dir is None else data_dir / "browser"
+        self._make_browser(storage, frame.home_url, load=False)  # load_start_page, once painted
+        # Laid out with plain boxes and stretches: the frame touches no enum of Qt's namespace
+        # (PySide builds all of its 100-odd Python enums on the first use of ``Qt``, even
+        # through an overloaded constructor such as QSplitter's: 30 ms, paid after the frame;
+        # this module reaches it as ``QtCore.Qt`` when a method runs). ``build`` moves the
+        # browser into the real splitter, in the same native window.
+        self._starting = QWidget(self)
+        label = QLabel("Starting…", self._starting)
+        label.setAccessibleName("Starting")
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(label)
+        row.addStretch(1)
+        column = QVBoxLayout(self._starting)
+        column.addStretch(1)
+        column.addLayout(row)
+        column.addStretch(1)
+        frame_box = QWidget(self)
+        box = QHBoxLayout(frame_box)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(self._starting, 2)
+        box.addWidget(self.browser, 3)
+        self.setCentralWidget(frame_box)
+
+    def _make_browser(self, storage: Path | None, home_url: str, *, load: bool = True) -> None:
+        from jawad_desktop.ui.browser_pane import BrowserPane, make_profile
+
+        self.browser = BrowserPane(make_profile(storage, self), shortcuts=False, parent=self)
+        self._home_url: str | None = home_url
+        if load:
+            self.load_start_page()
+
+    def load_start_page(self) -> None:
+        """Start loading the home page (once): Chromium works on it while the rest is built."""
+        if self._home_url is not None:
+            self.browser.show_start_page(self._home_url)
+            self._home_url = None
+
+    def _make_main_split(self, left: QWidget) -> None:
+        self.main_split = QSplitter(QtCore.Qt.Orientation.Horizontal, self)
+        self.main_split.setObjectName("main")
+        self.main_split.addWidget(left)
+        self.main_split.addWidget(self.browser)
+        self.main_split.setStretchFactor(0, 2)
+        self.main_split.setStretchFactor(1, 3)
+        self.main_split.setSizes([520, 760])
+        self.setCentralWidget(self.main_split)
 
     def build(self, ctx: AppContext, controller: ChatController | None = None) -> None:
         """Make the chat, the action log, the browser, the menus, and restore the layout."""
-        # Imported here, not at the top: the frame is shown before these modules load.
-        from jawad_desktop.ui.browser_pane import BrowserPane, make_profile
-
         self.ctx = ctx
-        # The browser first: Chromium starts its page process while the rest is built.
-        storage = None if ctx.settings.browser.off_the_record else ctx.paths.data / "browser"
-        self.browser = BrowserPane(
-            make_profile(storage, self), search_template=ctx.settings.browser.search_engine, parent=self
-        )
-        self.browser.show_start_page(ctx.settings.browser.home_url)
+        browser = ctx.settings.browser
+        if not hasattr(self, "browser"):  # no frame: the browser first, as the frame does
+            self._make_browser(None if browser.off_the_record else ctx.paths.data / "browser", browser.home_url)
+        self.load_start_page()
+        self.browser.search_template = browser.search_engine
+        self.browser.add_shortcuts()
+        self.browser.install_page_script()
 
+        # Imported here, not at the top: the frame is shown before these modules load.
         from jawad_desktop.ui.action_log import ActionLogView
         from jawad_desktop.ui.bridge import EventBridge
         from jawad_desktop.ui.chat_view import ChatPanel
@@ -182,20 +232,15 @@ class MainWindow(QMainWindow):
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(4, 4, 4, 4)
         left_layout.addWidget(self.banner)
-        self.left_split = QSplitter(Qt.Orientation.Vertical, left)
+        self.left_split = QSplitter(QtCore.Qt.Orientation.Vertical, left)
         self.left_split.setObjectName("chat_log")
         self.left_split.addWidget(self.chat)
         self.left_split.addWidget(self.action_log)
         self.left_split.setStretchFactor(0, 4)
         self.left_split.setStretchFactor(1, 1)
         left_layout.addWidget(self.left_split)
-        self.main_split = QSplitter(Qt.Orientation.Horizontal, self)
-        self.main_split.setObjectName("main")
-        self.main_split.addWidget(left)
-        self.main_split.addWidget(self.browser)
-        self.main_split.setStretchFactor(0, 2)
-        self.main_split.setStretchFactor(1, 3)
-        self.setCentralWidget(self.main_split)
+        self._make_main_split(left)  # takes the frame's browser; the frame's box goes
+        self._starting = None
 
         self.controller = controller or ChatController(ctx, self)
         self._settings_dialog: SettingsDialog | None = None
@@ -259,7 +304,7 @@ class MainWindow(QMainWindow):
         action = QAction(text, self)
         if shortcut:
             action.setShortcut(QKeySequence(shortcut))
-            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            action.setShortcutContext(QtCore.Qt.ShortcutContext.WindowShortcut)
         action.triggered.connect(slot)
         self.addAction(action)
         return action
@@ -408,7 +453,7 @@ class MainWindow(QMainWindow):
                 app.setPalette(app.style().standardPalette())
                 QGuiApplication.styleHints().unsetColorScheme()
         else:
-            scheme = Qt.ColorScheme.Dark if theme == "dark" else Qt.ColorScheme.Light
+            scheme = QtCore.Qt.ColorScheme.Dark if theme == "dark" else QtCore.Qt.ColorScheme.Light
             QGuiApplication.styleHints().setColorScheme(scheme)
             fusion = QStyleFactory.create("Fusion")
             if fusion is not None and theme == "dark":
@@ -458,6 +503,7 @@ class MainWindow(QMainWindow):
         """Release the web page before the window (and its browser profile) goes away."""
         if self.built:
             self.bridge.detach()
+        if hasattr(self, "browser"):
             self.browser.dispose()
 
     def showEvent(self, event: QShowEvent) -> None:
@@ -502,7 +548,7 @@ class MainWindow(QMainWindow):
 
 def _dark_palette() -> QPalette:
     palette = QPalette()
-    base, text, window = Qt.GlobalColor.white, "#1e1e1e", "#2b2b2b"
+    base, text, window = QtCore.Qt.GlobalColor.white, "#1e1e1e", "#2b2b2b"
     palette.setColor(QPalette.ColorRole.Window, window)
     palette.setColor(QPalette.ColorRole.WindowText, base)
     palette.setColor(QPalette.ColorRole.Base, text)
