@@ -10,10 +10,21 @@ import pytest
 from jawad_desktop.core.store.first_frame import FirstFrame, peek_first_frame
 
 
-def test_saved_geometry_and_theme_are_read(tmp_path: Path) -> None:
+def test_saved_geometry_theme_and_browser_are_read(tmp_path: Path) -> None:
     path = tmp_path / "settings.json"
-    path.write_text(json.dumps({"ui": {"theme": "dark", "window_geometry": "AdnQywAD", "font_size": 14}}))
-    assert peek_first_frame(path) == FirstFrame(geometry="AdnQywAD", theme="dark")
+    path.write_text(json.dumps({
+        "ui": {"theme": "dark", "window_geometry": "AdnQywAD", "font_size": 14},
+        "browser": {"off_the_record": True, "home_url": "https://example.org/"},
+    }))
+    assert peek_first_frame(path) == FirstFrame(
+        geometry="AdnQywAD", theme="dark", off_the_record=True, home_url="https://example.org/"
+    )
+
+
+def test_odd_browser_values_give_the_defaults(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"browser": {"off_the_record": "yes", "home_url": 7}}))
+    assert peek_first_frame(path) == FirstFrame()
 
 
 @pytest.mark.parametrize(
