@@ -1,13 +1,12 @@
 """Starting and ending the GUI: one QApplication, one qasync loop run exactly once.
 
 Closing the window cancels running work; the process then exits within 2 s, with a
-watchdog for work that does not end when cancelled (a stuck worker thread).
+watchdog for work that does not end when cancelled (a stuck worker thread). asyncio and
+qasync are imported once the window's frame is on screen (start-up time).
 """
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import json
 import logging
 import os
@@ -59,6 +58,9 @@ def create_application(headless: bool = False) -> Any:
 
 def run_loop(main: Callable[[], Coroutine[Any, Any, int]]) -> int:
     """Run ``main`` on a qasync loop, once, for the life of the process."""
+    import asyncio
+    import concurrent.futures
+
     import qasync
     from PySide6.QtWidgets import QApplication
 
@@ -131,6 +133,9 @@ def run_gui(profile: str | None, *, screenshot: str | None = None, startup_repor
     app.processEvents()  # paint the frame now; the rest is built behind it
     shown = time.time()
     window.load_start_page()
+
+    # asyncio (30 ms to import) after the frame, with everything else.
+    import asyncio
 
     async def main() -> int:
         from jawad_desktop.core.context import AppContext
