@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 
 import pytest
+from keyring.backend import KeyringBackend
 
 from jawad_desktop.core.store.secrets import SERVICE, SecretStore, SecretStoreError
 
@@ -33,3 +34,25 @@ def test_no_keyring_explains_and_offers_session_memory() -> None:
     store.set("provider:X", "sk-secret")
     assert store.get("provider:X") == "sk-secret"
     assert store.backend_name == "session memory"
+
+
+class _FileBackend(KeyringBackend):
+    """A third-party backend that keeps secrets in a plain file, viable and eager to be chosen."""
+
+    priority = 100.0  # type: ignore[assignment]
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return None
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        raise AssertionError("a plain-file backend must never receive a key")
+
+    def delete_password(self, service: str, username: str) -> None:
+        pass
+
+
+def test_a_third_party_file_backend_is_never_chosen(secret_service: dict[str, str]) -> None:
+    assert _FileBackend in KeyringBackend.get_viable_backends()  # keyring itself would offer it
+    store = SecretStore.detect()
+    assert not isinstance(store.backend, _FileBackend)
+    assert "SecretService" in store.backend_name
