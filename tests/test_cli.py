@@ -84,3 +84,6 @@ def test_run_command_opens_a_real_window_and_exits_promptly(tmp_path: Path, secr
     assert len(colours) > 20, "the window looks blank"
     # The window closed right after the screenshot; the process must end within 2 s of it.
     assert ended - shot.stat().st_mtime < 2.0
+    # The log file, opened once the frame was on screen, holds the records from before it.
+    log_text = (tmp_path / "p" / "logs" / "jawad.log").read_text()
+    assert log_text.index("window frame shown") < log_text.index("screenshot saved")

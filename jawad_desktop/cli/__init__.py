@@ -156,7 +156,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from jawad_desktop.core.store.paths import AppPaths
 
     paths = AppPaths.for_profile(args.profile)
-    log_file = setup_logging(paths.logs, args.log_level)
+    gui = args.command is None and not args.self_test
+    # The window opens its log file once its frame is on screen (start-up time).
+    log_file = setup_logging(paths.logs, args.log_level, open_file=not gui)
     _activate_voice_pack(paths)
     try:
         if args.self_test or args.command is None:

@@ -123,6 +123,7 @@ def run_gui(profile: str | None, *, screenshot: str | None = None, startup_repor
     """
     app = create_application()
     app.setQuitOnLastWindowClosed(False)
+    from jawad_desktop.core.logging_setup import open_log_file
     from jawad_desktop.core.store.first_frame import peek_first_frame
     from jawad_desktop.core.store.paths import AppPaths
     from jawad_desktop.ui.main_window import MainWindow
@@ -133,6 +134,8 @@ def run_gui(profile: str | None, *, screenshot: str | None = None, startup_repor
     app.processEvents()  # paint the frame now; the rest is built behind it
     shown = time.time()
     window.load_start_page()
+    log.info("window frame shown")
+    open_log_file()  # with the records of the start so far
 
     # asyncio (30 ms to import) after the frame, with everything else.
     import asyncio

@@ -10,8 +10,6 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-import platformdirs
-
 from jawad_desktop import APP_ID
 
 
@@ -30,6 +28,8 @@ class AppPaths:
         if profile is not None:
             root = Path(profile).expanduser().resolve()
             return cls(root / "config", root / "data", root / "cache", root / "logs")
+        import platformdirs  # 6 ms: only when it is needed
+
         return cls(
             Path(platformdirs.user_config_dir(APP_ID, appauthor=False)),
             Path(platformdirs.user_data_dir(APP_ID, appauthor=False)),
