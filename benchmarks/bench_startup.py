@@ -3,6 +3,7 @@ PySide6 window holding a QWebEngineView measured in the same run; idle RSS after
 
 The app shows its window's frame first and builds the chat, log and browser into it right
 after: "window shown" is the frame on screen, "window built" the whole window painted.
+Each app run is a user's first start: the ``jawad`` command, no ``--profile``, a new home.
 
 Goal (issue 2): start to window shown within 1.3x of the baseline.
 """
@@ -25,17 +26,23 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 
 
-def _env() -> dict[str, str]:
+def _env(home: Path | None = None) -> dict[str, str]:
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    if home is not None:
+        # A user's start: no --profile, the platform's folders (platformdirs) under a new home.
+        env |= {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
+                "XDG_DATA_HOME": str(home / ".local/share"), "XDG_CACHE_HOME": str(home / ".cache"),
+                "XDG_STATE_HOME": str(home / ".local/state")}
     if os.geteuid() == 0:
         env.setdefault("QTWEBENGINE_CHROMIUM_FLAGS", "--no-sandbox")
     return env
 
 
-def _measure(command: list[str], report: Path) -> dict[str, float]:
+def _measure(command: list[str], report: Path, home: Path | None = None) -> dict[str, float]:
     report.unlink(missing_ok=True)
     start = time.time()
-    subprocess.run(command, env=_env(), check=True, timeout=120, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(command, env=_env(home), check=True, timeout=120,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     data = json.loads(report.read_text())
     return {
         "shown_ms": (data["shown"] - start) * 1000,
@@ -43,6 +50,12 @@ def _measure(command: list[str], report: Path) -> dict[str, float]:
         "web_ready_ms": (data["web_ready"] - start) * 1000,
         "idle_rss_mb": data["idle_rss_kb"] / 1024,
     }
+
+
+def _jawad_command() -> list[str]:
+    """The ``jawad`` command a user runs (the console script), else ``python -m``."""
+    script = Path(sys.executable).parent / "jawad"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "jawad_desktop"]
 
 
 def measure_pair(runs: int) -> tuple[list[dict[str, float]], list[dict[str, float]]]:
@@ -55,11 +68,9 @@ def measure_pair(runs: int) -> tuple[list[dict[str, float]], list[dict[str, floa
     with tempfile.TemporaryDirectory(prefix="jawad-bench-") as tmp:
         report = Path(tmp) / "report.json"
         for i in range(runs + 1):  # the first pair warms the disk cache and is dropped
-            profile = Path(tmp) / f"profile{i}"
-            app = _measure(
-                [sys.executable, "-m", "jawad_desktop", "--profile", str(profile), "--startup-report", str(report)],
-                report,
-            )
+            home = Path(tmp) / f"home{i}"
+            home.mkdir()
+            app = _measure([*_jawad_command(), "--startup-report", str(report)], report, home)
             base = _measure([sys.executable, str(HERE / "baseline_window.py"), str(report)], report)
             if i:
                 app_runs.append(app)
@@ -68,7 +79,7 @@ def measure_pair(runs: int) -> tuple[list[dict[str, float]], list[dict[str, floa
 
 
 def run(quick: bool) -> list[Figure]:
-    app_runs, base_runs = measure_pair(2 if quick else 5)
+    app_runs, base_runs = measure_pair(2 if quick else 9)
 
     def med(runs: list[dict[str, float]], key: str) -> float:
         return statistics.median(r[key] for r in runs)
