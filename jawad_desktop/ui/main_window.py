@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6 import QtCore
 from PySide6.QtCore import QByteArray, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QFont, QGuiApplication, QKeySequence, QPalette, QShowEvent
+from PySide6.QtGui import QAction, QFont, QGuiApplication, QKeySequence, QPalette
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
@@ -40,6 +40,8 @@ from jawad_desktop.core.store.first_frame import FirstFrame
 from jawad_desktop.ui.resources import app_icon
 
 if TYPE_CHECKING:
+    from PySide6.QtGui import QCloseEvent, QShowEvent
+
     from jawad_desktop.core import events as ev
     from jawad_desktop.core.context import AppContext
     from jawad_desktop.ui.action_log import ActionLogView

@@ -7,14 +7,13 @@ Without it the platform's own directories are used (platformdirs).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from jawad_desktop import APP_ID
 
 
-@dataclass(frozen=True)
-class AppPaths:
+class AppPaths(NamedTuple):  # not a dataclass: read before the window's first frame (start-up time)
     """The four folders the app writes to."""
 
     config: Path
