@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -87,3 +88,20 @@ def test_run_command_opens_a_real_window_and_exits_promptly(tmp_path: Path, secr
     # The log file, opened once the frame was on screen, holds the records from before it.
     log_text = (tmp_path / "p" / "logs" / "jawad.log").read_text()
     assert log_text.index("window frame shown") < log_text.index("screenshot saved")
+
+
+def test_the_window_is_one_native_window_from_start_to_idle_on_x11(tmp_path: Path) -> None:
+    """On a real X server (Xvfb) the window keeps the native window it was shown with: Qt
+    re-creates it (it vanishes and comes back) when the web view's GPU-composited part is
+    made after the window is on screen."""
+    assert shutil.which("xvfb-run"), "xvfb-run not installed: run scripts/test (it installs xvfb)"
+    report = tmp_path / "report.json"
+    env = {k: v for k, v in os.environ.items() if k not in ("QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY")}
+    out = subprocess.run(
+        ["xvfb-run", "-a", "env", "QT_QPA_PLATFORM=xcb", sys.executable, "-m", "jawad_desktop",
+         "--profile", str(tmp_path / "p"), "--startup-report", str(report)],
+        capture_output=True, text=True, timeout=120, env=env, stdin=subprocess.DEVNULL, check=False,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    windows = json.loads(report.read_text())["native_windows"]
+    assert len(windows) == 1, f"the native window was re-created: {windows}"

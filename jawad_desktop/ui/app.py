@@ -119,7 +119,7 @@ def run_gui(profile: str | None, *, screenshot: str | None = None, startup_repor
     save a picture of it to FILE and close it, as a user would.
     ``startup_report``: a benchmark hook (``--startup-report FILE``): write when the window
     was shown, when it was built and painted, and when the web view was ready (wall-clock
-    seconds), and the idle RSS; then close.
+    seconds), the idle RSS and the native window ids (one, unless Qt re-created it); then close.
     """
     app = create_application()
     app.setQuitOnLastWindowClosed(False)
@@ -131,9 +131,9 @@ def run_gui(profile: str | None, *, screenshot: str | None = None, startup_repor
     paths = AppPaths.for_profile(profile)
     window = MainWindow(frame=peek_first_frame(paths.settings_file), data_dir=paths.data)
     window.show()
+    native_window = int(window.winId())
     app.processEvents()  # paint the frame now; the rest is built behind it
     shown = time.time()
-    window.load_start_page()
     log.info("window frame shown")
     open_log_file()  # with the records of the start so far
 
@@ -160,7 +160,9 @@ def run_gui(profile: str | None, *, screenshot: str | None = None, startup_repor
             await web_ready.wait()
             ready = time.time()
             await asyncio.sleep(2.0)
-            report = {"shown": shown, "built": built, "web_ready": ready, "idle_rss_kb": _rss_kb()}
+            report = {"shown": shown, "built": built, "web_ready": ready, "idle_rss_kb": _rss_kb(),
+                      # Qt re-creating the native window makes it vanish and come back.
+                      "native_windows": sorted({native_window, int(window.winId())})}
             with open(startup_report, "w", encoding="utf-8") as fh:
                 json.dump(report, fh)
             window.close()

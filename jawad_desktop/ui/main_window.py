@@ -7,10 +7,11 @@ running work (``shutdown``).
 It is made in two steps so the user sees it at once: ``MainWindow(frame=..., data_dir=...)``
 is the frame (title, icon, menus, saved size and theme, the browser with its start page, and
 "Starting…" where the chat goes), shown before the settings models or the chat panel are even
-imported; ``build(ctx)`` then fills it in place. The browser is in the frame from the start:
-a web view added to a window already on screen makes Qt re-create the native window (it
-would vanish and reappear). ``MainWindow(ctx)`` does both, for tests and the self-test. This module therefore imports
-only Qt at the top; the parts are imported in ``build``.
+imported; ``build(ctx)`` then fills it in place. The browser is in the frame from the start,
+its page already loading: a web view added (or first loaded) once the window is on screen
+makes Qt re-create the native window, which vanishes and reappears. ``MainWindow(ctx)`` does
+both steps, for tests and the self-test. This module therefore imports only Qt at the top;
+the parts are imported in ``build``.
 """
 
 from __future__ import annotations
@@ -150,7 +151,11 @@ class MainWindow(QMainWindow):
         if not (frame.geometry and self.restoreGeometry(QByteArray.fromBase64(frame.geometry.encode()))):
             self.resize(1280, 800)
         storage = None if frame.off_the_record or data_dir is None else data_dir / "browser"
-        self._make_browser(storage, frame.home_url, load=False)  # load_start_page, once painted
+        # The start page starts loading before the window is shown: that makes the web view's
+        # GPU-composited child now, so the native window is created for it. Made after the
+        # window is on screen, it would make Qt re-create the native window (the window
+        # would vanish and come back on a desktop).
+        self._make_browser(storage, frame.home_url)
         # Laid out with plain boxes and stretches: the frame touches no enum of Qt's namespace
         # (PySide builds all of its 100-odd Python enums on the first use of ``Qt``, even
         # through an overloaded constructor such as QSplitter's: 30 ms, paid after the frame;
@@ -174,19 +179,12 @@ class MainWindow(QMainWindow):
         box.addWidget(self.browser, 3)
         self.setCentralWidget(frame_box)
 
-    def _make_browser(self, storage: Path | None, home_url: str, *, load: bool = True) -> None:
+    def _make_browser(self, storage: Path | None, home_url: str) -> None:
+        """The browser, loading its start page (Chromium works on it while the rest is built)."""
         from jawad_desktop.ui.browser_pane import BrowserPane, make_profile
 
         self.browser = BrowserPane(make_profile(storage, self), shortcuts=False, parent=self)
-        self._home_url: str | None = home_url
-        if load:
-            self.load_start_page()
-
-    def load_start_page(self) -> None:
-        """Start loading the home page (once): Chromium works on it while the rest is built."""
-        if self._home_url is not None:
-            self.browser.show_start_page(self._home_url)
-            self._home_url = None
+        self.browser.show_start_page(home_url)
 
     def _make_main_split(self, left: QWidget) -> None:
         self.main_split = QSplitter(QtCore.Qt.Orientation.Horizontal, self)
@@ -204,7 +202,6 @@ class MainWindow(QMainWindow):
         browser = ctx.settings.browser
         if not hasattr(self, "browser"):  # no frame: the browser first, as the frame does
             self._make_browser(None if browser.off_the_record else ctx.paths.data / "browser", browser.home_url)
-        self.load_start_page()
         self.browser.search_template = browser.search_engine
         self.browser.add_shortcuts()
         self.browser.install_page_script()

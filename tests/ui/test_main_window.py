@@ -141,7 +141,6 @@ def test_the_frame_shows_at_once_and_is_built_in_place(
     qtbot.addWidget(window)
     window.show()
     qtbot.waitExposed(window)
-    window.load_start_page()
     assert not window.built
     # The browser is in the frame: a web view added to a window on screen makes Qt re-create
     # the native window (on a desktop it vanishes and comes back; the bundle's Xvfb test sees it).
