@@ -152,6 +152,8 @@ def run_gui(profile: str | None, *, screenshot: str | None = None, startup_repor
         window.build(AppContext.open(profile, defer_keyring=True))
         web_ready = asyncio.Event()
         window.browser.view.loadFinished.connect(lambda _ok: web_ready.set())
+        if window.browser.loads_finished:  # the start page was quicker than the build
+            web_ready.set()
         if startup_report:
             # Let Qt paint the built window: yield to the loop (a nested processEvents() here
             # would step other tasks inside this one: qasync's "Cannot enter into task").
