@@ -361,8 +361,9 @@ class MainWindow(QMainWindow):
         self.controller.send("/summarize")
 
     def show_notice(self, level: str, text: str) -> None:
+        """A notice in the banner above the chat (it stays until dismissed; the status bar
+        keeps the provider in view)."""
         self.banner.show_text(level, text)
-        self.statusBar().showMessage(text.splitlines()[0], 8000)
 
     def _retrying(self, notice: ev.RetryNotice) -> None:
         self.statusBar().showMessage(
