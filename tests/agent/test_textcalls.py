@@ -159,3 +159,13 @@ def test_fuzz_stream_sanitizer_shows_no_known_call(text: str, size: int) -> None
         assert call.span[0] < len(shown)
         # whatever was streamed holds no call the final text does not also hold
         assert shown[call.span[0]:call.span[1]] in clean
+
+
+def test_a_python_style_literal_with_a_bad_escape_prints_no_warning() -> None:
+    import warnings
+
+    from jawad_desktop.core.agent.textcalls import loads_lenient
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert loads_lenient(r"{'pattern': '\d+'}") == {"pattern": "\\d+"}

@@ -24,6 +24,7 @@ import bisect
 import functools
 import json
 import re
+import warnings
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -199,7 +200,10 @@ def loads_lenient(text: str) -> Any:
         pass
     if len(stripped) <= 20_000:
         try:
-            return ast.literal_eval(stripped)
+            # A model's '\d' in a Python-style literal would print a warning on the terminal.
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", category=(SyntaxWarning, DeprecationWarning))
+                return ast.literal_eval(stripped)
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             pass
     raise ValueError("not JSON")
