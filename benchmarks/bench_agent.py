@@ -22,11 +22,12 @@ from pydantic import Field
 from benchmarks import Figure
 from jawad_desktop.core.agent.session import AgentSession
 from jawad_desktop.core.agent.textcalls import clean_response, parse_text_reply
+from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.events import EventBus
-from jawad_desktop.core.llm.types import ChatResponse, Message, StreamDelta, ToolCall, Usage
-from jawad_desktop.core.store.settings import Settings
+from jawad_desktop.core.llm.types import ChatResponse, StreamDelta, Usage
+from jawad_desktop.core.messages import Message, ToolCall
 from jawad_desktop.core.tools.basic import basic_registry
-from jawad_desktop.core.tools.context import PageContext
+from jawad_desktop.core.tools.page import PageContext
 from jawad_desktop.core.tools.registry import ToolRegistry
 
 
@@ -86,6 +87,19 @@ def _history_messages() -> list[Message]:
     return messages
 
 
+class _StaticPage:
+    """The browser session as the agent's prompt sees it: one page, no previous product."""
+
+    def __init__(self, context: PageContext) -> None:
+        self.context, self.page = context, None
+
+    async def page_context(self) -> PageContext:
+        return self.context
+
+    async def last_product(self) -> None:
+        return None
+
+
 async def _loop_overhead(turns: int) -> list[float]:
     settings = Settings()
     settings.agent.history_max_messages = 200
@@ -94,7 +108,7 @@ async def _loop_overhead(turns: int) -> list[float]:
                        product={"name": "Shoe", "price": "50"}, interactive_elements="[1] BUTTON \"Buy\" -> b")
     client = _InstantClient()
     session = AgentSession(client=client, registry=_registry(), settings=settings, bus=EventBus(),
-                           context_provider=lambda: page)
+                           browser=_StaticPage(page))  # type: ignore[arg-type]
     per_iteration: list[float] = []
     for _ in range(turns):
         session.history.clear()

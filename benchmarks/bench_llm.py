@@ -26,10 +26,10 @@ import tracemalloc
 import httpx
 
 from benchmarks import Figure
+from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
+from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.llm.client import LLMClient, RetryPolicy
-from jawad_desktop.core.llm.config import ProviderConfig, ProviderKind
-from jawad_desktop.core.llm.types import Message
-from jawad_desktop.core.store.settings import NetworkSettings
+from jawad_desktop.core.messages import Message
 from tests.servers.fault_server import FaultServer
 
 HELLO = [Message(role="user", content="Hello?")]

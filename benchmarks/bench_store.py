@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from benchmarks import Figure
-from jawad_desktop.core.llm.types import Message, ToolCall
+from jawad_desktop.core.messages import Message, ToolCall
 from jawad_desktop.core.store.conversations import ConversationStore
 
 SEARCH_GOAL_MS = 50.0

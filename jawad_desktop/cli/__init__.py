@@ -2,6 +2,9 @@
 
 Each subcommand lives in its own module under ``jawad_desktop.cli`` with a ``register``
 function that adds its parser and sets ``handler`` (sync or async, ``(args, ctx) -> int``).
+A command made of actions (``jawad history list``) gets them from ``add_actions``. The
+``--profile``/``--log-level`` options are added here, after ``register``, to the command's
+parser and to each of its actions' parsers.
 Exit codes: 0 success, 1 a failure the user is told about, 2 wrong usage, 130 interrupted.
 Failures are printed as friendly text on stderr, never as a traceback; the traceback of an
 unexpected failure goes to the log file.
@@ -13,8 +16,8 @@ import argparse
 import importlib
 import logging
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from jawad_desktop import APP_NAME, __version__
 from jawad_desktop.core.errors import JawadError
@@ -68,6 +71,28 @@ def add_global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
     )
 
 
+def add_actions(subparsers: Any, name: str, *, help: str, description: str, dest: str,
+                handler: Callable[..., Any]) -> tuple[argparse.ArgumentParser, Any]:
+    """The parser of command ``name`` and its required ``ACTION`` subparsers, whose name
+    lands in ``args.<dest>``; every action runs ``handler``, which dispatches on it."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(name, help=help, description=description)
+    actions = parser.add_subparsers(dest=dest, metavar="ACTION", parser_class=type(parser))
+    actions.required = True
+    parser.set_defaults(handler=handler)
+    return parser, actions
+
+
+def _add_command_options(parser: argparse.ArgumentParser) -> None:
+    """The global options on a command's parser and on each of its actions' (after their own
+    arguments, so ``--help`` lists the command's options first)."""
+    add_global_options(parser, top=False)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            # choices maps names and aliases to parsers: each parser once
+            for sub in {id(p): p for p in action.choices.values()}.values():
+                _add_command_options(sub)
+
+
 def command_name(module: str) -> str:
     """``jawad_desktop.cli.read_page_cmd`` -> ``read-page``."""
     return module.rsplit(".", 1)[-1].removesuffix("_cmd").replace("_", "-")
@@ -115,8 +140,7 @@ def build_parser(modules: Sequence[str] | None = None) -> argparse.ArgumentParse
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMAND_MODULES if modules is None else modules:
         module = importlib.import_module(name)
-        sub = module.register(commands)
-        add_global_options(sub, top=False)
+        _add_command_options(module.register(commands))
     return parser
 
 

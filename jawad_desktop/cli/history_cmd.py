@@ -24,15 +24,14 @@ _SPEAKERS = {"user": "You", "assistant": "Jawad", "system": "System", "tool": "T
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
-    from jawad_desktop.cli import add_global_options
+    from jawad_desktop.cli import add_actions
 
-    parser: argparse.ArgumentParser = subparsers.add_parser(
-        "history",
+    parser, actions = add_actions(
+        subparsers, "history",
         help="list, search, show and export saved conversations",
         description="Saved conversations: list them, search every message, show one, export one.",
+        dest="history_action", handler=run,
     )
-    actions = parser.add_subparsers(dest="history_action", metavar="ACTION", parser_class=type(parser))
-    actions.required = True
 
     p_list = actions.add_parser("list", help="conversations, most recent first")
     p_list.add_argument("--limit", type=int, default=50, help="how many to show (default 50)")
@@ -55,10 +54,6 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p_export.add_argument("id", help="the conversation id (or a unique prefix)")
     p_export.add_argument("--format", choices=EXPORT_FORMATS, default="md", help="md (default) or json")
     p_export.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of the terminal")
-
-    for sub in (p_list, p_search, p_show, p_export):
-        add_global_options(sub, top=False)
-    parser.set_defaults(handler=run)
     return parser
 
 
@@ -73,17 +68,26 @@ def _emphasis() -> tuple[str, str]:
     return "**", "**"
 
 
+def _json_or_nothing(args: argparse.Namespace, rows: list[dict[str, Any]], nothing: str) -> bool:
+    """With ``--json`` print ``rows``; without rows say ``nothing`` on stderr (stdout stays empty
+    for scripts). True when that was the whole answer."""
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+        return True
+    if not rows:
+        print(nothing, file=sys.stderr)
+        return True
+    return False
+
+
 def _list(store: ConversationStore, args: argparse.Namespace) -> int:
     conversations = store.list_conversations(limit=max(1, args.limit))
-    if args.json:
-        print(json.dumps([
-            {"id": c.id, "title": c.display_title, "updated_at": c.updated_at,
-             "created_at": c.created_at, "message_count": c.message_count}
-            for c in conversations
-        ], ensure_ascii=False, indent=2))
-        return 0
-    if not conversations:
-        print("No saved conversations yet.", file=sys.stderr)
+    rows = [
+        {"id": c.id, "title": c.display_title, "updated_at": c.updated_at,
+         "created_at": c.created_at, "message_count": c.message_count}
+        for c in conversations
+    ]
+    if _json_or_nothing(args, rows, "No saved conversations yet."):
         return 0
     print(f"{'ID':<{SHORT_ID}}  {'LAST MESSAGE':<16}  {'MSGS':>5}  TITLE")
     for c in conversations:
@@ -94,15 +98,12 @@ def _list(store: ConversationStore, args: argparse.Namespace) -> int:
 def _search(store: ConversationStore, args: argparse.Namespace) -> int:
     query = " ".join(args.query)
     hits = store.search(query, limit=max(1, args.limit))
-    if args.json:
-        print(json.dumps([
-            {"conversation_id": h.conversation_id, "title": h.conversation_title, "position": h.position,
-             "role": h.role, "snippet": h.marked("**", "**"), "created_at": h.created_at}
-            for h in hits
-        ], ensure_ascii=False, indent=2))
-        return 0
-    if not hits:
-        print(f"No saved message matches {query!r}.", file=sys.stderr)
+    rows = [
+        {"conversation_id": h.conversation_id, "title": h.conversation_title, "position": h.position,
+         "role": h.role, "snippet": h.marked("**", "**"), "created_at": h.created_at}
+        for h in hits
+    ]
+    if _json_or_nothing(args, rows, f"No saved message matches {query!r}."):
         return 0
     start, end = _emphasis()
     for h in hits:
@@ -169,16 +170,13 @@ async def _semantic_search(store: ConversationStore, args: argparse.Namespace, c
     async with client_for(ctx, args.provider) as client:
         embedder = Embedder(client, args.embedding_model or "")
         found = await SemanticIndex(store).search(embedder, query, limit=max(1, args.limit), progress=progress)
-    if args.json:
-        print(json.dumps([
-            {"conversation_id": f.hit.conversation_id, "title": f.hit.conversation_title,
-             "position": f.hit.position, "role": f.hit.role, "snippet": f.hit.snippet,
-             "created_at": f.hit.created_at, "score": round(f.score, 4)}
-            for f in found
-        ], ensure_ascii=False, indent=2))
-        return 0
-    if not found:
-        print("No saved message to search yet.", file=sys.stderr)
+    rows = [
+        {"conversation_id": f.hit.conversation_id, "title": f.hit.conversation_title,
+         "position": f.hit.position, "role": f.hit.role, "snippet": f.hit.snippet,
+         "created_at": f.hit.created_at, "score": round(f.score, 4)}
+        for f in found
+    ]
+    if _json_or_nothing(args, rows, "No saved message to search yet."):
         return 0
     for f in found:
         h = f.hit

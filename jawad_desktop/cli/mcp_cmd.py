@@ -19,22 +19,21 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from jawad_desktop.core.config.mcp import MCP_PERMISSIONS, McpServerConfig, mcp_header_key_name
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
-from jawad_desktop.core.mcp.config import MCP_PERMISSIONS, McpServerConfig, mcp_header_key_name
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
-    from jawad_desktop.cli import add_global_options
+    from jawad_desktop.cli import add_actions
 
-    parser: argparse.ArgumentParser = subparsers.add_parser(
-        "mcp",
+    parser, actions = add_actions(
+        subparsers, "mcp",
         help="add, list and remove MCP servers (their tools join the assistant's)",
         description="MCP servers give the assistant more tools. Their header values (tokens) are kept "
         "in the system keyring; each call is asked for unless you choose another permission.",
+        dest="mcp_action", handler=run,
     )
-    actions = parser.add_subparsers(dest="mcp_action", metavar="ACTION", parser_class=type(parser))
-    actions.required = True
 
     p_add = actions.add_parser("add", help="save an MCP server (replaces one with the same name)")
     p_add.add_argument("name", help="a name you choose, e.g. 'files'")
@@ -65,10 +64,6 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
     p_remove = actions.add_parser("remove", help="delete a saved MCP server and its header values")
     p_remove.add_argument("name")
-
-    for sub in (p_add, p_list, p_remove):
-        add_global_options(sub, top=False)
-    parser.set_defaults(handler=run)
     return parser
 
 

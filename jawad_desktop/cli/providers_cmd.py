@@ -17,11 +17,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.events import Event, RetryNotice
 from jawad_desktop.core.llm.client import LLMClient, forget_capabilities
-from jawad_desktop.core.llm.config import ProviderConfig, ProviderKind
 from jawad_desktop.core.llm.connection import discover_providers, list_models, test_connection
 from jawad_desktop.core.llm.factory import client_for, key_from_env, parse_kind, resolve_provider
 from jawad_desktop.core.store.secrets import provider_key_name
@@ -62,17 +62,16 @@ def _print_retry(event: Event) -> None:
 # -- the command -------------------------------------------------------------------------------------
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
-    from jawad_desktop.cli import add_global_options
+    from jawad_desktop.cli import add_actions
 
-    parser: argparse.ArgumentParser = subparsers.add_parser(
-        "providers",
+    parser, actions = add_actions(
+        subparsers, "providers",
         help="list, add, edit, remove, test the AI providers",
         description="The AI providers: OpenAI (chat completions or the Responses API), Anthropic, "
         "Google Gemini, OpenRouter, Ollama (OpenAI or native API), any OpenAI-compatible server, "
         "or the built-in local model. Keys are kept in the system keyring.",
+        dest="providers_action", handler=run,
     )
-    actions = parser.add_subparsers(dest="providers_action", metavar="ACTION", parser_class=type(parser))
-    actions.required = True
 
     p_list = actions.add_parser("list", help="the saved providers (the active one is marked *)")
     p_list.add_argument("--json", action="store_true", help="print JSON")
@@ -108,10 +107,6 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p_discover = actions.add_parser("discover", help="look for Ollama, LM Studio, keys in the environment "
                                     "and the built-in model")
     p_discover.add_argument("--json", action="store_true", help="print JSON")
-
-    for sub in (p_list, p_add, p_edit, p_remove, p_use, p_test, p_models, p_discover):
-        add_global_options(sub, top=False)
-    parser.set_defaults(handler=run)
     return parser
 
 

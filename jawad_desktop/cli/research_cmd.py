@@ -19,6 +19,7 @@ import sys
 from typing import Any
 
 from jawad_desktop.cli.providers_cmd import add_provider_selection, client_from_args
+from jawad_desktop.cli.terminal import TerminalPermissions, offscreen_page, run_on_qt
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.research.plan import MAX_STEPS, ResearchPlan
@@ -103,11 +104,14 @@ def run(args: argparse.Namespace, ctx: AppContext) -> int:
 
 
 async def _make_plan(args: argparse.Namespace, ctx: AppContext, intent: str) -> ResearchPlan:
-    from jawad_desktop.core.research.planner import Planner
+    from jawad_desktop.core.assistant import Assistant
 
     print("Planning…", file=sys.stderr, flush=True)
-    async with client_from_args(args, ctx) as client:
-        return await Planner(client, max_steps=args.max_steps).plan(intent)
+    assistant = Assistant(ctx, client=client_from_args(args, ctx), ask=False, save=False)
+    try:
+        return await assistant.plan_research(intent, max_steps=args.max_steps)
+    finally:
+        await assistant.aclose()
 
 
 class _Progress:
@@ -136,78 +140,54 @@ class _Progress:
 
 def _run_plan(args: argparse.Namespace, ctx: AppContext, plan: ResearchPlan, interactive: bool) -> int:
     """Run the approved plan in an offscreen browser; ends the process (Qt, see ui/app.py)."""
-    from jawad_desktop.cli.read_page_cmd import terminal_asker
     from jawad_desktop.core import events
-    from jawad_desktop.ui.app import create_application, end_process, run_loop
+    from jawad_desktop.core.assistant import Assistant
 
-    create_application(headless=True)
-    from PySide6.QtWebEngineWidgets import QWebEngineView
-
-    from jawad_desktop.core.research.executor import ResearchExecutor
-    from jawad_desktop.core.store.conversations import ConversationStore
-    from jawad_desktop.core.tools.browser import browser_kit
-    from jawad_desktop.ui.browser_pane import make_profile
-    from jawad_desktop.ui.page_driver import QtWebEnginePage
-
-    store: ConversationStore | None = None
     conversation_id: str | None = None
-    if args.save or args.conversation:
-        store = ConversationStore.open(ctx.paths.data)
-        conversation_id = store.resolve_id(args.conversation) if args.conversation else store.create().id
-        from jawad_desktop.core.llm.types import Message
+    if args.conversation:
+        from jawad_desktop.core.store.conversations import ConversationStore
 
-        store.append_message(conversation_id, Message(role="user", content=f"/research {plan.intent}"))
-    private = args.private or ctx.settings.browser.off_the_record
-    profile = make_profile(None if private else ctx.paths.data / "browser")
-    view = QWebEngineView()
-    view.resize(1280, 900)
-    view.show()
-    page = QtWebEnginePage(view, profile=profile)
-    kit = browser_kit(ctx.settings, ctx.bus, page, config_dir=ctx.paths.config, data_dir=ctx.paths.data,
-                      ask=interactive)
+        with ConversationStore.open(ctx.paths.data) as store:
+            conversation_id = store.resolve_id(args.conversation)
+    page = offscreen_page(ctx, private=args.private)
     progress = _Progress()
     outcome: dict[str, Any] = {}
 
     def on_event(event: events.Event) -> None:
         if isinstance(event, events.WorkflowUpdate) and event.plan.get("id") == plan.id:
             progress(event.plan)
-        elif isinstance(event, events.PermissionRequest) and interactive:
-            ask_terminal(event)
-
-    ask_terminal = terminal_asker(kit)
 
     ctx.bus.subscribe(on_event)
 
     async def main() -> int:
-        client = client_from_args(args, ctx, announce_retries=False)
+        assistant = Assistant(ctx, page=page, client=client_from_args(args, ctx, announce_retries=False),
+                              ask=interactive, save=bool(args.save or args.conversation),
+                              conversation_id=conversation_id)
+        if interactive:
+            TerminalPermissions(assistant)
         try:
             # A view that never loaded a page has no page script to read it with: start on a blank page.
             await page.navigate("about:blank")
-            executor = ResearchExecutor.for_kit(ctx, client, kit, page, store=store, conversation_id=conversation_id)
-            finished = await executor.execute(plan)
-            outcome["plan"] = finished
+            await assistant.connect_mcp()
+            finished = await assistant.research_executor(plan.intent).execute(plan)
+            outcome["plan"], outcome["conversation"] = finished, assistant.conversation_id
             return 0 if finished.status.value == "completed" else 1
         finally:
-            await client.aclose()
-            kit.close()
+            await assistant.aclose()
             await page.close(release_profile=True)
 
-    try:
-        code = run_loop(main)
-    except KeyboardInterrupt:
-        print("\njawad: interrupted", file=sys.stderr)
-        end_process(130)
-    finished: ResearchPlan | None = outcome.get("plan")
-    if finished is not None:
+    def after() -> None:
+        finished: ResearchPlan | None = outcome.get("plan")
+        if finished is None:
+            return
         if args.json:
             print(json.dumps(finished.to_payload(), ensure_ascii=False, indent=2))
         elif finished.status.value == "completed":
             print("\n" + finished.answer)
         else:
             print(f"jawad: {finished.answer}", file=sys.stderr)
-        if conversation_id and store is not None:
-            print(f"Saved in conversation {conversation_id[:8]} (jawad history show {conversation_id[:8]}).",
-                  file=sys.stderr)
-    if store is not None:
-        store.close()
-    end_process(code)
+        saved_in = outcome.get("conversation")
+        if saved_in:
+            print(f"Saved in conversation {saved_in[:8]} (jawad history show {saved_in[:8]}).", file=sys.stderr)
+
+    run_on_qt(main, after=after)

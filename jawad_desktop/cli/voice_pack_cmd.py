@@ -19,24 +19,20 @@ from jawad_desktop.core.voice.pack import MB, PackStatus, VoicePack
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
-    from jawad_desktop.cli import add_global_options
+    from jawad_desktop.cli import add_actions
 
-    parser: argparse.ArgumentParser = subparsers.add_parser(
-        "voice-pack",
+    parser, actions = add_actions(
+        subparsers, "voice-pack",
         help="install or remove offline speech (the packaged app's voice pack)",
         description="The packaged app downloads offline speech recognition (the engine and the tiny.en "
         "model) on demand, as a voice pack; without it, voice input uses the Whisper API.",
+        dest="pack_action", handler=run,
     )
-    actions = parser.add_subparsers(dest="pack_action", metavar="ACTION", parser_class=type(parser))
-    actions.required = True
     p_status = actions.add_parser("status", help="whether offline speech is installed, and where")
     p_status.add_argument("--json", action="store_true", help="print JSON")
     p_install = actions.add_parser("install", help="download and install the voice pack")
     p_install.add_argument("source", nargs="?", help="a URL or a .tar.gz file (default: the release's download)")
-    p_remove = actions.add_parser("remove", help="delete the installed voice pack")
-    for sub in (p_status, p_install, p_remove):
-        add_global_options(sub, top=False)
-    parser.set_defaults(handler=run)
+    actions.add_parser("remove", help="delete the installed voice pack")
     return parser
 
 

@@ -10,10 +10,11 @@ import logging
 import threading
 from dataclasses import dataclass, field
 
+from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.events import EventBus
 from jawad_desktop.core.store.paths import AppPaths
 from jawad_desktop.core.store.secrets import SecretStore
-from jawad_desktop.core.store.settings import Settings, SettingsStore
+from jawad_desktop.core.store.settings import SettingsStore
 
 log = logging.getLogger("jawad.context")
 

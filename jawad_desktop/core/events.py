@@ -2,9 +2,12 @@
 
 Events mirror the predecessor's message protocol (spec 001): chat deltas and responses,
 action-log updates, permission requests, workflow updates, voice states, test results,
-plus retries and notices. The core emits; the UI bridge turns events into Qt signals; the
-CLI prints them. Subscribers are plain callables called in emission order on the loop's
-thread; one failing subscriber never stops the others.
+plus retries and notices. Beyond it, the core says what happened rather than leaving it to be
+reconstructed: a turn started and finished (with its messages), a permission request was
+settled, the site grants changed, the conversation changed. The core emits; the UI bridge
+turns events into Qt signals; the CLI prints them; the recorder saves them. Subscribers are
+plain callables called in emission order on the loop's thread; one failing subscriber never
+stops the others.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from jawad_desktop.core.messages import Message
 
 log = logging.getLogger("jawad.events")
 
@@ -89,6 +94,49 @@ class PermissionRequest(Event):
     critical: bool = False
     from_page_content: bool = False  # the target or text came from the page, not the user
     element_hint: str = ""
+    timeout_s: float = 120.0  # the gate denies it when nobody answers within this (its clock)
+
+
+PermissionOutcome = Literal["allow-once", "allow-site", "allow-session", "deny", "deny-all", "timeout", "stopped"]
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionSettled(Event):
+    """A permission request was settled: answered, timed out, or ended by Stop."""
+
+    id: str
+    outcome: PermissionOutcome
+
+
+@dataclass(frozen=True, slots=True)
+class GrantsChanged(Event):
+    """Harbor's site or session grants changed (a decision, a revocation, the session ended)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStarted(Event):
+    """The user's message was accepted and a turn begins (the recorder saves the message now)."""
+
+    run_id: str
+    user_text: str
+
+
+@dataclass(frozen=True, slots=True)
+class TurnFinished(Event):
+    """A turn ended: ``messages`` are what it added after the user's message, in order (tool
+    calls, results, the answer), as they were committed to the history."""
+
+    run_id: str
+    user_text: str
+    messages: tuple[Message, ...]
+    response: ChatResponse
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationChanged(Event):
+    """The conversation being shown and continued changed (``""``: a new chat not yet saved)."""
+
+    conversation_id: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,10 +15,16 @@ from jawad_desktop.core import events as ev
 
 
 class EventBridge(QObject):
+    turn_started = Signal(object)  # ev.TurnStarted
     chat_delta = Signal(object)  # ev.ChatDelta
     chat_response = Signal(object)  # ev.ChatResponse
+    turn_finished = Signal(object)  # ev.TurnFinished
+    agent_step = Signal(object)  # ev.AgentStep
     action_log = Signal(object)  # ev.ActionLogEntry
     permission_request = Signal(object)  # ev.PermissionRequest
+    permission_settled = Signal(object)  # ev.PermissionSettled
+    grants_changed = Signal()
+    conversation_changed = Signal(str)  # the conversation id, "" for a new chat
     workflow_update = Signal(object)  # ev.WorkflowUpdate
     voice_state = Signal(object)  # ev.VoiceState
     test_result = Signal(object)  # ev.TestResult
@@ -36,10 +42,22 @@ class EventBridge(QObject):
             self.chat_delta.emit(event)
         elif isinstance(event, ev.ChatResponse):
             self.chat_response.emit(event)
+        elif isinstance(event, ev.TurnStarted):
+            self.turn_started.emit(event)
+        elif isinstance(event, ev.TurnFinished):
+            self.turn_finished.emit(event)
+        elif isinstance(event, ev.AgentStep):
+            self.agent_step.emit(event)
         elif isinstance(event, ev.ActionLogUpdate):
             self.action_log.emit(event.entry)
         elif isinstance(event, ev.PermissionRequest):
             self.permission_request.emit(event)
+        elif isinstance(event, ev.PermissionSettled):
+            self.permission_settled.emit(event)
+        elif isinstance(event, ev.GrantsChanged):
+            self.grants_changed.emit()
+        elif isinstance(event, ev.ConversationChanged):
+            self.conversation_changed.emit(event.conversation_id)
         elif isinstance(event, ev.WorkflowUpdate):
             self.workflow_update.emit(event)
         elif isinstance(event, ev.VoiceState):

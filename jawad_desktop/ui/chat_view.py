@@ -536,6 +536,8 @@ class ChatPanel(QWidget):
         self.stop_button.setToolTip("Stop (Esc)")
         self.stop_button.setEnabled(False)
         self.busy_widgets: list[QWidget] = []  # other controls disabled while an answer runs
+        self._answer_id: int | None = None  # the answer being streamed
+        self._cards: dict[str, int] = {}  # tool call (action-log entry id) -> its card's item id
         self._input_row = QHBoxLayout()
         self._input_row.addWidget(self.input, 1)
         self._buttons = QVBoxLayout()
@@ -579,8 +581,64 @@ class ChatPanel(QWidget):
         self.input.clear()
         return text
 
-    # Conveniences for the window
+    # The panel's API: what the window's presenter shows, in the user's terms.
     def add_message(self, role: str, text: str, *, streaming: bool = False) -> int:
         """Add a message at the end; returns its item id."""
         return self.view.chat_model.append(ChatItem(role=role, text=text, streaming=streaming))
+
+    def stream_answer(self, text: str) -> None:
+        """Add streamed text to the answer being written (started on the first piece)."""
+        model = self.view.chat_model
+        if self._answer_id is None:
+            self._answer_id = self.add_message("assistant", "", streaming=True)
+        model.append_text(self._answer_id, text)
+
+    def end_answer(self, text: str, *, error: bool = False, stopped: bool = False) -> None:
+        """The answer is complete: its final text replaces what streamed (or it is added)."""
+        role = "error" if error else "assistant"
+        if stopped:
+            text = (text + "\n\n*(stopped)*").strip()
+        if self._answer_id is None:
+            self.add_message(role, text)
+        else:
+            self.view.chat_model.update(self._answer_id, text=text, role=role, streaming=False)
+        self._answer_id = None
+
+    def show_tool_call(self, call_id: str, name: str, arguments: dict[str, Any], result: str, status: str) -> None:
+        """A tool call's card: added the first time ``call_id`` is seen, updated after."""
+        model = self.view.chat_model
+        status = status if status in ("success", "error", "denied") else "pending"
+        card = self._cards.get(call_id)
+        if card is None:
+            self._cards[call_id] = model.append(ChatItem(role="tool", tool_name=name, tool_args=dict(arguments),
+                                                         tool_result=result, tool_status=status))
+        else:
+            model.update(card, tool_result=result, tool_status=status)
+
+    def show_conversation(self, items: list[ChatItem]) -> None:
+        """Show a saved conversation in place of what is shown."""
+        self.clear_messages()
+        self.view.chat_model.extend(items)
+
+    def clear_messages(self) -> None:
+        """An empty chat (a new conversation)."""
+        self._cards.clear()
+        self._answer_id = None
+        self.view.chat_model.clear()
+
+    def retract_last_turn(self) -> None:
+        """Remove the last user message and everything after it (regenerate, edit and resend)."""
+        model = self.view.chat_model
+        items = model.items()
+        last = next((i for i in range(len(items) - 1, -1, -1) if items[i].role == "user"), None)
+        if last is None:
+            return
+        for item in items[last:]:
+            model.remove(item.id)
+        self._answer_id = None
+
+    def edit_text(self, text: str) -> None:
+        """Put ``text`` in the input to be edited, and focus it."""
+        self.input.setPlainText(text)
+        self.input.setFocus()
 

@@ -2,7 +2,8 @@
 
 Site grants ("allow on this site") are saved and survive restarts; session grants end when
 Jawad closes. Revoking one takes effect at once (the next action asks again). The page
-refreshes itself when Harbor's grants change (``Harbor.on_change``).
+refreshes itself when Harbor's grants change, wherever they were changed: Harbor announces each
+change as ``GrantsChanged`` on the event bus.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import logging
 import time
 
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -22,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from jawad_desktop.core.events import Event, EventBus, GrantsChanged
 from jawad_desktop.core.harbor import Grant, Harbor
 
 log = logging.getLogger("jawad.ui.grants")
@@ -30,9 +33,14 @@ COLUMNS = ("Site", "Tool", "Level", "Kept", "Granted")
 
 
 class GrantsPage(QWidget):
-    """A table of grants with Revoke and Revoke all. Add it with ``dialog.add_page("Site permissions", page)``."""
+    """A table of grants with Revoke and Revoke all. Add it with
+    ``dialog.add_page("Site permissions", GrantsPage(harbor, ctx.bus, dialog))``; ``bus`` is the
+    one Harbor announces its changes on."""
 
-    def __init__(self, harbor: Harbor, parent: QWidget | None = None) -> None:
+    # GrantsChanged may be emitted on a worker thread: a queued signal refreshes on the GUI thread.
+    _grants_changed = Signal()
+
+    def __init__(self, harbor: Harbor, bus: EventBus, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.harbor = harbor
         self.grants: list[Grant] = []
@@ -69,9 +77,14 @@ class GrantsPage(QWidget):
         layout.addWidget(self.table, 1)
         layout.addWidget(self.empty)
         layout.addLayout(buttons)
-        self._stop_listening = harbor.on_change(self.refresh)
-        self.destroyed.connect(lambda *_: self._stop_listening())
+        self._grants_changed.connect(self.refresh)
+        stop_listening = bus.subscribe(self._on_event)
+        self.destroyed.connect(lambda *_: stop_listening())
         self.refresh()
+
+    def _on_event(self, event: Event) -> None:
+        if isinstance(event, GrantsChanged):
+            self._grants_changed.emit()
 
     def refresh(self) -> None:
         self.grants = self.harbor.grants()
@@ -97,8 +110,7 @@ class GrantsPage(QWidget):
         for grant in chosen:
             self.harbor.revoke(grant.site, grant.tool, grant.scope)
             log.info("revoked %s on %s (%s)", grant.tool, grant.site, grant.scope)
-        self.refresh()
+        # The table follows from Harbor's GrantsChanged, like any other change.
 
     def revoke_all(self) -> None:
         self.harbor.revoke_all()
-        self.refresh()

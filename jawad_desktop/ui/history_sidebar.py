@@ -15,6 +15,7 @@ from __future__ import annotations
 import html
 import logging
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -53,7 +54,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListView,
     QMenu,
-    QPushButton,
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -69,6 +69,7 @@ from jawad_desktop.core.store.conversations import (
     highlight_html,
 )
 from jawad_desktop.core.store.export import write_export
+from jawad_desktop.ui.controls import button
 
 log = logging.getLogger("jawad.ui.history")
 
@@ -315,9 +316,7 @@ class HistorySidebar(QWidget):
         self._search_signals = _SearchSignals(self)
         self._search_signals.done.connect(self._on_search_done)
 
-        self.new_chat_button = QPushButton("New chat", self)
-        self.new_chat_button.setAccessibleName("New chat")
-        self.new_chat_button.setToolTip("Start a new conversation (Ctrl+N)")
+        self.new_chat_button = button("New chat", "New chat", self, tooltip="Start a new conversation (Ctrl+N)")
         self.new_chat_button.clicked.connect(self.new_chat_requested)
 
         self.search_box = QLineEdit(self)
@@ -353,15 +352,10 @@ class HistorySidebar(QWidget):
         self.status_label.setWordWrap(True)
         self.status_label.setAccessibleName("History status message")
         self.status_label.hide()
-        self._status_timer = QTimer(self)
-        self._status_timer.setSingleShot(True)
-        self._status_timer.setInterval(STATUS_MS)
-        self._status_timer.timeout.connect(self.status_label.hide)
+        self._status_timer = self._single_shot(STATUS_MS, self.status_label.hide)
 
         self.undo_label = QLabel(self)
-        self.undo_button = QPushButton("Undo", self)
-        self.undo_button.setAccessibleName("Undo delete")
-        self.undo_button.setToolTip("Bring the deleted conversation back (Ctrl+Z)")
+        self.undo_button = button("Undo", "Undo delete", self, tooltip="Bring the deleted conversation back (Ctrl+Z)")
         self.undo_button.clicked.connect(self.undo_delete)
         self.undo_bar = QWidget(self)
         self.undo_bar.setAccessibleName("Deleted conversation")
@@ -370,10 +364,7 @@ class HistorySidebar(QWidget):
         undo_layout.addWidget(self.undo_label, 1)
         undo_layout.addWidget(self.undo_button)
         self.undo_bar.hide()
-        self._undo_timer = QTimer(self)
-        self._undo_timer.setSingleShot(True)
-        self._undo_timer.setInterval(UNDO_MS)
-        self._undo_timer.timeout.connect(self._finish_delete)
+        self._undo_timer = self._single_shot(UNDO_MS, self._finish_delete)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -388,14 +379,8 @@ class HistorySidebar(QWidget):
         undo.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         undo.activated.connect(self._undo_shortcut)
 
-        self._search_timer = QTimer(self)
-        self._search_timer.setSingleShot(True)
-        self._search_timer.setInterval(SEARCH_DELAY_MS)
-        self._search_timer.timeout.connect(self.refresh)
-        self._refresh_timer = QTimer(self)
-        self._refresh_timer.setSingleShot(True)
-        self._refresh_timer.setInterval(0)
-        self._refresh_timer.timeout.connect(self.refresh)
+        self._search_timer = self._single_shot(SEARCH_DELAY_MS, self.refresh)
+        self._refresh_timer = self._single_shot(0, self.refresh)
 
         # Changes may come from worker threads (the store's async calls): a queued signal
         # brings them to this thread, and the refresh timer coalesces a burst into one.
@@ -403,6 +388,14 @@ class HistorySidebar(QWidget):
         remove = store.add_listener(lambda kind, cid: self._store_changed.emit(kind, cid))
         self.destroyed.connect(lambda *_: remove())
         self.refresh()
+
+    def _single_shot(self, ms: int, slot: Callable[[], Any]) -> QTimer:
+        """A timer that calls ``slot`` once, ``ms`` after its last start (restarting delays it)."""
+        timer = QTimer(self)
+        timer.setSingleShot(True)
+        timer.setInterval(ms)
+        timer.timeout.connect(slot)
+        return timer
 
     # -- public API for the window ------------------------------------------------------------------
 
@@ -465,10 +458,7 @@ class HistorySidebar(QWidget):
 
     def undo_delete(self) -> bool:
         """Bring back the conversation deleted last; False when there is none to bring back."""
-        cid = self._pending_delete
-        self._pending_delete = None
-        self._undo_timer.stop()
-        self.undo_bar.hide()
+        cid = self._end_undo_offer()
         if cid is None:
             return False
         restored = self.store.restore(cid)
@@ -513,11 +503,15 @@ class HistorySidebar(QWidget):
 
     # -- internals ------------------------------------------------------------------------------------
 
-    def _finish_delete(self) -> None:
-        cid = self._pending_delete
-        self._pending_delete = None
+    def _end_undo_offer(self) -> str | None:
+        """Hide the Undo bar; returns the conversation it offered to bring back, if any."""
+        cid, self._pending_delete = self._pending_delete, None
         self._undo_timer.stop()
         self.undo_bar.hide()
+        return cid
+
+    def _finish_delete(self) -> None:
+        cid = self._end_undo_offer()
         if cid is None:
             return
         try:

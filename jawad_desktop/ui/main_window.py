@@ -1,8 +1,9 @@
 """The main window: chat, action log and browser side by side, a status bar, menus.
 
-The window shows core events (through the ``EventBridge``) and turns user actions into calls
-on a ``ChatController``. Splitter sizes and geometry are restored; closing the window cancels
-running work (``shutdown``).
+The window lays out the widgets and owns a ``ChatPresenter`` (``ui.presenter``), which drives
+the core ``Assistant`` and maps its events (through the ``EventBridge``) onto the chat panel,
+the action log and the permission panel; menus and buttons call the presenter. Splitter sizes
+and geometry are restored; closing the window stops running work, and ``aclose`` releases it.
 
 It is made in two steps so the user sees it at once: ``MainWindow(frame=..., data_dir=...)``
 is the frame (title, icon, menus, saved size and theme, the browser with its start page, and
@@ -43,14 +44,16 @@ from jawad_desktop.ui.resources import app_icon
 if TYPE_CHECKING:
     from PySide6.QtGui import QCloseEvent, QShowEvent
 
-    from jawad_desktop.core import events as ev
+    from jawad_desktop.core.config.providers import ProviderConfig
     from jawad_desktop.core.context import AppContext
     from jawad_desktop.ui.action_log import ActionLogView
     from jawad_desktop.ui.bridge import EventBridge
     from jawad_desktop.ui.browser_pane import BrowserPane
     from jawad_desktop.ui.chat_view import ChatPanel
-    from jawad_desktop.ui.controller import ChatController
+    from jawad_desktop.ui.page_driver import QtWebEnginePage
     from jawad_desktop.ui.permission_panel import PermissionPanel
+    from jawad_desktop.ui.presenter import ChatPresenter
+    from jawad_desktop.ui.research_panel import ResearchController
     from jawad_desktop.ui.settings_dialog import SettingsDialog
 
 log = logging.getLogger("jawad.ui.window")
@@ -113,12 +116,11 @@ class MainWindow(QMainWindow):
     provider_label: QLabel
     left_split: QSplitter
     main_split: QSplitter
-    controller: ChatController
+    presenter: ChatPresenter
 
     def __init__(
         self,
         ctx: AppContext | None = None,
-        controller: ChatController | None = None,
         *,
         frame: FirstFrame | None = None,
         data_dir: Path | None = None,
@@ -140,7 +142,7 @@ class MainWindow(QMainWindow):
         self.statusBar()
         self._starting: QWidget | None = None
         if ctx is not None:
-            self.build(ctx, controller)
+            self.build(ctx)
         else:
             self._show_frame(frame or FirstFrame(), data_dir)
 
@@ -196,7 +198,7 @@ class MainWindow(QMainWindow):
         self.main_split.setSizes([520, 760])
         self.setCentralWidget(self.main_split)
 
-    def build(self, ctx: AppContext, controller: ChatController | None = None) -> None:
+    def build(self, ctx: AppContext) -> None:
         """Make the chat, the action log, the browser, the menus, and restore the layout."""
         self.ctx = ctx
         browser = ctx.settings.browser
@@ -210,18 +212,21 @@ class MainWindow(QMainWindow):
         from jawad_desktop.ui.action_log import ActionLogView
         from jawad_desktop.ui.bridge import EventBridge
         from jawad_desktop.ui.chat_view import ChatPanel
-        from jawad_desktop.ui.controller import ChatController
         from jawad_desktop.ui.permission_panel import PermissionPanel
+        from jawad_desktop.ui.presenter import ChatPresenter
 
         self.bridge = EventBridge(ctx.bus, self)
         self.banner = Banner(self)
         self.chat = ChatPanel(self)
-        self.permission_panel = PermissionPanel(self.chat, timeout_s=ctx.settings.browser.permission_timeout_s)
+        self.permission_panel = PermissionPanel(self.chat)
         self.permission_panel.hide()
         self.chat.insert_above_input(self.permission_panel)
         self.voice_button: QWidget | None = None
         self.offers_panel: QWidget | None = None
         self.sidebar: QWidget | None = None
+        self.research: ResearchController | None = None
+        self.driver: QtWebEnginePage | None = None
+        self.voice_session: Any = None
         self.action_log = ActionLogView(self)
         self.provider_label = QLabel(self)
         self.provider_label.setAccessibleName("Active provider and model")
@@ -241,7 +246,8 @@ class MainWindow(QMainWindow):
         self._make_main_split(left)  # takes the frame's browser; the frame's box goes
         self._starting = None
 
-        self.controller = controller or ChatController(ctx, self)
+        self.presenter = ChatPresenter(ctx, self.bridge, self.chat, self.action_log, self.permission_panel,
+                                       make_page=self._agent_page, parent=self)
         self._settings_dialog: SettingsDialog | None = None
         self._offer_pending = False
         self._build_menus()
@@ -257,7 +263,7 @@ class MainWindow(QMainWindow):
     # Construction
     def _build_menus(self) -> None:
         file_menu = self.file_menu
-        self.new_chat_action = self._action("&New chat", "Ctrl+N", self.controller.new_chat)
+        self.new_chat_action = self._action("&New chat", "Ctrl+N", self.presenter.new_chat)
         file_menu.addAction(self.new_chat_action)
         file_menu.addSeparator()
         self.settings_action = self._action("&Settings…", "Ctrl+,", self.open_settings)
@@ -268,12 +274,12 @@ class MainWindow(QMainWindow):
         self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
         file_menu.addAction(self.quit_action)
         chat_menu = self.chat_menu
-        self.stop_action = self._action("&Stop", "Esc", self.controller.stop)
+        self.stop_action = self._action("&Stop", "Esc", self.presenter.stop)
         self.stop_action.setEnabled(False)
         chat_menu.addAction(self.stop_action)
-        self.regenerate_action = self._action("&Regenerate the last answer", "Ctrl+R", self.controller.regenerate)
+        self.regenerate_action = self._action("&Regenerate the last answer", "Ctrl+R", self.presenter.regenerate)
         chat_menu.addAction(self.regenerate_action)
-        self.edit_last_action = self._action("&Edit the last message", "Ctrl+E", self.controller.edit_last)
+        self.edit_last_action = self._action("&Edit the last message", "Ctrl+E", self.presenter.edit_last)
         chat_menu.addAction(self.edit_last_action)
         self.copy_action = self._action("&Copy the selected message", "Ctrl+Shift+C", self.chat.view.copy_selected)
         chat_menu.addAction(self.copy_action)
@@ -281,7 +287,7 @@ class MainWindow(QMainWindow):
         chat_menu.addAction(self.summarize_action)
         self.search_action = self._action("Search &conversations", "Ctrl+F", self.focus_search)
         chat_menu.addAction(self.search_action)
-        self.research_action = self._action("&Research…", "Ctrl+Shift+R", lambda: self.controller.start_research())
+        self.research_action = self._action("&Research…", "Ctrl+Shift+R", self.start_research)
         self.research_action.setEnabled(False)  # until the agent is ready, right after start
         chat_menu.addAction(self.research_action)
         self.voice_action = QAction("Start or stop &voice input", self)
@@ -309,18 +315,49 @@ class MainWindow(QMainWindow):
         return action
 
     def _connect(self) -> None:
-        self.controller.attach()
-        self.chat.send_requested.connect(self.controller.send)
-        self.chat.stop_requested.connect(self.controller.stop)
+        presenter = self.presenter
+        self.chat.send_requested.connect(presenter.send)
+        self.chat.stop_requested.connect(presenter.stop)
         self.chat.view.link_activated.connect(self.browser.load)
         self.browser.summarize_requested.connect(self.summarize_page)
-        self.bridge.action_log.connect(self.action_log.log_model.upsert)
         self.bridge.notice.connect(self.show_notice)
-        self.bridge.retry.connect(self._retrying)
+        presenter.busy_changed.connect(self._busy_changed)
+        presenter.status.connect(self._show_status)
+        presenter.settings_needed.connect(self.open_settings)
+        presenter.ready.connect(self._assistant_ready)
+        # The store, sidebar, agent, browser tools and voice import a lot: built right after
+        # the window is shown (see _start_deferred); a Send that comes first builds them at once.
+        self._build_timer = QTimer(self)
+        self._build_timer.setSingleShot(True)
+        self._build_timer.setInterval(30)
+        self._build_timer.timeout.connect(self.presenter.build)
 
-    def add_sidebar(self) -> None:
-        """The history sidebar, once the conversation store is open (right after start)."""
-        store = self.controller.store
+    def _agent_page(self) -> QtWebEnginePage:
+        """The browser pane's page, for the agent's tools (made once, when the assistant is built)."""
+        from jawad_desktop.ui.page_driver import QtWebEnginePage
+
+        view = self.browser.view
+        showing_start_page = view.url().scheme() not in ("http", "https", "file")
+        self.driver = QtWebEnginePage(view)
+        if showing_start_page and not self.driver.adopted:
+            # A new page keeps web pages in view, not built-in HTML (the pane's own page is adopted).
+            self.browser.show_start_page(self.ctx.settings.browser.home_url)
+        return self.driver
+
+    def _assistant_ready(self) -> None:
+        """The assistant is built: the history, research and voice controls join the window."""
+        assistant = self.presenter.assistant
+        assert assistant is not None
+        self._add_sidebar()
+        self._add_research(assistant)
+        try:
+            self._add_voice()
+        except Exception as exc:
+            log.exception("voice could not start")
+            self.show_notice("warning", f"Voice input is unavailable: {exc}")
+
+    def _add_sidebar(self) -> None:
+        store = self.presenter.store
         if store is None or self.sidebar is not None:
             return
         from jawad_desktop.ui.history_sidebar import HistorySidebar
@@ -329,11 +366,11 @@ class MainWindow(QMainWindow):
         self.sidebar = sidebar
         self.main_split.insertWidget(0, sidebar)
         self.main_split.setStretchFactor(0, 0)
-        sidebar.conversation_selected.connect(self.controller.open_conversation)
-        sidebar.match_selected.connect(lambda cid, _position: self.controller.open_conversation(cid))
-        sidebar.new_chat_requested.connect(self.controller.new_chat)
+        sidebar.conversation_selected.connect(self.presenter.open_conversation)
+        sidebar.match_selected.connect(lambda cid, _position: self.presenter.open_conversation(cid))
+        sidebar.new_chat_requested.connect(self.presenter.new_chat)
         sidebar.conversation_deleted.connect(self._conversation_deleted)
-        self.controller.conversation_changed.connect(lambda cid: sidebar.set_current(cid or None))
+        self.bridge.conversation_changed.connect(lambda cid: sidebar.set_current(cid or None))
         self._restore_splitter(self.main_split)
         last = self.ctx.settings.ui.last_conversation_id
         if last:
@@ -342,11 +379,77 @@ class MainWindow(QMainWindow):
             except Exception:
                 self.ctx.settings.ui.last_conversation_id = ""
             else:
-                self.controller.open_conversation(last)
+                self.presenter.open_conversation(last)
+
+    def _add_research(self, assistant: Any) -> None:
+        """Research mode: /research INTENT or the Research button plans, shows the plan, runs it."""
+        from PySide6.QtWidgets import QPushButton
+
+        from jawad_desktop.ui.research_panel import ResearchController, ResearchPanel
+
+        panel = ResearchPanel(self.chat)
+        self.chat.insert_above_input(panel)
+        self.research = ResearchController(assistant, panel)
+        self.bridge.workflow_update.connect(self.research.on_workflow_update)
+        self.presenter.attach_research(self.research)
+        self.research_action.setEnabled(True)
+        button = QPushButton("Research", self.chat)
+        button.setAccessibleName("Research: plan and run a multi-step search for what the input says")
+        button.setToolTip("Plan a multi-step research for what you typed (Ctrl+Shift+R)")
+        button.clicked.connect(self.start_research)
+        self.chat.add_input_button(button)
+        self.chat.busy_widgets.append(button)
+
+    def _add_voice(self) -> None:
+        from jawad_desktop.core.voice import VoiceSession
+        from jawad_desktop.ui.tts import ReplySpeaker
+        from jawad_desktop.ui.voice_button import VoiceButton
+
+        self.voice_session = VoiceSession(self.ctx)
+        button = VoiceButton(self.voice_session, self.bridge.voice_state, self)
+        self.chat.add_input_button(button)
+        # Ctrl+Space toggles listening (hold the Mic button to push-to-talk). An application-wide
+        # key filter would see every event of every object, including ones being destroyed.
+        self.voice_action.triggered.connect(button.click)
+        self.voice_action.setEnabled(True)
+        self.voice_button = button
+        button.transcript_ready.connect(self._on_transcript)
+        button.partial_transcript.connect(lambda text: self.chat.input.setPlaceholderText(f"Hearing: {text}…"))
+        button.send_requested.connect(self._send_spoken)
+        button.pressed_to_talk.connect(self.presenter.stop_speaking)
+        self.presenter.attach_speaker(lambda: ReplySpeaker(self))
+
+    def _on_transcript(self, text: str) -> None:
+        self.chat.input.setPlaceholderText("Ask Jawad anything — Enter sends, Shift+Enter adds a line")
+        current = self.chat.input.toPlainText().rstrip()
+        self.chat.edit_text(f"{current} {text}".strip() if current else text)
+
+    def _send_spoken(self, text: str) -> None:
+        self.chat.input.setPlainText(text)
+        self.presenter.send(text)
+
+    def start_research(self) -> None:
+        """The Research button: research what the input says (or ask for it)."""
+        intent = self.chat.input.toPlainText().strip()
+        if not intent:
+            self.chat.add_message(
+                "notice", "Type what to research in the input, then press **Research** (or type `/research …`).")
+            self.focus_input()
+            return
+        self.presenter.send(f"/research {intent}")
+
+    def _busy_changed(self, busy: bool) -> None:
+        self.stop_action.setEnabled(busy)
+
+    def _show_status(self, text: str) -> None:
+        if text:
+            self.statusBar().showMessage(text)
+        else:
+            self.statusBar().clearMessage()
 
     def _conversation_deleted(self, conversation_id: str) -> None:
-        if conversation_id == self.controller.conversation_id:
-            self.controller.new_chat()
+        if conversation_id == self.presenter.conversation_id:
+            self.presenter.new_chat()
 
     # Behaviour
     def focus_input(self) -> None:
@@ -358,19 +461,12 @@ class MainWindow(QMainWindow):
 
     def summarize_page(self) -> None:
         """The Summarize button: the same as typing /summarize."""
-        self.controller.send("/summarize")
+        self.presenter.send("/summarize")
 
     def show_notice(self, level: str, text: str) -> None:
         """A notice in the banner above the chat (it stays until dismissed; the status bar
         keeps the provider in view)."""
         self.banner.show_text(level, text)
-
-    def _retrying(self, notice: ev.RetryNotice) -> None:
-        self.statusBar().showMessage(
-            f"{notice.reason} — retrying in {notice.delay_s:.1f} s "
-            f"(attempt {notice.attempt} of {notice.max_attempts})",
-            int(notice.delay_s * 1000) + 2000,
-        )
 
     def _greet(self) -> None:
         message = self.ctx.settings_store.recovery_message()
@@ -420,16 +516,38 @@ class MainWindow(QMainWindow):
         if self._settings_dialog is None:
             from jawad_desktop.ui.settings_dialog import SettingsDialog  # imported when first needed
 
-            self._settings_dialog = SettingsDialog(self.ctx, self, **self.controller.provider_hooks())
+            self._settings_dialog = SettingsDialog(self.ctx, self, **_provider_hooks(self.ctx))
             self._settings_dialog.settings_changed.connect(self._settings_changed)
-            self.controller.extend_settings(self._settings_dialog)
+            self._extend_settings(self._settings_dialog)
         self._settings_dialog.open()
         self._settings_dialog.raise_()
 
     def _settings_changed(self) -> None:
+        """The next turn uses the new provider (the assistant rebuilds its client when it changed)."""
         self.update_provider_label()
         self.apply_appearance()
-        self.controller.settings_changed()
+
+    def _extend_settings(self, dialog: SettingsDialog) -> None:
+        """The pages other parts of the window own: site permissions, MCP servers, voice."""
+        assistant = self.presenter.build()
+        if assistant is not None:
+            from jawad_desktop.ui.grants_page import GrantsPage
+
+            dialog.add_page("Site permissions", GrantsPage(assistant.harbor, self.ctx.bus, dialog))
+        try:
+            from jawad_desktop.ui.mcp_page import McpPage
+
+            mcp_page = McpPage(self.ctx, dialog)
+            dialog.add_page("MCP servers", mcp_page)
+            mcp_page.changed.connect(self.presenter.reconnect_mcp)
+        except Exception as exc:
+            log.warning("MCP settings unavailable: %s", exc)
+        try:
+            from jawad_desktop.ui.voice_settings import VoiceSettingsPage
+
+            dialog.add_page("Voice", VoiceSettingsPage(self.ctx, dialog))
+        except Exception as exc:  # a missing audio library must not hide the other pages
+            log.warning("voice settings unavailable: %s", exc)
 
     def apply_appearance(self) -> None:
         app = QApplication.instance()
@@ -499,6 +617,22 @@ class MainWindow(QMainWindow):
         except OSError as exc:
             log.error("could not save the window layout: %s", exc)
 
+    async def aclose(self) -> None:
+        """Release what needs an orderly end, after the window closed: the page (cookies to
+        disk), the assistant's client, MCP servers, page cache and store, voice."""
+        import asyncio
+        import contextlib
+
+        if not self.built:
+            return
+        if self.voice_session is not None:
+            with contextlib.suppress(Exception):
+                self.voice_session.cancel()
+        if self.driver is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.driver.close(release_profile=True), 1.0)
+        await self.presenter.aclose()
+
     def dispose(self) -> None:
         """Release the web page before the window (and its browser profile) goes away."""
         if self.built:
@@ -528,12 +662,13 @@ class MainWindow(QMainWindow):
     def _start_deferred(self) -> None:
         if self._closing:
             return
-        timer = getattr(self.controller, "build_timer", None)
-        if timer is not None and not self.controller.runner and not timer.isActive():
-            timer.start()  # the store, sidebar, agent, browser tools and voice
+        if self.presenter.assistant is None and not self._build_timer.isActive():
+            self._build_timer.start()  # the store, sidebar, agent, browser tools and voice
         if self._offer_pending:
             self._offer_pending = False
-            self.controller.spawn(self._offer_providers())
+            from jawad_desktop.ui.background import run_async
+
+            run_async(self._offer_providers(), what="looking for providers", bus=None)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self._closing = True
@@ -541,7 +676,7 @@ class MainWindow(QMainWindow):
             self._deferred_timer.stop()
         if self.built:
             self.save_layout()
-            self.controller.shutdown()
+            self.presenter.stop()
         event.accept()
         QTimer.singleShot(0, self.closed.emit)
 
@@ -561,3 +696,19 @@ def _dark_palette() -> QPalette:
     palette.setColor(QPalette.ColorRole.ToolTipBase, "#3b3b2b")
     palette.setColor(QPalette.ColorRole.ToolTipText, base)
     return palette
+
+
+def _provider_hooks(ctx: AppContext) -> dict[str, Any]:
+    """Test connection and the model list, for the Providers page, on the network settings."""
+    from jawad_desktop.core.llm.connection import list_models, test_connection
+
+    async def tester(provider: ProviderConfig, key: str | None) -> tuple[bool, str]:
+        result = await test_connection(provider, key, ctx.settings.network)
+        if result.success:
+            return True, f"Connected to {provider.name} in {result.latency_ms:.0f} ms."
+        return False, result.error
+
+    async def lister(provider: ProviderConfig, key: str | None) -> list[str]:
+        return await list_models(provider, key, ctx.settings.network)
+
+    return {"tester": tester, "model_lister": lister}

@@ -32,8 +32,7 @@ from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile
 from PySide6.QtWebEngineWidgets import QWebEngineView
 from PySide6.QtWidgets import QApplication
 
-from jawad_desktop.core.context import AppContext
-from jawad_desktop.core.tools.context import site_of
+from jawad_desktop.core.sites import site_of
 from jawad_desktop.core.tools.page import (
     ActionOutcome,
     ElementInfo,
@@ -452,21 +451,3 @@ class QtWebEnginePage:
             if time.monotonic() >= deadline:
                 return False
             await asyncio.sleep(0.15)
-
-
-def attach_agent_browser(ctx: AppContext, view: QWebEngineView, *, ask: bool = True) -> tuple[QtWebEnginePage, Any]:
-    """Let the agent work in ``view`` (the window's browser pane): returns the driver and the
-    ``BrowserKit`` (session with the tools, Harbor, the gate, the page cache) for ``ctx``.
-
-    The window then builds its ``AgentSession`` with ``registry=...merged(kit.session.registry())``,
-    ``gate=kit.gate``, ``context_provider=kit.session.page_context``,
-    ``last_product_provider=kit.session.last_product``; connects
-    ``bridge.permission_request -> PermissionPanel.show_request`` and
-    ``PermissionPanel.decided -> kit.gate.respond``; adds ``GrantsPage(kit.harbor)`` to Settings; and
-    calls ``kit.session.note_user_message(text)`` before each run.
-    """
-    from jawad_desktop.core.tools.browser import browser_kit
-
-    driver = QtWebEnginePage(view)
-    kit = browser_kit(ctx.settings, ctx.bus, driver, config_dir=ctx.paths.config, data_dir=ctx.paths.data, ask=ask)
-    return driver, kit

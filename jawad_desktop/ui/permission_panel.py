@@ -2,11 +2,12 @@
 
 It shows the tool, the site, the level, the arguments, the reason, the highlighted element, the
 flags (critical action, target taken from the page) and the five decisions, each with an Alt
-shortcut. Requests that arrive while one is shown wait in a queue. A countdown shows how long is
-left; when it runs out the request is shown as denied (the gate denies it on its side).
+shortcut. Requests that arrive while one is shown wait in a queue. The time left is shown from
+the request's own deadline; the clock that decides is the gate's (``core.harbor.gate``): when the
+gate settles a request on its own (no answer in time, Stop), ``settle`` closes it here.
 
-Wiring: ``bridge.permission_request.connect(panel.show_request)`` and
-``panel.decided.connect(gate.respond)``.
+Wiring: ``bridge.permission_request -> panel.show_request``, ``bridge.permission_settled ->
+panel.settle`` and ``panel.decided -> gate.respond``.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from jawad_desktop.core.events import PermissionRequest
+from jawad_desktop.core.events import PermissionRequest, PermissionSettled
 
 log = logging.getLogger("jawad.ui.permissions")
 
@@ -40,15 +41,13 @@ class PermissionPanel(QFrame):
 
     decided = Signal(str, str)
 
-    def __init__(self, parent: QWidget | None = None, *, timeout_s: float = 120.0) -> None:
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("permissionPanel")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setAccessibleName("Permission request")
-        self.timeout_s = timeout_s
         self.current: PermissionRequest | None = None
         self.queue: deque[PermissionRequest] = deque()
-        self._shown_at = 0.0
 
         self.title = QLabel(self)
         self.title.setObjectName("permissionTitle")
@@ -104,7 +103,6 @@ class PermissionPanel(QFrame):
             self._update_countdown()
             return
         self.current = request
-        self._shown_at = time.monotonic()
         where = f" on <b>{html.escape(request.site)}</b>" if request.site else ""
         self.title.setText(f"Jawad wants to use <b>{html.escape(request.tool_name)}</b>{where} "
                            f"({html.escape(request.permission_level)})")
@@ -140,20 +138,22 @@ class PermissionPanel(QFrame):
         self.decided.emit(request.id, decision)
         self._next()
 
-    def dismiss(self, request_id: str) -> None:
-        """Forget a request the core settled on its own (timed out, run stopped)."""
-        self.queue = deque(r for r in self.queue if r.id != request_id)
-        if self.current is not None and self.current.id == request_id:
-            self.current = None
-            self._tick.stop()
-            self._next()
-
-    def dismiss_all(self) -> None:
-        """Forget every request (the run ended or was stopped: the gate answered them itself)."""
-        self.queue.clear()
+    def settle(self, event: PermissionSettled) -> None:
+        """The gate settled a request: answered here (nothing left to do), or on its own: no
+        answer in time (said for a moment), or the run was stopped (closed at once)."""
+        self.queue = deque(r for r in self.queue if r.id != event.id)
+        if self.current is None or self.current.id != event.id:
+            return
         self.current = None
         self._tick.stop()
-        self.hide()
+        if event.outcome != "timeout":
+            self._next()
+            return
+        log.info("permission %s: no answer, denied", event.id)
+        self.countdown.setText("No answer in time: the action was denied.")
+        for button in self.buttons.values():
+            button.setEnabled(False)
+        QTimer.singleShot(1500, self._after_expiry)
 
     def _next(self) -> None:
         if self.queue:
@@ -168,18 +168,8 @@ class PermissionPanel(QFrame):
     def _update_countdown(self) -> None:
         if self.current is None:
             return
-        left = self.timeout_s - (time.monotonic() - self._shown_at)
+        deadline = self.current.timestamp / 1000 + self.current.timeout_s
+        left = max(0.0, deadline - time.time())
         waiting = f" · {len(self.queue)} more waiting" if self.queue else ""
-        if left <= 0:
-            # The gate has denied it by now; say so and move on.
-            self._tick.stop()
-            expired = self.current
-            self.current = None
-            log.info("permission %s for %s: no answer, denied", expired.id, expired.tool_name)
-            self.countdown.setText("No answer in time: the action was denied.")
-            for button in self.buttons.values():
-                button.setEnabled(False)
-            QTimer.singleShot(1500, self._after_expiry)
-            return
         self.countdown.setText(f"Denied automatically in {int(left + 0.999)} s{waiting}. "
                                "Alt+O once · Alt+S site · Alt+E session · Alt+D deny · Alt+A deny all")

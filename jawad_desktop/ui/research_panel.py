@@ -5,9 +5,9 @@ permissions), removed, moved up or down, and steps added; Run approves it, Cance
 While it runs the panel shows each step's status and result from the WORKFLOW_UPDATE events,
 and Cancel stops it at once. It never opens a dialog.
 
-``ResearchController`` holds no research logic: it asks ``core.research.Planner`` for the plan,
-gives the approved plan to a ``ResearchExecutor`` on the window's browser kit, and keeps the
-panel in step with the plan. Wiring: see the class docstring.
+``ResearchController`` holds no research logic: it asks the window's ``Assistant`` for the plan
+and for the executor that runs the approved plan with the assistant's tools, permissions and
+page, and keeps the panel in step with the plan. Wiring: see the class docstring.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from __future__ import annotations
 import asyncio
 import html
 import logging
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import (
@@ -35,10 +35,14 @@ from PySide6.QtWidgets import (
 )
 
 from jawad_desktop.core import events as ev
-from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.research.plan import AGENTS, PlanStatus, ResearchPlan, ResearchStep, StepStatus
-from jawad_desktop.core.tools.registry import PermissionLevel
+from jawad_desktop.ui.background import run_async
+
+if TYPE_CHECKING:
+    from jawad_desktop.core.assistant import Assistant
+    from jawad_desktop.core.research.executor import ResearchExecutor
 
 log = logging.getLogger("jawad.research")
 
@@ -324,35 +328,29 @@ class ResearchPanel(QFrame):
 
 
 class ResearchController(QObject):
-    """Plans, shows and runs research in the window's browser; holds no research logic.
+    """Plans, shows and runs research through the window's ``Assistant``; holds no research logic.
 
-    Wiring (in the window's controller, after ``attach_agent_browser``)::
+    Wiring (the window, once the assistant is built)::
 
-        panel = ResearchPanel(window.chat); window.chat.insert_above_input(panel)
-        research = ResearchController(ctx, panel, client=self._client_for_run, kit=self.kit,
-                                      page=self.driver, store=self.store)
-        window.bridge.workflow_update.connect(research.on_workflow_update)
-        # /research INTENT in send(): show and save the user's message, then
-        research.start(intent, conversation_id)
+        panel = ResearchPanel(chat); chat.insert_above_input(panel)
+        research = ResearchController(assistant, panel)
+        bridge.workflow_update.connect(research.on_workflow_update)
+        research.start(intent)  # /research INTENT or the Research button
 
-    ``busy_changed(bool)`` says when planning or a run is in progress; ``finished(plan)`` is
-    emitted with the finished plan (its answer is already in the chat and saved).
+    ``start`` saves ``/research INTENT`` as the user's message (the assistant announces it as a
+    turn), plans, and shows the draft; Run executes it in the same browser page with the same
+    tools and permissions. ``busy_changed(bool)`` says when planning or a run is in progress;
+    ``finished(plan)`` is emitted with the finished plan (its answer is already in the chat and saved).
     """
 
     busy_changed = Signal(bool)
     finished = Signal(object)
 
-    def __init__(self, ctx: AppContext, panel: ResearchPanel, *, client: Any, kit: Any, page: Any,
-                 store: Any = None, parent: QObject | None = None) -> None:
+    def __init__(self, assistant: Assistant, panel: ResearchPanel, parent: QObject | None = None) -> None:
         super().__init__(parent if parent is not None else panel)
-        self.ctx = ctx
+        self.assistant = assistant
         self.panel = panel
-        self.client = client
-        self.kit = kit
-        self.page = page
-        self.store = store
-        self.executor: Any = None
-        self.conversation_id: str | None = None
+        self.executor: ResearchExecutor | None = None
         self._task: asyncio.Task[Any] | None = None
         self._phase = ""  # "planning", "running" or "" (idle, or a draft waiting for Run)
         panel.run_requested.connect(self.run)
@@ -369,7 +367,7 @@ class ResearchController(QObject):
         if self.busy != was:
             self.busy_changed.emit(self.busy)
 
-    def start(self, intent: str, conversation_id: str | None = None) -> bool:
+    def start(self, intent: str) -> bool:
         """Plan a research for ``intent`` and show the plan (START_WORKFLOW). False when busy or empty."""
         intent = " ".join(intent.split())
         if self.busy:
@@ -380,8 +378,7 @@ class ResearchController(QObject):
             self.panel.show_planning("")
             self.panel.show_error("Say what to research, e.g. /research compare the price of X in three shops.")
             return False
-        self.conversation_id = conversation_id
-        self.executor = self._new_executor()
+        self.executor = self.assistant.research_executor(intent)
         self.panel.show_planning(intent)
         self._spawn("planning", self._plan(intent))
         return True
@@ -418,50 +415,38 @@ class ResearchController(QObject):
         if self.busy:
             return
         plans = []
-        if self.store is not None:
+        store = self.assistant.store
+        if store is not None:
             from jawad_desktop.core.research.store import ResearchStore
 
             try:
-                plans = ResearchStore(self.store.db).for_conversation(conversation_id)
+                plans = ResearchStore(store.db).for_conversation(conversation_id)
             except JawadError as exc:
                 log.warning("research plans of %s not loaded: %s", conversation_id, exc.message)
-        self.conversation_id = conversation_id
-        if plans:
-            self.executor = self._new_executor()
-            plan = plans[-1]
-            if plan.status is PlanStatus.RUNNING:  # Jawad closed while it ran: say so, once
-                for step in plan.steps:
-                    if step.status in (StepStatus.PENDING, StepStatus.RUNNING):
-                        step.status = StepStatus.SKIPPED
-                plan.status = PlanStatus.CANCELLED
-                plan.error = "Jawad was closed before this research finished"
-                self._publish(plan)
-            self.panel.show_plan(plan)
-        else:
+        if not plans:
             self.panel.hide()
+            return
+        from jawad_desktop.core.research.executor import PlanPublisher
+
+        plan = plans[-1]
+        if plan.status is PlanStatus.RUNNING:  # Jawad closed while it ran: say so, once
+            for step in plan.steps:
+                if step.status in (StepStatus.PENDING, StepStatus.RUNNING):
+                    step.status = StepStatus.SKIPPED
+            plan.status = PlanStatus.CANCELLED
+            plan.error = "Jawad was closed before this research finished"
+            PlanPublisher(self.assistant.bus, store, conversation_id).publish(plan)
+        self.panel.show_plan(plan)
 
     # -- work ------------------------------------------------------------------------------------
-
-    def _new_executor(self) -> Any:
-        from jawad_desktop.core.research.executor import ResearchExecutor
-
-        return ResearchExecutor.for_kit(self.ctx, self.client, self.kit, self.page, store=self.store,
-                                        conversation_id=self.conversation_id)
 
     def _publish(self, plan: ResearchPlan) -> None:
         if self.executor is not None:
             self.executor.publish(plan)
 
     async def _plan(self, intent: str) -> None:
-        from jawad_desktop.core.research.planner import Planner
-
-        hint = ""
         try:
-            hint = f"{await self.page.title()} ({await self.page.url()})"
-        except Exception:
-            log.debug("no page hint for the planner", exc_info=True)
-        try:
-            plan = await Planner(self.client).plan(intent, page_hint=hint)
+            plan = await self.assistant.plan_research(intent)
         except asyncio.CancelledError:
             self._set_phase("")
             self.panel.show_error("Planning was cancelled.")
@@ -475,6 +460,7 @@ class ResearchController(QObject):
         self._publish(plan)
 
     async def _execute(self, plan: ResearchPlan) -> None:
+        assert self.executor is not None
         try:
             finished = await self.executor.execute(plan)
         except asyncio.CancelledError:
@@ -489,13 +475,14 @@ class ResearchController(QObject):
         self.panel.show_plan(finished)
         self.finished.emit(finished)
 
-    def _spawn(self, phase: str, coro: Any) -> None:
+    def _spawn(self, phase: str, coro: Coroutine[Any, Any, None]) -> None:
         self._set_phase(phase)
-        self._task = asyncio.ensure_future(coro)
-        self._task.add_done_callback(self._done)
 
-    def _done(self, task: asyncio.Task[Any]) -> None:
-        if not task.cancelled() and task.exception() is not None:
-            log.error("research task failed", exc_info=task.exception())
-            self.panel.show_error(f"Something went wrong in the research: {task.exception()}")
-        self._set_phase("")
+        def failed(exc: BaseException) -> None:
+            log.error("research task failed", exc_info=exc)
+            self.panel.show_error(f"Something went wrong in the research: {exc}")
+            self._set_phase("")
+
+        self._task = run_async(coro, what="the research", bus=self.assistant.bus,
+                               on_done=lambda _r: self._set_phase(""), on_error=failed)
+        self._task.add_done_callback(lambda t: self._set_phase("") if t.cancelled() else None)

@@ -3,7 +3,8 @@
 Changes are saved as they are made (like the other pages) and announced with ``changed``.
 While the page is visible the chosen input is opened and its live level shown, so the user
 can see the microphone works before talking to Jawad; it is closed when the page hides.
-Opening a device and downloading a model run on worker threads: the dialog never freezes.
+Opening a device and downloading a model run on worker threads (``ui.background``): the dialog
+never freezes, and a failure is shown on the page.
 
 In the packaged app without its voice pack (``core.voice.pack``), an "Offline speech" row
 offers to install it: from the release's download or from a file, with progress and Cancel.
@@ -25,10 +26,8 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
-    QLabel,
-    QLineEdit,
+    QLayout,
     QProgressBar,
-    QPushButton,
     QWidget,
 )
 
@@ -42,6 +41,8 @@ from jawad_desktop.core.voice import (
     list_input_devices,
     resolve_model,
 )
+from jawad_desktop.ui.background import run_in_thread
+from jawad_desktop.ui.controls import ERROR_STYLE, button, combo, failure_text, field_row, line_edit, status_line
 
 log = logging.getLogger("jawad.ui.voice")
 
@@ -54,17 +55,14 @@ COMPUTE_TYPES = [
 LANGUAGES = [("", "Automatic"), ("en", "English"), ("ar", "Arabic"), ("fr", "French"), ("de", "German"),
              ("es", "Spanish"), ("it", "Italian"), ("pt", "Portuguese"), ("nl", "Dutch"), ("tr", "Turkish"),
              ("ru", "Russian"), ("zh", "Chinese"), ("ja", "Japanese"), ("hi", "Hindi")]
-ERROR_STYLE = "color: #c01c28;"
 
 
-class _Worker(QObject):
-    """Signals a worker thread uses to reach the GUI thread (queued across threads)."""
+class _Progress(QObject):
+    """How a download on a worker thread reports progress to the GUI thread (queued signals);
+    its end comes back through ``run_in_thread``'s callbacks."""
 
-    progress = Signal(object, object)  # bytes can exceed a Qt int
-    download_done = Signal(str, str)  # model, error text ('' on success)
-    monitor_ready = Signal(object, int)  # LevelMonitor, generation
-    pack_progress = Signal(object, object)  # bytes done, total
-    pack_done = Signal(str, str)  # error code and text ('' and '' on success)
+    model = Signal(object, object)  # bytes done, total (bytes can exceed a Qt int)
+    pack = Signal(object, object)
 
 
 class VoiceSettingsPage(QWidget):
@@ -77,78 +75,54 @@ class VoiceSettingsPage(QWidget):
         self.ctx = ctx
         self.pack = pack or VoicePack.for_app(ctx.paths)
         voice = ctx.settings.voice
-        self._worker = _Worker(self)
-        self._worker.progress.connect(self._on_progress)
-        self._worker.download_done.connect(self._on_download_done)
-        self._worker.monitor_ready.connect(self._on_monitor_ready)
-        self._worker.pack_progress.connect(self._on_pack_progress)
-        self._worker.pack_done.connect(self._on_pack_done)
+        self._progress = _Progress(self)
+        self._progress.model.connect(self._on_progress)
+        self._progress.pack.connect(self._on_pack_progress)
         self._pack_cancel: threading.Event | None = None
         self._file_dialog: QFileDialog | None = None
         self._monitor: LevelMonitor | None = None
         self._monitor_generation = 0
         self._loading = True
 
-        self.device = QComboBox(self)
-        self.device.setAccessibleName("Microphone")
-        self.refresh_devices = QPushButton("Refresh", self)
-        self.refresh_devices.setAccessibleName("Refresh the list of microphones")
+        self.device = combo("Microphone", self)
+        self.refresh_devices = button("Refresh", "Refresh the list of microphones", self)
         self.level = QProgressBar(self)
         self.level.setRange(0, 100)
         self.level.setTextVisible(False)
         self.level.setMaximumHeight(10)
         self.level.setAccessibleName("Microphone level")
-        self.device_status = QLabel(self)
-        self.device_status.setWordWrap(True)
+        self.device_status = status_line("Microphone status", self)
         self._level_timer = QTimer(self)
         self._level_timer.setInterval(50)
         self._level_timer.timeout.connect(self._show_level)
 
-        self.backend = QComboBox(self)
-        self.backend.setAccessibleName("Transcription")
-        self.backend.addItem("On this computer (Whisper)", "local")
-        self.backend.addItem("Whisper API (OpenAI, Groq or compatible)", "api")
+        self.backend = combo("Transcription", self, (("On this computer (Whisper)", "local"),
+                                                     ("Whisper API (OpenAI, Groq or compatible)", "api")))
         self.fallback = QCheckBox("If it fails, try the other one", self)
 
-        self.model = QComboBox(self)
+        self.model = combo("Speech model", self)
         self.model.setEditable(True)
-        self.model.setAccessibleName("Speech model")
         self.model.addItems(known_model_sizes())
-        self.download = QPushButton("Download", self)
-        self.download.setAccessibleName("Download the speech model")
+        self.download = button("Download", "Download the speech model", self)
         self.download_progress = QProgressBar(self)
         self.download_progress.setAccessibleName("Model download progress")
         self.download_progress.hide()
-        self.model_status = QLabel(self)
-        self.model_status.setWordWrap(True)
-        self.compute = QComboBox(self)
-        self.compute.setAccessibleName("Compute type")
-        for value, label in COMPUTE_TYPES:
-            self.compute.addItem(label, value)
-        self.language = QComboBox(self)
-        self.language.setAccessibleName("Language")
-        for value, label in LANGUAGES:
-            self.language.addItem(label, value)
+        self.model_status = status_line("Speech model status", self)
+        self.compute = combo("Compute type", self, ((label, value) for value, label in COMPUTE_TYPES))
+        self.language = combo("Language", self, ((label, value) for value, label in LANGUAGES))
 
-        self.install_pack = QPushButton("Install offline speech…", self)
-        self.install_pack.setAccessibleName("Download and install offline speech (the voice pack)")
-        self.install_pack_file = QPushButton("Install from file…", self)
-        self.install_pack_file.setAccessibleName("Install offline speech from a voice pack file")
-        self.cancel_pack = QPushButton("Cancel", self)
-        self.cancel_pack.setAccessibleName("Cancel the voice pack installation")
+        self.install_pack = button("Install offline speech…", "Download and install offline speech (the voice pack)",
+                                   self)
+        self.install_pack_file = button("Install from file…", "Install offline speech from a voice pack file", self)
+        self.cancel_pack = button("Cancel", "Cancel the voice pack installation", self)
         self.cancel_pack.hide()
         self.pack_progress = QProgressBar(self)
         self.pack_progress.setAccessibleName("Voice pack installation progress")
-        self.pack_status = QLabel(self)
-        self.pack_status.setWordWrap(True)
+        self.pack_status = status_line("Offline speech status", self)
 
-        self.api_provider = QComboBox(self)
-        self.api_provider.setAccessibleName("Whisper API provider")
-        self.api_provider.addItem("The active provider", "")
-        for provider in ctx.settings.providers:
-            self.api_provider.addItem(provider.name, provider.name)
-        self.api_model = QLineEdit(self)
-        self.api_model.setAccessibleName("Whisper API model")
+        self.api_provider = combo("Whisper API provider", self,
+                                  [("The active provider", ""), *((p.name, p.name) for p in ctx.settings.providers)])
+        self.api_model = line_edit("Whisper API model", self)
 
         self.silence = QDoubleSpinBox(self)
         self.silence.setAccessibleName("Silence that ends the recording, in seconds")
@@ -164,12 +138,6 @@ class VoiceSettingsPage(QWidget):
         self.auto_send = QCheckBox("Send what I said right away", self)
         self.speak_replies = QCheckBox("Read replies aloud", self)
 
-        device_row = QHBoxLayout()
-        device_row.addWidget(self.device, 1)
-        device_row.addWidget(self.refresh_devices)
-        model_row = QHBoxLayout()
-        model_row.addWidget(self.model, 1)
-        model_row.addWidget(self.download)
         self._pack_row = QWidget(self)
         pack_row = QHBoxLayout(self._pack_row)
         pack_row.setContentsMargins(0, 0, 0, 0)
@@ -179,26 +147,20 @@ class VoiceSettingsPage(QWidget):
         pack_row.addStretch(1)
         form = QFormLayout(self)
         self._form = form
-        form.addRow("&Microphone", device_row)
-        form.addRow("Level", self.level)
-        form.addRow("", self.device_status)
-        form.addRow("&Transcription", self.backend)
-        form.addRow("", self.fallback)
-        form.addRow("Offline speech", self._pack_row)
-        form.addRow("", self.pack_progress)
-        form.addRow("", self.pack_status)
-        form.addRow("Speech &model", model_row)
-        form.addRow("", self.download_progress)
-        form.addRow("", self.model_status)
-        form.addRow("&Compute type", self.compute)
-        form.addRow("&Language", self.language)
-        form.addRow("API &provider", self.api_provider)
-        form.addRow("API m&odel", self.api_model)
-        form.addRow("&Silence to stop", self.silence)
-        form.addRow("Ma&ximum length", self.max_length)
-        form.addRow("", self.partials)
-        form.addRow("", self.auto_send)
-        form.addRow("", self.speak_replies)
+        rows: tuple[tuple[str, QWidget | QLayout], ...] = (
+            ("&Microphone", field_row(self.device, self.refresh_devices)), ("Level", self.level),
+            ("", self.device_status),
+            ("&Transcription", self.backend), ("", self.fallback),
+            ("Offline speech", self._pack_row), ("", self.pack_progress), ("", self.pack_status),
+            ("Speech &model", field_row(self.model, self.download)), ("", self.download_progress),
+            ("", self.model_status),
+            ("&Compute type", self.compute), ("&Language", self.language),
+            ("API &provider", self.api_provider), ("API m&odel", self.api_model),
+            ("&Silence to stop", self.silence), ("Ma&ximum length", self.max_length),
+            ("", self.partials), ("", self.auto_send), ("", self.speak_replies),
+        )
+        for label, field in rows:
+            form.addRow(label, field)
         form.setRowVisible(self.pack_progress, False)  # while installing
 
         self.fill_devices()
@@ -218,8 +180,8 @@ class VoiceSettingsPage(QWidget):
         self._update_pack_row()
         self._update_model_status()
 
-        for combo in (self.backend, self.compute, self.language, self.api_provider):
-            combo.currentIndexChanged.connect(self._save)
+        for choice in (self.backend, self.compute, self.language, self.api_provider):
+            choice.currentIndexChanged.connect(self._save)
         self.device.currentIndexChanged.connect(self._device_changed)
         self.model.currentTextChanged.connect(self._model_changed)
         self.api_model.editingFinished.connect(self._save)
@@ -303,17 +265,24 @@ class VoiceSettingsPage(QWidget):
         self.stop_level_meter()
         self._monitor_generation += 1
         generation = self._monitor_generation
-        monitor = LevelMonitor(self.device.currentData() or "")
+        monitor = LevelMonitor(self.device.currentData() or "")  # PortAudio calls are serialised in core.voice
 
-        def open_it() -> None:
-            monitor.open()
-            self._worker.monitor_ready.emit(monitor, generation)
+        def failed(exc: BaseException) -> None:
+            self._close_monitor(monitor)
+            log.warning("opening the microphone failed", exc_info=exc)
+            if generation == self._monitor_generation:  # still the device the user wants
+                self._device_problem(failure_text("opening the microphone", exc))
 
-        threading.Thread(target=open_it, name="jawad-level-meter", daemon=True).start()
+        run_in_thread(monitor.open, what="opening the microphone", bus=self.ctx.bus,
+                      on_done=lambda _: self._on_monitor_ready(monitor, generation), on_error=failed)
 
     def _on_monitor_ready(self, monitor: LevelMonitor, generation: int) -> None:
-        if generation != self._monitor_generation or not self.isVisible():
-            threading.Thread(target=monitor.close, daemon=True).start()  # the user moved on
+        try:
+            wanted = generation == self._monitor_generation and self.isVisible()
+        except RuntimeError:  # the page was closed while the device opened
+            wanted = False
+        if not wanted:
+            self._close_monitor(monitor)  # the user moved on
             return
         if monitor.error is not None:
             self._device_problem(monitor.error.user_text())
@@ -339,7 +308,11 @@ class VoiceSettingsPage(QWidget):
         self.level.setValue(0)
         monitor, self._monitor = self._monitor, None
         if monitor is not None:
-            threading.Thread(target=monitor.close, name="jawad-level-meter-close", daemon=True).start()
+            self._close_monitor(monitor)
+
+    def _close_monitor(self, monitor: LevelMonitor) -> None:
+        # Closing a stream can block briefly: never on the GUI thread.
+        run_in_thread(monitor.close, what="closing the microphone", bus=self.ctx.bus)
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
@@ -382,21 +355,20 @@ class VoiceSettingsPage(QWidget):
         self.model_status.setStyleSheet("")
         self.model_status.setText(f"Downloading {name}…")
 
-        def work() -> None:
-            try:
-                resolve_model(
-                    name, self.ctx.paths.cache, download=True,
-                    progress=lambda done, total: self._worker.progress.emit(done, total), endpoint=endpoint,
-                )
-            except VoiceError as exc:
-                self._worker.download_done.emit(name, exc.user_text())
-            except Exception as exc:  # never leave the dialog waiting
-                log.exception("model download failed")
-                self._worker.download_done.emit(name, f"The download failed: {exc}")
-            else:
-                self._worker.download_done.emit(name, "")
+        progress, cache = self._progress.model, self.ctx.paths.cache
+        what = f"downloading the speech model {name}"
 
-        threading.Thread(target=work, name="jawad-model-download", daemon=True).start()
+        def work() -> None:
+            resolve_model(name, cache, download=True, progress=lambda done, total: progress.emit(done, total),
+                          endpoint=endpoint)
+
+        def failed(exc: BaseException) -> None:
+            if not isinstance(exc, VoiceError):
+                log.warning("%s failed", what, exc_info=exc)
+            self._on_download_done(failure_text(what, exc))
+
+        run_in_thread(work, what=what, bus=self.ctx.bus, on_done=lambda _: self._on_download_done(""),
+                      on_error=failed)
 
     def _on_progress(self, done: int, total: int) -> None:
         if total > 0:
@@ -404,7 +376,7 @@ class VoiceSettingsPage(QWidget):
             self.download_progress.setRange(0, 1000)
             self.download_progress.setValue(int(done * 1000 / total))
 
-    def _on_download_done(self, name: str, error: str) -> None:
+    def _on_download_done(self, error: str) -> None:
         self.download_progress.hide()
         if error:
             self.model_status.setStyleSheet(ERROR_STYLE)
@@ -449,27 +421,27 @@ class VoiceSettingsPage(QWidget):
         self.pack_status.setStyleSheet("")
         self.pack_status.setText("Installing offline speech…")
 
-        worker = self._worker
+        progress: SignalInstance = self._progress.pack
+        pack, what = self.pack, "installing offline speech"
 
-        def report(signal: SignalInstance, *args: object) -> None:
+        def report(done: int, total: int) -> None:
             try:
-                signal.emit(*args)
+                progress.emit(done, total)
             except RuntimeError:  # the dialog was closed: stop, leaving nothing behind
                 cancel.set()
 
-        def work() -> None:
-            try:
-                self.pack.install(source, progress=lambda done, total: report(worker.pack_progress, done, total),
-                                  cancel=cancel)
-            except VoiceError as exc:
-                report(worker.pack_done, exc.code, exc.user_text())
-            except Exception as exc:  # never leave the dialog waiting
-                log.exception("voice pack installation failed")
-                report(worker.pack_done, "VOICE_PACK_DOWNLOAD_FAILED", f"The installation failed: {exc}")
-            else:
-                report(worker.pack_done, "", "")
+        def failed(exc: BaseException) -> None:
+            if isinstance(exc, VoiceError):
+                self._on_pack_done(exc.code, exc.user_text())
+                return
+            log.warning("%s failed", what, exc_info=exc)
+            self._on_pack_done("VOICE_PACK_DOWNLOAD_FAILED", failure_text(what, exc))
 
-        threading.Thread(target=work, name="jawad-voice-pack", daemon=True).start()
+        def work() -> None:
+            pack.install(source, progress=report, cancel=cancel)
+
+        run_in_thread(work, what=what, bus=self.ctx.bus, on_done=lambda _: self._on_pack_done("", ""),
+                      on_error=failed)
 
     def choose_pack_file(self) -> None:
         """Ask for a voice pack file (a non-blocking dialog), then install it."""

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from jawad_desktop.core import events
-from jawad_desktop.core.agent.permissions import PermissionGate
 from jawad_desktop.core.agent.session import AgentSession
+from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.events import EventBus
+from jawad_desktop.core.harbor.gate import PermissionGate
 from jawad_desktop.core.llm.client import LLMClient, forget_capabilities
-from jawad_desktop.core.store.settings import Settings
 from jawad_desktop.core.tools.basic import basic_registry
 from jawad_desktop.core.tools.registry import ToolRegistry
 from tests.servers.scripted_model import ScriptedModel

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jawad_desktop.core.agent.history import ConversationHistory, estimate_tokens, units
-from jawad_desktop.core.llm.types import Message, ToolCall
+from jawad_desktop.core.messages import Message, ToolCall
 
 _ids = iter(range(10**9))
 

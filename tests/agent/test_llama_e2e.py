@@ -9,11 +9,11 @@ import pytest
 
 from jawad_desktop.core import events
 from jawad_desktop.core.agent.session import AgentSession
+from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
+from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.events import EventBus
 from jawad_desktop.core.llm.client import LLMClient
-from jawad_desktop.core.llm.config import ProviderConfig, ProviderKind
 from jawad_desktop.core.llm.local_server import LocalServer
-from jawad_desktop.core.store.settings import Settings
 from jawad_desktop.core.tools.basic import basic_registry
 
 

@@ -3,15 +3,35 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from typing import Any
 
 from jawad_desktop.core import events
-from jawad_desktop.core.agent.permissions import LevelPolicyGate, PermissionAsker
-from jawad_desktop.core.store.settings import Settings
+from jawad_desktop.core.config.settings import Settings
+from jawad_desktop.core.harbor.engine import Harbor
+from jawad_desktop.core.harbor.gate import HarborGate
+from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.tools.basic import basic_registry
-from jawad_desktop.core.tools.context import PageContext, ToolContext
-from jawad_desktop.core.tools.registry import PermissionLevel, ToolRegistry
+from jawad_desktop.core.tools.context import ToolContext
+from jawad_desktop.core.tools.page import PageContext
+from jawad_desktop.core.tools.registry import ToolRegistry
 from tests.servers.scripted_model import Reply, call, calls, error, reject_tools, text
+
+
+class FakeBrowser:
+    """What the session asks of a browser session for its prompt: the page and the last product."""
+
+    def __init__(self, *, pages: Iterator[PageContext], product: dict[str, Any] | None = None,
+                 broken: bool = False) -> None:
+        self.pages, self.product, self.broken, self.page = pages, product, broken, None
+
+    async def page_context(self) -> PageContext:
+        if self.broken:
+            raise RuntimeError("the page went away")
+        return next(self.pages)
+
+    async def last_product(self) -> dict[str, Any] | None:
+        return self.product
 
 
 def _settings(**agent: Any) -> Settings:
@@ -260,11 +280,11 @@ def test_asked_permission_allow_once_and_deny_all(make_agent: Any, arun: Any) ->
     def answer(event: events.Event) -> None:
         if isinstance(event, events.PermissionRequest):
             asked.append(event)
-            asyncio.get_event_loop().call_soon(asker.answer, event.id, next(answers))
+            asyncio.get_event_loop().call_soon(gate.respond, event.id, next(answers))
 
     h = make_agent(registry=_acting_registry(clicked))
-    asker = PermissionAsker(h.bus, timeout_s=10)
-    h.session.gate = LevelPolicyGate(asker=asker)
+    gate = HarborGate(Harbor(), h.bus, timeout_s=10)
+    h.session.gate = gate
     h.bus.subscribe(answer)
     bus_ref.append(h.bus)
     h.model.script(
@@ -287,7 +307,7 @@ def test_page_context_is_injected_and_refreshed(make_agent: Any, arun: Any) -> N
                     product={"name": "Shoe", "price": "50", "currency": "USD"}),
         PageContext(title="Other", url="https://other.example/", markdown="Second page"),
     ])
-    h = make_agent(context_provider=lambda: next(pages), last_product_provider=lambda: {"name": "Boot"})
+    h = make_agent(browser=FakeBrowser(pages=pages, product={"name": "Boot"}))
     h.model.script(call("get_time", {}), text("ok"))
     arun(h.session.run("what is this?"))
     first = h.model.requests[0]["messages"][0]["content"]
@@ -307,7 +327,7 @@ def test_slash_commands(make_agent: Any, arun: Any) -> None:
     h.model.script(text("First."), text("Summary."))
     arun(h.session.run("hello"))
     assert len(h.session.history) == 2
-    assert arun(h.session.run("/clear")).content == "The conversation was cleared."
+    assert arun(h.session.run("/clear")).content.startswith("Started a new conversation")
     assert len(h.session.history) == 0
     assert arun(h.session.run("/summarize prices")).content == "Summary."
     sent = h.model.requests[-1]["messages"][-1]["content"]
@@ -338,8 +358,8 @@ def test_hallucinated_xml_is_not_shown(make_agent: Any, arun: Any) -> None:
 def test_stop_while_permission_is_asked(make_agent: Any, arun: Any) -> None:
     clicked: list[str] = []
     h = make_agent(registry=_acting_registry(clicked))
-    asker = PermissionAsker(h.bus, timeout_s=60)
-    h.session.gate = LevelPolicyGate(asker=asker)
+    gate = HarborGate(Harbor(), h.bus, timeout_s=60)
+    h.session.gate = gate
     h.model.script(call("press", {"label": "Buy"}))
 
     async def scenario() -> Any:
@@ -355,7 +375,10 @@ def test_stop_while_permission_is_asked(make_agent: Any, arun: Any) -> None:
     assert response.interrupted and clicked == []
     (entry,) = h.recorder.log()
     assert (entry.decision, entry.result, entry.details) == ("denied", "error", "stopped by the user")
-    assert asker.pending_ids == []
+    assert gate.pending_ids == []
+    # The gate says the request was settled, so the panel showing it closes itself.
+    (request,) = h.recorder.of(events.PermissionRequest)
+    assert [(e.id, e.outcome) for e in h.recorder.of(events.PermissionSettled)] == [(request.id, "stopped")]
 
 
 def test_an_empty_answer_is_reported(make_agent: Any, arun: Any) -> None:
@@ -369,10 +392,7 @@ def test_an_empty_answer_is_reported(make_agent: Any, arun: Any) -> None:
 
 
 def test_a_failing_context_hook_does_not_end_the_turn(make_agent: Any, arun: Any) -> None:
-    def broken() -> PageContext:
-        raise RuntimeError("the page went away")
-
-    h = make_agent(context_provider=broken)
+    h = make_agent(browser=FakeBrowser(pages=iter(()), broken=True))
     h.model.script(text("Still here."))
     response = arun(h.session.run("hi"))
     assert response.content == "Still here." and not response.is_error

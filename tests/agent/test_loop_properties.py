@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jawad_desktop.core import events
-from jawad_desktop.core.llm.types import Message
-from jawad_desktop.core.store.settings import Settings
+from jawad_desktop.core.config.settings import Settings
+from jawad_desktop.core.messages import Message
 from tests.servers.scripted_model import Reply, call, calls, text
 
 _replies = st.sampled_from([

@@ -10,12 +10,13 @@ from typing import Annotated, Any, Literal
 import pytest
 from pydantic import BaseModel, Field
 
+from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.events import EventBus
-from jawad_desktop.core.store.settings import Settings
+from jawad_desktop.core.harbor.policy import PermissionLevel
+from jawad_desktop.core.sites import site_of
 from jawad_desktop.core.tools.basic import basic_registry
-from jawad_desktop.core.tools.context import ToolContext, site_of
+from jawad_desktop.core.tools.context import ToolContext
 from jawad_desktop.core.tools.registry import (
-    PermissionLevel,
     ToolArgumentsError,
     ToolError,
     ToolRegistry,

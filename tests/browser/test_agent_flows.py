@@ -13,13 +13,13 @@ import pytest
 
 from jawad_desktop.core import events
 from jawad_desktop.core.agent.session import AgentSession
+from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.harbor import Harbor, HarborGate
 from jawad_desktop.core.llm.client import LLMClient
-from jawad_desktop.core.store.page_cache import PageCache
-from jawad_desktop.core.store.settings import Settings
 from jawad_desktop.core.tools.basic import basic_registry
-from jawad_desktop.core.tools.browser import BrowserSession, make_navigation_guard
+from jawad_desktop.core.tools.browser import BrowserSession, browser_registry
 from jawad_desktop.ui.page_driver import QtWebEnginePage
+from tests.browser.wiring import wire_browser
 from tests.servers.scripted_model import ScriptedModel, call, text
 
 
@@ -45,16 +45,13 @@ def flow(web_page: QtWebEnginePage, scripted_model: ScriptedModel, tmp_path: Pat
     settings = Settings()
     settings.network.max_retries = 0
     bus = events.EventBus()
-    harbor = Harbor.in_folder(tmp_path / "config")
-    cache = PageCache.open(tmp_path / "data")
-    browser = BrowserSession(web_page, harbor=harbor, cache=cache, highlight_s=0.05)
-    web_page.navigation_guard = make_navigation_guard(harbor)
-    gate = HarborGate(harbor, bus, timeout_s=5, inspector=browser.inspect)
+    wired = wire_browser(web_page, bus, config_dir=tmp_path / "config", data_dir=tmp_path / "data",
+                         settings=settings, highlight_s=0.05, timeout_s=5)
+    gate = wired.gate
     client = LLMClient(scripted_model.provider(), network=settings.network, bus=bus)
-    agent = AgentSession(client=client, registry=basic_registry().merged(browser.registry()), settings=settings,
-                         bus=bus, gate=gate, context_provider=browser.page_context,
-                         page_provider=lambda: web_page, last_product_provider=browser.last_product)
-    f = Flow(agent=agent, browser=browser, harbor=harbor, gate=gate, model=scripted_model, answers=[])
+    agent = AgentSession(client=client, registry=basic_registry().merged(browser_registry()), settings=settings,
+                         bus=bus, gate=gate, browser=wired.session)
+    f = Flow(agent=agent, browser=wired.session, harbor=wired.harbor, gate=gate, model=scripted_model, answers=[])
 
     def on_event(event: events.Event) -> None:
         if isinstance(event, events.PermissionRequest):
@@ -67,7 +64,7 @@ def flow(web_page: QtWebEnginePage, scripted_model: ScriptedModel, tmp_path: Pat
     bus.subscribe(on_event)
     yield f
     arun(client.aclose())
-    cache.close()
+    wired.close()
 
 
 def _final(log: list[events.ActionLogEntry]) -> list[events.ActionLogEntry]:
@@ -175,8 +172,9 @@ def test_page_cache_gives_the_previous_product(flow: Flow, load: Callable[[str],
     previous = arun(flow.browser.last_product())
     assert previous is not None and previous["name"] == "Trail Runner 2" and previous["price"] == "129.99"
     assert flow.browser.cache is not None
-    recent = arun(flow.browser.cache.get_recent_snapshots(5))
-    assert [s.title for s in recent] == ["Camp Stove – Example Shop", "Trail Runner 2 – Example Shop"]
+    with flow.browser.cache.db.read() as conn:  # the app never lists the cache: read its table
+        rows = conn.execute("SELECT title FROM page_cache ORDER BY timestamp DESC, rowid DESC").fetchall()
+    assert [row["title"] for row in rows] == ["Camp Stove – Example Shop", "Trail Runner 2 – Example Shop"]
 
 
 def test_search_and_navigation_within_and_across_sites(flow: Flow, load: Callable[[str], str],

@@ -181,7 +181,8 @@ def test_attaching_to_a_pane_keeps_its_page_and_wires_harbor(qtbot: Any, web_pro
 
     from jawad_desktop.core.context import AppContext
     from jawad_desktop.core.store.secrets import SecretStore
-    from jawad_desktop.ui.page_driver import attach_agent_browser
+    from jawad_desktop.core.tools.browser import browser_registry
+    from tests.browser.wiring import wire_browser
 
     view = QWebEngineView()
     qtbot.addWidget(view)
@@ -191,12 +192,14 @@ def test_attaching_to_a_pane_keeps_its_page_and_wires_harbor(qtbot: Any, web_pro
     with qtbot.waitSignal(view.loadFinished, timeout=10000):
         view.load(f"{page_server}/shop/jsonld.html")
     ctx = AppContext.open(str(profile_dir), secrets=SecretStore(problem="not needed here"))
-    driver, kit = attach_agent_browser(ctx, view)
+    driver = QtWebEnginePage(view)  # the agent's driver on the pane's own page
+    kit = wire_browser(driver, ctx.bus, config_dir=ctx.paths.config, data_dir=ctx.paths.data, settings=ctx.settings)
     try:
         assert view.page() is driver.page and driver.profile is web_profile
         arun(driver.wait_until_loaded(10))
         qtbot.waitUntil(lambda: view.url().toString().endswith("/shop/jsonld.html"), timeout=10000)
-        assert {t.name for t in kit.session.registry()} >= {"read_page", "click_element", "fill_form", "navigate"}
+        assert kit.session.page is driver
+        assert {t.name for t in browser_registry()} >= {"read_page", "click_element", "fill_form", "navigate"}
         assert driver.navigation_guard is not None
         assert not driver.navigation_guard(view.url().toString(), "http://localhost:1/")  # leaving: refused
         kit.harbor.apply_decision("navigate", "localhost", "allow-site")

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from jawad_desktop.core.llm.config import ProviderConfig, ProviderKind
-from jawad_desktop.core.store.settings import Settings, SettingsStore
+from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
+from jawad_desktop.core.config.settings import Settings
+from jawad_desktop.core.store.settings import SettingsStore
 
 
 def test_missing_file_gives_defaults(tmp_path: Path) -> None:

@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
+from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
+from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.events import Event, EventBus, RetryNotice
 from jawad_desktop.core.llm.client import ChatStream, LLMClient, RetryPolicy
-from jawad_desktop.core.llm.config import ProviderConfig, ProviderKind
 from jawad_desktop.core.llm.errors import (
     AuthError,
     BadRequestError,
@@ -28,8 +29,8 @@ from jawad_desktop.core.llm.errors import (
     ServerError,
 )
 from jawad_desktop.core.llm.local_server import free_port
-from jawad_desktop.core.llm.types import ChatResponse, Message, StreamDelta, ToolCall
-from jawad_desktop.core.store.settings import NetworkSettings
+from jawad_desktop.core.llm.types import ChatResponse, StreamDelta
+from jawad_desktop.core.messages import Message, ToolCall
 from tests.servers.fault_server import ANSWER, MODELS, OLLAMA_MODELS, FaultServer
 
 TOOLS = [{"type": "function", "function": {

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
-from jawad_desktop.core.llm.config import ProviderConfig, ProviderKind
 from jawad_desktop.core.llm.connection import (
     FIRST_START_MESSAGE,
     connection_timeout_s,
@@ -20,7 +20,7 @@ from jawad_desktop.core.llm.connection import (
 )
 from jawad_desktop.core.llm.factory import client_for
 from jawad_desktop.core.llm.local_server import free_port
-from jawad_desktop.core.llm.types import Message
+from jawad_desktop.core.messages import Message
 from jawad_desktop.core.store.secrets import SecretStore, provider_key_name
 from tests.servers.fault_server import ANSWER, MODELS, OLLAMA_MODELS, FaultServer
 

@@ -12,12 +12,13 @@ from typing import Any
 
 import pytest
 
+from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
+from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.llm.client import LLMClient, RetryPolicy
-from jawad_desktop.core.llm.config import ProviderConfig, ProviderKind
 from jawad_desktop.core.llm.local_server import LocalServer, shared_local_server
-from jawad_desktop.core.llm.types import ChatResponse, Message, StreamDelta, ToolCall
-from jawad_desktop.core.store.settings import NetworkSettings
+from jawad_desktop.core.llm.types import ChatResponse, StreamDelta
+from jawad_desktop.core.messages import Message, ToolCall
 
 pytestmark = pytest.mark.slow
 

@@ -8,14 +8,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from jawad_desktop.core.config.mcp import McpServerConfig, McpSettings, mcp_header_key_name
+from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.events import EventBus
-from jawad_desktop.core.harbor.policy import normalize_site
+from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.mcp.adapter import McpConnections, McpRegistry
-from jawad_desktop.core.mcp.config import McpServerConfig, McpSettings, mcp_header_key_name
+from jawad_desktop.core.sites import site_of
 from jawad_desktop.core.store.secrets import SecretStore
-from jawad_desktop.core.store.settings import Settings
 from jawad_desktop.core.tools.context import ToolContext
-from jawad_desktop.core.tools.registry import PermissionLevel, ToolRegistry
+from jawad_desktop.core.tools.registry import ToolRegistry
 from tests.mcp.conftest import ROOT, HttpMcp
 
 STDIO = McpServerConfig(name="Test stdio", transport="stdio", command=sys.executable,
@@ -65,7 +66,7 @@ def test_stdio_tools_join_the_registry_and_run(arun: Any, tmp_path: Path) -> Non
     assert echo.schema["required"] == ["text"] and set(echo.schema["properties"]) == {"text", "shout"}
     assert echo.level is PermissionLevel.SUBMIT and "MCP server: Test stdio" in echo.description
     assert echo.site_for(tool_ctx(), echo.validate({"text": "x"})) == "mcp.test-stdio"
-    assert normalize_site("mcp.test-stdio") == "mcp.test-stdio"  # Harbor keeps each server's grants apart
+    assert site_of("mcp.test-stdio") == "mcp.test-stdio"  # Harbor keeps each server's grants apart
     assert (tmp_path / "mcp-Test_stdio.log").exists()  # the server's stderr, not the terminal
 
 

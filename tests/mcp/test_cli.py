@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from jawad_desktop.core.mcp.config import mcp_header_key_name
+from jawad_desktop.core.config.mcp import mcp_header_key_name
 from jawad_desktop.core.store.secrets import SecretStore
 from tests.llm.test_cli import jawad
 from tests.mcp.conftest import ROOT, HttpMcp

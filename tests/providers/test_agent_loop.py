@@ -10,14 +10,16 @@ from typing import Any
 
 import pytest
 
-from jawad_desktop.core.agent.permissions import LevelPolicyGate
 from jawad_desktop.core.agent.session import AgentSession
+from jawad_desktop.core.config.mcp import McpServerConfig, McpSettings
+from jawad_desktop.core.config.providers import ProviderKind
+from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.events import EventBus
-from jawad_desktop.core.llm.config import ProviderKind
+from jawad_desktop.core.harbor.engine import Harbor
+from jawad_desktop.core.harbor.gate import HarborGate
+from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.mcp.adapter import McpConnections
-from jawad_desktop.core.mcp.config import McpServerConfig, McpSettings
-from jawad_desktop.core.store.settings import Settings
-from jawad_desktop.core.tools.registry import PermissionLevel, ToolRegistry
+from jawad_desktop.core.tools.registry import ToolRegistry
 from tests.mcp.conftest import ROOT
 from tests.providers.test_providers import ALL, client
 from tests.servers.provider_servers import ProviderServer, weather_answer
@@ -74,14 +76,16 @@ def test_agent_uses_an_mcp_tool_when_allowed(provider_server: ProviderServer, ar
             async with client(provider_server, ProviderKind.GEMINI, "tool") as chat:
                 denied = await AgentSession(client=chat, registry=registry, settings=Settings(),
                                             bus=EventBus()).run("Weather in Paris?")
+                bus = EventBus()
+                harbor = Harbor(auto_levels=[PermissionLevel.READ_ONLY, PermissionLevel.SUBMIT])
                 allowed = await AgentSession(
-                    client=chat, registry=registry, settings=Settings(), bus=EventBus(),
-                    gate=LevelPolicyGate(allow=[PermissionLevel.READ_ONLY, PermissionLevel.SUBMIT]),
+                    client=chat, registry=registry, settings=Settings(), bus=bus,
+                    gate=HarborGate(harbor, bus, ask=False),
                 ).run("Weather in Paris?")
             return denied, allowed
         finally:
             await registry.aclose()
 
     denied, allowed = arun(run(), timeout=60)
-    assert "not allowed" in denied.content
+    assert "Permission denied: get_weather" in denied.content
     assert allowed.content.endswith(weather_answer("Paris: 21 C and sunny (from MCP)"))

@@ -7,13 +7,14 @@ from typing import Any
 
 import pytest
 
+from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
+from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.llm.bedrock import bedrock_region
 from jawad_desktop.core.llm.client import LLMClient, RetryPolicy
-from jawad_desktop.core.llm.config import ProviderConfig, ProviderKind
 from jawad_desktop.core.llm.errors import AuthError, LLMError, ModelNotFoundError, RateLimitedError
 from jawad_desktop.core.llm.providers import make_client
-from jawad_desktop.core.llm.types import ChatResponse, Message
-from jawad_desktop.core.store.settings import NetworkSettings
+from jawad_desktop.core.llm.types import ChatResponse
+from jawad_desktop.core.messages import Message
 from tests.providers.test_providers import HELLO, TOOLS
 from tests.servers.provider_servers import (
     ANSWER,

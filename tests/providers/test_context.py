@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
-from jawad_desktop.core.llm.config import ProviderKind
+from jawad_desktop.core.config.providers import ProviderKind
 from jawad_desktop.core.llm.context import ContextualClient, FunctionContext, PromptContext, PromptContexts
-from jawad_desktop.core.llm.types import ChatResponse, Message
+from jawad_desktop.core.llm.types import ChatResponse
+from jawad_desktop.core.messages import Message
 from tests.providers.test_providers import HELLO, client
 from tests.servers.provider_servers import ANSWER, ProviderServer
 

@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-from jawad_desktop.core.llm.config import ProviderConfig, ProviderKind
+from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
+from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.llm.embeddings import Embedder, EmbeddingsResult
 from jawad_desktop.core.llm.errors import LLMError
 from jawad_desktop.core.llm.providers import make_client
-from jawad_desktop.core.llm.types import Message
+from jawad_desktop.core.messages import Message
 from jawad_desktop.core.store.conversations import ConversationStore
 from jawad_desktop.core.store.semantic import SemanticIndex
-from jawad_desktop.core.store.settings import NetworkSettings
 from tests.llm.test_cli import jawad
 from tests.servers.provider_servers import EMBED_DIMS, ProviderServer, vector
 

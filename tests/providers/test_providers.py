@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
+from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
+from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.llm.client import LLMClient, RetryPolicy
-from jawad_desktop.core.llm.config import ProviderConfig, ProviderKind
 from jawad_desktop.core.llm.errors import (
     AuthError,
     LLMError,
@@ -19,8 +20,8 @@ from jawad_desktop.core.llm.errors import (
     ServerError,
 )
 from jawad_desktop.core.llm.providers import make_client
-from jawad_desktop.core.llm.types import ChatResponse, Message
-from jawad_desktop.core.store.settings import NetworkSettings
+from jawad_desktop.core.llm.types import ChatResponse
+from jawad_desktop.core.messages import Message
 from tests.servers.provider_servers import ANSWER, WORDS, ProviderServer, weather_answer
 
 TOOLS: list[dict[str, Any]] = [{"type": "function", "function": {

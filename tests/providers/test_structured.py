@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
-from jawad_desktop.core.llm.config import ProviderKind
+from jawad_desktop.core.config.providers import ProviderKind
 from jawad_desktop.core.llm.structured import StructuredOutputError, extract_json, generate_structured
-from jawad_desktop.core.llm.types import Message
+from jawad_desktop.core.messages import Message
 from tests.providers.test_providers import ALL, KINDS, client
 from tests.servers.provider_servers import PLAN, ProviderServer
 

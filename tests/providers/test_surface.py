@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import inspect
 
+from jawad_desktop.core.config import mcp as config
+from jawad_desktop.core.config.providers import ProviderKind
 from jawad_desktop.core.llm import (
     anthropic,
     bedrock,
@@ -17,8 +19,7 @@ from jawad_desktop.core.llm import (
     structured,
 )
 from jawad_desktop.core.llm.client import LLMClient
-from jawad_desktop.core.llm.config import ProviderKind
-from jawad_desktop.core.mcp import adapter, config
+from jawad_desktop.core.mcp import adapter
 
 
 def test_every_kind_has_a_client() -> None:

@@ -12,14 +12,14 @@ from typing import Any
 import pytest
 
 from jawad_desktop.core import events
+from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.harbor import Harbor, HarborGate
 from jawad_desktop.core.llm.client import LLMClient
 from jawad_desktop.core.research import ResearchExecutor, ResearchPlan
 from jawad_desktop.core.store.conversations import ConversationStore
 from jawad_desktop.core.store.page_cache import PageCache
-from jawad_desktop.core.store.settings import Settings
 from jawad_desktop.core.tools.basic import basic_registry
-from jawad_desktop.core.tools.browser import BrowserSession, make_navigation_guard
+from jawad_desktop.core.tools.browser import BrowserSession, browser_registry, make_navigation_guard
 from jawad_desktop.ui.page_driver import QtWebEnginePage
 from tests.servers.scripted_model import ScriptedModel
 
@@ -58,9 +58,9 @@ def research(web_page: QtWebEnginePage, scripted_model: ScriptedModel, tmp_path:
     client = LLMClient(scripted_model.provider(), network=settings.network, bus=bus)
     store = ConversationStore.open(tmp_path / "data")
     conversation_id = store.create().id
-    executor = ResearchExecutor(client=client, registry=basic_registry().merged(browser.registry()),
+    executor = ResearchExecutor(client=client, registry=basic_registry().merged(browser_registry()),
                                 settings=settings, bus=bus, gate=gate, browser=browser,
-                                page_provider=lambda: web_page, store=store, conversation_id=conversation_id)
+                                store=store, conversation_id=conversation_id)
     env = ResearchEnv(executor=executor, client=client, bus=bus, harbor=harbor, gate=gate, store=store,
                       conversation_id=conversation_id, model=scripted_model)
 

@@ -9,8 +9,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.research import Planner, PlanStatus, ResearchPlan, ResearchStore, Source, StepStatus
-from jawad_desktop.core.tools.registry import PermissionLevel
 from tests.research.conftest import ResearchEnv, final_actions
 from tests.servers.scripted_model import call, error, text
 

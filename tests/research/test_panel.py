@@ -13,13 +13,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
 
 from jawad_desktop.core import events
+from jawad_desktop.core.assistant import Assistant
 from jawad_desktop.core.context import AppContext
+from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.llm.client import LLMClient
 from jawad_desktop.core.research import PlanStatus, ResearchPlan, ResearchStore, StepStatus, parse_plan
 from jawad_desktop.core.store.conversations import ConversationStore
 from jawad_desktop.core.store.secrets import SecretStore
-from jawad_desktop.core.tools.browser import browser_kit
-from jawad_desktop.core.tools.registry import PermissionLevel
 from jawad_desktop.ui.bridge import EventBridge
 from jawad_desktop.ui.page_driver import QtWebEnginePage
 from jawad_desktop.ui.research_panel import ResearchController, ResearchPanel
@@ -132,19 +132,17 @@ def controller(panel: ResearchPanel, web_page: QtWebEnginePage, scripted_model: 
                arun: Callable[..., Any]) -> Iterator[tuple[ResearchController, AppContext, ConversationStore]]:
     ctx = AppContext.open(str(tmp_path / "profile"), secrets=SecretStore())
     ctx.settings.network.max_retries = 0
-    kit = browser_kit(ctx.settings, ctx.bus, web_page, config_dir=ctx.paths.config, data_dir=ctx.paths.data)
-    kit.session.highlight_s = 0.0
     client = LLMClient(scripted_model.provider(), network=ctx.settings.network, bus=ctx.bus)
-    store = ConversationStore.open(ctx.paths.data)
-    research = ResearchController(ctx, panel, client=client, kit=kit, page=web_page, store=store)
+    assistant = Assistant(ctx, page=web_page, client=client)
+    assert assistant.browser is not None and assistant.store is not None
+    assistant.browser.highlight_s = 0.0
+    research = ResearchController(assistant, panel)
     bridge = EventBridge(ctx.bus, panel)
     bridge.workflow_update.connect(research.on_workflow_update)
     arun(web_page.navigate("about:blank"))
-    yield research, ctx, store
+    yield research, ctx, assistant.store
     bridge.detach()
-    arun(client.aclose())
-    kit.close()
-    store.close()
+    arun(assistant.aclose())
 
 
 def test_the_controller_plans_runs_and_saves(controller: tuple[ResearchController, AppContext, ConversationStore],
@@ -152,6 +150,7 @@ def test_the_controller_plans_runs_and_saves(controller: tuple[ResearchControlle
                                              qtbot: Any) -> None:
     research, ctx, store = controller
     cid = store.create().id
+    research.assistant.open_conversation(cid)
     shop = f"{page_server}/research/shop-b.html"
     steps = [{"agent": "BrowserAgent", "task": "Find the kettle's price at Bravo Home", "site": shop,
               "permissions": ["read-only", "navigate"]},
@@ -163,7 +162,7 @@ def test_the_controller_plans_runs_and_saves(controller: tuple[ResearchControlle
     )
     answers: list[events.ChatResponse] = []
     ctx.bus.subscribe(lambda e: answers.append(e) if isinstance(e, events.ChatResponse) else None)
-    assert research.start("  price of the Acme kettle at Bravo ", cid)
+    assert research.start("  price of the Acme kettle at Bravo ")
     assert "Planning" in panel.status.text() and panel.cancel_button.isVisible()
     qtbot.waitUntil(lambda: panel.plan is not None and panel.run_button.isVisible(), timeout=15_000)
     assert "The page open in the browser now" in scripted_model.requests[0]["messages"][-1]["content"]
@@ -180,7 +179,9 @@ def test_the_controller_plans_runs_and_saves(controller: tuple[ResearchControlle
     assert f"[1] Acme Kettle 1.7 L — Bravo Home — {shop}" in answers[-1].content
     (saved,) = ResearchStore(store.db).for_conversation(cid)
     assert saved.status is PlanStatus.COMPLETED and len(saved.steps) == 1
-    assert store.messages(cid)[-1].metadata["research_plan_id"] == plan.id
+    saved_messages = store.messages(cid)
+    assert saved_messages[0].message.content == "/research price of the Acme kettle at Bravo"
+    assert saved_messages[-1].metadata["research_plan_id"] == plan.id
     qtbot.waitUntil(lambda: not research.busy)
     # Restoring the conversation shows its last research.
     panel.hide()

@@ -10,7 +10,9 @@ from typing import Any
 
 import pytest
 
+from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.llm.client import LLMClient
 from jawad_desktop.core.research import (
     Planner,
@@ -22,8 +24,6 @@ from jawad_desktop.core.research import (
     parse_plan,
 )
 from jawad_desktop.core.store.conversations import ConversationStore
-from jawad_desktop.core.store.settings import Settings
-from jawad_desktop.core.tools.registry import PermissionLevel
 from tests.servers.scripted_model import ScriptedModel, text
 
 VALID = {"steps": [

@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from jawad_desktop.core.llm.config import ProviderConfig, ProviderKind
+from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 
 _ids = itertools.count(1)
 

@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from jawad_desktop.core.llm.types import Message, ToolCall
+from jawad_desktop.core.messages import Message, ToolCall
 from jawad_desktop.core.store.conversations import ConversationStore
 
 

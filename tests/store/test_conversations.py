@@ -13,7 +13,7 @@ import pytest
 
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.events import ActionLogEntry
-from jawad_desktop.core.llm.types import Message, ToolCall
+from jawad_desktop.core.messages import Message, ToolCall
 from jawad_desktop.core.store.conversations import (
     ConversationStore,
     title_from_text,

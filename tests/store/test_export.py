@@ -8,8 +8,8 @@ import pytest
 
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.events import ActionLogEntry
-from jawad_desktop.core.llm.types import Message, ToolCall
 from jawad_desktop.core.logging_setup import redact
+from jawad_desktop.core.messages import Message, ToolCall
 from jawad_desktop.core.store.conversations import ConversationStore
 from jawad_desktop.core.store.export import (
     export_conversation,

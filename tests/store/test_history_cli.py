@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from jawad_desktop.core.events import ActionLogEntry
-from jawad_desktop.core.llm.types import Message, ToolCall
+from jawad_desktop.core.messages import Message, ToolCall
 from jawad_desktop.core.store.conversations import ConversationStore
 
 REPO = Path(__file__).resolve().parents[2]

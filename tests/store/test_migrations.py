@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from jawad_desktop.core.errors import JawadError
-from jawad_desktop.core.llm.types import Message
+from jawad_desktop.core.messages import Message
 from jawad_desktop.core.store.conversations import ConversationStore
 from jawad_desktop.core.store.database import DB_FILENAME, MIGRATIONS, Database, Migration, split_statements
 

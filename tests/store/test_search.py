@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from jawad_desktop.core.llm.types import Message
+from jawad_desktop.core.messages import Message
 from jawad_desktop.core.store.conversations import (
     MARK_END,
     MARK_START,

@@ -27,7 +27,7 @@ def make_window(
         qtbot.waitExposed(window)
         windows.append(window)
         # The store, sidebar, agent and voice are built right after the window shows.
-        qtbot.waitUntil(lambda: window.controller.runner is not None, timeout=30_000)
+        qtbot.waitUntil(lambda: window.presenter.assistant is not None, timeout=30_000)
         return window
 
     yield make

@@ -112,7 +112,7 @@ HEAVY_FOR_THE_FRAME = [
     "jawad_desktop.core.context",
     "jawad_desktop.core.store.settings",
     "jawad_desktop.ui.chat_view",
-    "jawad_desktop.ui.controller",
+    "jawad_desktop.ui.presenter",
     "jawad_desktop.ui.browser_pane",
 ]
 
@@ -154,7 +154,7 @@ def test_the_frame_shows_at_once_and_is_built_in_place(
     assert [a.text() for a in window.menuBar().actions()] == menus  # nothing moved
     assert window.file_menu.actions(), "the menus are filled"
     # The deferred work (store, sidebar, agent) starts without another show.
-    qtbot.waitUntil(lambda: window.controller.runner is not None, timeout=30_000)
+    qtbot.waitUntil(lambda: window.presenter.assistant is not None, timeout=30_000)
     assert window.sidebar is not None
     window.close()
     window.dispose()

@@ -37,7 +37,7 @@ def test_a_turn_streams_runs_a_tool_and_is_saved(
     assert "Scripted" in window.provider_label.text()
     _send(qtbot, window, "What do three cost at 19.99?")
     assert window.chat.input.toPlainText() == ""
-    qtbot.waitUntil(lambda: not window.controller.busy, timeout=60_000)
+    qtbot.waitUntil(lambda: not window.presenter.busy, timeout=60_000)
     items = window.chat.view.chat_model.items()
     assert [i.role for i in items] == ["user", "tool", "assistant"], [(i.role, i.text) for i in items]
     assert "59.97" in items[-1].text
@@ -49,9 +49,9 @@ def test_a_turn_streams_runs_a_tool_and_is_saved(
     # The model got the tool's result.
     assert scripted_model.requests[1]["messages"][-1]["role"] == "tool"
     # Saved: the conversation, its messages and its action log.
-    store = window.controller.store
+    store = window.presenter.store
     assert store is not None
-    cid = window.controller.conversation_id
+    cid = window.presenter.conversation_id
     assert cid is not None
     roles = [s.message.role for s in store.messages(cid)]
     assert roles == ["user", "assistant", "tool", "assistant"], roles
@@ -65,19 +65,19 @@ def test_sidebar_reopens_a_saved_conversation(
     scripted_model.script(text("Lisbon has a famous tram 28."))
     window = _window_with_provider(make_window, profile_dir, scripted_model)
     _send(qtbot, window, "Tell me about Lisbon trams")
-    qtbot.waitUntil(lambda: not window.controller.busy, timeout=60_000)
-    first = window.controller.conversation_id
+    qtbot.waitUntil(lambda: not window.presenter.busy, timeout=60_000)
+    first = window.presenter.conversation_id
     window.new_chat_action.trigger()
     assert window.chat.view.chat_model.items() == []
-    assert window.controller.conversation_id is None
+    assert window.presenter.conversation_id is None
     assert window.sidebar is not None
-    window.controller.open_conversation(first)  # type: ignore[arg-type]
+    window.presenter.open_conversation(first)  # type: ignore[arg-type]
     texts = [i.text for i in window.chat.view.chat_model.items()]
     assert texts == ["Tell me about Lisbon trams", "Lisbon has a famous tram 28."]
     # The agent continues the conversation with its history.
     scripted_model.script(text("Yes, it is yellow."))
     _send(qtbot, window, "Is it yellow?")
-    qtbot.waitUntil(lambda: not window.controller.busy, timeout=60_000)
+    qtbot.waitUntil(lambda: not window.presenter.busy, timeout=60_000)
     sent = [m["content"] for m in scripted_model.requests[-1]["messages"] if m["role"] in ("user", "assistant")]
     assert sent[:2] == ["Tell me about Lisbon trams", "Lisbon has a famous tram 28."]
 
@@ -88,12 +88,12 @@ def test_last_conversation_is_restored_on_start(
     scripted_model.script(text("Hello again."))
     window = _window_with_provider(make_window, profile_dir, scripted_model)
     _send(qtbot, window, "Remember me")
-    qtbot.waitUntil(lambda: not window.controller.busy, timeout=60_000)
-    cid = window.controller.conversation_id
+    qtbot.waitUntil(lambda: not window.presenter.busy, timeout=60_000)
+    cid = window.presenter.conversation_id
     window.close()
     window.dispose()
     again: MainWindow = make_window(profile_dir)
-    assert again.controller.conversation_id == cid
+    assert again.presenter.conversation_id == cid
     assert [i.text for i in again.chat.view.chat_model.items()] == ["Remember me", "Hello again."]
 
 
@@ -103,14 +103,14 @@ def test_regenerate_replaces_the_last_answer(
     scripted_model.script(text("First try."), text("Second try."))
     window = _window_with_provider(make_window, profile_dir, scripted_model)
     _send(qtbot, window, "Say something")
-    qtbot.waitUntil(lambda: not window.controller.busy, timeout=60_000)
+    qtbot.waitUntil(lambda: not window.presenter.busy, timeout=60_000)
     window.regenerate_action.trigger()
-    qtbot.waitUntil(lambda: not window.controller.busy and scripted_model.remaining == 0, timeout=60_000)
+    qtbot.waitUntil(lambda: not window.presenter.busy and scripted_model.remaining == 0, timeout=60_000)
     qtbot.waitUntil(lambda: window.chat.view.chat_model.items()[-1].text == "Second try.", timeout=5000)
     assert [i.text for i in window.chat.view.chat_model.items()] == ["Say something", "Second try."]
-    store = window.controller.store
-    assert store is not None and window.controller.conversation_id
-    saved = [s.message.content for s in store.messages(window.controller.conversation_id)]
+    store = window.presenter.store
+    assert store is not None and window.presenter.conversation_id
+    saved = [s.message.content for s in store.messages(window.presenter.conversation_id)]
     assert saved == ["Say something", "Second try."]
 
 
@@ -123,7 +123,7 @@ def test_stop_keeps_what_was_shown(
     qtbot.waitUntil(lambda: any("keeps going" in i.text for i in window.chat.view.chat_model.items()), timeout=60_000)
     assert window.chat.stop_button.isEnabled()
     qtbot.keyClick(window, Qt.Key.Key_Escape)
-    qtbot.waitUntil(lambda: not window.controller.busy, timeout=5000)
+    qtbot.waitUntil(lambda: not window.presenter.busy, timeout=5000)
     last = window.chat.view.chat_model.items()[-1]
     assert "partial answer" in last.text and "stopped" in last.text
     assert not window.chat.stop_button.isEnabled()
@@ -145,7 +145,7 @@ def test_summarize_button_asks_the_agent(
     window = _window_with_provider(make_window, profile_dir, scripted_model)
     assert window.browser.summarize_button.accessibleName() == "Summarize this page"
     window.browser.summarize_button.click()
-    qtbot.waitUntil(lambda: not window.controller.busy and scripted_model.remaining == 0, timeout=60_000)
+    qtbot.waitUntil(lambda: not window.presenter.busy and scripted_model.remaining == 0, timeout=60_000)
     qtbot.waitUntil(lambda: window.chat.view.chat_model.items()[-1].role == "assistant", timeout=10_000)
     assert window.chat.view.chat_model.items()[-1].text == "This page is Jawad's start page."
     assert [e.tool_name for e in window.action_log.log_model.entries()] == ["summarize_page"]

@@ -6,8 +6,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from jawad_desktop.core.config.mcp import McpServerConfig
 from jawad_desktop.core.context import AppContext
-from jawad_desktop.core.mcp.config import McpServerConfig
 from tests.mcp.conftest import ROOT
 from tests.servers.scripted_model import ScriptedModel
 
@@ -20,5 +20,8 @@ def test_the_window_adds_mcp_tools(make_window: Any, profile_dir: Path, scripted
         cwd=str(ROOT), allowed_tools=["add"], permission="read-only")]
     ctx.save_settings()
     window = make_window(profile_dir)
-    qtbot.waitUntil(lambda: window.controller.mcp is not None, timeout=30_000)
-    assert any(t.endswith("add") for t in window.controller.session.registry.names())
+    qtbot.waitUntil(lambda: window.presenter.assistant is not None, timeout=30_000)
+    assistant = window.presenter.assistant
+    assert assistant is not None
+    qtbot.waitUntil(lambda: assistant.mcp is not None, timeout=30_000)
+    assert any(t.endswith("add") for t in assistant.registry.names())

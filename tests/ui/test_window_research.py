@@ -23,8 +23,8 @@ def test_research_from_the_chat(make_window: Any, profile_dir: Path, scripted_mo
     ctx.settings.network.max_retries = 0
     ctx.save_settings()
     window: MainWindow = make_window(profile_dir)
-    controller = window.controller
-    assert controller.research is not None and window.research_action.isEnabled()
+    presenter = window.presenter
+    assert presenter.research is not None and window.research_action.isEnabled()
     shop = f"{page_server}/research/shop-c.html"
     scripted_model.script(
         text(json.dumps({"steps": [{"agent": "BrowserAgent", "task": "Find the kettle's price at Charlie Kitchen",
@@ -34,18 +34,18 @@ def test_research_from_the_chat(make_window: Any, profile_dir: Path, scripted_mo
     )
     window.chat.input.setPlainText("/research the price of the Acme Kettle at Charlie Kitchen")
     qtbot.keyClick(window.chat.input, Qt.Key.Key_Return)
-    panel = controller.research.panel
+    panel = presenter.research.panel
     qtbot.waitUntil(lambda: panel.run_button.isVisible(), timeout=30_000)
-    with qtbot.waitSignal(controller.research.finished, timeout=90_000) as done:
+    with qtbot.waitSignal(presenter.research.finished, timeout=90_000) as done:
         qtbot.mouseClick(panel.run_button, Qt.MouseButton.LeftButton)
     assert done.args[0].status is PlanStatus.COMPLETED
     qtbot.waitUntil(lambda: window.chat.send_button.isEnabled(), timeout=10_000)
     answer = [i for i in window.chat.view.chat_model.items() if i.role == "assistant"][-1]
     assert "$42.00 at Charlie Kitchen" in answer.text and shop in answer.text
     assert window.browser.view.url().toString() == shop
-    store = controller.store
-    assert store is not None and controller.conversation_id
-    saved = [s.message.content for s in store.messages(controller.conversation_id)]
+    store = presenter.store
+    assert store is not None and presenter.conversation_id
+    saved = [s.message.content for s in store.messages(presenter.conversation_id)]
     assert saved[0].startswith("/research") and "$42.00" in saved[-1]
 
 

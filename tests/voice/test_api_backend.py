@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.context import AppContext
-from jawad_desktop.core.llm.config import ProviderConfig, ProviderKind
 from jawad_desktop.core.store.secrets import SecretStore, provider_key_name
 from jawad_desktop.core.voice import (
     FallbackTranscriber,

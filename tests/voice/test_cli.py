@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from jawad_desktop import __version__
+from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.context import AppContext
-from jawad_desktop.core.llm.config import ProviderConfig, ProviderKind
 from jawad_desktop.core.store.secrets import SecretStore, provider_key_name
 from tests.fixtures.pulseaudio import PulseServer
 from tests.voice.whisper_server import WhisperServer

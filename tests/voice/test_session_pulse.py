@@ -108,7 +108,7 @@ def test_failed_transcription_keeps_the_recording_for_retry(
     whisper_server: WhisperServer,
     arun: Callable[..., Any],
 ) -> None:
-    from jawad_desktop.core.llm.config import ProviderConfig, ProviderKind
+    from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
     from jawad_desktop.core.store.secrets import provider_key_name
 
     voice_ctx.settings.providers = [

@@ -124,7 +124,7 @@ def test_settings_page_saves_changes(voice_ctx: AppContext, qtbot: Any) -> None:
         assert widget.accessibleName()
 
 
-def test_model_download_offline_shows_what_to_do(voice_ctx: AppContext, qtbot: Any) -> None:
+def test_model_download_offline_shows_what_to_do(voice_ctx: AppContext, qtbot: Any, aio_loop: Any) -> None:
     page = VoiceSettingsPage(voice_ctx)
     qtbot.addWidget(page)
     page.model.setCurrentText("base.en")
@@ -139,7 +139,8 @@ def test_model_download_offline_shows_what_to_do(voice_ctx: AppContext, qtbot: A
 
 
 @pytest.mark.slow
-def test_level_meter_moves_with_sound(pulse_server: PulseServer, voice_ctx: AppContext, qtbot: Any) -> None:
+def test_level_meter_moves_with_sound(pulse_server: PulseServer, voice_ctx: AppContext, qtbot: Any,
+                                      aio_loop: Any) -> None:
     page = VoiceSettingsPage(voice_ctx)
     qtbot.addWidget(page)
     names = [page.device.itemData(i) for i in range(page.device.count())]
@@ -234,7 +235,7 @@ def test_push_to_talk_key_and_auto_send(
 def test_error_click_retries_the_kept_recording(
     pulse_server: PulseServer, voice_ctx: AppContext, qtbot: Any, aio_loop: Any, whisper_server: Any
 ) -> None:
-    from jawad_desktop.core.llm.config import ProviderConfig, ProviderKind
+    from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
     from jawad_desktop.core.store.secrets import provider_key_name
 
     voice_ctx.settings.providers = [
@@ -280,7 +281,8 @@ def packaged_page(ctx: AppContext, qtbot: Any, server: PackServer, url_path: str
     return page, pack
 
 
-def test_settings_page_installs_the_voice_pack(voice_ctx: AppContext, qtbot: Any, pack_server: PackServer) -> None:
+def test_settings_page_installs_the_voice_pack(voice_ctx: AppContext, qtbot: Any, pack_server: PackServer,
+                                              aio_loop: Any) -> None:
     page, pack = packaged_page(voice_ctx, qtbot, pack_server)
     assert shown(page, page.install_pack) and shown(page, page.install_pack_file)
     assert not shown(page, page.cancel_pack) and not shown(page, page.pack_progress)
@@ -295,7 +297,7 @@ def test_settings_page_installs_the_voice_pack(voice_ctx: AppContext, qtbot: Any
 
 
 def test_settings_page_cancels_the_voice_pack_install(voice_ctx: AppContext, qtbot: Any,
-                                                      pack_server: PackServer) -> None:
+                                                      pack_server: PackServer, aio_loop: Any) -> None:
     page, pack = packaged_page(voice_ctx, qtbot, pack_server, "slow/")
     page.install_voice_pack()
     qtbot.waitUntil(lambda: page.pack_progress.value() > 0, timeout=10000)
@@ -306,7 +308,8 @@ def test_settings_page_cancels_the_voice_pack_install(voice_ctx: AppContext, qtb
 
 
 def test_settings_page_installs_from_a_file_and_shows_failures(voice_ctx: AppContext, qtbot: Any,
-                                                               pack_server: PackServer, tmp_path: Any) -> None:
+                                                               pack_server: PackServer, tmp_path: Any,
+                                                               aio_loop: Any) -> None:
     page, pack = packaged_page(voice_ctx, qtbot, pack_server)
     junk = tmp_path / "jawad-desktop-voice.tar.gz"
     junk.write_bytes(b"not a pack")

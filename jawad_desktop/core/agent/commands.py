@@ -21,7 +21,7 @@ class SlashCommand:
 
 COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("tools", "list the tools Jawad can use and their permission levels"),
-    SlashCommand("clear", "forget this conversation and start again"),
+    SlashCommand("clear", "start a new conversation (this one stays in the history)"),
     SlashCommand("summarize", "summarise the current page (text after it says what to focus on)"),
     SlashCommand("help", "show these commands"),
 )
@@ -30,6 +30,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
 FRONTEND_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("research", "plan a multi-step browser research, review the plan, then run it"),
 )
+
+CLEARED = "Started a new conversation: Jawad no longer sees the earlier messages (they stay in the history)."
 
 SUMMARIZE_PROMPT = (
     "Summarize the current page: its main point, the key facts, and, if it is a product, "

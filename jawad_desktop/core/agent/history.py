@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Sequence
 
-from jawad_desktop.core.llm.types import Message
+from jawad_desktop.core.messages import Message
 
 log = logging.getLogger("jawad.agent.history")
 

@@ -13,47 +13,64 @@ One ``run(user_text)`` is one turn (spec 000's runAgentLoop, spec 004's pending 
 4. One ``ChatResponse`` event ends the turn, whatever happened; the turn's messages are
    committed to history only then.
 
-Models without native function calling are detected on the fly: a provider that rejects
-``tools`` (the client's ``tools_unsupported``) or a model that writes its calls in text
-switches the session to the text format (the instructions for it go into the prompt).
+The tool-call format is chosen per model: native function calling unless the settings name
+a format, or this model has shown it needs text (a provider that rejects ``tools``, the
+client's ``tools_unsupported``, or a model that writes its calls in text). That is remembered
+for the model (provider kind, base URL, model name), never for the session: the next provider
+or model starts native again.
 
 Stop: ``session.stop()`` (or cancelling the task that awaits ``run``) cancels the run at
 any point, including inside a tool; what was shown stays, the ``ChatResponse`` says
 ``interrupted``, and the user's message is kept in history.
 
-Events (on ``bus``): ``ChatDelta(run_id, text)``, ``ActionLogUpdate(entry)`` (an entry
-is emitted when a call starts, then again with the same ``id`` when it is decided and
-when it ends), ``PermissionRequest`` (from the gate's asker), ``Notice`` (format switch),
-``AgentStep`` (asking the model, step n of max; running a tool),
-``ChatResponse(run_id, content, is_error, interrupted, metadata)``.
+Events (on ``bus``): ``TurnStarted(run_id, user_text)``, ``ChatDelta(run_id, text)``,
+``ActionLogUpdate(entry)`` (an entry is emitted when a call starts, then again with the same
+``id`` when it is decided and when it ends), ``PermissionRequest`` (from the gate), ``Notice``
+(format switch), ``AgentStep`` (asking the model, step n of max; running a tool),
+``ChatResponse(run_id, content, is_error, interrupted, metadata)``, then
+``TurnFinished(run_id, user_text, messages, response)`` with the messages the turn committed
+to the history after the user's (what the recorder saves).
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import inspect
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from jawad_desktop.core import events
 from jawad_desktop.core.agent import commands
 from jawad_desktop.core.agent.history import ConversationHistory
-from jawad_desktop.core.agent.permissions import GateDecision, LevelPolicyGate, PermissionCheck, PermissionGate
 from jawad_desktop.core.agent.prompts import ToolMode, build_system_prompt, tool_results_message
 from jawad_desktop.core.agent.textcalls import StreamSanitizer, clean_response, parse_text_reply
 from jawad_desktop.core.agent.toolcalls import CheckedCall, arguments_for_display, check_calls
-from jawad_desktop.core.context import AppContext
+from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.errors import JawadError
-from jawad_desktop.core.events import ActionLogEntry, ActionLogUpdate, AgentStep, ChatDelta, EventBus, Notice
-from jawad_desktop.core.llm.types import ChatResponse, Message, StreamDelta
+from jawad_desktop.core.events import (
+    ActionLogEntry,
+    ActionLogUpdate,
+    AgentStep,
+    ChatDelta,
+    EventBus,
+    Notice,
+    TurnFinished,
+    TurnStarted,
+)
+from jawad_desktop.core.harbor.engine import Harbor
+from jawad_desktop.core.harbor.gate import GateDecision, HarborGate, PermissionCheck, PermissionGate
+from jawad_desktop.core.llm.types import ChatResponse, StreamDelta
+from jawad_desktop.core.messages import Message
 from jawad_desktop.core.store.secrets import SecretStore
-from jawad_desktop.core.store.settings import Settings
-from jawad_desktop.core.tools.context import PageContext, ToolContext
+from jawad_desktop.core.tools.context import ToolContext
+from jawad_desktop.core.tools.page import PageContext
 from jawad_desktop.core.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from jawad_desktop.core.tools.browser.session import BrowserSession
 
 log = logging.getLogger("jawad.agent")
 
@@ -81,25 +98,28 @@ class ChatClient(Protocol):
     ) -> Any: ...
 
 
-MaybeAwaitable = Any  # a value or an awaitable of it: hooks may be sync or async
-ContextProvider = Callable[[], MaybeAwaitable]  # -> PageContext | None
-ProductProvider = Callable[[], MaybeAwaitable]  # -> dict | None (the page cache's last product)
+ModelKey = tuple[str, str, str]  # provider kind, base URL, model: what a tool format is remembered for
 
 
-async def _resolve(hook: Callable[[], Any] | None) -> Any:
-    """Call a context hook (sync or async). A failing hook costs the context, not the turn."""
-    if hook is None:
-        return None
+async def _page_state(browser: BrowserSession | None) -> tuple[PageContext | None, dict[str, Any] | None]:
+    """The current page and the page cache's last product, for the system prompt. A page that
+    cannot be read costs the context, not the turn."""
+    if browser is None:
+        return None, None
     try:
-        value = hook()
-        if inspect.isawaitable(value):
-            value = await value
+        page = await browser.page_context()
+        product = await browser.last_product()
     except asyncio.CancelledError:
         raise
     except Exception:
-        log.exception("the context hook %r failed; continuing without that context", hook)
-        return None
-    return value
+        log.exception("the page could not be read for the prompt; continuing without it")
+        return None, None
+    return page, product
+
+
+def _model_key(client: ChatClient | None) -> ModelKey:
+    key = getattr(client, "model_key", None)
+    return key if isinstance(key, tuple) and len(key) == 3 else ("", "", "")
 
 
 @dataclass
@@ -117,23 +137,23 @@ class _Turn:
     started: float = field(default_factory=time.monotonic)
     usage_in: int = 0
     usage_out: int = 0
-    llm_metadata: dict[str, Any] = field(default_factory=dict)
-    force_tool: str | None = None  # the last response's, api_calls summed
+    llm_metadata: dict[str, Any] = field(default_factory=dict)  # the last response's, api_calls summed
+    force_tool: str | None = None  # the tool the first request must call (/summarize)
+    committed: list[Message] = field(default_factory=list)
 
     def shown_text(self) -> str:
         return "\n\n".join(part for part in self.shown if part.strip())
 
 
 class AgentSession:
-    """The agent for one conversation; the window and ``jawad ask`` both drive it.
+    """The agent for one conversation, assembled by ``core.assistant.Assistant``.
 
     Build it with a client (``LLMClient`` or anything with the same ``chat``) or a factory
     returning one (called at each run, so a provider change applies at the next message),
-    the tool registry, the settings, the bus, and optionally: the permission ``gate``
-    (default: read-only runs, the rest is denied), ``context_provider`` (returns the current
-    ``PageContext`` or None; sync or async; called every iteration), ``page_provider``
-    (returns the ``Page`` the tools act on), ``last_product_provider`` (the page cache's
-    last product) and ``extras`` added to every ``ToolContext``.
+    the tool registry, the settings, the bus, and optionally: the permission ``gate`` (default:
+    Harbor with nobody to ask, so read-only runs and the rest is denied), the ``browser`` session
+    the tools act on (its page is read into the system prompt every iteration, with the page
+    cache's last product), and ``extras`` added to every ``ToolContext``.
 
     ``await session.run("text")`` returns the ``events.ChatResponse`` it also emitted.
     ``session.stop()`` stops the run in progress. ``session.clear()`` forgets the history.
@@ -148,9 +168,7 @@ class AgentSession:
         bus: EventBus,
         gate: PermissionGate | None = None,
         secrets: SecretStore | None = None,
-        context_provider: ContextProvider | None = None,
-        page_provider: Callable[[], Any] | None = None,
-        last_product_provider: ProductProvider | None = None,
+        browser: BrowserSession | None = None,
         history: ConversationHistory | None = None,
         extras: dict[str, Any] | None = None,
         system_extra: str = "",
@@ -159,41 +177,20 @@ class AgentSession:
         self.registry = registry
         self.settings = settings
         self.bus = bus
-        self.gate: PermissionGate = gate if gate is not None else LevelPolicyGate()
+        self.gate: PermissionGate = gate if gate is not None else HarborGate(Harbor(), bus, ask=False)
         self.secrets = secrets
-        self.context_provider = context_provider
-        self.page_provider = page_provider
-        self.last_product_provider = last_product_provider
+        self.browser = browser
         agent = settings.agent
         self.history = history or ConversationHistory(agent.history_max_messages, agent.history_token_budget)
         self.extras = dict(extras or {})
         self.system_extra = system_extra
-        self.mode: ToolMode = (
-            "xml" if agent.tool_format == "xml" else "json" if agent.tool_format == "json" else "native"
-        )
+        self.mode: ToolMode = "native"  # the format of the current (or last) run
+        self._text_models: set[ModelKey] = set()  # models that showed they need the text format
+        self._model: ModelKey = ("", "", "")
+        self._client_used: ChatClient | None = None
         self._task: asyncio.Task[events.ChatResponse] | None = None
         self._names_cache: tuple[int, frozenset[str]] | None = None
         self._sanitizer = StreamSanitizer(())
-
-    @classmethod
-    def for_app(
-        cls,
-        ctx: AppContext,
-        client: ChatClient | Callable[[], ChatClient],
-        registry: ToolRegistry | None = None,
-        **kwargs: Any,
-    ) -> AgentSession:
-        """A session on the app's settings, bus and secrets; basic tools unless ``registry``."""
-        from jawad_desktop.core.tools.basic import basic_registry
-
-        return cls(
-            client=client,
-            registry=registry if registry is not None else basic_registry(),
-            settings=ctx.settings,
-            bus=ctx.bus,
-            secrets=ctx.secrets,
-            **kwargs,
-        )
 
     # -- public -----------------------------------------------------------------------------
     @property
@@ -216,7 +213,7 @@ class AgentSession:
         """Run one turn and return its final response (also emitted on the bus).
 
         ``force_tool`` makes the first request require that tool (native format only:
-        ``tool_choice``), e.g. the Summarise button forcing ``summarize_page``.
+        ``tool_choice``); /summarize forces ``summarize_page`` when there is a page.
         """
         if self.running:
             raise JawadError(
@@ -225,6 +222,7 @@ class AgentSession:
             )
         run_id = events.new_id("run")
         turn = _Turn(run_id=run_id, user_text=user_text, force_tool=force_tool)
+        self.bus.emit(TurnStarted(run_id=run_id, user_text=user_text))
         self._task = asyncio.get_running_loop().create_task(self._run(turn), name=f"jawad-agent-{run_id}")
         try:
             return await asyncio.shield(self._task)
@@ -243,19 +241,21 @@ class AgentSession:
                 if name in ("summarize", "summarise"):
                     text = commands.SUMMARIZE_PROMPT + (f" Focus on: {rest}" if rest else "")
                     turn.user_text = text
+                    if "summarize_page" in self.registry:
+                        turn.force_tool = turn.force_tool or "summarize_page"
                     return await self._loop(turn)
                 return self._finish(turn, self._slash(name), commit=False)
             return await self._loop(turn)
         except asyncio.CancelledError:
             return self._interrupted(turn)
         except JawadError as exc:
-            self.history.commit([Message(role="user", content=turn.user_text)])
+            self._commit(turn, [Message(role="user", content=turn.user_text)])
             return self._finish(
                 turn, exc.user_text(), is_error=True, commit=False, metadata={"partial": turn.shown_text()}
             )
         except Exception as exc:
             log.exception("the agent failed")
-            self.history.commit([Message(role="user", content=turn.user_text)])
+            self._commit(turn, [Message(role="user", content=turn.user_text)])
             return self._finish(
                 turn,
                 f"Something went wrong inside Jawad ({type(exc).__name__}: {exc}). Your message is kept; "
@@ -269,7 +269,7 @@ class AgentSession:
             return commands.tools_text(self.registry)
         if name == "clear":
             self.clear()
-            return "The conversation was cleared."
+            return commands.CLEARED
         return commands.help_text()
 
     def _client(self) -> ChatClient:
@@ -278,6 +278,16 @@ class AgentSession:
             return source
         assert callable(source)
         return source()
+
+    def _choose_mode(self, client: ChatClient) -> None:
+        """This run's tool format: the settings', else what this model is known to need."""
+        self._client_used = client
+        self._model = _model_key(client)
+        chosen = self.settings.agent.tool_format
+        if chosen in ("xml", "json"):
+            self.mode = chosen
+        else:
+            self.mode = "xml" if self._model in self._text_models else "native"
 
     def _names(self) -> frozenset[str]:
         size = len(self.registry)
@@ -288,6 +298,7 @@ class AgentSession:
     async def _loop(self, turn: _Turn) -> events.ChatResponse:
         agent = self.settings.agent
         client = self._client()
+        self._choose_mode(client)
         names = self._names()
         tools_spec = self.registry.openai_tools()
         turn.pending.append(Message(role="user", content=turn.user_text))
@@ -295,16 +306,14 @@ class AgentSession:
         while turn.iterations < agent.max_iterations:
             turn.iterations += 1
             self.bus.emit(AgentStep(turn.run_id, "thinking", turn.iterations, agent.max_iterations))
-            page = await _resolve(self.context_provider)
-            page = page if isinstance(page, PageContext) else None
-            last_product = await _resolve(self.last_product_provider)
+            page, last_product = await _page_state(self.browser)
             system = Message(
                 role="system",
                 content=build_system_prompt(
                     self.registry,
                     self.mode,
                     page=page,
-                    last_product=last_product if isinstance(last_product, dict) else None,
+                    last_product=last_product,
                     previous_answer=clean_response(self.history.last_answer(), names),
                     extra=self.system_extra,
                 ),
@@ -432,8 +441,12 @@ class AgentSession:
     def _switch_mode(self, mode: ToolMode, why: str) -> None:
         if self.settings.agent.tool_format != "auto" or self.mode == mode:
             return
-        log.info("switching to the %s tool format: %s", mode, why)
+        # Read again: a client learns its model and address with its first answer (the built-in
+        # model's server, a provider whose model is picked from its list).
+        self._model = _model_key(self._client_used)
+        log.info("switching to the %s tool format for %s: %s", mode, self._model[2] or "this model", why)
         self.mode = mode
+        self._text_models.add(self._model)
         self.bus.emit(
             Notice(
                 level="info",
@@ -465,7 +478,7 @@ class AgentSession:
             settings=self.settings,
             bus=self.bus,
             secrets=self.secrets,
-            page=self.page_provider() if self.page_provider is not None else None,
+            browser=self.browser,
             run_id=turn.run_id,
             call_id=item.call.id,
             site=page.site if page is not None else "",
@@ -494,15 +507,17 @@ class AgentSession:
         if turn.deny_all:
             decision = GateDecision.denied("the user denied every further action of this request")
         else:
+            request = self.extras.get("user_request")
             check = PermissionCheck(
-                tool=tool,
+                tool=tool.name,
                 call_id=item.call.id,
                 arguments=parameters,
                 level=level,
                 site=site,
-                context=ctx,
+                current_site=ctx.site,
                 run_id=turn.run_id,
                 from_page_content=_from_page(parameters, turn.user_text, page),
+                user_texts=(turn.user_text, *([request] if isinstance(request, str) and request else [])),
             )
             try:
                 decision = await self.gate.check(check)
@@ -558,7 +573,7 @@ class AgentSession:
         metadata: dict[str, Any] | None = None,
     ) -> events.ChatResponse:
         if commit and turn.pending:
-            self.history.commit(turn.pending)
+            self._commit(turn, turn.pending)
         meta: dict[str, Any] = {
             **turn.llm_metadata,
             "iterations": turn.iterations,
@@ -573,7 +588,16 @@ class AgentSession:
             run_id=turn.run_id, content=content, is_error=is_error, interrupted=interrupted, metadata=meta
         )
         self.bus.emit(response)
+        added = turn.committed
+        if added and added[0].role == "user":
+            added = added[1:]
+        self.bus.emit(TurnFinished(run_id=turn.run_id, user_text=turn.user_text, messages=tuple(added),
+                                   response=response))
         return response
+
+    def _commit(self, turn: _Turn, messages: Sequence[Message]) -> None:
+        self.history.commit(list(messages))
+        turn.committed = list(messages)
 
     def _interrupted(self, turn: _Turn) -> events.ChatResponse:
         """Stop: keep the user's message and what was shown; drop unfinished tool rounds."""
@@ -584,7 +608,7 @@ class AgentSession:
             shown = f"{shown}\n\n{partial}" if shown else partial
         if shown.strip():
             kept.append(Message(role="assistant", content=shown + "\n\n[stopped by the user]"))
-        self.history.commit(kept)
+        self._commit(turn, kept)
         return self._finish(turn, shown, interrupted=True, commit=False)
 
 

@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from jawad_desktop.core.agent.textcalls import ParsedCall, loads_lenient
-from jawad_desktop.core.llm.types import ToolCall
+from jawad_desktop.core.messages import ToolCall
 from jawad_desktop.core.tools.registry import Tool, ToolArgumentsError, ToolRegistry
 
 log = logging.getLogger("jawad.agent.toolcalls")
@@ -254,16 +254,6 @@ def check_calls(raws: Sequence[Any], registry: ToolRegistry) -> list[CheckedCall
         if call.repairs:
             log.debug("repaired call %d (%s): %s", index, call.name, ", ".join(call.repairs))
     return checked
-
-
-def feedback_summary(checked: Sequence[CheckedCall]) -> str:
-    """One message listing every invalid call (spec 002's retry feedback), for text formats."""
-    lines = ["I could not run some of your tool calls:"]
-    for item in checked:
-        if not item.ok:
-            lines.append(f"{item.call.index + 1}. {item.display_name}: " + "; ".join(item.problems))
-    lines.append("Correct them and call again, or answer without the tool.")
-    return "\n".join(lines)
 
 
 def arguments_for_display(call: RepairedCall) -> dict[str, Any]:

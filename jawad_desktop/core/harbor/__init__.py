@@ -1,11 +1,21 @@
 """Harbor: the per-site permission engine every agent action passes through (spec 001).
 
-``policy`` holds the pure rules (check_permission, update_policy_for_decision,
-is_critical_action), ``grants`` persists site grants, ``engine`` has ``Harbor`` (policy plus
-persistence) and ``HarborGate`` (the agent's permission gate, asking through the bus).
+The permission vocabulary lives here and is imported downward by the tools and the agent:
+``policy`` has the levels, the five decisions and the pure rules (check_permission,
+update_policy_for_decision, is_critical_action); ``grants`` persists site grants; ``engine``
+has ``Harbor`` (policy plus persistence, announcing ``GrantsChanged``); ``gate`` has the checks
+and ``HarborGate``, which asks the user through the bus and announces ``PermissionSettled``.
 """
 
-from jawad_desktop.core.harbor.engine import CallInsight, Harbor, HarborGate, Inspector
+from jawad_desktop.core.harbor.engine import Harbor
+from jawad_desktop.core.harbor.gate import (
+    CallInsight,
+    GateDecision,
+    HarborGate,
+    Inspector,
+    PermissionCheck,
+    PermissionGate,
+)
 from jawad_desktop.core.harbor.grants import GrantStore
 from jawad_desktop.core.harbor.policy import (
     Grant,
@@ -15,23 +25,24 @@ from jawad_desktop.core.harbor.policy import (
     Verdict,
     check_permission,
     is_critical_action,
-    normalize_site,
     update_policy_for_decision,
 )
 
 __all__ = [
     "CallInsight",
+    "GateDecision",
     "Grant",
     "GrantStore",
     "Harbor",
     "HarborGate",
     "HarborPolicy",
     "Inspector",
+    "PermissionCheck",
     "PermissionDecision",
+    "PermissionGate",
     "PermissionLevel",
     "Verdict",
     "check_permission",
     "is_critical_action",
-    "normalize_site",
     "update_policy_for_decision",
 ]

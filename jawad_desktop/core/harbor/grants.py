@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import tempfile
-import time
 from pathlib import Path
 
 from jawad_desktop.core.harbor.policy import Grant
+from jawad_desktop.core.store.jsonfile import move_aside, write_json
 
 log = logging.getLogger("jawad.harbor")
 
@@ -50,10 +48,9 @@ class GrantStore:
                 for g in data["grants"]
             ]
         except (ValueError, KeyError, TypeError) as exc:
-            moved = self.path.with_name(f"{self.path.stem}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}.json")
             try:
-                os.replace(self.path, moved)
-            except OSError:
+                moved = move_aside(self.path)
+            except OSError:  # cannot move it: start empty, but never write over it
                 moved = self.path
             self.problem = f"the site permissions file was unusable ({exc}); it was kept as {moved}"
             log.warning("%s", self.problem)
@@ -61,8 +58,7 @@ class GrantStore:
         return grants
 
     def save(self, grants: list[Grant]) -> None:
-        """Write atomically: temp file, fsync, rename (a crash leaves the old or the new file)."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        """Write atomically (see ``jsonfile.write_atomic``): a crash leaves the old or the new file."""
         payload = {
             "version": GRANTS_VERSION,
             "grants": [
@@ -70,14 +66,4 @@ class GrantStore:
                 for g in sorted(grants, key=lambda g: (g.site, g.tool))
             ],
         }
-        fd, tmp = tempfile.mkstemp(prefix=".grants-", suffix=".tmp", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(payload, fh, indent=2)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_json(self.path, payload, indent=2)

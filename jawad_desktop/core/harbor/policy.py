@@ -1,5 +1,5 @@
-"""Harbor's rules: who may do what, where (spec 001 checkPermission, updateHarborPolicyForDecision,
-isCriticalAction).
+"""Harbor's vocabulary and rules: permission levels, the user's five answers, and who may do
+what, where (spec 001 checkPermission, updateHarborPolicyForDecision, isCriticalAction).
 
 Pure logic, no I/O. Defaults: read-only actions run; navigation runs within the current site
 and asks when it leaves it; interact and submit ask. A grant for a (site, tool) pair turns
@@ -17,9 +17,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
-from jawad_desktop.core.agent.permissions import PermissionDecision
-from jawad_desktop.core.tools.context import site_of
-from jawad_desktop.core.tools.registry import PermissionLevel
+from jawad_desktop.core.sites import site_of
 
 __all__ = [
     "Grant",
@@ -29,9 +27,43 @@ __all__ = [
     "Verdict",
     "check_permission",
     "is_critical_action",
-    "normalize_site",
     "update_policy_for_decision",
 ]
+
+
+class PermissionLevel(enum.StrEnum):
+    """How much a tool can change, in increasing order (spec 001)."""
+
+    READ_ONLY = "read-only"
+    NAVIGATE = "navigate"
+    INTERACT = "interact"
+    SUBMIT = "submit"
+
+    @property
+    def rank(self) -> int:
+        return _RANK[self]
+
+
+_RANK = {
+    PermissionLevel.READ_ONLY: 0,
+    PermissionLevel.NAVIGATE: 1,
+    PermissionLevel.INTERACT: 2,
+    PermissionLevel.SUBMIT: 3,
+}
+
+
+class PermissionDecision(enum.StrEnum):
+    """The five answers a user can give to a permission request (spec 001)."""
+
+    ALLOW_ONCE = "allow-once"
+    ALLOW_SITE = "allow-site"
+    ALLOW_SESSION = "allow-session"
+    DENY = "deny"
+    DENY_ALL = "deny-all"
+
+    @property
+    def allows(self) -> bool:
+        return self in (self.ALLOW_ONCE, self.ALLOW_SITE, self.ALLOW_SESSION)
 
 
 class Verdict(enum.StrEnum):
@@ -57,14 +89,6 @@ class Grant:
         return (self.site, self.tool)
 
 
-def normalize_site(site_or_url: str) -> str:
-    """``https://www.Amazon.com/x`` and ``www.amazon.com`` both give ``amazon.com``."""
-    text = site_or_url.strip()
-    if "://" in text or text.startswith(("about:", "data:", "file:")):
-        return site_of(text)
-    return text.lower().removeprefix("www.").split("/")[0].split(":")[0]
-
-
 @dataclass
 class HarborPolicy:
     """The state Harbor decides from: grants, the levels allowed without asking, deny-all."""
@@ -76,7 +100,7 @@ class HarborPolicy:
     deny_all: bool = False
 
     def grant_for(self, site: str, tool: str) -> Grant | None:
-        key = (normalize_site(site), tool)
+        key = (site_of(site), tool)
         return self.session_grants.get(key) or self.site_grants.get(key)
 
     def all_grants(self) -> list[Grant]:
@@ -99,14 +123,14 @@ def check_permission(
     leaving it asks). ``critical`` (from :func:`is_critical_action`) forces a question.
     """
     level = PermissionLevel(level)
-    site = normalize_site(site)
+    site = site_of(site)
     if critical:
         return Verdict.DENY if policy.deny_all else Verdict.ASK
     if level is PermissionLevel.READ_ONLY or level in policy.auto_levels:
         return Verdict.AUTO_APPROVE
     if policy.grant_for(site, tool) is not None:
         return Verdict.AUTO_APPROVE
-    if level is PermissionLevel.NAVIGATE and site and site == normalize_site(current_site):
+    if level is PermissionLevel.NAVIGATE and site and site == site_of(current_site):
         return Verdict.AUTO_APPROVE
     if policy.deny_all:
         return Verdict.DENY
@@ -123,7 +147,7 @@ def update_policy_for_decision(
     remembered. deny-all: everything that would ask is denied until ``policy.deny_all`` is reset.
     """
     decision = PermissionDecision(decision)
-    site = normalize_site(site)
+    site = site_of(site)
     stamp = int(time.time() * 1000)
     if decision is PermissionDecision.ALLOW_SITE:
         grant = Grant(site=site, tool=tool, level=level, granted_at=stamp, scope="site")

@@ -1,7 +1,8 @@
 """The LLM layer: one async client for every provider, its errors, retries and streaming.
 
-- ``config``: ProviderKind, ProviderConfig (what the user configures; keys live in the keyring)
-- ``types``: Message, ToolCall, StreamDelta, ToolCallFragment, ChatResponse, Usage
+- ``types``: StreamDelta, ToolCallFragment, ChatResponse, Usage (Message and ToolCall live
+  in ``core.messages``; ProviderKind and ProviderConfig, what the user configures, in
+  ``core.config.providers``; keys in the keyring)
 - ``client``: LLMClient, ChatStream, RetryPolicy, forget_capabilities
 - ``errors``: LLMError and its kinds (AuthError, RateLimitedError, ModelNotFoundError,
   BadRequestError, ServerError, NetworkError, LLMTimeoutError, ProtocolError, CancelledRequest)
@@ -12,11 +13,10 @@
 - ``providers``: make_client, the client class for each kind; the kinds with their own wire
   format: ``anthropic`` (Messages API), ``gemini``, ``responses`` (OpenAI Responses API,
   stateless), ``ollama_native`` (/api/chat), ``bedrock`` (Converse, SigV4 in ``sigv4``);
-  ``formats`` holds what they share
+  ``formats`` holds what they share (tool definitions, alternating turns, typed-event streams)
 - ``embeddings``: Embedder (single and batch; OpenAI, Gemini, Ollama)
 - ``structured``: generate_structured (a validated pydantic object, with retries)
 - ``context``: PromptContexts and ContextualClient (static and dynamic prompt context)
 
-Nothing is imported here: ``core.store.settings`` imports ``config`` and must not pull in
-the client.
+Nothing is imported here: importing one module must not pull in the client and every provider.
 """

@@ -14,9 +14,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from jawad_desktop.core.llm.client import LLMClient, _Call
-from jawad_desktop.core.llm.formats import functions_of, json_text, obj
-from jawad_desktop.core.llm.types import ChatResponse, Message, StreamDelta, ToolCall, Usage
-from jawad_desktop.core.llm.wire import MalformedResponse, StreamAccumulator, parse_arguments
+from jawad_desktop.core.llm.formats import (
+    EventAccumulator,
+    alternating_turns,
+    arguments_object,
+    forced_tool,
+    functions_of,
+    json_text,
+    obj,
+)
+from jawad_desktop.core.llm.types import ChatResponse, StreamDelta, Usage
+from jawad_desktop.core.llm.wire import MalformedResponse, parse_arguments
+from jawad_desktop.core.messages import Message, ToolCall
 
 __all__ = ["ANTHROPIC_VERSION", "AnthropicClient", "anthropic_messages"]
 
@@ -38,34 +47,22 @@ def anthropic_messages(
     role are merged (tool results must all sit in the user message after the calls).
     ``thinking`` gives the thinking blocks that preceded a group of tool calls, by the id
     of its first call: they open that assistant message again."""
-    system: list[str] = []
-    out: list[dict[str, Any]] = []
-    for message in messages:
-        if message.role == "system":
-            if message.content:
-                system.append(message.content)
-            continue
-        blocks: list[dict[str, Any]] = []
+
+    def turn_of(message: Message) -> tuple[str, list[dict[str, Any]]]:
         if message.role == "tool":
-            role = "user"
-            blocks.append({"type": "tool_result", "tool_use_id": message.tool_call_id,
-                           "content": message.content or "(no output)"})
-        else:
-            role = message.role
-            if thinking and message.tool_calls and message.tool_calls[0].id in thinking:
-                blocks.extend(dict(b) for b in thinking[message.tool_calls[0].id])
-            if message.content:
-                blocks.append({"type": "text", "text": message.content})
-            for call in message.tool_calls:
-                arguments = call.arguments if isinstance(call.arguments, dict) else {"input": call.arguments}
-                blocks.append({"type": "tool_use", "id": call.id, "name": call.name, "input": arguments})
-        if not blocks:
-            continue
-        if out and out[-1]["role"] == role:
-            out[-1]["content"].extend(blocks)
-        else:
-            out.append({"role": role, "content": blocks})
-    return "\n\n".join(system), out
+            return "user", [{"type": "tool_result", "tool_use_id": message.tool_call_id,
+                             "content": message.content or "(no output)"}]
+        blocks: list[dict[str, Any]] = []
+        if thinking and message.tool_calls and message.tool_calls[0].id in thinking:
+            blocks.extend(dict(b) for b in thinking[message.tool_calls[0].id])
+        if message.content:
+            blocks.append({"type": "text", "text": message.content})
+        blocks.extend({"type": "tool_use", "id": call.id, "name": call.name, "input": arguments_object(call)}
+                      for call in message.tool_calls)
+        return message.role, blocks
+
+    system, turns = alternating_turns(messages, turn_of)
+    return "\n\n".join(system), turns
 
 
 def _usage(raw: Any, into: Usage | None = None) -> Usage:
@@ -82,22 +79,16 @@ def _usage(raw: Any, into: Usage | None = None) -> Usage:
     return usage
 
 
-class AnthropicAccumulator(StreamAccumulator):
+class AnthropicAccumulator(EventAccumulator):
     """Folds Messages API stream events (and whole answers) into deltas."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.cached_input_tokens: int | None = None
         # Thinking blocks by content index, kept verbatim (signature included): they must go
-        # back with the tool calls they preceded (see AnthropicClient._remember_thinking).
+        # back with the tool calls they preceded (see AnthropicClient._finish).
         self.thinking: dict[int, dict[str, Any]] = {}
 
-    def add(self, data: Any) -> StreamDelta | None:
-        if not isinstance(data, dict) or not isinstance(data.get("type"), str):
-            self.skipped += 1
-            return None
-        self.chunks += 1
-        kind = data["type"]
+    def add_event(self, kind: str, data: dict[str, Any]) -> StreamDelta | None:
         if kind == "message_start":
             message = obj(data.get("message"))
             self.response_id = str(message.get("id") or "")
@@ -157,40 +148,35 @@ class AnthropicAccumulator(StreamAccumulator):
         self.cached_input_tokens = whole.metadata.get("cached_input_tokens")
         return delta
 
-    def response(self) -> ChatResponse:
-        result = super().response()
-        result.metadata["cached_input_tokens"] = self.cached_input_tokens
-        return result
-
-
-def parse_message(data: Any) -> ChatResponse:
-    """A whole Messages API answer."""
-    if not isinstance(data, dict) or not isinstance(data.get("content"), list):
-        raise MalformedResponse("the answer has no content list")
-    text: list[str] = []
-    calls: list[ToolCall] = []
-    thinking: list[dict[str, Any]] = []
-    for block in data["content"]:
-        if not isinstance(block, dict):
-            continue
-        if block.get("type") in ("thinking", "redacted_thinking"):
-            thinking.append(dict(block))
-        elif block.get("type") == "text":
-            text.append(str(block.get("text") or ""))
-        elif block.get("type") == "tool_use" and block.get("name"):
-            calls.append(ToolCall(id=str(block.get("id") or ""), name=str(block["name"]),
-                                  arguments=parse_arguments(block.get("input"))))
-    reason = str(data.get("stop_reason") or "")
-    raw_usage = data.get("usage")
-    return ChatResponse(
-        content="".join(text), tool_calls=calls,
-        finish_reason=_STOP_REASONS.get(reason, reason) or ("tool_calls" if calls else "stop"),
-        usage=_usage(raw_usage),
-        metadata={"response_id": str(data.get("id") or ""),
-                  "cached_input_tokens": raw_usage.get("cache_read_input_tokens")
-                  if isinstance(raw_usage, dict) else None,
-                  "anthropic_thinking": thinking},
-    )
+    @classmethod
+    def parse_whole(cls, data: Any) -> ChatResponse:
+        """A whole Messages API answer."""
+        if not isinstance(data, dict) or not isinstance(data.get("content"), list):
+            raise MalformedResponse("the answer has no content list")
+        text: list[str] = []
+        calls: list[ToolCall] = []
+        thinking: list[dict[str, Any]] = []
+        for block in data["content"]:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") in ("thinking", "redacted_thinking"):
+                thinking.append(dict(block))
+            elif block.get("type") == "text":
+                text.append(str(block.get("text") or ""))
+            elif block.get("type") == "tool_use" and block.get("name"):
+                calls.append(ToolCall(id=str(block.get("id") or ""), name=str(block["name"]),
+                                      arguments=parse_arguments(block.get("input"))))
+        reason = str(data.get("stop_reason") or "")
+        raw_usage = data.get("usage")
+        return ChatResponse(
+            content="".join(text), tool_calls=calls,
+            finish_reason=_STOP_REASONS.get(reason, reason) or ("tool_calls" if calls else "stop"),
+            usage=_usage(raw_usage),
+            metadata={"response_id": str(data.get("id") or ""),
+                      "cached_input_tokens": raw_usage.get("cache_read_input_tokens")
+                      if isinstance(raw_usage, dict) else None,
+                      "anthropic_thinking": thinking},
+        )
 
 
 class AnthropicClient(LLMClient):
@@ -203,6 +189,8 @@ class AnthropicClient(LLMClient):
     request without thinking instead of failing.
     """
 
+    _accumulator = AnthropicAccumulator
+    _chat_path = "/messages"
     _MEMORY = 64  # tool-call groups remembered
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -216,15 +204,6 @@ class AnthropicClient(LLMClient):
             headers["x-api-key"] = self._api_key
         headers["anthropic-version"] = ANTHROPIC_VERSION
         return headers
-
-    def _chat_url(self, call: _Call) -> str:
-        return f"{self._base_url}/messages"
-
-    def _new_accumulator(self) -> StreamAccumulator:
-        return AnthropicAccumulator()
-
-    def _parse_whole(self, data: Any) -> ChatResponse:
-        return parse_message(data)
 
     def _finish(self, call: _Call, *, interrupted: bool = False) -> ChatResponse:
         result = super()._finish(call, interrupted=interrupted)
@@ -276,8 +255,6 @@ class AnthropicClient(LLMClient):
                 body["tool_choice"] = {"type": "any"}
             elif choice == "none":
                 body["tool_choice"] = {"type": "none"}
-            elif isinstance(choice, dict):
-                name = obj(choice.get("function")).get("name")
-                if name:
-                    body["tool_choice"] = {"type": "tool", "name": name}
+            elif name := forced_tool(choice):
+                body["tool_choice"] = {"type": "tool", "name": name}
         return body

@@ -27,10 +27,20 @@ from httpx_sse import ServerSentEvent
 
 from jawad_desktop.core.llm.client import LLMClient, _Call
 from jawad_desktop.core.llm.errors import AuthError, LLMError, ProtocolError
-from jawad_desktop.core.llm.formats import functions_of, json_text, obj
+from jawad_desktop.core.llm.formats import (
+    EventAccumulator,
+    alternating_turns,
+    arguments_object,
+    forced_tool,
+    functions_of,
+    given,
+    json_text,
+    obj,
+)
 from jawad_desktop.core.llm.sigv4 import SigV4Auth, find_credentials, profile_region
-from jawad_desktop.core.llm.types import ChatResponse, Message, StreamDelta, ToolCall, Usage
-from jawad_desktop.core.llm.wire import MalformedResponse, StreamAccumulator, parse_arguments
+from jawad_desktop.core.llm.types import ChatResponse, StreamDelta, Usage
+from jawad_desktop.core.llm.wire import MalformedResponse, parse_arguments
+from jawad_desktop.core.messages import Message, ToolCall
 
 __all__ = ["BedrockClient", "bedrock_messages", "bedrock_region", "read_frames"]
 
@@ -49,32 +59,18 @@ def bedrock_region(provider_region: str = "", profile: str = "") -> str:
 def bedrock_messages(messages: list[Message]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The ``system`` blocks and the ``messages`` of a Converse request (tool results are
     ``toolResult`` blocks of a user message; consecutive messages of one role are merged)."""
-    system: list[dict[str, Any]] = []
-    out: list[dict[str, Any]] = []
-    for message in messages:
-        if message.role == "system":
-            if message.content:
-                system.append({"text": message.content})
-            continue
-        blocks: list[dict[str, Any]] = []
+
+    def turn_of(message: Message) -> tuple[str, list[dict[str, Any]]]:
         if message.role == "tool":
-            role = "user"
-            blocks.append({"toolResult": {"toolUseId": message.tool_call_id,
-                                          "content": [{"text": message.content or "(no output)"}]}})
-        else:
-            role = message.role
-            if message.content:
-                blocks.append({"text": message.content})
-            for call in message.tool_calls:
-                arguments = call.arguments if isinstance(call.arguments, dict) else {"input": call.arguments}
-                blocks.append({"toolUse": {"toolUseId": call.id, "name": call.name, "input": arguments}})
-        if not blocks:
-            continue
-        if out and out[-1]["role"] == role:
-            out[-1]["content"].extend(blocks)
-        else:
-            out.append({"role": role, "content": blocks})
-    return system, out
+            return "user", [{"toolResult": {"toolUseId": message.tool_call_id,
+                                            "content": [{"text": message.content or "(no output)"}]}}]
+        blocks: list[dict[str, Any]] = [{"text": message.content}] if message.content else []
+        blocks.extend({"toolUse": {"toolUseId": call.id, "name": call.name, "input": arguments_object(call)}}
+                      for call in message.tool_calls)
+        return message.role, blocks
+
+    system, turns = alternating_turns(messages, turn_of)
+    return [{"text": text} for text in system], turns
 
 
 class EventStreamError(ValueError):
@@ -147,19 +143,10 @@ async def _events(response: httpx.Response) -> AsyncGenerator[ServerSentEvent, N
                                                "message": f"unreadable event stream: {exc}"}))
 
 
-class BedrockAccumulator(StreamAccumulator):
+class BedrockAccumulator(EventAccumulator):
     """Folds Converse stream events (and whole answers) into deltas."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.cached_input_tokens: int | None = None
-
-    def add(self, data: Any) -> StreamDelta | None:
-        if not isinstance(data, dict) or not isinstance(data.get("type"), str):
-            self.skipped += 1
-            return None
-        self.chunks += 1
-        kind = data["type"]
+    def add_event(self, kind: str, data: dict[str, Any]) -> StreamDelta | None:
         index = data.get("contentBlockIndex") if isinstance(data.get("contentBlockIndex"), int) else 0
         if kind == "contentBlockStart":
             tool = obj(obj(data.get("start")).get("toolUse"))
@@ -196,39 +183,37 @@ class BedrockAccumulator(StreamAccumulator):
             return status, json_text({"message": f"{data.get('exception')}: {data.get('message', '')}"})
         return None
 
-    def response(self) -> ChatResponse:
-        result = super().response()
-        result.metadata["cached_input_tokens"] = self.cached_input_tokens
-        return result
-
-
-def parse_converse(data: Any) -> ChatResponse:
-    message = obj(obj(obj(data).get("output")).get("message"))
-    if not isinstance(message.get("content"), list):
-        raise MalformedResponse("the answer has no output message")
-    text: list[str] = []
-    calls: list[ToolCall] = []
-    for block in message["content"]:
-        block = obj(block)
-        if isinstance(block.get("text"), str):
-            text.append(block["text"])
-        tool = obj(block.get("toolUse"))
-        if tool.get("name"):
-            calls.append(ToolCall(id=str(tool.get("toolUseId") or ""), name=str(tool["name"]),
-                                  arguments=parse_arguments(tool.get("input"))))
-    acc = BedrockAccumulator()
-    acc._usage(data.get("usage"))
-    reason = str(data.get("stopReason") or "")
-    return ChatResponse(
-        content="".join(text), tool_calls=calls,
-        finish_reason=_STOP.get(reason, reason) or ("tool_calls" if calls else "stop"),
-        usage=acc.usage or Usage(),
-        metadata={"response_id": "", "cached_input_tokens": acc.cached_input_tokens},
-    )
+    @classmethod
+    def parse_whole(cls, data: Any) -> ChatResponse:
+        """A whole Converse answer."""
+        message = obj(obj(obj(data).get("output")).get("message"))
+        if not isinstance(message.get("content"), list):
+            raise MalformedResponse("the answer has no output message")
+        text: list[str] = []
+        calls: list[ToolCall] = []
+        for block in message["content"]:
+            block = obj(block)
+            if isinstance(block.get("text"), str):
+                text.append(block["text"])
+            tool = obj(block.get("toolUse"))
+            if tool.get("name"):
+                calls.append(ToolCall(id=str(tool.get("toolUseId") or ""), name=str(tool["name"]),
+                                      arguments=parse_arguments(tool.get("input"))))
+        acc = cls()
+        acc._usage(data.get("usage"))
+        reason = str(data.get("stopReason") or "")
+        return ChatResponse(
+            content="".join(text), tool_calls=calls,
+            finish_reason=_STOP.get(reason, reason) or ("tool_calls" if calls else "stop"),
+            usage=acc.usage or Usage(),
+            metadata={"response_id": "", "cached_input_tokens": acc.cached_input_tokens},
+        )
 
 
 class BedrockClient(LLMClient):
     """``LLMClient`` speaking Bedrock Converse, every request signed with SigV4."""
+
+    _accumulator = BedrockAccumulator
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -260,12 +245,6 @@ class BedrockClient(LLMClient):
         action = "converse-stream" if call.stream_now else "converse"
         return f"{self._base_url}/model/{quote(call.model, safe='')}/{action}"
 
-    def _new_accumulator(self) -> StreamAccumulator:
-        return BedrockAccumulator()
-
-    def _parse_whole(self, data: Any) -> ChatResponse:
-        return parse_converse(data)
-
     def _stream_events(self, response: httpx.Response) -> AsyncGenerator[ServerSentEvent, None] | None:
         if "eventstream" in response.headers.get("content-type", ""):
             return _events(response)
@@ -279,11 +258,7 @@ class BedrockClient(LLMClient):
         body: dict[str, Any] = {"messages": messages}
         if system:
             body["system"] = system
-        config: dict[str, Any] = {}
-        if call.max_tokens is not None:
-            config["maxTokens"] = call.max_tokens
-        if call.temperature is not None:
-            config["temperature"] = call.temperature
+        config = given(maxTokens=call.max_tokens, temperature=call.temperature)
         if config:
             body["inferenceConfig"] = config
         if call.send_tools:
@@ -291,8 +266,7 @@ class BedrockClient(LLMClient):
                 {"toolSpec": {"name": f.name, "description": f.description or f.name,
                               "inputSchema": {"json": f.parameters}}} for f in functions_of(call.send_tools)]}
             choice = call.tool_choice
-            name = obj(obj(choice).get("function")).get("name")
-            if name:
+            if name := forced_tool(choice):
                 tool_config["toolChoice"] = {"tool": {"name": name}}
             elif choice == "required":
                 tool_config["toolChoice"] = {"any": {}}

@@ -37,15 +37,16 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, ClassVar
 
 import httpx
 from httpx_sse import EventSource, ServerSentEvent
 
 from jawad_desktop import APP_NAME, __version__
+from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
+from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.events import EventBus, RetryNotice
-from jawad_desktop.core.llm.config import ProviderConfig, ProviderKind
 from jawad_desktop.core.llm.errors import (
     LLMError,
     LLMTimeoutError,
@@ -55,7 +56,7 @@ from jawad_desktop.core.llm.errors import (
     classify_status,
     classify_transport,
 )
-from jawad_desktop.core.llm.types import ChatResponse, Message, StreamDelta
+from jawad_desktop.core.llm.types import ChatResponse, StreamDelta
 from jawad_desktop.core.llm.wire import (
     MalformedResponse,
     StreamAccumulator,
@@ -63,9 +64,8 @@ from jawad_desktop.core.llm.wire import (
     build_body,
     fold_events,
     is_tools_rejection,
-    parse_completion,
 )
-from jawad_desktop.core.store.settings import NetworkSettings
+from jawad_desktop.core.messages import Message
 
 log = logging.getLogger("jawad.llm")
 
@@ -214,17 +214,11 @@ class ChatStream:
             raise self._error from None
         except asyncio.CancelledError:
             # The HTTP stream was closed as the cancellation went through it.
-            self._result = self._client._finish(self._call, interrupted=True)
-            if self._cancel_requested and task is not None and task.uncancel() == 0:
+            if self._interrupted_by_us(task):
                 raise StopAsyncIteration from None  # our own cancel(): end the stream normally
             raise
-        except Exception as exc:  # a bug here must not take the window down with it
-            log.exception("unexpected failure in a chat request")
-            self._error = LLMError(
-                f"Something went wrong while talking to {self._client.provider.kind.label}: "
-                f"{type(exc).__name__}: {exc}",
-                suggestions=["Try again.", "The details are in the log file."],
-            )
+        except Exception as exc:
+            self._error = self._unexpected(exc)
             raise self._error from exc
         finally:
             self._consumer = None
@@ -291,18 +285,28 @@ class ChatStream:
         except TimeoutError:
             self._error = self._client._total_timeout(self._call)
         except asyncio.CancelledError:
-            self._result = self._client._finish(self._call, interrupted=True)
-            if not (self._cancel_requested and task is not None and task.uncancel() == 0):
+            if not self._interrupted_by_us(task):
                 raise
-        except Exception as exc:  # a bug here must not take the window down with it
-            log.exception("unexpected failure in a chat request")
-            self._error = LLMError(
-                f"Something went wrong while talking to {self._client.provider.kind.label}: "
-                f"{type(exc).__name__}: {exc}",
-                suggestions=["Try again.", "The details are in the log file."],
-            )
+        except Exception as exc:
+            self._error = self._unexpected(exc)
         finally:
             self._consumer = None
+
+    def _interrupted_by_us(self, task: asyncio.Task[Any] | None) -> bool:
+        """Keep the partial answer of a request cancelled in ``task``, interrupted; True when
+        the cancellation was our own ``cancel()`` (taken back: the request ends normally),
+        False when someone else cancelled the task and it must stay cancelled."""
+        self._result = self._client._finish(self._call, interrupted=True)
+        return self._cancel_requested and task is not None and task.uncancel() == 0
+
+    def _unexpected(self, exc: Exception) -> LLMError:
+        """The error for a failure that is a bug, logged: it must not take the window down with it."""
+        log.exception("unexpected failure in a chat request")
+        return LLMError(
+            f"Something went wrong while talking to {self._client.provider.kind.label}: "
+            f"{type(exc).__name__}: {exc}",
+            suggestions=["Try again.", "The details are in the log file."],
+        )
 
     async def aclose(self) -> None:
         """Stop the request if it still runs and close its connection."""
@@ -391,6 +395,17 @@ class LLMClient:
     @property
     def base_url(self) -> str:
         return self._base_url
+
+    @property
+    def model_key(self) -> tuple[str, str, str]:
+        """What is learned about a model is remembered under: (provider kind, base URL, model).
+
+        The agent keeps each model's tool-call format under it; this client, which models
+        reject tools or break streaming with them. Until the first request the built-in
+        server's address and a model picked from the provider's list are not known yet, so
+        the key can change once then.
+        """
+        return (self.provider.kind.value, self._base_url, self._model)
 
     def _headers(self) -> dict[str, str]:
         headers = {"User-Agent": f"JawadDesktop/{__version__}", "Accept": "application/json"}
@@ -581,7 +596,9 @@ class LLMClient:
         call.started = time.monotonic()
         http = await self._client()
         call.model = await self._ensure_model()
-        call.capability = (self.provider.kind.value, self._base_url, call.model)
+        # ``chat`` takes no model of its own: the call's is the client's, and what this call
+        # learns is remembered under the key the agent uses too.
+        call.capability = self.model_key
         call.send_tools = call.tools
         if call.send_tools and call.capability in _TOOLS_UNSUPPORTED:
             call.send_tools, call.tools_unsupported = None, True
@@ -591,14 +608,16 @@ class LLMClient:
     def _next_body(self, call: _Call) -> dict[str, Any]:
         if call.stream_now and call.send_tools and call.capability in _STREAMED_TOOLS_BROKEN:
             call.stream_now = False
-        call.acc = self._new_accumulator()
+        call.acc = self._accumulator()
         call.api_calls += 1
         return self._build_body(call)
 
     # -- the wire format: what a provider with another API overrides (see core.llm.providers)
-    def _new_accumulator(self) -> StreamAccumulator:
-        """The accumulator that folds this provider's answers (chunks or whole) into deltas."""
-        return StreamAccumulator()
+    # Folds this provider's answers into deltas: streamed chunks, and whole answers read
+    # with its ``parse_whole``.
+    _accumulator: ClassVar[type[StreamAccumulator]] = StreamAccumulator
+    # Where a chat is posted, under the base URL (override ``_chat_url`` when it depends on the call).
+    _chat_path: ClassVar[str] = "/chat/completions"
 
     def _build_body(self, call: _Call) -> dict[str, Any]:
         """The JSON body of one attempt of ``call`` (streamed when ``call.stream_now``)."""
@@ -619,11 +638,7 @@ class LLMClient:
 
     def _chat_url(self, call: _Call) -> str:
         """Where one attempt of ``call`` is posted."""
-        return f"{self._base_url}/chat/completions"
-
-    def _parse_whole(self, data: Any) -> ChatResponse:
-        """A whole (unstreamed) answer; raises ``MalformedResponse`` when it is not one."""
-        return parse_completion(data)
+        return f"{self._base_url}{self._chat_path}"
 
     def _stream_events(self, response: httpx.Response) -> AsyncGenerator[ServerSentEvent, None] | None:
         """The events of a streamed answer, or None when the body is not a stream (read whole)."""
@@ -726,7 +741,7 @@ class LLMClient:
             self._raise_status(whole.status_code, whole.text[:_MAX_ERROR_BODY], whole.headers, with_tools)
         if whole.content[:1] == b"{":  # the usual case: JSON, parsed from bytes (no text decoding)
             try:
-                return call.acc.absorb(self._parse_whole(json.loads(whole.content)))
+                return call.acc.absorb(self._accumulator.parse_whole(json.loads(whole.content)))
             except (ValueError, RecursionError, MalformedResponse):
                 pass  # explained below, from the text
         return await self._whole_from_text(whole.text, call, with_tools)
@@ -769,7 +784,7 @@ class LLMClient:
         data: Any = None
         try:
             data = json.loads(raw)
-            parsed = self._parse_whole(data)
+            parsed = self._accumulator.parse_whole(data)
         except (ValueError, RecursionError, MalformedResponse) as exc:
             failure = call.acc.error_in(data)
             if failure is not None:

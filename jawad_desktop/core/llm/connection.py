@@ -21,14 +21,14 @@ from dataclasses import dataclass, field
 
 import httpx
 
+from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
+from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.events import TestResult
 from jawad_desktop.core.llm.client import RetryPolicy
-from jawad_desktop.core.llm.config import ProviderConfig, ProviderKind
 from jawad_desktop.core.llm.local_server import MODEL_ALIAS, local_available
 from jawad_desktop.core.llm.providers import make_client
-from jawad_desktop.core.llm.types import Message
-from jawad_desktop.core.store.settings import NetworkSettings
+from jawad_desktop.core.messages import Message
 
 log = logging.getLogger("jawad.llm.connection")
 

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from jawad_desktop.core.llm.types import ChatResponse, Message, StreamDelta
+from jawad_desktop.core.llm.types import ChatResponse, StreamDelta
+from jawad_desktop.core.messages import Message
 
 log = logging.getLogger("jawad.llm.context")
 

@@ -19,8 +19,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from jawad_desktop.core.config.providers import ProviderKind
 from jawad_desktop.core.llm.client import LLMClient
-from jawad_desktop.core.llm.config import ProviderKind
 from jawad_desktop.core.llm.errors import LLMError, ModelNotFoundError, ProtocolError
 from jawad_desktop.core.llm.formats import obj
 

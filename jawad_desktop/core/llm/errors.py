@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.errors import JawadError
-from jawad_desktop.core.llm.config import ProviderConfig, ProviderKind
 
 if TYPE_CHECKING:
     from jawad_desktop.core.llm.types import ChatResponse
@@ -294,25 +294,20 @@ def classify_transport(provider: ProviderConfig, exc: BaseException, *, timeout_
                 suggestions=["Check the base URL in Settings.", "Check your internet connection."],
                 detail=detail,
             )
-        if provider.kind in (ProviderKind.OLLAMA, ProviderKind.OLLAMA_NATIVE):
-            return _refused(NetworkError(
-                f"Can't reach Ollama at {_ollama_root(url)}: is it running? Start it with `ollama serve`.",
-                suggestions=["Start Ollama with `ollama serve` (or open the Ollama app).",
-                             "Check the base URL in Settings."],
-                detail=detail,
-            ), url)
         if provider.kind is ProviderKind.LOCAL:
             return NetworkError(
                 "Can't reach the built-in local model server.",
                 suggestions=["Try again: the server is restarted on the next request."],
                 detail=detail,
             )
-        return _refused(NetworkError(
-            f"Can't reach {_where(provider)}: is the server running and the address right?",
-            suggestions=["Check your internet connection or that the local server is started.",
-                         "Check the base URL and the proxy in Settings."],
-            detail=detail,
-        ), url)
+        if provider.kind in (ProviderKind.OLLAMA, ProviderKind.OLLAMA_NATIVE):
+            message = f"Can't reach Ollama at {_ollama_root(url)}: is it running? Start it with `ollama serve`."
+            tips = ["Start Ollama with `ollama serve` (or open the Ollama app).", "Check the base URL in Settings."]
+        else:
+            message = f"Can't reach {_where(provider)}: is the server running and the address right?"
+            tips = ["Check your internet connection or that the local server is started.",
+                    "Check the base URL and the proxy in Settings."]
+        return _refused(NetworkError(message, suggestions=tips, detail=detail), url)
     if isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)):
         return NetworkError(
             f"The connection to {_where(provider)} broke before the answer was complete.",

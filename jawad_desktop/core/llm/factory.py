@@ -7,21 +7,32 @@ command line (``--kind --base-url --model --api-key-env``). Keys come from the k
 from __future__ import annotations
 
 import os
+from typing import TypedDict, Unpack
 
 from pydantic import ValidationError
 
+from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.llm.client import LLMClient, RetryPolicy
-from jawad_desktop.core.llm.config import ProviderConfig, ProviderKind
 from jawad_desktop.core.llm.connection import FIRST_START_MESSAGE, missing_key_error
 from jawad_desktop.core.llm.local_server import local_available
 from jawad_desktop.core.llm.providers import make_client
 from jawad_desktop.core.store.secrets import provider_key_name
 
-__all__ = ["UNSAVED_NAME", "client_for", "key_from_env", "parse_kind", "resolve_provider"]
+__all__ = ["UNSAVED_NAME", "ProviderOptions", "client_for", "key_from_env", "parse_kind", "resolve_provider"]
 
 UNSAVED_NAME = "command line"
+
+
+class ProviderOptions(TypedDict, total=False):
+    """The command-line options that name a provider besides its saved name (see
+    ``resolve_provider``): an unsaved provider, another model, a key from the environment."""
+
+    kind: str | None
+    base_url: str | None
+    model: str | None
+    api_key_env: str | None
 
 
 def parse_kind(value: str) -> ProviderKind:
@@ -94,14 +105,10 @@ def client_for(
     ctx: AppContext,
     provider_name: str | None = None,
     *,
-    kind: str | None = None,
-    base_url: str | None = None,
-    model: str | None = None,
-    api_key_env: str | None = None,
     retry: RetryPolicy | None = None,
+    **options: Unpack[ProviderOptions],
 ) -> LLMClient:
     """The client for the provider meant (see ``resolve_provider``), on ``ctx``'s network
     settings and event bus."""
-    provider, api_key = resolve_provider(ctx, provider_name, kind=kind, base_url=base_url, model=model,
-                                         api_key_env=api_key_env)
+    provider, api_key = resolve_provider(ctx, provider_name, **options)
     return make_client(provider, api_key, ctx.settings.network, ctx.bus, retry=retry)

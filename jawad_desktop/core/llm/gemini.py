@@ -15,9 +15,18 @@ import httpx
 
 from jawad_desktop.core.llm.client import LLMClient, _Call
 from jawad_desktop.core.llm.errors import LLMError
-from jawad_desktop.core.llm.formats import functions_of, obj, tool_names_by_call_id
-from jawad_desktop.core.llm.types import ChatResponse, Message, StreamDelta, Usage
+from jawad_desktop.core.llm.formats import (
+    alternating_turns,
+    arguments_object,
+    forced_tool,
+    functions_of,
+    given,
+    obj,
+    tool_names_by_call_id,
+)
+from jawad_desktop.core.llm.types import ChatResponse, StreamDelta, Usage
 from jawad_desktop.core.llm.wire import MalformedResponse, StreamAccumulator, new_call_id
+from jawad_desktop.core.messages import Message
 
 __all__ = ["GeminiClient", "gemini_contents", "gemini_schema"]
 
@@ -75,34 +84,20 @@ def gemini_contents(
     ``thoughtSignature`` a thinking model sent with a function call, by call id: it goes back
     on that call's part (Gemini 3 refuses a function call's turn without it)."""
     names = tool_names_by_call_id(messages)
-    system: list[str] = []
-    contents: list[dict[str, Any]] = []
-    for message in messages:
-        if message.role == "system":
-            if message.content:
-                system.append(message.content)
-            continue
-        parts: list[dict[str, Any]] = []
+
+    def turn_of(message: Message) -> tuple[str, list[dict[str, Any]]]:
         if message.role == "tool":
-            role = "user"
             name = message.name or names.get(message.tool_call_id, "tool")
-            parts.append({"functionResponse": {"name": name, "response": {"result": message.content}}})
-        else:
-            role = "model" if message.role == "assistant" else "user"
-            if message.content:
-                parts.append({"text": message.content})
-            for call in message.tool_calls:
-                args = call.arguments if isinstance(call.arguments, dict) else {"input": call.arguments}
-                part: dict[str, Any] = {"functionCall": {"name": call.name, "args": args}}
-                if signatures and call.id in signatures:
-                    part["thoughtSignature"] = signatures[call.id]
-                parts.append(part)
-        if not parts:
-            continue
-        if contents and contents[-1]["role"] == role:
-            contents[-1]["parts"].extend(parts)
-        else:
-            contents.append({"role": role, "parts": parts})
+            return "user", [{"functionResponse": {"name": name, "response": {"result": message.content}}}]
+        parts: list[dict[str, Any]] = [{"text": message.content}] if message.content else []
+        for call in message.tool_calls:
+            part: dict[str, Any] = {"functionCall": {"name": call.name, "args": arguments_object(call)}}
+            if signatures and call.id in signatures:
+                part["thoughtSignature"] = signatures[call.id]
+            parts.append(part)
+        return ("model" if message.role == "assistant" else "user"), parts
+
+    system, contents = alternating_turns(messages, turn_of, key="parts")
     return "\n\n".join(system), contents
 
 
@@ -165,6 +160,18 @@ class GeminiAccumulator(StreamAccumulator):
             return None
         return StreamDelta(text="".join(text), tool_calls=fragments)
 
+    @classmethod
+    def parse_whole(cls, data: Any) -> ChatResponse:
+        """A whole ``GenerateContentResponse``; the thought signatures ride in its metadata
+        to ``absorb``."""
+        if not isinstance(data, dict) or "candidates" not in data:
+            raise MalformedResponse("the answer has no candidates")
+        acc = cls()
+        acc.add(data)
+        result = acc.response()
+        result.metadata["gemini_signatures"] = acc.signatures
+        return result
+
     def absorb(self, whole: ChatResponse) -> StreamDelta | None:
         signatures = whole.metadata.pop("gemini_signatures", None)
         if isinstance(signatures, dict):
@@ -184,6 +191,8 @@ class GeminiClient(LLMClient):
 
     Thought signatures of function calls are remembered by call id and sent back with them
     (the agent's messages have no place for them)."""
+
+    _accumulator = GeminiAccumulator
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -207,18 +216,6 @@ class GeminiClient(LLMClient):
         method = "streamGenerateContent?alt=sse" if call.stream_now else "generateContent"
         return f"{self._base_url}/{self._model_path(call.model)}:{method}"
 
-    def _new_accumulator(self) -> StreamAccumulator:
-        return GeminiAccumulator()
-
-    def _parse_whole(self, data: Any) -> ChatResponse:
-        if not isinstance(data, dict) or "candidates" not in data:
-            raise MalformedResponse("the answer has no candidates")
-        acc = GeminiAccumulator()
-        acc.add(data)
-        result = acc.response()
-        result.metadata["gemini_signatures"] = acc.signatures
-        return result
-
     def _finish(self, call: _Call, *, interrupted: bool = False) -> ChatResponse:
         result = super()._finish(call, interrupted=interrupted)
         if isinstance(call.acc, GeminiAccumulator) and call.acc.signatures:
@@ -232,11 +229,7 @@ class GeminiClient(LLMClient):
         body: dict[str, Any] = {"contents": contents}
         if system:
             body["systemInstruction"] = {"parts": [{"text": system}]}
-        config: dict[str, Any] = {}
-        if call.temperature is not None:
-            config["temperature"] = call.temperature
-        if call.max_tokens is not None:
-            config["maxOutputTokens"] = call.max_tokens
+        config = given(temperature=call.temperature, maxOutputTokens=call.max_tokens)
         if self.provider.reasoning:
             config["thinkingConfig"] = {"thinkingBudget": _THINKING_BUDGET[self.provider.reasoning]}
         if call.response_schema is not None:
@@ -251,8 +244,7 @@ class GeminiClient(LLMClient):
             choice = call.tool_choice
             mode = {"required": "ANY", "none": "NONE"}.get(choice if isinstance(choice, str) else "", "AUTO")
             function_config: dict[str, Any] = {"mode": mode}
-            name = obj(obj(choice).get("function")).get("name")
-            if name:
+            if name := forced_tool(choice):
                 function_config = {"mode": "ANY", "allowedFunctionNames": [name]}
             body["toolConfig"] = {"functionCallingConfig": function_config}
         return body

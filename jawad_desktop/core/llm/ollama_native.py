@@ -14,9 +14,10 @@ import httpx
 from httpx_sse import ServerSentEvent
 
 from jawad_desktop.core.llm.client import LLMClient, _Call
-from jawad_desktop.core.llm.formats import functions_of, obj, tool_names_by_call_id
-from jawad_desktop.core.llm.types import ChatResponse, Message, StreamDelta, ToolCallFragment, Usage
+from jawad_desktop.core.llm.formats import arguments_object, functions_of, given, obj, tool_names_by_call_id
+from jawad_desktop.core.llm.types import ChatResponse, StreamDelta, ToolCallFragment, Usage
 from jawad_desktop.core.llm.wire import MalformedResponse, StreamAccumulator, new_call_id
+from jawad_desktop.core.messages import Message
 
 __all__ = ["OllamaNativeClient", "ollama_messages", "resolve_tool_name"]
 
@@ -39,10 +40,8 @@ def ollama_messages(messages: list[Message]) -> list[dict[str, Any]]:
     for message in messages:
         wire: dict[str, Any] = {"role": message.role, "content": message.content or ""}
         if message.tool_calls:
-            wire["tool_calls"] = [{"function": {
-                "name": call.name,
-                "arguments": call.arguments if isinstance(call.arguments, dict) else {"input": call.arguments}}}
-                for call in message.tool_calls]
+            wire["tool_calls"] = [{"function": {"name": call.name, "arguments": arguments_object(call)}}
+                                  for call in message.tool_calls]
         if message.role == "tool":
             wire["tool_name"] = message.name or names.get(message.tool_call_id, "")
         out.append(wire)
@@ -88,6 +87,15 @@ class OllamaAccumulator(StreamAccumulator):
             return None
         return StreamDelta(text=text, tool_calls=fragments)
 
+    @classmethod
+    def parse_whole(cls, data: Any) -> ChatResponse:
+        """A whole ``/api/chat`` answer (one line with ``done``)."""
+        if not isinstance(data, dict) or "message" not in data:
+            raise MalformedResponse("the answer has no message")
+        acc = cls()
+        acc.add(data)
+        return acc.response()
+
     def absorb(self, whole: ChatResponse) -> StreamDelta | None:
         for call in whole.tool_calls:  # a whole answer is parsed before the offered names are known
             call.name = resolve_tool_name(call.name, self.offered)
@@ -103,6 +111,9 @@ async def _lines(response: httpx.Response) -> AsyncGenerator[ServerSentEvent, No
 class OllamaNativeClient(LLMClient):
     """``LLMClient`` speaking Ollama's own ``/api/chat``."""
 
+    _accumulator = OllamaAccumulator
+    _chat_path = "/api/chat"
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         root = self._base_url
@@ -111,19 +122,6 @@ class OllamaNativeClient(LLMClient):
     @property
     def supports_schema(self) -> bool:
         return True
-
-    def _chat_url(self, call: _Call) -> str:
-        return f"{self._base_url}/api/chat"
-
-    def _new_accumulator(self) -> StreamAccumulator:
-        return OllamaAccumulator()
-
-    def _parse_whole(self, data: Any) -> ChatResponse:
-        if not isinstance(data, dict) or "message" not in data:
-            raise MalformedResponse("the answer has no message")
-        acc = OllamaAccumulator()
-        acc.add(data)
-        return acc.response()
 
     def _stream_events(self, response: httpx.Response) -> AsyncGenerator[ServerSentEvent, None] | None:
         if "ndjson" in response.headers.get("content-type", ""):
@@ -136,11 +134,7 @@ class OllamaNativeClient(LLMClient):
             call.acc.offered = {f.name for f in functions}
         body: dict[str, Any] = {"model": call.model, "messages": ollama_messages(call.messages),
                                 "stream": call.stream_now}
-        options: dict[str, Any] = {}
-        if call.temperature is not None:
-            options["temperature"] = call.temperature
-        if call.max_tokens is not None:
-            options["num_predict"] = call.max_tokens
+        options = given(temperature=call.temperature, num_predict=call.max_tokens)
         if options:
             body["options"] = options
         if self.provider.reasoning:

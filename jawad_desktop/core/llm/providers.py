@@ -7,15 +7,15 @@ cancellation and errors and changing only the wire format.
 
 from __future__ import annotations
 
+from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
+from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.events import EventBus
 from jawad_desktop.core.llm.anthropic import AnthropicClient
 from jawad_desktop.core.llm.bedrock import BedrockClient
 from jawad_desktop.core.llm.client import LLMClient, RetryPolicy
-from jawad_desktop.core.llm.config import ProviderConfig, ProviderKind
 from jawad_desktop.core.llm.gemini import GeminiClient
 from jawad_desktop.core.llm.ollama_native import OllamaNativeClient
 from jawad_desktop.core.llm.responses import ResponsesClient
-from jawad_desktop.core.store.settings import NetworkSettings
 
 __all__ = ["client_class", "make_client"]
 

@@ -14,9 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 from jawad_desktop.core.llm.client import LLMClient, _Call
-from jawad_desktop.core.llm.formats import functions_of, json_text, obj
-from jawad_desktop.core.llm.types import ChatResponse, Message, StreamDelta, Usage
-from jawad_desktop.core.llm.wire import MalformedResponse, StreamAccumulator
+from jawad_desktop.core.llm.formats import EventAccumulator, forced_tool, functions_of, json_text, obj
+from jawad_desktop.core.llm.types import ChatResponse, StreamDelta, Usage
+from jawad_desktop.core.llm.wire import MalformedResponse
+from jawad_desktop.core.messages import Message
 
 __all__ = ["ResponsesClient", "responses_input"]
 
@@ -48,21 +49,15 @@ def _usage(raw: Any) -> tuple[Usage, int | None, int | None]:
             obj(raw.get("output_tokens_details")).get("reasoning_tokens"))
 
 
-class ResponsesAccumulator(StreamAccumulator):
+class ResponsesAccumulator(EventAccumulator):
     """Folds Responses API events (and whole ``response`` objects) into deltas."""
 
     def __init__(self) -> None:
         super().__init__()
         self.status = ""
-        self.cached_input_tokens: int | None = None
         self.reasoning_tokens: int | None = None
 
-    def add(self, data: Any) -> StreamDelta | None:
-        if not isinstance(data, dict) or not isinstance(data.get("type"), str):
-            self.skipped += 1
-            return None
-        self.chunks += 1
-        kind = data["type"]
+    def add_event(self, kind: str, data: dict[str, Any]) -> StreamDelta | None:
         index = data.get("output_index") if isinstance(data.get("output_index"), int) else 0
         if kind == "response.created":
             self.response_id = str(obj(data.get("response")).get("id") or "")
@@ -103,44 +98,37 @@ class ResponsesAccumulator(StreamAccumulator):
 
     def response(self) -> ChatResponse:
         result = super().response()
-        result.metadata.update(response_status=self.status, cached_input_tokens=self.cached_input_tokens,
-                               reasoning_tokens=self.reasoning_tokens)
+        result.metadata.update(response_status=self.status, reasoning_tokens=self.reasoning_tokens)
         return result
 
-
-def parse_response(data: Any) -> ChatResponse:
-    """A whole ``response`` object."""
-    if not isinstance(data, dict) or not isinstance(data.get("output"), list):
-        raise MalformedResponse("the answer has no output list")
-    acc = ResponsesAccumulator()
-    acc.chunks += 1
-    for index, item in enumerate(data["output"]):
-        item = obj(item)
-        if item.get("type") == "message":
-            for part in item.get("content") or []:
-                if obj(part).get("type") == "output_text" and obj(part).get("text"):
-                    acc.text.append(str(obj(part)["text"]))
-        elif item.get("type") == "function_call":
-            acc.add({"type": "response.output_item.added", "output_index": index, "item": item})
-    acc._finish_from(data)
-    return acc.response()
+    @classmethod
+    def parse_whole(cls, data: Any) -> ChatResponse:
+        """A whole ``response`` object."""
+        if not isinstance(data, dict) or not isinstance(data.get("output"), list):
+            raise MalformedResponse("the answer has no output list")
+        acc = cls()
+        acc.chunks += 1
+        for index, item in enumerate(data["output"]):
+            item = obj(item)
+            if item.get("type") == "message":
+                for part in item.get("content") or []:
+                    if obj(part).get("type") == "output_text" and obj(part).get("text"):
+                        acc.text.append(str(obj(part)["text"]))
+            elif item.get("type") == "function_call":
+                acc.add({"type": "response.output_item.added", "output_index": index, "item": item})
+        acc._finish_from(data)
+        return acc.response()
 
 
 class ResponsesClient(LLMClient):
     """``LLMClient`` speaking the Responses API, with a stateless tool loop."""
 
+    _accumulator = ResponsesAccumulator
+    _chat_path = "/responses"
+
     @property
     def supports_schema(self) -> bool:
         return True
-
-    def _chat_url(self, call: _Call) -> str:
-        return f"{self._base_url}/responses"
-
-    def _new_accumulator(self) -> StreamAccumulator:
-        return ResponsesAccumulator()
-
-    def _parse_whole(self, data: Any) -> ChatResponse:
-        return parse_response(data)
 
     def _build_body(self, call: _Call) -> dict[str, Any]:
         body: dict[str, Any] = {"model": call.model, "input": responses_input(call.messages),
@@ -159,8 +147,7 @@ class ResponsesClient(LLMClient):
                               "parameters": f.parameters, "strict": False}
                              for f in functions_of(call.send_tools)]
             choice = call.tool_choice
-            name = obj(obj(choice).get("function")).get("name")
-            if name:
+            if name := forced_tool(choice):
                 body["tool_choice"] = {"type": "function", "name": name}
             elif isinstance(choice, str):
                 body["tool_choice"] = choice

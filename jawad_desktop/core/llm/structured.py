@@ -21,7 +21,8 @@ from typing import Any, Generic, Protocol, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from jawad_desktop.core.errors import JawadError
-from jawad_desktop.core.llm.types import ChatResponse, Message
+from jawad_desktop.core.llm.types import ChatResponse
+from jawad_desktop.core.messages import Message
 
 log = logging.getLogger("jawad.llm.structured")
 

@@ -1,62 +1,15 @@
-"""The wire-neutral shapes of the LLM layer: messages, tool calls, stream deltas, responses.
+"""The wire-neutral shapes of the LLM layer: stream deltas, usage, responses.
 
-Every provider client turns its wire format into these; the agent only sees these.
-Messages are OpenAI-shaped dicts on the wire; here they are small dataclasses with
-``to_wire()`` so the agent and the store never build JSON by hand.
+Every provider client turns its wire format into these; the agent only sees these. The
+messages themselves are the ground floor's (``core.messages``).
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
-Role = Literal["system", "user", "assistant", "tool"]
-
-
-@dataclass(slots=True)
-class ToolCall:
-    """A call the model asked for. ``arguments`` is the parsed object (or the raw text if
-    it is not valid JSON: the agent's repair step decides what to do with it)."""
-
-    id: str
-    name: str
-    arguments: dict[str, Any] | str
-    type: Literal["function"] = "function"
-
-    def arguments_json(self) -> str:
-        if isinstance(self.arguments, str):
-            return self.arguments
-        return json.dumps(self.arguments, ensure_ascii=False)
-
-    def to_wire(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "type": "function",
-            "function": {"name": self.name, "arguments": self.arguments_json()},
-        }
-
-
-@dataclass(slots=True)
-class Message:
-    """One chat message. Assistant messages may carry tool calls; tool messages answer one."""
-
-    role: Role
-    content: str = ""
-    tool_calls: list[ToolCall] = field(default_factory=list)
-    tool_call_id: str = ""
-    name: str = ""
-
-    def to_wire(self) -> dict[str, Any]:
-        # Never send content: null (llama.cpp rejects it, see PLATFORM.md): "" instead.
-        wire: dict[str, Any] = {"role": self.role, "content": self.content or ""}
-        if self.tool_calls:
-            wire["tool_calls"] = [call.to_wire() for call in self.tool_calls]
-        if self.role == "tool":
-            wire["tool_call_id"] = self.tool_call_id
-            if self.name:
-                wire["name"] = self.name
-        return wire
+from jawad_desktop.core.messages import Message, ToolCall
 
 
 @dataclass(slots=True)

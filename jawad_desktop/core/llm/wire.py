@@ -22,7 +22,8 @@ from typing import Any
 
 from httpx_sse import ServerSentEvent
 
-from jawad_desktop.core.llm.types import ChatResponse, Message, StreamDelta, ToolCall, ToolCallFragment, Usage
+from jawad_desktop.core.llm.types import ChatResponse, StreamDelta, ToolCallFragment, Usage
+from jawad_desktop.core.messages import Message, ToolCall
 
 log = logging.getLogger("jawad.llm.wire")
 
@@ -212,6 +213,12 @@ class StreamAccumulator:
     @property
     def has_output(self) -> bool:
         return bool(self.text) or bool(self._calls)
+
+    @classmethod
+    def parse_whole(cls, data: Any) -> ChatResponse:
+        """A whole (unstreamed) answer in this format; raises ``MalformedResponse`` when it
+        is not one. ``absorb`` then takes it in like the chunks of a stream."""
+        return parse_completion(data)
 
     def add(self, data: Any) -> StreamDelta | None:
         """Fold one decoded chunk in; returns what it adds for the user (None if nothing)."""

@@ -5,15 +5,16 @@ server's command is started as a child process) or streamable HTTP (headers read
 the keyring), lists its tools, keeps those on the allow-list, and registers each as a
 ``Tool`` whose schema is the server's own and whose call goes back through the session.
 A server that cannot be reached is skipped with a message in ``problems``; the others
-still work.
+still work. A tool whose name is already taken (by a built-in tool or an earlier server)
+is registered as ``<server>_<tool>`` and the rename is reported in ``problems`` too.
 
 Each session lives in its own task (the SDK's transports are anyio task groups, which must
 be entered and left by one task); calls may come from any task on the loop.
 
 Usage::
 
-    registry = await mcp_registry(ctx)            # McpRegistry, a ToolRegistry
-    tools = builtin.merged(registry)
+    registry = await mcp_registry(ctx, reserved=builtin.all_names())  # McpRegistry, a ToolRegistry
+    tools = builtin.merged(registry)              # never clashes: taken names were avoided
     ...
     await registry.aclose()                       # stops stdio servers, ends HTTP sessions
 """
@@ -26,18 +27,22 @@ import datetime
 import logging
 import os
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from jawad_desktop.core.mcp.config import McpServerConfig, McpSettings, mcp_header_key_name
-from jawad_desktop.core.tools.registry import PermissionLevel, Tool, ToolError, ToolRegistry
+from jawad_desktop.core.config.mcp import McpServerConfig, McpSettings, mcp_header_key_name
+from jawad_desktop.core.harbor.policy import PermissionLevel
+from jawad_desktop.core.tools.registry import Tool, ToolError, ToolRegistry, normalize_tool_name
 
 log = logging.getLogger("jawad.mcp")
 
-__all__ = ["McpConnections", "McpRegistry", "McpToolInfo", "mcp_registry", "mcp_site", "permission_level"]
+__all__ = [
+    "McpConnections", "McpRegistry", "McpRenamedTool", "McpToolInfo", "mcp_registry", "mcp_site", "permission_level",
+]
 
 _UNSET: Any = object()  # an optional argument the model left out: not sent to the server
 _NAME_CLEAN = re.compile(r"[^A-Za-z0-9_]+")
@@ -228,16 +233,47 @@ class McpConnections:
     async def aclose(self) -> None:
         await asyncio.gather(*(self._stop(s) for s in self._servers.values()))
 
-    def registry(self) -> McpRegistry:
-        """The allowed tools of every connected server, as one registry."""
+    def registry(self, reserved: Collection[str] = ()) -> McpRegistry:
+        """The allowed tools of every connected server, as one registry.
+
+        ``reserved`` are the names already in use where this registry will be merged (the
+        built-in registry's ``all_names()``: names, aliases, normalised names). A tool whose
+        name is reserved, or taken by an earlier server, gets a ``<server>_<tool>`` name
+        instead, and the rename is reported in ``renamed`` (and ``problems``): a merge must
+        never fail, and no tool is dropped.
+        """
         registry = McpRegistry(self)
+        # normalised name -> who has it, for the message when another tool wants it
+        taken: dict[str, str] = {normalize_tool_name(n): "a built-in tool" for n in reserved}
         for server in self._servers.values():
             if server.session is None:
                 continue
             for info in server.tools:
-                if info.allowed:
-                    registry.add(_tool(self, info, server.config, taken=registry))
+                if not info.allowed:
+                    continue
+                name = _tool_name(info.name)
+                holder = taken.get(normalize_tool_name(name))
+                if holder is not None:
+                    name = _unique_name(f"{server.config.name}_{name}", taken)
+                    registry.renamed.append(McpRenamedTool(server.config.name, info.name, name, holder))
+                taken[normalize_tool_name(name)] = f"the MCP server {server.config.name!r}"
+                registry.add(_tool(self, info, server.config, name=name))
         return registry
+
+
+@dataclass(frozen=True)
+class McpRenamedTool:
+    """A server's tool registered under another name because its own was already taken."""
+
+    server: str
+    tool: str  # the name the server gave it (and is called with)
+    name: str  # the name the model sees
+    taken_by: str  # "a built-in tool" or "the MCP server 'X'"
+
+    @property
+    def message(self) -> str:
+        return (f"The MCP server {self.server!r} offers a tool named {self.tool!r}, which {self.taken_by} "
+                f"already uses; it is available as {self.name!r}.")
 
 
 class McpRegistry(ToolRegistry):
@@ -246,23 +282,41 @@ class McpRegistry(ToolRegistry):
     def __init__(self, connections: McpConnections) -> None:
         super().__init__()
         self.connections = connections
+        self.renamed: list[McpRenamedTool] = []
 
     @property
     def problems(self) -> dict[str, str]:
-        return self.connections.problems
+        """What to tell the user: each server that could not be used (keyed by its name), and
+        each tool that had to take another name (keyed ``<server>/<tool>``)."""
+        found = dict(self.connections.problems)
+        found.update({f"{r.server}/{r.tool}": r.message for r in self.renamed})
+        return found
 
     async def aclose(self) -> None:
         await self.connections.aclose()
 
 
-def _tool(connections: McpConnections, info: McpToolInfo, config: McpServerConfig, *,
-          taken: ToolRegistry) -> Tool:
-    """A registry ``Tool`` calling ``info`` on its server, with the server's own schema."""
-    name = _NAME_CLEAN.sub("_", info.name).strip("_")[:64] or "tool"
+def _tool_name(text: str) -> str:
+    """``text`` as a valid registry name: letters, digits and ``_``, not starting with a digit, 64 at most."""
+    name = _NAME_CLEAN.sub("_", text).strip("_")[:64] or "tool"
     if not re.match(r"[A-Za-z_]", name):
         name = f"t_{name}"[:64]
-    if name in taken:
-        name = f"{_NAME_CLEAN.sub('_', config.name)}_{name}"[:64]
+    return name
+
+
+def _unique_name(wanted: str, taken: Collection[str]) -> str:
+    """A valid name from ``wanted`` whose normalised form is not in ``taken`` (``_2``, ``_3``... added)."""
+    base = _tool_name(wanted)
+    name, n = base, 1
+    while normalize_tool_name(name) in taken:
+        n += 1
+        suffix = f"_{n}"
+        name = base[: 64 - len(suffix)] + suffix
+    return name
+
+
+def _tool(connections: McpConnections, info: McpToolInfo, config: McpServerConfig, *, name: str) -> Tool:
+    """A registry ``Tool`` named ``name`` calling ``info`` on its server, with the server's own schema."""
     raw_properties = info.input_schema.get("properties")
     properties: dict[str, Any] = raw_properties if isinstance(raw_properties, dict) else {}
     required = set(info.input_schema.get("required") or [])
@@ -348,9 +402,11 @@ def _explain(config: McpServerConfig, exc: BaseException) -> str:
             "Check that it is running and that the URL is its streamable-HTTP endpoint (often ending in /mcp).")
 
 
-async def mcp_registry(ctx: Any, *, only: str | None = None) -> McpRegistry:
+async def mcp_registry(ctx: Any, *, only: str | None = None, reserved: Collection[str] = ()) -> McpRegistry:
     """Connect to the MCP servers in ``ctx``'s settings; their allowed tools as a registry.
 
+    Pass the ``all_names()`` of the registry it will be merged into as ``reserved``, so a
+    server's ``search`` is renamed (and reported) instead of breaking the merge.
     Never raises for a server that fails: see ``registry.problems``. Close it with ``aclose()``.
     """
     secrets = ctx.secrets if ctx.secrets.available else None
@@ -360,6 +416,6 @@ async def mcp_registry(ctx: Any, *, only: str | None = None) -> McpRegistry:
     except BaseException:
         await connections.aclose()
         raise
-    return connections.registry()
+    return connections.registry(reserved)
 
 

@@ -29,13 +29,14 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from jawad_desktop.core import events
-from jawad_desktop.core.agent.permissions import GateDecision, PermissionCheck, PermissionGate
 from jawad_desktop.core.agent.session import AgentSession, ChatClient
+from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.events import ActionLogEntry, ActionLogUpdate, ChatDelta, EventBus, Notice, WorkflowUpdate
-from jawad_desktop.core.harbor.engine import HarborGate
+from jawad_desktop.core.harbor.gate import GateDecision, HarborGate, PermissionCheck, PermissionGate
+from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.llm.errors import LLMError
-from jawad_desktop.core.llm.types import Message
+from jawad_desktop.core.messages import Message
 from jawad_desktop.core.research.plan import AGENTS, PlanStatus, ResearchPlan, ResearchStep, Source, StepStatus
 from jawad_desktop.core.research.store import ResearchStore
 from jawad_desktop.core.research.synthesis import (
@@ -44,14 +45,12 @@ from jawad_desktop.core.research.synthesis import (
     synthesis_messages,
     with_sources,
 )
-from jawad_desktop.core.store.settings import Settings
-from jawad_desktop.core.tools.registry import PermissionLevel, Tool, ToolRegistry, ToolResult
+from jawad_desktop.core.tools.registry import Tool, ToolRegistry, ToolResult
 
 if TYPE_CHECKING:
-    from jawad_desktop.core.context import AppContext
     from jawad_desktop.core.store.conversations import ConversationStore
     from jawad_desktop.core.store.secrets import SecretStore
-    from jawad_desktop.core.tools.browser import BrowserKit, BrowserSession
+    from jawad_desktop.core.tools.browser import BrowserSession
 
 log = logging.getLogger("jawad.research")
 
@@ -142,7 +141,6 @@ class ResearchExecutor:
         bus: EventBus,
         gate: PermissionGate,
         browser: BrowserSession | None = None,
-        page_provider: Callable[[], Any] | None = None,
         secrets: SecretStore | None = None,
         store: ConversationStore | None = None,
         conversation_id: str | None = None,
@@ -152,22 +150,11 @@ class ResearchExecutor:
         self.settings = settings
         self.bus = bus
         self.gate = gate
-        self.browser = browser  # the page's context, the last product, what was read
-        self.page_provider = page_provider
+        self.browser = browser  # the page, its context, the last product, what was read
         self.secrets = secrets
         self.publisher = PlanPublisher(bus, store, conversation_id)
         self.plan: ResearchPlan | None = None
         self._task: asyncio.Task[ResearchPlan] | None = None
-
-    @classmethod
-    def for_kit(cls, ctx: AppContext, client: ChatClient | Callable[[], ChatClient], kit: BrowserKit, page: Any, *,
-                store: ConversationStore | None = None, conversation_id: str | None = None) -> ResearchExecutor:
-        """An executor on a ``BrowserKit`` (``core.tools.browser.browser_kit``) and its page."""
-        from jawad_desktop.core.tools.basic import basic_registry
-
-        return cls(client=client, registry=basic_registry().merged(kit.session.registry()), settings=ctx.settings,
-                   bus=ctx.bus, gate=kit.gate, browser=kit.session, page_provider=lambda: page,
-                   secrets=ctx.secrets, store=store, conversation_id=conversation_id)
 
     @property
     def running(self) -> bool:
@@ -271,9 +258,7 @@ class ResearchExecutor:
             bus=step_bus,
             gate=gate,
             secrets=self.secrets,
-            context_provider=self.browser.page_context if self.browser is not None else None,
-            page_provider=self.page_provider,
-            last_product_provider=self.browser.last_product if self.browser is not None else None,
+            browser=self.browser,
             extras={"user_request": f"{plan.intent}\n{step.task}"},
             system_extra=self._step_instructions(plan, step, number),
         )

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.events import new_id, now_ms
-from jawad_desktop.core.tools.registry import PermissionLevel
+from jawad_desktop.core.harbor.policy import PermissionLevel
 
 MAX_STEPS = 8
 

@@ -22,11 +22,11 @@ from pydantic import ValidationError
 from jawad_desktop.core.agent.session import ChatClient
 from jawad_desktop.core.agent.textcalls import loads_lenient
 from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.llm.errors import LLMError
 from jawad_desktop.core.llm.structured import StructuredOutputError, generate_structured
-from jawad_desktop.core.llm.types import Message
+from jawad_desktop.core.messages import Message
 from jawad_desktop.core.research.plan import AGENTS, MAX_STEPS, PlanDraft, ResearchPlan
-from jawad_desktop.core.tools.registry import PermissionLevel
 
 log = logging.getLogger("jawad.research")
 

@@ -13,7 +13,7 @@ import logging
 import re
 from collections.abc import Iterable
 
-from jawad_desktop.core.llm.types import Message
+from jawad_desktop.core.messages import Message
 from jawad_desktop.core.research.plan import ResearchPlan, Source, StepStatus
 
 log = logging.getLogger("jawad.research")

@@ -32,8 +32,8 @@ from typing import Any, Literal, TypeVar, cast
 
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.events import ActionLogEntry
-from jawad_desktop.core.llm.types import Message, Role, ToolCall
 from jawad_desktop.core.logging_setup import redact
+from jawad_desktop.core.messages import Message, Role, ToolCall
 from jawad_desktop.core.store.database import Database
 
 log = logging.getLogger("jawad.store")

@@ -10,9 +10,7 @@ carries an API key or a token.
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -22,6 +20,7 @@ from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.events import ActionLogEntry
 from jawad_desktop.core.logging_setup import redact
 from jawad_desktop.core.store.conversations import ConversationStore, StoredMessage
+from jawad_desktop.core.store.jsonfile import write_atomic
 
 ExportFormat = Literal["md", "json"]
 EXPORT_FORMATS: tuple[ExportFormat, ...] = ("md", "json")
@@ -191,15 +190,9 @@ def write_export(store: ConversationStore, conversation_id: str, fmt: str, path:
     text = export_conversation(store, conversation_id, fmt)
     path = Path(path).expanduser()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        # Owner-only (the mode exports always had): a conversation stays private until the
+        # user chooses to share the file.
+        write_atomic(path, text)
     except OSError as exc:
         raise JawadError(
             f"Could not write the export to {path}: {exc.strerror or exc}.",

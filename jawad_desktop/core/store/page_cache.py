@@ -2,8 +2,8 @@
 
 Snapshots live in the ``page_cache`` table of the app's SQLite database (``database.py``,
 migration 2), one row per URL (the #fragment dropped), bounded to ``max_entries`` rows and
-each text capped, oldest evicted first. The async API mirrors spec 001: ``cache_page_snapshot``,
-``get_cached_snapshot(url)``, ``get_last_product_context`` and ``get_recent_snapshots(limit)``;
+each text capped, oldest evicted first. The browser tools use two calls: ``cache_page_snapshot``
+after reading a page and ``get_last_product_context`` to compare with the previous product;
 database work runs in a worker thread so the window never waits on the disk.
 """
 
@@ -102,21 +102,6 @@ class PageCache:
                 (self.max_entries,),
             )
 
-    def get(self, url: str | None = None) -> CachedPageSnapshot | None:
-        with self.db.read() as conn:
-            if url is None:
-                row = conn.execute("SELECT * FROM page_cache ORDER BY timestamp DESC, rowid DESC LIMIT 1").fetchone()
-            else:
-                row = conn.execute("SELECT * FROM page_cache WHERE url = ?", (_key(url),)).fetchone()
-        return _row(row) if row is not None else None
-
-    def recent(self, limit: int = 10) -> list[CachedPageSnapshot]:
-        with self.db.read() as conn:
-            rows = conn.execute(
-                "SELECT * FROM page_cache ORDER BY timestamp DESC, rowid DESC LIMIT ?", (max(0, limit),)
-            ).fetchall()
-        return [_row(r) for r in rows]
-
     def last_product(self, *, exclude_url: str = "") -> dict[str, Any] | None:
         with self.db.read() as conn:
             rows = conn.execute(
@@ -130,10 +115,6 @@ class PageCache:
                 return {**snap.product, "url": snap.url, "title": snap.title}
         return None
 
-    def clear(self) -> None:
-        with self.db.transaction() as conn:
-            conn.execute("DELETE FROM page_cache")
-
     # -- spec 001 API (async) -------------------------------------------------------------------
 
     async def cache_page_snapshot(self, snapshot: CachedPageSnapshot) -> None:
@@ -142,13 +123,6 @@ class PageCache:
         except sqlite3.Error as exc:  # a cache that cannot write must not fail the page read
             log.warning("could not cache %s: %s", snapshot.url, exc)
 
-    async def get_cached_snapshot(self, url: str | None = None) -> CachedPageSnapshot | None:
-        """The snapshot of ``url``, or the most recent one when ``url`` is None."""
-        return await _run(self.get, url)
-
     async def get_last_product_context(self, *, exclude_url: str = "") -> dict[str, Any] | None:
         """The product of the most recent page that had one (its url and title added)."""
         return await _run(self.last_product, exclude_url=exclude_url)
-
-    async def get_recent_snapshots(self, limit: int = 10) -> list[CachedPageSnapshot]:
-        return await _run(self.recent, limit)

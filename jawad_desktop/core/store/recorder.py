@@ -1,57 +1,87 @@
-"""Saving a conversation as it happens: the window and ``jawad ask`` share this.
+"""Saving a conversation as it happens, from the events the core announces.
 
-The user's message is saved before the model is asked; the turn's other messages (tool calls,
-tool results, the answer) when the turn ends; every action-log entry as it is decided. A kill
-at any moment therefore loses at most the answer being streamed.
+The window and every command that saves (``jawad ask``, ``jawad research``) use this one
+recorder: the user's message is saved when a turn starts (``TurnStarted``), before the model
+is asked; the turn's other messages (tool calls, tool results, the answer) when it ends
+(``TurnFinished``, with exactly the messages the agent committed); every action-log entry as
+it is decided (``ActionLogUpdate``). A kill at any moment therefore loses at most the answer
+being streamed. A new conversation is announced as ``ConversationChanged``; a failure to save
+is told to the user as a ``Notice`` and never stops the turn.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable
 
-from jawad_desktop.core.events import ActionLogEntry
-from jawad_desktop.core.llm.types import Message
+from jawad_desktop.core import events as ev
+from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.messages import Message
 from jawad_desktop.core.store.conversations import ConversationStore
 
 log = logging.getLogger("jawad.store.recorder")
 
 
-class TurnRecorder:
-    """Writes one conversation's messages to a ``ConversationStore``.
+class ConversationRecorder:
+    """Writes the events of one conversation at a time to a ``ConversationStore``.
 
-    ``conversation_id`` is None until the first message creates the conversation.
-    Store failures raise ``JawadError`` (the caller tells the user); nothing is retried silently.
+    ``conversation_id`` is None until the first message creates the conversation; ``follow``
+    switches to another one (opened from the history) and ``new_conversation`` starts afresh.
     """
 
-    def __init__(self, store: ConversationStore, conversation_id: str | None = None) -> None:
+    def __init__(self, store: ConversationStore, bus: ev.EventBus, conversation_id: str | None = None) -> None:
         self.store = store
+        self.bus = bus
+        self.conversation_id = conversation_id
+        self._unsubscribe: Callable[[], None] = bus.subscribe(self._on_event)
+
+    def close(self) -> None:
+        """Stop recording (the store is closed by its owner)."""
+        self._unsubscribe()
+
+    def follow(self, conversation_id: str | None) -> None:
         self.conversation_id = conversation_id
 
+    def new_conversation(self) -> None:
+        self.conversation_id = None
+
+    # -- events -----------------------------------------------------------------------------
+
+    def _on_event(self, event: ev.Event) -> None:
+        if isinstance(event, ev.TurnStarted):
+            self._save("This message could not be saved: ", self.user_message, event.user_text)
+        elif isinstance(event, ev.TurnFinished):
+            self._save("The answer could not be saved: ", self.turn_messages, event.messages,
+                       event.response.interrupted)
+        elif isinstance(event, ev.ActionLogUpdate) and self.conversation_id is not None:
+            try:
+                self.store.record_action(self.conversation_id, event.entry)
+            except JawadError as exc:
+                log.warning("action log entry not saved: %s", exc.message)
+
+    def _save(self, what: str, save: Callable[..., object], *args: object) -> None:
+        try:
+            save(*args)
+        except JawadError as exc:
+            log.warning("%s%s", what, exc.message)
+            self.bus.emit(ev.Notice(level="error", text=what + exc.user_text()))
+
+    # -- saving -----------------------------------------------------------------------------
+
     def user_message(self, text: str) -> str:
-        """Save the user's message (creating the conversation first); returns the conversation id."""
+        """Save the user's message (creating the conversation first); returns its id."""
+        created = self.conversation_id is None
         if self.conversation_id is None:
             self.conversation_id = self.store.create().id
         self.store.append_message(self.conversation_id, Message(role="user", content=text))
+        if created:
+            self.bus.emit(ev.ConversationChanged(conversation_id=self.conversation_id))
         return self.conversation_id
 
-    def turn_messages(self, messages: Sequence[Message], user_text: str, *, interrupted: bool = False) -> None:
-        """Save what the turn added after the user's message (already saved)."""
+    def turn_messages(self, messages: tuple[Message, ...], interrupted: bool = False) -> None:
+        """Save what a turn added after the user's message (already saved)."""
         if self.conversation_id is None:
             return
-        rest = list(messages)
-        if rest and rest[0].role == "user" and rest[0].content == user_text:
-            rest = rest[1:]
-        for message in rest:
-            metadata = {"interrupted": True} if interrupted and message is rest[-1] else None
+        for message in messages:
+            metadata = {"interrupted": True} if interrupted and message is messages[-1] else None
             self.store.append_message(self.conversation_id, message, metadata=metadata)
-
-    def action(self, entry: ActionLogEntry) -> None:
-        if self.conversation_id is not None:
-            self.store.record_action(self.conversation_id, entry)
-
-
-def new_messages(before: Sequence[Message], after: Sequence[Message]) -> list[Message]:
-    """The messages of ``after`` that were not in ``before`` (by identity: history trims)."""
-    seen = {id(m) for m in before}
-    return [m for m in after if id(m) not in seen]

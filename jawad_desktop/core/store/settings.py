@@ -1,4 +1,4 @@
-"""The user's settings: pydantic models kept in one JSON file.
+"""The user's settings file: loading and saving the schema of ``core.config.settings``.
 
 Writes are atomic (temp file, fsync, rename). A file that cannot be read or does not
 validate is never overwritten: it is moved aside with a timestamp, defaults are used, and
@@ -10,127 +10,14 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import tempfile
-import time
 from pathlib import Path
-from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import ValidationError
 
-from jawad_desktop.core.llm.config import ProviderConfig
-from jawad_desktop.core.mcp.config import McpSettings
+from jawad_desktop.core.config.settings import Settings
+from jawad_desktop.core.store.jsonfile import move_aside, write_atomic
 
 log = logging.getLogger("jawad.store.settings")
-
-SETTINGS_VERSION = 1
-
-
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="ignore", validate_assignment=True)
-
-
-class NetworkSettings(_Section):
-    """How the LLM client reaches providers."""
-
-    proxy_url: str = ""  # empty: use the environment's proxy settings
-    ca_bundle: str = ""  # empty: the system's certificate store
-    connect_timeout_s: float = Field(10.0, gt=0, le=300)
-    read_timeout_s: float = Field(120.0, gt=0, le=3600)  # longest wait between two chunks
-    total_timeout_s: float = Field(600.0, gt=0, le=7200)
-    max_retries: int = Field(3, ge=0, le=10)
-
-
-class AgentSettings(_Section):
-    """The agent loop."""
-
-    max_iterations: int = Field(10, ge=1, le=50)
-    max_tool_retries: int = Field(2, ge=0, le=10)
-    temperature: float = Field(0.3, ge=0.0, le=2.0)
-    max_tokens: int = Field(4096, ge=16, le=200_000)
-    history_max_messages: int = Field(100, ge=2, le=10_000)
-    history_token_budget: int = Field(24_000, ge=512, le=2_000_000)
-    tool_format: Literal["auto", "native", "xml", "json"] = "auto"
-
-
-class BrowserSettings(_Section):
-    """The embedded browser."""
-
-    home_url: str = "about:blank"
-    search_engine: str = "https://html.duckduckgo.com/html/?q={query}"
-    off_the_record: bool = False
-    max_elements: int = Field(150, ge=10, le=2000)  # interactive elements read_page lists
-    permission_timeout_s: float = Field(120.0, ge=5.0, le=3600.0)  # no answer in time means deny
-    highlight_ms: int = Field(350, ge=0, le=5000)  # how long the target shows before an action
-
-
-class VoiceSettings(_Section):
-    """Microphone capture and transcription."""
-
-    backend: Literal["local", "api"] = "local"
-    fallback: bool = False
-    input_device: str = ""  # empty: the system default
-    mode: Literal["toggle", "push_to_talk"] = "toggle"
-    model_size: str = "tiny.en"
-    compute_type: str = "int8"
-    language: str = ""  # empty: automatic
-    api_provider: str = ""  # a provider name whose key and base URL are used for the Whisper API
-    api_model: str = "whisper-1"
-    silence_stop_s: float = Field(1.2, ge=0.3, le=10.0)
-    max_length_s: float = Field(60.0, ge=2.0, le=600.0)
-    no_speech_timeout_s: float = Field(8.0, ge=1.0, le=120.0)  # stop when nothing is said at all
-    partial_results: bool = True  # live transcripts while speaking (local backend)
-    auto_send: bool = False
-    speak_replies: bool = False
-
-
-class UISettings(_Section):
-    """How the window looks and what it restores."""
-
-    theme: Literal["system", "light", "dark"] = "system"
-    font_size: int = Field(11, ge=7, le=32)
-    window_geometry: str = ""  # base64 of QWidget.saveGeometry()
-    splitter_sizes: dict[str, list[int]] = Field(default_factory=dict)
-    last_conversation_id: str = ""
-
-
-class Settings(BaseModel):
-    """Everything the user can set. Unknown keys from newer versions are ignored on read."""
-
-    model_config = ConfigDict(extra="ignore", validate_assignment=True)
-
-    version: int = SETTINGS_VERSION
-    providers: list[ProviderConfig] = Field(default_factory=list)
-    active_provider: str = ""
-    network: NetworkSettings = Field(default_factory=lambda: NetworkSettings())
-    agent: AgentSettings = Field(default_factory=lambda: AgentSettings())
-    browser: BrowserSettings = Field(default_factory=lambda: BrowserSettings())
-    voice: VoiceSettings = Field(default_factory=lambda: VoiceSettings())
-    ui: UISettings = Field(default_factory=lambda: UISettings())
-    mcp: McpSettings = Field(default_factory=lambda: McpSettings())
-
-    @model_validator(mode="after")
-    def _unique_names(self) -> Settings:
-        seen: set[str] = set()
-        for provider in self.providers:
-            key = provider.name.casefold()
-            if key in seen:
-                raise ValueError(f"Two providers are named {provider.name!r}")
-            seen.add(key)
-        return self
-
-    def provider(self, name: str) -> ProviderConfig | None:
-        """The provider called ``name`` (case-insensitive), if any."""
-        key = name.casefold()
-        return next((p for p in self.providers if p.name.casefold() == key), None)
-
-    def active(self) -> ProviderConfig | None:
-        """The provider in use: the active one, else the first configured."""
-        if self.active_provider:
-            found = self.provider(self.active_provider)
-            if found is not None:
-                return found
-        return self.providers[0] if self.providers else None
 
 
 class SettingsStore:
@@ -164,48 +51,20 @@ class SettingsStore:
             return self._recover(f"{where}: {first.get('msg', 'invalid value')}")
 
     def _recover(self, reason: str) -> Settings:
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        target = self.path.with_name(f"{self.path.stem}.corrupt-{stamp}{self.path.suffix}")
-        n = 1
-        while target.exists():
-            target = self.path.with_name(f"{self.path.stem}.corrupt-{stamp}-{n}{self.path.suffix}")
-            n += 1
         try:
-            os.replace(self.path, target)
+            self.recovered_from = move_aside(self.path)
         except OSError as exc:  # cannot move it: keep defaults in memory, never overwrite it
             log.error("cannot move corrupt settings aside: %s", exc)
             self.recovered_from = self.path
-        else:
-            self.recovered_from = target
         self.recovery_reason = reason
-        log.warning("settings file %s was unusable (%s); moved to %s", self.path, reason, target)
+        log.warning(
+            "settings file %s was unusable (%s); kept as %s", self.path, reason, self.recovered_from
+        )
         return Settings()
 
     def save(self, settings: Settings) -> None:
-        """Write atomically: a temp file in the same folder, fsync, rename, fsync the folder."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        text = settings.model_dump_json(indent=2)
-        fd, tmp = tempfile.mkstemp(prefix=".settings-", suffix=".tmp", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        try:
-            dir_fd = os.open(self.path.parent, os.O_RDONLY)
-        except OSError:
-            return
-        try:
-            os.fsync(dir_fd)
-        except OSError:
-            pass
-        finally:
-            os.close(dir_fd)
+        """Write atomically (see ``jsonfile.write_atomic``), readable by the owner only."""
+        write_atomic(self.path, settings.model_dump_json(indent=2))
 
     def recovery_message(self) -> str:
         """A sentence for the user when the file had to be moved aside, else ''."""

@@ -1,13 +1,13 @@
 """Tools the agent can call: the registry, the context tools receive, and the basic tools.
 
 Public surface: ``ToolRegistry``, ``Tool``, ``ToolContext``, ``PageContext``, ``ToolResult``,
-``ToolError``, ``ToolArgumentsError``, ``PermissionLevel``, ``normalize_tool_name``,
-``site_of``. See ``registry`` for how to write a tool.
+``ToolError``, ``ToolArgumentsError``, ``normalize_tool_name``. See ``registry`` for how to
+write a tool. Permission levels are Harbor's (``core.harbor.policy.PermissionLevel``).
 """
 
-from jawad_desktop.core.tools.context import PageContext, ToolContext, site_of
+from jawad_desktop.core.tools.context import ToolContext
+from jawad_desktop.core.tools.page import PageContext
 from jawad_desktop.core.tools.registry import (
-    PermissionLevel,
     Tool,
     ToolArgumentsError,
     ToolError,
@@ -18,7 +18,6 @@ from jawad_desktop.core.tools.registry import (
 
 __all__ = [
     "PageContext",
-    "PermissionLevel",
     "Tool",
     "ToolArgumentsError",
     "ToolContext",
@@ -26,5 +25,4 @@ __all__ = [
     "ToolRegistry",
     "ToolResult",
     "normalize_tool_name",
-    "site_of",
 ]

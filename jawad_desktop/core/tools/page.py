@@ -1,4 +1,5 @@
-"""The small ``Page`` interface the browser tools are written against, and its value types.
+"""The small ``Page`` interface the browser tools are written against, and its value types
+(``PageContext`` is the page as the agent's system prompt describes it, spec 000).
 
 The core never touches a browser engine: the QtWebEngine driver (``jawad_desktop.ui.page_driver``)
 implements ``Page``, and so could a headless page. Elements are addressed by a ``Target``: the
@@ -15,6 +16,7 @@ from importlib import resources
 from typing import Any, Protocol, runtime_checkable
 
 from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.sites import site_of
 
 
 class PageError(JawadError):
@@ -222,3 +224,18 @@ def error_for(code: str, target: Target | str, detail: str = "") -> PageError:
     if detail:
         text = f"{text} {detail}"
     return PageError(code, text)
+
+
+@dataclass(slots=True)
+class PageContext:
+    """The current page as the model is told about it (spec 001 READ_PAGE's shape)."""
+
+    title: str = ""
+    url: str = ""
+    markdown: str = ""  # main content; untrusted, the prompt wraps and labels it
+    product: dict[str, Any] | None = None
+    interactive_elements: str = ""  # "[1] BUTTON \"Add to Cart\" -> button.add-to-cart" lines
+
+    @property
+    def site(self) -> str:
+        return site_of(self.url)

@@ -40,7 +40,6 @@ Writing a tool::
 from __future__ import annotations
 
 import asyncio
-import enum
 import inspect
 import json
 import logging
@@ -53,30 +52,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.fields import FieldInfo
 
+from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.tools.context import ToolContext
 
 log = logging.getLogger("jawad.tools")
-
-
-class PermissionLevel(enum.StrEnum):
-    """How much a tool can change, in increasing order (spec 001)."""
-
-    READ_ONLY = "read-only"
-    NAVIGATE = "navigate"
-    INTERACT = "interact"
-    SUBMIT = "submit"
-
-    @property
-    def rank(self) -> int:
-        return _RANK[self]
-
-
-_RANK = {
-    PermissionLevel.READ_ONLY: 0,
-    PermissionLevel.NAVIGATE: 1,
-    PermissionLevel.INTERACT: 2,
-    PermissionLevel.SUBMIT: 3,
-}
 
 
 @dataclass(slots=True)

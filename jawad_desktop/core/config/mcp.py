@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from jawad_desktop.core.llm.config import validate_base_url
+from jawad_desktop.core.config.providers import validate_base_url
 
 __all__ = ["MCP_PERMISSIONS", "McpServerConfig", "McpSettings", "mcp_header_key_name"]
 

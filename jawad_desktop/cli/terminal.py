@@ -1,0 +1,206 @@
+"""The terminal face of the ``Assistant``: what ``jawad ask``, ``read-page`` and ``research`` share.
+
+- ``offscreen_page``: a QtWebEngine page in an offscreen view (Jawad's browser profile, or a
+  private one), for the commands that work on a web page; ``run_on_qt`` runs a command's
+  coroutine on Qt's loop and ends the process the way Qt needs (see ``ui/app.py``).
+- ``TerminalPermissions``: answers the gate's permission requests with a question on the
+  terminal (off the loop's thread, so the page keeps running while the user reads it).
+- ``TurnPrinter``: the answer streamed to stdout as it comes, the action log to stderr.
+- ``permission_options`` / ``allowed_levels``: ``--allow``, ``--deny-all``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from jawad_desktop.core import events as ev
+from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.harbor.policy import PermissionLevel
+
+if TYPE_CHECKING:
+    from jawad_desktop.core.assistant import Assistant
+    from jawad_desktop.core.context import AppContext
+    from jawad_desktop.ui.page_driver import QtWebEnginePage
+
+LEVEL_NAMES = tuple(level.value for level in PermissionLevel)
+
+_CHOICES = {"o": "allow-once", "s": "allow-site", "e": "allow-session", "d": "deny", "a": "deny-all", "": "deny"}
+
+
+def page_url(text: str) -> str:
+    """What the user typed as an address: a URL, a local file, or a bare host."""
+    text = text.strip()
+    if not text:
+        raise JawadError("No page was given.", suggestions=["Give an address, e.g. https://example.com."])
+    if "://" in text or text.startswith(("about:", "data:")):
+        return text
+    path = Path(text).expanduser()
+    if path.exists():
+        return path.resolve().as_uri()
+    scheme = "http://" if text.startswith(("localhost", "127.")) else "https://"
+    return scheme + text
+
+
+def permission_options(parser: argparse.ArgumentParser) -> None:
+    """``--allow LEVELS`` and ``--deny-all``, for every command whose agent may act."""
+    group = parser.add_argument_group("permissions", "what the agent may do without asking")
+    group.add_argument("--allow", metavar="LEVELS", default="",
+                       help="comma-separated levels to allow without asking: read-only, navigate, interact, submit "
+                            "(buying, paying, deleting always ask)")
+    group.add_argument("--deny-all", action="store_true",
+                       help="deny every action that needs permission, without asking")
+
+
+def allowed_levels(text: str) -> list[str]:
+    levels = [part.strip().lower() for part in text.split(",") if part.strip()]
+    unknown = [level for level in levels if level not in LEVEL_NAMES]
+    if unknown:
+        raise JawadError(f"Unknown permission level: {', '.join(unknown)}.",
+                         suggestions=[f"Use one or more of {', '.join(LEVEL_NAMES)}, e.g. --allow navigate,interact."])
+    return levels
+
+
+def interactive(args: argparse.Namespace) -> bool:
+    """Whether a person can answer questions on this terminal (and was not told to deny all)."""
+    return sys.stdin.isatty() and sys.stderr.isatty() and not getattr(args, "deny_all", False)
+
+
+# -- permission questions ---------------------------------------------------------------------
+
+def terminal_question(request: ev.PermissionRequest) -> str:
+    """A permission request as the terminal shows it."""
+    lines = [f"\nJawad wants to use {request.tool_name} on {request.site or 'this page'} ({request.permission_level})."]
+    if request.critical:
+        lines.append("  WARNING: this looks like a purchase, payment, deletion or sign-up.")
+    if request.from_page_content:
+        lines.append("  WARNING: the target or text comes from the web page, not from what you asked.")
+    if request.element_hint:
+        lines.append(f"  Element: {request.element_hint}")
+    if request.parameters:
+        lines.append(f"  Arguments: {json.dumps(request.parameters, ensure_ascii=False)[:300]}")
+    lines.append(f"  {request.reason}")
+    lines.append("  [o] allow once  [s] allow on this site  [e] allow this session  [d] deny  [a] deny all")
+    return "\n".join(lines) + "\n  Your choice (Enter = deny): "
+
+
+def input_answer(question: str) -> str:
+    """One keypress-word from the terminal (on a worker thread: the browser keeps running)."""
+    sys.stderr.write(question)
+    sys.stderr.flush()
+    try:
+        return sys.stdin.readline().strip().lower()[:1]
+    except (OSError, ValueError):
+        return ""
+
+
+class TerminalPermissions:
+    """Asks the assistant's permission requests on the terminal, one at a time."""
+
+    def __init__(self, assistant: Assistant, ask: Callable[[str], str] = input_answer) -> None:
+        self.assistant = assistant
+        self._ask = ask
+        self._tasks: set[asyncio.Task[None]] = set()
+        assistant.bus.subscribe(self._on_event)
+
+    def _on_event(self, event: ev.Event) -> None:
+        if isinstance(event, ev.PermissionRequest):
+            task = asyncio.get_running_loop().create_task(self._answer(event))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _answer(self, request: ev.PermissionRequest) -> None:
+        answer = await asyncio.to_thread(self._ask, terminal_question(request))
+        self.assistant.gate.respond(request.id, _CHOICES.get(answer, "deny"))
+
+
+# -- the answer on the terminal ------------------------------------------------------------------
+
+class TurnPrinter:
+    """Streams the answer to stdout (unless ``json``) and the action log to stderr (when ``verbose``)."""
+
+    def __init__(self, bus: ev.EventBus, *, json_output: bool, verbose: bool) -> None:
+        self.json_output = json_output
+        self.verbose = verbose
+        self.streamed: list[str] = []
+        bus.subscribe(self._on_event)
+
+    def _on_event(self, event: ev.Event) -> None:
+        if isinstance(event, ev.ChatDelta) and not self.json_output:
+            self.streamed.append(event.text)
+            sys.stdout.write(event.text)
+            sys.stdout.flush()
+        elif isinstance(event, ev.ActionLogUpdate) and self.verbose and event.entry.result != "pending":
+            print(action_log_line(event.entry), file=sys.stderr, flush=True)
+        elif isinstance(event, ev.Notice) and event.level != "info":
+            print(f"jawad: {event.text}", file=sys.stderr, flush=True)
+
+    def finish(self, response: ev.ChatResponse, extra: dict[str, Any] | None = None) -> int:
+        """Print the end of the answer (or, with --json, the whole response); the exit code."""
+        streamed = "".join(self.streamed)
+        if self.json_output:
+            print(json.dumps({"content": response.content, "is_error": response.is_error,
+                              "interrupted": response.interrupted, **(extra or {}), "metadata": response.metadata},
+                             ensure_ascii=False, indent=2))
+        elif response.is_error:
+            if streamed and not streamed.endswith("\n"):
+                print()
+            print(f"jawad: {response.content}", file=sys.stderr)
+        elif not streamed.strip():
+            print(response.content)
+        elif not streamed.endswith("\n"):
+            print()
+        return 1 if response.is_error else 0
+
+
+def action_log_line(entry: ev.ActionLogEntry) -> str:
+    """One action-log entry as a line for stderr: decision, tool, arguments, site, result."""
+    arguments = json.dumps(entry.parameters, ensure_ascii=False)
+    if len(arguments) > 200:
+        arguments = arguments[:199] + "…"
+    site = f" on {entry.site}" if entry.site else ""
+    details = " ".join(entry.details.split())[:300]
+    return f"[{entry.decision}] {entry.tool_name}({arguments}){site} [{entry.permission_level}]: {entry.result}" + (
+        f" - {details}" if details else "")
+
+
+# -- a page in an offscreen browser ----------------------------------------------------------------
+
+def offscreen_page(ctx: AppContext | None, *, private: bool) -> QtWebEnginePage:
+    """A page in an offscreen view: on Jawad's browser profile, or a private one (nothing kept)."""
+    from jawad_desktop.ui.app import create_application
+
+    create_application(headless=True)
+    from PySide6.QtWebEngineWidgets import QWebEngineView
+
+    from jawad_desktop.ui.browser_pane import make_profile
+    from jawad_desktop.ui.page_driver import QtWebEnginePage
+
+    off_record = private or ctx is None or ctx.settings.browser.off_the_record
+    profile = make_profile(None if off_record or ctx is None else ctx.paths.data / "browser")
+    view = QWebEngineView()
+    view.resize(1280, 900)
+    view.show()
+    return QtWebEnginePage(view, profile=profile)
+
+
+def run_on_qt(main: Callable[[], Coroutine[Any, Any, int]], *, after: Callable[[], None] | None = None) -> NoReturn:
+    """Run ``main`` on Qt's loop, call ``after`` (printing), and end the process (``ui/app.py``)."""
+    from jawad_desktop.ui.app import end_process, run_loop
+
+    try:
+        code = run_loop(main)
+    except KeyboardInterrupt:
+        print("\njawad: interrupted", file=sys.stderr)
+        end_process(130)
+    except JawadError as exc:
+        print(f"jawad: {exc.user_text()}", file=sys.stderr)
+        end_process(1)
+    if after is not None:
+        after()
+    end_process(code)

@@ -1,0 +1,343 @@
+"""The Assistant: the one place an assistant is assembled, and what every face of the app drives.
+
+The window, ``jawad ask`` (with and without ``--url``), ``jawad research`` and ``jawad
+read-page`` all build an ``Assistant`` from the app context, optionally with a browser
+``Page`` the tools act on. It assembles, once:
+
+- the tools: the basic ones, the browser tools when there is a page, and the MCP servers'
+  tools (``connect_mcp``; a name a built-in tool already uses is prefixed and reported);
+- Harbor with the user's site grants, and the one permission gate (``HarborGate``) that
+  inspects browser actions on the page and asks through the bus, or denies when nobody can
+  be asked;
+- the agent session (``AgentSession``), on the client for the active provider (rebuilt when
+  the provider changes) or on the client it was given;
+- the recorder that saves every turn from the events (when saving is on);
+- research (``plan_research``, ``research_executor``) on the same tools, gate and page.
+
+It offers what a user does: ``send``, ``stop``, ``new_chat``, ``open_conversation``,
+``regenerate``, ``edit_last``, ``read_page``. Everything it does is announced on the bus
+(``ctx.bus``): turns, deltas, action-log entries, permission requests and their settling,
+conversation changes, notices. It imports nothing of Qt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from jawad_desktop.core import events as ev
+from jawad_desktop.core.agent import commands
+from jawad_desktop.core.agent.session import AgentSession, ChatClient
+from jawad_desktop.core.context import AppContext
+from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.harbor.engine import Harbor
+from jawad_desktop.core.harbor.gate import HarborGate
+from jawad_desktop.core.harbor.policy import PermissionLevel
+from jawad_desktop.core.messages import Message
+from jawad_desktop.core.tools.basic import basic_registry
+from jawad_desktop.core.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from jawad_desktop.core.mcp.adapter import McpRegistry
+    from jawad_desktop.core.research.executor import ResearchExecutor
+    from jawad_desktop.core.research.plan import ResearchPlan
+    from jawad_desktop.core.store.conversations import ConversationStore
+    from jawad_desktop.core.store.page_cache import PageCache
+    from jawad_desktop.core.store.recorder import ConversationRecorder
+    from jawad_desktop.core.tools.browser import BrowserSession, PageReading
+    from jawad_desktop.core.tools.page import Page
+
+log = logging.getLogger("jawad.assistant")
+
+__all__ = ["Assistant", "OpenedConversation"]
+
+
+@dataclass(frozen=True, slots=True)
+class OpenedConversation:
+    """A saved conversation as it is shown again: its messages and its action log."""
+
+    conversation_id: str
+    messages: list[Message]
+    actions: list[ev.ActionLogEntry]
+
+
+class Assistant:
+    """One assistant for one face (the window, a command). See the module docstring.
+
+    ``page``: the browser page the tools act on (None: no browser tools). ``client``: a
+    ready client (a command's ``--provider``/``--kind`` choice; the assistant closes it), else
+    the active provider's, rebuilt when it changes. ``ask``: whether a person can answer
+    permission requests (the window, an interactive terminal); without one, what would ask is
+    denied. ``auto_levels``: levels allowed without asking (``--allow``). ``deny_all``: deny
+    everything that would ask. ``save``: record the conversation in the history and remember
+    the pages read (the page cache); off for a private read.
+    """
+
+    def __init__(
+        self,
+        ctx: AppContext,
+        *,
+        page: Page | None = None,
+        client: ChatClient | None = None,
+        ask: bool = True,
+        auto_levels: Iterable[PermissionLevel | str] = (),
+        deny_all: bool = False,
+        save: bool = True,
+        conversation_id: str | None = None,
+    ) -> None:
+        self.ctx = ctx
+        self.bus = ctx.bus
+        settings = ctx.settings
+        self._given_client = client
+        self._client: Any = None
+        self._client_key: tuple[str, str] | None = None
+        self.harbor = Harbor.in_folder(ctx.paths.config, auto_levels=auto_levels, bus=self.bus)
+        if deny_all:
+            self.harbor.policy.deny_all = True
+        self.page = page
+        self.cache: PageCache | None = None
+        self.browser: BrowserSession | None = None
+        self.base_registry: ToolRegistry = basic_registry()
+        if page is not None:
+            self.browser = self._browser_for(page, remember=save)
+            from jawad_desktop.core.tools.browser import browser_registry
+
+            self.base_registry = self.base_registry.merged(browser_registry())
+        self.gate = HarborGate(
+            self.harbor, self.bus, timeout_s=settings.browser.permission_timeout_s,
+            inspector=self.browser.inspect if self.browser is not None else None, ask=ask,
+        )
+        self.mcp: McpRegistry | None = None
+        self.session = AgentSession(
+            client=self._client_for_run, registry=self.base_registry, settings=settings, bus=self.bus,
+            gate=self.gate, secrets=ctx.secrets, browser=self.browser,
+        )
+        self.store: ConversationStore | None = None
+        self.recorder: ConversationRecorder | None = None
+        if save:
+            self._open_store(conversation_id)
+        self._research: ResearchExecutor | None = None
+        self._mcp_lock = asyncio.Lock()
+
+    # -- assembly ---------------------------------------------------------------------------
+
+    def _browser_for(self, page: Page, *, remember: bool) -> BrowserSession:
+        from jawad_desktop.core.store.page_cache import PageCache
+        from jawad_desktop.core.tools.browser import BrowserSession, make_navigation_guard
+
+        browser = self.ctx.settings.browser
+        if remember:
+            try:
+                self.cache = PageCache.open(self.ctx.paths.data)
+            except JawadError as exc:  # pages are still read; "the previous product" is not remembered
+                log.warning("the page cache is unavailable: %s", exc.message)
+                self.bus.emit(ev.Notice(level="warning", text="Pages you visit will not be remembered: " + exc.message))
+        session = BrowserSession(page, harbor=self.harbor, cache=self.cache, search_engine=browser.search_engine,
+                                 max_elements=browser.max_elements, highlight_s=browser.highlight_ms / 1000)
+        if hasattr(page, "navigation_guard"):
+            page.navigation_guard = make_navigation_guard(self.harbor)
+        return session
+
+    def _open_store(self, conversation_id: str | None) -> None:
+        from jawad_desktop.core.store.conversations import ConversationStore
+        from jawad_desktop.core.store.recorder import ConversationRecorder
+
+        try:
+            self.store = ConversationStore.open(self.ctx.paths.data)
+        except JawadError as exc:
+            self.bus.emit(ev.Notice(level="error", text="Conversations will not be saved: " + exc.user_text()))
+            return
+        self.recorder = ConversationRecorder(self.store, self.bus, conversation_id)
+
+    @property
+    def registry(self) -> ToolRegistry:
+        """The tools the agent has now (the MCP servers' included once connected)."""
+        return self.session.registry
+
+    @property
+    def conversation_id(self) -> str | None:
+        return self.recorder.conversation_id if self.recorder is not None else None
+
+    def _client_for_run(self) -> ChatClient:
+        """The given client, or the active provider's (rebuilt when the provider or network changed)."""
+        if self._given_client is not None:
+            return self._given_client
+        from jawad_desktop.core.llm.factory import client_for
+
+        settings = self.ctx.settings
+        provider = settings.active()
+        key = (provider.model_dump_json() if provider else "", settings.network.model_dump_json())
+        if self._client is None or self._client_key != key:
+            old, self._client = self._client, client_for(self.ctx)
+            self._client_key = key
+            if old is not None:
+                _close_later(old)
+        return self._client
+
+    async def connect_mcp(self) -> list[str]:
+        """(Re)connect the MCP servers in Settings and give their tools to the agent; returns
+        the problems, which are also announced as notices."""
+        async with self._mcp_lock:
+            old, self.mcp = self.mcp, None
+            self.session.registry = self.base_registry
+            if old is not None:
+                await old.aclose()
+            if not self.ctx.settings.mcp.servers:
+                return []
+            from jawad_desktop.core.mcp.adapter import mcp_registry
+
+            mcp = await mcp_registry(self.ctx, reserved=self.base_registry.all_names())
+            self.mcp = mcp
+            self.session.registry = self.base_registry.merged(mcp)
+            problems = [*mcp.problems.values()]
+            for problem in problems:
+                self.bus.emit(ev.Notice(level="warning", text=problem))
+            return problems
+
+    # -- what a user does -------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        return self.session.running or (self._research is not None and self._research.running)
+
+    async def send(self, text: str) -> ev.ChatResponse:
+        """Run one turn for ``text`` (its events on the bus) and return its final response.
+
+        ``/clear`` starts a new conversation (the same as New chat).
+        """
+        command = commands.parse_slash(text)
+        if command is not None and command[0] == "clear":
+            self.new_chat()
+            response = ev.ChatResponse(run_id=ev.new_id("run"), content=commands.CLEARED)
+            self.bus.emit(response)
+            return response
+        if self.browser is not None:
+            self.browser.note_user_message(text)
+        return await self.session.run(text)
+
+    def stop(self) -> None:
+        """Stop whatever runs: the turn (and a permission request it waits on) or a research."""
+        self.session.stop()
+        if self._research is not None:
+            self._research.cancel()
+
+    def new_chat(self) -> None:
+        """Forget the conversation and start a new one (saved once its first message is sent)."""
+        self.stop()
+        self.session.clear()
+        if self.recorder is not None:
+            self.recorder.new_conversation()
+        self.bus.emit(ev.ConversationChanged(conversation_id=""))
+
+    def open_conversation(self, conversation_id: str) -> OpenedConversation:
+        """Continue a saved conversation: its history goes back to the agent; returns what to show."""
+        if self.store is None or self.recorder is None:
+            raise JawadError("Saved conversations are not available: the history could not be opened.")
+        self.stop()
+        stored = self.store.messages(conversation_id)
+        actions = self.store.action_log(conversation_id)
+        self.session.clear()
+        self.session.history.commit([s.message for s in stored])
+        self.recorder.follow(conversation_id)
+        self.bus.emit(ev.ConversationChanged(conversation_id=conversation_id))
+        return OpenedConversation(conversation_id, [s.message for s in stored], actions)
+
+    def edit_last(self) -> str:
+        """Take back the last question and what followed it; returns its text ("" when none)."""
+        if self.busy:
+            return ""
+        history = self.session.history.messages
+        last = next((i for i in range(len(history) - 1, -1, -1) if history[i].role == "user"), None)
+        if last is None:
+            return ""
+        text = history[last].content
+        kept = list(history[:last])
+        if self.store is not None and self.conversation_id:
+            stored = self.store.messages(self.conversation_id)
+            position = next((s.position for s in reversed(stored) if s.message.role == "user"), None)
+            if position is not None:
+                self.store.truncate(self.conversation_id, position)
+                kept = self.store.history(self.conversation_id)
+        self.session.clear()
+        self.session.history.commit(kept)
+        return text
+
+    async def regenerate(self) -> ev.ChatResponse | None:
+        """Ask the last question again, in place of its answer; None when there is none."""
+        text = self.edit_last()
+        return await self.send(text) if text else None
+
+    async def read_page(self) -> PageReading:
+        """What read_page gives the model for the current page (``jawad read-page``)."""
+        if self.browser is None:
+            raise JawadError("No web page is open to read.")
+        return await self.browser.read()
+
+    # -- research -----------------------------------------------------------------------------
+
+    async def plan_research(self, intent: str, *, max_steps: int | None = None) -> ResearchPlan:
+        """A draft plan for ``intent`` (the user approves or edits it before it runs)."""
+        from jawad_desktop.core.research.planner import Planner
+
+        hint = ""
+        if self.page is not None:
+            with contextlib.suppress(Exception):
+                hint = f"{await self.page.title()} ({await self.page.url()})"
+        planner = Planner(self._client_for_run, **({"max_steps": max_steps} if max_steps else {}))
+        return await planner.plan(intent, page_hint=hint)
+
+    def research_executor(self, intent: str) -> ResearchExecutor:
+        """The executor for a research the user asked for: ``/research INTENT`` is saved as the
+        user's message now, and the plan and its answer in the same conversation."""
+        from jawad_desktop.core.research.executor import ResearchExecutor
+
+        self.bus.emit(ev.TurnStarted(run_id=ev.new_id("research"), user_text=f"/research {intent}"))
+        self._research = ResearchExecutor(
+            client=self._client_for_run, registry=self.registry, settings=self.ctx.settings, bus=self.bus,
+            gate=self.gate, browser=self.browser, secrets=self.ctx.secrets, store=self.store,
+            conversation_id=self.conversation_id,
+        )
+        return self._research
+
+    # -- the end ------------------------------------------------------------------------------
+
+    async def aclose(self) -> None:
+        """Release what needs an orderly end: the client, the MCP servers, the page cache, the
+        store. The page belongs to whoever made it."""
+        self.stop()
+        client = self._given_client or self._client
+        if client is not None and hasattr(client, "aclose"):
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(client.aclose(), 1.0)
+        if self.mcp is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.mcp.aclose(), 1.0)
+        if self.cache is not None:
+            with contextlib.suppress(Exception):
+                self.cache.close()
+        if self.recorder is not None:
+            self.recorder.close()
+        if self.store is not None:
+            with contextlib.suppress(Exception):
+                self.store.close()
+
+
+def _close_later(client: Any) -> None:
+    """Close a replaced client without waiting for it (its requests have ended)."""
+    close: Callable[[], Any] | None = getattr(client, "aclose", None)
+    if close is None:
+        return
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    task = loop.create_task(close())
+    _closing.add(task)
+    task.add_done_callback(_closing.discard)
+
+
+_closing: set[asyncio.Task[Any]] = set()

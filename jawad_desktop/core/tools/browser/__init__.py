@@ -1,0 +1,47 @@
+"""The browser: reading a page, acting on it through the tools, and telling Harbor what an action does.
+
+- ``reading``: ``read_page`` and ``PageReading`` (content, product, elements, flags).
+- ``provenance``: where text came from (the page or the user) and page text flagged as
+  instructions to an AI; ``wrap_untrusted`` labels page text for the model.
+- ``session``: ``BrowserSession``, the page the agent works on, and the one way tools act on it.
+- ``inspector``: the ``HarborGate`` inspector and the page driver's navigation guard.
+- ``tools``: ``browser_registry()``, the eleven tools the model calls.
+
+Everything here is written against the ``core.tools.page.Page`` interface, never a browser engine.
+"""
+
+from jawad_desktop.core.tools.browser.inspector import inspect, make_navigation_guard
+from jawad_desktop.core.tools.browser.provenance import carries_page_data, find_injections, said_by_user, wrap_untrusted
+from jawad_desktop.core.tools.browser.reading import (
+    MAX_ELEMENTS,
+    MAX_MARKDOWN_CHARS,
+    PageReading,
+    extract_product,
+    format_elements,
+    html_to_markdown,
+    parse_snapshot,
+    read_page,
+)
+from jawad_desktop.core.tools.browser.session import DEFAULT_SEARCH_ENGINE, BrowserSession, page_errors
+from jawad_desktop.core.tools.browser.tools import browser_registry
+
+__all__ = [
+    "DEFAULT_SEARCH_ENGINE",
+    "MAX_ELEMENTS",
+    "MAX_MARKDOWN_CHARS",
+    "BrowserSession",
+    "PageReading",
+    "browser_registry",
+    "carries_page_data",
+    "extract_product",
+    "find_injections",
+    "format_elements",
+    "html_to_markdown",
+    "inspect",
+    "make_navigation_guard",
+    "page_errors",
+    "parse_snapshot",
+    "read_page",
+    "said_by_user",
+    "wrap_untrusted",
+]

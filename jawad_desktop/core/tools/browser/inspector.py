@@ -1,0 +1,111 @@
+"""What a browser call really does, told to Harbor before it runs, and the browser's navigation guard.
+
+``inspect`` is the ``HarborGate`` inspector (``BrowserSession.inspect`` delegates to it). Before
+a call is allowed it resolves and highlights the target in the visible browser, and tells
+Harbor whether it is a critical action (buy, pay, delete...), whether its target or text came
+from the page rather than from the user, and whether page data would be sent to another site.
+``make_navigation_guard`` lets the page driver refuse a cross-site navigation an action starts
+unless Harbor would let ``navigate`` go there without asking.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from jawad_desktop.core.harbor.engine import Harbor
+from jawad_desktop.core.harbor.gate import CallInsight, PermissionCheck
+from jawad_desktop.core.harbor.policy import PermissionLevel, Verdict, is_critical_action
+from jawad_desktop.core.sites import site_of
+from jawad_desktop.core.tools.browser.provenance import carries_page_data, said_by_user
+from jawad_desktop.core.tools.page import PageError, Target
+
+if TYPE_CHECKING:
+    from jawad_desktop.core.tools.browser.session import BrowserSession
+
+NAVIGATING_TOOLS = ("navigate", "search_web")
+ACTING_TOOLS = ("click_element", "fill_form", "select_option", "set_checked")
+
+NavigationGuard = Callable[[str, str], bool]
+
+
+async def inspect(session: BrowserSession, check: PermissionCheck) -> CallInsight | None:
+    """What a call really does, for Harbor, with its target highlighted while it is decided."""
+    args = check.arguments
+    name = check.tool
+    users = [*session.user_texts, *check.user_texts]
+    page = session.page
+    if name in NAVIGATING_TOOLS:
+        url = str(args.get("url", "")) if name == "navigate" else session.search_url(str(args.get("query", "")))
+        page_text = session.last_reading.text if session.last_reading else ""
+        current = await page.url()
+        insight = CallInsight(site=site_of(url))
+        if site_of(url) != site_of(current) and carries_page_data(url, page_text, users):
+            insight.force_ask = True
+            insight.from_page_content = True
+            insight.note = f"It would send text taken from this page to {site_of(url) or url}"
+        return insight
+    if name not in ACTING_TOOLS:
+        return None
+    index = args.get("index")
+    selector = args.get("selector")
+    if index is None and not selector:
+        return None
+    target = Target(index=int(index) if index is not None else None,
+                    selector=None if index is not None else str(selector))
+    try:
+        info = await page.describe(target)
+    except PageError:
+        return None  # the tool itself will report the element as gone
+    page_url = await page.url()
+    submits = info.is_submit or (name == "fill_form" and bool(args.get("submit")))
+    leads_to = info.href or (info.form_action if submits else "")
+    critical = is_critical_action(info.label, leads_to) or (submits and is_critical_action("", page_url))
+    # Without the user's words (nobody noted them) the agent's own hint decides.
+    from_page: bool | None = None
+    if users:
+        from_page = not said_by_user(info.label, users)
+        text = str(args.get("text", "") or args.get("option", ""))
+        if text and not said_by_user(text, users):
+            from_page = True
+    reading = session.last_reading
+    planted = bool(reading and any(
+        info.label and info.label.casefold() in s.casefold() for s in reading.injections))
+    notes = []
+    if planted:
+        notes.append(f'The page itself contains text telling the assistant to use "{info.label}"')
+    elsewhere = site_of(leads_to) if leads_to and site_of(leads_to) != site_of(page_url) else ""
+    if elsewhere:
+        notes.append(f"It leads to another site, {elsewhere}")
+    note = ". ".join(notes)
+    hint = f'{info.role} "{info.label}"' + (f" -> {info.selector}" if info.selector else "")
+    verdict = None
+    if session.harbor is not None:
+        verdict = session.harbor.check(name, check.level, check.site, current_site=check.current_site,
+                                       critical=critical)
+    if verdict is not Verdict.AUTO_APPROVE:
+        with contextlib.suppress(PageError):
+            await page.highlight(target, "Jawad asks: " + name.replace("_", " "))
+
+    async def settled(allowed: bool) -> None:
+        if not allowed:
+            await page.clear_highlight()
+        elif elsewhere and verdict is not Verdict.AUTO_APPROVE:
+            # The user saw where it leads and allowed it: the browser may follow this once.
+            page.allow_navigation_once(leads_to)
+
+    return CallInsight(critical=critical, from_page_content=True if planted else from_page, element_hint=hint,
+                       note=note, on_settled=settled)
+
+
+def make_navigation_guard(harbor: Harbor) -> NavigationGuard:
+    """A navigation guard for the page driver: a cross-site navigation an agent action starts
+    goes through only when Harbor would let ``navigate`` run there without asking."""
+
+    def guard(from_url: str, to_url: str) -> bool:
+        verdict = harbor.check("navigate", PermissionLevel.NAVIGATE, site_of(to_url),
+                               current_site=site_of(from_url))
+        return verdict is Verdict.AUTO_APPROVE
+
+    return guard

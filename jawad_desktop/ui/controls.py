@@ -1,0 +1,87 @@
+"""Small builders for the window's controls: a button, a field or a list of choices with the
+name a screen reader says for it, a status line and its colours, and the words for a failure.
+
+Every control needs an accessible name (screen readers and the tests find controls by it);
+building them here keeps each page to one line a control. Validation messages from pydantic and
+failures of background work are turned into plain words here too, the same way on every page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from pydantic import ValidationError
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
+
+from jawad_desktop.core.errors import JawadError
+
+ERROR_STYLE = "color: #c01c28;"
+OK_STYLE = "color: #26a269;"
+
+
+def button(text: str, accessible_name: str, parent: QWidget, *, tooltip: str = "") -> QPushButton:
+    """A push button with the name a screen reader says for it."""
+    made = QPushButton(text, parent)
+    made.setAccessibleName(accessible_name)
+    if tooltip:
+        made.setToolTip(tooltip)
+    return made
+
+
+def line_edit(accessible_name: str, parent: QWidget, *, placeholder: str = "", tooltip: str = "") -> QLineEdit:
+    """A one-line text field; ``placeholder`` shows what to type (or what an empty field means)."""
+    field = QLineEdit(parent)
+    field.setAccessibleName(accessible_name)
+    field.setPlaceholderText(placeholder)
+    if tooltip:
+        field.setToolTip(tooltip)
+    return field
+
+
+def combo(accessible_name: str, parent: QWidget, choices: Iterable[tuple[str, object]] = ()) -> QComboBox:
+    """A list of choices, each a (label, value) pair; ``currentData()`` is the chosen value."""
+    box = QComboBox(parent)
+    box.setAccessibleName(accessible_name)
+    for label, value in choices:
+        box.addItem(label, value)
+    return box
+
+
+def field_row(field: QWidget, *beside: QWidget) -> QHBoxLayout:
+    """``field`` taking the width, with small controls beside it ("Fetch models", "Show")."""
+    row = QHBoxLayout()
+    row.addWidget(field, 1)
+    for widget in beside:
+        row.addWidget(widget)
+    return row
+
+
+def status_line(accessible_name: str, parent: QWidget) -> QLabel:
+    """A wrapped, selectable line for results and problems (the user may copy an error)."""
+    label = QLabel(parent)
+    label.setWordWrap(True)
+    label.setAccessibleName(accessible_name)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+def set_status(label: QLabel, text: str, *, error: bool = False) -> None:
+    """Show ``text`` on a status line, red for a problem, green otherwise."""
+    label.setStyleSheet(ERROR_STYLE if error else OK_STYLE)
+    label.setText(text)
+
+
+def validation_message(exc: ValidationError) -> str:
+    """The first problem of a pydantic error, in plain words."""
+    first = exc.errors()[0]
+    message = str(first.get("msg", "Invalid value"))
+    return message.removeprefix("Value error, ")
+
+
+def failure_text(what: str, exc: BaseException) -> str:
+    """What a failed background job tells the user: a ``JawadError`` says what to do itself;
+    anything else is named, so that it can be reported."""
+    if isinstance(exc, JawadError):
+        return exc.user_text()
+    return f"{what[:1].upper()}{what[1:]} failed: {type(exc).__name__}: {exc}"

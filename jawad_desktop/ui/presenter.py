@@ -1,0 +1,306 @@
+"""The window's presenter: the core ``Assistant``'s events shown on the chat panel, and the
+user's actions (Send, Stop, New chat, history, regenerate, voice) turned into its calls.
+
+It holds no business logic: the ``Assistant`` (``core.assistant``) does the work and announces
+what happened; this maps each event onto a small widget API (``ChatPanel.stream_answer``,
+``end_answer``, ``show_tool_call``, ``show_conversation``...; the action log's ``upsert``; the
+permission panel's ``show_request``/``settle``) and says in the status line where a run is
+("Step 2 of 10: read_page"). It is given the widgets it drives; it never reaches into the
+window. Background work runs through ``ui.background``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, Signal
+
+from jawad_desktop.core import events as ev
+from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.messages import Message
+from jawad_desktop.ui.background import run_async, tell
+
+if TYPE_CHECKING:
+    from jawad_desktop.core.assistant import Assistant
+    from jawad_desktop.core.context import AppContext
+    from jawad_desktop.core.store.conversations import ConversationStore
+    from jawad_desktop.ui.action_log import ActionLogView
+    from jawad_desktop.ui.bridge import EventBridge
+    from jawad_desktop.ui.chat_view import ChatItem, ChatPanel
+    from jawad_desktop.ui.permission_panel import PermissionPanel
+    from jawad_desktop.ui.research_panel import ResearchController
+
+log = logging.getLogger("jawad.ui.presenter")
+
+NO_PROVIDER = "Add a provider first: **Settings → Providers** (Ctrl+,)."
+
+
+class ChatPresenter(QObject):
+    """Drives one ``Assistant`` from the window's widgets and shows its events.
+
+    ``busy_changed(bool)``: a turn or a research started or ended. ``status(text)``: the run's
+    step, for the status bar ("" clears it). ``settings_needed()``: the user must add a
+    provider first. ``ready()``: the assistant is built (the window adds the history, research
+    and voice controls then).
+    """
+
+    busy_changed = Signal(bool)
+    status = Signal(str)
+    settings_needed = Signal()
+    ready = Signal()
+
+    def __init__(
+        self,
+        ctx: AppContext,
+        bridge: EventBridge,
+        chat: ChatPanel,
+        action_log: ActionLogView,
+        permissions: PermissionPanel,
+        *,
+        make_page: Callable[[], Any] | None = None,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.chat = chat
+        self.action_log = action_log
+        self.permissions = permissions
+        self._make_page = make_page
+        self.assistant: Assistant | None = None
+        self.research: ResearchController | None = None
+        self.speaker: Any = None
+        self._speaker_factory: Callable[[], Any] | None = None
+        self._turn: Any = None
+        bridge.turn_started.connect(self._on_turn_started)
+        bridge.chat_delta.connect(lambda e: self.chat.stream_answer(e.text))
+        bridge.chat_response.connect(self._on_response)
+        bridge.turn_finished.connect(self._on_turn_finished)
+        bridge.agent_step.connect(self._on_step)
+        bridge.action_log.connect(self._on_action)
+        bridge.permission_request.connect(permissions.show_request)
+        bridge.permission_settled.connect(permissions.settle)
+        bridge.conversation_changed.connect(self._on_conversation_changed)
+        bridge.retry.connect(self._on_retry)
+
+    # -- building ---------------------------------------------------------------------------
+
+    def build(self) -> Assistant | None:
+        """Build the assistant on the browser's page, once; None (and a notice) when it cannot."""
+        if self.assistant is not None:
+            return self.assistant
+        from jawad_desktop.core.assistant import Assistant
+
+        try:
+            page = self._make_page() if self._make_page is not None else None
+            assistant = Assistant(self.ctx, page=page)
+        except Exception as exc:  # a broken part must not keep the window from opening
+            log.exception("the assistant could not start")
+            tell(self.ctx.bus, "error", f"The assistant could not start: {exc}")
+            return None
+        self.assistant = assistant
+        self.permissions.decided.connect(assistant.gate.respond)
+        if self.ctx.settings.mcp.servers:
+            self.reconnect_mcp()
+        self.ready.emit()
+        return assistant
+
+    def reconnect_mcp(self) -> None:
+        """Connect (again) to the MCP servers in Settings."""
+        if self.assistant is not None:
+            run_async(self.assistant.connect_mcp(), what="connecting the MCP servers", bus=self.ctx.bus)
+
+    def attach_research(self, research: ResearchController) -> None:
+        self.research = research
+        research.busy_changed.connect(self._set_busy)
+
+    def attach_speaker(self, factory: Callable[[], Any]) -> None:
+        """Replies are spoken with ``factory()`` (made on first use: the speech engine is slow to load)."""
+        self._speaker_factory = factory
+
+    # -- state --------------------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        return (self._turn is not None and not self._turn.done()) or (
+            self.research is not None and self.research.busy)
+
+    @property
+    def store(self) -> ConversationStore | None:
+        return self.assistant.store if self.assistant is not None else None
+
+    @property
+    def conversation_id(self) -> str | None:
+        return self.assistant.conversation_id if self.assistant is not None else None
+
+    # -- what the user does -----------------------------------------------------------------
+
+    def send(self, text: str) -> None:
+        """Send what the user typed; the input keeps it until the turn is accepted."""
+        if self.busy:
+            return
+        assistant = self.build()
+        if assistant is None:
+            self.chat.add_message("error", "The assistant is not available: see the notice above.")
+            return
+        from jawad_desktop.core.agent.commands import research_intent
+
+        intent = research_intent(text)
+        if self.ctx.settings.active() is None and intent is None:
+            self.chat.add_message("notice", NO_PROVIDER)
+            self.settings_needed.emit()
+            return
+        if intent is not None and self.research is not None:
+            self.chat.take_input()
+            self.research.start(intent)
+            return
+        self.chat.take_input()
+        self._run(assistant.send(text))
+
+    def _run(self, work: Any) -> None:
+        self._set_busy(True)
+        self._turn = run_async(work, what="the answer", bus=self.ctx.bus, on_done=lambda _r: self._set_busy(False),
+                               on_error=self._turn_failed)
+        self._turn.add_done_callback(lambda t: self._set_busy(False) if t.cancelled() else None)
+
+    def _turn_failed(self, exc: BaseException) -> None:
+        self._set_busy(False)
+        text = exc.user_text() if isinstance(exc, JawadError) else f"Something went wrong: {exc}"
+        if not isinstance(exc, JawadError):
+            log.error("turn failed", exc_info=exc)
+        self.chat.end_answer(text, error=True)
+
+    def stop(self) -> None:
+        """Stop speaking, the research and the turn (a pending permission request closes itself)."""
+        if self.speaker is not None:
+            self.speaker.stop()
+        if self.research is not None:
+            self.research.cancel()
+        if self.assistant is not None:
+            self.assistant.stop()
+
+    def new_chat(self) -> None:
+        if self.assistant is not None:
+            self.assistant.new_chat()  # ConversationChanged("") clears the view
+        else:
+            self._clear_view()
+        self.chat.input.setFocus()
+
+    def open_conversation(self, conversation_id: str) -> None:
+        """Show a saved conversation and continue it."""
+        assistant = self.assistant
+        if assistant is None or conversation_id == assistant.conversation_id:
+            return
+        try:
+            opened = assistant.open_conversation(conversation_id)
+        except JawadError as exc:
+            tell(self.ctx.bus, "error", exc.user_text())
+            return
+        self._clear_view()
+        self.chat.show_conversation(chat_items(opened.messages))
+        for entry in opened.actions:
+            self.action_log.log_model.upsert(entry)
+        if self.research is not None:
+            self.research.restore(conversation_id)
+
+    def regenerate(self) -> None:
+        """Ask the last question again, in place of its answer."""
+        if self.busy or self.assistant is None:
+            return
+        text = self.assistant.edit_last()
+        if text:
+            self.chat.retract_last_turn()
+            self._run(self.assistant.send(text))
+
+    def edit_last(self) -> None:
+        """Put the last question back into the input to edit and resend it."""
+        if self.busy or self.assistant is None:
+            return
+        text = self.assistant.edit_last()
+        if text:
+            self.chat.retract_last_turn()
+            self.chat.edit_text(text)
+
+    def speak(self, text: str) -> None:
+        if self._speaker_factory is None:
+            return
+        if self.speaker is None:
+            self.speaker = self._speaker_factory()
+        self.speaker.say(text)
+
+    def stop_speaking(self) -> None:
+        if self.speaker is not None:
+            self.speaker.stop()
+
+    async def aclose(self) -> None:
+        """Stop, then release the assistant's client, MCP servers, cache and store."""
+        self.stop()
+        if self.assistant is not None:
+            await self.assistant.aclose()
+
+    # -- events -----------------------------------------------------------------------------
+
+    def _on_turn_started(self, event: ev.TurnStarted) -> None:
+        self.chat.add_message("user", event.user_text)
+
+    def _on_response(self, event: ev.ChatResponse) -> None:
+        self.chat.end_answer(event.content, error=event.is_error, stopped=event.interrupted)
+
+    def _on_turn_finished(self, event: ev.TurnFinished) -> None:
+        self.status.emit("")
+        response = event.response
+        if self.ctx.settings.voice.speak_replies and not response.is_error and not response.interrupted:
+            self.speak(response.content)
+
+    def _on_step(self, event: ev.AgentStep) -> None:
+        step = f"Step {event.iteration} of {event.max_iterations}"
+        self.status.emit(f"{step}: {event.tool_name}" if event.state == "tool" else f"{step}: thinking…")
+
+    def _on_action(self, entry: ev.ActionLogEntry) -> None:
+        self.action_log.log_model.upsert(entry)
+        self.chat.show_tool_call(entry.id, entry.tool_name, dict(entry.parameters), entry.details, entry.result)
+
+    def _on_conversation_changed(self, conversation_id: str) -> None:
+        if conversation_id:
+            self.ctx.settings.ui.last_conversation_id = conversation_id  # opened again at the next start
+        else:
+            self._clear_view()
+
+    def _on_retry(self, notice: ev.RetryNotice) -> None:
+        self.status.emit(f"{notice.reason} — retrying in {notice.delay_s:.1f} s "
+                         f"(attempt {notice.attempt} of {notice.max_attempts})")
+
+    def _clear_view(self) -> None:
+        self.chat.clear_messages()
+        self.action_log.log_model.clear()
+
+    def _set_busy(self, busy: bool) -> None:
+        busy = busy or self.busy
+        try:
+            self.chat.set_busy(busy)
+        except RuntimeError:  # the window is already gone (closing while busy)
+            return
+        if not busy:
+            self.status.emit("")
+        self.busy_changed.emit(busy)
+
+
+def chat_items(messages: list[Message]) -> list[ChatItem]:
+    """A saved conversation as chat rows: messages, and a card for each tool call with its result."""
+    from jawad_desktop.ui.chat_view import ChatItem
+
+    results = {m.tool_call_id: m.content for m in messages if m.role == "tool"}
+    items: list[ChatItem] = []
+    for message in messages:
+        if message.role == "user":
+            items.append(ChatItem(role="user", text=message.content))
+        elif message.role == "assistant":
+            if message.content.strip() and not message.tool_calls:
+                items.append(ChatItem(role="assistant", text=message.content))
+            for call in message.tool_calls:
+                arguments = call.arguments if isinstance(call.arguments, dict) else {}
+                result = results.get(call.id, "")
+                items.append(ChatItem(role="tool", tool_name=call.name, tool_args=arguments, tool_result=result,
+                                      tool_status="success" if result else "error"))
+    return items
