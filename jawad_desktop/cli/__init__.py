@@ -197,7 +197,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             end_process(run_gui(args.profile, screenshot=args.screenshot, startup_report=args.startup_report))
         return _run_handler(args)
     except JawadError as exc:
-        print(f"jawad: {exc.user_text()}", file=sys.stderr)
+        from jawad_desktop.cli.remedies import error_text
+
+        print(f"jawad: {error_text(exc)}", file=sys.stderr)
         return EXIT_FAILURE
     except KeyboardInterrupt:
         print("jawad: interrupted", file=sys.stderr)

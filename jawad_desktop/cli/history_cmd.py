@@ -159,6 +159,7 @@ async def run(args: argparse.Namespace, ctx: AppContext) -> int:
 
 async def _semantic_search(store: ConversationStore, args: argparse.Namespace, ctx: AppContext) -> int:
     from jawad_desktop.core.llm.embeddings import Embedder
+    from jawad_desktop.core.llm.errors import LLMError
     from jawad_desktop.core.llm.factory import client_for
     from jawad_desktop.core.store.semantic import SemanticIndex
 
@@ -168,7 +169,12 @@ async def _semantic_search(store: ConversationStore, args: argparse.Namespace, c
         print(f"Indexed {count} new messages…", file=sys.stderr, flush=True)
 
     async with client_for(ctx, args.provider) as client:
-        embedder = Embedder(client, args.embedding_model or "")
+        try:
+            embedder = Embedder(client, args.embedding_model or "")
+        except LLMError as exc:
+            # The core's words are neutral ("choose another provider"); here that is an option.
+            exc.suggestions.append("Choose the provider with --provider NAME, the model with --embedding-model M.")
+            raise
         found = await SemanticIndex(store).search(embedder, query, limit=max(1, args.limit), progress=progress)
     rows = [
         {"conversation_id": f.hit.conversation_id, "title": f.hit.conversation_title,

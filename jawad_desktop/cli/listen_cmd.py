@@ -15,7 +15,7 @@ import sys
 from typing import Any
 
 from jawad_desktop.core.context import AppContext
-from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.errors import JawadError, Remedy
 from jawad_desktop.core.events import Event, VoiceState
 from jawad_desktop.core.voice import VoiceSession, list_input_devices
 
@@ -51,7 +51,7 @@ async def run(args: argparse.Namespace, ctx: AppContext) -> int:
     if args.silence is not None:
         voice.silence_stop_s = args.silence
     session = VoiceSession(ctx, backend=args.backend)
-    errors: list[str] = []
+    errors: list[tuple[str, Remedy | None]] = []  # each error's text and where it is fixed
     status = sys.stderr if not args.quiet else None
     live = status is not None and status.isatty()
 
@@ -59,7 +59,7 @@ async def run(args: argparse.Namespace, ctx: AppContext) -> int:
         if not isinstance(event, VoiceState):
             return
         if event.state == "error":
-            errors.append(event.error)
+            errors.append((event.error, Remedy.from_json(event.remedy)))
         if status is None:
             return
         if event.state == "started":
@@ -94,11 +94,12 @@ async def run(args: argparse.Namespace, ctx: AppContext) -> int:
     if result is None:
         if interrupts > 1:
             raise KeyboardInterrupt
-        detail = errors[-1] if errors else "Nothing was transcribed."
+        detail, remedy = errors[-1] if errors else ("Nothing was transcribed.", None)
         kept = session.pending_audio
-        raise JawadError(
+        raise JawadError(  # main() prints it with the terminal's words for the remedy
             detail,
             suggestions=[f"Your recording was kept: jawad transcribe {kept}"] if kept is not None else [],
+            remedy=remedy,
         )
     if args.json:
         print(json.dumps(result.as_dict(), ensure_ascii=False))

@@ -17,9 +17,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from jawad_desktop.cli.remedies import with_remedy
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.context import AppContext
-from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.errors import JawadError, Remedy
 from jawad_desktop.core.events import Event, RetryNotice
 from jawad_desktop.core.llm.client import LLMClient, forget_capabilities
 from jawad_desktop.core.llm.connection import discover_providers, list_models, test_connection
@@ -155,7 +156,8 @@ async def run(args: argparse.Namespace, ctx: AppContext) -> int:
               file=sys.stderr, flush=True)
         result = await test_connection(provider, key, ctx.settings.network)
         if not result.success:
-            print(f"jawad: {provider.name} failed the test: {result.error}", file=sys.stderr)
+            failure = with_remedy(result.error, Remedy.from_json(result.remedy))
+            print(f"jawad: {provider.name} failed the test: {failure}", file=sys.stderr)
             return 1
         print(f"OK: {provider.name} answered in {result.latency_ms:.0f} ms.")
         return 0

@@ -19,8 +19,9 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from jawad_desktop.cli.remedies import error_text, with_remedy
 from jawad_desktop.core import events as ev
-from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.errors import JawadError, Remedy
 from jawad_desktop.core.harbor.policy import PermissionLevel
 
 if TYPE_CHECKING:
@@ -150,7 +151,8 @@ class TurnPrinter:
         elif response.is_error:
             if streamed and not streamed.endswith("\n"):
                 print()
-            print(f"jawad: {response.content}", file=sys.stderr)
+            remedy = Remedy.from_json(response.metadata.get("remedy"))  # the turn's error: where to fix it
+            print(f"jawad: {with_remedy(response.content, remedy)}", file=sys.stderr)
         elif not streamed.strip():
             print(response.content)
         elif not streamed.endswith("\n"):
@@ -199,7 +201,7 @@ def run_on_qt(main: Callable[[], Coroutine[Any, Any, int]], *, after: Callable[[
         print("\njawad: interrupted", file=sys.stderr)
         end_process(130)
     except JawadError as exc:
-        print(f"jawad: {exc.user_text()}", file=sys.stderr)
+        print(f"jawad: {error_text(exc)}", file=sys.stderr)
         end_process(1)
     if after is not None:
         after()

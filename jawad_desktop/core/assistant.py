@@ -35,7 +35,7 @@ from jawad_desktop.core.agent.session import AgentSession, ChatClient
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.harbor.engine import Harbor
-from jawad_desktop.core.harbor.gate import HarborGate
+from jawad_desktop.core.harbor.gate import HarborGate, Inspector
 from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.messages import Message
 from jawad_desktop.core.tools.basic import basic_registry
@@ -102,14 +102,16 @@ class Assistant:
         self.cache: PageCache | None = None
         self.browser: BrowserSession | None = None
         self.base_registry: ToolRegistry = basic_registry()
+        inspector: Inspector | None = None
         if page is not None:
             self.browser = self._browser_for(page, remember=save)
-            from jawad_desktop.core.tools.browser import browser_registry
+            from jawad_desktop.core.tools.browser import browser_registry, inspector_for
 
             self.base_registry = self.base_registry.merged(browser_registry())
+            inspector = inspector_for(self.browser)
         self.gate = HarborGate(
             self.harbor, self.bus, timeout_s=settings.browser.permission_timeout_s,
-            inspector=self.browser.inspect if self.browser is not None else None, ask=ask,
+            inspector=inspector, ask=ask,
         )
         self.mcp: McpRegistry | None = None
         self.session = AgentSession(
@@ -147,7 +149,7 @@ class Assistant:
         from jawad_desktop.core.store.recorder import ConversationRecorder
 
         try:
-            self.store = ConversationStore.open(self.ctx.paths.data)
+            self.store = ConversationStore.open(self.ctx.paths.data, bus=self.bus)
         except JawadError as exc:
             self.bus.emit(ev.Notice(level="error", text="Conversations will not be saved: " + exc.user_text()))
             return
@@ -296,11 +298,7 @@ class Assistant:
         from jawad_desktop.core.research.executor import ResearchExecutor
 
         self.bus.emit(ev.TurnStarted(run_id=ev.new_id("research"), user_text=f"/research {intent}"))
-        self._research = ResearchExecutor(
-            client=self._client_for_run, registry=self.registry, settings=self.ctx.settings, bus=self.bus,
-            gate=self.gate, browser=self.browser, secrets=self.ctx.secrets, store=self.store,
-            conversation_id=self.conversation_id,
-        )
+        self._research = ResearchExecutor(self.session, store=self.store, conversation_id=self.conversation_id)
         return self._research
 
     # -- the end ------------------------------------------------------------------------------

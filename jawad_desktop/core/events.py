@@ -139,6 +139,23 @@ class ConversationChanged(Event):
     conversation_id: str
 
 
+ConversationsChangeKind = Literal["created", "updated", "renamed", "deleted", "restored", "purged"]
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationsChanged(Event):
+    """The saved conversations changed: one was created, updated (messages added or removed),
+    renamed, deleted (undoably), restored or purged. The history list refreshes on it.
+
+    Not ``ConversationChanged``, which says which conversation the chat shows. The store emits
+    it after the write is committed, on the thread that wrote (its ``*_async`` twins hand it
+    back to the loop's thread); a second store on the same file does not announce to this bus.
+    """
+
+    kind: ConversationsChangeKind
+    conversation_id: str
+
+
 @dataclass(frozen=True, slots=True)
 class WorkflowUpdate(Event):
     """The whole research plan as it stands (spec 001 WORKFLOW_UPDATE)."""
@@ -159,6 +176,8 @@ class VoiceState(Event):
     error: str = ""
     level: float = 0.0
     retryable: bool = False  # an error whose recording is kept: VoiceSession.retry() can transcribe it
+    # Where the user fixes the error (``errors.Remedy.as_json()``); each face words it.
+    remedy: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +190,7 @@ class TestResult(Event):
     success: bool
     error: str = ""
     latency_ms: float = 0.0
+    remedy: dict[str, str] = field(default_factory=dict)  # as on ``VoiceState``
 
 
 @dataclass(frozen=True, slots=True)

@@ -118,6 +118,8 @@ class UnhandledErrors:
             return
         log.error("%s", details, exc_info=(type(exc), exc, exc.__traceback__))
         what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        if len(what) > 200:  # the banner is one line; the log has it all
+            what = what[:199] + "…"
         tell(self.bus, "error", f"Something went wrong in the background: {what}. Details are in the log file.")
 
 
@@ -128,7 +130,7 @@ class QuitRequests:
     A signal reaches Python through ``signal.set_wakeup_fd``: its C-level handler writes the
     signal's number to a socket at once, whatever the GUI thread is doing (Qt's loop idle in
     poll, or stuck), and a watcher thread reading that socket hands the request to the loop.
-    A second signal while shutting down ends the process at once (128 + its number), and
+    A second signal ends the process at once (128 + its number), and
     SIGNAL_EXIT_DEADLINE_S after the first one the process ends even if the GUI thread never
     got to close the window. Nothing else in the GUI may use ``loop.add_signal_handler``: it
     would take the wake-up fd.
@@ -138,6 +140,7 @@ class QuitRequests:
         self._close_window = close_window
         self._loop: asyncio.AbstractEventLoop | None = None
         self._signals = 0  # seen by the watcher thread
+        self._numbers: set[int] = set()  # of QUIT_SIGNALS
         self._sockets: tuple[socket.socket, socket.socket] | None = None
         self.shutting_down = False
 
@@ -156,6 +159,8 @@ class QuitRequests:
         try:
             signal.set_wakeup_fd(wake.fileno(), warn_on_full_buffer=False)
         except ValueError as exc:  # not the main thread
+            receive.close()
+            wake.close()
             log.warning("quit signals keep their default action: %s", exc)
             return
         for name in QUIT_SIGNALS:
@@ -165,7 +170,9 @@ class QuitRequests:
             # A Python-level handler is needed for Python to catch the signal; the work is
             # done by the watcher, which also sees it while the GUI thread is busy.
             signal.signal(number, _ignore_signal)
-            signal.siginterrupt(number, False)
+            self._numbers.add(number)
+            if hasattr(signal, "siginterrupt"):  # not on Windows
+                signal.siginterrupt(number, False)  # restart the system calls it interrupts
         # The sockets live as long as the process (the wake-up fd must stay valid).
         self._sockets = (receive, wake)
         threading.Thread(target=self._watch, args=(receive,), name="jawad-signals", daemon=True).start()
@@ -187,7 +194,8 @@ class QuitRequests:
             if not numbers:
                 return
             for number in numbers:
-                self._signalled(number)
+                if number in self._numbers:  # any other signal with a Python handler writes here too
+                    self._signalled(number)
 
     def _signalled(self, number: int) -> None:
         """On the watcher thread."""
@@ -197,7 +205,7 @@ class QuitRequests:
             name = signal.Signals(number).name
         except ValueError:
             name = f"signal {number}"
-        if self._signals or self.shutting_down:
+        if self._signals:  # a first one lets a running shutdown (the user closed the window) finish
             log.warning("%s while shutting down: exiting now", name)
             end_process(128 + number)
         self._signals += 1

@@ -25,6 +25,7 @@ class EventBridge(QObject):
     permission_settled = Signal(object)  # ev.PermissionSettled
     grants_changed = Signal()
     conversation_changed = Signal(str)  # the conversation id, "" for a new chat
+    conversations_changed = Signal(str, str)  # kind ("created", "renamed", ...), conversation id
     workflow_update = Signal(object)  # ev.WorkflowUpdate
     voice_state = Signal(object)  # ev.VoiceState
     test_result = Signal(object)  # ev.TestResult
@@ -58,6 +59,8 @@ class EventBridge(QObject):
             self.grants_changed.emit()
         elif isinstance(event, ev.ConversationChanged):
             self.conversation_changed.emit(event.conversation_id)
+        elif isinstance(event, ev.ConversationsChanged):
+            self.conversations_changed.emit(event.kind, event.conversation_id)
         elif isinstance(event, ev.WorkflowUpdate):
             self.workflow_update.emit(event)
         elif isinstance(event, ev.VoiceState):

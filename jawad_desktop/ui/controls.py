@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
 
 from jawad_desktop.core.errors import JawadError
+from jawad_desktop.ui.remedies import error_text
 
 ERROR_STYLE = "color: #c01c28;"
 OK_STYLE = "color: #26a269;"
@@ -83,5 +84,5 @@ def failure_text(what: str, exc: BaseException) -> str:
     """What a failed background job tells the user: a ``JawadError`` says what to do itself;
     anything else is named, so that it can be reported."""
     if isinstance(exc, JawadError):
-        return exc.user_text()
+        return error_text(exc)
     return f"{what[:1].upper()}{what[1:]} failed: {type(exc).__name__}: {exc}"

@@ -13,6 +13,7 @@ from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.llm.connection import ProviderOffer
 from jawad_desktop.core.store.secrets import provider_key_name
+from jawad_desktop.ui.remedies import error_text
 
 log = logging.getLogger("jawad.ui.first_start")
 
@@ -69,7 +70,7 @@ class OffersPanel(QFrame):
         try:
             name = adopt_offer(self.ctx, offer)
         except JawadError as exc:
-            self.status.setText(exc.user_text())
+            self.status.setText(error_text(exc))
             return
         self.adopted.emit(name)
         self.hide()

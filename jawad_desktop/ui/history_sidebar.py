@@ -7,7 +7,9 @@ the context menu) with an Undo bar that stays ``UNDO_MS`` before the deletion be
 and export to Markdown or JSON (context menu; keys and tokens redacted).
 It talks to ``ConversationStore`` only; it tells the window what the user chose through
 ``conversation_selected(id)``, ``match_selected(id, position)`` and ``new_chat_requested()``.
-The store's change notifications refresh it, so the window never has to.
+The core's ``ConversationsChanged`` events, given to it as the bridge's
+``conversations_changed`` signal, refresh it, so the window never has to. Searches run in the
+background through ``ui.background``; a failed search says so in the list's place.
 """
 
 from __future__ import annotations
@@ -30,12 +32,12 @@ from PySide6.QtCore import (
     QPoint,
     QRect,
     QRectF,
-    QRunnable,
     QSize,
     Qt,
-    QThreadPool,
     QTimer,
     Signal,
+    SignalInstance,
+    Slot,
 )
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
@@ -69,7 +71,9 @@ from jawad_desktop.core.store.conversations import (
     highlight_html,
 )
 from jawad_desktop.core.store.export import write_export
+from jawad_desktop.ui.background import run_async
 from jawad_desktop.ui.controls import button
+from jawad_desktop.ui.remedies import error_text
 
 log = logging.getLogger("jawad.ui.history")
 
@@ -204,7 +208,7 @@ class ConversationListModel(QAbstractListModel):
             self.last_error = exc
             log.warning("rename failed: %s", exc.message)
             return False
-        # The store's change notification refreshes the list; show the new title at once too.
+        # The ConversationsChanged event refreshes the list; show the new title at once too.
         summary = self._store.get(row.summary.id)
         self._rows[index.row()] = _row_for_summary(summary)
         self.dataChanged.emit(index, index)
@@ -271,26 +275,6 @@ class ConversationDelegate(QStyledItemDelegate):
             painter.restore()
 
 
-class _SearchSignals(QObject):
-    done = Signal(int, object)  # generation, list[ConversationMatch] or JawadError
-
-
-class _SearchTask(QRunnable):
-    def __init__(self, store: ConversationStore, query: str, generation: int, signals: _SearchSignals) -> None:
-        super().__init__()
-        self._store, self._query, self._generation, self._signals = store, query, generation, signals
-
-    def run(self) -> None:
-        try:
-            result: object = self._store.search_conversations(self._query, limit=200)
-        except JawadError as exc:
-            result = exc
-        except Exception as exc:  # the sidebar must survive a bad query or a locked file
-            log.exception("history search failed")
-            result = JawadError(f"Search failed: {exc}.", suggestions=["Try different words."])
-        self._signals.done.emit(self._generation, result)
-
-
 class HistorySidebar(QWidget):
     """Saved conversations with search, rename, delete with undo, and "New chat"."""
 
@@ -300,9 +284,12 @@ class HistorySidebar(QWidget):
     conversation_deleted = Signal(str)  # soft-deleted: the window may close it if it is open
     listing_changed = Signal()  # the rows were refilled (after a refresh or a search)
     exported = Signal(str)  # the path an export was written to
-    _store_changed = Signal(str, str)
 
-    def __init__(self, store: ConversationStore, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, store: ConversationStore, conversations_changed: SignalInstance, parent: QWidget | None = None
+    ) -> None:
+        """``conversations_changed(kind, id)`` is the bridge's signal for the core's
+        ``ConversationsChanged`` events (``EventBridge.conversations_changed``)."""
         super().__init__(parent)
         self.store = store
         self.setObjectName("historySidebar")
@@ -310,11 +297,7 @@ class HistorySidebar(QWidget):
         self._current_id: str | None = None
         self._pending_delete: str | None = None
         self._after_refresh_select: str | None = None
-        self._generation = 0
-        self._pool = QThreadPool(self)
-        self._pool.setMaxThreadCount(1)
-        self._search_signals = _SearchSignals(self)
-        self._search_signals.done.connect(self._on_search_done)
+        self._generation = 0  # bumped by every refresh: a search result of an older one is stale
 
         self.new_chat_button = button("New chat", "New chat", self, tooltip="Start a new conversation (Ctrl+N)")
         self.new_chat_button.clicked.connect(self.new_chat_requested)
@@ -382,11 +365,9 @@ class HistorySidebar(QWidget):
         self._search_timer = self._single_shot(SEARCH_DELAY_MS, self.refresh)
         self._refresh_timer = self._single_shot(0, self.refresh)
 
-        # Changes may come from worker threads (the store's async calls): a queued signal
-        # brings them to this thread, and the refresh timer coalesces a burst into one.
-        self._store_changed.connect(self._on_store_changed)
-        remove = store.add_listener(lambda kind, cid: self._store_changed.emit(kind, cid))
-        self.destroyed.connect(lambda *_: remove())
+        # A change written on another thread is announced there; Qt queues the signal to this
+        # widget's (the GUI) thread. The refresh timer coalesces a burst of changes into one.
+        conversations_changed.connect(self._on_conversations_changed)
         self.refresh()
 
     def _single_shot(self, ms: int, slot: Callable[[], Any]) -> QTimer:
@@ -423,7 +404,13 @@ class HistorySidebar(QWidget):
         query = self.query()
         self._generation += 1
         if query:
-            self._pool.start(_SearchTask(self.store, query, self._generation, self._search_signals))
+            generation = self._generation
+            run_async(
+                self.store.search_conversations_async(query, limit=200),
+                what="searching the conversations",
+                on_done=lambda matches: self._on_search_done(generation, matches),
+                on_error=lambda exc: self._on_search_failed(generation, exc),
+            )
             return
         try:
             rows = [_row_for_summary(s) for s in self.store.list_conversations(limit=LIST_LIMIT)]
@@ -490,7 +477,7 @@ class HistorySidebar(QWidget):
         try:
             written = write_export(self.store, conversation_id, fmt, Path(path))
         except JawadError as exc:
-            self.show_status(exc.user_text())
+            self.show_status(error_text(exc))
             return False
         self.show_status(f"Exported to {written} (API keys and tokens redacted).")
         self.exported.emit(str(written))
@@ -528,18 +515,24 @@ class HistorySidebar(QWidget):
     def _on_text_changed(self, _text: str) -> None:
         self._search_timer.start()
 
-    def _on_store_changed(self, _kind: str, _cid: str) -> None:
+    @Slot(str, str)
+    def _on_conversations_changed(self, _kind: str, _cid: str) -> None:
         self._refresh_timer.start()
 
-    def _on_search_done(self, generation: int, result: object) -> None:
+    def _on_search_done(self, generation: int, matches: list[ConversationMatch]) -> None:
         if generation != self._generation:
-            return  # the user typed on: a newer search is coming
-        if isinstance(result, JawadError):
-            self._show_rows([], result.message)
-            return
-        matches: list[ConversationMatch] = result  # type: ignore[assignment]
+            return  # the user typed on (or the list changed): a newer search is coming
         rows = [_row_for_match(m) for m in matches]
         self._show_rows(rows, f"No conversation mentions “{self.query()}”.")
+
+    def _on_search_failed(self, generation: int, exc: BaseException) -> None:
+        if generation != self._generation:
+            return
+        # The sidebar must survive a bad query or a locked file, and say what went wrong.
+        if not isinstance(exc, JawadError):
+            log.error("history search failed", exc_info=exc)
+            exc = JawadError(f"Search failed: {exc}.", suggestions=["Try different words."])
+        self._show_rows([], error_text(exc))
 
     def _show_rows(self, rows: list[SidebarRow], empty_text: str) -> None:
         # Keep the keyboard position across refreshes (a new message re-sorts the list).

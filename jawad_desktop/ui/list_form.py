@@ -35,6 +35,7 @@ from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.events import EventBus
 from jawad_desktop.ui.background import run_async
 from jawad_desktop.ui.controls import button, failure_text, line_edit, set_status, status_line
+from jawad_desktop.ui.remedies import error_text
 
 log = logging.getLogger("jawad.ui.settings")
 
@@ -235,7 +236,7 @@ class ListFormPage(QWidget, Generic[C]):
             self.show_status(str(exc), error=True)
             return False
         except JawadError as exc:
-            self.show_status(exc.user_text(), error=True)
+            self.show_status(error_text(exc), error=True)
             return False
         self.editing = name
         self.refresh(select=name)
@@ -251,7 +252,7 @@ class ListFormPage(QWidget, Generic[C]):
         try:
             message = self.delete(name)
         except JawadError as exc:
-            self.show_status(exc.user_text(), error=True)
+            self.show_status(error_text(exc), error=True)
             return
         self.editing = None
         self.refresh()

@@ -362,7 +362,7 @@ class MainWindow(QMainWindow):
             return
         from jawad_desktop.ui.history_sidebar import HistorySidebar
 
-        sidebar = HistorySidebar(store, self)
+        sidebar = HistorySidebar(store, self.bridge.conversations_changed, self)
         self.sidebar = sidebar
         self.main_split.insertWidget(0, sidebar)
         self.main_split.setStretchFactor(0, 0)
@@ -700,13 +700,15 @@ def _dark_palette() -> QPalette:
 
 def _provider_hooks(ctx: AppContext) -> dict[str, Any]:
     """Test connection and the model list, for the Providers page, on the network settings."""
+    from jawad_desktop.core.errors import Remedy
     from jawad_desktop.core.llm.connection import list_models, test_connection
+    from jawad_desktop.ui.remedies import with_remedy
 
     async def tester(provider: ProviderConfig, key: str | None) -> tuple[bool, str]:
         result = await test_connection(provider, key, ctx.settings.network)
         if result.success:
             return True, f"Connected to {provider.name} in {result.latency_ms:.0f} ms."
-        return False, result.error
+        return False, with_remedy(result.error, Remedy.from_json(result.remedy))
 
     async def lister(provider: ProviderConfig, key: str | None) -> list[str]:
         return await list_models(provider, key, ctx.settings.network)

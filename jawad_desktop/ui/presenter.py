@@ -245,7 +245,13 @@ class ChatPresenter(QObject):
         self.chat.add_message("user", event.user_text)
 
     def _on_response(self, event: ev.ChatResponse) -> None:
-        self.chat.end_answer(event.content, error=event.is_error, stopped=event.interrupted)
+        from jawad_desktop.core.errors import Remedy
+        from jawad_desktop.ui.remedies import with_remedy
+
+        content = event.content
+        if event.is_error:  # the turn's error says what to change; the window says where
+            content = with_remedy(content, Remedy.from_json(event.metadata.get("remedy")))
+        self.chat.end_answer(content, error=event.is_error, stopped=event.interrupted)
 
     def _on_turn_finished(self, event: ev.TurnFinished) -> None:
         self.status.emit("")

@@ -39,6 +39,7 @@ from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.research.plan import AGENTS, PlanStatus, ResearchPlan, ResearchStep, StepStatus
 from jawad_desktop.ui.background import run_async
+from jawad_desktop.ui.remedies import error_text
 
 if TYPE_CHECKING:
     from jawad_desktop.core.assistant import Assistant
@@ -274,7 +275,7 @@ class ResearchPanel(QFrame):
         try:
             self.plan.update_step(step.id, **change)
         except JawadError as exc:
-            self.status.setText(f"<span style='color:#b91c1c'>{html.escape(exc.user_text())}</span>")
+            self.status.setText(f"<span style='color:#b91c1c'>{html.escape(error_text(exc))}</span>")
             self._load_editor(self.steps.currentRow())  # put the step's valid values back
             return
         self._changed()
@@ -303,7 +304,7 @@ class ResearchPanel(QFrame):
         try:
             self.plan.add_step("Describe what this step should find")
         except JawadError as exc:
-            self.status.setText(html.escape(exc.user_text()))
+            self.status.setText(html.escape(error_text(exc)))
             return
         self._changed(select=len(self.plan.steps) - 1)
         self.task.setFocus()
@@ -453,7 +454,7 @@ class ResearchController(QObject):
             raise
         except JawadError as exc:
             self._set_phase("")
-            self.panel.show_error(exc.user_text())
+            self.panel.show_error(error_text(exc))
             return
         self._set_phase("")  # the draft waits for the user: nothing is running
         self.panel.show_plan(plan)
@@ -469,7 +470,7 @@ class ResearchController(QObject):
             raise
         except JawadError as exc:
             self._set_phase("")
-            self.panel.show_error(exc.user_text())
+            self.panel.show_error(error_text(exc))
             return
         self._set_phase("")
         self.panel.show_plan(finished)

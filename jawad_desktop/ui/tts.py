@@ -14,6 +14,7 @@ import logging
 from PySide6.QtCore import QObject, Signal
 
 from jawad_desktop.core.voice import EspeakSpeaker, VoiceError, speakable_text
+from jawad_desktop.ui.remedies import error_text
 
 log = logging.getLogger("jawad.ui.voice")
 
@@ -92,7 +93,7 @@ class ReplySpeaker(QObject):
         try:
             await self._espeak.speak(text)
         except VoiceError as exc:
-            self.failed.emit(exc.user_text())
+            self.failed.emit(error_text(exc))
         finally:
             self._set_speaking(False)
 

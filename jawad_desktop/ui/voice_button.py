@@ -32,8 +32,10 @@ from PySide6.QtCore import QEvent, QObject, QRectF, QSize, Qt, Signal, SignalIns
 from PySide6.QtGui import QColor, QIcon, QKeyEvent, QKeySequence, QMouseEvent, QPainter, QPaintEvent
 from PySide6.QtWidgets import QApplication, QToolButton, QWidget
 
+from jawad_desktop.core.errors import Remedy
 from jawad_desktop.core.events import VoiceState
 from jawad_desktop.core.voice import VoiceSession
+from jawad_desktop.ui.remedies import with_remedy
 
 log = logging.getLogger("jawad.ui.voice")
 
@@ -163,10 +165,10 @@ class VoiceButton(QToolButton):
             if self.session.ctx.settings.voice.auto_send:
                 self.send_requested.emit(event.transcript)
         elif event.state == "error":
-            self._error = event.error
+            self._error = with_remedy(event.error, Remedy.from_json(event.remedy))
             self._retryable = event.retryable
             self._apply("error")
-            self.failed.emit(event.error)
+            self.failed.emit(self._error)
         elif event.state == "end" and self._state in ("starting", "listening", "transcribing"):
             self._apply("idle")
 

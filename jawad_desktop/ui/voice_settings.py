@@ -43,6 +43,7 @@ from jawad_desktop.core.voice import (
 )
 from jawad_desktop.ui.background import run_in_thread
 from jawad_desktop.ui.controls import ERROR_STYLE, button, combo, failure_text, field_row, line_edit, status_line
+from jawad_desktop.ui.remedies import error_text
 
 log = logging.getLogger("jawad.ui.voice")
 
@@ -237,7 +238,7 @@ class VoiceSettingsPage(QWidget):
             devices = list_input_devices()
         except VoiceError as exc:
             devices = []
-            self._device_problem(exc.user_text())
+            self._device_problem(error_text(exc))
         else:
             self.device_status.clear()
             if not devices:
@@ -285,7 +286,7 @@ class VoiceSettingsPage(QWidget):
             self._close_monitor(monitor)  # the user moved on
             return
         if monitor.error is not None:
-            self._device_problem(monitor.error.user_text())
+            self._device_problem(error_text(monitor.error))
             return
         self._monitor = monitor
         self.device_status.setStyleSheet("")
@@ -297,7 +298,7 @@ class VoiceSettingsPage(QWidget):
         if monitor is None:
             return
         if monitor.error is not None:
-            self._device_problem(monitor.error.user_text())
+            self._device_problem(error_text(monitor.error))
             self.stop_level_meter()
             return
         self.level.setValue(int(monitor.level * 100))
@@ -432,7 +433,7 @@ class VoiceSettingsPage(QWidget):
 
         def failed(exc: BaseException) -> None:
             if isinstance(exc, VoiceError):
-                self._on_pack_done(exc.code, exc.user_text())
+                self._on_pack_done(exc.code, error_text(exc))
                 return
             log.warning("%s failed", what, exc_info=exc)
             self._on_pack_done("VOICE_PACK_DOWNLOAD_FAILED", failure_text(what, exc))

@@ -50,7 +50,7 @@ def test_without_a_terminal_the_default_is_deny(scripted_model: ScriptedModel, p
     out = _ask(scripted_model, profile_dir, f"{page_server}/form.html")
     assert out.returncode == 0, out.stderr
     (result,) = _tool_results(scripted_model)
-    assert result.startswith("Permission denied: click_element") and "--allow" in result
+    assert result.startswith("Permission denied: click_element") and "nobody can be asked here" in result
     assert "[denied] click_element" in out.stderr
 
 

@@ -11,14 +11,9 @@ from typing import Any
 import pytest
 
 from jawad_desktop.core.events import Event, EventBus, GrantsChanged, PermissionRequest, PermissionSettled
-from jawad_desktop.core.harbor import (
-    Harbor,
-    HarborGate,
+from jawad_desktop.core.harbor import Harbor, HarborGate, PermissionCheck, PermissionDecision, PermissionLevel, Verdict
+from jawad_desktop.core.harbor.policy import (
     HarborPolicy,
-    PermissionCheck,
-    PermissionDecision,
-    PermissionLevel,
-    Verdict,
     check_permission,
     is_critical_action,
     update_policy_for_decision,

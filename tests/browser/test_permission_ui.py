@@ -1,27 +1,24 @@
-"""The in-chat permission panel and the Site permissions page, as a user works them."""
+"""The in-chat permission panel, as a user works it: the gate's clock and its settling close it."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
 
-from jawad_desktop.core.events import PermissionRequest
-from jawad_desktop.core.harbor import Harbor
-from jawad_desktop.ui.grants_page import GrantsPage
+from jawad_desktop.core.events import PermissionRequest, PermissionSettled, now_ms
 from jawad_desktop.ui.permission_panel import PermissionPanel
 
 
-def _request(n: int, *, critical: bool = False, from_page: bool = False) -> PermissionRequest:
+def _request(n: int, *, critical: bool = False, from_page: bool = False, timeout_s: float = 60) -> PermissionRequest:
     return PermissionRequest(id=f"perm_{n}", tool_name="click_element", parameters={"index": n}, site="shop.test",
                              permission_level="interact", reason="Jawad wants to use 'click_element' on shop.test.",
-                             timestamp=0, critical=critical, from_page_content=from_page,
-                             element_hint='BUTTON "Place order" -> #place')
+                             timestamp=now_ms(), critical=critical, from_page_content=from_page,
+                             element_hint='BUTTON "Place order" -> #place', timeout_s=timeout_s)
 
 
 def test_panel_shows_the_request_and_each_decision(qtbot: Any) -> None:
-    panel = PermissionPanel(timeout_s=60)
+    panel = PermissionPanel()
     qtbot.addWidget(panel)
     decided: list[tuple[str, str]] = []
     panel.decided.connect(lambda rid, d: decided.append((rid, d)))
@@ -41,7 +38,7 @@ def test_panel_shows_the_request_and_each_decision(qtbot: Any) -> None:
 
 
 def test_requests_queue_and_keyboard_answers(qtbot: Any) -> None:
-    panel = PermissionPanel(timeout_s=60)
+    panel = PermissionPanel()
     qtbot.addWidget(panel)
     panel.show()
     decided: list[tuple[str, str]] = []
@@ -59,36 +56,22 @@ def test_requests_queue_and_keyboard_answers(qtbot: Any) -> None:
     assert decided[-1] == ("perm_2", "allow-session")
 
 
-def test_no_answer_in_time_shows_denied(qtbot: Any) -> None:
-    panel = PermissionPanel(timeout_s=0.5)
+def test_the_gates_clock_is_shown_and_its_settling_closes_the_panel(qtbot: Any) -> None:
+    panel = PermissionPanel()
     qtbot.addWidget(panel)
     decided: list[tuple[str, str]] = []
     panel.decided.connect(lambda rid, d: decided.append((rid, d)))
-    panel.show_request(_request(1))
-    qtbot.waitUntil(lambda: "denied" in panel.countdown.text(), timeout=3000)
-    assert panel.current is None and not panel.buttons["allow-once"].isEnabled()
-    assert decided == []  # the gate denies it on its side; the panel never answers late
-    qtbot.waitUntil(lambda: not panel.isVisible(), timeout=3000)
-
-
-def test_grants_page_lists_and_revokes(qtbot: Any, tmp_path: Path) -> None:
-    harbor = Harbor.in_folder(tmp_path)
-    harbor.apply_decision("click_element", "shop.test", "allow-site", level="interact")
-    harbor.apply_decision("fill_form", "shop.test", "allow-session", level="interact")
-    page = GrantsPage(harbor)
-    qtbot.addWidget(page)
-    def cell(r: int, c: int) -> str:
-        item = page.table.item(r, c)
-        return item.text() if item is not None else ""
-
-    rows = [[cell(r, c) for c in range(3)] for r in range(page.table.rowCount())]
-    assert rows == [["shop.test", "click_element", "interact"], ["shop.test", "fill_form", "interact"]]
-    assert cell(0, 3) == "saved" and cell(1, 3) == "until Jawad closes"
-    page.table.selectRow(0)
-    qtbot.mouseClick(page.revoke_button, Qt.MouseButton.LeftButton)
-    assert page.table.rowCount() == 1
-    assert Harbor.in_folder(tmp_path).grants() == []  # gone from disk too
-    harbor.apply_decision("navigate", "other.test", "allow-site")
-    assert page.table.rowCount() == 2  # refreshed by Harbor's change notice
-    qtbot.mouseClick(page.revoke_all_button, Qt.MouseButton.LeftButton)
-    assert page.table.rowCount() == 0 and page.empty.isVisibleTo(page)
+    panel.show_request(_request(1, timeout_s=30))
+    assert "Denied automatically in 30 s" in panel.countdown.text()  # from the request's own deadline
+    panel.show_request(_request(2))
+    panel.show_request(_request(3))
+    # The gate timed the first one out: said for a moment, then the next one.
+    panel.settle(PermissionSettled(id="perm_1", outcome="timeout"))
+    assert "No answer in time" in panel.countdown.text() and not panel.buttons["allow-once"].isEnabled()
+    assert decided == []  # the gate denied it on its side; the panel never answers late
+    qtbot.waitUntil(lambda: panel.current is not None and panel.current.id == "perm_2", timeout=3000)
+    # Stop settled the rest: the one shown closes at once, the one waiting never shows.
+    panel.settle(PermissionSettled(id="perm_3", outcome="stopped"))
+    panel.settle(PermissionSettled(id="perm_2", outcome="stopped"))
+    assert panel.current is None and not panel.isVisible() and not panel.queue
+    assert decided == []

@@ -12,7 +12,7 @@ from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.events import EventBus
 from jawad_desktop.core.harbor import Harbor, HarborGate
 from jawad_desktop.core.store.page_cache import PageCache
-from jawad_desktop.core.tools.browser import BrowserSession, make_navigation_guard
+from jawad_desktop.core.tools.browser import BrowserSession, inspector_for, make_navigation_guard
 from jawad_desktop.core.tools.page import Page
 
 
@@ -35,7 +35,8 @@ def wire_browser(page: Page, bus: EventBus, *, config_dir: Path, data_dir: Path,
     session = BrowserSession(page, harbor=harbor, cache=cache, search_engine=browser.search_engine,
                              max_elements=browser.max_elements,
                              highlight_s=browser.highlight_ms / 1000 if highlight_s is None else highlight_s)
-    gate = HarborGate(harbor, bus, timeout_s=timeout_s or browser.permission_timeout_s, inspector=session.inspect)
+    gate = HarborGate(harbor, bus, timeout_s=timeout_s or browser.permission_timeout_s,
+                      inspector=inspector_for(session))
     if hasattr(page, "navigation_guard"):
         page.navigation_guard = make_navigation_guard(harbor)
     return WiredBrowser(session=session, harbor=harbor, gate=gate, cache=cache)

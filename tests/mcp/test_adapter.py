@@ -134,7 +134,7 @@ def test_failures_are_explained_and_others_still_work(arun: Any, http_mcp: HttpM
     problems = registry.problems
     assert set(problems) == {"Missing", "NoToken", "Down"}
     assert "was not found" in problems["Missing"]
-    assert "refused the credentials" in problems["NoToken"] and "jawad mcp add" in problems["NoToken"]
+    assert "refused the credentials" in problems["NoToken"] and "Set its headers" in problems["NoToken"]
     assert "Can't use the MCP server 'Down'" in problems["Down"]
 
 

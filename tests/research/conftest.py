@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from jawad_desktop.core import events
+from jawad_desktop.core.agent.session import AgentSession
 from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.harbor import Harbor, HarborGate
 from jawad_desktop.core.llm.client import LLMClient
@@ -19,7 +20,7 @@ from jawad_desktop.core.research import ResearchExecutor, ResearchPlan
 from jawad_desktop.core.store.conversations import ConversationStore
 from jawad_desktop.core.store.page_cache import PageCache
 from jawad_desktop.core.tools.basic import basic_registry
-from jawad_desktop.core.tools.browser import BrowserSession, browser_registry, make_navigation_guard
+from jawad_desktop.core.tools.browser import BrowserSession, browser_registry, inspector_for, make_navigation_guard
 from jawad_desktop.ui.page_driver import QtWebEnginePage
 from tests.servers.scripted_model import ScriptedModel
 
@@ -54,13 +55,13 @@ def research(web_page: QtWebEnginePage, scripted_model: ScriptedModel, tmp_path:
     cache = PageCache.open(tmp_path / "data")
     browser = BrowserSession(web_page, harbor=harbor, cache=cache, highlight_s=0.0)
     web_page.navigation_guard = make_navigation_guard(harbor)
-    gate = HarborGate(harbor, bus, timeout_s=5, inspector=browser.inspect)
+    gate = HarborGate(harbor, bus, timeout_s=5, inspector=inspector_for(browser))
     client = LLMClient(scripted_model.provider(), network=settings.network, bus=bus)
     store = ConversationStore.open(tmp_path / "data")
     conversation_id = store.create().id
-    executor = ResearchExecutor(client=client, registry=basic_registry().merged(browser_registry()),
-                                settings=settings, bus=bus, gate=gate, browser=browser,
-                                store=store, conversation_id=conversation_id)
+    session = AgentSession(client=client, registry=basic_registry().merged(browser_registry()), settings=settings,
+                           bus=bus, gate=gate, browser=browser)
+    executor = ResearchExecutor(session, store=store, conversation_id=conversation_id)
     env = ResearchEnv(executor=executor, client=client, bus=bus, harbor=harbor, gate=gate, store=store,
                       conversation_id=conversation_id, model=scripted_model)
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from jawad_desktop.core.errors import JawadError
-from jawad_desktop.core.events import ActionLogEntry
+from jawad_desktop.core.events import ActionLogEntry, ConversationsChanged, Event, EventBus
 from jawad_desktop.core.messages import Message, ToolCall
 from jawad_desktop.core.store.conversations import (
     ConversationStore,
@@ -185,20 +185,103 @@ def test_resolve_id_accepts_unique_prefixes(store: ConversationStore) -> None:
         store.resolve_id("a%")
 
 
-def test_listeners_hear_every_change(store: ConversationStore) -> None:
-    heard: list[tuple[str, str]] = []
-    remove = store.add_listener(lambda kind, cid: heard.append((kind, cid)))
-    cid = store.create().id
-    store.append_message(cid, Message("user", "hi"))
-    store.rename(cid, "Hi")
-    store.delete(cid)
-    store.restore(cid)
-    store.delete(cid)
-    store.purge_deleted(cid)
-    remove()
-    store.create()
-    assert [k for k, _ in heard] == ["created", "updated", "renamed", "deleted", "restored", "deleted", "purged"]
-    assert {c for _, c in heard} == {cid}
+def _listen(bus: EventBus) -> list[tuple[str, str, threading.Thread]]:
+    """(kind, conversation id, the thread it was heard on) for every ConversationsChanged."""
+    heard: list[tuple[str, str, threading.Thread]] = []
+
+    def on_event(event: Event) -> None:
+        if isinstance(event, ConversationsChanged):
+            heard.append((event.kind, event.conversation_id, threading.current_thread()))
+
+    bus.subscribe(on_event)
+    return heard
+
+
+def test_every_change_is_announced_on_the_bus(tmp_path: Path) -> None:
+    bus = EventBus()
+    heard = _listen(bus)
+    with ConversationStore.open(tmp_path, bus=bus) as store:
+        cid = store.create().id
+        store.append_message(cid, Message("user", "hi"))
+        store.append_messages(cid, [Message("assistant", "hello"), Message("user", "again")])
+        store.truncate(cid, 2)
+        store.rename(cid, "Hi")
+        store.delete(cid)
+        store.restore(cid)
+        store.delete(cid)
+        store.purge_deleted(cid)
+        store.truncate(store.create().id, 0)  # nothing removed: nothing to announce
+        store.delete("no-such-id")
+    kinds = [kind for kind, _, _ in heard]
+    assert kinds == ["created", "updated", "updated", "updated", "renamed", "deleted", "restored",
+                     "deleted", "purged", "created"]
+    assert {c for _, c, _ in heard[:-1]} == {cid}
+    # Synchronous calls announce on the thread that called them (here the test's).
+    assert {thread for _, _, thread in heard} == {threading.current_thread()}
+
+    # Another store on the same file announces on its own bus, or on none.
+    heard.clear()
+    with ConversationStore.open(tmp_path) as other:
+        other.create()
+    assert heard == []
+    # Opening finishes old deletions, and says so.
+    later = EventBus()
+    heard_later = _listen(later)
+    with ConversationStore.open(tmp_path, bus=later) as store:
+        doomed = store.create().id
+        store.delete(doomed)
+    with ConversationStore.open(tmp_path, bus=later, purge_older_than_ms=0):
+        pass
+    assert [(k, c) for k, c, _ in heard_later][-1] == ("purged", doomed)
+
+
+def test_async_writes_are_announced_on_the_loop_thread(tmp_path: Path, arun: Callable[..., Any],
+                                                       qtbot: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bus promises subscribers the loop's thread: a write done on the store's worker
+    thread (``*_async``) is announced there, not on the worker."""
+    bus = EventBus()
+    heard = _listen(bus)
+    with ConversationStore.open(tmp_path, bus=bus) as store:
+        cid = store.create().id
+        written_on: list[str] = []
+        original = store.append_message
+
+        def spy(*args: Any, **kwargs: Any) -> Any:
+            written_on.append(threading.current_thread().name)
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(store, "append_message", spy)
+        arun(store.append_message_async(cid, Message("user", "from the worker")))
+        qtbot.waitUntil(lambda: len(heard) == 2, timeout=5000)
+        assert written_on[0].startswith("jawad-store")
+        assert heard[1][:2] == ("updated", cid)
+        assert heard[1][2] is threading.main_thread()  # the qasync loop runs on the GUI thread
+
+
+def test_an_async_write_is_announced_even_when_its_caller_gave_up(
+    tmp_path: Path, aio_loop: Any, qtbot: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cancelling the awaiting task does not undo a write the worker commits: it is announced."""
+    bus = EventBus()
+    heard = _listen(bus)
+    with ConversationStore.open(tmp_path, bus=bus) as store:
+        cid = store.create().id
+        release = threading.Event()
+        original = store.append_message
+
+        def slow(*args: Any, **kwargs: Any) -> Any:
+            release.wait(5)
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(store, "append_message", slow)
+        task = aio_loop.create_task(store.append_message_async(cid, Message("user", "late")))
+        qtbot.wait(50)
+        task.cancel()
+        qtbot.waitUntil(task.done, timeout=5000)
+        release.set()
+        qtbot.waitUntil(lambda: len(heard) == 2, timeout=5000)
+        assert heard[1][:2] == ("updated", cid) and heard[1][2] is threading.main_thread()
+        assert store.count_messages(cid) == 1
 
 
 def test_threads_and_a_second_connection_share_the_file(tmp_path: Path) -> None:

@@ -1,7 +1,13 @@
-"""The history sidebar under pytest-qt, on a real store: listing, search, rename, delete and undo."""
+"""The history sidebar under pytest-qt, on a real store: listing, search, rename, delete and undo.
+
+The store announces its changes on a bus; the sidebar hears them through an ``EventBridge``, as
+in the window. Searches run on the session's qasync loop (the ``aio_loop`` fixture).
+"""
 
 from __future__ import annotations
 
+import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -11,8 +17,11 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLineEdit
 
+from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.events import ConversationsChanged, EventBus
 from jawad_desktop.core.messages import Message
-from jawad_desktop.core.store.conversations import ConversationStore
+from jawad_desktop.core.store.conversations import ConversationMatch, ConversationStore
+from jawad_desktop.ui.bridge import EventBridge
 from jawad_desktop.ui.history_sidebar import (
     DetailHtmlRole,
     HistorySidebar,
@@ -23,8 +32,20 @@ from jawad_desktop.ui.history_sidebar import (
 
 
 @pytest.fixture
-def filled_store(tmp_path: Path) -> Iterator[tuple[ConversationStore, dict[str, str]]]:
-    store = ConversationStore.open(tmp_path / "data")
+def bus() -> EventBus:
+    return EventBus()
+
+
+@pytest.fixture
+def bridge(qapp: Any, bus: EventBus) -> Iterator[EventBridge]:
+    bridge = EventBridge(bus)
+    yield bridge
+    bridge.detach()
+
+
+@pytest.fixture
+def filled_store(tmp_path: Path, bus: EventBus) -> Iterator[tuple[ConversationStore, dict[str, str]]]:
+    store = ConversationStore.open(tmp_path / "data", bus=bus)
     ids = {}
     for name, question, answer in [
         ("lisbon", "Plan a weekend in Lisbon", "Start at Alfama, then take tram 28."),
@@ -41,9 +62,10 @@ def filled_store(tmp_path: Path) -> Iterator[tuple[ConversationStore, dict[str, 
 
 
 @pytest.fixture
-def sidebar(qtbot: Any, filled_store: tuple[ConversationStore, dict[str, str]]) -> HistorySidebar:
+def sidebar(qtbot: Any, filled_store: tuple[ConversationStore, dict[str, str]], bridge: EventBridge,
+            aio_loop: Any) -> HistorySidebar:
     store, _ = filled_store
-    widget = HistorySidebar(store)
+    widget = HistorySidebar(store, bridge.conversations_changed)
     qtbot.addWidget(widget)
     widget.resize(300, 500)
     widget.show()
@@ -90,6 +112,95 @@ def test_new_messages_move_a_conversation_to_the_top(qtbot: Any, sidebar: Histor
         new = store.create().id
     assert _ids(sidebar)[0] == new
     assert sidebar.model.index(0).data(Qt.ItemDataRole.DisplayRole) == "New chat"
+
+
+def test_the_bridge_turns_the_event_into_its_signal(qtbot: Any, bus: EventBus, bridge: EventBridge) -> None:
+    with qtbot.waitSignal(bridge.conversations_changed, timeout=2000) as blocker:
+        bus.emit(ConversationsChanged(kind="renamed", conversation_id="abc"))
+    assert blocker.args == ["renamed", "abc"]
+
+
+def test_changes_made_elsewhere_show_up(qtbot: Any, sidebar: HistorySidebar,
+                                        filled_store: tuple[ConversationStore, dict[str, str]]) -> None:
+    """Changes the sidebar did not make (the recorder, a command) refresh it through the bus.
+
+    The same store: a second store object on the file announces on no bus the sidebar hears."""
+    store, ids = filled_store
+    with qtbot.waitSignal(sidebar.listing_changed, timeout=5000):
+        created = store.create("Packing list").id
+    assert _ids(sidebar)[0] == created
+    assert sidebar.model.index(0).data(Qt.ItemDataRole.DisplayRole) == "Packing list"
+
+    with qtbot.waitSignal(sidebar.listing_changed, timeout=5000):
+        store.rename(ids["lisbon"], "Lisbon weekend")
+    row = sidebar.model.row_of(ids["lisbon"])
+    assert sidebar.model.index(row).data(Qt.ItemDataRole.DisplayRole) == "Lisbon weekend"
+
+    with qtbot.waitSignal(sidebar.listing_changed, timeout=5000):
+        store.delete(ids["hoodie"])
+    assert ids["hoodie"] not in _ids(sidebar)
+    assert not sidebar.undo_bar.isVisible()  # Undo is offered only for the sidebar's own deletions
+
+    # A change written on another thread is announced on that thread; the bridge's signal is
+    # queued to the GUI thread, where the list refreshes (a direct probe sees the emitting thread).
+    refreshed_on: list[threading.Thread] = []
+    sidebar.listing_changed.connect(lambda: refreshed_on.append(threading.current_thread()),
+                                    Qt.ConnectionType.DirectConnection)
+    writer = threading.Thread(target=store.rename, args=(created, "Packing list for Lisbon"))
+    with qtbot.waitSignal(sidebar.listing_changed, timeout=5000):
+        writer.start()
+        writer.join()
+    assert refreshed_on == [threading.main_thread()]
+    assert sidebar.model.index(sidebar.model.row_of(created)).data(Qt.ItemDataRole.DisplayRole) == (
+        "Packing list for Lisbon")
+
+
+def test_a_failing_search_says_what_went_wrong(qtbot: Any, sidebar: HistorySidebar,
+                                               filled_store: tuple[ConversationStore, dict[str, str]],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    store, _ = filled_store
+
+    def broken(query: str, *, limit: int = 50) -> list[ConversationMatch]:
+        raise sqlite3.DatabaseError("database disk image is malformed")
+
+    monkeypatch.setattr(store, "search_conversations", broken)
+    _search(qtbot, sidebar, "hood")
+    assert sidebar.model.rowCount() == 0
+    assert sidebar.empty_label.isVisible()
+    assert "Search failed: database disk image is malformed." in sidebar.empty_label.text()
+    assert "Try different words." in sidebar.empty_label.text()
+
+    def busy(query: str, *, limit: int = 50) -> list[ConversationMatch]:
+        raise JawadError("The history is busy.", suggestions=["Try again in a moment."])
+
+    monkeypatch.setattr(store, "search_conversations", busy)
+    _search(qtbot, sidebar, "tram")
+    assert sidebar.empty_label.text().startswith("The history is busy.")
+    assert "Try again in a moment." in sidebar.empty_label.text()
+
+
+def test_a_slow_search_that_was_overtaken_is_dropped(qtbot: Any, sidebar: HistorySidebar,
+                                                     filled_store: tuple[ConversationStore, dict[str, str]],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    store, ids = filled_store
+    original = store.search_conversations
+
+    def slow_for_hood(query: str, *, limit: int = 50) -> list[ConversationMatch]:
+        if query == "hood":
+            time.sleep(0.3)
+        return original(query, limit=limit)
+
+    monkeypatch.setattr(store, "search_conversations", slow_for_hood)
+    shown: list[list[str]] = []
+    sidebar.listing_changed.connect(lambda: shown.append(_ids(sidebar)))
+    sidebar.search_box.setText("hood")
+    sidebar.refresh()
+    sidebar.search_box.setText("tram")
+    sidebar.refresh()
+    qtbot.waitUntil(lambda: bool(shown), timeout=5000)
+    qtbot.wait(100)
+    # The store's one worker ran "hood" first; its result came back stale and was not shown.
+    assert shown == [[ids["lisbon"]]]
 
 
 def test_search_shows_highlighted_matches_and_escape_clears(qtbot: Any, sidebar: HistorySidebar,
@@ -257,9 +368,9 @@ def test_export_through_the_save_dialog(qtbot: Any, sidebar: HistorySidebar, tmp
     assert "Could not write the export" in sidebar.status_label.text()
 
 
-def test_an_empty_history_says_how_to_start(qtbot: Any, tmp_path: Path) -> None:
+def test_an_empty_history_says_how_to_start(qtbot: Any, tmp_path: Path, bridge: EventBridge) -> None:
     with ConversationStore.open(tmp_path) as store:
-        widget = HistorySidebar(store)
+        widget = HistorySidebar(store, bridge.conversations_changed)
         qtbot.addWidget(widget)
         widget.show()
         assert widget.model.rowCount() == 0

@@ -140,7 +140,8 @@ def test_a_quit_signal_closes_the_window_the_orderly_way(
     try:
         window.process.wait(5)
     except subprocess.TimeoutExpired:
-        raise AssertionError("the window did not quit within 5 s of " + signal_name + "\n" + window.stop_and_report())
+        report = window.stop_and_report()
+        raise AssertionError(f"the window did not quit within 5 s of {signal_name}\n{report}") from None
     took = time.monotonic() - sent
     _out, err = window.process.communicate()
     log = window.log()
@@ -241,7 +242,8 @@ def test_an_exception_no_task_retrieves_is_logged_and_told_to_the_user(
     records = [r for r in caplog.records if r.name == "jawad.ui.app"]
     assert len(records) == 1 and records[0].levelno == logging.ERROR
     assert "exception was never retrieved" in records[0].getMessage()
-    assert records[0].exc_info is not None and records[0].exc_info[1].args == ("the disk is full",)
+    exc_info = records[0].exc_info
+    assert exc_info is not None and isinstance(exc_info[1], ValueError) and exc_info[1].args == ("the disk is full",)
 
 
 def test_the_exception_handler_keeps_cancellation_quiet_and_logs_without_a_bus(

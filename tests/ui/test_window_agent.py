@@ -4,6 +4,9 @@ message is saved, the history sidebar lists the conversation and reopening resto
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -149,3 +152,82 @@ def test_summarize_button_asks_the_agent(
     qtbot.waitUntil(lambda: window.chat.view.chat_model.items()[-1].role == "assistant", timeout=10_000)
     assert window.chat.view.chat_model.items()[-1].text == "This page is Jawad's start page."
     assert [e.tool_name for e in window.action_log.log_model.entries()] == ["summarize_page"]
+
+
+def _turns(store: ConversationStore, cid: str) -> list[tuple[str, str, list[str]]]:
+    return [(s.message.role, s.message.content, [c.name for c in s.message.tool_calls]) for s in store.messages(cid)]
+
+
+def test_the_window_and_the_cli_save_the_same_turns(
+    make_window: Any, profile_dir: Path, tmp_path: Path, scripted_model: ScriptedModel, qtbot: Any
+) -> None:
+    """One recorder, fed by the Assistant's events, saves for both faces: the same exchange
+    through the window and through `jawad ask` leaves the same messages and action log."""
+    script = (call("calculate", {"expression": "19.99 * 3"}), text("Three cost **59.97**."))
+    question = "What do three cost at 19.99?"
+    scripted_model.script(*script)
+    window = _window_with_provider(make_window, profile_dir, scripted_model)
+    _send(qtbot, window, question)
+    qtbot.waitUntil(lambda: not window.presenter.busy and scripted_model.remaining == 0, timeout=60_000)
+    store, cid = window.presenter.store, window.presenter.conversation_id
+    assert store is not None and cid is not None
+    from_window, window_log = _turns(store, cid), [e.tool_name for e in store.action_log(cid)]
+
+    scripted_model.script(*script)
+    cli_profile = tmp_path / "cli-profile"
+    out = subprocess.run(
+        [sys.executable, "-m", "jawad_desktop", "ask", "--profile", str(cli_profile), "--kind", "openai-compatible",
+         "--base-url", scripted_model.base_url, "--model", "scripted", question],
+        capture_output=True, text=True, timeout=60, env=dict(os.environ), stdin=subprocess.DEVNULL, check=False)
+    assert out.returncode == 0, out.stderr
+    with ConversationStore.open(cli_profile / "data") as cli_store:
+        (conversation,) = cli_store.list_conversations()
+        from_cli = _turns(cli_store, conversation.id)
+        cli_log = [e.tool_name for e in cli_store.action_log(conversation.id)]
+    assert from_window == from_cli
+    assert [role for role, _text, _calls in from_window] == ["user", "assistant", "tool", "assistant"]
+    assert window_log == cli_log == ["calculate"]
+
+
+def test_clear_starts_a_fresh_view_and_conversation(
+    make_window: Any, profile_dir: Path, scripted_model: ScriptedModel, qtbot: Any
+) -> None:
+    scripted_model.script(text("Hello."))
+    window = _window_with_provider(make_window, profile_dir, scripted_model)
+    _send(qtbot, window, "hi")
+    qtbot.waitUntil(lambda: not window.presenter.busy, timeout=60_000)
+    old = window.presenter.conversation_id
+    _send(qtbot, window, "/clear")
+    qtbot.waitUntil(lambda: not window.presenter.busy, timeout=10_000)
+    items = window.chat.view.chat_model.items()
+    assert [i.role for i in items] == ["assistant"] and items[0].text.startswith("Started a new conversation")
+    assert window.presenter.conversation_id is None and window.action_log.log_model.entries() == []
+    store = window.presenter.store
+    assert store is not None and old is not None
+    assert [s.message.content for s in store.messages(old)] == ["hi", "Hello."]  # still in the history
+
+
+def test_the_step_shows_in_the_status_bar_and_a_new_chat_is_selected(
+    make_window: Any, profile_dir: Path, scripted_model: ScriptedModel, qtbot: Any
+) -> None:
+    scripted_model.script(call("calculate", {"expression": "2*2"}, delay_s=0.6), text("Four.", delay_s=0.6))
+    window = _window_with_provider(make_window, profile_dir, scripted_model)
+    shown: list[str] = []
+    window.statusBar().messageChanged.connect(shown.append)
+    _send(qtbot, window, "2*2?")
+    qtbot.waitUntil(lambda: not window.presenter.busy and scripted_model.remaining == 0, timeout=60_000)
+    assert "Step 1 of 10: thinking…" in shown and "Step 1 of 10: calculate" in shown
+    assert "Step 2 of 10: thinking…" in shown
+    assert window.statusBar().currentMessage() == ""  # cleared when the turn ends
+    # The history list follows the conversation: the new one is selected once it is saved.
+    sidebar = window.sidebar
+    assert sidebar is not None
+    first = window.presenter.conversation_id
+    qtbot.waitUntil(lambda: sidebar.current_id == first, timeout=5000)  # type: ignore[attr-defined]
+    window.new_chat_action.trigger()
+    scripted_model.script(text("Fresh."))
+    _send(qtbot, window, "a new question")
+    qtbot.waitUntil(lambda: not window.presenter.busy, timeout=60_000)
+    second = window.presenter.conversation_id
+    assert second not in (None, first)
+    qtbot.waitUntil(lambda: sidebar.current_id == second, timeout=5000)  # type: ignore[attr-defined]

@@ -55,7 +55,8 @@ def test_transcribe_with_the_api_backend(
         proc = jawad(profile_dir, "transcribe", str(wav), "--backend", "api")
         out, err = proc.communicate(timeout=60)
         assert proc.returncode == 1 and "Traceback" not in err
-        assert "refused the API key" in err and "Settings → Providers" in err
+        assert "refused the API key" in err and "jawad providers edit Loop --api-key-env" in err
+        assert "Settings →" not in err  # the window's words stay in the window
     finally:
         secret_store.delete(provider_key_name("Loop"))
 

@@ -74,7 +74,8 @@ def test_model_not_downloaded_says_how_to_get_it(tmp_path: Path) -> None:
     with pytest.raises(VoiceError) as caught:
         resolve_model("small.en", tmp_path)
     assert caught.value.code == "MODEL_NOT_DOWNLOADED"
-    assert "Settings → Voice" in caught.value.user_text() and "'tiny.en'" in caught.value.user_text()
+    assert "Download it" in caught.value.user_text() and "'tiny.en'" in caught.value.user_text()
+    assert caught.value.remedy is not None and caught.value.remedy.place == "voice"
 
 
 def test_model_download_offline_is_a_clear_error(tmp_path: Path) -> None:
@@ -106,7 +107,7 @@ def test_missing_model_is_reported_before_the_user_speaks(
     assert arun(session.listen(), timeout=20) is None
     assert [e.state for e in voice_events] == ["error", "end"], "the mic went live for a model that is missing"
     assert "'base.en' is not on this computer" in voice_events[0].error
-    assert "Download it in Settings → Voice" in voice_events[0].error
+    assert "Download it" in voice_events[0].error and voice_events[0].remedy == {"place": "voice", "provider": ""}
 
 
 def test_bundled_model_loads_once(voice_ctx: AppContext, arun: Callable[..., Any]) -> None:

@@ -18,6 +18,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from jawad_desktop.cli.remedies import error_text as cli_error_text
+from jawad_desktop.core.errors import Remedy
 from jawad_desktop.core.voice.audio import SAMPLE_RATE, _read_pcm_wav
 from jawad_desktop.core.voice.errors import VoiceError
 from jawad_desktop.core.voice.pack import PackRelease, VoicePack, not_installed_error
@@ -90,7 +92,7 @@ def test_a_missing_file_on_the_server_is_a_clear_error(pack_server: PackServer, 
         new_pack(root, made.release).install(f"{pack_server.base_url}/{made.release.file}")
     assert caught.value.code == "VOICE_PACK_DOWNLOAD_FAILED"
     assert "was not found" in caught.value.message and "HTTP 404" in caught.value.message
-    assert "Install from file" in caught.value.user_text()
+    assert "install it from the file" in caught.value.user_text()
     assert left_in(root) == []
 
 
@@ -199,7 +201,8 @@ def test_the_not_installed_message() -> None:
     assert error.code == "VOICE_PACK_MISSING"
     assert error.message == "Offline speech is not installed (voice pack, ~126 MB download)."
     text = error.user_text()
-    assert "jawad voice-pack install" in text and "Install offline speech" in text and "Whisper API" in text
+    assert "Install offline speech" in text and "Whisper API" in text and error.remedy == Remedy("voice")
+    assert "jawad voice-pack install" in cli_error_text(error)  # the terminal's words for the remedy
 
 
 FINDER_PROBE = r"""

@@ -27,7 +27,8 @@ Events (on ``bus``): ``TurnStarted(run_id, user_text)``, ``ChatDelta(run_id, tex
 ``ActionLogUpdate(entry)`` (an entry is emitted when a call starts, then again with the same
 ``id`` when it is decided and when it ends), ``PermissionRequest`` (from the gate), ``Notice``
 (format switch), ``AgentStep`` (asking the model, step n of max; running a tool),
-``ChatResponse(run_id, content, is_error, interrupted, metadata)``, then
+``ChatResponse(run_id, content, is_error, interrupted, metadata)`` (an error's remedy, where the
+user fixes it, is ``metadata["remedy"]``: ``Remedy.as_json()``, worded by each face), then
 ``TurnFinished(run_id, user_text, messages, response)`` with the messages the turn committed
 to the history after the user's (what the recorder saves).
 """
@@ -49,7 +50,7 @@ from jawad_desktop.core.agent.prompts import ToolMode, build_system_prompt, tool
 from jawad_desktop.core.agent.textcalls import StreamSanitizer, clean_response, parse_text_reply
 from jawad_desktop.core.agent.toolcalls import CheckedCall, arguments_for_display, check_calls
 from jawad_desktop.core.config.settings import Settings
-from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.errors import JawadError, Remedy
 from jawad_desktop.core.events import (
     ActionLogEntry,
     ActionLogUpdate,
@@ -117,9 +118,22 @@ async def _page_state(browser: BrowserSession | None) -> tuple[PageContext | Non
     return page, product
 
 
+def resolve_client(source: ChatClient | Callable[[], ChatClient]) -> ChatClient:
+    """A client, or a factory of one (called each time, so a provider change applies)."""
+    if hasattr(source, "chat"):
+        return source
+    assert callable(source)
+    return source()
+
+
 def _model_key(client: ChatClient | None) -> ModelKey:
     key = getattr(client, "model_key", None)
     return key if isinstance(key, tuple) and len(key) == 3 else ("", "", "")
+
+
+def _remedy(remedy: Remedy | None) -> dict[str, Any]:
+    """A response's metadata for ``remedy``: plain JSON, as metadata is saved and printed."""
+    return {"remedy": remedy.as_json()} if remedy is not None else {}
 
 
 @dataclass
@@ -251,7 +265,8 @@ class AgentSession:
         except JawadError as exc:
             self._commit(turn, [Message(role="user", content=turn.user_text)])
             return self._finish(
-                turn, exc.user_text(), is_error=True, commit=False, metadata={"partial": turn.shown_text()}
+                turn, exc.user_text(), is_error=True, commit=False,
+                metadata={"partial": turn.shown_text(), **_remedy(exc.remedy)},
             )
         except Exception as exc:
             log.exception("the agent failed")
@@ -273,11 +288,26 @@ class AgentSession:
         return commands.help_text()
 
     def _client(self) -> ChatClient:
-        source = self._client_source
-        if hasattr(source, "chat"):
-            return source
-        assert callable(source)
-        return source()
+        return resolve_client(self._client_source)
+
+    def client(self) -> ChatClient:
+        """The client the next request goes to (a factory is asked again each time)."""
+        return resolve_client(self._client_source)
+
+    def sibling(
+        self,
+        *,
+        registry: ToolRegistry,
+        bus: EventBus,
+        gate: PermissionGate,
+        extras: dict[str, Any] | None = None,
+        system_extra: str = "",
+    ) -> AgentSession:
+        """A new session on this one's client, settings, secrets and browser, with its own tools,
+        bus, gate and history (a research step runs in one)."""
+        return AgentSession(client=self._client_source, registry=registry, settings=self.settings, bus=bus,
+                            gate=gate, secrets=self.secrets, browser=self.browser, extras=extras,
+                            system_extra=system_extra)
 
     def _choose_mode(self, client: ChatClient) -> None:
         """This run's tool format: the settings', else what this model is known to need."""
@@ -288,6 +318,11 @@ class AgentSession:
             self.mode = chosen
         else:
             self.mode = "xml" if self._model in self._text_models else "native"
+
+    def _model_remedy(self) -> Remedy:
+        """Where another model is chosen: this run's provider (a scripted client names none)."""
+        provider = getattr(self._client_used, "provider", None)
+        return Remedy("provider-model", str(getattr(provider, "name", "") or ""))
 
     def _names(self) -> frozenset[str]:
         size = len(self.registry)
@@ -346,9 +381,9 @@ class AgentSession:
                     return self._finish(
                         turn,
                         "The model sent an empty answer. Try again, rephrase the request, "
-                        "or choose another model in Settings.",
+                        "or choose another model.",
                         is_error=True,
-                        metadata={"empty_answer": True},
+                        metadata={"empty_answer": True, **_remedy(self._model_remedy())},
                     )
                 return self._finish(turn, turn.shown_text())
             text_format = not response.tool_calls
@@ -366,9 +401,10 @@ class AgentSession:
                         self._with_shown(
                             turn,
                             f"The model kept sending tool calls that cannot run ({problems}). "
-                            "Try rephrasing the request, or choose a more capable model in Settings.",
+                            "Try rephrasing the request, or choose a more capable model.",
                         ),
                         is_error=True,
+                        metadata=_remedy(self._model_remedy()),
                     )
         limit = agent.max_iterations
         return self._finish(
@@ -376,10 +412,10 @@ class AgentSession:
             self._with_shown(
                 turn,
                 f"I stopped after {limit} steps without a final answer, so this request is not finished. "
-                "Ask me to continue, make the request more specific, or raise the step limit in Settings.",
+                "Ask me to continue, make the request more specific, or raise the step limit.",
             ),
             is_error=True,
-            metadata={"iteration_limit": True},
+            metadata={"iteration_limit": True, **_remedy(Remedy("agent"))},
         )
 
     async def _request(

@@ -1,10 +1,11 @@
 """Harbor: the per-site permission engine every agent action passes through (spec 001).
 
 The permission vocabulary lives here and is imported downward by the tools and the agent:
-``policy`` has the levels, the five decisions and the pure rules (check_permission,
-update_policy_for_decision, is_critical_action); ``grants`` persists site grants; ``engine``
-has ``Harbor`` (policy plus persistence, announcing ``GrantsChanged``); ``gate`` has the checks
-and ``HarborGate``, which asks the user through the bus and announces ``PermissionSettled``.
+``policy`` has the levels, the five decisions and the pure rules (``check_permission``,
+``update_policy_for_decision``, ``is_critical_action``: import them from ``policy``); ``grants``
+persists site grants; ``engine`` has ``Harbor`` (policy plus persistence, announcing
+``GrantsChanged``); ``gate`` has the checks and ``HarborGate``, which asks the user through the
+bus and announces ``PermissionSettled``. This package's face offers what its users build with.
 """
 
 from jawad_desktop.core.harbor.engine import Harbor
@@ -17,16 +18,7 @@ from jawad_desktop.core.harbor.gate import (
     PermissionGate,
 )
 from jawad_desktop.core.harbor.grants import GrantStore
-from jawad_desktop.core.harbor.policy import (
-    Grant,
-    HarborPolicy,
-    PermissionDecision,
-    PermissionLevel,
-    Verdict,
-    check_permission,
-    is_critical_action,
-    update_policy_for_decision,
-)
+from jawad_desktop.core.harbor.policy import Grant, PermissionDecision, PermissionLevel, Verdict
 
 __all__ = [
     "CallInsight",
@@ -35,14 +27,10 @@ __all__ = [
     "GrantStore",
     "Harbor",
     "HarborGate",
-    "HarborPolicy",
     "Inspector",
     "PermissionCheck",
     "PermissionDecision",
     "PermissionGate",
     "PermissionLevel",
     "Verdict",
-    "check_permission",
-    "is_critical_action",
-    "update_policy_for_decision",
 ]

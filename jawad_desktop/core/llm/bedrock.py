@@ -25,6 +25,7 @@ from urllib.parse import quote
 import httpx
 from httpx_sse import ServerSentEvent
 
+from jawad_desktop.core.errors import Remedy
 from jawad_desktop.core.llm.client import LLMClient, _Call
 from jawad_desktop.core.llm.errors import AuthError, LLMError, ProtocolError
 from jawad_desktop.core.llm.formats import (
@@ -237,7 +238,8 @@ class BedrockClient(LLMClient):
                     f"No AWS credentials for Bedrock were found in {where}.",
                     suggestions=["Set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for "
                                  "temporary credentials), or AWS_PROFILE with a profile in ~/.aws/credentials.",
-                                 "Or set the profile of this provider in Settings."])
+                                 "Or set the AWS profile of this provider."],
+                    remedy=Remedy("provider", self.provider.name))
             http.auth = SigV4Auth(credentials, self.region)
         return http
 
@@ -279,6 +281,7 @@ class BedrockClient(LLMClient):
             error.suggestions = ["Check the AWS credentials (AWS_ACCESS_KEY_ID / AWS_PROFILE) and that this "
                                  f"account may use the model in Bedrock's model access page ({self.region}).",
                                  *error.suggestions[1:]]
+            error.remedy = Remedy("provider", self.provider.name)  # Bedrock has no API key: its profile
         return error
 
     async def list_models(self) -> list[str]:
@@ -288,5 +291,6 @@ class BedrockClient(LLMClient):
         names = [str(obj(m).get("modelId")) for m in obj(data).get("modelSummaries") or [] if obj(m).get("modelId")]
         if not names and not isinstance(obj(data).get("modelSummaries"), list):
             raise ProtocolError("Bedrock answered the model list with something unexpected.",
-                                suggestions=["Check the region and the endpoint of this provider."])
+                                suggestions=["Check the region and the endpoint of this provider."],
+                                remedy=Remedy("provider", self.provider.name))
         return names

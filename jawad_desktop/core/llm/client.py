@@ -45,7 +45,7 @@ from httpx_sse import EventSource, ServerSentEvent
 from jawad_desktop import APP_NAME, __version__
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.config.settings import NetworkSettings
-from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.errors import JawadError, Remedy
 from jawad_desktop.core.events import EventBus, RetryNotice
 from jawad_desktop.core.llm.errors import (
     LLMError,
@@ -351,14 +351,16 @@ def _verify(network: NetworkSettings) -> ssl.SSLContext | bool:
     if not path.is_file():
         raise LLMError(
             f"The CA bundle {path} does not exist.",
-            suggestions=["Fix or clear the CA bundle in Settings → Network."],
+            suggestions=["Fix the CA bundle's path, or clear it."],
+            remedy=Remedy("network"),
         )
     try:
         return ssl.create_default_context(cafile=str(path))
     except (ssl.SSLError, OSError) as exc:
         raise LLMError(
             f"The CA bundle {path} could not be read: {exc}.",
-            suggestions=["Choose a PEM file with the certificates in Settings → Network."],
+            suggestions=["Choose a PEM file with the certificates as the CA bundle."],
+            remedy=Remedy("network"),
         ) from None
 
 
@@ -424,7 +426,7 @@ class LLMClient:
                 try:
                     await server.ensure_started()
                 except JawadError as exc:  # not installed, or it would not start
-                    raise LLMError(exc.message, suggestions=exc.suggestions) from None
+                    raise LLMError(exc.message, suggestions=exc.suggestions, remedy=exc.remedy) from None
                 self._base_url = server.base_url
             net = self.network
             loopback = _is_loopback(self._base_url)
@@ -485,6 +487,7 @@ class LLMClient:
                 "something that is not JSON.",
                 suggestions=["Check that the base URL points at an OpenAI-compatible API "
                              "(it often ends in /v1)."],
+                remedy=Remedy("provider", self.provider.name),
             ) from None
 
     async def _ensure_model(self) -> str:
@@ -493,7 +496,8 @@ class LLMClient:
             if not names:
                 raise ModelNotFoundError(
                     f"No model is set for {self.provider.name!r} and {self.provider.kind.label} lists none.",
-                    suggestions=["Set a model in Settings or with `jawad providers edit NAME --model M`."],
+                    suggestions=[f"Set a model for {self.provider.name!r}."],
+                    remedy=Remedy("provider-model", self.provider.name),
                 )
             self._model = names[0]
             log.info("no model set for %s: using %s", self.provider.name, self._model)
@@ -548,7 +552,8 @@ class LLMClient:
         except ValueError:
             raise ProtocolError(
                 f"{self.provider.kind.label} answered with something that is not JSON.",
-                suggestions=["Check the base URL of the provider in Settings."],
+                suggestions=["Check the base URL of the provider."],
+                remedy=Remedy("provider", self.provider.name),
                 detail=response.text[:300],
             ) from None
 
@@ -586,7 +591,8 @@ class LLMClient:
         error = LLMTimeoutError(
             f"{self.provider.kind.label} did not finish the answer within "
             f"{self.network.total_timeout_s:g} s.",
-            suggestions=["Ask for a shorter answer, or raise the total timeout in Settings → Network."],
+            suggestions=["Ask for a shorter answer, or raise the total timeout."],
+            remedy=Remedy("network"),
         )
         if call.acc.has_output:
             error.partial = self._finish(call, interrupted=True)

@@ -23,7 +23,7 @@ import httpx
 
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.config.settings import NetworkSettings
-from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.errors import JawadError, Remedy
 from jawad_desktop.core.events import TestResult
 from jawad_desktop.core.llm.client import RetryPolicy
 from jawad_desktop.core.llm.local_server import MODEL_ALIAS, local_available
@@ -45,7 +45,7 @@ __all__ = [
 FIRST_START_MESSAGE = (
     "No AI provider is set up yet. The built-in model (SmolLM2-135M) runs on this computer with no "
     "key, but it is small: for better answers install Ollama (https://ollama.com) and run "
-    "`ollama pull llama3.2`, or add an OpenAI or OpenRouter key in Settings."
+    "`ollama pull llama3.2`, or add a provider with an OpenAI or OpenRouter key."
 )
 
 _CLOUD = (ProviderKind.OPENAI, ProviderKind.OPENROUTER)
@@ -57,12 +57,11 @@ def connection_timeout_s(kind: ProviderKind) -> float:
 
 
 def missing_key_error(provider: ProviderConfig) -> JawadError:
+    """What the window and the terminal say of a provider that needs a key and has none."""
     return JawadError(
         f"No API key is stored for {provider.name!r} ({provider.kind.label}).",
-        suggestions=[
-            "Add the key in Settings, or run "
-            f"`jawad providers edit {provider.name!r} --api-key-env VARIABLE` with the key in VARIABLE.",
-        ],
+        suggestions=[f"Store the {provider.kind.label} API key for {provider.name!r}."],
+        remedy=Remedy("provider-key", provider.name),
     )
 
 
@@ -73,12 +72,14 @@ async def test_connection(
     timeout = connection_timeout_s(provider.kind)
     started = time.monotonic()
 
-    def result(success: bool, error: str = "") -> TestResult:
+    def result(success: bool, error: str = "", remedy: Remedy | None = None) -> TestResult:
         return TestResult(provider=provider.name, success=success, error=error,
-                          latency_ms=round((time.monotonic() - started) * 1000, 1))
+                          latency_ms=round((time.monotonic() - started) * 1000, 1),
+                          remedy=remedy.as_json() if remedy else {})
 
     if provider.kind.needs_key and not api_key:
-        return result(False, missing_key_error(provider).user_text())
+        missing = missing_key_error(provider)
+        return result(False, missing.user_text(), missing.remedy)
     try:
         # No retries: the user wants to know now whether it works.
         async with asyncio.timeout(timeout), make_client(
@@ -91,7 +92,7 @@ async def test_connection(
                              f"within {timeout:.0f} s.\n  - Check that the server is running and the model "
                              "is loaded, then test again.")
     except JawadError as exc:
-        return result(False, exc.user_text())
+        return result(False, exc.user_text(), exc.remedy)
     return result(True)
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jawad_desktop.core.config.providers import ProviderKind
+from jawad_desktop.core.errors import Remedy
 from jawad_desktop.core.llm.client import LLMClient
 from jawad_desktop.core.llm.errors import LLMError, ModelNotFoundError, ProtocolError
 from jawad_desktop.core.llm.formats import obj
@@ -64,15 +65,14 @@ class Embedder:
         if not supports_embeddings(kind):
             raise LLMError(
                 f"{kind.label} has no embeddings API, so it cannot index conversations for semantic search.",
-                suggestions=["Choose an OpenAI, Gemini or Ollama provider for embeddings "
-                             "(e.g. `--provider NAME` with `jawad history search --semantic`)."])
+                suggestions=["Choose an OpenAI, Gemini or Ollama provider for semantic search."])
         self.client = client
         self.kind = kind
         self.model = model or client.provider.embedding_model or DEFAULT_EMBEDDING_MODELS.get(kind, "")
         if not self.model:
             raise LLMError(f"No embedding model is set for {client.provider.name!r}.",
-                           suggestions=[f"Set one: `jawad providers edit {client.provider.name!r} "
-                                        "--embedding-model MODEL`."])
+                           suggestions=[f"Set the embedding model of {client.provider.name!r}."],
+                           remedy=Remedy("provider", client.provider.name))
         self.dimensions = dimensions
         self._old_ollama = False  # learned: this Ollama has only /api/embeddings
 

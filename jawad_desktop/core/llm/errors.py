@@ -4,7 +4,9 @@ One hierarchy under ``LLMError`` (itself a ``JawadError``). HTTP statuses and tr
 exceptions are turned into these in exactly one place, ``classify_status`` and
 ``classify_transport`` below; the rest of the app only ever sees these classes.
 The messages follow spec 000's friendly-error table; the suggestions follow spec 002's
-``handleRequestError`` (what happened, then what to try).
+``handleRequestError`` (what happened, then what to try). Suggestions are neutral; where the
+fix is a setting (the key, the model, the base URL, the network) the error's ``remedy`` names
+it, and the window or the terminal says how to get there.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
-from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.errors import JawadError, Remedy
 
 if TYPE_CHECKING:
     from jawad_desktop.core.llm.types import ChatResponse
@@ -52,10 +54,11 @@ class LLMError(JawadError):
         message: str,
         *,
         suggestions: list[str] | None = None,
+        remedy: Remedy | None = None,
         status: int | None = None,
         detail: str = "",
     ) -> None:
-        super().__init__(message, suggestions=suggestions)
+        super().__init__(message, suggestions=suggestions, remedy=remedy)
         self.status = status
         self.detail = detail  # the provider's own words, for the log and "details"
         self.partial: ChatResponse | None = None
@@ -183,42 +186,42 @@ def classify_status(
     detail = error_text_from_body(body)
     said = f" The provider said: {detail}" if detail else ""
     kind = provider.kind
-    settings_hint = f"Check the provider {provider.name!r} in Settings (or `jawad providers edit`)."
+    # Where each is fixed: the face words it (the window's Settings, the terminal's command).
+    settings = Remedy("provider", provider.name)
+    key = Remedy("provider-key", provider.name)
     if status == 401:
         return AuthError(
-            f"Invalid API key — double-check your {kind.label} key in Settings.{said}",
-            suggestions=["Paste the key again: it may be mistyped, revoked or expired.", settings_hint],
-            status=status, detail=detail,
+            f"Invalid API key — double-check your {kind.label} key.{said}",
+            suggestions=["Paste the key again: it may be mistyped, revoked or expired."],
+            remedy=key, status=status, detail=detail,
         )
     if status == 403:
         if kind is ProviderKind.OPENROUTER:
             message = "API key has no credits or is invalid — add credits at openrouter.ai."
-            tips = ["Check your credits at https://openrouter.ai/settings/credits.", settings_hint]
+            tips = ["Check your credits at https://openrouter.ai/settings/credits."]
         elif kind is ProviderKind.OPENAI:
             message = "API key invalid or no billing — check platform.openai.com."
-            tips = ["Check billing at https://platform.openai.com/settings/organization/billing.",
-                    settings_hint]
+            tips = ["Check billing at https://platform.openai.com/settings/organization/billing."]
         else:
             message = f"{_where(provider)} refused access (403)."
-            tips = ["Check the API key and that this server lets you use the model.", settings_hint]
-        return AuthError(message + said, suggestions=tips, status=status, detail=detail)
+            tips = ["Check the API key and that this server lets you use the model."]
+        return AuthError(message + said, suggestions=tips, remedy=key, status=status, detail=detail)
     if status == 404 and "model" not in detail.lower():
         return ModelNotFoundError(
             f"Nothing answers at {provider.effective_base_url}/chat/completions (404): "
             f"check the base URL of {provider.name!r}.{said}",
             suggestions=["OpenAI-compatible servers usually have their API under /v1 "
-                         "(e.g. http://localhost:1234/v1).", settings_hint],
-            status=status, detail=detail,
+                         "(e.g. http://localhost:1234/v1)."],
+            remedy=settings, status=status, detail=detail,
         )
     if status == 404:
-        tips = [f"Check the model name {model!r} in Settings; `jawad providers models {provider.name}` "
-                "lists the models the provider has."]
+        tips = [f"Check the model name {model!r}: the provider's list of models shows the ones it has."]
         if kind in (ProviderKind.OLLAMA, ProviderKind.OLLAMA_NATIVE):
             tips.insert(0, f"Download it with `ollama pull {model}`.")
         tips.append(f"Check the base URL {provider.effective_base_url}.")
         return ModelNotFoundError(
-            f"Model not found — check the model name in Settings ({model!r} on {_where(provider)}).{said}",
-            suggestions=tips, status=status, detail=detail,
+            f"Model not found — check the model name ({model!r} on {_where(provider)}).{said}",
+            suggestions=tips, remedy=Remedy("provider-model", provider.name), status=status, detail=detail,
         )
     if status == 429:
         retry_after = parse_retry_after(headers.get("retry-after") if headers is not None else None)
@@ -235,8 +238,8 @@ def classify_status(
             # llama.cpp and other pydantic servers report a bad request as a 500.
             return BadRequestError(
                 f"{_where(provider)} rejected the request as invalid.{said}",
-                suggestions=["This model or server may not support this kind of request.", settings_hint],
-                status=status, detail=detail,
+                suggestions=["This model or server may not support this kind of request."],
+                remedy=settings, status=status, detail=detail,
             )
         return ServerError(
             f"Server error — {kind.label} may be down ({status}).{said}",
@@ -251,7 +254,7 @@ def classify_status(
         )
     return BadRequestError(
         f"{_where(provider)} rejected the request ({status}).{said}",
-        suggestions=[settings_hint], status=status, detail=detail,
+        suggestions=["Check the provider's base URL and model."], remedy=settings, status=status, detail=detail,
     )
 
 
@@ -275,24 +278,24 @@ def classify_transport(provider: ProviderConfig, exc: BaseException, *, timeout_
         return LLMTimeoutError(
             what,
             suggestions=["Try again; a local model may still be loading.",
-                         "Raise the timeouts in Settings → Network if the model is slow."],
-            detail=detail,
+                         "Raise the timeouts if the model is slow."],
+            remedy=Remedy("network"), detail=detail,
         )
     if isinstance(exc, httpx.ConnectError):
         text = str(exc).lower()
         if _is_tls_failure(exc):
             return NetworkError(
                 f"The secure connection to {host or url} failed: its certificate could not be verified.",
-                suggestions=["If you use a company proxy, set its CA bundle in Settings → Network.",
+                suggestions=["If you use a company proxy, set its CA bundle.",
                              "Check the system date and time."],
-                detail=detail,
+                remedy=Remedy("network"), detail=detail,
             )
         if any(s in text for s in ("name or service not known", "nodename nor servname",
                                    "temporary failure in name resolution", "getaddrinfo", "no address")):
             return NetworkError(
                 f"Can't find the server {host!r}: the name does not resolve.",
-                suggestions=["Check the base URL in Settings.", "Check your internet connection."],
-                detail=detail,
+                suggestions=["Check the base URL.", "Check your internet connection."],
+                remedy=Remedy("provider", provider.name), detail=detail,
             )
         if provider.kind is ProviderKind.LOCAL:
             return NetworkError(
@@ -302,28 +305,29 @@ def classify_transport(provider: ProviderConfig, exc: BaseException, *, timeout_
             )
         if provider.kind in (ProviderKind.OLLAMA, ProviderKind.OLLAMA_NATIVE):
             message = f"Can't reach Ollama at {_ollama_root(url)}: is it running? Start it with `ollama serve`."
-            tips = ["Start Ollama with `ollama serve` (or open the Ollama app).", "Check the base URL in Settings."]
+            tips = ["Start Ollama with `ollama serve` (or open the Ollama app).", "Check the base URL."]
         else:
             message = f"Can't reach {_where(provider)}: is the server running and the address right?"
             tips = ["Check your internet connection or that the local server is started.",
-                    "Check the base URL and the proxy in Settings."]
-        return _refused(NetworkError(message, suggestions=tips, detail=detail), url)
+                    "Check the base URL, and the proxy if you use one."]
+        remedy = Remedy("provider", provider.name)
+        return _refused(NetworkError(message, suggestions=tips, remedy=remedy, detail=detail), url)
     if isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)):
         return NetworkError(
             f"The connection to {_where(provider)} broke before the answer was complete.",
-            suggestions=["Try again.", "If it keeps happening, check the proxy settings."],
-            detail=detail,
+            suggestions=["Try again.", "If it keeps happening, check the proxy."],
+            remedy=Remedy("network"), detail=detail,
         )
     if isinstance(exc, httpx.ProxyError):
         return NetworkError(
             f"The proxy refused the connection to {_where(provider)}.",
-            suggestions=["Check the proxy URL in Settings → Network."],
-            detail=detail,
+            suggestions=["Check the proxy URL."],
+            remedy=Remedy("network"), detail=detail,
         )
     return NetworkError(
         f"The request to {_where(provider)} failed ({type(exc).__name__}).",
-        suggestions=["Try again.", "Check the network settings."],
-        detail=detail,
+        suggestions=["Try again.", "Check the proxy and the certificates, if you use them."],
+        remedy=Remedy("network"), detail=detail,
     )
 
 

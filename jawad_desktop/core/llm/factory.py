@@ -13,10 +13,9 @@ from pydantic import ValidationError
 
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.context import AppContext
-from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.errors import JawadError, Remedy
 from jawad_desktop.core.llm.client import LLMClient, RetryPolicy
 from jawad_desktop.core.llm.connection import FIRST_START_MESSAGE, missing_key_error
-from jawad_desktop.core.llm.local_server import local_available
 from jawad_desktop.core.llm.providers import make_client
 from jawad_desktop.core.store.secrets import provider_key_name
 
@@ -44,7 +43,9 @@ def parse_kind(value: str) -> ProviderKind:
 
 
 def key_from_env(variable: str) -> str:
-    """The key in environment variable ``variable``; a friendly error if it is unset or empty."""
+    """The key in environment variable ``variable``; a friendly error if it is unset or empty.
+
+    Only the command line names a variable (``--api-key-env``), so its error speaks shell."""
     value = os.environ.get(variable, "").strip()
     if not value:
         raise JawadError(f"The environment variable {variable} is not set or is empty.",
@@ -61,7 +62,12 @@ def resolve_provider(
     model: str | None = None,
     api_key_env: str | None = None,
 ) -> tuple[ProviderConfig, str | None]:
-    """The provider meant and its key (None when it needs none)."""
+    """The provider meant and its key (None when it needs none).
+
+    The unsaved provider's branch is reached from the command line only (its options are
+    ``--kind --base-url --api-key-env``), so its errors name those flags; the saved
+    provider's branches are reached by the window too, so theirs are neutral, with a remedy
+    each face words (``cli.remedies``, ``ui.remedies``)."""
     if kind or base_url:
         if provider_name:
             raise JawadError("Use either a saved provider (--provider) or an unsaved one (--kind/--base-url).")
@@ -84,11 +90,9 @@ def resolve_provider(
         if provider_name:
             known = ", ".join(p.name for p in settings.providers) or "none yet"
             raise JawadError(f"No provider is named {provider_name!r} (saved providers: {known}).",
-                             suggestions=["`jawad providers list` shows them; `jawad providers add` adds one."])
-        tips = ["Add one: `jawad providers add Ollama --kind ollama --model llama3.2`."]
-        if local_available():
-            tips.append("Or use the built-in model: `jawad providers add Built-in --kind local`.")
-        raise JawadError(FIRST_START_MESSAGE, suggestions=tips)
+                             suggestions=["Choose one of the saved providers, or add one by that name."],
+                             remedy=Remedy("add-provider", provider_name))
+        raise JawadError(FIRST_START_MESSAGE, remedy=Remedy("add-provider"))
     provider = found.model_copy(update={"model": model}) if model else found
     if api_key_env:
         return provider, key_from_env(api_key_env)
@@ -96,7 +100,9 @@ def resolve_provider(
     if provider.kind.needs_key and not api_key:
         if not ctx.secrets.available:
             raise JawadError(ctx.secrets.problem or "No keyring is available to read the API key from.",
-                             suggestions=["Pass --api-key-env VARIABLE with the key in that variable."])
+                             suggestions=["Unlock or install a system keyring, or give the key for this "
+                                          "session only."],
+                             remedy=Remedy("provider-key", provider.name))
         raise missing_key_error(provider)
     return provider, api_key
 

@@ -20,7 +20,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.errors import JawadError, Remedy
 from jawad_desktop.core.llm.types import ChatResponse
 from jawad_desktop.core.messages import Message
 
@@ -154,6 +154,8 @@ async def generate_structured(
         return StructuredResult(value=value, attempts=attempt, metadata=metadata)
     raise StructuredOutputError(
         f"The model did not give a usable answer in {max_attempts} tries (last problem: {'; '.join(problems)}).",
-        suggestions=["Try again.", "A more capable model follows formats better: choose one in Settings → Providers."],
+        suggestions=["Try again.", "A more capable model follows formats better: choose another model."],
+        # A scripted client has no provider: the remedy then names none.
+        remedy=Remedy("provider-model", str(getattr(getattr(client, "provider", None), "name", "") or "")),
         problems=problems, last_answer=answer,
     )

@@ -131,7 +131,7 @@ class McpConnections:
         if not done:
             server.problem = (f"The MCP server {server.config.name!r} ({server.config.where}) did not answer "
                               f"within {self.settings.connect_timeout_s:g} s. Check that it starts and "
-                              "answers, e.g. with `jawad mcp list --tools`.")
+                              "answers.")
             await self._stop(server)
 
     async def _run(self, server: _Server) -> None:
@@ -209,7 +209,7 @@ class McpConnections:
         """Call ``tool`` on a connected server: the ``CallToolResult``, or ``ToolError``."""
         server = self._servers.get(server_name)
         if server is None or server.session is None:
-            raise ToolError(f"The MCP server {server_name!r} is not connected; check it in Settings → MCP.")
+            raise ToolError(f"The MCP server {server_name!r} is not connected; the user can check its settings.")
         try:
             return await server.session.call_tool(
                 tool, arguments, read_timeout_seconds=datetime.timedelta(seconds=self.settings.call_timeout_s))
@@ -392,12 +392,12 @@ def _explain(config: McpServerConfig, exc: BaseException) -> str:
     if config.transport == "stdio":
         if "FileNotFoundError" in detail or "No such file" in detail:
             return (f"The MCP server {config.name!r} could not be started: the command {config.command!r} "
-                    "was not found. Install it or fix the command with `jawad mcp add` (or Settings → MCP).")
+                    "was not found. Install it, or fix the server's command.")
         return (f"The MCP server {config.name!r} ({config.where}) stopped or did not speak MCP ({detail}). "
                 "Run its command in a terminal to see why; its output is in the log folder.")
     if "401" in detail or "403" in detail:
         return (f"The MCP server {config.name!r} at {config.url} refused the credentials ({detail}). "
-                "Set its headers again with `jawad mcp add` (or Settings → MCP).")
+                "Set its headers (the credentials) again.")
     return (f"Can't use the MCP server {config.name!r} at {config.url} ({detail}). "
             "Check that it is running and that the URL is its streamable-HTTP endpoint (often ending in /mcp).")
 

@@ -29,8 +29,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from jawad_desktop.core import events
-from jawad_desktop.core.agent.session import AgentSession, ChatClient
-from jawad_desktop.core.config.settings import Settings
+from jawad_desktop.core.agent.session import AgentSession
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.events import ActionLogEntry, ActionLogUpdate, ChatDelta, EventBus, Notice, WorkflowUpdate
 from jawad_desktop.core.harbor.gate import GateDecision, HarborGate, PermissionCheck, PermissionGate
@@ -49,7 +48,6 @@ from jawad_desktop.core.tools.registry import Tool, ToolRegistry, ToolResult
 
 if TYPE_CHECKING:
     from jawad_desktop.core.store.conversations import ConversationStore
-    from jawad_desktop.core.store.secrets import SecretStore
     from jawad_desktop.core.tools.browser import BrowserSession
 
 log = logging.getLogger("jawad.research")
@@ -134,25 +132,19 @@ class ResearchExecutor:
 
     def __init__(
         self,
+        session: AgentSession,
         *,
-        client: ChatClient | Callable[[], ChatClient],
-        registry: ToolRegistry,
-        settings: Settings,
-        bus: EventBus,
-        gate: PermissionGate,
-        browser: BrowserSession | None = None,
-        secrets: SecretStore | None = None,
         store: ConversationStore | None = None,
         conversation_id: str | None = None,
     ) -> None:
-        self._client_source = client
-        self.registry = registry
-        self.settings = settings
-        self.bus = bus
-        self.gate = gate
-        self.browser = browser  # the page, its context, the last product, what was read
-        self.secrets = secrets
-        self.publisher = PlanPublisher(bus, store, conversation_id)
+        """Steps run in siblings of ``session``: its client, settings, secrets and browser page,
+        a subset of its tools, its gate narrowed to the step's levels; the plan's updates,
+        the steps' action-log entries and the answer go to its bus."""
+        self.session = session
+        self.bus = session.bus
+        self.gate = session.gate
+        self.browser = session.browser  # the page, its context, the last product, what was read
+        self.publisher = PlanPublisher(session.bus, store, conversation_id)
         self.plan: ResearchPlan | None = None
         self._task: asyncio.Task[ResearchPlan] | None = None
 
@@ -251,14 +243,10 @@ class ResearchExecutor:
                 step.sources.append(Source(url=url, title=title))
                 self.publisher.publish(plan)
 
-        session = AgentSession(
-            client=self._client_source,
+        session = self.session.sibling(
             registry=self._step_registry(step, record),
-            settings=self.settings,
             bus=step_bus,
             gate=gate,
-            secrets=self.secrets,
-            browser=self.browser,
             extras={"user_request": f"{plan.intent}\n{step.task}"},
             system_extra=self._step_instructions(plan, step, number),
         )
@@ -284,7 +272,7 @@ class ResearchExecutor:
         """The tools the step's levels allow; the read tools also record the page they read."""
         allowed = set(step.permissions)
         registry = ToolRegistry()
-        for tool in self.registry:
+        for tool in self.session.registry:
             if tool.level not in allowed:
                 continue
             registry.add(_recording(tool, record, self.browser) if tool.name in READ_TOOLS else tool)
@@ -314,18 +302,11 @@ class ResearchExecutor:
 
     # -- the end --------------------------------------------------------------------------------
 
-    def _client(self) -> ChatClient:
-        source = self._client_source
-        if hasattr(source, "chat"):
-            return source
-        assert callable(source)
-        return source()
-
     async def _synthesize(self, plan: ResearchPlan, run_id: str) -> ResearchPlan:
         sources = plan.all_sources(completed_only=True)
         plan.citations = sources
-        agent = self.settings.agent
-        stream = self._client().chat(synthesis_messages(plan, sources), None, stream=True,
+        agent = self.session.settings.agent
+        stream = self.session.client().chat(synthesis_messages(plan, sources), None, stream=True,
                                      temperature=agent.temperature, max_tokens=agent.max_tokens)
         streamed: list[str] = []
         try:

@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from jawad_desktop.core.agent.session import ChatClient
+from jawad_desktop.core.agent.session import ChatClient, resolve_client
 from jawad_desktop.core.agent.textcalls import loads_lenient
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.harbor.policy import PermissionLevel
@@ -157,18 +157,14 @@ class Planner:
         self.attempts = 0  # requests made by the last ``plan`` call
 
     def _client(self) -> ChatClient:
-        source = self._client_source
-        if hasattr(source, "chat"):
-            return source
-        assert callable(source)
-        return source()
+        return resolve_client(self._client_source)
 
     async def plan(self, intent: str, *, page_hint: str = "") -> ResearchPlan:
         """Ask for a plan; repaired and retried with the validation errors; ``JawadError`` at the end."""
         intent = " ".join(intent.split())
         if not intent:
             raise JawadError("The research intent is empty.",
-                             suggestions=['Say what to research, e.g. /research compare the price of X in 3 shops.'])
+                             suggestions=["Say what to research, e.g. compare the price of X in 3 shops."])
         client = self._client()
         user = f"Research intent: {intent}"
         if page_hint:
@@ -181,14 +177,16 @@ class Planner:
             result = await generate_structured(client, messages, PlanDraft, max_attempts=self.max_attempts,
                                                temperature=self.temperature, max_tokens=2048, prepare=_coerce)
         except LLMError as exc:
-            raise JawadError(f"The plan could not be made: {exc.message}", suggestions=exc.suggestions) from exc
+            raise JawadError(f"The plan could not be made: {exc.message}", suggestions=exc.suggestions,
+                             remedy=exc.remedy) from exc
         except StructuredOutputError as exc:
             self.attempts = self.max_attempts
             raise JawadError(
                 f"The model did not write a usable research plan in {self.max_attempts} tries "
                 f"(last problem: {'; '.join(exc.problems)}).",
                 suggestions=["Try again, or say more precisely what to compare and where.",
-                             "A more capable model plans better: choose one in Settings → Providers."],
+                             "A more capable model plans better: choose another model."],
+                remedy=exc.remedy,
             ) from None
         self.attempts = result.attempts
         draft = result.value

@@ -10,6 +10,9 @@ that ``restore`` reverses and ``purge_deleted`` makes final).
 The API is synchronous sqlite3 with short transactions. Calls that may take longer on big
 histories (search, listing, reading a range) have ``*_async`` twins that run on the store's
 worker thread, so a window on an asyncio loop never waits on the disk.
+
+Every change is announced on the app's ``EventBus`` as ``ConversationsChanged(kind, id)``
+when the store was opened with one; whoever shows conversations subscribes there.
 """
 
 from __future__ import annotations
@@ -28,10 +31,15 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeVar, cast
+from typing import Any, TypeVar, cast
 
 from jawad_desktop.core.errors import JawadError
-from jawad_desktop.core.events import ActionLogEntry
+from jawad_desktop.core.events import (
+    ActionLogEntry,
+    ConversationsChanged,
+    ConversationsChangeKind,
+    EventBus,
+)
 from jawad_desktop.core.logging_setup import redact
 from jawad_desktop.core.messages import Message, Role, ToolCall
 from jawad_desktop.core.store.database import Database
@@ -48,9 +56,6 @@ MARK_END = "\ue001"
 TITLE_MAX_CHARS = 60
 # How long a deleted conversation stays restorable when nobody purges it explicitly.
 DEFAULT_UNDO_WINDOW_MS = 10 * 60 * 1000
-
-ChangeKind = Literal["created", "updated", "renamed", "deleted", "restored", "purged"]
-ChangeListener = Callable[[ChangeKind, str], None]
 
 
 def now_ms() -> int:
@@ -270,19 +275,29 @@ _MESSAGE_COLUMNS = (
 class ConversationStore:
     """Saved conversations in the app's database. Thread-safe; every write is one transaction."""
 
-    def __init__(self, db: Database, *, owns_db: bool = False) -> None:
+    def __init__(self, db: Database, *, owns_db: bool = False, bus: EventBus | None = None) -> None:
         """A store on ``db``; with ``owns_db`` its ``close()`` closes the database too (share one
-        ``Database`` between this store and the page cache by leaving it False)."""
+        ``Database`` between this store and the page cache by leaving it False). Changes are
+        announced on ``bus`` (none: nobody is told, as in the CLI's read-only commands)."""
         self.db = db
+        self.bus = bus
         self._owns_db = owns_db
-        self._listeners: list[ChangeListener] = []
         self._executor: ThreadPoolExecutor | None = None
         self._executor_lock = threading.Lock()
+        # Set on the worker thread while an *_async call runs: its announcements wait there.
+        self._worker_state = threading.local()
 
     @classmethod
-    def open(cls, data_dir: Path, *, purge_older_than_ms: int = DEFAULT_UNDO_WINDOW_MS) -> ConversationStore:
-        """Open (creating or migrating) the store in ``data_dir`` and finish old deletions."""
-        store = cls(Database.in_folder(data_dir), owns_db=True)
+    def open(
+        cls,
+        data_dir: Path,
+        *,
+        purge_older_than_ms: int = DEFAULT_UNDO_WINDOW_MS,
+        bus: EventBus | None = None,
+    ) -> ConversationStore:
+        """Open (creating or migrating) the store in ``data_dir`` and finish old deletions;
+        changes are announced on ``bus``."""
+        store = cls(Database.in_folder(data_dir), owns_db=True, bus=bus)
         store.purge_deleted(older_than_ms=purge_older_than_ms)
         return store
 
@@ -300,27 +315,24 @@ class ConversationStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- change notifications ------------------------------------------------------------------
+    # -- change announcements ------------------------------------------------------------------
 
-    def add_listener(self, listener: ChangeListener) -> Callable[[], None]:
-        """Call ``listener(kind, conversation_id)`` after every change; returns a remover.
+    def _changed(self, kind: ConversationsChangeKind, conversation_id: str) -> None:
+        """Announce a committed change: at once on the calling thread, or, inside an ``*_async``
+        call, on the loop's thread when the worker is done (the bus promises the loop's thread)."""
+        if self.bus is None:
+            return
+        event = ConversationsChanged(kind=kind, conversation_id=conversation_id)
+        held: list[ConversationsChanged] | None = getattr(self._worker_state, "held", None)
+        if held is not None:
+            held.append(event)
+        else:
+            self.bus.emit(event)
 
-        Listeners run on the thread that made the change (a worker thread for ``*_async``
-        calls): a Qt widget should re-emit through a signal."""
-        self._listeners.append(listener)
-
-        def remove() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return remove
-
-    def _changed(self, kind: ChangeKind, conversation_id: str) -> None:
-        for listener in list(self._listeners):
-            try:
-                listener(kind, conversation_id)
-            except Exception:
-                log.exception("conversation change listener %r failed", listener)
+    def _announce(self, events: list[ConversationsChanged]) -> None:
+        if self.bus is not None:
+            for event in events:
+                self.bus.emit(event)
 
     # -- conversations -------------------------------------------------------------------------
 
@@ -346,12 +358,15 @@ class ConversationStore:
         if row is None or (row["deleted_at"] is not None and not include_deleted):
             raise JawadError(
                 f"There is no conversation {conversation_id!r}.",
-                suggestions=["Run 'jawad history list' to see the saved conversations."],
+                suggestions=["It may have been deleted: choose one from the saved conversations."],
             )
         return _summary(row)
 
     def resolve_id(self, prefix: str) -> str:
-        """The full id of the one live conversation whose id starts with ``prefix``."""
+        """The full id of the one live conversation whose id starts with ``prefix``.
+
+        Only the command line takes id prefixes (the window picks from its list), so its
+        errors may name ``jawad history list``."""
         prefix = prefix.strip().lower()
         if not prefix or not re.fullmatch(r"[0-9a-z_\-]+", prefix):
             raise JawadError(
@@ -705,7 +720,26 @@ class ConversationStore:
             if self._executor is None:
                 self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jawad-store")
             executor = self._executor
-        return await loop.run_in_executor(executor, functools.partial(fn, *args, **kwargs))
+        return await loop.run_in_executor(
+            executor, functools.partial(self._run_on_worker, loop, functools.partial(fn, *args, **kwargs))
+        )
+
+    def _run_on_worker(self, loop: asyncio.AbstractEventLoop, call: Callable[[], T], /) -> T:
+        """Run ``call`` on the worker thread and post the changes it made to the loop's thread.
+
+        Posted from here rather than announced after the ``await``: a change committed while
+        the awaiting task was being cancelled is still announced."""
+        held: list[ConversationsChanged] = []
+        self._worker_state.held = held
+        try:
+            return call()
+        finally:
+            self._worker_state.held = None
+            if held:
+                try:
+                    loop.call_soon_threadsafe(self._announce, held)
+                except RuntimeError:  # the loop is closed: the app is quitting, nobody listens
+                    log.debug("%d conversation change(s) not announced: the loop is closed", len(held))
 
     async def search_async(self, query: str, *, limit: int = 50) -> list[SearchHit]:
         return await self._in_worker(self.search, query, limit=limit)

@@ -216,7 +216,7 @@ class Database:
             raise JawadError(
                 f"The conversation database {self.path} was written by a newer version of "
                 f"Jawad Desktop (schema {current}, this version knows up to {latest}).",
-                suggestions=["Update Jawad Desktop, or use --profile DIR to start with a separate profile."],
+                suggestions=["Update Jawad Desktop, or start it with a separate profile folder."],
             )
         for migration in sorted(self._migrations, key=lambda m: m.version):
             if migration.version <= current:
@@ -293,7 +293,7 @@ class Database:
         if "readonly" in text or "read-only" in text:
             return JawadError(
                 f"The conversation database {self.path} is read-only, so nothing can be saved.",
-                suggestions=["Check the file's permissions, or use --profile DIR with a writable folder."],
+                suggestions=["Check the file's permissions, or start Jawad with a profile in a writable folder."],
             )
         return JawadError(
             f"The conversation database failed: {exc}.",

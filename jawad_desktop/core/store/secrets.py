@@ -126,7 +126,8 @@ class SecretStore:
             if not self.session_only:
                 raise SecretStoreError(
                     self.problem or "No keyring is available.",
-                    suggestions=["Choose 'keep for this session only' to use the key until you quit."],
+                    suggestions=["Set up or unlock a system keyring, or keep the key for this session only "
+                                 "(until you quit)."],
                 )
             self._memory[name] = value
             return

@@ -88,6 +88,7 @@ def read_audio(path: Path) -> Samples:
             missing.code,
             f"{path.name!r} can be read only with offline speech installed. {missing.message}",
             suggestions=[*missing.suggestions, "Or convert the recording to a WAV file."],
+            remedy=missing.remedy,
         )
     from faster_whisper.audio import decode_audio
 

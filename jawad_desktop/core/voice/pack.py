@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
 from jawad_desktop import __version__
-from jawad_desktop.core.voice.errors import VoiceError
+from jawad_desktop.core.voice.errors import VOICE, VoiceError
 
 if TYPE_CHECKING:
     from jawad_desktop.core.store.paths import AppPaths
@@ -121,11 +121,8 @@ def not_installed_error(release: PackRelease | None) -> VoiceError:
     return VoiceError(
         "VOICE_PACK_MISSING",
         f"Offline speech is not installed ({_size_text(release)}).",
-        suggestions=[
-            "Install it in Settings → Voice → Install offline speech…, or run: jawad voice-pack install",
-            "Or use the Whisper API instead: Settings → Voice → Transcription → Whisper API "
-            "(jawad transcribe --backend api).",
-        ],
+        suggestions=["Install offline speech (the voice pack).", "Or use the Whisper API for transcription instead."],
+        remedy=VOICE,
     )
 
 
@@ -201,9 +198,10 @@ def engine_import_error(exc: ImportError) -> VoiceError:
         f"The offline speech engine could not be loaded ({type(exc).__name__}: {exc}).",
         suggestions=[
             "Reinstall Jawad (from source: pip install --force-reinstall faster-whisper)."
-            if not _frozen() else "Reinstall the voice pack: jawad voice-pack remove, then jawad voice-pack install",
-            "Or use the Whisper API instead: Settings → Voice → Transcription → Whisper API.",
+            if not _frozen() else "Reinstall offline speech: remove the voice pack, then install it again.",
+            "Or use the Whisper API for transcription instead.",
         ],
+        remedy=VOICE,
     )
 
 
@@ -370,7 +368,8 @@ class VoicePack:
             raise VoiceError(
                 "VOICE_PACK_DOWNLOAD_FAILED",
                 "This installation does not know where to download its voice pack from.",
-                suggestions=["Install it from a file: jawad voice-pack install FILE"],
+                suggestions=[f"Install it from a file ({self._file_name()})."],
+                remedy=VOICE,
             )
         self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
         self._remove_leftovers()
@@ -426,7 +425,8 @@ class VoicePack:
         return VoiceError(
             "VOICE_PACK_NO_SPACE",
             f"There is not enough free disk space to install the voice pack: it needs {amount} in {self.root}.",
-            suggestions=["Free some disk space, then try again.", "Or use the Whisper API instead (Settings → Voice)."],
+            suggestions=["Free some disk space, then try again.", "Or use the Whisper API for transcription instead."],
+            remedy=VOICE,
         )
 
     def _check_free_space(self) -> None:
@@ -480,10 +480,10 @@ class VoicePack:
                 f"or the server is unreachable ({type(exc).__name__}).",
                 suggestions=[
                     "Connect to the internet and try again.",
-                    f"Or download {self._file_name()} yourself and install it from the file "
-                    "(Settings → Voice → Install from file…, or jawad voice-pack install FILE).",
-                    "Or use the Whisper API instead (Settings → Voice).",
+                    f"Or download {self._file_name()} yourself and install it from the file.",
+                    "Or use the Whisper API for transcription instead.",
                 ],
+                remedy=VOICE,
             ) from None
         return digest.hexdigest()
 
@@ -496,10 +496,10 @@ class VoicePack:
             "VOICE_PACK_DOWNLOAD_FAILED",
             f"The voice pack {what} at {source} (HTTP {status}).",
             suggestions=[
-                f"Download {self._file_name()} from the release page and install it from the file "
-                "(Settings → Voice → Install from file…, or jawad voice-pack install FILE).",
+                f"Download {self._file_name()} from the release page and install it from the file.",
                 f"A mirror can be set with the environment variable {URL_ENV}.",
             ],
+            remedy=VOICE,
         )
 
     def _corrupt(self, why: str) -> VoiceError:

@@ -27,7 +27,7 @@ import numpy as np
 from jawad_desktop.core.events import VoiceState
 from jawad_desktop.core.voice.audio import SAMPLE_RATE, Samples, level_of, read_audio, write_wav
 from jawad_desktop.core.voice.capture import Recorder
-from jawad_desktop.core.voice.errors import VoiceError
+from jawad_desktop.core.voice.errors import VOICE, VoiceError
 from jawad_desktop.core.voice.transcribers import Backend, Transcriber, Transcript, build_transcriber
 from jawad_desktop.core.voice.vad import EndOfSpeechDetector, StopReason, VadConfig
 
@@ -156,7 +156,9 @@ class VoiceSession:
     def _fail(self, error: VoiceError, *, retryable: bool = False) -> None:
         # Info, not warning: the user is told through the event; the CLI would print it twice.
         log.info("voice failed: %s: %s", error.code, error.message)
-        self._emit("error", error=error.user_text(), retryable=retryable)
+        # The remedy travels as plain data: each face words it (``ui.remedies``, ``cli.remedies``).
+        remedy = error.remedy.as_json() if error.remedy else {}
+        self._emit("error", error=error.user_text(), retryable=retryable, remedy=remedy)
 
     async def _run(self) -> Transcript | None:
         loop = asyncio.get_running_loop()
@@ -219,8 +221,9 @@ class VoiceSession:
                     "No speech was heard.",
                     suggestions=[
                         "Speak after the mic turns on, a little louder or closer to the microphone.",
-                        "Check the input and its level in Settings → Voice.",
+                        "Check the input and its level.",
                     ],
+                    remedy=VOICE,
                 )
             )
             self._emit("end")
@@ -270,8 +273,9 @@ class VoiceSession:
                             "The microphone was opened but delivers no sound.",
                             suggestions=[
                                 "Check that it is not muted and that the sound server runs, then try again.",
-                                "Or choose another input in Settings → Voice.",
+                                "Or choose another input.",
                             ],
+                            remedy=VOICE,
                         )
                     item = VoiceError(  # a stream that went quiet without saying so
                         "AUDIO_DEVICE_FAILED",

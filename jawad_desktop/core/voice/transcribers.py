@@ -22,9 +22,10 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import httpx
 
+from jawad_desktop.core.errors import Remedy
 from jawad_desktop.core.store.secrets import provider_key_name
 from jawad_desktop.core.voice.audio import SAMPLE_RATE, Samples, wav_bytes
-from jawad_desktop.core.voice.errors import VoiceError
+from jawad_desktop.core.voice.errors import VOICE, VoiceError
 from jawad_desktop.core.voice.models import ProgressCallback, resolve_model
 from jawad_desktop.core.voice.pack import engine_import_error
 
@@ -114,9 +115,10 @@ def _load_engine(path: Path, compute_type: str, cpu_threads: int) -> _Engine:
                 "MODEL_LOAD_FAILED",
                 f"The speech model in {path} could not be loaded ({type(exc).__name__}: {exc}).",
                 suggestions=[
-                    "Choose another compute type (int8 works on every CPU) in Settings → Voice.",
+                    "Choose another compute type (int8 works on every CPU).",
                     "Or download the model again.",
                 ],
+                remedy=VOICE,
             ) from None
         engine = _Engine(
             model=model,
@@ -269,6 +271,7 @@ class WhisperAPI:
         self._model = model
         self._language = language
         self._provider = provider_name or self.base_url
+        self._provider_name = provider_name  # the saved provider, for the remedy (none for a bare URL)
         self._timeout = httpx.Timeout(timeout_s, connect=10.0)
         self._transport = transport
 
@@ -291,6 +294,7 @@ class WhisperAPI:
                 "API_UNREACHABLE",
                 f"The transcription service {self._provider} did not answer in time.",
                 suggestions=["Try again; your recording was kept.", "Or switch to local transcription."],
+                remedy=VOICE,
             ) from None
         except httpx.HTTPError as exc:
             raise VoiceError(
@@ -298,8 +302,9 @@ class WhisperAPI:
                 f"The transcription service at {self.base_url} could not be reached ({type(exc).__name__}).",
                 suggestions=[
                     "Check your internet connection and the provider's base URL, then try again.",
-                    "Your recording was kept; or switch to local transcription in Settings → Voice.",
+                    "Your recording was kept; or switch to local transcription.",
                 ],
+                remedy=VOICE,
             ) from None
         elapsed = time.perf_counter() - started
         if response.status_code in (401, 403):
@@ -308,9 +313,10 @@ class WhisperAPI:
                 f"{self._provider} refused the API key for transcription "
                 f"(HTTP {response.status_code}: {_error_detail(response) or 'unauthorized'}).",
                 suggestions=[
-                    f"Enter a valid API key for {self._provider} in Settings → Providers.",
+                    f"Enter a valid API key for {self._provider}.",
                     "Your recording was kept: try again once the key is fixed.",
                 ],
+                remedy=Remedy("provider-key", self._provider_name),
             )
         if response.status_code >= 400:
             detail = _error_detail(response)
@@ -323,7 +329,8 @@ class WhisperAPI:
                 "API_ERROR",
                 f"{self._provider} could not transcribe the recording "
                 f"(HTTP {response.status_code}{': ' + detail if detail else ''}).",
-                suggestions=[hint, "Or switch to local transcription in Settings → Voice."],
+                suggestions=[hint, "Or switch to local transcription."],
+                remedy=VOICE,
             )
         try:
             body = response.json()
@@ -333,6 +340,7 @@ class WhisperAPI:
                 "API_ERROR",
                 f"{self._provider} answered with something that is not a transcription.",
                 suggestions=["Check that the base URL points at an OpenAI-compatible server."],
+                remedy=Remedy("provider", self._provider_name),
             ) from None
         return Transcript(
             text=text,
@@ -375,6 +383,7 @@ class FallbackTranscriber:
                     first.code,
                     f"{first.message} The fallback ({self.secondary.name}) failed too: {second.message}",
                     suggestions=first.suggestions,
+                    remedy=first.remedy,
                 ) from None
 
 
@@ -388,23 +397,27 @@ def api_transcriber(ctx: AppContext, *, transport: httpx.AsyncBaseTransport | No
             "API_NOT_CONFIGURED",
             f"No provider{wanted} is set up for the Whisper API.",
             suggestions=[
-                "Add a provider (e.g. OpenAI or Groq) in Settings → Providers and pick it in Settings → Voice.",
+                "Add a provider with a Whisper API (e.g. OpenAI or Groq) and choose it for transcription.",
                 "Or use local transcription.",
             ],
+            # A provider named in the voice settings that is gone is fixed there; none at all, by adding one.
+            remedy=VOICE if voice.api_provider else Remedy("add-provider"),
         )
     base_url = provider.effective_base_url
     if not base_url:
         raise VoiceError(
             "API_NOT_CONFIGURED",
             f"The provider {provider.name!r} has no base URL for the Whisper API.",
-            suggestions=["Pick an OpenAI-compatible provider in Settings → Voice, or use local transcription."],
+            suggestions=["Choose an OpenAI-compatible provider for transcription, or use local transcription."],
+            remedy=VOICE,
         )
     key = ctx.secrets.get(provider_key_name(provider.name)) or ""
     if not key and provider.kind.needs_key:
         raise VoiceError(
             "API_KEY_INVALID",
             f"There is no API key for {provider.name!r}.",
-            suggestions=[f"Enter the API key for {provider.name} in Settings → Providers."],
+            suggestions=[f"Enter the API key for {provider.name}."],
+            remedy=Remedy("provider-key", provider.name),
         )
     return WhisperAPI(
         base_url,

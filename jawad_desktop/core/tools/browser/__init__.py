@@ -3,14 +3,16 @@
 - ``reading``: ``read_page`` and ``PageReading`` (content, product, elements, flags).
 - ``provenance``: where text came from (the page or the user) and page text flagged as
   instructions to an AI; ``wrap_untrusted`` labels page text for the model.
-- ``session``: ``BrowserSession``, the page the agent works on, and the one way tools act on it.
-- ``inspector``: the ``HarborGate`` inspector and the page driver's navigation guard.
-- ``tools``: ``browser_registry()``, the eleven tools the model calls.
+- ``session``: ``BrowserSession``, the page the agent works on (its reading, the page cache).
+- ``inspector``: the ``HarborGate`` inspector (``inspector_for(session)``) and the page driver's
+  navigation guard.
+- ``tools``: ``browser_registry()``, the eleven tools the model calls, the one way they act
+  (``act``) and the one place page errors become tool errors (``page_errors``).
 
 Everything here is written against the ``core.tools.page.Page`` interface, never a browser engine.
 """
 
-from jawad_desktop.core.tools.browser.inspector import inspect, make_navigation_guard
+from jawad_desktop.core.tools.browser.inspector import inspect, inspector_for, make_navigation_guard
 from jawad_desktop.core.tools.browser.provenance import carries_page_data, find_injections, said_by_user, wrap_untrusted
 from jawad_desktop.core.tools.browser.reading import (
     MAX_ELEMENTS,
@@ -22,8 +24,8 @@ from jawad_desktop.core.tools.browser.reading import (
     parse_snapshot,
     read_page,
 )
-from jawad_desktop.core.tools.browser.session import DEFAULT_SEARCH_ENGINE, BrowserSession, page_errors
-from jawad_desktop.core.tools.browser.tools import browser_registry
+from jawad_desktop.core.tools.browser.session import DEFAULT_SEARCH_ENGINE, BrowserSession
+from jawad_desktop.core.tools.browser.tools import browser_registry, page_errors
 
 __all__ = [
     "DEFAULT_SEARCH_ENGINE",
@@ -38,6 +40,7 @@ __all__ = [
     "format_elements",
     "html_to_markdown",
     "inspect",
+    "inspector_for",
     "make_navigation_guard",
     "page_errors",
     "parse_snapshot",

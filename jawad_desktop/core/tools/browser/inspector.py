@@ -1,6 +1,6 @@
 """What a browser call really does, told to Harbor before it runs, and the browser's navigation guard.
 
-``inspect`` is the ``HarborGate`` inspector (``BrowserSession.inspect`` delegates to it). Before
+``inspect`` is the ``HarborGate`` inspector (``inspector_for(session)`` binds it to a session). Before
 a call is allowed it resolves and highlights the target in the visible browser, and tells
 Harbor whether it is a critical action (buy, pay, delete...), whether its target or text came
 from the page rather than from the user, and whether page data would be sent to another site.
@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from jawad_desktop.core.harbor.engine import Harbor
-from jawad_desktop.core.harbor.gate import CallInsight, PermissionCheck
+from jawad_desktop.core.harbor.gate import CallInsight, Inspector, PermissionCheck
 from jawad_desktop.core.harbor.policy import PermissionLevel, Verdict, is_critical_action
 from jawad_desktop.core.sites import site_of
 from jawad_desktop.core.tools.browser.provenance import carries_page_data, said_by_user
@@ -109,3 +109,12 @@ def make_navigation_guard(harbor: Harbor) -> NavigationGuard:
         return verdict is Verdict.AUTO_APPROVE
 
     return guard
+
+
+def inspector_for(session: BrowserSession) -> Inspector:
+    """The ``HarborGate`` inspector for ``session``'s page."""
+
+    async def inspect_call(check: PermissionCheck) -> CallInsight | None:
+        return await inspect(session, check)
+
+    return inspect_call

@@ -6,26 +6,26 @@ Each tool is declared once, here, with its permission level, and works on the br
 of the run it is called in (``ctx.browser``); without one it fails with a message the model
 can act on. Each returns a concise result for the model and a short one for the log; page
 failures (element gone, hidden, detached, navigation blocked, timeout) come back as the page's
-own sentences through ``session.page_errors``. The names, levels and schemas are what the
+own sentences through ``page_errors``, the one place a ``PageError`` becomes a ``ToolError``;
+every acting tool runs through ``act`` (show the target, act, clear the highlight, say where
+the page went). The names, levels and schemas are what the
 model sees: ``tests/browser/test_tool_surface.py`` keeps them from drifting.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.sites import site_of
-from jawad_desktop.core.tools.browser.session import (
-    DEFAULT_SEARCH_ENGINE,
-    BrowserSession,
-    page_errors,
-    search_url_for,
-)
+from jawad_desktop.core.tools.browser.session import DEFAULT_SEARCH_ENGINE, BrowserSession, search_url_for
 from jawad_desktop.core.tools.context import ToolContext
-from jawad_desktop.core.tools.page import Target
+from jawad_desktop.core.tools.page import ActionOutcome, Page, PageError, Target
 from jawad_desktop.core.tools.registry import ToolError, ToolRegistry, ToolResult
 
 IndexArg = Annotated[int | None, Field(description="The element's number [n] from read_page")]
@@ -33,6 +33,56 @@ SelectorArg = Annotated[str | None, Field(description="A CSS selector, when ther
 
 # Declared once; ``browser_registry`` hands out copies, since a registry can be changed.
 _TOOLS = ToolRegistry()
+
+
+@contextlib.contextmanager
+def page_errors() -> Iterator[None]:
+    """Turn a ``PageError`` raised inside the block into a ``ToolError`` the model reads.
+
+    Page errors already say what happened and what to try (``core.tools.page.ERROR_MESSAGES``);
+    the tools pass them on as they are.
+    """
+    try:
+        yield
+    except PageError as exc:
+        raise ToolError(exc.message) from None
+
+
+def _navigation_sentence(outcome: ActionOutcome) -> str:
+    """What the model must know about where an action took the page."""
+    if outcome.blocked_navigation:
+        return (f" The action tried to open {outcome.blocked_navigation} on another site; the browser blocked it. "
+                "Use navigate with that URL if the user wants to go there (they will be asked).")
+    if outcome.navigated_to:
+        return f" The page is now {outcome.navigated_to}; call read_page to see it."
+    return ""
+
+
+PageAction = Callable[[Page], Awaitable[ActionOutcome]]
+
+
+async def act(browser: BrowserSession, target: Target, what: str, action: PageAction) -> ToolResult:
+    """Run an acting tool's page action the one way they all run.
+
+    The target is highlighted for ``highlight_s`` first, so the user sees what is about to
+    happen; the highlight is cleared after the action, or when it fails; the model is told
+    when the action took the page elsewhere or the browser blocked that.
+    """
+    page = browser.page
+    with page_errors():
+        await page.describe(target)  # a gone or hidden element fails before it is highlighted
+        await page.highlight(target, f"Jawad: {what}")
+    if browser.highlight_s > 0:
+        await asyncio.sleep(browser.highlight_s)
+    with page_errors():
+        try:
+            outcome = await action(page)
+        except PageError:
+            await page.clear_highlight()
+            raise
+    await page.clear_highlight()
+    return ToolResult(for_model=outcome.message + _navigation_sentence(outcome), for_log=outcome.message,
+                      ok=not outcome.blocked_navigation)
 
 
 def _browser(ctx: ToolContext) -> BrowserSession:
@@ -97,7 +147,7 @@ async def read_page_tool(ctx: ToolContext) -> ToolResult:
 async def click_element(ctx: ToolContext, index: IndexArg = None, selector: SelectorArg = None) -> ToolResult:
     """Click an element of the current page (a button, link, tab...). Give its [n] from read_page."""
     target = _target(index, selector)
-    return await _browser(ctx).act(target, "click", lambda page: page.click(target))
+    return await act(_browser(ctx), target, "click", lambda page: page.click(target))
 
 
 @_TOOLS.tool(level=PermissionLevel.INTERACT, aliases=("fill", "type_text", "fill_input"), level_for=_fill_level)
@@ -110,7 +160,7 @@ async def fill_form(
 ) -> ToolResult:
     """Type text into a text field of the current page, replacing what is there; optionally submit."""
     target = _target(index, selector)
-    return await _browser(ctx).act(target, "submit" if submit else "type",
+    return await act(_browser(ctx), target, "submit" if submit else "type",
                                    lambda page: page.fill(target, text, submit=submit))
 
 
@@ -123,7 +173,7 @@ async def select_option(
 ) -> ToolResult:
     """Choose an option of a drop-down list (SELECT) on the current page."""
     target = _target(index, selector)
-    return await _browser(ctx).act(target, "select", lambda page: page.select_option(target, option))
+    return await act(_browser(ctx), target, "select", lambda page: page.select_option(target, option))
 
 
 @_TOOLS.tool(level=PermissionLevel.INTERACT, aliases=("check", "toggle"))
@@ -135,7 +185,7 @@ async def set_checked(
 ) -> ToolResult:
     """Tick or clear a checkbox, radio button or switch on the current page."""
     target = _target(index, selector)
-    return await _browser(ctx).act(target, "check" if checked else "uncheck",
+    return await act(_browser(ctx), target, "check" if checked else "uncheck",
                                    lambda page: page.set_checked(target, checked))
 
 

@@ -1,0 +1,46 @@
+"""The history sidebar inside the real window: the assistant's store announces on the app's bus,
+and the window's bridge brings the change to the sidebar (no store listener in between)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+
+from jawad_desktop.core.context import AppContext
+from jawad_desktop.ui.history_sidebar import HistorySidebar, IdRole
+from jawad_desktop.ui.main_window import MainWindow
+from tests.servers.scripted_model import ScriptedModel, text
+
+
+def _titles(sidebar: HistorySidebar) -> dict[str, str]:
+    model = sidebar.model
+    return {model.index(i).data(IdRole): model.index(i).data(Qt.ItemDataRole.DisplayRole)
+            for i in range(model.rowCount())}
+
+
+def test_a_saved_turn_and_a_rename_reach_the_window_sidebar(
+    make_window: Any, profile_dir: Path, scripted_model: ScriptedModel, qtbot: Any
+) -> None:
+    ctx = AppContext.open(str(profile_dir))
+    ctx.settings.providers = [scripted_model.provider("Scripted")]
+    ctx.settings.active_provider = "Scripted"
+    ctx.save_settings()
+    scripted_model.script(text("Tram 28 climbs to Alfama."))
+    window: MainWindow = make_window(profile_dir)
+    sidebar = window.sidebar
+    assert isinstance(sidebar, HistorySidebar)
+    assert sidebar.model.rowCount() == 0
+
+    window.chat.input.setPlainText("Which tram goes to Alfama?")
+    qtbot.keyClick(window.chat.input, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: not window.presenter.busy, timeout=60_000)
+    cid = window.presenter.conversation_id
+    assert cid is not None
+    qtbot.waitUntil(lambda: _titles(sidebar).get(cid) == "Which tram goes to Alfama?", timeout=5000)
+
+    store = window.presenter.store
+    assert store is not None
+    store.rename(cid, "Alfama trams")
+    qtbot.waitUntil(lambda: _titles(sidebar).get(cid) == "Alfama trams", timeout=5000)
