@@ -10,8 +10,7 @@ window shows them inline.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Literal, NamedTuple, get_args
 
 RemedyPlace = Literal[
     "add-provider",  # no provider is set up yet
@@ -25,9 +24,11 @@ RemedyPlace = Literal[
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Remedy:
-    """Where the user fixes a failure: a place in the settings, and the provider it concerns."""
+class Remedy(NamedTuple):
+    """Where the user fixes a failure: a place in the settings, and the provider it concerns.
+
+    A named tuple, not a dataclass: this module is on the way to the window's first frame.
+    """
 
     place: RemedyPlace
     provider: str = ""

@@ -3,7 +3,8 @@
 Site grants ("allow on this site") are saved and survive restarts; session grants end when
 Jawad closes. Revoking one takes effect at once (the next action asks again). The page
 refreshes itself when Harbor's grants change, wherever they were changed: Harbor announces each
-change as ``GrantsChanged`` on the event bus.
+change as ``GrantsChanged`` on the event bus, which the window's ``EventBridge`` turns into its
+``grants_changed`` signal (queued to the GUI thread).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import logging
 import time
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import SignalInstance
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -24,7 +25,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from jawad_desktop.core.events import Event, EventBus, GrantsChanged
 from jawad_desktop.core.harbor import Grant, Harbor
 
 log = logging.getLogger("jawad.ui.grants")
@@ -33,14 +33,10 @@ COLUMNS = ("Site", "Tool", "Level", "Kept", "Granted")
 
 
 class GrantsPage(QWidget):
-    """A table of grants with Revoke and Revoke all. Add it with
-    ``dialog.add_page("Site permissions", GrantsPage(harbor, ctx.bus, dialog))``; ``bus`` is the
-    one Harbor announces its changes on."""
+    """A table of grants with Revoke and Revoke all. Add it with ``dialog.add_page("Site
+    permissions", GrantsPage(harbor, bridge.grants_changed, dialog))``."""
 
-    # GrantsChanged may be emitted on a worker thread: a queued signal refreshes on the GUI thread.
-    _grants_changed = Signal()
-
-    def __init__(self, harbor: Harbor, bus: EventBus, parent: QWidget | None = None) -> None:
+    def __init__(self, harbor: Harbor, grants_changed: SignalInstance, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.harbor = harbor
         self.grants: list[Grant] = []
@@ -77,14 +73,8 @@ class GrantsPage(QWidget):
         layout.addWidget(self.table, 1)
         layout.addWidget(self.empty)
         layout.addLayout(buttons)
-        self._grants_changed.connect(self.refresh)
-        stop_listening = bus.subscribe(self._on_event)
-        self.destroyed.connect(lambda *_: stop_listening())
+        grants_changed.connect(self.refresh)
         self.refresh()
-
-    def _on_event(self, event: Event) -> None:
-        if isinstance(event, GrantsChanged):
-            self._grants_changed.emit()
 
     def refresh(self) -> None:
         self.grants = self.harbor.grants()

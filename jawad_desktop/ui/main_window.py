@@ -533,7 +533,7 @@ class MainWindow(QMainWindow):
         if assistant is not None:
             from jawad_desktop.ui.grants_page import GrantsPage
 
-            dialog.add_page("Site permissions", GrantsPage(assistant.harbor, self.ctx.bus, dialog))
+            dialog.add_page("Site permissions", GrantsPage(assistant.harbor, self.bridge.grants_changed, dialog))
         try:
             from jawad_desktop.ui.mcp_page import McpPage
 

@@ -21,6 +21,7 @@ from jawad_desktop.core import events as ev
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.messages import Message
 from jawad_desktop.ui.background import run_async, tell
+from jawad_desktop.ui.remedies import error_text
 
 if TYPE_CHECKING:
     from jawad_desktop.core.assistant import Assistant
@@ -73,6 +74,7 @@ class ChatPresenter(QObject):
         self.speaker: Any = None
         self._speaker_factory: Callable[[], Any] | None = None
         self._turn: Any = None
+        self._turn_running = False  # set with the widgets, so "not busy" means Send works again
         bridge.turn_started.connect(self._on_turn_started)
         bridge.chat_delta.connect(lambda e: self.chat.stream_answer(e.text))
         bridge.chat_response.connect(self._on_response)
@@ -123,8 +125,7 @@ class ChatPresenter(QObject):
 
     @property
     def busy(self) -> bool:
-        return (self._turn is not None and not self._turn.done()) or (
-            self.research is not None and self.research.busy)
+        return self._turn_running or (self.research is not None and self.research.busy)
 
     @property
     def store(self) -> ConversationStore | None:
@@ -159,14 +160,19 @@ class ChatPresenter(QObject):
         self._run(assistant.send(text))
 
     def _run(self, work: Any) -> None:
+        self._turn_running = True
         self._set_busy(True)
-        self._turn = run_async(work, what="the answer", bus=self.ctx.bus, on_done=lambda _r: self._set_busy(False),
+        self._turn = run_async(work, what="the answer", bus=self.ctx.bus, on_done=lambda _r: self._turn_ended(),
                                on_error=self._turn_failed)
-        self._turn.add_done_callback(lambda t: self._set_busy(False) if t.cancelled() else None)
+        self._turn.add_done_callback(lambda t: self._turn_ended() if t.cancelled() else None)
+
+    def _turn_ended(self) -> None:
+        self._turn_running = False
+        self._set_busy(False)
 
     def _turn_failed(self, exc: BaseException) -> None:
-        self._set_busy(False)
-        text = exc.user_text() if isinstance(exc, JawadError) else f"Something went wrong: {exc}"
+        self._turn_ended()
+        text = error_text(exc) if isinstance(exc, JawadError) else f"Something went wrong: {exc}"
         if not isinstance(exc, JawadError):
             log.error("turn failed", exc_info=exc)
         self.chat.end_answer(text, error=True)
@@ -195,7 +201,7 @@ class ChatPresenter(QObject):
         try:
             opened = assistant.open_conversation(conversation_id)
         except JawadError as exc:
-            tell(self.ctx.bus, "error", exc.user_text())
+            tell(self.ctx.bus, "error", error_text(exc))
             return
         self._clear_view()
         self.chat.show_conversation(chat_items(opened.messages))

@@ -161,6 +161,9 @@ def test_iteration_limit(make_agent: Any, arun: Any) -> None:
     response = arun(h.session.run("loop forever"))
     assert response.is_error and response.metadata["iteration_limit"]
     assert "stopped after 3 steps" in response.content
+    # The step limit is a setting: where it is set, each face says (not the core's text).
+    assert response.metadata["remedy"] == {"place": "agent", "provider": ""}
+    assert "Settings" not in response.content
     assert len(h.model.requests) == 3
     assert len(h.session.history) > 0  # the turn is kept
 
@@ -386,9 +389,28 @@ def test_an_empty_answer_is_reported(make_agent: Any, arun: Any) -> None:
     h.model.script(text(""), text('<made_up x="1" />'))
     first = arun(h.session.run("hello?"))
     assert first.is_error and "empty answer" in first.content and first.metadata["empty_answer"]
+    assert first.metadata["remedy"] == {"place": "provider-model", "provider": "scripted"}
     second = arun(h.session.run("hello again?"))
     assert second.is_error and "empty answer" in second.content
     assert [m.content for m in h.session.history.messages if m.role == "user"] == ["hello?", "hello again?"]
+
+
+def test_an_error_carries_its_remedy_into_the_response(make_agent: Any, arun: Any) -> None:
+    """A failure inside a turn reaches the faces as a response, not an exception: the remedy
+    goes with it as plain data, and the content stays neutral."""
+    from jawad_desktop.core.agent.session import AgentSession
+    from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
+    from jawad_desktop.core.llm.connection import missing_key_error
+
+    def no_key() -> Any:
+        raise missing_key_error(ProviderConfig(name="Work", kind=ProviderKind.OPENAI))
+
+    h = make_agent()
+    session = AgentSession(client=no_key, registry=basic_registry(), settings=Settings(), bus=h.bus)
+    response = arun(session.run("hello"))
+    assert response.is_error and response.content.startswith("No API key is stored for 'Work'")
+    assert response.metadata["remedy"] == {"place": "provider-key", "provider": "Work"}
+    assert "Settings" not in response.content and "--api-key-env" not in response.content
 
 
 def test_a_failing_context_hook_does_not_end_the_turn(make_agent: Any, arun: Any) -> None:

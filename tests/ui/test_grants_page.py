@@ -1,5 +1,5 @@
-"""Settings → Site permissions follows Harbor through the bus: whoever changes a grant (this page,
-the permission panel, a worker thread), the table shows it."""
+"""Settings → Site permissions follows Harbor through the bus and the window's bridge: whoever
+changes a grant (this page, the permission panel, a worker thread), the table shows it."""
 
 from __future__ import annotations
 
@@ -11,11 +11,14 @@ from PySide6.QtCore import Qt
 
 from jawad_desktop.core.events import EventBus
 from jawad_desktop.core.harbor import Harbor
+from jawad_desktop.ui.bridge import EventBridge
 from jawad_desktop.ui.grants_page import GrantsPage
 
 
 def _page(qtbot: Any, harbor: Harbor, bus: EventBus) -> GrantsPage:
-    page = GrantsPage(harbor, bus)
+    bridge = EventBridge(bus)
+    page = GrantsPage(harbor, bridge.grants_changed)
+    bridge.setParent(page)
     qtbot.addWidget(page)
     return page
 
@@ -73,7 +76,7 @@ def test_a_change_on_a_worker_thread_refreshes_on_the_gui_thread(qtbot: Any, tmp
 def test_a_closed_page_stops_listening(qtbot: Any, tmp_path: Path) -> None:
     bus = EventBus()
     harbor = Harbor.in_folder(tmp_path, bus=bus)
-    page = GrantsPage(harbor, bus)
+    page = _page(qtbot, harbor, bus)
     page.deleteLater()
     qtbot.waitUntil(lambda: not bus._subscribers, timeout=3000)
     harbor.apply_decision("navigate", "other.test", "allow-site")  # nothing left to refresh: no error

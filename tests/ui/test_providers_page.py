@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.config.providers import ProviderKind
+from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.store.secrets import SecretStore, provider_key_name
 from jawad_desktop.ui.settings_dialog import SettingsDialog
 

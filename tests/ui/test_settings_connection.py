@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.config.providers import ProviderKind
+from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.store.secrets import SecretStore
 from jawad_desktop.ui.settings_dialog import SettingsDialog
 from tests.servers.fault_server import FaultServer

@@ -13,6 +13,7 @@ import pytest
 
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.context import AppContext
+from jawad_desktop.core.errors import Remedy
 from jawad_desktop.core.store.secrets import SecretStore, provider_key_name
 from jawad_desktop.core.voice import (
     FallbackTranscriber,
