@@ -6,12 +6,14 @@ core reaches for globals.
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 from dataclasses import dataclass, field
 
 from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.events import EventBus
+from jawad_desktop.core.store.model_facts import ModelFactsStore
 from jawad_desktop.core.store.paths import AppPaths
 from jawad_desktop.core.store.secrets import SecretStore
 from jawad_desktop.core.store.settings import SettingsStore
@@ -67,6 +69,11 @@ class AppContext:
         else:
             found = SecretStore.detect()
         return cls(paths=paths, settings_store=store, settings=settings, _secrets=found)
+
+    @functools.cached_property
+    def model_facts(self) -> ModelFactsStore:
+        """What was learned about each model (refused parameters, tool format, context window)."""
+        return ModelFactsStore.in_folder(self.paths.config)
 
     @property
     def secrets(self) -> SecretStore:
