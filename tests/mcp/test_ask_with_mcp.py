@@ -27,3 +27,74 @@ def test_ask_calls_an_mcp_tool(profile_dir: Path, scripted_model: ScriptedModel)
     assert tool_message["role"] == "tool" and "42" in tool_message["content"]
     names = [t["function"]["name"] for t in scripted_model.requests[0].get("tools", [])]
     assert any(name.endswith("add") for name in names), names
+
+
+def _add_asking_calc(profile_dir: Path) -> None:
+    added = jawad(profile_dir, "mcp", "add", "calc", "--command", f"{sys.executable} -m tests.servers.mcp_server stdio",
+                  "--cwd", str(ROOT), "--allow", "add", "--permission", "ask")
+    assert added.returncode == 0, added.stderr
+
+
+def _ask_args(model: ScriptedModel, *extra: str) -> list[str]:
+    return ["ask", "--no-save", "--kind", "openai-compatible", "--base-url", model.base_url, "--model", "scripted",
+            *extra]
+
+
+def test_an_mcp_tool_that_asks_is_denied_without_a_person_and_allowed_with_allow(
+        profile_dir: Path, scripted_model: ScriptedModel) -> None:
+    """`jawad ask` without --url goes through the same gate as the window: a tool that asks is
+    denied when nobody can answer, with a reason the model reads; --allow lets it run."""
+    _add_asking_calc(profile_dir)
+    scripted_model.script(call("add", {"a": 1, "b": 2}), text("I was not allowed."))
+    denied = jawad(profile_dir, *_ask_args(scripted_model, "Add 1 and 2"))
+    assert denied.returncode == 0, denied.stderr
+    result = scripted_model.requests[1]["messages"][-1]["content"]
+    assert result.startswith("Permission denied:") and "nobody can be asked here" in result
+    scripted_model.script(call("add", {"a": 1, "b": 2}), text("It is 3."))
+    allowed = jawad(profile_dir, *_ask_args(scripted_model, "--allow", "read-only,submit", "Add 1 and 2"))
+    assert allowed.returncode == 0, allowed.stderr
+    assert "3" in scripted_model.requests[-1]["messages"][-1]["content"]
+
+
+def test_an_mcp_tool_that_asks_is_asked_on_the_terminal(profile_dir: Path, scripted_model: ScriptedModel) -> None:
+    import os
+    import pty
+    import select
+    import subprocess
+    import time
+
+    _add_asking_calc(profile_dir)
+    scripted_model.script(call("add", {"a": 20, "b": 22}), text("The sum is 42."))
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "jawad_desktop", "--profile", str(profile_dir),
+                             *_ask_args(scripted_model, "Add 20 and 22")],
+                            stdin=slave, stderr=slave, stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    os.close(slave)
+    seen = b""
+    try:
+        deadline = time.monotonic() + 60
+        while b"Your choice" not in seen and time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.5)
+            if ready:
+                seen += os.read(master, 4096)
+        assert b"Jawad wants to use" in seen and b"add" in seen, seen.decode(errors="replace")
+        os.write(master, b"o\n")
+        out, _ = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(master)
+    assert proc.returncode == 0
+    assert "The sum is 42." in out
+    assert "42" in scripted_model.requests[1]["messages"][-1]["content"]
+
+
+def test_mcp_tools_join_the_browser_tools_in_ask_url(profile_dir: Path, scripted_model: ScriptedModel,
+                                                     page_server: str) -> None:
+    _add_calc(profile_dir)
+    scripted_model.script(call("add", {"a": 40, "b": 2}), text("The sum is 42."))
+    out = jawad(profile_dir, *_ask_args(scripted_model, "--url", f"{page_server}/form.html", "Add 40 and 2"))
+    assert out.returncode == 0, out.stderr
+    names = {t["function"]["name"] for t in scripted_model.requests[0].get("tools", [])}
+    assert "read_page" in names and any(name.endswith("add") for name in names), names
+    assert "42" in scripted_model.requests[1]["messages"][-1]["content"]
