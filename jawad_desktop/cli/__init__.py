@@ -37,6 +37,7 @@ COMMAND_MODULES: list[str] = [
     "jawad_desktop.cli.ask_cmd",
     "jawad_desktop.cli.providers_cmd",
     "jawad_desktop.cli.history_cmd",
+    "jawad_desktop.cli.prices_cmd",
     "jawad_desktop.cli.transcribe_cmd",
     "jawad_desktop.cli.listen_cmd",
     "jawad_desktop.cli.voice_pack_cmd",

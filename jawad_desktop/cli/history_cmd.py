@@ -1,7 +1,8 @@
 """``jawad history``: list, search, show and export saved conversations from a terminal.
 
 Reads the same store as the window (``jawad.db`` in the profile's data folder). Ids may be
-shortened to any unique prefix, as ``history list`` shows them.
+shortened to any unique prefix, as ``history list`` shows them. ``show`` says what the
+conversation used (tokens, and the cost the price table gave each answer).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.llm.pricing import totals_text
 from jawad_desktop.core.store.conversations import MARK_END, MARK_START, ConversationStore
 from jawad_desktop.core.store.export import EXPORT_FORMATS, export_conversation, write_export
 
@@ -119,6 +121,9 @@ def _show(store: ConversationStore, args: argparse.Namespace) -> int:
     conv = store.get(cid)
     print(f"{conv.display_title}")
     print(f"id {conv.id} · started {_when(conv.created_at)} · {conv.message_count} messages")
+    usage = totals_text(store.usage_totals(cid))
+    if usage:
+        print(f"used {usage}")
     for stored in store.messages(cid):
         m = stored.message
         speaker = _SPEAKERS.get(m.role, m.role)

@@ -1,4 +1,5 @@
-"""``jawad providers``: list, add, edit, remove, choose, test and query the LLM providers.
+"""``jawad providers``: list, add, edit, remove, choose, test and query the LLM providers, and
+see or reset what was learned about their models (``facts``, ``forget``: ``model_facts_cmd``).
 
 Also the provider-selection options every command that talks to a model shares
 (``add_provider_selection`` and ``client_from_args``): a saved provider by name, or an
@@ -17,14 +18,23 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from jawad_desktop.cli import model_facts_cmd
 from jawad_desktop.cli.remedies import with_remedy
+from jawad_desktop.core.config.environment import key_in_environment
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError, Remedy
 from jawad_desktop.core.events import Event, RetryNotice
 from jawad_desktop.core.llm.client import LLMClient, forget_capabilities
 from jawad_desktop.core.llm.connection import discover_providers, list_models, test_connection
-from jawad_desktop.core.llm.factory import client_for, key_from_env, parse_kind, resolve_provider
+from jawad_desktop.core.llm.factory import (
+    client_for,
+    key_from_env,
+    parse_kind,
+    provider_key,
+    resolve_provider,
+    saved_provider,
+)
 from jawad_desktop.core.store.secrets import provider_key_name
 
 KINDS = [k.value for k in ProviderKind]
@@ -99,11 +109,15 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p_test = actions.add_parser("test", help='send "Say ok" and report whether it answers')
     p_test.add_argument("name", nargs="?", help="a saved provider (default: the active one)")
     _add_unsaved(p_test)
+    p_test.add_argument("--tools", action="store_true",
+                        help="also test how the model calls tools (native, XML or JSON) and remember it")
 
     p_models = actions.add_parser("models", help="the models the provider offers")
     p_models.add_argument("name", nargs="?", help="a saved provider (default: the active one)")
     _add_unsaved(p_models)
     p_models.add_argument("--json", action="store_true", help="print JSON")
+
+    model_facts_cmd.add_parsers(actions)  # facts, forget
 
     p_discover = actions.add_parser("discover", help="look for Ollama, LM Studio, keys in the environment "
                                     "and the built-in model")
@@ -120,6 +134,8 @@ def _add_fields(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--region", metavar="R", help="bedrock: the AWS region (default: AWS_REGION, else us-east-1)")
     parser.add_argument("--profile-name", dest="aws_profile", metavar="P",
                         help="bedrock: the AWS profile with the credentials (default: the environment)")
+    parser.add_argument("--context-window", type=int, metavar="TOKENS",
+                        help="the model's context window in tokens (0: found out automatically)")
     keys = parser.add_mutually_exclusive_group()
     keys.add_argument("--api-key-env", metavar="VAR", help="store the key found in environment variable VAR")
     keys.add_argument("--api-key-stdin", action="store_true", help="read the key from standard input")
@@ -144,7 +160,7 @@ async def run(args: argparse.Namespace, ctx: AppContext) -> int:
     if action == "remove":
         return _remove(args, ctx)
     if action == "use":
-        provider = _saved(ctx, args.name)
+        provider = saved_provider(ctx, args.name)
         ctx.settings.active_provider = provider.name
         ctx.save_settings()
         print(f"{provider.name} is now the active provider.")
@@ -160,7 +176,11 @@ async def run(args: argparse.Namespace, ctx: AppContext) -> int:
             print(f"jawad: {provider.name} failed the test: {failure}", file=sys.stderr)
             return 1
         print(f"OK: {provider.name} answered in {result.latency_ms:.0f} ms.")
-        return 0
+        return await _test_tools(ctx, provider, key) if args.tools else 0
+    if action == "facts":
+        return model_facts_cmd.facts(args, ctx)
+    if action == "forget":
+        return model_facts_cmd.forget(args, ctx)
     if action == "models":
         provider, key = resolve_provider(ctx, args.name, kind=args.kind, base_url=args.base_url,
                                          model=args.model, api_key_env=args.api_key_env)
@@ -175,25 +195,32 @@ async def run(args: argparse.Namespace, ctx: AppContext) -> int:
     return await _discover(args)
 
 
-def _saved(ctx: AppContext, name: str) -> ProviderConfig:
-    provider = ctx.settings.provider(name)
-    if provider is None:
-        known = ", ".join(p.name for p in ctx.settings.providers) or "none yet"
-        raise JawadError(f"No provider is named {name!r} (saved providers: {known}).",
-                         suggestions=["`jawad providers list` shows them."])
-    return provider
+async def _test_tools(ctx: AppContext, provider: ProviderConfig, key: str | None) -> int:
+    """``test --tools``: how the model calls tools, learned for the agent (``core.agent.probe``)."""
+    from jawad_desktop.core.agent.probe import probe_tool_format
+
+    print(f"Testing how {provider.model or provider.name} calls tools…", file=sys.stderr, flush=True)
+    result = await probe_tool_format(provider, key, ctx.settings.network, ctx.model_facts)
+    if not result.works:
+        print(f"jawad: {provider.name}: {result.summary}", file=sys.stderr)
+        return 1
+    print(f"Tool calling: {result.summary} ({result.requests} request{'s' if result.requests > 1 else ''}; "
+          "remembered for this model, see `jawad providers facts`)")
+    return 0
 
 
 def _key_state(ctx: AppContext, provider: ProviderConfig) -> str:
-    if not ctx.secrets.available:
-        return "keyring unavailable" if provider.kind.needs_key else "no key needed"
     try:
-        stored = ctx.secrets.get(provider_key_name(provider.name)) is not None
+        found = provider_key(ctx.secrets, provider)
     except JawadError:
         return "keyring locked"
-    if stored:
+    if found.variable:  # the keyring has none: the environment's is used
+        return f"key from {found.variable}"
+    if found.key:
         return "key stored"
-    return "key MISSING" if provider.kind.needs_key else "no key needed"
+    if not provider.kind.needs_key:
+        return "no key needed"
+    return "key MISSING" if ctx.secrets.available else "keyring unavailable"
 
 
 def _list(args: argparse.Namespace, ctx: AppContext) -> int:
@@ -238,11 +265,12 @@ def _read_key(args: argparse.Namespace, kind: ProviderKind, name: str, *, requir
 
 
 def _build(name: str, kind: ProviderKind, base_url: str, model: str, reasoning: str = "",
-           embedding_model: str = "", region: str = "", profile: str = "") -> ProviderConfig:
+           embedding_model: str = "", region: str = "", profile: str = "", context_window: int = 0) -> ProviderConfig:
     try:
         return ProviderConfig(name=name, kind=kind, base_url=base_url, model=model,
                               reasoning="" if reasoning == "default" else reasoning,
-                              embedding_model=embedding_model, region=region, profile=profile)
+                              embedding_model=embedding_model, region=region, profile=profile,
+                              context_window=context_window)
     except ValidationError as exc:
         raise JawadError(f"The provider is not valid: {exc.errors()[0]['msg']}.") from None
 
@@ -250,25 +278,33 @@ def _build(name: str, kind: ProviderKind, base_url: str, model: str, reasoning: 
 def _add(args: argparse.Namespace, ctx: AppContext) -> int:
     kind = parse_kind(args.kind)
     provider = _build(args.name, kind, args.base_url or "", args.model or "", args.reasoning or "",
-                      args.embedding_model or "", args.region or "", args.aws_profile or "")
+                      args.embedding_model or "", args.region or "", args.aws_profile or "",
+                      args.context_window or 0)
     if ctx.settings.provider(provider.name) is not None:
         raise JawadError(f"A provider named {provider.name!r} exists already.",
                          suggestions=[f"Change it with `jawad providers edit {provider.name!r}`, "
                                       "or pick another name."])
-    key = _read_key(args, kind, provider.name, required=kind.needs_key)
+    from_env = key_in_environment(kind)  # used when no key is stored: no need to ask for one
+    key = _read_key(args, kind, provider.name, required=kind.needs_key and from_env is None)
     if key is not None:  # the key first: if the keyring refuses it, nothing changes
         ctx.secrets.set(provider_key_name(provider.name), key)
     ctx.settings.providers = [*ctx.settings.providers, provider]
     if args.activate or len(ctx.settings.providers) == 1:
         ctx.settings.active_provider = provider.name
     ctx.save_settings()
-    print(f"Added {provider.name} ({kind.label}){' with its key in the system keyring' if key else ''}. "
-          f"Try it with `jawad providers test {provider.name!r}`.")
+    if key:
+        where = " with its key in the system keyring"
+    elif from_env is not None and kind.needs_key:
+        where = (f"; its key comes from {from_env[0]} in the environment (to keep it in the keyring, "
+                 f"`jawad providers edit {provider.name!r} --api-key-env {from_env[0]}`)")
+    else:
+        where = ""
+    print(f"Added {provider.name} ({kind.label}){where}. Try it with `jawad providers test {provider.name!r}`.")
     return 0
 
 
 def _edit(args: argparse.Namespace, ctx: AppContext) -> int:
-    old = _saved(ctx, args.name)
+    old = saved_provider(ctx, args.name)
     kind = parse_kind(args.kind) if args.kind else old.kind
     new = _build(args.rename or old.name, kind,
                  old.base_url if args.base_url is None else args.base_url,
@@ -276,7 +312,8 @@ def _edit(args: argparse.Namespace, ctx: AppContext) -> int:
                  old.reasoning if args.reasoning is None else args.reasoning,
                  old.embedding_model if args.embedding_model is None else args.embedding_model,
                  old.region if args.region is None else args.region,
-                 old.profile if args.aws_profile is None else args.aws_profile)
+                 old.profile if args.aws_profile is None else args.aws_profile,
+                 old.context_window if args.context_window is None else args.context_window)
     if args.rename and new.name.casefold() != old.name.casefold() and ctx.settings.provider(new.name):
         raise JawadError(f"A provider named {new.name!r} exists already.")
     key = _read_key(args, kind, new.name, required=False)
@@ -303,7 +340,7 @@ def _edit(args: argparse.Namespace, ctx: AppContext) -> int:
 
 
 def _remove(args: argparse.Namespace, ctx: AppContext) -> int:
-    provider = _saved(ctx, args.name)
+    provider = saved_provider(ctx, args.name)
     if ctx.secrets.available:
         ctx.secrets.delete(provider_key_name(provider.name))
     ctx.settings.providers = [p for p in ctx.settings.providers if p.name != provider.name]

@@ -51,8 +51,9 @@ def remedy_text(remedy: Remedy | None) -> str:
             return ("Set the proxy or the certificates with the environment (HTTPS_PROXY, SSL_CERT_FILE), or "
                     "the proxy, CA bundle and timeouts in the window's network settings.")
         case "agent":
-            return ("Change the step limit or the tool format in the window's agent settings "
-                    "(the \"agent\" section of settings.json).")
+            return ("Change the step limit, the budget or the tool format in the window's agent settings "
+                    "(the \"agent\" section of settings.json: max_iterations, max_run_tokens, max_run_cost_usd, "
+                    "tool_format).")
         case "voice":
             return ("`jawad listen --list-devices` lists the microphones and `--device NAME` picks one; "
                     "`--backend local` or `--backend api` chooses the transcription (`jawad listen`, "

@@ -5,7 +5,8 @@
   coroutine on Qt's loop and ends the process the way Qt needs (see ``ui/app.py``).
 - ``TerminalPermissions``: answers the gate's permission requests with a question on the
   terminal (off the loop's thread, so the page keeps running while the user reads it).
-- ``TurnPrinter``: the answer streamed to stdout as it comes, the action log to stderr.
+- ``TurnPrinter``: the answer streamed to stdout as it comes, the action log and (with
+  ``--verbose``) what the turn used to stderr.
 - ``permission_options`` / ``allowed_levels``: ``--allow``, ``--deny-all``.
 """
 
@@ -23,6 +24,7 @@ from jawad_desktop.cli.remedies import error_text, with_remedy
 from jawad_desktop.core import events as ev
 from jawad_desktop.core.errors import JawadError, Remedy
 from jawad_desktop.core.harbor.policy import PermissionLevel
+from jawad_desktop.core.llm.pricing import describe
 
 if TYPE_CHECKING:
     from jawad_desktop.core.assistant import Assistant
@@ -157,6 +159,9 @@ class TurnPrinter:
             print(response.content)
         elif not streamed.endswith("\n"):
             print()
+        usage = describe(response.metadata)
+        if self.verbose and usage:
+            print(f"jawad: used {usage}", file=sys.stderr)
         return 1 if response.is_error else 0
 
 

@@ -26,7 +26,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from jawad_desktop.core import events as ev
@@ -37,6 +37,7 @@ from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.harbor.engine import Harbor
 from jawad_desktop.core.harbor.gate import HarborGate, Inspector
 from jawad_desktop.core.harbor.policy import PermissionLevel
+from jawad_desktop.core.llm.pricing import PriceTable
 from jawad_desktop.core.messages import Message
 from jawad_desktop.core.tools.basic import basic_registry
 from jawad_desktop.core.tools.registry import ToolRegistry
@@ -58,11 +59,14 @@ __all__ = ["Assistant", "OpenedConversation"]
 
 @dataclass(frozen=True, slots=True)
 class OpenedConversation:
-    """A saved conversation as it is shown again: its messages and its action log."""
+    """A saved conversation as it is shown again: its messages, its action log, and what each
+    message's turn used (``usage[i]`` for ``messages[i]``: the saved ``{"input_tokens", ...,
+    "cost_usd"}`` on a turn's last message, ``{}`` on the others)."""
 
     conversation_id: str
     messages: list[Message]
     actions: list[ev.ActionLogEntry]
+    usage: list[dict[str, Any]] = field(default_factory=list)
 
 
 class Assistant:
@@ -117,6 +121,8 @@ class Assistant:
         self.session = AgentSession(
             client=self._client_for_run, registry=self.base_registry, settings=settings, bus=self.bus,
             gate=self.gate, secrets=ctx.secrets, browser=self.browser,
+            prices=PriceTable.in_folder(ctx.paths.config, bus=self.bus),  # the user's prices.json over the defaults
+            facts=ctx.model_facts,  # each model's tool format and context window, kept in the profile
         )
         self.store: ConversationStore | None = None
         self.recorder: ConversationRecorder | None = None
@@ -246,7 +252,8 @@ class Assistant:
         self.session.history.commit([s.message for s in stored])
         self.recorder.follow(conversation_id)
         self.bus.emit(ev.ConversationChanged(conversation_id=conversation_id))
-        return OpenedConversation(conversation_id, [s.message for s in stored], actions)
+        usage: list[dict[str, Any]] = [u if isinstance(u := s.metadata.get("usage"), dict) else {} for s in stored]
+        return OpenedConversation(conversation_id, [s.message for s in stored], actions, usage)
 
     def edit_last(self) -> str:
         """Take back the last question and what followed it; returns its text ("" when none)."""

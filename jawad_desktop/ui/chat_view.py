@@ -5,11 +5,12 @@ markdown rendered once and cached, so 5,000 messages stay smooth (only visible r
 out; others use a cheap height estimate until first painted). Streaming deltas are coalesced
 and flushed at most every ``FLUSH_MS`` so a fast model does not re-layout the last row per token.
 Tool calls show as collapsible cards. Links open through ``link_activated``; code blocks have
-Copy links.
+Copy links. An answer may carry a small usage line under its text ("1,234 tokens · about $0.0021").
 """
 
 from __future__ import annotations
 
+import html
 import itertools
 import json
 import logging
@@ -74,6 +75,7 @@ class ChatItem:
     tool_status: str = ""  # pending, success, error, denied
     expanded: bool = False
     streaming: bool = False
+    usage: str = ""  # the answer's tokens and cost, shown small under it (core.llm.pricing.describe)
     id: int = field(default_factory=lambda: next(_ids))
     version: int = 0
 
@@ -286,7 +288,10 @@ class ChatDelegate(QStyledItemDelegate):
         doc = QTextDocument()
         doc.setDocumentMargin(0)
         doc.setDefaultFont(self._view.font())
-        doc.setHtml(render_markdown(item.markdown(), dark=dark))
+        body = render_markdown(item.markdown(), dark=dark)
+        if item.usage:  # plain text, escaped: not part of the markdown (copying the answer leaves it out)
+            body += f'<p style="font-size:small; color:#888888;">{html.escape(item.usage)}</p>'
+        doc.setHtml(body)
         doc.setTextWidth(width)
         self._docs[key] = doc
         while len(self._docs) > self.CACHE:
@@ -593,15 +598,16 @@ class ChatPanel(QWidget):
             self._answer_id = self.add_message("assistant", "", streaming=True)
         model.append_text(self._answer_id, text)
 
-    def end_answer(self, text: str, *, error: bool = False, stopped: bool = False) -> None:
-        """The answer is complete: its final text replaces what streamed (or it is added)."""
+    def end_answer(self, text: str, *, error: bool = False, stopped: bool = False, usage: str = "") -> None:
+        """The answer is complete: its final text replaces what streamed (or it is added), with
+        its ``usage`` line under it ("" for none)."""
         role = "error" if error else "assistant"
         if stopped:
             text = (text + "\n\n*(stopped)*").strip()
         if self._answer_id is None:
-            self.add_message(role, text)
+            self.view.chat_model.append(ChatItem(role=role, text=text, usage=usage))
         else:
-            self.view.chat_model.update(self._answer_id, text=text, role=role, streaming=False)
+            self.view.chat_model.update(self._answer_id, text=text, role=role, streaming=False, usage=usage)
         self._answer_id = None
 
     def show_tool_call(self, call_id: str, name: str, arguments: dict[str, Any], result: str, status: str) -> None:

@@ -1,5 +1,6 @@
 """Small builders for the window's controls: a button, a field or a list of choices with the
-name a screen reader says for it, a status line and its colours, and the words for a failure.
+name a screen reader says for it, a help line saying what a setting does, a status line and
+its colours, and the words for a failure.
 
 Every control needs an accessible name (screen readers and the tests find controls by it);
 building them here keeps each page to one line a control. Validation messages from pydantic and
@@ -12,6 +13,7 @@ from collections.abc import Iterable
 
 from pydantic import ValidationError
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
 
 from jawad_desktop.core.errors import JawadError
@@ -56,6 +58,17 @@ def field_row(field: QWidget, *beside: QWidget) -> QHBoxLayout:
     for widget in beside:
         row.addWidget(widget)
     return row
+
+
+def help_line(text: str, parent: QWidget, *, describes: QWidget) -> QLabel:
+    """A short line under a setting saying what it does; the control it ``describes`` gets the
+    same words as its tool tip and its accessible description (what a screen reader adds)."""
+    label = QLabel(text, parent)
+    label.setWordWrap(True)
+    label.setForegroundRole(QPalette.ColorRole.PlaceholderText)  # quieter than the setting itself
+    describes.setToolTip(text)
+    describes.setAccessibleDescription(text)
+    return label
 
 
 def status_line(accessible_name: str, parent: QWidget) -> QLabel:

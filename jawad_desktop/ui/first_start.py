@@ -1,5 +1,6 @@
 """The first-start offers: providers found on this computer or in the environment, one click
-to use each (the click is the user's consent to copy an environment key into the keyring)."""
+to use each (the click is the user's consent to copy an environment key into the keyring;
+without a keyring the key keeps working from the environment, ``core.llm.factory.provider_key``)."""
 
 from __future__ import annotations
 
@@ -29,7 +30,10 @@ def adopt_offer(ctx: AppContext, offer: ProviderOffer) -> str:
         key = os.environ.get(offer.api_key_env, "").strip()
         if not key:
             raise JawadError(f"{offer.api_key_env} is no longer set.", suggestions=["Add the key in Settings."])
-        ctx.secrets.set(provider_key_name(name), key)
+        try:
+            ctx.secrets.set(provider_key_name(name), key)
+        except JawadError as exc:  # no keyring: the key keeps working from the environment
+            log.warning("could not copy %s to the keyring: %s", offer.api_key_env, exc.message)
     ctx.settings.providers = [*ctx.settings.providers, provider]
     ctx.settings.active_provider = name
     ctx.save_settings()

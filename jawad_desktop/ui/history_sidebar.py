@@ -4,7 +4,8 @@ Owns the list of conversations beside the chat: a search box (full-text over eve
 message, matches highlighted), a ``QListView`` over ``ConversationListModel``, "New chat",
 rename in place (F2, double-click on the selected row, or the context menu), delete (Del or
 the context menu) with an Undo bar that stays ``UNDO_MS`` before the deletion becomes final,
-and export to Markdown or JSON (context menu; keys and tokens redacted).
+and export to Markdown or JSON (context menu; keys and tokens redacted). A row's tooltip says
+what the conversation used ("12,345 tokens · about $0.04"), summed by the store when asked.
 It talks to ``ConversationStore`` only; it tells the window what the user chose through
 ``conversation_selected(id)``, ``match_selected(id, position)`` and ``new_chat_requested()``.
 The core's ``ConversationsChanged`` events, given to it as the bridge's
@@ -64,6 +65,7 @@ from PySide6.QtWidgets import (
 )
 
 from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.llm.pricing import totals_text
 from jawad_desktop.core.store.conversations import (
     ConversationMatch,
     ConversationStore,
@@ -151,12 +153,27 @@ class ConversationListModel(QAbstractListModel):
         super().__init__(parent)
         self._store = store
         self._rows: list[SidebarRow] = []
+        self._usage: dict[str, str] = {}  # conversation id -> its usage line, until the rows change
         self.last_error: JawadError | None = None
 
     def set_rows(self, rows: list[SidebarRow]) -> None:
         self.beginResetModel()
         self._rows = list(rows)
+        self._usage.clear()
         self.endResetModel()
+
+    def usage_text(self, conversation_id: str) -> str:
+        """What the conversation used ("" before its first answer): summed by the store on
+        first hover (one indexed query, about a millisecond), then kept until the next refresh."""
+        text = self._usage.get(conversation_id)
+        if text is None:
+            try:
+                text = totals_text(self._store.usage_totals(conversation_id))
+            except JawadError as exc:
+                log.info("usage of %s not shown: %s", conversation_id, exc.message)
+                text = ""
+            self._usage[conversation_id] = text
+        return text
 
     def row_of(self, conversation_id: str) -> int:
         for i, row in enumerate(self._rows):
@@ -178,8 +195,9 @@ class ConversationListModel(QAbstractListModel):
             return row.summary.display_title
         if role == Qt.ItemDataRole.EditRole:
             return row.summary.title
-        if role in (Qt.ItemDataRole.ToolTipRole,):
-            return row.summary.display_title
+        if role == Qt.ItemDataRole.ToolTipRole:
+            usage = self.usage_text(row.summary.id)
+            return f"{row.summary.display_title}\n{usage}" if usage else row.summary.display_title
         if role == Qt.ItemDataRole.AccessibleTextRole:
             return row.accessible
         if role == IdRole:

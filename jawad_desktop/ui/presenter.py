@@ -204,7 +204,7 @@ class ChatPresenter(QObject):
             tell(self.ctx.bus, "error", error_text(exc))
             return
         self._clear_view()
-        self.chat.show_conversation(chat_items(opened.messages))
+        self.chat.show_conversation(chat_items(opened.messages, opened.usage))
         for entry in opened.actions:
             self.action_log.log_model.upsert(entry)
         if self.research is not None:
@@ -252,12 +252,14 @@ class ChatPresenter(QObject):
 
     def _on_response(self, event: ev.ChatResponse) -> None:
         from jawad_desktop.core.errors import Remedy
+        from jawad_desktop.core.llm.pricing import describe
         from jawad_desktop.ui.remedies import with_remedy
 
         content = event.content
         if event.is_error:  # the turn's error says what to change; the window says where
             content = with_remedy(content, Remedy.from_json(event.metadata.get("remedy")))
-        self.chat.end_answer(content, error=event.is_error, stopped=event.interrupted)
+        self.chat.end_answer(content, error=event.is_error, stopped=event.interrupted,
+                             usage=describe(event.metadata))  # "1,234 tokens · about $0.0021"
 
     def _on_turn_finished(self, event: ev.TurnFinished) -> None:
         self.status.emit("")
@@ -298,18 +300,21 @@ class ChatPresenter(QObject):
         self.busy_changed.emit(busy)
 
 
-def chat_items(messages: list[Message]) -> list[ChatItem]:
-    """A saved conversation as chat rows: messages, and a card for each tool call with its result."""
+def chat_items(messages: list[Message], usage: list[dict[str, Any]] | None = None) -> list[ChatItem]:
+    """A saved conversation as chat rows: messages, and a card for each tool call with its result;
+    an answer that ended a turn has the turn's usage line (``usage[i]`` for ``messages[i]``)."""
+    from jawad_desktop.core.llm.pricing import describe
     from jawad_desktop.ui.chat_view import ChatItem
 
     results = {m.tool_call_id: m.content for m in messages if m.role == "tool"}
     items: list[ChatItem] = []
-    for message in messages:
+    for index, message in enumerate(messages):
         if message.role == "user":
             items.append(ChatItem(role="user", text=message.content))
         elif message.role == "assistant":
             if message.content.strip() and not message.tool_calls:
-                items.append(ChatItem(role="assistant", text=message.content))
+                used = usage[index] if usage is not None and index < len(usage) else {}
+                items.append(ChatItem(role="assistant", text=message.content, usage=describe(used)))
             for call in message.tool_calls:
                 arguments = call.arguments if isinstance(call.arguments, dict) else {}
                 result = results.get(call.id, "")

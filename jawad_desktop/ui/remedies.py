@@ -6,7 +6,8 @@ for each place, where in the window the user goes. The terminal has its own word
 error goes through ``error_text`` or ``with_remedy``.
 
 Plain text, no Markdown: the same words land in the chat, in status lines and in the banner.
-The Network and Agent pages are named as they will be when the dialog has them.
+Each place named is a page of the Settings dialog (``ui.settings_dialog``: Network and Agent are
+``ui.network_page`` and ``ui.agent_page``).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def remedy_text(remedy: Remedy | None) -> str:
         case "network":
             return "Check the proxy, the CA bundle and the timeouts in Settings → Network."
         case "agent":
-            return "Change the step limit or the tool format in Settings → Agent."
+            return "Change the step limit, the budgets or the tool format in Settings → Agent."
         case "voice":
             return "Open Settings → Voice: the microphone, the transcription and offline speech are set there."
         case "mcp":

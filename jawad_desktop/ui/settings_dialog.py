@@ -1,5 +1,6 @@
-"""The Settings dialog: Providers (with keys in the keyring), Appearance, and pages that other
-parts of the app add (voice, site permissions, MCP servers).
+"""The Settings dialog: Providers (with keys in the keyring), Appearance, Network
+(``ui.network_page``), Agent (``ui.agent_page``), and pages that other parts of the app add
+(voice, site permissions, MCP servers).
 
 It is opened with ``open()`` and reports through signals; it never runs a nested event loop
 (``exec()`` inside a coroutine breaks qasync, PLATFORM.md). Invalid input is shown inline and
@@ -31,12 +32,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from jawad_desktop.core.config.environment import key_in_environment
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.llm.factory import provider_key
 from jawad_desktop.core.store.secrets import provider_key_name
-from jawad_desktop.ui.controls import button, combo, field_row, line_edit, validation_message
+from jawad_desktop.ui.agent_page import AgentPage
+from jawad_desktop.ui.controls import button, combo, field_row, line_edit, status_line, validation_message
 from jawad_desktop.ui.list_form import Entry, ListFormPage, PageWords
+from jawad_desktop.ui.network_page import NetworkPage
 
 log = logging.getLogger("jawad.ui.settings")
 
@@ -54,7 +59,9 @@ class ProvidersPage(ListFormPage[ProviderConfig]):
     """List, add, edit and remove providers. Keys are masked, with show/hide.
 
     ``tester`` backs "Test connection" and ``model_lister`` "Fetch models"; without them the
-    buttons are hidden (the window passes both).
+    buttons are hidden (the window passes both). "Test tool calling" (``core.agent.probe``)
+    learns how the model calls tools; below it, what was learned about the model
+    (``ui.learned_facts``) and "Forget what was learned".
     """
 
     WORDS = PageWords(
@@ -102,6 +109,17 @@ class ProvidersPage(ListFormPage[ProviderConfig]):
         self.session_button = button("Keep keys for this session only", "Keep API keys in memory until Jawad quits",
                                      self)
         self.session_button.hide()
+        self.context_window = QSpinBox(self)
+        self.context_window.setAccessibleName("Context window")
+        self.context_window.setRange(0, 10_000_000)
+        self.context_window.setSingleStep(1024)
+        self.context_window.setSuffix(" tokens")
+        self.context_window.setSpecialValueText("Automatic")  # 0: from the provider or the model's family
+        self.context_window.setToolTip("How many tokens the model reads at once. Automatic: what the provider "
+                                       "says, else what is known of the model's family")
+        self.tools_button = button("Test tool calling", "Test how this provider's model calls tools", self)
+        self.forget_button = button("Forget what was learned", "Forget what Jawad learned about this model", self)
+        self.learned = status_line("What Jawad learned about this model", self)
 
         self.left.addWidget(self.active_button)
         rows: tuple[tuple[str, QWidget | QLayout], ...] = (
@@ -115,6 +133,13 @@ class ProvidersPage(ListFormPage[ProviderConfig]):
         for bedrock_only in (self.region, self.aws_profile):  # shown for Bedrock only (_kind_changed)
             bedrock_only.setEnabled(False)
             self.form.setRowVisible(bedrock_only, False)
+        self.form.addRow("Con&text window", self.context_window)
+        learned_row = QHBoxLayout()
+        learned_row.addWidget(self.tools_button)
+        learned_row.addStretch(1)
+        learned_row.addWidget(self.forget_button)
+        self.right.addLayout(learned_row)
+        self.right.addWidget(self.learned)
         self.right.addWidget(self.session_button)
         self.right.addStretch(1)
 
@@ -123,6 +148,8 @@ class ProvidersPage(ListFormPage[ProviderConfig]):
         self.show_key.toggled.connect(self._toggle_key)
         self.session_button.clicked.connect(self._use_session_memory)
         self.models_button.clicked.connect(self._fetch_models)
+        self.tools_button.clicked.connect(self.test_tools)
+        self.forget_button.clicked.connect(self.forget_learned)
         self.test_button.setVisible(tester is not None)
         self.models_button.setVisible(model_lister is not None)
         self._kind_changed()
@@ -148,20 +175,33 @@ class ProvidersPage(ListFormPage[ProviderConfig]):
         self.embedding_model.setText(entry.embedding_model)
         self.region.setText(entry.region)
         self.aws_profile.setText(entry.profile)
+        self.context_window.setValue(entry.context_window)
+        self.show_learned(entry)
         self.api_key.clear()
         try:
             has_key = bool(self.ctx.secrets.get(provider_key_name(entry.name)))
         except JawadError:
             has_key = False
-        self.api_key.setPlaceholderText("A key is stored in the keyring" if has_key else "No key stored")
+        self.api_key.setPlaceholderText("A key is stored in the keyring" if has_key
+                                        else self._no_key_text(entry.kind, "No key stored"))
 
     def clear_form(self) -> None:
         self.kind.setCurrentIndex(self.kind.findData(ProviderKind.OPENAI))
         self.model.setEditText("gpt-4o-mini")
         self.reasoning.setCurrentIndex(0)
+        self.context_window.setValue(0)
+        self.learned.setText("")
         for field in (self.base_url, self.embedding_model, self.region, self.aws_profile, self.api_key):
             field.clear()
-        self.api_key.setPlaceholderText("Paste your API key")
+        self.api_key.setPlaceholderText(self._no_key_text(ProviderKind.OPENAI, "Paste your API key"))
+
+    @staticmethod
+    def _no_key_text(kind: ProviderKind, otherwise: str) -> str:
+        """What the empty key field says: the environment's key in use, if there is one."""
+        found = key_in_environment(kind)
+        if found is None:
+            return otherwise
+        return f"Using {found[0]} from the environment (type a key to store one in the keyring)"
 
     new_provider = ListFormPage.new_entry  # the Add button, in the page's words
 
@@ -170,6 +210,8 @@ class ProvidersPage(ListFormPage[ProviderConfig]):
 
         kind = ProviderKind(self.kind.currentData())
         self.base_url.setPlaceholderText(kind.default_base_url or "(started by Jawad)")
+        if self.editing is None:
+            self.api_key.setPlaceholderText(self._no_key_text(kind, "Paste your API key"))
         self.api_key.setEnabled(kind not in (ProviderKind.LOCAL, ProviderKind.BEDROCK))
         bedrock = kind is ProviderKind.BEDROCK
         for field in (self.region, self.aws_profile):
@@ -200,6 +242,7 @@ class ProvidersPage(ListFormPage[ProviderConfig]):
                 embedding_model=self.embedding_model.text().strip(),
                 region=self.region.text().strip(),
                 profile=self.aws_profile.text().strip(),
+                context_window=self.context_window.value(),
             )
         except ValidationError as exc:
             raise ValueError(validation_message(exc)) from None
@@ -278,8 +321,8 @@ class ProvidersPage(ListFormPage[ProviderConfig]):
         typed = self.api_key.text().strip()
         if typed:
             return typed
-        try:
-            return self.ctx.secrets.get(provider_key_name(self.editing or config.name))
+        try:  # the saved key (under the name being edited), else the environment's
+            return provider_key(self.ctx.secrets, config.model_copy(update={"name": self.editing or config.name})).key
         except JawadError:
             return None
 
@@ -308,6 +351,41 @@ class ProvidersPage(ListFormPage[ProviderConfig]):
 
         self.run_busy(self.models_button, self._model_lister(config, self._key_for_test(config)),
                       what="fetching the model list", busy_text="Fetching the model list…", on_done=fill)
+
+    # -- tool calling and what was learned ---------------------------------------------------
+    def test_tools(self) -> None:
+        """Test tool calling: how the model in the form calls tools (native, XML, JSON or not at
+        all), learned for the agent; the result on the status line."""
+        if (config := self._checked_config()) is None:
+            return
+        from jawad_desktop.core.agent.probe import ProbeResult, probe_tool_format
+
+        def show(result: ProbeResult) -> None:
+            self.show_status(result.summary, error=not result.works)
+            self.show_learned(config)
+
+        work = probe_tool_format(config, self._key_for_test(config), self.ctx.settings.network, self.ctx.model_facts)
+        self.run_busy(self.tools_button, work, what=f"testing tool calling on {config.name}",
+                      busy_text=f"Testing how {config.model or config.name} calls tools…", on_done=show)
+
+    def show_learned(self, config: ProviderConfig | None = None) -> None:
+        """Show what was learned about the model of ``config`` (default: the form's)."""
+        from jawad_desktop.ui.learned_facts import learned_text
+
+        if config is None and (config := self._checked_config()) is None:
+            return
+        self.learned.setText(learned_text(self.ctx.model_facts, config))
+
+    def forget_learned(self) -> None:
+        """Forget what was learned about the form's model; the next request learns again."""
+        from jawad_desktop.ui.learned_facts import forget_learned
+
+        if (config := self._checked_config()) is None:
+            return
+        count = forget_learned(self.ctx.model_facts, config)
+        self.show_learned(config)
+        self.show_status(f"Forgot what was learned about {config.model or config.name}; the next request "
+                         "learns again." if count else "Nothing was learned about this model yet.")
 
 
 class AppearancePage(QWidget):
@@ -357,10 +435,16 @@ class SettingsDialog(QDialog):
         self.stack = QStackedWidget(self)
         self.providers = ProvidersPage(ctx, parent=self, **provider_hooks)
         self.appearance = AppearancePage(ctx, self)
+        self.network = NetworkPage(ctx, self)
+        self.agent = AgentPage(ctx, self)
         self.add_page("Providers", self.providers)
         self.add_page("Appearance", self.appearance)
+        self.add_page("Network", self.network)  # the names ui.remedies sends the user to
+        self.add_page("Agent", self.agent)
         self.providers.changed.connect(self.settings_changed)
         self.appearance.changed.connect(self.settings_changed)
+        self.network.changed.connect(self.settings_changed)
+        self.agent.changed.connect(self.settings_changed)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.close)
         body = QHBoxLayout()

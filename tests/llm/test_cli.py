@@ -111,6 +111,14 @@ def test_ask_with_an_unsaved_provider_and_friendly_failures(profile_dir: Path, f
                     fault_server.base_url, "--model", "flaky-503-1@cli")
     assert retried.returncode == 0 and retried.stdout == ANSWER + "\n"
     assert "Retrying in 1.0 s (1 of 3)" in retried.stderr
+    assert retried.stderr.count("Retrying") == 1 and "WARNING" not in retried.stderr  # said once, not logged too
+
+    portal = jawad(profile_dir, "ask", "Hello?", "--kind", "openai-compatible", "--base-url",
+                   fault_server.scenario_url("web-page"), "--model", "any")
+    assert portal.returncode == 1
+    assert portal.stderr.startswith('jawad: Got a web page ("Guest Wi-Fi - Sign in") instead of an API answer')
+    assert "is the base URL right?" in portal.stderr and "captive portal" in portal.stderr
+    assert "Retrying" not in portal.stderr  # the same page would come back
 
     usage = jawad(profile_dir, "ask")
     assert usage.returncode == 2

@@ -27,6 +27,9 @@ from jawad_desktop.core.llm.errors import (
     ProtocolError,
     RateLimitedError,
     ServerError,
+    ToolsRejectedError,
+    WebPageError,
+    web_page_instead,
 )
 from jawad_desktop.core.llm.local_server import free_port
 from jawad_desktop.core.llm.types import ChatResponse, StreamDelta
@@ -174,24 +177,33 @@ def test_empty_stream_with_tools_falls_back_to_a_plain_request_and_remembers(
 
 @pytest.mark.parametrize("scenario", ["tools-400-openai", "tools-400-openrouter", "tools-400-ollama", "tools-422",
                                       "tools-404-openrouter"])
-def test_tools_rejection_retries_without_tools_and_remembers(
+def test_tools_rejection_is_reported_not_retried_blind_and_remembered(
     fault_server: FaultServer, arun: Any, scenario: str
 ) -> None:
+    """A provider's rejection of ``tools`` comes back as ``ToolsRejectedError`` (the agent asks
+    again in its text format, the tools described in the prompt); a second call with tools is
+    refused at once without a request; a call without tools is answered."""
     client = make_client(fault_server.base_url, scenario)
 
-    async def twice() -> tuple[ChatResponse, ChatResponse]:
+    async def three() -> tuple[list[ToolsRejectedError], ChatResponse]:
+        refused: list[ToolsRejectedError] = []
         async with client:
-            first = await client.chat(HELLO, TOOLS, tool_choice="auto").response()
-            second = await client.chat(HELLO, TOOLS, tool_choice="auto").response()
-            return first, second
+            for _ in range(2):
+                try:
+                    await client.chat(HELLO, TOOLS, tool_choice="auto").response()
+                except ToolsRejectedError as exc:
+                    refused.append(exc)
+            return refused, await client.chat(HELLO).response()
 
     before = len(posts(fault_server, scenario))
-    first, second = arun(twice())
-    assert first.content == ANSWER and first.tools_unsupported and first.metadata["api_calls"] == 2
-    assert second.tools_unsupported and second.metadata["api_calls"] == 1  # no failed try again
+    refused, plain = arun(three())
+    assert len(refused) == 2 and all(e.remedy is not None and e.remedy.place == "provider-model" for e in refused)
+    assert "does not accept tools" in refused[0].message and refused[0].detail
+    assert plain.content == ANSWER
     bodies = [r["body"] for r in posts(fault_server, scenario)[before:]]
+    assert len(bodies) == 2  # the second call with tools sent nothing
     assert "tools" in bodies[0] and "tool_choice" in bodies[0]
-    assert all("tools" not in b and "tool_choice" not in b for b in bodies[1:]) and len(bodies) == 3
+    assert "tools" not in bodies[1] and "tool_choice" not in bodies[1]
 
 
 # -- friendly errors -------------------------------------------------------------------------------
@@ -405,6 +417,20 @@ def test_model_lists(fault_server: FaultServer, arun: Any) -> None:
         arun(run(make_client(fault_server.scenario_url("status-401"))))
     with pytest.raises(ProtocolError):
         arun(run(make_client(fault_server.scenario_url("malformed-json"))))
+    with pytest.raises(WebPageError, match=r'Got a web page \("Guest Wi-Fi - Sign in"\) instead of an API answer'):
+        arun(run(make_client(fault_server.scenario_url("web-page"))))
+
+
+def test_a_web_page_instead_of_an_answer_says_so_and_is_not_retried(fault_server: FaultServer, arun: Any) -> None:
+    def posts() -> int:
+        return sum(1 for r in fault_server.requests if r["method"] == "POST" and "/s/web-page/" in r["path"])
+
+    before = posts()
+    with pytest.raises(WebPageError) as caught:
+        arun(chat(make_client(fault_server.scenario_url("web-page")), HELLO))
+    assert "is the base URL right?" in caught.value.message and caught.value.remedy is not None
+    assert posts() - before == 1  # asking again gets the same page
+    assert web_page_instead(make_client("http://x.test/v1").provider, '{"choices": []}') is None
 
 
 def test_no_model_set_uses_the_first_listed(fault_server: FaultServer, arun: Any) -> None:

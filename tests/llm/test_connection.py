@@ -88,6 +88,7 @@ def ctx(profile_dir: Path, secret_store: SecretStore) -> AppContext:
 def test_client_for_resolves_saved_and_unsaved_providers(
     ctx: AppContext, fault_server: FaultServer, arun: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)  # else "Work" would use it (test_environment_keys)
     with pytest.raises(JawadError) as info:
         client_for(ctx)
     assert info.value.message == FIRST_START_MESSAGE

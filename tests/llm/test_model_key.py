@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.llm import client as client_module
 from jawad_desktop.core.llm.client import LLMClient
+from jawad_desktop.core.llm.errors import ToolsRejectedError
 from tests.llm.test_client_faults import HELLO, TOOLS, make_client
 from tests.servers.fault_server import MODELS, FaultServer
 
@@ -26,10 +29,22 @@ def test_what_a_call_learns_is_remembered_under_model_key(fault_server: FaultSer
 
     async def run() -> None:
         async with client:
-            await client.chat(HELLO, TOOLS, tool_choice="auto").response()
+            with pytest.raises(ToolsRejectedError):
+                await client.chat(HELLO, TOOLS, tool_choice="auto").response()
 
     arun(run())
     assert {client.model_key} == client_module._TOOLS_UNSUPPORTED
+
+
+def test_the_built_in_model_key_names_no_port() -> None:
+    """What is learned about the built-in model outlives its server, which gets a new port at
+    each start; a local provider with an address of its own keeps it in the key."""
+    built_in = LLMClient(ProviderConfig(name="Built-in", kind=ProviderKind.LOCAL, model="smollm2"))
+    built_in._base_url = "http://127.0.0.1:41234/v1"  # as set once its server has started
+    assert built_in.model_key == ("local", "", "smollm2")
+    elsewhere = LLMClient(ProviderConfig(name="Box", kind=ProviderKind.LOCAL, base_url="http://box:8080/v1",
+                                         model="smollm2"))
+    assert elsewhere.model_key == ("local", "http://box:8080/v1", "smollm2")
 
 
 def test_model_key_names_the_model_picked_when_none_is_set(fault_server: FaultServer, arun: Any) -> None:

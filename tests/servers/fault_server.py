@@ -8,7 +8,7 @@ request's ``model``. ``<scenario>@<key>`` keeps a separate counter for the
 
 Scenarios: ok, status-<code>[-openai|-openrouter|-ollama], flaky-<code>-<n>,
 flaky-malformed-<n>, flaky-reset-<n>, tools-400-openai, tools-400-openrouter,
-tools-400-ollama, tools-404-openrouter, tools-422, validation-500, malformed-json, garbage-sse, split-sse,
+tools-400-ollama, tools-404-openrouter, tools-422, validation-500, malformed-json, web-page, garbage-sse, split-sse,
 no-done, partial-sse, reset, drip, stall, stall-before, large, empty-200, tool-repeat,
 tool-noid, no-usage, stream-error, words-<n>, timed-<n>-<gap ms>.
 
@@ -58,6 +58,11 @@ def _completion(content: str | None, tool_calls: list[dict[str, Any]] | None = N
     if usage:
         body["usage"] = _usage(len(ANSWER_WORDS))
     return body
+
+
+LOGIN_PAGE = (b"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Guest Wi-Fi - Sign in"
+              b"</title></head><body><form method=\"post\"><input name=\"room\"><button>Connect</button></form>"
+              b"</body></html>")
 
 
 class FaultServer:
@@ -209,6 +214,9 @@ class _Handler(BaseHTTPRequestHandler):
         if scenario == "malformed-json":
             self._send_raw(200, b"<html>not an API</html>", "text/html")
             return
+        if scenario == "web-page":
+            self._send_raw(200, LOGIN_PAGE, "text/html; charset=utf-8")
+            return
         if path == "/api/tags":
             self._send_json(200, {"models": [{"name": n, "model": n, "size": 1} for n in OLLAMA_MODELS]})
         elif path == "/v1/models":
@@ -327,6 +335,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(500, {"error": {"message": "2 validation errors:\n  {'type': 'literal_error', "
                                             "'loc': ('body', 'messages', 0, 'role'), 'msg': \"Input should be "
                                             "'system'\"}"}})
+        elif name == "web-page":  # a captive portal or a login page answers every address with itself
+            self._send_raw(200, LOGIN_PAGE, "text/html; charset=utf-8")
         elif name == "malformed-json":
             if stream:
                 self._start_stream()

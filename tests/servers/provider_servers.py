@@ -24,6 +24,13 @@ Bedrock (``/bedrock``) checks each request's SigV4 signature against ``BEDROCK_C
 model ids may have the usual ``:`` (``anthropic.claude-x-v1:0``): only the part before a dot
 chooses the behaviour.
 
+The providers' documented request rules for reasoning, whatever the model's behaviour:
+Gemini refuses ``thinkingLevel`` before Gemini 3 ("Thinking level is not supported for this
+model.") and a ``thinkingBudget`` of 0 on Pro models ("Budget 0 is invalid. This model only
+works in thinking mode."); the Responses API refuses a ``temperature`` and an unknown
+``reasoning.effort`` for OpenAI's reasoning models and ``openai_rules.UNKNOWN_REASONER``
+(``tests/servers/openai_rules.py``), with OpenAI's error bodies.
+
 Every request is recorded in ``requests`` (path, headers, body) for the tests to check.
 """
 
@@ -38,6 +45,8 @@ from collections import defaultdict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote
+
+from tests.servers import openai_rules
 
 WORDS = ["Hello", " from", " the", " loopback", "."]
 ANSWER = "".join(WORDS)
@@ -80,6 +89,33 @@ def bedrock_signature_ok(method: str, url: str, headers: dict[str, str], body: b
     creds = AwsCredentials(*BEDROCK_CREDENTIALS)
     expected = signature_headers(method, httpx.URL(url), source, body, creds, BEDROCK_REGION, "bedrock", now=when)
     return expected["Authorization"] == auth and headers.get("x-amz-security-token") == creds.session_token
+
+
+def gemini_thinking_refusal(model: str, body: dict[str, Any]) -> str:
+    """What Gemini says of a thinking configuration the model refuses ("" when it takes it)."""
+    config = (body.get("generationConfig") or {}).get("thinkingConfig") or {}
+    if "thinkingLevel" in config and not model.startswith("gemini-3"):
+        return "Thinking level is not supported for this model."
+    if config.get("thinkingBudget") == 0 and "-pro" in model:
+        return "Budget 0 is invalid. This model only works in thinking mode."
+    return ""
+
+
+def responses_refusal(model: str, body: dict[str, Any]) -> dict[str, Any] | None:
+    """OpenAI's 400 body for a Responses request a reasoning model refuses, else None."""
+    levels = openai_rules.efforts(model)
+    if levels is None:
+        return None
+    if "temperature" in body and body["temperature"] != 1:
+        return {"error": {"message": "Unsupported parameter: 'temperature' is not supported with this model.",
+                          "type": "invalid_request_error", "param": "temperature", "code": "unsupported_parameter"}}
+    effort = (body.get("reasoning") or {}).get("effort")
+    if effort is not None and effort not in levels:
+        listed = ", ".join(f"'{v}'" for v in levels)
+        return {"error": {"message": f"Unsupported value: '{effort}' is not supported with the '{model}' model. "
+                                     f"Supported values are: {listed}.",
+                          "type": "invalid_request_error", "param": "reasoning.effort", "code": "unsupported_value"}}
+    return None
 
 
 def weather_answer(result: str) -> str:
@@ -353,6 +389,9 @@ class ProviderServer:
                     self._json(200, {"embeddings": [{"values": vector(r["content"]["parts"][0]["text"])}
                                                     for r in body["requests"]]})
                     return
+                if refused := gemini_thinking_refusal(model, body):
+                    self._json(400, {"error": {"code": 400, "message": refused, "status": "INVALID_ARGUMENT"}})
+                    return
                 parts = body["contents"][-1]["parts"]
                 results = [p["functionResponse"] for p in parts if "functionResponse" in p]
                 if model == "think" and results:
@@ -403,6 +442,9 @@ class ProviderServer:
             def _responses(self, body: dict[str, Any]) -> None:
                 model = body.get("model", "")
                 if self._status("openai", model):
+                    return
+                if (refused := responses_refusal(model, body)) is not None:
+                    self._json(400, refused)
                     return
                 items = body["input"]
                 outputs = [i for i in items if i.get("type") == "function_call_output"]

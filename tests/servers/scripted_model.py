@@ -13,6 +13,14 @@ body. A reply can be a tool-call answer, a text answer, an HTTP error (``reject_
 is the 400 a model without function calling gives), slow (``chunk_delay_s``) or hanging
 (``hang``: the stream stays open until the client goes away, for cancellation tests).
 When the script runs out the server answers 500 "no reply left", which fails the test.
+
+A request for a model named as OpenAI names its reasoning models (``o4-mini``, ``gpt-5``...)
+or for ``openai_rules.UNKNOWN_REASONER`` follows OpenAI's rules (``tests/servers/openai_rules.py``):
+``max_tokens`` or a non-default ``temperature`` is refused with OpenAI's exact 400 body and
+uses no reply of the script. Under ``gateway_url("litellm")`` or ``gateway_url("openrouter")``
+the same refusals come as those gateways pass them on (only the words).
+``require_key(key)`` makes it check the ``Authorization`` header as OpenAI does (401 with
+OpenAI's error body for a missing or wrong key); the fixture forgets the key after each test.
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ from typing import Any
 import pytest
 
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
+from tests.servers import openai_rules
 
 _ids = itertools.count(1)
 
@@ -45,7 +54,7 @@ class Reply:
     chunk_delay_s: float = 0.0
     chunk_size: int = 12
     hang: bool = False
-    usage: dict[str, int] | None = None
+    usage: dict[str, Any] | None = None  # the wire "usage" (OpenRouter adds "cost", details...)
     raw_tool_calls: list[dict[str, Any]] | None = None  # sent as they are (malformed shapes)
 
 
@@ -79,6 +88,7 @@ class ScriptedModel:
 
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
+        self.required_key: str | None = None  # set by require_key: chat requests must carry it
         self._replies: list[Reply] = []
         self._lock = threading.Lock()
         self.closed_early = threading.Event()  # a hanging stream saw the client leave
@@ -99,14 +109,28 @@ class ScriptedModel:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length)
+                if not self.path.split("?")[0].rstrip("/").endswith("/chat/completions"):
+                    # Not a chat (an Ollama /api/show lookup...): answered as an OpenAI-compatible
+                    # server answers an unknown path, without using a reply of the script.
+                    self._json(404, {"error": {"message": f"Unknown path {self.path}"}})
+                    return
+                if outer.required_key is not None and (refusal := _key_refusal(self.headers, outer.required_key)):
+                    self._json(401, refusal)
+                    return
                 try:
                     body = json.loads(raw)
                 except ValueError:
                     self._json(400, {"error": {"message": "body is not JSON"}})
                     return
+                refused = openai_rules.refusal(body) if isinstance(body, dict) else None
                 with outer._lock:
                     outer.requests.append(body)
-                    reply = outer._replies.pop(0) if outer._replies else None
+                    reply = outer._replies.pop(0) if outer._replies and refused is None else None
+                if refused is not None:  # as OpenAI answers, before any reply of the script
+                    gateway = self.path.strip("/").split("/", 1)[0]
+                    self._json(400, openai_rules.wrap(refused, gateway) if gateway in openai_rules.GATEWAYS
+                               else refused)
+                    return
                 if reply is None:
                     self._json(500, {"error": {"message": "scripted model: no reply left for this request"}})
                     return
@@ -160,9 +184,17 @@ class ScriptedModel:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
 
+    def gateway_url(self, gateway: str) -> str:
+        """The base URL where refusals come as ``gateway`` ("litellm", "openrouter") words them."""
+        return f"http://127.0.0.1:{self._server.server_address[1]}/{gateway}/v1"
+
     def provider(self, name: str = "scripted") -> ProviderConfig:
         return ProviderConfig(name=name, kind=ProviderKind.OPENAI_COMPATIBLE, base_url=self.base_url,
                               model="scripted")
+
+    def require_key(self, key: str | None) -> None:
+        """Refuse chat requests without ``Authorization: Bearer <key>`` (None: any request)."""
+        self.required_key = key
 
     def script(self, *replies: Reply) -> None:
         with self._lock:
@@ -185,6 +217,25 @@ class ScriptedModel:
         self._thread.join(timeout=5)
 
 
+def _key_refusal(headers: Any, key: str) -> dict[str, Any] | None:
+    """OpenAI's 401 body for a missing or wrong key (its documented wording), None for the right key."""
+    given = str(headers.get("Authorization") or "")
+    if given == f"Bearer {key}":
+        return None
+    if not given.startswith("Bearer ") or not given[7:].strip():
+        message = ("You didn't provide an API key. You need to provide your API key in an Authorization header "
+                   "using Bearer auth (i.e. Authorization: Bearer YOUR_KEY), or as the basic auth username and "
+                   "password when using HTTPS, or as the password field (with blank username) if you're accessing "
+                   "the API from your browser and are prompted for a username and password. You can obtain an API "
+                   "key from https://platform.openai.com/account/api-keys.")
+        return {"error": {"message": message, "type": "invalid_request_error", "param": None, "code": None}}
+    shown = given[7:]
+    shown = f"{shown[:3]}{'*' * max(0, len(shown) - 7)}{shown[-4:]}"
+    return {"error": {"message": f"Incorrect API key provided: {shown}. You can find your API key at "
+                                 "https://platform.openai.com/account/api-keys.",
+                      "type": "invalid_request_error", "param": None, "code": "invalid_api_key"}}
+
+
 def _tool_calls_wire(reply: Reply) -> list[dict[str, Any]]:
     if reply.raw_tool_calls is not None:
         return reply.raw_tool_calls
@@ -200,7 +251,7 @@ def _tool_calls_wire(reply: Reply) -> list[dict[str, Any]]:
     return wire
 
 
-def _usage(reply: Reply) -> dict[str, int]:
+def _usage(reply: Reply) -> dict[str, Any]:
     return reply.usage or {"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60}
 
 
@@ -258,5 +309,7 @@ def _scripted_model_server() -> Iterator[ScriptedModel]:
 def scripted_model(_scripted_model_server: ScriptedModel) -> Iterator[ScriptedModel]:
     """The session's scripted model, with an empty script and no recorded requests."""
     _scripted_model_server.script()
+    _scripted_model_server.required_key = None
     yield _scripted_model_server
     _scripted_model_server.script()
+    _scripted_model_server.required_key = None

@@ -110,7 +110,20 @@ def test_key_comes_from_the_keyring(
         secret_store.delete(provider_key_name("Local Whisper"))
 
 
-def test_missing_provider_and_missing_key(voice_ctx: AppContext) -> None:
+def test_an_openai_provider_without_a_stored_key_uses_openai_api_key(
+    whisper_server: WhisperServer, secret_store: SecretStore, profile_dir: Path, speech: Samples,
+    arun: Callable[..., Any], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ctx = AppContext.open(str(profile_dir), secrets=secret_store)
+    ctx.settings.providers = [ProviderConfig(name="OpenAI", kind=ProviderKind.OPENAI, base_url=whisper_server.base_url)]
+    monkeypatch.setenv("OPENAI_API_KEY", whisper_server.api_key)
+    api = api_transcriber(ctx)
+    assert "page" in arun(api.transcribe(speech)).text.lower()
+    assert whisper_server.uploads[-1].authorization == f"Bearer {whisper_server.api_key}"
+
+
+def test_missing_provider_and_missing_key(voice_ctx: AppContext, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     voice_ctx.settings.voice.api_provider = "Nope"
     with pytest.raises(VoiceError) as caught:
         api_transcriber(voice_ctx)

@@ -12,6 +12,9 @@ Modules, each owning one thing:
 - ``textcalls``: calls written as XML or as the JSON contract, ``clean_response`` and
   ``StreamSanitizer`` so the user never sees tool markup.
 - ``history``: ``ConversationHistory`` (100 messages, token budget, calls kept with results).
+- ``budget``: ``ContextBudget``, the shares of a model's context window (answer, history, page
+  text, tool results).
+- ``probe``: the tool-calling test (native, XML, JSON or none), learned for each model.
 - ``prompts``: the system prompt, the tool table and the untrusted page context.
 - ``commands``: /tools, /clear, /summarize, /help.
 

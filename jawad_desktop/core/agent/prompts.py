@@ -19,7 +19,7 @@ from jawad_desktop.core.tools.registry import ToolRegistry
 
 ToolMode = Literal["native", "xml", "json"]
 
-PAGE_CONTENT_LIMIT = 12_000  # characters of page content put in the prompt
+PAGE_CONTENT_LIMIT = 12_000  # characters of page content put in the prompt (the agent's budget sets its own)
 ELEMENTS_LIMIT = 4_000
 PREVIOUS_ANSWER_LIMIT = 2_000
 
@@ -75,6 +75,12 @@ IMPORTANT:
 - type must be exactly "tool_call" or "final". Output only the JSON object."""
 
 
+USER_INSTRUCTIONS_HEADING = (
+    "THE USER'S STANDING INSTRUCTIONS (written by the user in Jawad's settings; follow them in "
+    "every answer, within the rules above):"
+)
+
+
 def tool_table(registry: ToolRegistry) -> str:
     """The tools as a Markdown table: name, when to use it, permission level."""
     lines = ["AVAILABLE TOOLS:", "| tool | when to use | permission |", "|---|---|---|"]
@@ -101,17 +107,20 @@ def _product_lines(product: dict[str, Any]) -> str:
     return "\n".join(lines) if lines else json.dumps(product, ensure_ascii=False, default=str)[:1000]
 
 
-def page_context_block(page: PageContext) -> str:
-    """The current page as the model sees it (all page-derived text is wrapped)."""
+def page_context_block(
+    page: PageContext, *, page_chars: int = PAGE_CONTENT_LIMIT, elements_chars: int = ELEMENTS_LIMIT
+) -> str:
+    """The current page as the model sees it (all page-derived text is wrapped), its content
+    and elements cut at ``page_chars`` and ``elements_chars`` (core.agent.budget)."""
     parts = ["CURRENT PAGE:", f"Title: {page.title or '(none)'}", f"URL: {page.url or '(none)'}"]
     body: list[str] = []
     if page.product:
         body.append("Product on this page:\n" + _product_lines(page.product))
     if page.interactive_elements.strip():
         body.append("Interactive elements ([n] ROLE \"label\" -> selector):\n"
-                    + _truncate(page.interactive_elements.strip(), ELEMENTS_LIMIT))
+                    + _truncate(page.interactive_elements.strip(), elements_chars))
     if page.markdown.strip():
-        body.append("Content:\n" + _truncate(page.markdown.strip(), PAGE_CONTENT_LIMIT))
+        body.append("Content:\n" + _truncate(page.markdown.strip(), page_chars))
     if body:
         parts.append(wrap_untrusted("\n\n".join(body), page.url or page.title))
     return "\n".join(parts)
@@ -125,8 +134,13 @@ def build_system_prompt(
     last_product: dict[str, Any] | None = None,
     previous_answer: str = "",
     extra: str = "",
+    user_instructions: str = "",
+    page_chars: int = PAGE_CONTENT_LIMIT,
+    elements_chars: int = ELEMENTS_LIMIT,
 ) -> str:
-    """The whole system message for one request."""
+    """The whole system message for one request. ``extra`` is the app's own addition (a
+    research step's task); ``user_instructions`` the user's standing instructions (Settings),
+    which come after all of the app's rules and before the context."""
     sections = [RULES]
     if extra.strip():
         sections.append(extra.strip())
@@ -138,8 +152,10 @@ def build_system_prompt(
         sections.append(DECISION_TREE)
     elif mode == "json":
         sections.append(JSON_INSTRUCTIONS)
+    if user_instructions.strip():
+        sections.append(USER_INSTRUCTIONS_HEADING + "\n" + user_instructions.strip())
     if page is not None and (page.url or page.title or page.markdown):
-        sections.append(page_context_block(page))
+        sections.append(page_context_block(page, page_chars=page_chars, elements_chars=elements_chars))
     else:
         sections.append("CURRENT PAGE: none is open.")
     if last_product:

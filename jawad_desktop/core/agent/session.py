@@ -14,10 +14,17 @@ One ``run(user_text)`` is one turn (spec 000's runAgentLoop, spec 004's pending 
    committed to history only then.
 
 The tool-call format is chosen per model: native function calling unless the settings name
-a format, or this model has shown it needs text (a provider that rejects ``tools``, the
-client's ``tools_unsupported``, or a model that writes its calls in text). That is remembered
-for the model (provider kind, base URL, model name), never for the session: the next provider
-or model starts native again.
+a format, or this model is known to need text. A provider that rejects ``tools``
+(``ToolsRejectedError``) gets the same request again at once in the XML format, with the
+instructions and the tools' schemas in the system prompt; a model that writes its calls in
+text is switched too. What is found (or what the tool-calling test found, ``core.agent.probe``)
+is remembered in the profile's model facts under the client's ``model_key`` (provider kind,
+base URL, model name), so it outlives the session and the app, and never carries over to
+another provider or model.
+
+The context is sized for the model's window (``core.llm.context_window``) at each run:
+``ContextBudget`` (``core.agent.budget``) sets the answer's ``max_tokens``, the history's
+budget, the page text in the prompt and the most of a tool result the model gets.
 
 Stop: ``session.stop()`` (or cancelling the task that awaits ``run``) cancels the run at
 any point, including inside a tool; what was shown stays, the ``ChatResponse`` says
@@ -45,10 +52,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from jawad_desktop.core import events
 from jawad_desktop.core.agent import commands
+from jawad_desktop.core.agent.budget import ContextBudget
 from jawad_desktop.core.agent.history import ConversationHistory
 from jawad_desktop.core.agent.prompts import ToolMode, build_system_prompt, tool_results_message
 from jawad_desktop.core.agent.textcalls import StreamSanitizer, clean_response, parse_text_reply
 from jawad_desktop.core.agent.toolcalls import CheckedCall, arguments_for_display, check_calls
+from jawad_desktop.core.agent.usage import RunUsage
 from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.errors import JawadError, Remedy
 from jawad_desktop.core.events import (
@@ -63,8 +72,12 @@ from jawad_desktop.core.events import (
 )
 from jawad_desktop.core.harbor.engine import Harbor
 from jawad_desktop.core.harbor.gate import GateDecision, HarborGate, PermissionCheck, PermissionGate
+from jawad_desktop.core.llm.context_window import context_window
+from jawad_desktop.core.llm.errors import ToolsRejectedError
+from jawad_desktop.core.llm.pricing import PriceTable
 from jawad_desktop.core.llm.types import ChatResponse, StreamDelta
 from jawad_desktop.core.messages import Message
+from jawad_desktop.core.store.model_facts import ModelFactsStore
 from jawad_desktop.core.store.secrets import SecretStore
 from jawad_desktop.core.tools.context import ToolContext
 from jawad_desktop.core.tools.page import PageContext
@@ -74,8 +87,6 @@ if TYPE_CHECKING:
     from jawad_desktop.core.tools.browser.session import BrowserSession
 
 log = logging.getLogger("jawad.agent")
-
-TOOL_RESULT_LIMIT = 20_000  # characters of one tool result the model gets
 
 
 class ChatStreamLike(Protocol):
@@ -151,6 +162,7 @@ class _Turn:
     started: float = field(default_factory=time.monotonic)
     usage_in: int = 0
     usage_out: int = 0
+    spent: RunUsage = field(default_factory=RunUsage)  # tokens and cost, against the run's budget
     llm_metadata: dict[str, Any] = field(default_factory=dict)  # the last response's, api_calls summed
     force_tool: str | None = None  # the tool the first request must call (/summarize)
     committed: list[Message] = field(default_factory=list)
@@ -167,7 +179,8 @@ class AgentSession:
     the tool registry, the settings, the bus, and optionally: the permission ``gate`` (default:
     Harbor with nobody to ask, so read-only runs and the rest is denied), the ``browser`` session
     the tools act on (its page is read into the system prompt every iteration, with the page
-    cache's last product), and ``extras`` added to every ``ToolContext``.
+    cache's last product), ``extras`` added to every ``ToolContext``, and the ``prices`` a run's
+    cost is estimated with (default: the built-in table; ``core.agent.usage``).
 
     ``await session.run("text")`` returns the ``events.ChatResponse`` it also emitted.
     ``session.stop()`` stops the run in progress. ``session.clear()`` forgets the history.
@@ -186,8 +199,13 @@ class AgentSession:
         history: ConversationHistory | None = None,
         extras: dict[str, Any] | None = None,
         system_extra: str = "",
+        prices: PriceTable | None = None,
+        facts: ModelFactsStore | None = None,
     ) -> None:
         self._client_source = client
+        # What is learned about models (tool format, context window): the profile's, else this session's.
+        self.facts = facts if facts is not None else ModelFactsStore(None)
+        self.prices = prices if prices is not None else PriceTable()
         self.registry = registry
         self.settings = settings
         self.bus = bus
@@ -199,7 +217,7 @@ class AgentSession:
         self.extras = dict(extras or {})
         self.system_extra = system_extra
         self.mode: ToolMode = "native"  # the format of the current (or last) run
-        self._text_models: set[ModelKey] = set()  # models that showed they need the text format
+        self.budget = ContextBudget.for_window(8192, agent.max_tokens, agent.history_token_budget)  # set per run
         self._model: ModelKey = ("", "", "")
         self._client_used: ChatClient | None = None
         self._task: asyncio.Task[events.ChatResponse] | None = None
@@ -303,21 +321,53 @@ class AgentSession:
         extras: dict[str, Any] | None = None,
         system_extra: str = "",
     ) -> AgentSession:
-        """A new session on this one's client, settings, secrets and browser, with its own tools,
-        bus, gate and history (a research step runs in one)."""
+        """A new session on this one's client, settings, secrets, browser and prices, with its own
+        tools, bus, gate and history (a research step runs in one)."""
         return AgentSession(client=self._client_source, registry=registry, settings=self.settings, bus=bus,
                             gate=gate, secrets=self.secrets, browser=self.browser, extras=extras,
-                            system_extra=system_extra)
+                            system_extra=system_extra, prices=self.prices, facts=self.facts)
 
     def _choose_mode(self, client: ChatClient) -> None:
         """This run's tool format: the settings', else what this model is known to need."""
         self._client_used = client
         self._model = _model_key(client)
         chosen = self.settings.agent.tool_format
+        known = self.facts.get(self._model).tool_format if self._model[2] else ""
         if chosen in ("xml", "json"):
             self.mode = chosen
+        elif chosen == "auto" and known == "xml":
+            self.mode = "xml"
+        elif chosen == "auto" and known == "json":
+            self.mode = "json"
         else:
-            self.mode = "xml" if self._model in self._text_models else "native"
+            self.mode = "native"
+
+    async def _size_for(self, client: ChatClient) -> None:
+        """This run's budget, from the model's context window (learned once, then remembered)."""
+        agent = self.settings.agent
+        window = await context_window(client, self.facts)
+        self.budget = ContextBudget.for_window(window.tokens, agent.max_tokens, agent.history_token_budget)
+        self.history.token_budget = self.budget.history
+        log.debug("context window of %s: %d tokens (%s); budget %s", self._model[2] or "the model",
+                  window.tokens, window.source, self.budget)
+
+    def _system_message(self, page: PageContext | None, last_product: dict[str, Any] | None,
+                        names: frozenset[str]) -> Message:
+        """The system prompt of one request, in the current tool format and the run's budget."""
+        return Message(
+            role="system",
+            content=build_system_prompt(
+                self.registry,
+                self.mode,
+                page=page,
+                last_product=last_product,
+                previous_answer=clean_response(self.history.last_answer(), names),
+                extra=self.system_extra,
+                user_instructions=self.settings.agent.system_prompt,  # the user's own, from Settings
+                page_chars=self.budget.page_chars,
+                elements_chars=self.budget.elements_chars,
+            ),
+        )
 
     def _model_remedy(self) -> Remedy:
         """Where another model is chosen: this run's provider (a scripted client names none)."""
@@ -334,6 +384,7 @@ class AgentSession:
         agent = self.settings.agent
         client = self._client()
         self._choose_mode(client)
+        await self._size_for(client)
         names = self._names()
         tools_spec = self.registry.openai_tools()
         turn.pending.append(Message(role="user", content=turn.user_text))
@@ -342,17 +393,7 @@ class AgentSession:
             turn.iterations += 1
             self.bus.emit(AgentStep(turn.run_id, "thinking", turn.iterations, agent.max_iterations))
             page, last_product = await _page_state(self.browser)
-            system = Message(
-                role="system",
-                content=build_system_prompt(
-                    self.registry,
-                    self.mode,
-                    page=page,
-                    last_product=last_product,
-                    previous_answer=clean_response(self.history.last_answer(), names),
-                    extra=self.system_extra,
-                ),
-            )
+            system = self._system_message(page, last_product, names)
             reserve = self.history.tokens([system]) + sum(len(str(t)) for t in tools_spec) // 4
             messages = [system, *self.history.for_request(turn.pending, reserve_tokens=reserve)]
             native = self.mode == "native" and bool(tools_spec)
@@ -360,11 +401,21 @@ class AgentSession:
             forced = self.registry.get(turn.force_tool) if turn.force_tool and turn.iterations == 1 else None
             if native and forced is not None:
                 tool_choice = {"type": "function", "function": {"name": forced.name}}
-            response = await self._request(
-                turn, client, messages, tools_spec if native else None, names, tool_choice=tool_choice
-            )
-            if response.tools_unsupported and self.mode == "native":
-                self._switch_mode("xml", "the provider does not accept native tool calls")
+            try:
+                response = await self._request(
+                    turn, client, messages, tools_spec if native else None, names, tool_choice=tool_choice
+                )
+            except ToolsRejectedError:
+                if not self._switch_mode("xml", "the provider does not accept native tool calls"):
+                    raise
+                # Asked again at once in the text format, with its instructions and the tools'
+                # schemas in the system prompt: a bare retry without tools could call none.
+                system = self._system_message(page, last_product, names)
+                messages = [system, *self.history.for_request(turn.pending,
+                                                              reserve_tokens=self.history.tokens([system]))]
+                response = await self._request(turn, client, messages, None, names)
+            if response.tool_calls and self.mode == "native":
+                self._learn_format("native", "Native tool calls work (seen in a conversation).")
             if response.interrupted:
                 raise asyncio.CancelledError
             calls: list[Any] = list(response.tool_calls)
@@ -386,6 +437,10 @@ class AgentSession:
                         metadata={"empty_answer": True, **_remedy(self._model_remedy())},
                     )
                 return self._finish(turn, turn.shown_text())
+            over = turn.spent.exceeded(agent)
+            if over is not None:  # stopped before the calls of the request that crossed the budget
+                return self._finish(turn, self._with_shown(turn, over[1]), is_error=True,
+                                    metadata={"budget_exceeded": over[0], **_remedy(Remedy("agent"))})
             text_format = not response.tool_calls
             checked = check_calls(calls, self.registry)
             results = [await self._execute(turn, item, page) for item in checked]
@@ -435,7 +490,7 @@ class AgentSession:
             tools,
             stream=True,
             temperature=agent.temperature,
-            max_tokens=agent.max_tokens,
+            max_tokens=self.budget.answer,  # the setting, within the model's window
             tool_choice=tool_choice,
         )
         sanitizer = StreamSanitizer(names)
@@ -454,6 +509,10 @@ class AgentSession:
         self.history.record_usage(estimated, response.usage.input_tokens)
         turn.usage_in += response.usage.input_tokens or 0
         turn.usage_out += response.usage.output_tokens or 0
+        turn.spent.add(response, _model_key(client), self.prices)
+        warning = turn.spent.budget_warning(agent)
+        if warning:
+            self.bus.emit(Notice(level="warning", text=warning))
         calls_so_far = turn.llm_metadata.get("api_calls", 0), turn.llm_metadata.get("retries", 0)
         turn.llm_metadata = dict(response.metadata)
         for key, before in zip(("api_calls", "retries"), calls_so_far, strict=True):
@@ -474,21 +533,32 @@ class AgentSession:
         if clean.strip():
             turn.shown.append(clean)
 
-    def _switch_mode(self, mode: ToolMode, why: str) -> None:
-        if self.settings.agent.tool_format != "auto" or self.mode == mode:
-            return
-        # Read again: a client learns its model and address with its first answer (the built-in
-        # model's server, a provider whose model is picked from its list).
-        self._model = _model_key(self._client_used)
+    def _switch_mode(self, mode: ToolMode, why: str) -> bool:
+        """Use ``mode`` from now on and remember it for the model; False when the settings fix
+        the format (nothing changes)."""
+        if self.settings.agent.tool_format != "auto":
+            return False
+        if self.mode == mode:
+            return True
         log.info("switching to the %s tool format for %s: %s", mode, self._model[2] or "this model", why)
         self.mode = mode
-        self._text_models.add(self._model)
+        self._learn_format(mode, f"Uses the {mode.upper()} tool format: {why}.")
         self.bus.emit(
             Notice(
                 level="info",
                 text=f"This model does not use native tool calls ({why}); Jawad switched to its text tool format.",
             )
         )
+        return True
+
+    def _learn_format(self, mode: str, note: str) -> None:
+        """Remember ``mode`` as the model's tool format (in the profile when the session has it)."""
+        # Read again: a client learns its model and address with its first answer (the built-in
+        # model's server, a provider whose model is picked from its list).
+        self._model = _model_key(self._client_used)
+        if not self._model[2] or self.facts.get(self._model).tool_format == mode:
+            return
+        self.facts.learn(self._model, lambda facts: setattr(facts, "tool_format", mode), note=note)
 
     def _append_round(
         self, turn: _Turn, content: str, checked: list[CheckedCall], results: list[str], text_format: bool
@@ -518,6 +588,7 @@ class AgentSession:
             run_id=turn.run_id,
             call_id=item.call.id,
             site=page.site if page is not None else "",
+            result_chars=self.budget.tool_result_chars,
             extras=dict(self.extras),
         )
         entry = ActionLogEntry(
@@ -586,8 +657,9 @@ class AgentSession:
             )
         )
         text = result.for_model
-        if len(text) > TOOL_RESULT_LIMIT:
-            text = text[:TOOL_RESULT_LIMIT] + f"\n[... {len(text) - TOOL_RESULT_LIMIT} more characters cut]"
+        limit = self.budget.tool_result_chars  # the model's share; tools that can shorten have done so
+        if len(text) > limit:
+            text = text[:limit] + f"\n[... {len(text) - limit} more characters cut]"
         return text
 
     def _log(self, entry: ActionLogEntry) -> None:
@@ -617,6 +689,7 @@ class AgentSession:
             "tool_format": self.mode,
             "input_tokens": turn.usage_in,
             "output_tokens": turn.usage_out,
+            **turn.spent.metadata(),  # the run's tokens, cost_usd (None: unknown), cost_known, model
             "latency_ms": round((time.monotonic() - turn.started) * 1000, 1),
         }
         meta.update(metadata or {})

@@ -12,6 +12,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from jawad_desktop.core.config.environment import ollama_root
+
 
 class ProviderKind(StrEnum):
     """The kinds of provider the app knows how to talk to."""
@@ -34,6 +36,9 @@ class ProviderKind(StrEnum):
 
     @property
     def default_base_url(self) -> str:
+        """The kind's usual address; for Ollama, ``OLLAMA_BASE_URL`` when it is set (spec 003)."""
+        if self in (ProviderKind.OLLAMA, ProviderKind.OLLAMA_NATIVE) and (root := ollama_root()):
+            return root if self is ProviderKind.OLLAMA_NATIVE else f"{root}/v1"
         return DEFAULT_BASE_URLS[self]
 
     @property
@@ -102,6 +107,8 @@ class ProviderConfig(BaseModel):
     embedding_model: str = ""  # for semantic search; empty: a common model of the kind
     region: str = ""  # Bedrock: empty means AWS_REGION, the profile's region, else us-east-1
     profile: str = ""  # Bedrock: an AWS profile in ~/.aws/credentials; empty means the environment
+    # The model's context window in tokens, as the user knows it; 0: found out (core.llm.context_window).
+    context_window: int = Field(0, ge=0, le=10_000_000)
 
     @field_validator("name")
     @classmethod

@@ -15,6 +15,7 @@ from jawad_desktop.core.config.mcp import McpSettings
 from jawad_desktop.core.config.providers import ProviderConfig
 
 SETTINGS_VERSION = 1
+SYSTEM_PROMPT_MAX_CHARS = 20_000  # the user's own instructions (AgentSettings.system_prompt)
 
 
 class _Section(BaseModel):
@@ -36,12 +37,18 @@ class AgentSettings(_Section):
     """The agent loop."""
 
     max_iterations: int = Field(10, ge=1, le=50)
+    # A run's budget besides its steps (core/agent/usage.py): stopped after the request that
+    # goes over it. 0: no limit. The cost is the provider's figure, else the price table's.
+    max_run_tokens: int = Field(0, ge=0, le=100_000_000)
+    max_run_cost_usd: float = Field(0.0, ge=0.0, le=10_000.0)
     max_tool_retries: int = Field(2, ge=0, le=10)
     temperature: float = Field(0.3, ge=0.0, le=2.0)
     max_tokens: int = Field(4096, ge=16, le=200_000)
     history_max_messages: int = Field(100, ge=2, le=10_000)
     history_token_budget: int = Field(24_000, ge=512, le=2_000_000)
     tool_format: Literal["auto", "native", "xml", "json"] = "auto"
+    # The user's standing instructions, put into the system prompt after the app's rules.
+    system_prompt: str = Field("", max_length=SYSTEM_PROMPT_MAX_CHARS)
 
 
 class BrowserSettings(_Section):

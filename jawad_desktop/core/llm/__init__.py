@@ -5,11 +5,18 @@
   ``core.config.providers``; keys in the keyring)
 - ``client``: LLMClient, ChatStream, RetryPolicy, forget_capabilities
 - ``errors``: LLMError and its kinds (AuthError, RateLimitedError, ModelNotFoundError,
-  BadRequestError, ServerError, NetworkError, LLMTimeoutError, ProtocolError, CancelledRequest)
+  BadRequestError, ToolsRejectedError, ServerError, NetworkError, LLMTimeoutError, ProtocolError,
+  CancelledRequest)
 - ``wire``: the OpenAI chat-completions format both ways (pure, property-tested)
+- ``dialects``: ONE table of what each provider kind and model family wants in a request
+  (max_completion_tokens, no temperature, reasoning effort, thinking budgets); the client
+  applies it, then what a model refused before (``errors.parameter_refusal``, kept in
+  ``ModelFactsStore``)
 - ``connection``: test_connection, list_models, discover_providers (Settings, first start)
 - ``factory``: client_for / resolve_provider (saved, active or command-line provider)
 - ``local_server``: the built-in llama.cpp server with the bundled SmolLM2 model
+- ``context_window``: each model's context window (the user's setting, what was learned, the
+  provider's model details, a table of model families)
 - ``providers``: make_client, the client class for each kind; the kinds with their own wire
   format: ``anthropic`` (Messages API), ``gemini``, ``responses`` (OpenAI Responses API,
   stateless), ``ollama_native`` (/api/chat), ``bedrock`` (Converse, SigV4 in ``sigv4``);

@@ -37,7 +37,6 @@ _STOP_REASONS = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_
 _ERROR_STATUS = {"invalid_request_error": 400, "authentication_error": 401, "permission_error": 403,
                  "not_found_error": 404, "request_too_large": 413, "rate_limit_error": 429,
                  "api_error": 500, "overloaded_error": 529}
-_THINKING_BUDGET = {"low": 1024, "medium": 4096, "high": 16384}
 
 
 def anthropic_messages(
@@ -235,7 +234,9 @@ class AnthropicClient(LLMClient):
                                 "max_tokens": call.max_tokens or 4096}
         if system:
             body["system"] = system
-        budget = _THINKING_BUDGET.get(self.provider.reasoning)
+        # The budget for the user's level is the dialect's (core.llm.dialects): at least 1024
+        # and below max_tokens, as the API requires.
+        budget = self.dialect.reasoning_value(self.provider.reasoning)
         forced = call.send_tools and (call.tool_choice == "required" or isinstance(call.tool_choice, dict))
         if budget and (not thinking_ok or forced):
             # Anthropic refuses thinking with a forced tool, and a tool loop whose calls came

@@ -2,8 +2,10 @@
 server, and the built-in local model.
 
 Owns the HTTP side of a chat: the httpx client (timeouts, connection reuse, proxy, CA
-bundle), streaming through httpx-sse, retries with backoff (spec 002), the tools-rejection
-fallback (spec 000), cancellation, and per-call metadata (spec 003).
+bundle), streaming through httpx-sse, retries with backoff (spec 002), recognising a tools
+rejection (spec 000: raised as ``ToolsRejectedError``, so the caller asks again with the tools
+described in its prompt rather than without them), cancellation, and per-call metadata
+(spec 003).
 
 ``LLMClient.chat`` returns a ``ChatStream``: iterate it for ``StreamDelta``s, then
 ``await stream.response()`` for the final ``ChatResponse`` (or only await ``response()``).
@@ -28,14 +30,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
 import json
 import logging
 import ssl
 import time
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import TracebackType
 from typing import Any, ClassVar
 
@@ -46,16 +46,24 @@ from jawad_desktop import APP_NAME, __version__
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.errors import JawadError, Remedy
-from jawad_desktop.core.events import EventBus, RetryNotice
+from jawad_desktop.core.events import EventBus, Notice, RetryNotice
+from jawad_desktop.core.llm.context_window import forget_lookups
+from jawad_desktop.core.llm.dialects import Dialect, dialect_for, find_param, has_path, shape_body
 from jawad_desktop.core.llm.errors import (
+    BadRequestError,
     LLMError,
     LLMTimeoutError,
     ModelNotFoundError,
+    ParameterRefusal,
     ProtocolError,
     RateLimitedError,
+    ToolsRejectedError,
     classify_status,
     classify_transport,
+    parameter_refusal,
+    web_page_instead,
 )
+from jawad_desktop.core.llm.network import check_ca_bundle, is_loopback, proxy_shown
 from jawad_desktop.core.llm.types import ChatResponse, StreamDelta
 from jawad_desktop.core.llm.wire import (
     MalformedResponse,
@@ -66,6 +74,7 @@ from jawad_desktop.core.llm.wire import (
     is_tools_rejection,
 )
 from jawad_desktop.core.messages import Message
+from jawad_desktop.core.store.model_facts import ModelFacts, ModelFactsStore
 
 log = logging.getLogger("jawad.llm")
 
@@ -74,15 +83,18 @@ __all__ = ["ChatStream", "LLMClient", "RetryPolicy", "forget_capabilities"]
 OPENROUTER_HEADERS = {"HTTP-Referer": "https://github.com/jawad-desktop/jawad-desktop", "X-Title": APP_NAME}
 _MAX_ERROR_BODY = 64 * 1024
 
-# What we learned about a provider+model in this process: later calls skip the failed try.
+# What we learned about a provider+model in this process: later calls skip the failed try
+# (a call with tools to a model that refused them is reported at once, without a request).
 _TOOLS_UNSUPPORTED: set[tuple[str, str, str]] = set()
 _STREAMED_TOOLS_BROKEN: set[tuple[str, str, str]] = set()  # 200 + empty body when streaming with tools
 
 
 def forget_capabilities() -> None:
-    """Forget which models reject tools (after the user changes a provider, and in tests)."""
+    """Forget which models reject tools, and what providers said of context windows, in this
+    process (after the user changes a provider or forgets what was learned, and in tests)."""
     _TOOLS_UNSUPPORTED.clear()
     _STREAMED_TOOLS_BROKEN.clear()
+    forget_lookups()
 
 
 @dataclass(frozen=True)
@@ -107,11 +119,23 @@ class RetryPolicy:
 
 
 class _ToolsRejected(Exception):
-    """The provider refused ``tools``: retry once without them."""
+    """The provider refused ``tools``: reported to the caller as ``ToolsRejectedError``."""
 
     def __init__(self, error: LLMError) -> None:
         super().__init__(error.message)
         self.error = error
+
+
+class _ParameterRefused(BadRequestError):
+    """The provider refused one request parameter (a 400 naming it): ``_recover`` drops or
+    renames it, remembers that for the model and asks again, once per parameter. A
+    ``BadRequestError`` itself, so where it cannot be repaired it is the error to show."""
+
+    def __init__(self, error: LLMError, refusal: ParameterRefusal) -> None:
+        super().__init__(error.message, suggestions=error.suggestions, remedy=error.remedy,
+                         status=error.status, detail=error.detail)
+        self.error = error
+        self.refusal = refusal
 
 
 class _EmptyStream(Exception):
@@ -135,10 +159,11 @@ class _Call:
     api_calls: int = 0
     retries: int = 0
     waited: float = 0.0
-    tools_unsupported: bool = False
     capability: tuple[str, str, str] = ("", "", "")
-    send_tools: list[dict[str, Any]] | None = None  # None once the provider refused them
+    send_tools: list[dict[str, Any]] | None = None  # the tools this call sends
     stream_now: bool = True  # False once the stream came back empty
+    body: dict[str, Any] | None = None  # what the last attempt sent
+    repaired: tuple[str, ...] = ()  # parameters changed after a refusal (rare: no set per call)
 
 
 class ChatStream:
@@ -334,39 +359,22 @@ def _current_task() -> asyncio.Task[Any] | None:
         return None
 
 
-def _is_loopback(url: str) -> bool:
-    host = httpx.URL(url).host if url else ""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def _verify(network: NetworkSettings) -> ssl.SSLContext | bool:
-    if not network.ca_bundle:
-        return True
-    path = Path(network.ca_bundle).expanduser()
-    if not path.is_file():
-        raise LLMError(
-            f"The CA bundle {path} does not exist.",
-            suggestions=["Fix the CA bundle's path, or clear it."],
-            remedy=Remedy("network"),
-        )
+    """Python's TLS with the user's CA bundle, else the system's certificates."""
     try:
-        return ssl.create_default_context(cafile=str(path))
-    except (ssl.SSLError, OSError) as exc:
-        raise LLMError(
-            f"The CA bundle {path} could not be read: {exc}.",
-            suggestions=["Choose a PEM file with the certificates as the CA bundle."],
-            remedy=Remedy("network"),
-        ) from None
+        bundle = check_ca_bundle(network.ca_bundle)
+    except JawadError as exc:
+        raise LLMError(exc.message, suggestions=exc.suggestions, remedy=exc.remedy) from None
+    return ssl.create_default_context(cafile=bundle) if bundle else True
 
 
 class LLMClient:
     """Talks to one provider. Build it with the provider, its key, the network settings and
-    (optionally) the event bus retries are announced on; use it as ``async with``."""
+    (optionally) the event bus retries are announced on; use it as ``async with``.
+
+    ``facts`` is where what is learned about models is kept (``ctx.model_facts``, the
+    profile's): the parameters a model refused, so the next request is right the first time.
+    Without one the client keeps it in memory for its lifetime."""
 
     def __init__(
         self,
@@ -376,8 +384,17 @@ class LLMClient:
         bus: EventBus | None = None,
         *,
         retry: RetryPolicy | None = None,
+        facts: ModelFactsStore | None = None,
     ) -> None:
         self.provider = provider
+        self.facts = facts if facts is not None else ModelFactsStore(None)
+        # The request's shape for the current model (core.llm.dialects), re-read when the
+        # model or the facts change: the key and the facts' version it was read for.
+        self._shape_key: tuple[str, str, str] | None = None
+        self._shape_version = -1
+        self._dialect: Dialect = dialect_for(provider.kind, "")
+        self._known: ModelFacts | None = None
+        self._shaping = False  # whether the dialect or the facts change anything
         self.network = network or NetworkSettings.model_validate({})
         self.bus = bus
         self.retry = retry or RetryPolicy(max_retries=self.network.max_retries)
@@ -388,6 +405,7 @@ class LLMClient:
             self._base_url = self._base_url.rstrip("/") + "/v1"
         self._model = provider.model or ("smollm2" if provider.kind is ProviderKind.LOCAL else "")
         self._http: httpx.AsyncClient | None = None
+        self._proxy = ""  # the proxy in use, for the words of a failure (set with the connection)
 
     # -- set-up ----------------------------------------------------------------------------
     @property
@@ -405,8 +423,11 @@ class LLMClient:
         The agent keeps each model's tool-call format under it; this client, which models
         reject tools or break streaming with them. Until the first request the built-in
         server's address and a model picked from the provider's list are not known yet, so
-        the key can change once then.
+        the key can change once then. The built-in model's key names no address: its server
+        gets a new port at each start, and what was learned about it must outlive that.
         """
+        if self.provider.kind is ProviderKind.LOCAL and not self.provider.base_url:
+            return (self.provider.kind.value, "", self._model)
         return (self.provider.kind.value, self._base_url, self._model)
 
     def _headers(self) -> dict[str, str]:
@@ -429,7 +450,8 @@ class LLMClient:
                     raise LLMError(exc.message, suggestions=exc.suggestions, remedy=exc.remedy) from None
                 self._base_url = server.base_url
             net = self.network
-            loopback = _is_loopback(self._base_url)
+            loopback = is_loopback(self._base_url)
+            self._proxy = proxy_shown(net.proxy_url, self._base_url)
             self._http = httpx.AsyncClient(
                 headers=self._headers(),
                 timeout=httpx.Timeout(
@@ -443,6 +465,10 @@ class LLMClient:
                 verify=_verify(net),
             )
         return self._http
+
+    def _transport_error(self, exc: BaseException) -> LLMError:
+        """The error for a failure without an HTTP status, naming the proxy it went through."""
+        return classify_transport(self.provider, exc, timeout_s=self.network.read_timeout_s, proxy=self._proxy)
 
     async def aclose(self) -> None:
         if self._http is not None:
@@ -471,17 +497,25 @@ class LLMClient:
             data = await self._get_json(http, f"{self._base_url}/models")
         return _model_names(data)
 
+    async def get_json(self, url: str) -> Any:
+        """GET ``url`` on this provider's connection (its key, proxy, CA bundle): the JSON
+        answer, or the ``LLMError`` for the failure (model details: context windows...)."""
+        return await self._get_json(await self._client(), url)
+
     async def _get_json(self, http: httpx.AsyncClient, url: str) -> Any:
         try:
             response = await http.get(url)
         except httpx.HTTPError as exc:
-            raise classify_transport(self.provider, exc, timeout_s=self.network.read_timeout_s) from None
+            raise self._transport_error(exc) from None
         if response.status_code >= 400:
             raise classify_status(self.provider, self._model, response.status_code,
                                   response.text[:_MAX_ERROR_BODY], response.headers)
         try:
             return response.json()
         except ValueError:
+            page = web_page_instead(self.provider, response.text)
+            if page is not None:
+                raise page from None
             raise ProtocolError(
                 f"{self.provider.kind.label} at {self._base_url} answered the model list with "
                 "something that is not JSON.",
@@ -544,12 +578,15 @@ class LLMClient:
         try:
             response = await http.post(url, json=body)
         except httpx.HTTPError as exc:
-            raise classify_transport(self.provider, exc, timeout_s=self.network.read_timeout_s) from None
+            raise self._transport_error(exc) from None
         if response.status_code >= 400:
             raise self._status_error(response.status_code, response.text[:_MAX_ERROR_BODY], response.headers)
         try:
             return response.json()
         except ValueError:
+            page = web_page_instead(self.provider, response.text)
+            if page is not None:
+                raise page from None
             raise ProtocolError(
                 f"{self.provider.kind.label} answered with something that is not JSON.",
                 suggestions=["Check the base URL of the provider."],
@@ -581,11 +618,23 @@ class LLMClient:
             retries=call.retries,
             finish_reason="interrupted" if interrupted else result.finish_reason,
         )
-        result.tools_unsupported = call.tools_unsupported
         if interrupted:
             result.interrupted = True
             result.finish_reason = "interrupted"
         return result
+
+    def _tools_rejected(self, call: _Call, detail: str) -> ToolsRejectedError:
+        """The error that tells the caller this model takes no ``tools`` (``detail``: the
+        provider's words; empty when it said so earlier in this process)."""
+        return ToolsRejectedError(
+            f"{self.provider.kind.label} model {call.model or self._model!r} does not accept tools "
+            "(native function calling).",
+            suggestions=["Use the text tool format (XML or JSON) for this model, or choose a model "
+                         "that supports tools."],
+            remedy=Remedy("provider-model", self.provider.name),
+            status=400,
+            detail=detail or "it refused tools earlier in this session",
+        )
 
     def _total_timeout(self, call: _Call) -> LLMTimeoutError:
         error = LLMTimeoutError(
@@ -605,9 +654,11 @@ class LLMClient:
         # ``chat`` takes no model of its own: the call's is the client's, and what this call
         # learns is remembered under the key the agent uses too.
         call.capability = self.model_key
+        if call.capability != self._shape_key or self.facts.version != self._shape_version:
+            self._read_shape(call.capability, call.model)
         call.send_tools = call.tools
         if call.send_tools and call.capability in _TOOLS_UNSUPPORTED:
-            call.send_tools, call.tools_unsupported = None, True
+            raise self._tools_rejected(call, "")
         call.stream_now = call.stream
         return http
 
@@ -616,7 +667,60 @@ class LLMClient:
             call.stream_now = False
         call.acc = self._accumulator()
         call.api_calls += 1
-        return self._build_body(call)
+        body = self._build_body(call)
+        if self._shaping:
+            shape_body(body, self._dialect, self.provider.reasoning, self._known)
+        call.body = body
+        return body
+
+    # -- the request's shape for the model: its dialect, and what it refused before ----------
+    @property
+    def dialect(self) -> Dialect:
+        """The row of ``core.llm.dialects.DIALECTS`` this provider and model follow."""
+        return dialect_for(self.provider.kind, self._model)
+
+    def _read_shape(self, key: tuple[str, str, str], model: str) -> None:
+        self._shape_key, self._shape_version = key, self.facts.version
+        self._dialect = dialect_for(self.provider.kind, model)
+        known = self.facts.get(key)
+        self._known = known if (known.renamed or known.dropped) else None
+        self._shaping = self._known is not None or not self._dialect.changes_nothing
+
+    def _repair(self, call: _Call, refusal: ParameterRefusal) -> bool:
+        """After the provider refused one parameter of ``call.body``: drop it (or rename it as
+        the provider asks), remember that for this model, and say so. False when the body has
+        no such parameter or it was changed once already in this call: nothing to repair."""
+        body = call.body or {}
+        path = find_param(body, refusal)
+        if path is None or path in call.repaired:
+            return False
+        call.repaired += (path,)
+        model = call.model or self._model
+        new = refusal.rename_to
+        if new and new != path and not has_path(body, new) and new not in call.repaired:
+            note = f"{model} takes {new!r} instead of {path!r}: the provider refused {path!r} and asked for {new!r}."
+
+            def change(facts: ModelFacts) -> None:
+                facts.renamed[path] = new
+                if path in facts.dropped:
+                    facts.dropped.remove(path)
+        else:
+            new = ""
+            value = f" the value {refusal.value}" if refusal.value else ""
+            note = (f"{model} is sent no {path!r}: the provider refused{value or ' it'}"
+                    + (" (the model's default is used)." if value else "."))
+
+            def change(facts: ModelFacts) -> None:
+                facts.renamed.pop(path, None)
+                if path not in facts.dropped:
+                    facts.dropped.append(path)
+        self.facts.learn(call.capability, change, note)
+        self._read_shape(call.capability, call.model)
+        log.info("%s / %s refused %r: %s", self.provider.name, model, path,
+                 f"sending {new!r} instead" if new else "leaving it out")
+        if self.bus is not None:
+            self.bus.emit(Notice(level="info", text=note))
+        return True
 
     # -- the wire format: what a provider with another API overrides (see core.llm.providers)
     # Folds this provider's answers into deltas: streamed chunks, and whole answers read
@@ -638,8 +742,7 @@ class LLMClient:
         if call.response_schema is not None and self.supports_schema:
             extra["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": "answer", "schema": call.response_schema, "strict": False}}
-        if self.provider.reasoning and self.provider.kind in (ProviderKind.OPENAI, ProviderKind.OPENROUTER):
-            extra["reasoning_effort"] = "minimal" if self.provider.reasoning == "none" else self.provider.reasoning
+        # reasoning_effort, max_completion_tokens, OpenRouter's reasoning object: the dialect's.
         return extra
 
     def _chat_url(self, call: _Call) -> str:
@@ -661,12 +764,18 @@ class LLMClient:
                 _STREAMED_TOOLS_BROKEN.add(call.capability)
             call.stream_now = False
             return 0.0
+        if isinstance(failure, _ParameterRefused):
+            # A model that refuses max_tokens, then temperature, is repaired one parameter at a
+            # time; nothing reached the user yet, so asking again repeats nothing.
+            if not call.acc.has_output and self._repair(call, failure.refusal):
+                return 0.0
+            failure = failure.error
         if isinstance(failure, _ToolsRejected):
-            log.info("%s / %s rejects tools: retrying without them (%s)",
-                     self.provider.name, call.model, failure.error.detail)
+            # Not retried blind: without the tools described in its prompt the model could not
+            # call any. The caller asks again in its text format (the agent does, at once).
+            log.info("%s / %s rejects tools (%s)", self.provider.name, call.model, failure.error.detail)
             _TOOLS_UNSUPPORTED.add(call.capability)
-            call.send_tools, call.tools_unsupported = None, True
-            return 0.0
+            raise self._tools_rejected(call, failure.error.detail or failure.error.message)
         if isinstance(failure, LLMError):
             error = failure
         else:
@@ -687,7 +796,9 @@ class LLMClient:
             raise error
         call.retries += 1
         call.waited += delay
-        log.warning("%s: %s; retry %d of %d in %.1f s", self.provider.name, error.message,
+        # Announced to the user as a RetryNotice (the window's status line, the terminal's one
+        # "jawad:" line); the log keeps it below the terminal's warning level, so it is said once.
+        log.info("%s: %s; retry %d of %d in %.1f s", self.provider.name, error.message,
                     call.retries, self.retry.max_retries, delay)
         if self.bus is not None:
             self.bus.emit(RetryNotice(attempt=call.retries, max_attempts=self.retry.max_retries,
@@ -742,7 +853,7 @@ class LLMClient:
         try:
             whole = await http.post(self._chat_url(call), json=body)
         except httpx.HTTPError as exc:
-            raise classify_transport(self.provider, exc, timeout_s=self.network.read_timeout_s) from None
+            raise self._transport_error(exc) from None
         if whole.status_code >= 400:
             self._raise_status(whole.status_code, whole.text[:_MAX_ERROR_BODY], whole.headers, with_tools)
         if whole.content[:1] == b"{":  # the usual case: JSON, parsed from bytes (no text decoding)
@@ -771,7 +882,7 @@ class LLMClient:
                 # Some servers answer a streamed request with one JSON body.
                 raw = (await response.aread()).decode("utf-8", errors="replace")
         except httpx.HTTPError as exc:
-            raise classify_transport(self.provider, exc, timeout_s=self.network.read_timeout_s) from None
+            raise self._transport_error(exc) from None
         whole = await self._whole_from_text(raw, call, with_tools)
         if whole is not None:
             yield whole
@@ -795,6 +906,9 @@ class LLMClient:
             failure = call.acc.error_in(data)
             if failure is not None:
                 self._raise_status(failure[0], failure[1], None, with_tools)
+            page = web_page_instead(self.provider, raw)
+            if page is not None:
+                raise page from None
             raise ProtocolError(
                 f"{self.provider.kind.label} sent an answer that could not be read ({exc}).",
                 suggestions=["Try again.", "Check that the base URL points at an OpenAI-compatible API."],
@@ -821,6 +935,9 @@ class LLMClient:
 
     def _raise_status(self, status: int, raw: str, headers: httpx.Headers | None, with_tools: bool) -> None:
         error = self._status_error(status, raw, headers)
+        refusal = parameter_refusal(status, raw)  # checked first: it is no tools rejection
+        if refusal is not None:
+            raise _ParameterRefused(error, refusal)
         if with_tools and is_tools_rejection(status, error.detail or raw):
             raise _ToolsRejected(error)
         raise error

@@ -4,10 +4,12 @@ Test Connection, the model list, and finding providers the user already has.
 ``test_connection`` sends spec 000's "Say ok" with spec 000's time limits (30 s for Ollama
 and other local servers, which may be loading a model, 20 s for cloud providers) and
 returns a ``TestResult`` whose error is the friendly text to show inline.
-``discover_providers`` looks for Ollama (``/api/tags``) and LM Studio (``/v1/models``) on
-this computer, for ``OPENAI_API_KEY`` / ``OPENROUTER_API_KEY`` in the environment (only
-the variable's name is offered: the key is stored after the user agrees), and for the
-built-in local model.
+``discover_providers`` looks for Ollama (``/api/tags``, at ``OLLAMA_BASE_URL`` when set) and
+LM Studio (``/v1/models``) on this computer, for an API key of each cloud kind in the
+environment (``OPENAI_API_KEY``, ``OPENROUTER_API_KEY``, ``ANTHROPIC_API_KEY``,
+``GEMINI_API_KEY``...: only the variable's name is offered; the key is copied to the keyring
+after the user agrees, and works from the environment meanwhile), and for the built-in
+local model.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from dataclasses import dataclass, field
 
 import httpx
 
+from jawad_desktop.core.config.environment import key_in_environment, key_variables, ollama_root
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.errors import JawadError, Remedy
@@ -50,6 +53,10 @@ FIRST_START_MESSAGE = (
 
 _CLOUD = (ProviderKind.OPENAI, ProviderKind.OPENROUTER)
 
+# The cloud kinds first start offers when their key is in the environment, with a first model.
+_ENV_OFFERS = ((ProviderKind.OPENAI, "gpt-4o-mini"), (ProviderKind.OPENROUTER, "openai/gpt-4o-mini"),
+               (ProviderKind.ANTHROPIC, "claude-sonnet-4-5"), (ProviderKind.GEMINI, "gemini-2.5-flash"))
+
 
 def connection_timeout_s(kind: ProviderKind) -> float:
     """Spec 000: 30 s for Ollama (a cold start can be slow) and local servers, 20 s for cloud."""
@@ -58,9 +65,11 @@ def connection_timeout_s(kind: ProviderKind) -> float:
 
 def missing_key_error(provider: ProviderConfig) -> JawadError:
     """What the window and the terminal say of a provider that needs a key and has none."""
+    variables = " or ".join(key_variables(provider.kind))
     return JawadError(
         f"No API key is stored for {provider.name!r} ({provider.kind.label}).",
-        suggestions=[f"Store the {provider.kind.label} API key for {provider.name!r}."],
+        suggestions=[f"Store the {provider.kind.label} API key for {provider.name!r}"
+                     + (f", or set {variables} in the environment." if variables else ".")],
         remedy=Remedy("provider-key", provider.name),
     )
 
@@ -135,14 +144,16 @@ async def _probe(http: httpx.AsyncClient, url: str, key: str) -> list[str] | Non
 
 async def discover_providers(
     *,
-    ollama_url: str = "http://localhost:11434",
+    ollama_url: str | None = None,
     lmstudio_url: str = "http://localhost:1234/v1",
     environ: Mapping[str, str] | None = None,
     include_local: bool = True,
     timeout_s: float = 1.5,
 ) -> list[ProviderOffer]:
-    """Providers the user can start with, best first: local servers, environment keys, built-in."""
+    """Providers the user can start with, best first: local servers, environment keys, built-in.
+    Ollama is looked for at ``ollama_url``, else ``OLLAMA_BASE_URL``, else localhost:11434."""
     env = os.environ if environ is None else environ
+    ollama_url = ollama_url or ollama_root(env) or "http://localhost:11434"
     offers: list[ProviderOffer] = []
     async with httpx.AsyncClient(timeout=timeout_s, trust_env=False) as http:
         ollama, lmstudio = await asyncio.gather(
@@ -164,13 +175,14 @@ async def discover_providers(
             f"LM Studio's server is running on this computer with {len(lmstudio)} model(s).",
             lmstudio,
         ))
-    for variable, kind, model in (("OPENAI_API_KEY", ProviderKind.OPENAI, "gpt-4o-mini"),
-                                  ("OPENROUTER_API_KEY", ProviderKind.OPENROUTER, "openai/gpt-4o-mini")):
-        if env.get(variable, "").strip():
+    for kind, model in _ENV_OFFERS:
+        if (found := key_in_environment(kind, env)) is not None:
+            variable = found[0]
             offers.append(ProviderOffer(
                 ProviderConfig(name=kind.label, kind=kind, model=model),
-                f"{variable} is set in your environment: use it for {kind.label}? "
-                "The key is copied to the system keyring only if you agree.",
+                f"{variable} is set in your environment: use it for {kind.label}? Choosing this copies "
+                "the key to the system keyring, so that Jawad also finds it when started from the menu, "
+                "where the variable is not set.",
                 [model], api_key_env=variable,
             ))
     if include_local and local_available():

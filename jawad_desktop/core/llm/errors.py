@@ -12,7 +12,9 @@ it, and the window or the terminal says how to get there.
 from __future__ import annotations
 
 import json
+import re
 import ssl
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -31,12 +33,15 @@ __all__ = [
     "LLMTimeoutError",
     "ModelNotFoundError",
     "NetworkError",
+    "ParameterRefusal",
     "ProtocolError",
     "RateLimitedError",
     "ServerError",
+    "ToolsRejectedError",
     "classify_status",
     "classify_transport",
     "error_text_from_body",
+    "parameter_refusal",
 ]
 
 
@@ -86,6 +91,12 @@ class BadRequestError(LLMError):
     """The provider refused the request itself (400, 422, or a validation error)."""
 
 
+class ToolsRejectedError(BadRequestError):
+    """The model or its server refused the request's ``tools`` (it has no native function
+    calling). Nothing was answered: ask again without ``tools``, with the tools described in
+    the prompt (the agent switches to its text tool format and asks again at once)."""
+
+
 class ServerError(LLMError):
     """The provider failed on its side (5xx)."""
 
@@ -108,6 +119,13 @@ class ProtocolError(LLMError):
     retryable = True
 
 
+class WebPageError(ProtocolError):
+    """A web page came back where an API answer was expected (a wrong base URL, a login page, a
+    captive portal): asking again gets the same page."""
+
+    retryable = False
+
+
 class CancelledRequest(LLMError):
     """The user stopped the request."""
 
@@ -117,6 +135,24 @@ class CancelledRequest(LLMError):
 
 def _where(provider: ProviderConfig) -> str:
     return f"{provider.kind.label} at {provider.effective_base_url}"
+
+
+_WEB_PAGE = re.compile(r"^\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body)\b", re.IGNORECASE | re.DOTALL)
+
+
+def web_page_instead(provider: ProviderConfig, body: str) -> WebPageError | None:
+    """The error for a web page where an API answer (JSON or a stream) was expected: a wrong base
+    URL, a login page or a captive portal in the way. None when ``body`` is not a web page."""
+    if not _WEB_PAGE.match(body[:2000]):
+        return None
+    title = re.search(r"<title[^>]*>(.*?)</title>", body[:20000], re.IGNORECASE | re.DOTALL)
+    named = f' ("{" ".join(title.group(1).split())[:80]}")' if title and title.group(1).strip() else ""
+    return WebPageError(
+        f"Got a web page{named} instead of an API answer from {_where(provider)}: is the base URL right? "
+        "Is a login page or a captive portal (a hotel's or an airport's Wi-Fi sign-in) in the way?",
+        suggestions=["Check the provider's base URL: OpenAI-compatible APIs usually end in /v1.",
+                     "Open the address in a browser: sign in to the network if it asks you to, then try again."],
+        remedy=Remedy("provider", provider.name), detail=body[:300])
 
 
 def error_text_from_body(body: str) -> str:
@@ -263,8 +299,11 @@ def _is_validation_error(detail: str) -> bool:
     return "validation error" in lowered or "input should be" in lowered or "field required" in lowered
 
 
-def classify_transport(provider: ProviderConfig, exc: BaseException, *, timeout_s: float = 0.0) -> LLMError:
-    """The error for a transport failure (no HTTP status) talking to ``provider``."""
+def classify_transport(
+    provider: ProviderConfig, exc: BaseException, *, timeout_s: float = 0.0, proxy: str = ""
+) -> LLMError:
+    """The error for a transport failure (no HTTP status) talking to ``provider``; ``proxy``
+    is the proxy the request went through (shown without credentials), if any."""
     url = provider.effective_base_url
     host = httpx.URL(url).host if url else ""
     detail = f"{type(exc).__name__}: {exc}"
@@ -290,6 +329,12 @@ def classify_transport(provider: ProviderConfig, exc: BaseException, *, timeout_
                              "Check the system date and time."],
                 remedy=Remedy("network"), detail=detail,
             )
+        if proxy:  # through a proxy it is the proxy we connect to: the provider's name is its business
+            return _refused(NetworkError(
+                f"Can't reach the proxy {proxy}: is it running and the address right?",
+                suggestions=["Check the proxy's address and port, or clear it to connect directly."],
+                remedy=Remedy("network"), detail=detail,
+            ), proxy)
         if any(s in text for s in ("name or service not known", "nodename nor servname",
                                    "temporary failure in name resolution", "getaddrinfo", "no address")):
             return NetworkError(
@@ -353,3 +398,118 @@ def _is_tls_failure(exc: BaseException) -> bool:
             return True
         seen = seen.__cause__ or seen.__context__
     return False
+
+
+# -- a request parameter the model refuses ---------------------------------------------------------
+
+@dataclass(frozen=True)
+class ParameterRefusal:
+    """A 400 that names one request parameter the model does not take, or not with that value.
+
+    ``param`` is the name as the provider wrote it (``max_tokens``, ``reasoning.effort``,
+    ``thinking_level``; "" when only the value is known); ``rename_to`` the name it asks for
+    instead (then rename, else drop); ``value`` the refused value when the value was refused
+    (dropping the parameter leaves the model's default, the one value it takes)."""
+
+    param: str
+    rename_to: str = ""
+    value: str = ""
+
+
+# The provider's own words, as OpenAI, Azure, OpenRouter and LiteLLM-style gateways pass them
+# on (the gateways often keep only the text), Anthropic, Bedrock and Gemini. First match wins.
+_Q = r"['\"`]?"
+_REFUSAL_PATTERNS: tuple[re.Pattern[str], ...] = tuple(re.compile(p, re.IGNORECASE) for p in (
+    # OpenAI: "Unsupported parameter: 'max_tokens' is not supported with this model. Use
+    # 'max_completion_tokens' instead." / "Unsupported parameter: 'temperature' is not supported ..."
+    r"unsupported parameter:?\s*'(?P<param>[\w.\[\]]+)'",
+    # OpenAI: "Unsupported value: 'temperature' does not support 0.3 with this model. Only the
+    # default (1) value is supported." / "'reasoning_effort' does not support 'minimal' with this model"
+    r"unsupported value:?\s*'(?P<param>[\w.]+)' does not support (?P<value>'[^']*'|[^\s]+) with",
+    # OpenAI (gpt-5.1): "Unsupported value: 'minimal' is not supported with the 'gpt-5.1' model."
+    r"unsupported value:?\s*'(?P<value>[^']+)' is not supported with",
+    r"'(?P<param>[\w.]+)' is not supported with this model\.?\s*use '(?P<to>[\w.]+)' instead",
+    # LiteLLM itself: "openai does not support parameters: ['temperature'], for model=o1."
+    r"does not support parameters?:?\s*\[\s*'(?P<param>[\w.]+)'",
+    # Anthropic: "`temperature` is deprecated for this model."
+    r"`(?P<param>\w+)` is deprecated for this model",
+    # Bedrock: "This model doesn't support the temperature field. Remove temperature and try again."
+    r"doesn't support the (?P<param>\w+) field",
+    # Moonshot and others: "invalid temperature: only 1 is allowed for this model"
+    r"invalid (?P<param>[a-z_]+): only \S+ (?:is|are) allowed",
+    # Gemini: "Thinking level is not supported for this model." / "The thinking budget (52428) is
+    # invalid." / "Budget 0 is invalid. This model only works in thinking mode." / "Thinking
+    # can't be disabled for this model."
+    r"(?P<param>thinking[ _]?level) is not supported",
+    r"(?P<param>thinking[ _]?budget)\s*\(?-?\d+\)? is invalid",
+    r"(?P<param>budget) -?\d+ is invalid",
+    r"thinking can'?t be disabled(?P<param>)",
+    # "'top_p' is not supported with this model." and the like
+    rf"{_Q}(?P<param>[a-z][a-z_.]*){_Q} (?:is|are) not supported (?:with|for|by) (?:this|the) model",
+))
+_USE_INSTEAD = re.compile(r"use '(?P<to>[\w.]+)' instead", re.IGNORECASE)
+_REFUSAL_CODES = frozenset({"unsupported_parameter", "unsupported_value"})
+_REFUSED_WORDS = re.compile(r"unsupported|not supported|does not support|doesn't support", re.IGNORECASE)
+# What a tools rejection is about (spec 000's fallback handles those, not the repair).
+_TOOL_PARAMS = frozenset({"tools", "tool_choice", "functions", "function_call", "tool_config", "toolconfig",
+                          "parallel_tool_calls"})
+_GEMINI_NAMES = {"thinking level": "thinking_level", "thinkinglevel": "thinking_level",
+                 "thinking budget": "thinking_budget", "thinkingbudget": "thinking_budget",
+                 "budget": "thinking_budget", "": "thinking_budget"}
+
+
+def parameter_refusal(status: int, body: str) -> ParameterRefusal | None:
+    """The parameter a 400/422 answer says the model refuses, or None when it is about
+    something else (a tools rejection included: that is ``is_tools_rejection``'s).
+
+    Reads OpenAI's ``param`` and ``code`` (``unsupported_parameter``, ``unsupported_value``)
+    when the body has them, and the provider's words otherwise: gateways (LiteLLM, OpenRouter,
+    Azure) often pass only the message, or the upstream body as text inside their own."""
+    if status not in (400, 422) or not body:
+        return None
+    param = code = ""
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        data = None
+    error = data.get("error") if isinstance(data, dict) else None
+    if isinstance(error, dict):
+        raw_param, raw_code = error.get("param"), error.get("code")
+        # LiteLLM's proxy long sent the literal string "None" for a missing param.
+        if isinstance(raw_param, str) and raw_param.strip() not in ("", "None", "null"):
+            param = raw_param.strip()
+        code = raw_code if isinstance(raw_code, str) else ""
+    # The message first (OpenRouter's upstream words included), then the whole body, its
+    # escaped quotes undone: a gateway may carry the provider's JSON as a string.
+    text = (error_text_from_body(body) + "\n" + body).replace('\\"', '"').replace("\\n", " ")
+    refusal = _refusal_in(text)
+    if refusal is None and param and (code in _REFUSAL_CODES or _REFUSED_WORDS.search(text)):
+        refusal = ParameterRefusal(param)
+    if refusal is None:
+        return None
+    if param and param != refusal.param:
+        refusal = ParameterRefusal(param, refusal.rename_to, refusal.value)  # the body's own field wins
+    name = refusal.param.split("[", 1)[0].split(".", 1)[0].lower()
+    if name in _TOOL_PARAMS:
+        return None
+    return refusal
+
+
+def _refusal_in(text: str) -> ParameterRefusal | None:
+    for pattern in _REFUSAL_PATTERNS:
+        found = pattern.search(text)
+        if found is None:
+            continue
+        groups = found.groupdict()
+        param = groups.get("param")
+        if param is not None:
+            param = _GEMINI_NAMES.get(param.lower(), param)
+        rename = groups.get("to") or ""
+        if not rename and (after := _USE_INSTEAD.search(text, found.start())):
+            rename = after.group("to")
+        value = (groups.get("value") or "").strip("'")
+        if not param and not value:
+            continue
+        return ParameterRefusal(param or "", rename, value)
+    return None
+

@@ -2,24 +2,41 @@
 the window: a saved provider by name, the active one, or an unsaved one given on the
 command line (``--kind --base-url --model --api-key-env``). Keys come from the keyring
 (``provider_key_name``) or from an environment variable the user names; never from a file.
+A provider with no key in the keyring uses its kind's variable (``OPENAI_API_KEY``...,
+``core.config.environment``) when it is set: the keyring wins when both have one
+(``provider_key``).
 """
 
 from __future__ import annotations
 
+import logging
 import os
-from typing import TypedDict, Unpack
+from typing import NamedTuple, TypedDict, Unpack
 
 from pydantic import ValidationError
 
+from jawad_desktop.core.config.environment import key_in_environment, key_variables
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError, Remedy
 from jawad_desktop.core.llm.client import LLMClient, RetryPolicy
 from jawad_desktop.core.llm.connection import FIRST_START_MESSAGE, missing_key_error
 from jawad_desktop.core.llm.providers import make_client
-from jawad_desktop.core.store.secrets import provider_key_name
+from jawad_desktop.core.store.secrets import SecretStore, provider_key_name
 
-__all__ = ["UNSAVED_NAME", "ProviderOptions", "client_for", "key_from_env", "parse_kind", "resolve_provider"]
+__all__ = [
+    "UNSAVED_NAME",
+    "ProviderKey",
+    "ProviderOptions",
+    "client_for",
+    "key_from_env",
+    "parse_kind",
+    "provider_key",
+    "resolve_provider",
+    "saved_provider",
+]
+
+log = logging.getLogger("jawad.llm.factory")
 
 UNSAVED_NAME = "command line"
 
@@ -53,6 +70,49 @@ def key_from_env(variable: str) -> str:
     return value
 
 
+class ProviderKey(NamedTuple):
+    """A provider's API key and where it comes from: ``variable`` names the environment
+    variable it was read from; "" means the keyring (or no key at all)."""
+
+    key: str | None
+    variable: str = ""
+
+
+def provider_key(secrets: SecretStore, provider: ProviderConfig) -> ProviderKey:
+    """The key for ``provider``: the keyring's, else the environment's for its kind (spec 003).
+
+    A keyring that fails (locked) is passed over when the environment has a key, and its
+    error raised otherwise."""
+    stored: str | None = None
+    problem: JawadError | None = None
+    if secrets.available:
+        try:
+            stored = secrets.get(provider_key_name(provider.name))
+        except JawadError as exc:
+            problem = exc
+    if stored:
+        return ProviderKey(stored)
+    found = key_in_environment(provider.kind)
+    if found is not None:
+        if problem is not None:
+            log.warning("the keyring failed (%s); using %s for %s", problem.message, found[0], provider.name)
+        return ProviderKey(found[1], found[0])
+    if problem is not None:
+        raise problem
+    return ProviderKey(None)
+
+
+def saved_provider(ctx: AppContext, name: str) -> ProviderConfig:
+    """The saved provider called ``name``, or an error that lists the saved ones."""
+    found = ctx.settings.provider(name)
+    if found is None:
+        known = ", ".join(p.name for p in ctx.settings.providers) or "none yet"
+        raise JawadError(f"No provider is named {name!r} (saved providers: {known}).",
+                         suggestions=["Choose one of the saved providers, or add one by that name."],
+                         remedy=Remedy("add-provider", name))
+    return found
+
+
 def resolve_provider(
     ctx: AppContext,
     provider_name: str | None = None,
@@ -79,24 +139,24 @@ def resolve_provider(
                                       model=model or "")
         except ValidationError as exc:
             raise JawadError(f"The provider options are not valid: {exc.errors()[0]['msg']}.") from None
-        api_key = key_from_env(api_key_env) if api_key_env else None
+        if api_key_env:
+            api_key: str | None = key_from_env(api_key_env)
+        else:
+            api_key = env_key[1] if (env_key := key_in_environment(provider.kind)) else None
         if provider.kind.needs_key and not api_key:
+            usual = " or ".join(key_variables(provider.kind))
             raise JawadError(f"{provider.kind.label} needs an API key.",
-                             suggestions=["Pass --api-key-env VARIABLE with the key in that variable."])
+                             suggestions=["Pass --api-key-env VARIABLE with the key in that variable"
+                                          + (f", or set {usual}." if usual else ".")])
         return provider, api_key
     settings = ctx.settings
-    found = settings.provider(provider_name) if provider_name else settings.active()
+    found = saved_provider(ctx, provider_name) if provider_name else settings.active()
     if found is None:
-        if provider_name:
-            known = ", ".join(p.name for p in settings.providers) or "none yet"
-            raise JawadError(f"No provider is named {provider_name!r} (saved providers: {known}).",
-                             suggestions=["Choose one of the saved providers, or add one by that name."],
-                             remedy=Remedy("add-provider", provider_name))
         raise JawadError(FIRST_START_MESSAGE, remedy=Remedy("add-provider"))
     provider = found.model_copy(update={"model": model}) if model else found
     if api_key_env:
         return provider, key_from_env(api_key_env)
-    api_key = ctx.secrets.get(provider_key_name(provider.name)) if ctx.secrets.available else None
+    api_key = provider_key(ctx.secrets, provider).key
     if provider.kind.needs_key and not api_key:
         if not ctx.secrets.available:
             raise JawadError(ctx.secrets.problem or "No keyring is available to read the API key from.",
@@ -117,4 +177,4 @@ def client_for(
     """The client for the provider meant (see ``resolve_provider``), on ``ctx``'s network
     settings and event bus."""
     provider, api_key = resolve_provider(ctx, provider_name, **options)
-    return make_client(provider, api_key, ctx.settings.network, ctx.bus, retry=retry)
+    return make_client(provider, api_key, ctx.settings.network, ctx.bus, retry=retry, facts=ctx.model_facts)

@@ -31,7 +31,6 @@ from jawad_desktop.core.messages import Message
 __all__ = ["GeminiClient", "gemini_contents", "gemini_schema"]
 
 _FINISH = {"STOP": "stop", "MAX_TOKENS": "length", "SAFETY": "content_filter", "RECITATION": "content_filter"}
-_THINKING_BUDGET = {"none": 0, "low": 1024, "medium": 8192, "high": 24576}
 # The OpenAPI subset Gemini's ``parameters`` and ``responseSchema`` accept.
 _SCHEMA_KEYS = {"type", "format", "description", "nullable", "enum", "properties", "required", "items",
                 "minItems", "maxItems", "minimum", "maximum", "anyOf", "title", "minLength", "maxLength",
@@ -230,8 +229,8 @@ class GeminiClient(LLMClient):
         if system:
             body["systemInstruction"] = {"parts": [{"text": system}]}
         config = given(temperature=call.temperature, maxOutputTokens=call.max_tokens)
-        if self.provider.reasoning:
-            config["thinkingConfig"] = {"thinkingBudget": _THINKING_BUDGET[self.provider.reasoning]}
+        # thinkingConfig (a level for Gemini 3, a budget for 2.5) is the dialect's, added after
+        # this (core.llm.dialects); a model that refuses it answers with its default thinking.
         if call.response_schema is not None:
             config["responseMimeType"] = "application/json"
             config["responseSchema"] = gemini_schema(call.response_schema)

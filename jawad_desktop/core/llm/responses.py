@@ -133,12 +133,12 @@ class ResponsesClient(LLMClient):
     def _build_body(self, call: _Call) -> dict[str, Any]:
         body: dict[str, Any] = {"model": call.model, "input": responses_input(call.messages),
                                 "stream": call.stream_now, "store": False}
-        if call.temperature is not None and not self.provider.reasoning:
-            body["temperature"] = call.temperature  # reasoning models refuse a temperature
+        # Reasoning models refuse a temperature; ``reasoning.effort`` and what each family
+        # accepts are the dialect's (core.llm.dialects), applied after this.
+        if call.temperature is not None:
+            body["temperature"] = call.temperature
         if call.max_tokens is not None:
             body["max_output_tokens"] = call.max_tokens
-        if self.provider.reasoning:
-            body["reasoning"] = {"effort": "minimal" if self.provider.reasoning == "none" else self.provider.reasoning}
         if call.response_schema is not None:
             body["text"] = {"format": {"type": "json_schema", "name": "answer",
                                        "schema": call.response_schema, "strict": False}}

@@ -42,8 +42,6 @@ class ChatResponse:
     """The final, normalised result of one ``chat`` call.
 
     ``interrupted`` is set when the call was cancelled: ``content`` keeps the partial text.
-    ``tools_unsupported`` is set when the provider rejected ``tools`` and the request was
-    retried without them: the agent switches to its text (XML/JSON) tool format.
     ``metadata`` holds spec 003's keys: provider, model, latency_ms, time_to_first_token_ms,
     input_tokens, output_tokens, total_tokens, api_calls, retries, response_id, finish_reason.
     """
@@ -54,7 +52,6 @@ class ChatResponse:
     usage: Usage = field(default_factory=Usage)
     metadata: dict[str, Any] = field(default_factory=dict)
     interrupted: bool = False
-    tools_unsupported: bool = False
 
     def to_message(self) -> Message:
         return Message(role="assistant", content=self.content, tool_calls=list(self.tool_calls))

@@ -22,6 +22,7 @@ from typing import Any
 
 from httpx_sse import ServerSentEvent
 
+from jawad_desktop.core.llm.errors import parameter_refusal
 from jawad_desktop.core.llm.types import ChatResponse, StreamDelta, ToolCallFragment, Usage
 from jawad_desktop.core.messages import Message, ToolCall
 
@@ -38,8 +39,12 @@ def is_tools_rejection(status: int, error_text: str) -> bool:
 
     400 and 422 as in spec 000; OpenRouter's 404 "no endpoints found that support tool
     use"; and a 500 carrying a validation error about tools,
-    because llama.cpp and other pydantic servers report validation errors as 500.
+    because llama.cpp and other pydantic servers report validation errors as 500. Never an
+    answer that names another parameter the model refuses ("Unsupported parameter:
+    'max_tokens'"): the client repairs those (``core.llm.errors.parameter_refusal``).
     """
+    if status in (400, 422) and parameter_refusal(status, error_text) is not None:
+        return False
     if status in (400, 422):
         return bool(_TOOLS_REJECTION_RE.search(error_text))
     if status == 404:
@@ -139,6 +144,25 @@ def _usage(raw: Any) -> Usage | None:
     return usage
 
 
+def usage_details(raw: Any) -> dict[str, Any]:
+    """Spec 003's extra usage keys from a chat-completions ``usage``: ``cached_input_tokens``
+    (``prompt_tokens_details.cached_tokens``), ``reasoning_tokens``
+    (``completion_tokens_details.reasoning_tokens``) and ``cost_usd``, the cost OpenRouter
+    reports itself (``usage.cost``, in credits of one dollar); only those present."""
+    if not isinstance(raw, dict):
+        return {}
+    found: dict[str, Any] = {}
+    for key, parent, child in (("cached_input_tokens", "prompt_tokens_details", "cached_tokens"),
+                               ("reasoning_tokens", "completion_tokens_details", "reasoning_tokens")):
+        value = _dict(raw.get(parent)).get(child)
+        if isinstance(value, int) and not isinstance(value, bool):
+            found[key] = value
+    cost = raw.get("cost")
+    if isinstance(cost, int | float) and not isinstance(cost, bool) and cost >= 0:
+        found["cost_usd"] = float(cost)
+    return found
+
+
 def _tool_calls_from_message(message: dict[str, Any]) -> list[ToolCall]:
     calls: list[ToolCall] = []
     raw_calls = message.get("tool_calls")
@@ -160,6 +184,9 @@ def _tool_calls_from_message(message: dict[str, Any]) -> list[ToolCall]:
         calls.append(ToolCall(id=new_call_id(), name=str(legacy["name"]),
                               arguments=parse_arguments(legacy.get("arguments"))))
     return calls
+
+
+_DETAIL_KEYS = ("cached_input_tokens", "reasoning_tokens", "cost_usd")
 
 
 class MalformedResponse(ValueError):
@@ -185,7 +212,7 @@ def parse_completion(data: Any) -> ChatResponse:
         tool_calls=calls,
         finish_reason=finish,
         usage=_usage(data.get("usage")) or Usage(),
-        metadata={"response_id": str(data.get("id") or "")},
+        metadata={"response_id": str(data.get("id") or ""), **usage_details(data.get("usage"))},
     )
 
 
@@ -206,6 +233,7 @@ class StreamAccumulator:
         self._saw_tool_calls = False
         self.finish_reason = ""
         self.usage: Usage | None = None
+        self.usage_details: dict[str, Any] = {}  # cached and reasoning tokens, cost (usage_details)
         self.response_id = ""
         self.chunks = 0  # valid chunks seen
         self.skipped = 0  # events that were not JSON chunks (skipped, logged)
@@ -231,6 +259,7 @@ class StreamAccumulator:
         usage = _usage(data.get("usage"))
         if usage is not None:
             self.usage = usage
+            self.usage_details = usage_details(data.get("usage"))
         choices = data.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             return None
@@ -297,6 +326,7 @@ class StreamAccumulator:
             fragments.append(ToolCallFragment(index=index, id=call.id, name=call.name, arguments=arguments))
         self.finish_reason = whole.finish_reason
         self.usage = whole.usage
+        self.usage_details = {k: v for k, v in whole.metadata.items() if k in _DETAIL_KEYS and v is not None}
         self.response_id = str(whole.metadata.get("response_id") or "")
         self.chunks += 1
         if not whole.content and not fragments:
@@ -327,7 +357,7 @@ class StreamAccumulator:
             tool_calls=calls,
             finish_reason=self.finish_reason or ("tool_calls" if calls else "stop"),
             usage=self.usage or Usage(),
-            metadata={"response_id": self.response_id},
+            metadata={"response_id": self.response_id, **self.usage_details},
         )
 
 

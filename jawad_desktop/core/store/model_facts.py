@@ -5,7 +5,8 @@ LLM client's ``model_key`` gives. For each one the client and the agent remember
 
 - ``dropped``: request parameters the model refused (``temperature``, ``top_p``...);
 - ``renamed``: parameters it wants under another name (``max_tokens`` -> ``max_completion_tokens``);
-- ``tool_format``: how it calls tools (``native``, ``xml`` or ``json``; ``""`` not known yet);
+- ``tool_format``: how it calls tools (``native``, ``xml`` or ``json``; ``none`` when the
+  tool-calling test found it cannot; ``""`` not known yet);
 - ``context_window``: its context in tokens (0 not known);
 - ``notes``: what was learned and why, in words for the Settings page and ``jawad providers``.
 
@@ -50,6 +51,17 @@ class ModelFacts:
     def empty(self) -> bool:
         return not (self.dropped or self.renamed or self.tool_format or self.context_window)
 
+    def changes(self) -> list[str]:
+        """What Jawad does differently for this model, one short line each (for the Settings
+        page and ``jawad providers facts``; ``notes`` say why)."""
+        lines = [f"sends {new!r} instead of {old!r}" for old, new in self.renamed.items()]
+        lines += [f"leaves out {path!r}" for path in self.dropped]
+        if self.tool_format:
+            lines.append(f"tool calls: {self.tool_format}")
+        if self.context_window:
+            lines.append(f"context window: {self.context_window} tokens")
+        return lines
+
 
 def key_text(key: ModelKey) -> str:
     """The key as the file stores it: ``kind|base URL|model``."""
@@ -82,6 +94,7 @@ class ModelFactsStore:
         self.problem = ""  # why the file could not be used, for the Settings page
         self._lock = threading.Lock()
         self._facts: dict[ModelKey, ModelFacts] = self._load()
+        self._version = 0  # counts changes: a client re-reads its model's facts only after one
 
     @classmethod
     def in_folder(cls, config_dir: Path) -> ModelFactsStore:
@@ -127,6 +140,11 @@ class ModelFactsStore:
 
     # -- reading and learning -----------------------------------------------------------------
 
+    @property
+    def version(self) -> int:
+        """Changes so far (learned or forgotten): cheap to compare before each request."""
+        return self._version
+
     def get(self, key: ModelKey) -> ModelFacts:
         """A copy of what is known about ``key`` (empty when nothing is)."""
         with self._lock:
@@ -141,12 +159,18 @@ class ModelFactsStore:
             if note and note not in facts.notes:
                 facts.notes.append(note)
             facts.learned_at = int(time.time() * 1000)
+            self._version += 1
             self._save()
             return _facts(asdict(facts))
 
     def all(self) -> dict[ModelKey, ModelFacts]:
         with self._lock:
             return {k: _facts(asdict(v)) for k, v in self._facts.items() if not v.empty}
+
+    def of_provider(self, kind: str, base_url: str) -> dict[str, ModelFacts]:
+        """What is known about each model of one provider (kind and base URL as in the key;
+        ``LLMClient.model_key`` gives them), by model name."""
+        return {k[2]: v for k, v in sorted(self.all().items()) if k[0] == kind and k[1] == base_url}
 
     def forget(self, kind: str = "", base_url: str = "", model: str = "") -> int:
         """Forget what matches (every given part must match; nothing given: everything); how many."""
@@ -156,5 +180,6 @@ class ModelFactsStore:
             for key in gone:
                 del self._facts[key]
             if gone:
+                self._version += 1
                 self._save()
             return len(gone)

@@ -5,19 +5,22 @@ recorder: the user's message is saved when a turn starts (``TurnStarted``), befo
 is asked; the turn's other messages (tool calls, tool results, the answer) when it ends
 (``TurnFinished``, with exactly the messages the agent committed); every action-log entry as
 it is decided (``ActionLogUpdate``). A kill at any moment therefore loses at most the answer
-being streamed. A new conversation is announced as ``ConversationChanged``; a failure to save
-is told to the user as a ``Notice`` and never stops the turn.
+being streamed. The turn's last message carries what the turn used (``{"usage": {...}}``: its
+tokens, cost and model, from the ``ChatResponse`` metadata), which the history sums. A new
+conversation is announced as ``ConversationChanged``; a failure to save is told to the user as
+a ``Notice`` and never stops the turn.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from jawad_desktop.core import events as ev
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.messages import Message
-from jawad_desktop.core.store.conversations import ConversationStore
+from jawad_desktop.core.store.conversations import USAGE_KEYS, ConversationStore
 
 log = logging.getLogger("jawad.store.recorder")
 
@@ -52,7 +55,7 @@ class ConversationRecorder:
             self._save("This message could not be saved: ", self.user_message, event.user_text)
         elif isinstance(event, ev.TurnFinished):
             self._save("The answer could not be saved: ", self.turn_messages, event.messages,
-                       event.response.interrupted)
+                       event.response.interrupted, usage_of(event.response.metadata))
         elif isinstance(event, ev.ActionLogUpdate) and self.conversation_id is not None:
             try:
                 self.store.record_action(self.conversation_id, event.entry)
@@ -78,10 +81,22 @@ class ConversationRecorder:
             self.bus.emit(ev.ConversationChanged(conversation_id=self.conversation_id))
         return self.conversation_id
 
-    def turn_messages(self, messages: tuple[Message, ...], interrupted: bool = False) -> None:
-        """Save what a turn added after the user's message (already saved)."""
+    def turn_messages(self, messages: tuple[Message, ...], interrupted: bool = False,
+                      usage: dict[str, Any] | None = None) -> None:
+        """Save what a turn added after the user's message (already saved); the last one
+        carries the turn's ``usage`` (see ``usage_of``)."""
         if self.conversation_id is None:
             return
         for message in messages:
-            metadata = {"interrupted": True} if interrupted and message is messages[-1] else None
-            self.store.append_message(self.conversation_id, message, metadata=metadata)
+            metadata: dict[str, Any] = {}
+            if message is messages[-1]:
+                metadata = {**({"interrupted": True} if interrupted else {}), **({"usage": usage} if usage else {})}
+            self.store.append_message(self.conversation_id, message, metadata=metadata or None)
+
+
+def usage_of(metadata: Mapping[str, Any]) -> dict[str, Any] | None:
+    """What a turn used, from its ``ChatResponse`` metadata (``USAGE_KEYS``); None when it used no
+    tokens (a slash command, a failure before the model answered)."""
+    usage = {key: metadata[key] for key in USAGE_KEYS if key in metadata}
+    tokens = sum(v for k in ("input_tokens", "output_tokens") if isinstance(v := usage.get(k), int))
+    return usage if tokens > 0 else None

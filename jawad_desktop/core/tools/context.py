@@ -36,6 +36,9 @@ class ToolContext:
     run_id: str = ""
     call_id: str = ""
     site: str = ""  # the site of the current page when the call was made
+    # The most characters of a result the model can take (its context window's share; 0: no
+    # limit known). A tool with long output shortens it to fit, saying what it left out.
+    result_chars: int = 0
     extras: dict[str, Any] = field(default_factory=dict)
 
     @property

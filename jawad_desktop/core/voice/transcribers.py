@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 import httpx
 
 from jawad_desktop.core.errors import Remedy
-from jawad_desktop.core.store.secrets import provider_key_name
 from jawad_desktop.core.voice.audio import SAMPLE_RATE, Samples, wav_bytes
 from jawad_desktop.core.voice.errors import VOICE, VoiceError
 from jawad_desktop.core.voice.models import ProgressCallback, resolve_model
@@ -411,7 +410,9 @@ def api_transcriber(ctx: AppContext, *, transport: httpx.AsyncBaseTransport | No
             suggestions=["Choose an OpenAI-compatible provider for transcription, or use local transcription."],
             remedy=VOICE,
         )
-    key = ctx.secrets.get(provider_key_name(provider.name)) or ""
+    from jawad_desktop.core.llm.factory import provider_key  # the keyring's, else OPENAI_API_KEY...
+
+    key = provider_key(ctx.secrets, provider).key or ""
     if not key and provider.kind.needs_key:
         raise VoiceError(
             "API_KEY_INVALID",

@@ -30,7 +30,9 @@ log = logging.getLogger("jawad.browser")
 _PARSER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jawad-page-parse")
 
 MAX_ELEMENTS = 150
-MAX_MARKDOWN_CHARS = 12_000
+# The most page text any model is given (core.agent.budget.PAGE_CHARS_MAX); the agent gives each
+# model its share of it (``PageReading.for_model(limit)``, the page in the system prompt).
+MAX_MARKDOWN_CHARS = 40_000
 
 # -- product extraction ---------------------------------------------------------------------------
 
@@ -199,8 +201,27 @@ class PageReading:
         return PageContext(title=self.title, url=self.url, markdown=self.markdown, product=self.product,
                            interactive_elements=self.interactive_elements)
 
-    def for_model(self) -> str:
-        """The text the model reads: metadata, then the page's own words wrapped as untrusted."""
+    def for_model(self, limit: int = 0) -> str:
+        """The text the model reads: metadata, then the page's own words wrapped as untrusted.
+
+        ``limit``: the most characters the model can take (``ToolContext.result_chars``; 0: no
+        limit). The elements and the content are shortened to fit, each saying what was left
+        out, so the end of the text (the wrapper's close, the notes) is never what is lost.
+        """
+        elements = self.interactive_elements or "(none visible)"
+        markdown = self.markdown or "(no readable text)"
+        text = self._compose(elements, markdown)
+        if not limit or len(text) <= limit:
+            return text
+        room = max(0, len(elements) + len(markdown) - (len(text) - limit) - _CUT_NOTES)
+        elements_room = min(len(elements), max(room // 3, room - len(markdown)))
+        elements = _cut(elements, elements_room, "more of the elements not listed; a selector or "
+                        "scroll_page reaches them")
+        markdown = _cut(markdown, room - elements_room, "more characters of the content not shown; "
+                        "scroll_page and read_page again, or ask for a part")
+        return self._compose(elements, markdown)
+
+    def _compose(self, elements: str, markdown: str) -> str:
         head = [f"Title: {self.title or '(none)'}", f"URL: {self.url}"]
         if self.injections:
             head.append(
@@ -212,13 +233,26 @@ class PageReading:
         if self.product:
             shown = {k: v for k, v in self.product.items() if k in _PRODUCT_KEYS}
             body.append("Product: " + json.dumps(shown, ensure_ascii=False))
-        body.append("Interactive elements ([n] ROLE \"label\" -> selector):\n"
-                    + (self.interactive_elements or "(none visible)"))
-        body.append("Content (Markdown):\n" + (self.markdown or "(no readable text)"))
+        body.append("Interactive elements ([n] ROLE \"label\" -> selector):\n" + elements)
+        body.append("Content (Markdown):\n" + markdown)
         text = "\n".join(head) + "\n" + wrap_untrusted("\n\n".join(body), self.url)
         if self.notes:
             text += "\nNotes: " + " ".join(self.notes)
         return text
+
+
+_CUT_NOTES = 240  # characters kept for the two notes that say what was cut
+
+
+def _cut(text: str, room: int, what: str) -> str:
+    """``text`` in ``room`` characters, ending on a whole line where one is near, with a note."""
+    if len(text) <= room:
+        return text
+    kept = text[:max(0, room)]
+    line_end = kept.rfind("\n")
+    if line_end > room * 0.8:
+        kept = kept[:line_end]
+    return f"{kept}\n[... {len(text) - len(kept)} {what}]"
 
 
 def _quote_label(label: str) -> str:

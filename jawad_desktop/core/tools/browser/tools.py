@@ -137,7 +137,7 @@ async def read_page_tool(ctx: ToolContext) -> ToolResult:
     product = f", product {reading.product.get('name', '')}" if reading.product else ""
     log_text = (f"Read {reading.title or reading.url}: {len(reading.elements)} elements{product}"
                 + (" — page text looks like instructions to an AI (flagged)" if reading.injections else ""))
-    return ToolResult(for_model=reading.for_model(), for_log=log_text, data=reading.as_dict())
+    return ToolResult(for_model=reading.for_model(ctx.result_chars), for_log=log_text, data=reading.as_dict())
 
 
 # -- acting on an element -----------------------------------------------------------------------
@@ -230,8 +230,9 @@ async def summarize_page(ctx: ToolContext) -> ToolResult:
     """Get the current page's content to summarise it for the user."""
     with page_errors():
         reading = await _browser(ctx).read()
-    text = ("Summarise this page for the user: the main points in a few short bullet points, "
-            "with the product and price if there is one.\n" + reading.for_model())
+    ask = ("Summarise this page for the user: the main points in a few short bullet points, "
+           "with the product and price if there is one.\n")
+    text = ask + reading.for_model(max(0, ctx.result_chars - len(ask)) if ctx.result_chars else 0)
     return ToolResult(for_model=text, for_log=f"Read {reading.title or reading.url} to summarise it")
 
 

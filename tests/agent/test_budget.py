@@ -1,0 +1,122 @@
+"""The context budget scales with the model's window: a small-context model gets a smaller
+answer, history, page text and tool results than a big one, and its requests fit its window.
+Through the real client against the scripted model server, the window given as the
+provider's setting (``ProviderConfig.context_window``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from jawad_desktop.core.agent.budget import ContextBudget
+from jawad_desktop.core.agent.history import estimate_tokens
+from jawad_desktop.core.agent.session import AgentSession
+from jawad_desktop.core.config.settings import Settings
+from jawad_desktop.core.events import EventBus
+from jawad_desktop.core.llm.client import LLMClient
+from jawad_desktop.core.messages import Message
+from jawad_desktop.core.tools.basic import basic_registry
+from jawad_desktop.core.tools.browser.reading import PageReading
+from jawad_desktop.core.tools.page import PageContext
+from jawad_desktop.core.tools.registry import ToolRegistry
+from tests.servers.scripted_model import ScriptedModel, call, text
+
+PAGE = "\n".join(f"Paragraph {i}: the kettle boils water in {i % 7 + 2} minutes and costs {i} euros."
+                 for i in range(600))  # ~40,000 characters
+
+
+class OnePage:
+    """What the session asks of a browser session for its prompt: always this page."""
+
+    page = None
+
+    async def page_context(self) -> PageContext:
+        return PageContext(title="Kettles", url="https://shop.example/kettles", markdown=PAGE,
+                           interactive_elements="\n".join(f'[{i}] BUTTON "Buy {i}" -> #buy{i}' for i in range(150)))
+
+    async def last_product(self) -> None:
+        return None
+
+
+def test_the_shares_grow_with_the_window() -> None:
+    small = ContextBudget.for_window(4_096, 4_096, 24_000)
+    local = ContextBudget.for_window(8_192, 4_096, 24_000)
+    big = ContextBudget.for_window(200_000, 4_096, 24_000)
+    for field in ("answer", "history", "page_chars", "elements_chars", "tool_result_chars"):
+        assert getattr(small, field) <= getattr(local, field) <= getattr(big, field), field
+    assert small.page_chars < big.page_chars and small.history < big.history
+    assert small.answer == 1_024 and big.answer == 4_096  # a quarter of a small window at most
+    assert big.history == 24_000  # the user's setting caps the history whatever the window
+    assert big.page_chars > 12_000 and big.tool_result_chars > 20_000  # more than the old fixed sizes
+    for budget in (small, local, big):  # what is spent on a request and its answer fits the window
+        assert budget.answer + budget.input <= budget.window
+
+
+@pytest.fixture
+def tools() -> ToolRegistry:
+    registry = basic_registry()
+
+    @registry.tool
+    def long_report() -> str:
+        """Return a very long report."""
+        return "report line\n" * 20_000
+
+    return registry
+
+
+def _run(model: ScriptedModel, window: int, tools: ToolRegistry, arun: Any) -> tuple[dict[str, Any], ...]:
+    """One turn on a model with a ``window``-token context, after a long conversation, with a
+    long page open: the requests the model received."""
+    settings = Settings()
+    settings.network.max_retries = 0
+    provider = model.provider().model_copy(update={"context_window": window})
+    client = LLMClient(provider, network=settings.network)
+    session = AgentSession(client=client, registry=tools, settings=settings, bus=EventBus(), browser=OnePage())  # type: ignore[arg-type]
+    for i in range(80):
+        session.history.commit([Message(role="user", content=f"Question {i}: " + "tell me more " * 120),
+                                Message(role="assistant", content=f"Answer {i}: " + "here is more " * 120)])
+    model.script(call("long_report", {}), text("Done."))
+
+    async def turn() -> None:
+        async with client:
+            await session.run("Summarise the report.")
+
+    arun(turn())
+    return tuple(model.requests)
+
+
+def _tokens(request: dict[str, Any]) -> int:
+    messages = [Message(role=m["role"], content=m.get("content") or "") for m in request["messages"]]
+    return estimate_tokens(messages) + sum(len(str(t)) for t in request.get("tools", [])) // 4
+
+
+def test_a_small_model_gets_less_of_everything_and_its_requests_fit(
+    scripted_model: ScriptedModel, tools: ToolRegistry, arun: Any
+) -> None:
+    small = _run(scripted_model, 8_192, tools, arun)
+    big = _run(scripted_model, 128_000, tools, arun)
+    for name, requests, window in (("small", small, 8_192), ("big", big, 128_000)):
+        for request in requests:
+            assert _tokens(request) + request["max_tokens"] <= window, name
+    assert small[0]["max_tokens"] == 2_048 and big[0]["max_tokens"] == 4_096
+    small_system, big_system = small[0]["messages"][0]["content"], big[0]["messages"][0]["content"]
+    assert len(small_system) < 10_000 < 20_000 < len(big_system)  # the page text in the prompt
+    assert "more characters not shown" in small_system
+    assert len(small[0]["messages"]) < len(big[0]["messages"])  # fewer messages of history
+    small_result, big_result = small[1]["messages"][-1]["content"], big[1]["messages"][-1]["content"]
+    assert small_result.endswith("more characters cut]") and len(small_result) < 6_000
+    assert len(big_result) > 40_000
+
+
+def test_read_page_text_is_shortened_to_fit_keeping_its_end() -> None:
+    elements = "\n".join(f'[{i}] LINK "Item {i}" -> a.item{i}' for i in range(150))
+    reading = PageReading(title="Shop", url="https://shop.example/", markdown=PAGE, product=None,
+                          interactive_elements=elements, notes=["The page is long."])
+    whole = reading.for_model()
+    short = reading.for_model(4_000)
+    assert len(whole) > 40_000 and len(short) <= 4_000
+    assert short.endswith("Notes: The page is long.") and "</untrusted_page_content>" in short
+    assert "more characters of the content not shown" in short and "more of the elements not listed" in short
+    assert "Paragraph 0:" in short and "[0] LINK" in short
+    assert reading.for_model(len(whole)) == whole

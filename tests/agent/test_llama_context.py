@@ -1,0 +1,67 @@
+"""The built-in model's real llama.cpp server (SmolLM2-135M, run with its whole trained context)
+and the agent's budget: a long conversation with a long page open fits the server's context.
+
+The control shows the test would catch the old sizes: budgeting for a bigger window than the
+server runs with (as the fixed 24,000-token history and 12,000 characters of page did) ends in
+the server's context-length error.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from jawad_desktop.core import events
+from jawad_desktop.core.agent.session import AgentSession
+from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
+from jawad_desktop.core.config.settings import Settings
+from jawad_desktop.core.events import EventBus
+from jawad_desktop.core.llm.client import LLMClient
+from jawad_desktop.core.llm.local_server import LOCAL_CONTEXT_TOKENS, LocalServer
+from jawad_desktop.core.messages import Message
+from jawad_desktop.core.tools.basic import basic_registry
+from tests.agent.test_budget import OnePage
+
+pytestmark = pytest.mark.slow
+
+
+def _turn(server: LocalServer, arun: Any, *, context_window: int = 0) -> events.ChatResponse:
+    settings = Settings()
+    settings.agent.max_tokens = 32
+    settings.agent.max_iterations = 1
+    settings.agent.temperature = 0.0
+    settings.network.max_retries = 0
+    provider = ProviderConfig(name="built-in", kind=ProviderKind.OPENAI_COMPATIBLE, base_url=server.base_url,
+                              model="smollm2", context_window=context_window)
+    client = LLMClient(provider, network=settings.network)
+    session = AgentSession(client=client, registry=basic_registry(), settings=settings, bus=EventBus(),
+                           browser=OnePage())  # type: ignore[arg-type]
+    for i in range(60):  # a long conversation: ~60,000 characters
+        session.history.commit([Message(role="user", content=f"Question {i}: " + "tell me more " * 40),
+                                Message(role="assistant", content=f"Answer {i}: " + "here is more " * 40)])
+
+    async def turn() -> events.ChatResponse:
+        async with client:
+            return await session.run("Say hello.")
+
+    response: events.ChatResponse = arun(turn(), timeout=300)
+    return response
+
+
+def test_a_long_conversation_and_a_page_fit_the_built_in_models_context(
+    llama_server: LocalServer, arun: Any
+) -> None:
+    assert llama_server.n_ctx == LOCAL_CONTEXT_TOKENS == 8192
+    response = _turn(llama_server, arun)
+    # The model may say little (it is tiny), but the server took the request.
+    assert not response.is_error or response.metadata.get("iteration_limit"), response.content
+    assert response.metadata["api_calls"] == 1
+
+
+def test_control_budgeting_for_a_bigger_window_overflows_the_server(llama_server: LocalServer, arun: Any) -> None:
+    response = _turn(llama_server, arun, context_window=40_000)
+    assert response.is_error, response.content
+    # A streamed request that overflows is cut off by llama-cpp-python's server (the connection
+    # breaks); its log says why.
+    assert "exceed context window of 8192" in llama_server._log_tail()
