@@ -86,7 +86,7 @@ def test_a_run_over_its_token_budget_stops_with_a_clear_message(
     last = window.chat.view.chat_model.items()[-1]
     assert last.role == "error"
     assert "2,468 tokens, more than the budget of 2,000 tokens" in last.text
-    assert "max_run_tokens" in last.text  # where the window's user changes it
+    assert "Settings → Agent" in last.text and "budgets" in last.text  # where the window's user changes it
     assert last.usage == "2,468 tokens · about $0.0097"
     assert scripted_model.remaining == 1  # stopped after the request that crossed the budget
 
