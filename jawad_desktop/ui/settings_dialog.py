@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFormLayout,
     QHBoxLayout,
+    QLabel,
     QLayout,
     QLineEdit,
     QListWidget,
@@ -129,7 +130,15 @@ class ProvidersPage(ListFormPage[ProviderConfig]):
             ("API &key", field_row(self.api_key, self.show_key)),
         )
         for label, field in rows:
-            self.form.addRow(label, field)
+            if isinstance(field, QLayout):
+                # A row of controls: QFormLayout gives its label no buddy, so "&Model" would show its "&".
+                named = QLabel(label, self)
+                first = field.itemAt(0).widget()
+                if first is not None:
+                    named.setBuddy(first)
+                self.form.addRow(named, field)
+            else:
+                self.form.addRow(label, field)
         for bedrock_only in (self.region, self.aws_profile):  # shown for Bedrock only (_kind_changed)
             bedrock_only.setEnabled(False)
             self.form.setRowVisible(bedrock_only, False)

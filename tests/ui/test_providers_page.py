@@ -128,3 +128,17 @@ def test_without_keyring_the_user_can_keep_keys_for_the_session(qtbot: Any, prof
     assert ctx.secrets.get(provider_key_name(page.name.text())) == KEY
     for _path, data in _all_bytes_under(profile_dir):
         assert KEY.encode() not in data
+
+
+def test_no_label_shows_a_stray_ampersand(dialog: SettingsDialog) -> None:
+    """A label with a mnemonic ("&Model") moves focus to its field; without a buddy Qt would
+    show the "&" itself, as it did for the rows that hold a field and a button."""
+    from PySide6.QtWidgets import QLabel
+
+    page = dialog.providers
+    for label in page.findChildren(QLabel):
+        text = label.text().replace("&&", "")
+        if "&" in text and not text.lstrip().startswith("<"):
+            assert label.buddy() is not None, f"{label.text()!r} would show its ampersand"
+    model_label = next(lb for lb in page.findChildren(QLabel) if lb.text() == "&Model")
+    assert model_label.buddy() is page.model
