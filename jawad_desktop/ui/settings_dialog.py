@@ -133,7 +133,8 @@ class ProvidersPage(ListFormPage[ProviderConfig]):
             if isinstance(field, QLayout):
                 # A row of controls: QFormLayout gives its label no buddy, so "&Model" would show its "&".
                 named = QLabel(label, self)
-                first = field.itemAt(0).widget()
+                item = field.itemAt(0)
+                first = item.widget() if item is not None else None
                 if first is not None:
                     named.setBuddy(first)
                 self.form.addRow(named, field)
