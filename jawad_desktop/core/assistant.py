@@ -130,6 +130,8 @@ class Assistant:
             self._open_store(conversation_id)
         self._research: ResearchExecutor | None = None
         self._mcp_lock = asyncio.Lock()
+        self._caching_page = False  # a page the user browsed is being read into the page cache
+        self._page_to_cache = ""  # a page that finished loading meanwhile: read once more after
 
     # -- assembly ---------------------------------------------------------------------------
 
@@ -285,6 +287,35 @@ class Assistant:
         if self.browser is None:
             raise JawadError("No web page is open to read.")
         return await self.browser.read()
+
+    async def page_loaded(self, url: str) -> None:
+        """A page finished loading in the browser (spec 001 PAGE_CONTENT_READY): read it into the
+        page cache, so "the previous product" also knows pages the user browsed by hand.
+
+        Skipped without a cache (a private session), for built-in and error pages, and while a
+        turn or a research runs (they read the page themselves). Loads that finish while a read
+        runs are folded into one more read of the page then shown. A page that cannot be read
+        is simply not cached: the user asked for nothing.
+        """
+        browser = self.browser
+        if browser is None or browser.cache is None or self.busy:
+            return
+        if not url.startswith(("http://", "https://", "file:")):
+            return
+        if self._caching_page:
+            self._page_to_cache = url
+            return
+        self._caching_page = True
+        try:
+            while url:
+                self._page_to_cache = ""
+                try:
+                    await browser.cache_current_page()
+                except JawadError as exc:
+                    log.info("the page %s was not cached: %s", url, exc.message)
+                url = "" if self.busy else self._page_to_cache
+        finally:
+            self._caching_page = False
 
     # -- research -----------------------------------------------------------------------------
 

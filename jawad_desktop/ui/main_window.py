@@ -320,6 +320,7 @@ class MainWindow(QMainWindow):
         self.chat.stop_requested.connect(presenter.stop)
         self.chat.view.link_activated.connect(self.browser.load)
         self.browser.summarize_requested.connect(self.summarize_page)
+        self.browser.page_ready.connect(self._page_ready)
         self.bridge.notice.connect(self.show_notice)
         presenter.busy_changed.connect(self._busy_changed)
         presenter.status.connect(self._show_status)
@@ -331,6 +332,16 @@ class MainWindow(QMainWindow):
         self._build_timer.setSingleShot(True)
         self._build_timer.setInterval(30)
         self._build_timer.timeout.connect(self.presenter.build)
+
+    def _page_ready(self, url: str) -> None:
+        """A page finished loading: the assistant reads it into the page cache in the background
+        (a page browsed by hand becomes "the previous product" later)."""
+        assistant = self.presenter.assistant
+        if assistant is None or self._closing:
+            return
+        from jawad_desktop.ui.background import run_async
+
+        run_async(assistant.page_loaded(url), what="remembering the page", bus=self.ctx.bus)
 
     def _agent_page(self) -> QtWebEnginePage:
         """The browser pane's page, for the agent's tools (made once, when the assistant is built)."""

@@ -223,3 +223,33 @@ def test_submitting_on_a_checkout_page_is_critical_and_asked_at_submit_level(
     (request,) = flow.asked
     assert request.permission_level == "submit" and request.critical
     assert arun(web_page.url()) == url  # nothing was submitted
+
+
+def test_a_plain_search_on_another_site_runs_without_asking(flow: Flow, load: Callable[[str], str],
+                                                            web_page: QtWebEnginePage, page_server: str,
+                                                            arun: Callable[..., Any]) -> None:
+    load("shop/jsonld.html")
+    # The engine lives on another site than the page (localhost, not 127.0.0.1): a NAVIGATE would ask.
+    flow.browser.search_engine = page_server.replace("127.0.0.1", "localhost") + "/shop/search.html?q={query}"
+    flow.model.script(call("search_web", {"query": "trail shoes"}), text("Here are the results."))
+    flow.answers = ["deny"]
+    flow.run(arun, "search for trail shoes")
+    assert [(e.tool_name, e.decision) for e in _final(flow.log)] == [("search_web", "auto-approved")]
+    assert flow.asked == []
+    assert arun(web_page.url()).startswith("http://localhost:")
+
+
+def test_a_search_carrying_page_text_to_another_site_still_asks(flow: Flow, load: Callable[[str], str],
+                                                                 web_page: QtWebEnginePage, page_server: str,
+                                                                 arun: Callable[..., Any]) -> None:
+    load("injection.html")
+    arun(flow.browser.read())
+    flow.browser.search_engine = page_server.replace("127.0.0.1", "localhost") + "/shop/search.html?q={query}"
+    flow.model.script(call("search_web", {"query": "tested each one at home for a week"}), text("Not sent."))
+    flow.answers = ["deny"]
+    flow.run(arun, "summarise the deals")
+    (request,) = flow.asked
+    assert request.tool_name == "search_web" and request.from_page_content
+    assert "send text taken from this page to localhost" in request.reason
+    assert [(e.tool_name, e.decision) for e in _final(flow.log)] == [("search_web", "denied")]
+    assert arun(web_page.url()).startswith("http://127.0.0.1:")

@@ -31,7 +31,7 @@ EXPECTED = {
     "summarize_page": ("read-only", set()),
     "navigate": ("navigate", {"url"}),
     "go_back": ("navigate", set()),
-    "search_web": ("navigate", {"query"}),
+    "search_web": ("read-only", {"query"}),
 }
 
 

@@ -112,7 +112,8 @@ class RawSnapshot:
     h1: str = ""
     text: str = ""
     text_length: int = 0
-    price_texts: list[str] = field(default_factory=list)
+    # Price-styled texts: {"text", "struck": bool, "h1"/"buy": pixel distance or None}.
+    price_texts: list[dict[str, Any]] = field(default_factory=list)
     frames: list[dict[str, str]] = field(default_factory=list)
     shadow_text: list[str] = field(default_factory=list)
     elements: list[dict[str, Any]] = field(default_factory=list)
@@ -133,7 +134,7 @@ class RawSnapshot:
             h1=str(data.get("h1", "")),
             text=str(data.get("text", "")),
             text_length=int(data.get("textLength", 0) or 0),
-            price_texts=[str(t) for t in data.get("priceTexts") or []],
+            price_texts=[dict(t) if isinstance(t, dict) else {"text": str(t)} for t in data.get("priceTexts") or []],
             frames=[dict(f) for f in data.get("frames") or []],
             shadow_text=[str(t) for t in data.get("shadowText") or []],
             elements=list(elements.get("items") or []),

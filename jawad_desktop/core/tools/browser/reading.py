@@ -14,11 +14,12 @@ import json
 import logging
 import re
 import time
-from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from jawad_desktop.core.tools.browser.product import PRODUCT_KEYS as _PRODUCT_KEYS
+from jawad_desktop.core.tools.browser.product import extract_product
 from jawad_desktop.core.tools.browser.provenance import find_injections, wrap_untrusted
 from jawad_desktop.core.tools.page import Page, PageContext, RawSnapshot
 
@@ -33,122 +34,6 @@ MAX_ELEMENTS = 150
 # The most page text any model is given (core.agent.budget.PAGE_CHARS_MAX); the agent gives each
 # model its share of it (``PageReading.for_model(limit)``, the page in the system prompt).
 MAX_MARKDOWN_CHARS = 40_000
-
-# -- product extraction ---------------------------------------------------------------------------
-
-_CURRENCY_SYMBOLS = {"$": "USD", "US$": "USD", "£": "GBP", "€": "EUR", "¥": "JPY", "₹": "INR", "₩": "KRW",
-                     "₽": "RUB", "₺": "TRY", "CHF": "CHF", "C$": "CAD", "A$": "AUD", "R$": "BRL", "zł": "PLN",
-                     "kr": "SEK", "د.إ": "AED", "ر.س": "SAR", "Dhs": "AED", "AED": "AED", "SAR": "SAR"}
-_PRODUCT_KEYS = ("name", "price", "currency", "brand", "rating", "availability", "sku")
-
-
-def _types(item: dict[str, Any]) -> list[str]:
-    kind = item.get("@type", "")
-    kinds = kind if isinstance(kind, list) else [kind]
-    return [str(k).rsplit("/", 1)[-1].lower() for k in kinds]
-
-
-def _name_of(value: Any) -> str:
-    if isinstance(value, dict):
-        return str(value.get("name", "") or "")
-    if isinstance(value, list):
-        return _name_of(value[0]) if value else ""
-    return str(value or "")
-
-
-def _short_availability(value: Any) -> str:
-    text = _name_of(value)
-    return text.rsplit("/", 1)[-1] if "schema.org" in text else text
-
-
-def _walk_items(data: Any) -> Iterable[dict[str, Any]]:
-    if isinstance(data, list):
-        for entry in data:
-            yield from _walk_items(entry)
-    elif isinstance(data, dict):
-        yield data
-        for key in ("@graph", "mainEntity", "itemListElement"):
-            if key in data:
-                yield from _walk_items(data[key])
-
-
-def _from_schema_product(item: dict[str, Any]) -> dict[str, str]:
-    offers = item.get("offers") or {}
-    if isinstance(offers, list):
-        offers = offers[0] if offers else {}
-    offer = offers if isinstance(offers, dict) else {}
-    price = offer.get("price", offer.get("lowPrice", ""))
-    if isinstance(offer.get("priceSpecification"), dict) and not price:
-        price = offer["priceSpecification"].get("price", "")
-    rating = item.get("aggregateRating") or {}
-    product = {
-        "name": _name_of(item.get("name")),
-        "price": str(price or ""),
-        "currency": str(offer.get("priceCurrency", "") or ""),
-        "brand": _name_of(item.get("brand")),
-        "rating": str(rating.get("ratingValue", "") if isinstance(rating, dict) else rating or ""),
-        "availability": _short_availability(offer.get("availability", "")),
-        "sku": str(item.get("sku", "") or ""),
-    }
-    return {k: v.strip() for k, v in product.items() if v and v.strip()}
-
-
-def _currency_code(symbol: str | None) -> str:
-    if not symbol:
-        return ""
-    symbol = symbol.strip()
-    if re.fullmatch(r"[A-Z]{3}", symbol):
-        return symbol
-    return _CURRENCY_SYMBOLS.get(symbol, symbol)
-
-
-def extract_product(html: str, url: str, *, h1: str = "", price_texts: Iterable[str] = (),
-                    text: str = "") -> dict[str, str] | None:
-    """The product on a page, from JSON-LD, then microdata, then Open Graph, then visible text."""
-    import extruct  # imported here: it pulls in lxml and rdflib, only needed off the GUI thread
-    from price_parser import Price
-
-    try:
-        data = extruct.extract(html, base_url=url or None, syntaxes=["json-ld", "microdata", "opengraph"],
-                               uniform=True, errors="ignore")
-    except Exception:
-        log.debug("extruct failed on %s", url, exc_info=True)
-        data = {}
-    for syntax in ("json-ld", "microdata"):
-        for item in _walk_items(data.get(syntax, [])):
-            if "product" in _types(item) or "productgroup" in _types(item):
-                product = _from_schema_product(item)
-                if product.get("name") or product.get("price"):
-                    product["source"] = syntax
-                    return product
-    for og in data.get("opengraph", []):
-        if not isinstance(og, dict):
-            continue
-        amount = og.get("product:price:amount") or og.get("og:price:amount")
-        if str(og.get("@type", "")).lower().startswith("product") or amount:
-            product = {
-                "name": str(og.get("og:title", "") or h1),
-                "price": str(amount or ""),
-                "currency": str(og.get("product:price:currency") or og.get("og:price:currency") or ""),
-                "brand": str(og.get("product:brand", "") or ""),
-                "availability": str(og.get("product:availability") or og.get("og:availability") or ""),
-                "sku": str(og.get("product:retailer_item_id", "") or ""),
-            }
-            product = {k: v for k, v in product.items() if v}
-            product["source"] = "opengraph"
-            return product
-    # Visible text: an element styled as a price first, then the page text near the top.
-    candidates = [*price_texts]
-    if text:
-        candidates += re.findall(r"(?:[$£€¥₹]\s?\d[\d.,]*|\d[\d.,]*\s?(?:€|EUR|USD|GBP|£|\$))", text[:5000])[:5]
-    for candidate in candidates:
-        price = Price.fromstring(candidate)
-        if price.amount is not None and (price.currency or candidate in price_texts):
-            product = {"name": h1, "price": f"{price.amount:.2f}", "currency": _currency_code(price.currency),
-                       "source": "visible text"}
-            return {k: v for k, v in product.items() if v}
-    return None
-
 
 # -- main content ---------------------------------------------------------------------------------
 
@@ -299,7 +184,7 @@ def parse_snapshot(snapshot: RawSnapshot, *, max_markdown: int = MAX_MARKDOWN_CH
         notes.append("The page is long: only its first part was read; scroll_page or wait_for reach the rest.")
     product = extract_product(snapshot.structured_html or snapshot.html, snapshot.url, h1=snapshot.h1,
                               price_texts=snapshot.price_texts,
-                              text=snapshot.text)
+                              text=snapshot.text, page_html=snapshot.html)
     elements, element_notes = format_elements(snapshot)
     injections = find_injections(snapshot.text + "\n" + "\n".join(snapshot.shadow_text))
     reading = PageReading(title=snapshot.title, url=snapshot.url, markdown=markdown, product=product,

@@ -57,11 +57,24 @@ class BrowserSession:
         """Read the page (``PageError`` when it cannot be read); the reading goes to the page cache."""
         reading = await read_page(self.page, max_elements=self.max_elements)
         self.last_reading = reading
-        if self.cache is not None and reading.url and not reading.url.startswith("about:"):
+        await self._remember(reading)
+        return reading
+
+    async def cache_current_page(self) -> PageReading | None:
+        """Read the page only to write it to the page cache (a page the user browsed by hand,
+        spec 001 PAGE_CONTENT_READY); ``last_reading``, which the inspector's provenance checks
+        use, stays the agent's own. None without a cache."""
+        if self.cache is None:
+            return None
+        reading = await read_page(self.page, max_elements=self.max_elements)
+        await self._remember(reading)
+        return reading
+
+    async def _remember(self, reading: PageReading) -> None:
+        if self.cache is not None and reading.url and not reading.url.startswith(("about:", "data:", "chrome-error:")):
             await self.cache.cache_page_snapshot(CachedPageSnapshot(
                 url=reading.url, title=reading.title, markdown=reading.markdown, product=reading.product,
                 interactive_elements=reading.interactive_elements))
-        return reading
 
     async def page_context(self) -> PageContext:
         """The current page for the system prompt (read fresh; spec 000 context injection)."""

@@ -260,7 +260,9 @@ async def go_back(ctx: ToolContext) -> ToolResult:
     return ToolResult(for_model=f"Went back; the page is now {now}.", for_log=f"Back to {now}")
 
 
-@_TOOLS.tool(level=PermissionLevel.NAVIGATE, aliases=("search", "web_search", "google"), site=_search_site)
+# The results page only shows what the user asked for: read-only, so searching does not ask. A
+# query that carries text from the page to the engine's site still asks (the inspector forces it).
+@_TOOLS.tool(level=PermissionLevel.READ_ONLY, aliases=("search", "web_search", "google"), site=_search_site)
 async def search_web(
     ctx: ToolContext, query: Annotated[str, Field(description="What to search for")]
 ) -> ToolResult:

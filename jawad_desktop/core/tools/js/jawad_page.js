@@ -272,13 +272,47 @@
     return { items: lines, candidates: candidates, hidden: hidden, omitted: omitted, roots: roots.length };
   };
 
+  // Price-styled texts, each with what tells the current price from the others: whether it is
+  // struck through (s/del/strike or a line-through style, the "was" price) and its distance in
+  // pixels to the main heading and to the buy button (null when the page has none).
   function priceTexts() {
     var out = [];
-    var nodes = document.querySelectorAll("[itemprop=price], [class*=price], [id*=price], [class*=Price], [data-price]");
-    for (var i = 0; i < nodes.length && out.length < 8; i++) {
+    var h1 = document.querySelector("h1");
+    var buy = null;
+    var buttons = document.querySelectorAll("button, input[type=submit], [role=button]");
+    for (var b = 0; b < buttons.length && !buy; b++) {
+      var label = buttons[b].innerText || buttons[b].value || "";
+      if (/add to (cart|bag|basket)|buy|warenkorb|panier|añadir|comprar|pre-?order|kaufen|koszyka/i.test(label) &&
+          isVisible(buttons[b])) buy = buttons[b];
+    }
+    function centre(el) {
+      var r = el.getBoundingClientRect();
+      return [r.left + r.width / 2, r.top + r.height / 2];
+    }
+    function distance(a, b) {
+      if (!b) return null;
+      var p = centre(a), q = centre(b);
+      return Math.round(Math.sqrt((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1])));
+    }
+    function struck(el) {
+      for (var n = el, depth = 0; n && n.nodeType === 1 && depth < 5; n = n.parentElement, depth++) {
+        if (/^(S|DEL|STRIKE)$/.test(n.tagName)) return true;
+        var line = getComputedStyle(n).textDecorationLine || getComputedStyle(n).textDecoration || "";
+        if (line.indexOf("line-through") >= 0) return true;
+      }
+      return false;
+    }
+    var nodes = document.querySelectorAll("[itemprop=price], [class*=price], [id*=price], [class*=Price], [data-price], s, del, strike");
+    for (var i = 0; i < nodes.length && out.length < 12; i++) {
       if (!isVisible(nodes[i])) continue;
       var t = clip(nodes[i].innerText || nodes[i].getAttribute("content") || "", 60);
-      if (t) out.push(t);
+      if (t) out.push({ text: t, struck: struck(nodes[i]), h1: distance(nodes[i], h1), buy: distance(nodes[i], buy) });
+      // An old price styled by a class inside the price box ("$80 $64"): report it on its own.
+      var kids = nodes[i].children;
+      for (var k = 0; k < kids.length && out.length < 12; k++) {
+        var kt = clip(kids[k].innerText || "", 60);
+        if (kt && struck(kids[k]) && !struck(nodes[i])) out.push({ text: kt, struck: true, h1: null, buy: null });
+      }
     }
     return out;
   }
@@ -304,14 +338,6 @@
     return out + "</" + tag + ">";
   }
 
-  function contentRoot() {
-    var candidates = document.querySelectorAll("main, [role=main], article");
-    for (var i = 0; i < candidates.length; i++) {
-      if (isVisible(candidates[i]) && (candidates[i].innerText || "").length > 200) return candidates[i];
-    }
-    return document.body || document.documentElement;
-  }
-
   // Only what structured-data parsers read: the head (meta, Open Graph, JSON-LD), JSON-LD in the
   // body, and the outermost microdata items.
   function structuredHtml() {
@@ -326,14 +352,63 @@
     return parts.join("");
   }
 
+  // Tags whose content never reaches the reader (the head's <script type=application/ld+json> is read
+  // separately by structuredHtml()); dropped from the copy to keep it small.
+  var DROP_TAGS = { SCRIPT: 1, STYLE: 1, NOSCRIPT: 1, TEMPLATE: 1, IFRAME: 1, OBJECT: 1, EMBED: 1 };
+
+  // Whether the browser hides this element: the hidden attribute, display:none, visibility:hidden, or
+  // aria-hidden on a small part (pages put aria-hidden on the whole page behind an open dialog, so a
+  // large aria-hidden part is kept).
+  function hiddenToReader(el) {
+    if (el.hasAttribute("hidden")) return true;
+    if (el.getAttribute("aria-hidden") === "true" && (el.textContent || "").length < 400) return true;
+    var cs = getComputedStyle(el);
+    if (cs.display === "none") return true;
+    // Pages hide their whole content with visibility until their scripts run (and show it when
+    // they do): only a small part with visibility:hidden is taken as hidden.
+    return cs.visibility === "hidden" && (el.textContent || "").length < 400;
+  }
+
+  // The whole rendered document (head included: the extractor reads title and meta) as HTML, with
+  // what the browser hides and what is never read removed. Works on a copy: the page is not touched.
+  function wholeHtml(doc) {
+    var live = doc.documentElement, copy = live.cloneNode(true);
+    var body = doc.body;
+    // Walk the live tree and the copy side by side (same shape: cloned synchronously just above).
+    var stack = [[live, copy]];
+    while (stack.length) {
+      var pair = stack.pop(), a = pair[0], b = pair[1];
+      var ak = a.children, bk = b.children, drop = [];
+      for (var i = 0; i < ak.length && i < bk.length; i++) {
+        var tag = ak[i].tagName.toUpperCase();
+        if (DROP_TAGS[tag] || (body && body.contains(ak[i]) && hiddenToReader(ak[i]))) drop.push(bk[i]);
+        else if (tag !== "HEAD") stack.push([ak[i], bk[i]]);
+      }
+      for (var d = 0; d < drop.length; d++) drop[d].remove();
+    }
+    return "<!DOCTYPE html>" + copy.outerHTML;
+  }
+
+  function contentRoot() {
+    var candidates = document.querySelectorAll("main, [role=main], article");
+    for (var i = 0; i < candidates.length; i++) {
+      if (isVisible(candidates[i]) && (candidates[i].innerText || "").length > 200) return candidates[i];
+    }
+    return document.body || document.documentElement;
+  }
+
+  // Above this size the extractor's time grows past read_page's budget (benchmarks/bench_browser.py):
+  // such pages are read from their content root, from the top, as before.
+  var WHOLE_HTML_MAX = 300000;
+
   J.snapshot = function (opts) {
     opts = opts || {};
     var state = { truncated: false };
-    var root = contentRoot();
-    var content = root ? cappedHtml(root, opts.maxContentHtml || 40000, state) : "";
-    var html = "<html><head><title></title></head><body>" + content + "</body></html>";
-    if (root === document.body && document.documentElement.outerHTML.length <= (opts.maxContentHtml || 40000)) {
-      html = document.documentElement.outerHTML;  // small pages: all of it, trafilatura finds the content
+    var html = wholeHtml(document);
+    if (html.length > (opts.maxWholeHtml || WHOLE_HTML_MAX)) {
+      var root = contentRoot();
+      html = "<html><head>" + (document.head ? document.head.innerHTML : "") + "</head><body>" +
+             (root ? cappedHtml(root, opts.maxContentHtml || 40000, state) : "") + "</body></html>";
     }
     var frames = [];
     var iframes = document.querySelectorAll("iframe, frame");
