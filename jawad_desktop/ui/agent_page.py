@@ -103,8 +103,8 @@ class AgentPage(QWidget):
              "The most tokens (sent and received) one message may use over all its steps; Jawad stops "
              "when it is spent and says what it has done. 0 is no limit."),
             ("C&ost budget", self.max_run_cost,
-             "The most one message may cost, estimated from the price table (prices.json in the config folder); a model "
-             "whose price is unknown is not held to it, and you are told. 0 is no limit."),
+             "The most one message may cost, estimated from the price table (prices.json in the config "
+             "folder); a model whose price is unknown is not held to it, and you are told. 0 is no limit."),
         )
         for label, field, text in rows:
             form.addRow(label, field)
