@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks import Figure
+from benchmarks import Figure, serve_folder
 
 ROOT = Path(__file__).resolve().parent.parent
 GOALS_MS = {2000: 150.0, 10000: 600.0}
@@ -61,32 +61,17 @@ def run(quick: bool) -> list[Figure]:
 
 def _child(quick: bool) -> int:
     import asyncio
-    import functools
-    import threading
-    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
     from jawad_desktop.ui.app import create_application, end_process, run_loop
 
     create_application(headless=True)
     from PySide6.QtCore import QTimer
-    from PySide6.QtWebEngineCore import QWebEngineProfile
-    from PySide6.QtWebEngineWidgets import QWebEngineView
 
+    from jawad_desktop.cli.terminal import offscreen_page
     from jawad_desktop.core.tools.browser import parse_snapshot
-    from jawad_desktop.ui.page_driver import QtWebEnginePage
 
-    class Quiet(SimpleHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(ROOT / "tests" / "pages")))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}"
-    profile = QWebEngineProfile()
-    view = QWebEngineView()
-    view.resize(1280, 900)
-    view.show()
-    page = QtWebEnginePage(view, profile=profile)
+    base = serve_folder(ROOT / "tests" / "pages")
+    page = offscreen_page(None, private=True)
     runs = 3 if quick else 7
     result: dict[str, Any] = {"sizes": {}}
 
@@ -142,7 +127,6 @@ def _child(quick: bool) -> int:
         run_loop(main)
     finally:
         timer.stop()
-        server.shutdown()
     print(json.dumps(result), flush=True)
     end_process(0)  # skip interpreter teardown of Qt objects (see ui/app.py)
 

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from benchmarks import Figure
+from benchmarks import Figure, serve_folder
 
 ROOT = Path(__file__).resolve().parent.parent
 # Measured on the dev set before this work: price F1 0.727, SKU 0.667, availability 0.333.
@@ -40,32 +40,16 @@ def run(quick: bool) -> list[Figure]:
 
 
 def _child() -> int:
-    import functools
-    import threading
-    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-
     from jawad_desktop.ui.app import create_application, end_process, run_loop
 
     create_application(headless=True)
-    from PySide6.QtWebEngineCore import QWebEngineProfile
-    from PySide6.QtWebEngineWidgets import QWebEngineView
 
+    from jawad_desktop.cli.terminal import offscreen_page
     from jawad_desktop.core.tools.browser import read_page
-    from jawad_desktop.ui.page_driver import QtWebEnginePage
     from tests.browser.product_score import Score, devset
 
-    class Quiet(SimpleHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(ROOT / "tests" / "pages")))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}"
-    profile = QWebEngineProfile()
-    view = QWebEngineView()
-    view.resize(1280, 900)
-    view.show()
-    page = QtWebEnginePage(view, profile=profile)
+    base = serve_folder(ROOT / "tests" / "pages")
+    page = offscreen_page(None, private=True)
     score = Score()
     pages = devset()
 
@@ -76,10 +60,7 @@ def _child() -> int:
             score.add(name, expected, reading.product)
         return 0
 
-    try:
-        run_loop(main)
-    finally:
-        server.shutdown()
+    run_loop(main)
     print(json.dumps({"pages": len(pages), "figures": score.figures(), "misses": score.misses}), flush=True)
     end_process(0)  # skip interpreter teardown of Qt objects (see ui/app.py)
     return 0
