@@ -32,11 +32,11 @@ def button(text: str, accessible_name: str, parent: QWidget, *, tooltip: str = "
     return made
 
 
-def line_edit(accessible_name: str, parent: QWidget, *, placeholder: str = "", tooltip: str = "") -> QLineEdit:
-    """A one-line text field; ``placeholder`` shows what to type (or what an empty field means)."""
+def line_edit(accessible_name: str, parent: QWidget, *, hint: str = "", tooltip: str = "") -> QLineEdit:
+    """A one-line text field; ``hint`` shows, greyed, what to type (or what an empty field means)."""
     field = QLineEdit(parent)
     field.setAccessibleName(accessible_name)
-    field.setPlaceholderText(placeholder)
+    field.setPlaceholderText(hint)
     if tooltip:
         field.setToolTip(tooltip)
     return field

@@ -125,38 +125,24 @@ class ListFormPage(QWidget, Generic[C]):
         self.test_button.clicked.connect(self.run_test)
 
     # -- what the page says about its entries ------------------------------------------------
-    def entries(self) -> list[Entry]:
-        """The rows of the list, in order."""
-        raise NotImplementedError
-
-    def entry_named(self, name: str) -> C | None:
-        """The saved entry called ``name`` (case-insensitive), if any."""
-        raise NotImplementedError
-
-    def fill_form(self, entry: C) -> None:
-        """Show ``entry`` in the page's own fields (the Name field is filled already)."""
-        raise NotImplementedError
-
-    def clear_form(self) -> None:
-        """Reset the page's own fields for a new entry (the Name field holds a free name)."""
-        raise NotImplementedError
-
-    def store(self) -> tuple[str, str]:
-        """Validate the form and save it: returns the saved name and what to tell the user.
-
-        Raises ``ValueError`` with a message for the user when the form is invalid, and
-        ``JawadError`` when saving failed (the keyring refused); nothing is saved then.
-        """
-        raise NotImplementedError
-
-    def delete(self, name: str) -> str:
-        """Remove the entry ``name`` and what it keeps in the keyring; returns what to tell the
-        user. Raises ``JawadError`` (nothing is removed then)."""
-        raise NotImplementedError
-
-    def run_test(self) -> None:
-        """The Test button: start the page's check, usually through ``run_busy``."""
-        raise NotImplementedError
+    # Each page defines these (the Qt metaclass rules out an abstract base class; mypy holds
+    # every page to these signatures):
+    #   entries()            the rows of the list, in order
+    #   entry_named(name)    the saved entry called ``name`` (case-insensitive), if any
+    #   fill_form(entry)     show ``entry`` in the page's own fields (Name is filled already)
+    #   clear_form()         reset the page's own fields for a new entry (Name holds a free name)
+    #   store()              validate and save the form: (saved name, what to tell the user);
+    #                        ValueError for an invalid form, JawadError when saving failed
+    #   delete(name)         remove ``name`` and what it keeps in the keyring: what to tell the
+    #                        user; JawadError when nothing could be removed
+    #   run_test()           the Test button: start the page's check, usually through run_busy
+    entries: Callable[[], list[Entry]]
+    entry_named: Callable[[str], C | None]
+    fill_form: Callable[[C], None]
+    clear_form: Callable[[], None]
+    store: Callable[[], tuple[str, str]]
+    delete: Callable[[str], str]
+    run_test: Callable[[], None]
 
     # -- the list ----------------------------------------------------------------------------
     def refresh(self, select: str | None = None) -> None:

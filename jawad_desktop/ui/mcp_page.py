@@ -58,8 +58,8 @@ class McpPage(ListFormPage[McpServerConfig]):
 
         self.transport = combo("How to reach the server", self,
                                (("Command (stdio)", "stdio"), ("URL (streamable HTTP)", "http")))
-        self.command = line_edit("Command line", self, placeholder="npx -y @modelcontextprotocol/server-memory")
-        self.url = line_edit("Server URL", self, placeholder="https://example.com/mcp")
+        self.command = line_edit("Command line", self, hint="npx -y @modelcontextprotocol/server-memory")
+        self.url = line_edit("Server URL", self, hint="https://example.com/mcp")
         self.headers = QPlainTextEdit(self)
         self.headers.setAccessibleName("HTTP headers, one 'Name: value' per line; values go to the keyring")
         self.headers.setPlaceholderText("Authorization: Bearer …")

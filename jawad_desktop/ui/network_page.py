@@ -65,7 +65,7 @@ class NetworkPage(QWidget):
         self._file_dialog: QFileDialog | None = None
 
         self.proxy = line_edit("Proxy URL", self)
-        self.ca_bundle = line_edit("CA bundle file", self, placeholder="Empty: the system's certificates")
+        self.ca_bundle = line_edit("CA bundle file", self, hint="Empty: the system's certificates")
         self.browse = button("&Browse…", "Choose the CA bundle file", self)
         # The ranges are NetworkSettings' own (a spin box cannot hold a value it would refuse).
         self.connect_timeout = _seconds("Connect timeout, in seconds", self, 0.5, 300)

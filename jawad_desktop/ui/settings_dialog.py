@@ -96,9 +96,9 @@ class ProvidersPage(ListFormPage[ProviderConfig]):
                                   "(OpenAI reasoning models, Anthropic, Gemini, Ollama thinking models)")
         self.embedding_model = line_edit("Embedding model", self,
                                          tooltip="The model that indexes conversations for semantic search")
-        self.region = line_edit("AWS region", self, placeholder="AWS_REGION, else us-east-1")
+        self.region = line_edit("AWS region", self, hint="AWS_REGION, else us-east-1")
         self.aws_profile = line_edit(
-            "AWS profile", self, placeholder="credentials from the environment",
+            "AWS profile", self, hint="credentials from the environment",
             tooltip="A profile in ~/.aws/credentials; empty: AWS_ACCESS_KEY_ID and "
                     "AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) from the environment")
         self.api_key = line_edit("API key", self)

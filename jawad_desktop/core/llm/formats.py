@@ -8,6 +8,7 @@ Pure functions and one accumulator base, no I/O.
 
 from __future__ import annotations
 
+import abc
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -121,10 +122,11 @@ def obj(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-class EventAccumulator(StreamAccumulator):
+class EventAccumulator(StreamAccumulator, abc.ABC):
     """Folds a stream of typed events (``{"type": ..., ...}``: the Messages API, Converse,
     the Responses API) into deltas; the answer's metadata says how many input tokens came
-    from the provider's cache."""
+    from the provider's cache. Each provider's accumulator says what its events mean
+    (``add_event``)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -137,9 +139,9 @@ class EventAccumulator(StreamAccumulator):
         self.chunks += 1
         return self.add_event(data["type"], data)
 
+    @abc.abstractmethod
     def add_event(self, kind: str, data: dict[str, Any]) -> StreamDelta | None:
         """Fold in one event of type ``kind`` (``add`` has checked its shape and counted it)."""
-        raise NotImplementedError
 
     def response(self) -> ChatResponse:
         result = super().response()
