@@ -32,5 +32,7 @@ pytest_plugins = [
     "tests.fixtures.llama_server",
     "tests.fixtures.pulseaudio",
     "tests.fixtures.browser",
+    "tests.fixtures.network",
     "tests.servers.scripted_model",
+    "tests.servers.provider_servers",
 ]

@@ -14,7 +14,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,31 +37,8 @@ from tests.servers.scripted_model import ScriptedModel, text
 
 ENV_KEY = "sk-from-the-environment-4821"
 STORED_KEY = "sk-from-the-keyring-7364"
-ALL_VARIABLES = sorted({v for names in KEY_VARIABLES.values() for v in names} | {"OLLAMA_BASE_URL"})
 
-
-@pytest.fixture(autouse=True)
-def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Only what a test sets is in the environment."""
-    for variable in ALL_VARIABLES:
-        monkeypatch.delenv(variable, raising=False)
-
-
-@pytest.fixture
-def ctx(profile_dir: Path, secret_store: SecretStore) -> Iterator[AppContext]:
-    context = AppContext.open(str(profile_dir), secrets=secret_store)
-    yield context
-    for provider in context.settings.providers:
-        secret_store.delete(provider_key_name(provider.name))
-
-
-@pytest.fixture(scope="module")
-def provider_server() -> Iterator[ProviderServer]:
-    server = ProviderServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
+pytestmark = pytest.mark.usefixtures("no_environment_keys")
 
 
 async def ask(client: LLMClient) -> str:
@@ -71,48 +47,48 @@ async def ask(client: LLMClient) -> str:
 
 
 def test_a_provider_with_no_stored_key_works_from_the_environment_and_the_keyring_wins(
-    ctx: AppContext, scripted_model: ScriptedModel, monkeypatch: pytest.MonkeyPatch, arun: Any
+    keyring_ctx: AppContext, scripted_model: ScriptedModel, monkeypatch: pytest.MonkeyPatch, arun: Any
 ) -> None:
     work = ProviderConfig(name="Work", kind=ProviderKind.OPENAI, base_url=scripted_model.base_url, model="scripted")
-    ctx.settings.providers = [work]
+    keyring_ctx.settings.providers = [work]
     scripted_model.require_key(ENV_KEY)
 
     with pytest.raises(JawadError) as info:  # neither: the error says both ways to give one
-        client_for(ctx)
+        client_for(keyring_ctx)
     assert info.value.message == "No API key is stored for 'Work' (OpenAI)."
     assert info.value.suggestions == ["Store the OpenAI API key for 'Work', or set OPENAI_API_KEY in the environment."]
 
     monkeypatch.setenv("OPENAI_API_KEY", f"  {ENV_KEY}\n")  # as a shell profile may leave it
-    assert provider_key(ctx.secrets, work) == ProviderKey(ENV_KEY, "OPENAI_API_KEY")
+    assert provider_key(keyring_ctx.secrets, work) == ProviderKey(ENV_KEY, "OPENAI_API_KEY")
     scripted_model.script(text("Hello from the environment's key."))
-    assert arun(ask(client_for(ctx))) == "Hello from the environment's key."
+    assert arun(ask(client_for(keyring_ctx))) == "Hello from the environment's key."
 
-    ctx.secrets.set(provider_key_name("Work"), STORED_KEY)  # both: the keyring's is used
-    assert provider_key(ctx.secrets, work) == ProviderKey(STORED_KEY, "")
+    keyring_ctx.secrets.set(provider_key_name("Work"), STORED_KEY)  # both: the keyring's is used
+    assert provider_key(keyring_ctx.secrets, work) == ProviderKey(STORED_KEY, "")
     scripted_model.script(text("Refused."))
     with pytest.raises(AuthError):  # the server wants the environment's key, and gets the keyring's
-        arun(ask(client_for(ctx)))
+        arun(ask(client_for(keyring_ctx)))
     scripted_model.require_key(STORED_KEY)
     scripted_model.script(text("Hello from the keyring's key."))
-    assert arun(ask(client_for(ctx))) == "Hello from the keyring's key."
+    assert arun(ask(client_for(keyring_ctx))) == "Hello from the keyring's key."
 
 
 def test_without_a_keyring_the_environment_key_still_works(
     profile_dir: Path, scripted_model: ScriptedModel, monkeypatch: pytest.MonkeyPatch, arun: Any
 ) -> None:
-    ctx = AppContext.open(str(profile_dir), secrets=SecretStore(problem="No system keyring is available."))
-    ctx.settings.providers = [ProviderConfig(name="Router", kind=ProviderKind.OPENROUTER,
+    keyring_ctx = AppContext.open(str(profile_dir), secrets=SecretStore(problem="No system keyring is available."))
+    keyring_ctx.settings.providers = [ProviderConfig(name="Router", kind=ProviderKind.OPENROUTER,
                                              base_url=scripted_model.base_url, model="scripted")]
     with pytest.raises(JawadError, match="No system keyring"):
-        resolve_provider(ctx)
+        resolve_provider(keyring_ctx)
     monkeypatch.setenv("OPENROUTER_API_KEY", ENV_KEY)
     scripted_model.require_key(ENV_KEY)
     scripted_model.script(text("Routed."))
-    assert arun(ask(client_for(ctx))) == "Routed."
+    assert arun(ask(client_for(keyring_ctx))) == "Routed."
 
 
 def test_every_cloud_kind_reads_its_variable(
-    ctx: AppContext, provider_server: ProviderServer, monkeypatch: pytest.MonkeyPatch, arun: Any
+    keyring_ctx: AppContext, provider_server: ProviderServer, monkeypatch: pytest.MonkeyPatch, arun: Any
 ) -> None:
     assert {kind: KEY_VARIABLES.get(kind.value, ()) for kind in ProviderKind if kind.needs_key} == {
         ProviderKind.OPENAI: ("OPENAI_API_KEY",), ProviderKind.OPENAI_RESPONSES: ("OPENAI_API_KEY",),
@@ -127,24 +103,24 @@ def test_every_cloud_kind_reads_its_variable(
     for kind, fmt, header, key in ((ProviderKind.ANTHROPIC, "anthropic", "x-api-key", "sk-ant-env-key"),
                                    (ProviderKind.GEMINI, "gemini", "x-goog-api-key", "gemini-sdk-key")):
         provider = ProviderConfig(name=kind.label, kind=kind, base_url=provider_server.url(fmt), model="ok")
-        ctx.settings.providers = [provider]
-        assert arun(ask(client_for(ctx))) == PROVIDER_ANSWER
+        keyring_ctx.settings.providers = [provider]
+        assert arun(ask(client_for(keyring_ctx))) == PROVIDER_ANSWER
         assert provider_server.last(fmt)["headers"][header] == key, kind
 
     # A kind that takes no key is never given one from another kind's variable.
     local = ProviderConfig(name="LM", kind=ProviderKind.OPENAI_COMPATIBLE, base_url="http://127.0.0.1:1/v1")
-    assert provider_key(ctx.secrets, local) == ProviderKey(None)
+    assert provider_key(keyring_ctx.secrets, local) == ProviderKey(None)
 
 
 def test_an_unsaved_provider_from_the_command_line_uses_the_environment(
-    ctx: AppContext, monkeypatch: pytest.MonkeyPatch
+    keyring_ctx: AppContext, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with pytest.raises(JawadError) as info:
-        resolve_provider(ctx, kind="anthropic", base_url="http://127.0.0.1:1/anthropic/v1")
+        resolve_provider(keyring_ctx, kind="anthropic", base_url="http://127.0.0.1:1/anthropic/v1")
     assert info.value.suggestions == ["Pass --api-key-env VARIABLE with the key in that variable, "
                                       "or set ANTHROPIC_API_KEY."]
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-env-key")
-    _, key = resolve_provider(ctx, kind="anthropic", base_url="http://127.0.0.1:1/anthropic/v1")
+    _, key = resolve_provider(keyring_ctx, kind="anthropic", base_url="http://127.0.0.1:1/anthropic/v1")
     assert key == "sk-ant-env-key"
 
 

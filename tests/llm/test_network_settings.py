@@ -12,7 +12,6 @@ also shows that the answers did come through the proxy.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,42 +29,14 @@ from jawad_desktop.core.llm.network import check_ca_bundle, check_proxy_url, che
 from jawad_desktop.core.messages import Message
 from jawad_desktop.ui.remedies import error_text
 from tests.fixtures.certificates import TestCA
+from tests.fixtures.network import PROVIDER_HOST
 from tests.servers.fault_server import ANSWER, FaultServer
 from tests.servers.http_proxy import HttpProxy
 from tests.servers.scripted_model import ScriptedModel, text
 
-NAME = "provider.test"
+NAME = PROVIDER_HOST
+pytestmark = pytest.mark.usefixtures("no_environment_proxy")
 HELLO = [Message(role="user", content="Hello?")]
-PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy",
-                   "no_proxy")
-
-
-@pytest.fixture(autouse=True)
-def _no_proxy_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Only the setting under test decides the route."""
-    for variable in PROXY_VARIABLES:
-        monkeypatch.delenv(variable, raising=False)
-
-
-@pytest.fixture
-def proxy() -> Iterator[HttpProxy]:
-    with HttpProxy({NAME: "127.0.0.1"}) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def ca(tmp_path_factory: pytest.TempPathFactory) -> TestCA:
-    return TestCA.create(tmp_path_factory.mktemp("ca"))
-
-
-@pytest.fixture(scope="module")
-def https_server(ca: TestCA) -> Iterator[FaultServer]:
-    """An OpenAI-compatible server over HTTPS with a certificate for ``provider.test`` from ``ca``."""
-    server = FaultServer().start(tls=ca.server_context(NAME))
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def port_of(url: str) -> int:
@@ -91,7 +62,7 @@ async def failure(provider: ProviderConfig, settings: NetworkSettings) -> LLMErr
 
 
 def test_requests_to_a_provider_go_through_the_proxy(
-    scripted_model: ScriptedModel, proxy: HttpProxy, arun: Any
+    scripted_model: ScriptedModel, provider_proxy: HttpProxy, arun: Any
 ) -> None:
     port = port_of(scripted_model.base_url)
     provider = ProviderConfig(name="Remote", kind=ProviderKind.OPENAI, base_url=f"http://{NAME}:{port}/v1",
@@ -99,45 +70,49 @@ def test_requests_to_a_provider_go_through_the_proxy(
     scripted_model.script(text("Through the proxy."), text("Again."))
     scripted_model.require_key("sk-remote-1234567890")
 
-    assert arun(ask(provider, network(proxy_url=proxy.url), "sk-remote-1234567890")) == "Through the proxy."
-    assert proxy.targets("POST") == [f"http://{NAME}:{port}/v1/chat/completions"]
+    answer = arun(ask(provider, network(proxy_url=provider_proxy.url), "sk-remote-1234567890"))
+    assert answer == "Through the proxy."
+    assert provider_proxy.targets("POST") == [f"http://{NAME}:{port}/v1/chat/completions"]
     assert len(scripted_model.requests) == 1
 
     # The same request without the proxy: the name means nothing outside the proxy.
     error = arun(failure(provider, network()))
     assert isinstance(error, NetworkError) and "does not resolve" in error.message
-    assert len(proxy.seen) == 1 and len(scripted_model.requests) == 1
+    assert len(provider_proxy.seen) == 1 and len(scripted_model.requests) == 1
 
 
-def test_loopback_providers_never_use_the_proxy(scripted_model: ScriptedModel, proxy: HttpProxy, arun: Any) -> None:
+def test_loopback_providers_never_use_the_proxy(
+    scripted_model: ScriptedModel, provider_proxy: HttpProxy, arun: Any
+) -> None:
     scripted_model.script(text("Direct."))
-    assert arun(ask(scripted_model.provider(), network(proxy_url=proxy.url))) == "Direct."
-    assert proxy.seen == []
-    assert proxy_shown(proxy.url, scripted_model.base_url) == ""
+    assert arun(ask(scripted_model.provider(), network(proxy_url=provider_proxy.url))) == "Direct."
+    assert provider_proxy.seen == []
+    assert proxy_shown(provider_proxy.url, scripted_model.base_url) == ""
 
 
 def test_https_provider_signed_by_the_ca_bundle_works_through_the_proxy(
-    https_server: FaultServer, ca: TestCA, proxy: HttpProxy, arun: Any
+    https_provider: FaultServer, provider_ca: TestCA, provider_proxy: HttpProxy, arun: Any
 ) -> None:
-    port = port_of(https_server.base_url)
+    port = port_of(https_provider.base_url)
     provider = ProviderConfig(name="Secure", kind=ProviderKind.OPENAI_COMPATIBLE,
                               base_url=f"https://{NAME}:{port}/v1", model="ok")
 
-    assert arun(ask(provider, network(proxy_url=proxy.url, ca_bundle=str(ca.bundle)))) == ANSWER
-    assert proxy.targets("CONNECT") == [f"{NAME}:{port}"]  # a tunnel: the TLS is end to end
+    assert arun(ask(provider, network(proxy_url=provider_proxy.url, ca_bundle=str(provider_ca.bundle)))) == ANSWER
+    assert provider_proxy.targets("CONNECT") == [f"{NAME}:{port}"]  # a tunnel: the TLS is end to end
 
     # Without the bundle the certificate is nobody's the system trusts: a clear error, fixed in Network.
-    error = arun(failure(provider, network(proxy_url=proxy.url)))
+    error = arun(failure(provider, network(proxy_url=provider_proxy.url)))
     assert isinstance(error, NetworkError)
     assert error.message == f"The secure connection to {NAME} failed: its certificate could not be verified."
     assert error.remedy == Remedy("network")
     assert any("CA bundle" in tip for tip in error.suggestions)
     assert "Settings → Network" in error_text(error)  # how the window words it
 
-    result = arun(test_connection(provider, None, network(proxy_url=proxy.url)))
+    result = arun(test_connection(provider, None, network(proxy_url=provider_proxy.url)))
     assert not result.success and "certificate could not be verified" in result.error
     assert Remedy.from_json(result.remedy) == Remedy("network")
-    assert arun(test_connection(provider, None, network(proxy_url=proxy.url, ca_bundle=str(ca.bundle)))).success
+    trusted = network(proxy_url=provider_proxy.url, ca_bundle=str(provider_ca.bundle))
+    assert arun(test_connection(provider, None, trusted)).success
 
 
 def test_a_dead_proxy_is_named_and_not_retried(scripted_model: ScriptedModel, arun: Any) -> None:
@@ -155,7 +130,7 @@ def test_a_dead_proxy_is_named_and_not_retried(scripted_model: ScriptedModel, ar
     assert scripted_model.requests == []
 
 
-def test_the_checks_of_what_the_user_types(ca: TestCA, tmp_path: Path) -> None:
+def test_the_checks_of_what_the_user_types(provider_ca: TestCA, tmp_path: Path) -> None:
     assert check_proxy_url("") == ""
     assert check_proxy_url(" proxy.corp:3128 ") == "http://proxy.corp:3128"
     assert check_proxy_url("https://u:p@proxy.corp:8443/") == "https://u:p@proxy.corp:8443"
@@ -165,9 +140,9 @@ def test_the_checks_of_what_the_user_types(ca: TestCA, tmp_path: Path) -> None:
             check_proxy_url(bad)
         assert info.value.remedy == Remedy("network")
 
-    assert check_ca_bundle(str(ca.bundle)) == str(ca.bundle)
+    assert check_ca_bundle(str(provider_ca.bundle)) == str(provider_ca.bundle)
     der = tmp_path / "ca.der"
-    der.write_bytes(ca.certificate.public_bytes(Encoding.DER))
+    der.write_bytes(provider_ca.certificate.public_bytes(Encoding.DER))
     broken = tmp_path / "broken.pem"
     broken.write_text("-----BEGIN CERTIFICATE-----\nnot base64 at all\n-----END CERTIFICATE-----\n")
     for path, words in ((tmp_path / "missing.pem", "does not exist"), (tmp_path, "it is a folder"),
@@ -178,7 +153,7 @@ def test_the_checks_of_what_the_user_types(ca: TestCA, tmp_path: Path) -> None:
     with pytest.raises(JawadError, match="not a PEM file"):
         checked_network(proxy_url="", ca_bundle=str(der), connect_timeout_s=5, read_timeout_s=5,
                         total_timeout_s=5, max_retries=0)
-    settings = checked_network(proxy_url="proxy:3128", ca_bundle=f" {ca.bundle} ", connect_timeout_s=4,
+    settings = checked_network(proxy_url="proxy:3128", ca_bundle=f" {provider_ca.bundle} ", connect_timeout_s=4,
                                read_timeout_s=50, total_timeout_s=500, max_retries=2)
-    assert settings == NetworkSettings(proxy_url="http://proxy:3128", ca_bundle=str(ca.bundle),
+    assert settings == NetworkSettings(proxy_url="http://proxy:3128", ca_bundle=str(provider_ca.bundle),
                                        connect_timeout_s=4, read_timeout_s=50, total_timeout_s=500, max_retries=2)

@@ -7,16 +7,6 @@ from collections.abc import Iterator
 import pytest
 
 from jawad_desktop.core.llm.client import forget_capabilities
-from tests.servers.provider_servers import ProviderServer
-
-
-@pytest.fixture(scope="session")
-def provider_server() -> Iterator[ProviderServer]:
-    server = ProviderServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture(autouse=True)

@@ -42,9 +42,12 @@ import json
 import struct
 import threading
 from collections import defaultdict
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote
+
+import pytest
 
 from tests.servers import openai_rules
 
@@ -587,3 +590,13 @@ class ProviderServer:
                 line({**done, "message": {"role": "assistant", "content": ""}})
 
         return Handler
+
+
+@pytest.fixture(scope="session")
+def provider_server() -> Iterator[ProviderServer]:
+    """One loopback server speaking every provider's format, for the whole run."""
+    server = ProviderServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -5,18 +5,16 @@ provider's key comes from OPENAI_API_KEY (and the like), Test connection uses it
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from jawad_desktop.core.config.environment import KEY_VARIABLES
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.llm.connection import ProviderOffer
 from jawad_desktop.core.llm.factory import client_for
 from jawad_desktop.core.messages import Message
-from jawad_desktop.core.store.secrets import SecretStore, provider_key_name
+from jawad_desktop.core.store.secrets import provider_key_name
 from jawad_desktop.ui.first_start import adopt_offer
 from jawad_desktop.ui.main_window import _provider_hooks
 from jawad_desktop.ui.settings_dialog import SettingsDialog
@@ -24,24 +22,12 @@ from tests.servers.scripted_model import ScriptedModel, text
 
 ENV_KEY = "sk-env-page-key-9137"
 
-
-@pytest.fixture(autouse=True)
-def _clean_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for variable in {v for names in KEY_VARIABLES.values() for v in names}:
-        monkeypatch.delenv(variable, raising=False)
+pytestmark = pytest.mark.usefixtures("no_environment_keys")
 
 
 @pytest.fixture
-def ctx(profile_dir: Path, secret_store: SecretStore) -> Iterator[AppContext]:
-    context = AppContext.open(str(profile_dir), secrets=secret_store)
-    yield context
-    for provider in context.settings.providers:
-        secret_store.delete(provider_key_name(provider.name))
-
-
-@pytest.fixture
-def dialog(qtbot: Any, ctx: AppContext, aio_loop: Any) -> Iterator[SettingsDialog]:
-    dlg = SettingsDialog(ctx, **_provider_hooks(ctx))  # the window's own Test connection
+def dialog(qtbot: Any, keyring_ctx: AppContext, aio_loop: Any) -> Iterator[SettingsDialog]:
+    dlg = SettingsDialog(keyring_ctx, **_provider_hooks(keyring_ctx))  # the window's own Test connection
     qtbot.addWidget(dlg)
     dlg.open()
     yield dlg
@@ -51,10 +37,10 @@ def dialog(qtbot: Any, ctx: AppContext, aio_loop: Any) -> Iterator[SettingsDialo
 def test_the_providers_page_says_where_the_key_comes_from_and_tests_with_it(
     dialog: SettingsDialog, scripted_model: ScriptedModel, monkeypatch: pytest.MonkeyPatch, qtbot: Any
 ) -> None:
-    ctx, page = dialog.ctx, dialog.providers
+    keyring_ctx, page = dialog.ctx, dialog.providers
     monkeypatch.setenv("OPENAI_API_KEY", ENV_KEY)
-    ctx.settings.providers = [ProviderConfig(name="Work", kind=ProviderKind.OPENAI, base_url=scripted_model.base_url,
-                                             model="scripted")]
+    work = ProviderConfig(name="Work", kind=ProviderKind.OPENAI, base_url=scripted_model.base_url, model="scripted")
+    keyring_ctx.settings.providers = [work]
     page.refresh(select="Work")
     assert page.api_key.placeholderText().startswith("Using OPENAI_API_KEY from the environment")
 
@@ -64,7 +50,7 @@ def test_the_providers_page_says_where_the_key_comes_from_and_tests_with_it(
     qtbot.waitUntil(lambda: page.test_button.isEnabled() and "Connected to Work" in page.status.text(),
                     timeout=15_000)
 
-    ctx.secrets.set(provider_key_name("Work"), "sk-stored-key-5521")
+    keyring_ctx.secrets.set(provider_key_name("Work"), "sk-stored-key-5521")
     page.refresh(select="Work")
     assert page.api_key.placeholderText() == "A key is stored in the keyring"
 
@@ -78,17 +64,17 @@ def test_the_providers_page_says_where_the_key_comes_from_and_tests_with_it(
 
 
 def test_first_start_copies_the_environment_key_to_the_keyring_on_the_users_click(
-    ctx: AppContext, scripted_model: ScriptedModel, monkeypatch: pytest.MonkeyPatch, arun: Any
+    keyring_ctx: AppContext, scripted_model: ScriptedModel, monkeypatch: pytest.MonkeyPatch, arun: Any
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", ENV_KEY)
     offer = ProviderOffer(ProviderConfig(name="OpenAI", kind=ProviderKind.OPENAI, base_url=scripted_model.base_url,
                                          model="scripted"), "OPENAI_API_KEY is set", api_key_env="OPENAI_API_KEY")
-    assert adopt_offer(ctx, offer) == "OpenAI"
-    assert ctx.secrets.get(provider_key_name("OpenAI")) == ENV_KEY
+    assert adopt_offer(keyring_ctx, offer) == "OpenAI"
+    assert keyring_ctx.secrets.get(provider_key_name("OpenAI")) == ENV_KEY
     monkeypatch.delenv("OPENAI_API_KEY")  # started from the menu later: the keyring has it
 
     async def ask() -> str:
-        async with client_for(ctx) as client:
+        async with client_for(keyring_ctx) as client:
             return (await client.chat([Message(role="user", content="hi")]).response()).content
 
     scripted_model.require_key(ENV_KEY)

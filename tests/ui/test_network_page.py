@@ -20,17 +20,13 @@ from jawad_desktop.core.store.secrets import SecretStore
 from jawad_desktop.ui.network_page import NetworkPage
 from jawad_desktop.ui.settings_dialog import SettingsDialog
 from tests.fixtures.certificates import TestCA
+from tests.fixtures.network import PROVIDER_HOST
 from tests.servers.fault_server import FaultServer
 from tests.servers.http_proxy import HttpProxy
 from tests.ui.page_checks import assert_named_and_labelled
 
-NAME = "provider.test"
-
-
-@pytest.fixture(autouse=True)
-def _no_proxy_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for variable in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(variable, raising=False)
+NAME = PROVIDER_HOST
+pytestmark = pytest.mark.usefixtures("no_environment_proxy")
 
 
 @pytest.fixture
@@ -42,20 +38,6 @@ def dialog(qtbot: Any, profile_dir: Path, secret_store: SecretStore, aio_loop: A
     dlg.show_page("Network")
     yield dlg
     dlg.close()
-
-
-@pytest.fixture(scope="module")
-def ca(tmp_path_factory: pytest.TempPathFactory) -> TestCA:
-    return TestCA.create(tmp_path_factory.mktemp("ca"))
-
-
-@pytest.fixture(scope="module")
-def https_server(ca: TestCA) -> Iterator[FaultServer]:
-    server = FaultServer().start(tls=ca.server_context(NAME))
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def saved_network(profile_dir: Path, secret_store: SecretStore) -> Any:
@@ -71,7 +53,8 @@ def test_the_pages_the_messages_name_exist_and_every_control_is_named(dialog: Se
 
 
 def test_settings_save_as_made_and_mistakes_are_shown_not_saved(
-    dialog: SettingsDialog, profile_dir: Path, secret_store: SecretStore, ca: TestCA, tmp_path: Path, qtbot: Any
+    dialog: SettingsDialog, profile_dir: Path, secret_store: SecretStore, provider_ca: TestCA, tmp_path: Path,
+    qtbot: Any
 ) -> None:
     page: NetworkPage = dialog.network
     page.proxy.setText("proxy.corp:3128")
@@ -80,7 +63,7 @@ def test_settings_save_as_made_and_mistakes_are_shown_not_saved(
     assert saved_network(profile_dir, secret_store).proxy_url == "http://proxy.corp:3128"
 
     der = tmp_path / "company.cer"
-    der.write_bytes(ca.certificate.public_bytes(Encoding.DER))
+    der.write_bytes(provider_ca.certificate.public_bytes(Encoding.DER))
     page.ca_bundle.setText(str(der))
     page.ca_bundle.editingFinished.emit()
     assert "is not a PEM file" in page.status.text()
@@ -91,7 +74,7 @@ def test_settings_save_as_made_and_mistakes_are_shown_not_saved(
     page.choose_ca_bundle()  # Browse…: a dialog that does not block; choosing a file saves it
     chooser = page.findChild(QFileDialog)
     assert chooser is not None and chooser.isVisible()
-    chooser.fileSelected.emit(str(ca.bundle))
+    chooser.fileSelected.emit(str(provider_ca.bundle))
     chooser.close()
     assert page.status.text() == ""
     page.read_timeout.setValue(45)
@@ -99,7 +82,7 @@ def test_settings_save_as_made_and_mistakes_are_shown_not_saved(
     page.retries.setValue(1)
     saved = saved_network(profile_dir, secret_store)
     assert (saved.ca_bundle, saved.connect_timeout_s, saved.read_timeout_s, saved.total_timeout_s,
-            saved.max_retries) == (str(ca.bundle), 7, 45, 300, 1)
+            saved.max_retries) == (str(provider_ca.bundle), 7, 45, 300, 1)
 
     # A field still being typed in when the user moves to another page is saved too.
     page.proxy.setText("")
@@ -110,10 +93,10 @@ def test_settings_save_as_made_and_mistakes_are_shown_not_saved(
 
 
 def test_test_connection_goes_through_the_proxy_and_trusts_the_ca_bundle(
-    dialog: SettingsDialog, https_server: FaultServer, ca: TestCA, qtbot: Any
+    dialog: SettingsDialog, https_provider: FaultServer, provider_ca: TestCA, qtbot: Any
 ) -> None:
     page: NetworkPage = dialog.network
-    port = int(https_server.base_url.rsplit(":", 1)[1].split("/", 1)[0])
+    port = int(https_provider.base_url.rsplit(":", 1)[1].split("/", 1)[0])
     page.test_button.click()  # no provider yet: where to add one
     assert "There is no provider" in page.status.text() and "Settings → Providers" in page.status.text()
 
@@ -128,7 +111,7 @@ def test_test_connection_goes_through_the_proxy_and_trusts_the_ca_bundle(
 
     with HttpProxy({NAME: "127.0.0.1"}) as proxy:
         page.proxy.setText(proxy.url)
-        page.ca_bundle.setText(str(ca.bundle))
+        page.ca_bundle.setText(str(provider_ca.bundle))
         shown = test("Connected")
         assert shown.startswith(f"Connected to Secure through the proxy {proxy.url} in ")
         assert proxy.targets("CONNECT") == [f"{NAME}:{port}"]
