@@ -21,13 +21,22 @@ def _modules() -> list[str]:
     return sorted(m.name[len("bench_"):] for m in pkgutil.iter_modules([str(HERE)]) if m.name.startswith("bench_"))
 
 
+# A name that runs several benchmarks: what one issue asks to see together.
+GROUPS = {
+    # Issue 17's figures: main content on the article corpus, product fields, tokens per read, read
+    # time on heavy pages, and read_page on 10,000 elements.
+    "reading": ["articles", "products", "elements", "read_time", "browser"],
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
-    parser.add_argument("names", nargs="*", help=f"which to run (default all): {', '.join(_modules())}")
+    parser.add_argument("names", nargs="*", help=f"which to run (default all): {', '.join(_modules())}; "
+                        + "; ".join(f"{group} runs {', '.join(parts)}" for group, parts in GROUPS.items()))
     parser.add_argument("--quick", action="store_true", help="fewer repetitions, for a smoke run")
     parser.add_argument("--out", type=Path, default=HERE / "results", help="folder for the JSON results")
     args = parser.parse_args(argv)
-    names = args.names or _modules()
+    names = [part for name in args.names or _modules() for part in GROUPS.get(name, [name])]
     unknown = [n for n in names if n not in _modules()]
     if unknown:
         parser.error(f"no such benchmark: {', '.join(unknown)}")

@@ -1,5 +1,6 @@
-"""read_page speed on 2,000- and 10,000-element pages, against a plain innerText read, and the
-longest GUI stall while it runs.
+"""read_page speed on 2,000- and 10,000-element pages, against a plain innerText read, the element
+list's own time (as served, and with a click listener on the document), and the longest GUI stall
+while it runs.
 
 The measurement runs in a child process (offscreen Qt, one qasync loop run once, PLATFORM.md),
 so a benchmark run never shares a Qt application with another benchmark. Pages come from
@@ -51,12 +52,26 @@ def run(quick: bool) -> list[Figure]:
             name=f"read_page / innerText, {size:,} elements", value=float(result["ratio"]), unit="x",
             note=f"document.body.innerText read: {result['inner_text_ms']:.1f} ms",
         ))
+        figures.append(Figure(
+            name=f"element list (J.elements), {size:,} elements", value=float(result["elements_ms"]), unit="ms",
+            note=f"{float(result['elements_handled_ms']):.1f} ms with a click listener on the document "
+                 "(cursor:pointer groups are looked for)",
+        ))
     figures.append(Figure(
         name="longest GUI stall during read_page", value=float(data["max_stall_ms"]), unit="ms",
         goal=f"<= {STALL_GOAL_MS:.0f} ms", ok=float(data["max_stall_ms"]) <= STALL_GOAL_MS,
         note="5 ms timer on the GUI thread; the gap beyond its interval",
     ))
     return figures
+
+
+async def _elements_ms(page: Any) -> float:
+    """Milliseconds ``J.elements(150)`` takes inside the page (its isolated world)."""
+    from jawad_desktop.ui.browser_pane import WORLD
+
+    took = await page.run_js("(function () { var t = performance.now(); window.__jawad.elements(150); "
+                             "return performance.now() - t; })()", world=WORLD, timeout=60)
+    return float(took)
 
 
 def _child(quick: bool) -> int:
@@ -115,10 +130,17 @@ def _child(quick: bool) -> int:
                 listed = len(reading.elements)
             med = statistics.median(totals)
             inner_med = statistics.median(inner)
+            # The element list alone, timed inside the page: as served (no handlers), then with a
+            # click listener on the document, as most sites have, which makes the list look for
+            # cursor:pointer groups under it (core/tools/js/jawad_clicks.js marks <html>).
+            plain = [await _elements_ms(page) for _ in range(runs)]
+            await page.run_js("document.addEventListener('click', function () {});", world=0)
+            handled = [await _elements_ms(page) for _ in range(runs)]
             result["sizes"][str(size)] = {
                 "runs": runs, "read_page_ms": med, "script_ms": statistics.median(scripts),
                 "parse_ms": statistics.median(parses), "inner_text_ms": inner_med,
                 "ratio": med / max(inner_med, 0.001), "elements_listed": listed,
+                "elements_ms": statistics.median(plain), "elements_handled_ms": statistics.median(handled),
             }
         result["max_stall_ms"] = max([0.0, *gaps])
         return 0

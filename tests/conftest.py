@@ -35,4 +35,5 @@ pytest_plugins = [
     "tests.fixtures.network",
     "tests.servers.scripted_model",
     "tests.servers.provider_servers",
+    "tests.servers.slow_pages",
 ]

@@ -4,7 +4,8 @@ The page is loaded in an offscreen view on a private (off-the-record) profile, s
 never touches the window's cookies and can run while the window is open, and read through the
 same ``Assistant`` the window uses. The output is exactly the tool's result for the model;
 ``--json`` prints spec 001's READ_PAGE shape (title, url, markdown, product,
-interactiveElements) plus notes and injection warnings.
+interactiveElements) plus notes, injection warnings and the parts; ``--part N`` prints part N of
+a long page's content, as ``read_page(part=N)`` gives it.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("url", help="the page: a URL, a bare host (example.com) or a local HTML file")
     parser.add_argument("--json", action="store_true", help="print the reading as JSON (spec 001 READ_PAGE)")
+    parser.add_argument("--part", type=int, default=1, metavar="N",
+                        help="print part N of a long page's content (the first read says how many there are)")
     parser.add_argument("--max-elements", type=int, default=150, metavar="N",
                         help="list at most N interactive elements (default 150)")
     parser.add_argument("--timeout", type=float, default=30.0, metavar="S",
@@ -56,8 +59,12 @@ def run(args: argparse.Namespace, ctx: AppContext) -> int:
                                           "Give it more time with --timeout 60 if the site is slow."]) from None
         finally:
             await assistant.aclose()
-        outcome["text"] = (json.dumps(reading.as_dict(), ensure_ascii=False, indent=2) if args.json
-                           else reading.for_model())
+        count = len(reading.parts())
+        if not 1 <= args.part <= count:
+            raise JawadError(f"{url} has {count} part{'s' * (count != 1)} of content; there is no part {args.part}.",
+                             suggestions=[f"Ask for a part from 1 to {count} with --part."])
+        outcome["text"] = (json.dumps(reading.as_dict(args.part), ensure_ascii=False, indent=2) if args.json
+                           else reading.for_model(part=args.part))
         return 0
 
     run_on_qt(main, after=lambda: print(outcome["text"]) if "text" in outcome else None)

@@ -117,6 +117,10 @@ class Assistant:
             self.harbor, self.bus, timeout_s=settings.browser.permission_timeout_s,
             inspector=inspector, ask=ask,
         )
+        if page is not None and hasattr(page, "download_guard"):
+            from jawad_desktop.core.tools.browser import make_download_guard
+
+            page.download_guard = make_download_guard(self.gate, self.bus)  # the agent's downloads are asked for
         self.mcp: McpRegistry | None = None
         self.session = AgentSession(
             client=self._client_for_run, registry=self.base_registry, settings=settings, bus=self.bus,

@@ -1,4 +1,4 @@
-"""The embedded browser: a QWebEngineView with address bar, back, forward, reload and progress.
+"""The embedded browser: tabs of QWebEngineViews with address bar, back, forward, reload and progress.
 
 The agent drives the same view through the page driver; the user watches and can browse too.
 The profile is persistent (cookies kept) in the data folder unless off-the-record is chosen.
@@ -6,22 +6,35 @@ The profile is persistent (cookies kept) in the data folder unless off-the-recor
 
 from __future__ import annotations
 
+import functools
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QUrl, Signal
+from PySide6.QtCore import Qt, QUrl, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile, QWebEngineScript
 from PySide6.QtWebEngineWidgets import QWebEngineView
-from PySide6.QtWidgets import QHBoxLayout, QLineEdit, QProgressBar, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLineEdit,
+    QProgressBar,
+    QStackedWidget,
+    QTabBar,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 log = logging.getLogger("jawad.ui.browser")
 
 # The isolated JavaScript world of the agent's page library (core/tools/js/jawad_page.js).
 WORLD = int(QWebEngineScript.ScriptWorldId.ApplicationWorld)
 SCRIPT_NAME = "jawad-page-library"
+# The marker of the page's own click handlers (core/tools/js/jawad_clicks.js), in the page's world.
+CLICKS_SCRIPT_NAME = "jawad-click-marks"
 
 
 def normalise_address(text: str, search_template: str) -> QUrl:
@@ -62,14 +75,17 @@ def make_profile(storage: Path | None, parent: QWidget | None = None) -> QWebEng
 
 class GuardedWebPage(QWebEnginePage):
     """A QWebEnginePage that asks its driver (the agent's ``page_driver.QtWebEnginePage``, once
-    one drives it) about navigations an agent action starts, opens new-window links in place,
-    and answers the page's JavaScript dialogs itself while the agent acts (a modal dialog would
-    block the agent and the window; confirm and prompt get Cancel). ``loading`` is true from a
-    load's start to its end."""
+    one drives it) about navigations an agent action starts, opens new windows as tabs of its
+    ``tab_host`` (``ui/browser_tabs.PageTabs``; in place when it has none), and answers the page's
+    JavaScript dialogs itself while the agent acts (a modal dialog would block the agent and the
+    window; confirm and prompt get Cancel). ``loading`` is true from a load's start to its end;
+    ``opener_url`` is the address of the page that opened this one as a popup."""
 
     def __init__(self, profile: QWebEngineProfile, parent: QWidget | None, driver: Any = None) -> None:
         super().__init__(profile, parent)
         self.driver = driver
+        self.tab_host: Any = None  # the PageTabs this page is a tab of
+        self.opener_url = ""
         self.loading = False
         self._popups: list[QWebEnginePage] = []
         self.loadStarted.connect(self._load_started)
@@ -85,7 +101,9 @@ class GuardedWebPage(QWebEnginePage):
         return self.driver is not None and self.driver._agent_depth > 0
 
     def createWindow(self, _type: QWebEnginePage.WebWindowType) -> QWebEnginePage:
-        # One page the user watches: a link meant for a new window opens here instead. A throwaway
+        if self.tab_host is not None:  # a tab of its own, which keeps window.opener
+            return self.tab_host.open_from(self, _type)
+        # Without tabs, a link meant for a new window opens here instead. A throwaway
         # page receives the new window's first navigation and hands its URL over.
         catcher = QWebEnginePage(self.profile(), self)
         self._popups.append(catcher)
@@ -100,6 +118,14 @@ class GuardedWebPage(QWebEnginePage):
 
         catcher.urlChanged.connect(hand_over)
         return catcher
+
+    def chooseFiles(self, mode: QWebEnginePage.FileSelectionMode, oldFiles: Sequence[str],
+                    acceptedMimeTypes: Sequence[str]) -> list[str]:
+        # The agent's upload (allowed by the user, for a file the user named) answers the chooser it opened.
+        files = self.driver.take_upload() if self.driver is not None else None
+        if files is not None:
+            return files
+        return super().chooseFiles(mode, oldFiles, acceptedMimeTypes)
 
     def javaScriptAlert(self, securityOrigin: QUrl | str, msg: str) -> None:
         if self._acting():
@@ -125,12 +151,13 @@ class GuardedWebPage(QWebEnginePage):
         target = url.toString() if isinstance(url, QUrl) else str(url)
         if not isMainFrame or self.driver is None:
             return True
-        return bool(self.driver._allow_navigation(target))
+        return bool(self.driver._allow_navigation(target, self))
 
 
 def install_page_script(page: QWebEnginePage) -> None:
     """Inject the agent's page library into every document ``page`` loads, subframes included,
-    in its own isolated world (the page's scripts can neither see nor change it)."""
+    in its own isolated world (the page's scripts can neither see nor change it), and the marker
+    of the page's click handlers (``jawad_clicks.js``) into the page's world."""
     from jawad_desktop.core.tools.page import page_script
 
     scripts = page.scripts()
@@ -143,10 +170,24 @@ def install_page_script(page: QWebEnginePage) -> None:
     script.setInjectionPoint(QWebEngineScript.InjectionPoint.DocumentReady)
     script.setRunsOnSubFrames(True)
     scripts.insert(script)
+    # The page's listeners are out of the library's sight: this small script marks the elements
+    # that get click handlers, in the page's own world, before any of the page's scripts runs.
+    for old in scripts.find(CLICKS_SCRIPT_NAME):
+        scripts.remove(old)
+    marks = QWebEngineScript()
+    marks.setName(CLICKS_SCRIPT_NAME)
+    marks.setSourceCode(page_script("jawad_clicks.js"))
+    marks.setWorldId(int(QWebEngineScript.ScriptWorldId.MainWorld))
+    marks.setInjectionPoint(QWebEngineScript.InjectionPoint.DocumentCreation)
+    marks.setRunsOnSubFrames(True)
+    scripts.insert(marks)
 
 
 class BrowserPane(QWidget):
-    """The browser with its navigation bar. ``page_ready`` fires after each successful load."""
+    """The browser with its tab bar and navigation bar. ``page_ready`` fires after each successful
+    load of the tab shown. A page's popups and ``target=_blank`` links open as tabs
+    (``ui/browser_tabs.PageTabs``); the bar shows when there are two or more. ``view`` and ``page``
+    are the tab shown."""
 
     page_ready = Signal(str)  # url
     summarize_requested = Signal()  # the Summarize button: the window asks the agent (/summarize)
@@ -162,16 +203,26 @@ class BrowserPane(QWidget):
     ) -> None:
         """``shortcuts=False``: the keyboard shortcuts come with ``add_shortcuts`` (the window's
         first frame: making a QKeySequence builds all of PySide's Qt enums, 30 ms)."""
+        from jawad_desktop.ui.browser_tabs import PageTabs
+
         super().__init__(parent)
         self.search_template = search_template
         self.profile = profile
         self._disposed = False
         self.loads_finished = 0  # page loads ended (the start page's included)
-        self.view = QWebEngineView(self)
-        # Made for the agent's driver, which adopts it when the assistant starts.
-        self.page = GuardedWebPage(profile, self.view)
-        self.view.setPage(self.page)
-        self.view.setAccessibleName("Web page")
+        self.stack = QStackedWidget(self)
+        self.tab_bar = QTabBar(self)
+        self.tab_bar.setAccessibleName("Tabs")
+        self.tab_bar.setAutoHide(True)  # one tab: no bar
+        self.tab_bar.setTabsClosable(True)
+        self.tab_bar.setDocumentMode(True)
+        self.tab_bar.setExpanding(False)
+        self.tab_bar.setElideMode(Qt.TextElideMode.ElideRight)
+        self.tabs = PageTabs(profile, self._new_view, parent=self)
+        self.tabs.tab_added.connect(self._tab_added)
+        self.tabs.tab_removed.connect(self.tab_bar.removeTab)
+        self.tabs.current_changed.connect(self._show_tab)
+        self.tabs.tab_changed.connect(self._retitle)
         self.back_button = self._button("◀", "Back")
         self.forward_button = self._button("▶", "Forward")
         self.reload_button = self._button("⟳", "Reload")
@@ -198,22 +249,45 @@ class BrowserPane(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
+        layout.addWidget(self.tab_bar)
         layout.addLayout(bar)
         layout.addWidget(self.progress)
-        layout.addWidget(self.view, 1)
-        self.back_button.clicked.connect(self.view.back)
-        self.forward_button.clicked.connect(self.view.forward)
-        self.reload_button.clicked.connect(self.view.reload)
+        layout.addWidget(self.stack, 1)
+        first = self._new_view()
+        page = GuardedWebPage(profile, first)  # made for the agent's driver, which adopts it
+        first.setPage(page)
+        self.tabs.adopt(first, page)
+        self.tab_bar.currentChanged.connect(self.tabs.set_current)
+        self.tab_bar.tabCloseRequested.connect(self.tabs.close)
+        self.back_button.clicked.connect(lambda: self.view.back())
+        self.forward_button.clicked.connect(lambda: self.view.forward())
+        self.reload_button.clicked.connect(lambda: self.view.reload())
         self.address.returnPressed.connect(self._go)
-        self.view.urlChanged.connect(self._url_changed)
-        self.view.loadStarted.connect(self._load_started)
-        self.view.loadProgress.connect(self.progress.setValue)
-        self.view.loadFinished.connect(self._load_finished)
         if shortcuts:
             self.add_shortcuts()
         # A new page has no history yet (asking Chromium for it costs 10 ms at start-up).
         self.back_button.setEnabled(False)
         self.forward_button.setEnabled(False)
+
+    @property
+    def view(self) -> QWebEngineView:
+        """The view of the tab shown."""
+        return self.tabs.current_view
+
+    @property
+    def page(self) -> GuardedWebPage:
+        """The page of the tab shown."""
+        return self.tabs.current_page
+
+    def _new_view(self) -> QWebEngineView:
+        view = QWebEngineView(self.stack)
+        view.setAccessibleName("Web page")
+        self.stack.addWidget(view)
+        view.urlChanged.connect(functools.partial(self._url_changed, view))
+        view.loadStarted.connect(functools.partial(self._load_started, view))
+        view.loadProgress.connect(functools.partial(self._load_progress, view))
+        view.loadFinished.connect(functools.partial(self._load_finished, view))
+        return view
 
     def _button(self, text: str, name: str) -> QToolButton:
         button = QToolButton(self)
@@ -223,20 +297,36 @@ class BrowserPane(QWidget):
         return button
 
     def add_shortcuts(self) -> None:
-        """Back, Forward and Reload on the platform's keys; Ctrl+Shift+L for the address."""
+        """Back, Forward and Reload on the platform's keys; Ctrl+Shift+L for the address; Ctrl+W
+        closes the tab shown (not the last), Ctrl+Tab and Ctrl+Shift+Tab go to the next and previous."""
         for button, key in ((self.back_button, QKeySequence.StandardKey.Back),
                             (self.forward_button, QKeySequence.StandardKey.Forward),
                             (self.reload_button, QKeySequence.StandardKey.Refresh)):
             button.setShortcut(QKeySequence(key))
-        focus = QAction(self)
-        focus.setShortcut(QKeySequence("Ctrl+Shift+L"))
-        focus.triggered.connect(self.focus_address)
-        self.addAction(focus)
+        for keys, slot in (("Ctrl+Shift+L", self.focus_address), ("Ctrl+W", self.close_tab),
+                           ("Ctrl+Tab", lambda: self.next_tab(1)), ("Ctrl+Shift+Tab", lambda: self.next_tab(-1))):
+            action = QAction(self)
+            action.setShortcut(QKeySequence(keys))
+            # In the browser only: elsewhere in the window these keys are the widgets' own.
+            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            action.triggered.connect(slot)
+            self.addAction(action)
+
+    def close_tab(self) -> None:
+        """Close the tab shown, unless it is the only one."""
+        self.tabs.close(self.tabs.current)
+
+    def next_tab(self, step: int) -> None:
+        """Show the next tab (``step`` 1) or the previous one (-1), round the end."""
+        count = len(self.tabs.pages)
+        if count > 1:
+            self.tabs.set_current((self.tabs.current + step) % count)
 
     def install_page_script(self) -> None:
-        """The agent's page library in every document from now on (the driver injects it into
-        one already shown when it needs it)."""
-        install_page_script(self.page)
+        """The agent's page library in every tab's documents from now on (the driver injects it
+        into one already shown when it needs it)."""
+        for page in self.tabs.pages:
+            install_page_script(page)
 
     def show_start_page(self, home_url: str = "about:blank") -> None:
         """The home page, or a short built-in page that says what this browser is for."""
@@ -246,13 +336,13 @@ class BrowserPane(QWidget):
             self.view.setHtml(START_PAGE, QUrl("about:blank"))
 
     def dispose(self) -> None:
-        """Delete the page now: a profile released while its page lives aborts Chromium."""
+        """Delete the pages now: a profile released while a page lives aborts Chromium."""
         if self._disposed:
             return
         self._disposed = True
-        # Deleting the view deletes its page (its child) now; a lone page deletion would let
-        # the view lazily create a default page that outlives the default profile.
-        shiboken6.delete(self.view)
+        # Deleting a view deletes its page (its child) now; a lone page deletion would let the
+        # view lazily create a default page that outlives the default profile.
+        self.tabs.dispose()
         # Then the profile: its storage folder must not be in use by two profiles at once (a
         # window opened again on the same profile in this process would hang its page loads).
         if shiboken6.isValid(self.profile):
@@ -269,24 +359,58 @@ class BrowserPane(QWidget):
         self.view.load(normalise_address(self.address.text(), self.search_template))
         self.view.setFocus()
 
-    def _url_changed(self, url: QUrl) -> None:
+    # -- tabs ------------------------------------------------------------------------------------
+
+    def _tab_added(self, index: int) -> None:
+        self.tab_bar.insertTab(index, self.tabs.title(index))
+
+    def _retitle(self, index: int) -> None:
+        title = self.tabs.title(index)
+        self.tab_bar.setTabText(index, title if len(title) <= 28 else title[:27] + "…")
+        self.tab_bar.setTabToolTip(index, f"{title}\n{self.tabs.pages[index].url().toDisplayString()}")
+
+    def _show_tab(self, index: int) -> None:
+        if not 0 <= index < len(self.tabs.views):
+            return
+        view = self.tabs.views[index]
+        self.stack.setCurrentWidget(view)
+        self.tab_bar.setCurrentIndex(index)
+        self._url_changed(view, view.url())
+        if view.page() is not None and getattr(view.page(), "loading", False):
+            self.progress.show()
+        else:
+            self.progress.hide()
+
+    # -- the shown tab's loads -----------------------------------------------------------------
+
+    def _url_changed(self, view: QWebEngineView, url: QUrl) -> None:
+        if view is not self.view:
+            return
         if not self.address.hasFocus():
             # The built-in start page is about:blank underneath: show an empty address bar.
             self.address.setText("" if url.toString() in ("", "about:blank") else url.toDisplayString())
         self._update_buttons()
 
-    def _load_started(self) -> None:
+    def _load_started(self, view: QWebEngineView) -> None:
+        if view is not self.view:
+            return
         self.progress.setValue(0)
         self.progress.show()
 
-    def _load_finished(self, ok: bool) -> None:
+    def _load_progress(self, view: QWebEngineView, value: int) -> None:
+        if view is self.view:
+            self.progress.setValue(value)
+
+    def _load_finished(self, view: QWebEngineView, ok: bool) -> None:
+        if view is not self.view:
+            return
         self.loads_finished += 1
         if self.loads_finished == 1:
             self.first_load_finished.emit()
         self.progress.hide()
         self._update_buttons()
         if ok:
-            self.page_ready.emit(self.view.url().toString())
+            self.page_ready.emit(view.url().toString())
 
     def _update_buttons(self) -> None:
         history = self.view.history()

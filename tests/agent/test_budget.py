@@ -113,10 +113,15 @@ def test_read_page_text_is_shortened_to_fit_keeping_its_end() -> None:
     elements = "\n".join(f'[{i}] LINK "Item {i}" -> a.item{i}' for i in range(150))
     reading = PageReading(title="Shop", url="https://shop.example/", markdown=PAGE, product=None,
                           interactive_elements=elements, notes=["The page is long."])
-    whole = reading.for_model()
-    short = reading.for_model(4_000)
-    assert len(whole) > 40_000 and len(short) <= 4_000
+    whole = reading.for_model()  # the first part of the content, saying how to read the others
+    assert "Part 1 of 8 of the content. read_page(part=K) reads another part" in whole
+    assert "Paragraph 0:" in whole and "Paragraph 599:" not in whole and "[149] LINK" in whole
+    short = reading.for_model(4_000)  # smaller parts, and the elements shortened to fit
+    assert len(short) <= 4_000
     assert short.endswith("Notes: The page is long.") and "</untrusted_page_content>" in short
-    assert "more characters of the content not shown" in short and "more of the elements not listed" in short
+    assert "more of the elements not listed" in short and "Part 1 of 30 of the content" in short
     assert "Paragraph 0:" in short and "[0] LINK" in short
-    assert reading.for_model(len(whole)) == whole
+    tiny = reading.for_model(2_000)  # the last resort: the part cut too, saying where the rest is
+    assert len(tiny) <= 2_000 and tiny.endswith("Notes: The page is long.")
+    assert "of part 1 of the content not shown; read_page(part=1) shows this whole part" in tiny
+    assert reading.for_model(100_000) == whole

@@ -40,7 +40,8 @@ def test_ask_json_and_quiet_log(profile_dir: Path, scripted_model: ScriptedModel
 
 
 def test_ask_iteration_limit_is_a_failure(profile_dir: Path, scripted_model: ScriptedModel) -> None:
-    scripted_model.script(*[call("get_time", {})] * 10)
+    # Different calls each time: the same call with the same result would stop sooner (the loop guard).
+    scripted_model.script(*[call("calculate", {"expression": f"{i}+1"}) for i in range(10)])
     result = _ask(profile_dir, scripted_model, "loop")
     assert result.returncode == 1
     assert "stopped after 10 steps" in result.stderr and "Traceback" not in result.stderr

@@ -157,7 +157,8 @@ def test_tools_rejected_then_text_fallback(make_agent: Any, arun: Any) -> None:
 
 def test_iteration_limit(make_agent: Any, arun: Any) -> None:
     h = make_agent(settings=_settings(max_iterations=3))
-    h.model.script(*[call("get_time", {})] * 3)
+    # Different calls: the same call with the same result three times would stop first (the loop guard).
+    h.model.script(*[call("calculate", {"expression": f"{i}*2"}) for i in range(3)])
     response = arun(h.session.run("loop forever"))
     assert response.is_error and response.metadata["iteration_limit"]
     assert "stopped after 3 steps" in response.content

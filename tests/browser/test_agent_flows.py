@@ -4,6 +4,7 @@ through Harbor; the permission panel's part is played by a bus subscriber that a
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,6 +68,17 @@ def flow(web_page: QtWebEnginePage, scripted_model: ScriptedModel, tmp_path: Pat
     wired.close()
 
 
+def seen_index(flow: Flow, arun: Callable[..., Any], line: str) -> int:
+    """The number the model sees for ``line`` (``button "Place order"``) in read_page's element list:
+    the scripted model acts by index, as a model does (the listing has no selectors)."""
+    reading = arun(flow.browser.read())
+    for shown in reading.interactive_elements.splitlines():
+        numbered = re.match(r"\[(\d+)\] (.*)", shown)
+        if numbered and numbered.group(2) == line:
+            return int(numbered.group(1))
+    raise AssertionError(f"no {line!r} in the element list:\n{reading.interactive_elements}")
+
+
 def _final(log: list[events.ActionLogEntry]) -> list[events.ActionLogEntry]:
     latest: dict[str, events.ActionLogEntry] = {}
     for entry in log:
@@ -79,18 +91,30 @@ def test_fill_and_place_order_asks_and_critical_always_asks(flow: Flow, load: Ca
                                                              arun: Callable[..., Any]) -> None:
     url = load("shop/checkout.html")
     flow.harbor.apply_decision("click_element", url, "allow-site")  # even a granted tool asks when critical
+    name, email = seen_index(flow, arun, 'textbox "Full name"'), seen_index(flow, arun, 'input[email] "Email"')
+    ship = seen_index(flow, arun, 'select "Shipping" = "Standard"; options: Standard, Express')
+    terms = seen_index(flow, arun, 'checkbox "I accept the terms"')
+    place = seen_index(flow, arun, 'button "Place order"')
     flow.model.script(
-        call("fill_form", {"selector": "#name", "text": "Alice Smith"}),
-        call("fill_form", {"selector": "#email", "text": "alice@example.com"}),
-        call("select_option", {"selector": "#ship", "option": "Express"}),
-        call("set_checked", {"selector": "#terms", "checked": True}),
-        call("click_element", {"selector": "#place"}),
-        text("Your order is placed."),
+        call("fill_form", {"index": name, "text": "Alice Smith"}),
+        call("fill_form", {"index": email, "text": "alice@example.com"}),
+        call("select_option", {"index": ship, "option": "Express"}),
+        call("set_checked", {"index": terms, "checked": True}),
+        call("click_element", {"index": place}),
+        text("Your order is placed."),  # held back: the agent reads the page for the model to check it
+        text("Your order is placed: the page confirms it."),
     )
     flow.answers = ["allow-session", "allow-once", "allow-once", "allow-once"]
     response = flow.run(arun, "Check out as Alice Smith, alice@example.com, express shipping, accept the "
                               "terms and place the order")
-    assert response.content == "Your order is placed." and not response.is_error
+    assert response.content == "Your order is placed: the page confirms it." and not response.is_error
+    assert "Order confirmed" in flow.model.requests[-1]["messages"][-1]["content"]  # the page it checked
+    # What the model saw before its last step: the numbers it used, with the state its own steps set.
+    system = flow.model.requests[-3]["messages"][0]["content"]
+    assert f'[{name}] textbox "Full name" = "Alice Smith"' in system
+    assert f'[{ship}] select "Shipping" = "Express"' in system
+    assert f'[{terms}] checkbox "I accept the terms" (checked)' in system
+    assert "#place" not in system  # selectors stay inside the page's references
     tools = [(r.tool_name, r.critical) for r in flow.asked]
     # fill_form asked once (allow-session covers the second), select/check asked, Place order asked as critical.
     assert tools == [("fill_form", False), ("select_option", False), ("set_checked", False),
@@ -104,14 +128,15 @@ def test_fill_and_place_order_asks_and_critical_always_asks(flow: Flow, load: Ca
     decisions = [(e.tool_name, e.decision, e.result) for e in _final(flow.log)]
     assert decisions == [("fill_form", "allowed", "success"), ("fill_form", "auto-approved", "success"),
                          ("select_option", "allowed", "success"), ("set_checked", "allowed", "success"),
-                         ("click_element", "allowed", "success")]
+                         ("click_element", "allowed", "success"), ("read_page", "auto-approved", "success")]
 
 
 def test_denied_action_is_not_done_and_the_model_is_told(flow: Flow, load: Callable[[str], str],
                                                          web_page: QtWebEnginePage,
                                                          arun: Callable[..., Any]) -> None:
     load("shop/checkout.html")
-    flow.model.script(call("click_element", {"selector": "#cancel"}), text("I did not cancel it."))
+    flow.model.script(call("click_element", {"index": seen_index(flow, arun, 'button "Cancel"')}),
+                      text("I did not cancel it."))
     flow.answers = ["deny"]
     flow.run(arun, "cancel my order")
     assert arun(web_page.run_js("document.getElementById('status').textContent", world=0)) == ""
@@ -125,7 +150,8 @@ def test_planted_instructions_are_flagged_in_the_request(flow: Flow, load: Calla
                                                          arun: Callable[..., Any]) -> None:
     load("injection.html")
     # A model fooled by the page tries to click "Buy now".
-    flow.model.script(call("click_element", {"selector": "#buy"}), text("I could not do that."))
+    flow.model.script(call("click_element", {"index": seen_index(flow, arun, 'button "Buy now"')}),
+                      text("I could not do that."))
     flow.answers = ["deny-all"]
     flow.run(arun, "which kettle is the best value?")
     (request,) = flow.asked
@@ -142,7 +168,8 @@ def test_a_click_that_leaves_the_site_is_blocked_by_the_browser(flow: Flow, load
                                                                 arun: Callable[..., Any]) -> None:
     url = load("shop/jsonld.html")
     flow.harbor.apply_decision("click_element", url, "allow-site")  # clicks run here without asking...
-    flow.model.script(call("click_element", {"selector": "#mirror"}), text("The mirror shop is blocked."))
+    flow.model.script(call("click_element", {"index": seen_index(flow, arun, 'link "Mirror shop"')}),
+                      text("The mirror shop is blocked."))
     flow.run(arun, "open the mirror shop link")
     assert not flow.asked
     assert arun(web_page.url()) == url  # ...but leaving the site is refused by the browser itself
@@ -153,9 +180,10 @@ def test_a_click_that_leaves_the_site_is_blocked_by_the_browser(flow: Flow, load
 def test_a_click_the_user_allowed_knowing_it_leaves_the_site_is_followed(
         flow: Flow, load: Callable[[str], str], web_page: QtWebEnginePage, arun: Callable[..., Any]) -> None:
     load("shop/jsonld.html")
-    flow.model.script(call("click_element", {"selector": "#mirror"}), text("Opened the mirror shop."))
+    flow.model.script(call("click_element", {"index": seen_index(flow, arun, 'link "Mirror shop"')}),
+                      text("Opened the mirror shop."), text("Opened the mirror shop."))  # the second after the check
     flow.answers = ["allow-once"]
-    flow.run(arun, "open the mirror shop link")
+    assert flow.run(arun, "open the mirror shop link").content == "Opened the mirror shop."
     (request,) = flow.asked
     assert "leads to another site, localhost" in request.reason
     assert arun(web_page.url()).startswith("http://localhost:")
@@ -216,7 +244,8 @@ def test_submitting_on_a_checkout_page_is_critical_and_asked_at_submit_level(
         flow: Flow, load: Callable[[str], str], web_page: QtWebEnginePage, arun: Callable[..., Any]) -> None:
     url = load("shop/checkout.html")
     flow.harbor.apply_decision("fill_form", url, "allow-site")
-    flow.model.script(call("fill_form", {"selector": "#email", "text": "a@b.test", "submit": True}),
+    flow.model.script(call("fill_form", {"index": seen_index(flow, arun, 'input[email] "Email"'),
+                                         "text": "a@b.test", "submit": True}),
                       text("Stopped."))
     flow.answers = ["deny"]
     flow.run(arun, "fill a@b.test as my email and submit")

@@ -98,7 +98,8 @@ def test_on_a_terminal_the_question_is_asked_and_answered(scripted_model: Script
     import select
     import time
 
-    scripted_model.script(call("click_element", {"selector": "#place"}), text("Order placed."))
+    # The answer after the click is checked against the page (read_page) before it is given.
+    scripted_model.script(call("click_element", {"selector": "#place"}), text("Order placed."), text("Order placed."))
     master, slave = pty.openpty()
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     proc = subprocess.Popen(
@@ -127,3 +128,4 @@ def test_on_a_terminal_the_question_is_asked_and_answered(scripted_model: Script
     assert out.strip() == "Order placed."
     (result,) = _tool_results(scripted_model)
     assert result.startswith('Clicked BUTTON "Place order"') and "confirmed.html" in result
+    assert "Order confirmed" in scripted_model.requests[-1]["messages"][-1]["content"]  # the page it checked

@@ -21,7 +21,7 @@ def test_prints_what_the_model_gets(page_server: str, profile_dir: Path) -> None
     out = _jawad("read-page", f"{page_server}/shop/jsonld.html", profile=profile_dir)
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("Title: Trail Runner 2 – Example Shop\nURL: ")
-    assert '[7] BUTTON "Add to Cart" -> button.add-to-cart' in out.stdout
+    assert '\n[3] button "Add to Cart"\n' in out.stdout  # the product's own controls come first
     assert '"price": "129.99"' in out.stdout and "grippy outsole" in out.stdout
     assert "Traceback" not in out.stderr
 
@@ -32,6 +32,15 @@ def test_json_output(page_server: str, profile_dir: Path) -> None:
     data = json.loads(out.stdout)
     assert set(data) >= {"title", "url", "markdown", "product", "interactiveElements", "injectionWarnings"}
     assert data["injectionWarnings"] and "Buy now" in data["interactiveElements"]
+
+
+def test_a_long_page_part_by_part(page_server: str, profile_dir: Path) -> None:
+    out = _jawad("read-page", "--part", "12", f"{page_server}/reading/long-parts.html", profile=profile_dir)
+    assert out.returncode == 0, out.stderr
+    assert "\nPart 12 of 12 of the content. read_page(part=K) reads another part" in out.stdout
+    assert "Closing sentence: the ferrymen" in out.stdout and "In chapter 1, paragraph 1," not in out.stdout
+    beyond = _jawad("read-page", "--part", "13", f"{page_server}/reading/long-parts.html", profile=profile_dir)
+    assert beyond.returncode == 1 and "has 12 parts of content; there is no part 13" in beyond.stderr
 
 
 def test_a_page_that_does_not_load_fails_friendly(page_server: str, profile_dir: Path) -> None:

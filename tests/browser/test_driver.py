@@ -217,9 +217,26 @@ def test_page_dialogs_are_answered_cancel_and_reported(web_page: QtWebEnginePage
     assert arun(page_text(web_page, "#answer")) == "no"
 
 
-def test_new_window_links_open_in_the_same_view(web_page: QtWebEnginePage, load: Callable[[str], str],
-                                                arun: Callable[..., Any]) -> None:
+def test_new_window_links_open_in_a_new_tab_the_agent_follows(web_page: QtWebEnginePage,
+                                                              load: Callable[[str], str],
+                                                              arun: Callable[..., Any]) -> None:
     url = load("form.html")
     out = arun(web_page.click(Target(selector="#newwin")))
-    assert out.navigated_to == url.replace("form.html", "shop/search.html?q=popup")
-    assert "popup" in arun(page_text(web_page, "#q"))
+    popup = url.replace("form.html", "shop/search.html?q=popup")
+    assert out.navigated_to == "" and out.opened_tab.startswith("tab 2: ") and popup in out.opened_tab
+    tabs = arun(web_page.tabs())
+    assert [(t.index, t.url, t.active) for t in tabs] == [(0, url, False), (1, popup, True)]
+    assert "popup" in arun(page_text(web_page, "#q"))  # the agent reads and acts on the new tab
+    arun(web_page.close_tab(1))
+    assert arun(web_page.url()) == url and len(arun(web_page.tabs())) == 1
+
+
+def test_a_failing_page_script_is_an_error_not_an_empty_page(web_page: QtWebEnginePage, load: Callable[[str], str],
+                                                             arun: Callable[..., Any]) -> None:
+    load("shop/jsonld.html")
+    # The library catches its own errors (J.call answers {ok: false}); the reader must not take that
+    # answer for a page with nothing on it.
+    arun(web_page.run_js("window.__jawad.snapshot = function () { throw new Error('boom'); }; 1"))
+    with pytest.raises(PageError) as info:
+        arun(web_page.snapshot())
+    assert info.value.code == "script_error" and "boom" in info.value.message

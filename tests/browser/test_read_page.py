@@ -18,6 +18,14 @@ def read(web_page: QtWebEnginePage, arun: Callable[..., Any], **kw: Any) -> Page
     return arun(read_page(web_page, **kw), timeout=30)
 
 
+def listed(r: PageReading, line: str) -> dict[str, Any]:
+    """The element whose listing line reads ``[n] <line>``; its dict (selector, region...)."""
+    for item in r.elements:
+        if f"[{item['index']}] {line}" in r.interactive_elements.splitlines():
+            return item
+    raise AssertionError(f"no line {line!r} in:\n{r.interactive_elements}")
+
+
 def test_json_ld_product_content_and_elements(web_page: QtWebEnginePage, load: Load, arun: Callable[..., Any]) -> None:
     url = load("shop/jsonld.html")
     r = read(web_page, arun)
@@ -29,11 +37,13 @@ def test_json_ld_product_content_and_elements(web_page: QtWebEnginePage, load: L
     assert r.product["source"] == "json-ld"
     assert "grippy outsole" in r.markdown
     lines = r.interactive_elements.splitlines()
-    assert any('BUTTON "Add to Cart" -> button.add-to-cart' in line for line in lines), lines
-    assert any('SELECT "Size" -> #size' in line for line in lines)
-    assert any('CHECKBOX "Gift wrap" (unchecked) -> #gift' in line for line in lines)
+    assert listed(r, 'button "Add to Cart"')["selector"] == "button.add-to-cart"
+    assert listed(r, 'select "Size" = "EU 41"; options: EU 41, EU 42, EU 43')["selector"] == "#size"
+    assert listed(r, 'checkbox "Gift wrap"')["selector"] == "#gift"  # unchecked: no state shown
     assert not any("Hidden button" in line for line in lines)  # hidden elements are not listed
-    assert [line.split("]")[0] for line in lines] == [f"[{i}" for i in range(1, len(lines) + 1)]
+    assert not any("->" in line for line in lines)  # no selectors for the model
+    numbered = [line.split("]")[0] for line in lines if line.startswith("[")]
+    assert numbered == [f"[{i}" for i in range(1, len(numbered) + 1)]
     text = r.for_model()
     assert "<untrusted_page_content" in text and "WARNING" not in text
 
@@ -64,22 +74,22 @@ def test_no_product_on_a_form(web_page: QtWebEnginePage, load: Load, arun: Calla
     load("form.html")
     r = read(web_page, arun)
     assert r.product is None
-    assert 'TEXTAREA "Message" -> #msg' in r.interactive_elements
-    assert 'BUTTON "Send"' in r.interactive_elements
+    assert listed(r, 'textarea "Message"')["selector"] == "#msg"
+    assert 'button "Send"' in r.interactive_elements
 
 
 def test_same_origin_iframe_elements_and_text(web_page: QtWebEnginePage, load: Load, arun: Callable[..., Any]) -> None:
     load("iframe_outer.html")
     r = read(web_page, arun)
-    assert 'BUTTON "Check balance" -> #widget >>> #check' in r.interactive_elements
+    assert listed(r, 'button "Check balance"')["selector"] == "#widget >>> #check"
     assert "gift card balance" in r.markdown
 
 
 def test_open_shadow_root_elements_and_text(web_page: QtWebEnginePage, load: Load, arun: Callable[..., Any]) -> None:
     load("shadow.html")
     r = read(web_page, arun)
-    assert 'BUTTON "Join the list" -> #signup >>> #join' in r.interactive_elements
-    assert 'INPUT[text] "Your email" -> #signup >>> #mail' in r.interactive_elements
+    assert listed(r, 'button "Join the list"')["selector"] == "#signup >>> #join"
+    assert listed(r, 'textbox "Your email"')["selector"] == "#signup >>> #mail"
     assert "weekly deals" in r.markdown
 
 
@@ -87,7 +97,7 @@ def test_ten_thousand_elements_are_capped_with_a_note(web_page: QtWebEnginePage,
                                                       arun: Callable[..., Any]) -> None:
     load("many.html?n=10000")
     r = read(web_page, arun, max_elements=150)
-    assert len(r.interactive_elements.splitlines()) == 150
+    assert len([line for line in r.interactive_elements.splitlines() if line.startswith("[")]) == 150
     assert any("4850 more interactive elements were not listed" in note for note in r.notes), r.notes
     assert r.elapsed_ms < 5000
 

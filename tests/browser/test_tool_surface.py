@@ -21,8 +21,10 @@ from jawad_desktop.core.tools.context import ToolContext
 from jawad_desktop.core.tools.page import ActionOutcome, ElementInfo, PageError, Target
 
 EXPECTED = {
-    "read_page": ("read-only", set()),
+    "read_page": ("read-only", {"part", "section"}),
+    "find_in_page": ("read-only", {"query"}),
     "click_element": ("interact", {"index", "selector"}),
+    "click_text": ("interact", {"text", "nth"}),
     "fill_form": ("interact", {"text", "index", "selector", "submit"}),
     "select_option": ("interact", {"option", "index", "selector"}),
     "set_checked": ("interact", {"index", "selector", "checked"}),
@@ -32,6 +34,17 @@ EXPECTED = {
     "navigate": ("navigate", {"url"}),
     "go_back": ("navigate", set()),
     "search_web": ("read-only", {"query"}),
+    "go_forward": ("navigate", set()),
+    "reload": ("navigate", set()),
+    "press_key": ("interact", {"key", "index", "selector"}),
+    "type_text": ("interact", {"text", "index", "selector"}),
+    "hover": ("read-only", {"index", "selector"}),
+    "drag_and_drop": ("interact", {"from_index", "from_selector", "to_index", "to_selector"}),
+    "upload_file": ("submit", {"path", "index", "selector"}),
+    "list_tabs": ("read-only", set()),
+    "switch_tab": ("read-only", {"tab"}),
+    "close_tab": ("interact", {"tab"}),
+    "list_downloads": ("read-only", set()),
 }
 
 
@@ -48,6 +61,25 @@ def test_tools_levels_and_arguments() -> None:
     assert scroll is not None and scroll.schema["properties"]["direction"]["anyOf"][0]["enum"] == [
         "up", "down", "top", "bottom"]
     assert registry.get("click") is registry.get("click_element")  # aliases models use
+    read = registry.get("read_page")
+    assert read is not None and read.required == [] and read.schema["properties"]["part"]["anyOf"][0] == {
+        "type": "integer", "minimum": 1}
+    assert "outline" in read.schema["properties"]["part"]["description"]
+    assert "navigation" in read.schema["properties"]["section"]["description"]
+    press, typing = registry.get("press_key"), registry.get("type_text")
+    assert press is not None and press.required == ["key"] and typing is not None and typing.required == ["text"]
+    assert press.permission_level(press.validate({"key": "Enter", "index": 3})) is PermissionLevel.SUBMIT
+    assert press.permission_level(press.validate({"key": "Control+A"})) is PermissionLevel.INTERACT
+    assert typing.permission_level(typing.validate({"text": "ls\n"})) is PermissionLevel.SUBMIT
+    assert registry.get("type") is typing and registry.get("fill") is fill  # type_text is no alias of fill_form
+    switch = registry.get("switch_tab")
+    assert switch is not None and switch.schema["properties"]["tab"] == {
+        "type": "integer", "minimum": 1, "description": "The tab's number from list_tabs (1 is the first)"}
+    upload = registry.get("upload_file")
+    assert upload is not None and upload.required == ["path"]
+    find = registry.get("find_in_page")
+    assert find is not None and find.required == ["query"]
+    assert registry.get("find") is registry.get("search_page") is registry.get("find_text") is find
 
 
 def test_provenance_and_injection_helpers() -> None:
@@ -72,8 +104,9 @@ def _run(arun: Callable[..., Any], ctx: ToolContext, name: str, arguments: dict[
 
 def test_without_a_browser_the_tools_say_so(arun: Callable[..., Any]) -> None:
     ctx = ToolContext(settings=Settings(), bus=EventBus())
-    calls: list[tuple[str, dict[str, Any]]] = [("read_page", {}), ("click_element", {"index": 1}),
-                                               ("navigate", {"url": "a.test"})]
+    calls: list[tuple[str, dict[str, Any]]] = [("read_page", {}), ("read_page", {"part": 2}),
+                                               ("find_in_page", {"query": "price"}),
+                                               ("click_element", {"index": 1}), ("navigate", {"url": "a.test"})]
     for name, arguments in calls:
         result = _run(arun, ctx, name, arguments)
         assert not result.ok and "No web page is open here" in result.for_model, name
@@ -96,6 +129,9 @@ class FailingPage:
 
     async def clear_highlight(self) -> None:
         self.done.append("clear")
+
+    async def call(self, function: str, *args: Any, timeout: float = 10.0) -> Any:
+        return None  # no page library: the action says nothing of what changed
 
     async def click(self, target: Target) -> ActionOutcome:
         self.done.append("click")

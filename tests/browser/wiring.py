@@ -1,7 +1,7 @@
 """A page wired to Harbor for the browser tests, assembled part by part as the assistant does it:
 Harbor with its grants in ``config_dir``, the page cache in ``data_dir``, the ``BrowserSession``,
 the ``HarborGate`` asking through ``bus`` with the session as its inspector, and the page's own
-navigation guard when it has one (the Qt driver)."""
+navigation and download guards when it has them (the Qt driver)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,12 @@ from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.events import EventBus
 from jawad_desktop.core.harbor import Harbor, HarborGate
 from jawad_desktop.core.store.page_cache import PageCache
-from jawad_desktop.core.tools.browser import BrowserSession, inspector_for, make_navigation_guard
+from jawad_desktop.core.tools.browser import (
+    BrowserSession,
+    inspector_for,
+    make_download_guard,
+    make_navigation_guard,
+)
 from jawad_desktop.core.tools.page import Page
 
 
@@ -39,4 +44,6 @@ def wire_browser(page: Page, bus: EventBus, *, config_dir: Path, data_dir: Path,
                       inspector=inspector_for(session))
     if hasattr(page, "navigation_guard"):
         page.navigation_guard = make_navigation_guard(harbor)
+    if hasattr(page, "download_guard"):
+        page.download_guard = make_download_guard(gate, bus)
     return WiredBrowser(session=session, harbor=harbor, gate=gate, cache=cache)

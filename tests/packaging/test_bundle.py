@@ -197,6 +197,9 @@ def test_bundle_holds_what_the_app_uses_and_not_what_it_does_not(built: Any, unp
         "PySide6/Qt/resources/qtwebengine_resources.pak",
         "PySide6/Qt/translations/qtwebengine_locales/en-US.pak",
         "jawad_desktop/core/tools/js/jawad_page.js",
+        "jawad_desktop/core/tools/js/vendor/Readability.js",  # page_script() loads them with the library
+        "jawad_desktop/core/tools/js/vendor/Readability-readerable.js",
+        "jawad_desktop/core/tools/js/vendor/Readability-LICENSE.md",
         "resources/jawad-desktop.desktop",
         "resources/icons/jawad.svg",
         *(f"resources/icons/jawad-{size}.png" for size in (16, 32, 48, 64, 128, 256, 512)),

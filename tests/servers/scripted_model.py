@@ -102,7 +102,7 @@ class ScriptedModel:
 
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models"):
-                    self._json(200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]})
+                    self._json(200, outer.models_list())
                 else:
                     self._json(404, {"error": {"message": "not found"}})
 
@@ -125,7 +125,7 @@ class ScriptedModel:
                 refused = openai_rules.refusal(body) if isinstance(body, dict) else None
                 with outer._lock:
                     outer.requests.append(body)
-                    reply = outer._replies.pop(0) if outer._replies and refused is None else None
+                    reply = outer.reply_for(body, self.path) if refused is None else None
                 if refused is not None:  # as OpenAI answers, before any reply of the script
                     gateway = self.path.strip("/").split("/", 1)[0]
                     self._json(400, openai_rules.wrap(refused, gateway) if gateway in openai_rules.GATEWAYS
@@ -179,6 +179,15 @@ class ScriptedModel:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="scripted-model", daemon=True)
+
+    def models_list(self) -> dict[str, Any]:
+        """The body of ``GET /v1/models`` (a subclass names its own models)."""
+        return {"object": "list", "data": [{"id": "scripted", "object": "model"}]}
+
+    def reply_for(self, body: dict[str, Any], path: str) -> Reply | None:
+        """The reply to a chat request (called under the lock): the script's next one, None when
+        it has run out. A subclass that decides from the request itself overrides it."""
+        return self._replies.pop(0) if self._replies else None
 
     @property
     def base_url(self) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
+from jawad_desktop.core.tools.browser.elements import HEADING as ELEMENTS_HEADING
 from jawad_desktop.core.tools.browser.provenance import wrap_untrusted
 from jawad_desktop.core.tools.page import PageContext
 from jawad_desktop.core.tools.registry import ToolRegistry
@@ -95,10 +96,10 @@ def tool_signatures(registry: ToolRegistry) -> str:
     return json.dumps({"tools": registry.describe_json()}, ensure_ascii=False, separators=(",", ":"))
 
 
-def _truncate(text: str, limit: int) -> str:
+def _truncate(text: str, limit: int, more: str = "read the page for more") -> str:
     if len(text) <= limit:
         return text
-    return text[:limit] + f"\n[... {len(text) - limit} more characters not shown; read the page for more]"
+    return text[:limit] + f"\n[... {len(text) - limit} more characters not shown; {more}]"
 
 
 def _product_lines(product: dict[str, Any]) -> str:
@@ -117,10 +118,13 @@ def page_context_block(
     if page.product:
         body.append("Product on this page:\n" + _product_lines(page.product))
     if page.interactive_elements.strip():
-        body.append("Interactive elements ([n] ROLE \"label\" -> selector):\n"
-                    + _truncate(page.interactive_elements.strip(), elements_chars))
+        body.append(ELEMENTS_HEADING + "\n"
+                    + _truncate(page.interactive_elements.strip(), elements_chars,
+                              "read_page lists them within its budget; read_page(section='navigation') or "
+                              "read_page(section='elements') lists a folded part"))
     if page.markdown.strip():
-        body.append("Content:\n" + _truncate(page.markdown.strip(), page_chars))
+        body.append("Content:\n" + _truncate(page.markdown.strip(), page_chars, "read_page reads the content in "
+                                              "parts, find_in_page(query) finds text anywhere in it"))
     if body:
         parts.append(wrap_untrusted("\n\n".join(body), page.url or page.title))
     return "\n".join(parts)

@@ -9,7 +9,10 @@ One ``run(user_text)`` is one turn (spec 000's runAgentLoop, spec 004's pending 
    written in text (XML or the JSON contract). No call: that is the answer.
 3. Each call is repaired and validated (invalid ones go back to the model as feedback, at
    most ``max_tool_retries`` rounds in a row), permission is awaited through the gate, the
-   tool runs, and every step is an ``ActionLogUpdate``.
+   tool runs, and every step is an ``ActionLogUpdate``. The same call with the same result a
+   third time stops the turn with a message saying so (``core.agent.loop_guard``). After an
+   action changed the page, an answer given without looking at the page since is held back
+   (not streamed) and checked once against a fresh read_page (``core.agent.confirm``).
 4. One ``ChatResponse`` event ends the turn, whatever happened; the turn's messages are
    committed to history only then.
 
@@ -53,10 +56,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 from jawad_desktop.core import events
 from jawad_desktop.core.agent import commands
 from jawad_desktop.core.agent.budget import ContextBudget
+from jawad_desktop.core.agent.confirm import CONFIRM_TOOL, PageConfirmation, confirmation_message
 from jawad_desktop.core.agent.history import ConversationHistory
+from jawad_desktop.core.agent.loop_guard import Repeated, RepeatGuard
 from jawad_desktop.core.agent.prompts import ToolMode, build_system_prompt, tool_results_message
 from jawad_desktop.core.agent.textcalls import StreamSanitizer, clean_response, parse_text_reply
-from jawad_desktop.core.agent.toolcalls import CheckedCall, arguments_for_display, check_calls
+from jawad_desktop.core.agent.toolcalls import CheckedCall, RepairedCall, arguments_for_display, check_call, check_calls
 from jawad_desktop.core.agent.usage import RunUsage
 from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.errors import JawadError, Remedy
@@ -166,6 +171,8 @@ class _Turn:
     llm_metadata: dict[str, Any] = field(default_factory=dict)  # the last response's, api_calls summed
     force_tool: str | None = None  # the tool the first request must call (/summarize)
     committed: list[Message] = field(default_factory=list)
+    confirmation: PageConfirmation = field(default_factory=PageConfirmation)  # check the page before answering
+    repeats: RepeatGuard = field(default_factory=RepeatGuard)  # the same call, the same result: stop
 
     def shown_text(self) -> str:
         return "\n\n".join(part for part in self.shown if part.strip())
@@ -401,9 +408,12 @@ class AgentSession:
             forced = self.registry.get(turn.force_tool) if turn.force_tool and turn.iterations == 1 else None
             if native and forced is not None:
                 tool_choice = {"type": "function", "function": {"name": forced.name}}
+            # After an action the model has not looked at, its answer waits for the page's check.
+            hold = turn.confirmation.due and turn.iterations < agent.max_iterations and CONFIRM_TOOL in self.registry
             try:
                 response = await self._request(
-                    turn, client, messages, tools_spec if native else None, names, tool_choice=tool_choice
+                    turn, client, messages, tools_spec if native else None, names, tool_choice=tool_choice,
+                    hold=hold,
                 )
             except ToolsRejectedError:
                 if not self._switch_mode("xml", "the provider does not accept native tool calls"):
@@ -413,7 +423,7 @@ class AgentSession:
                 system = self._system_message(page, last_product, names)
                 messages = [system, *self.history.for_request(turn.pending,
                                                               reserve_tokens=self.history.tokens([system]))]
-                response = await self._request(turn, client, messages, None, names)
+                response = await self._request(turn, client, messages, None, names, hold=hold)
             if response.tool_calls and self.mode == "native":
                 self._learn_format("native", "Native tool calls work (seen in a conversation).")
             if response.interrupted:
@@ -425,6 +435,8 @@ class AgentSession:
                 if self.mode == "native":
                     self._switch_mode("xml", "the model writes its tool calls as text")
             clean = clean_response(response.content, names, reply)
+            if not calls and hold and await self._confirm_page(turn, response.content, page):
+                continue  # the held-back answer is not shown: the model answers again, having seen the page
             self._show_rest(turn, clean)
             if not calls:
                 turn.pending.append(Message(role="assistant", content=response.content))
@@ -445,6 +457,10 @@ class AgentSession:
             checked = check_calls(calls, self.registry)
             results = [await self._execute(turn, item, page) for item in checked]
             self._append_round(turn, response.content, checked, results, text_format)
+            repeated = self._repeated(turn, checked, results)
+            if repeated is not None:
+                return self._finish(turn, self._with_shown(turn, repeated.message()), is_error=True,
+                                    metadata={"repeated_action": repeated.tool})
             if any(item.ok for item in checked):
                 turn.invalid_rounds = 0
             else:
@@ -482,7 +498,10 @@ class AgentSession:
         names: frozenset[str],
         *,
         tool_choice: dict[str, Any] | None = None,
+        hold: bool = False,
     ) -> ChatResponse:
+        """One request, its text streamed as it comes; ``hold`` streams none of it (an answer that may
+        be replaced after the page's check: ``_show_rest`` shows what stays)."""
         agent = self.settings.agent
         estimated = self.history.tokens(messages)
         stream = client.chat(
@@ -497,7 +516,7 @@ class AgentSession:
         self._sanitizer = sanitizer
         separator_pending = bool(turn.shown_text())
         async for delta in stream:
-            if not delta.text:
+            if not delta.text or hold:
                 continue
             out = sanitizer.feed(delta.text)
             if out:
@@ -646,6 +665,8 @@ class AgentSession:
         self.bus.emit(AgentStep(turn.run_id, "tool", turn.iterations, max_iterations, tool_name=tool.name))
         try:
             result = await tool.run(ctx, args)
+            turn.confirmation.saw(changed_page=result.ok and result.changed_page,
+                                  observed_page=result.ok and result.observed_page)
         except asyncio.CancelledError:
             self._log(
                 dataclasses.replace(entry, decision=decision.decision, result="error", details="stopped by the user")
@@ -661,6 +682,31 @@ class AgentSession:
         if len(text) > limit:
             text = text[:limit] + f"\n[... {len(text) - limit} more characters cut]"
         return text
+
+    async def _confirm_page(self, turn: _Turn, draft: str, page: PageContext | None) -> bool:
+        """Read the page once with the registry's read_page and give it to the model in place of its
+        draft answer (``core.agent.confirm``); False when the page could not be read (the draft stands)."""
+        turn.confirmation.done = True
+        item = check_call(RepairedCall(index=0, id=events.new_id("call"), name=CONFIRM_TOOL, arguments={}),
+                          self.registry)
+        if not item.ok:
+            return False
+        reading = await self._execute(turn, item, page)
+        if turn.confirmation.changed:  # read_page failed or was refused
+            return False
+        turn.pending.append(Message(role="assistant", content=draft))
+        turn.pending.append(Message(role="user", content=confirmation_message(reading)))
+        return True
+
+    @staticmethod
+    def _repeated(turn: _Turn, checked: list[CheckedCall], results: list[str]) -> Repeated | None:
+        """The call of this round the model has now made with the same result too often, if any."""
+        for item, result in zip(checked, results, strict=True):
+            if item.ok and item.tool is not None:
+                repeated = turn.repeats.note(item.tool.name, arguments_for_display(item.call), result)
+                if repeated is not None:
+                    return repeated
+        return None
 
     def _log(self, entry: ActionLogEntry) -> None:
         self.bus.emit(ActionLogUpdate(entry=entry))

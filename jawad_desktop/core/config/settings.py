@@ -57,7 +57,7 @@ class BrowserSettings(_Section):
     home_url: str = "about:blank"
     search_engine: str = "https://html.duckduckgo.com/html/?q={query}"
     off_the_record: bool = False
-    max_elements: int = Field(150, ge=10, le=2000)  # interactive elements read_page lists
+    max_elements: int = Field(150, ge=10, le=2000)  # elements read_page indexes (and again in the site's navigation)
     permission_timeout_s: float = Field(120.0, ge=5.0, le=3600.0)  # no answer in time means deny
     highlight_ms: int = Field(350, ge=0, le=5000)  # how long the target shows before an action
 

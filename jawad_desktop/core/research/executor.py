@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("jawad.research")
 
-READ_TOOLS = ("read_page", "summarize_page")
+READ_TOOLS = ("read_page", "summarize_page", "find_in_page")
 RESULT_LIMIT = 4_000  # characters of a step's result kept in the plan
 
 

@@ -24,7 +24,9 @@ class PageError(JawadError):
 
     Codes: ``unknown_index``, ``detached``, ``not_found``, ``invalid_selector``, ``hidden``,
     ``disabled``, ``not_editable``, ``not_select``, ``no_option``, ``no_form``,
-    ``navigation_blocked``, ``navigation_failed``, ``timeout``, ``no_page``, ``script_error``.
+    ``navigation_blocked``, ``navigation_failed``, ``timeout``, ``no_page``, ``script_error``;
+    ``bad_key``, ``no_tab``, ``last_tab``, ``not_file_input`` (keys, tabs and uploads); ``covered``
+    (a dialog lies over the element a click is for).
     """
 
     def __init__(self, code: str, message: str, *, suggestions: list[str] | None = None) -> None:
@@ -68,6 +70,7 @@ class ElementInfo:
     value: str = ""
     editable: bool = False
     in_frame: bool = False
+    refound: bool = False  # its [n] had gone (a re-render); this is the element found again by its description
 
     @classmethod
     def from_js(cls, data: dict[str, Any]) -> ElementInfo:
@@ -86,7 +89,37 @@ class ElementInfo:
             value=str(data.get("value", "")),
             editable=bool(data.get("editable", False)),
             in_frame=bool(data.get("inFrame", False)),
+            refound=bool(data.get("refound", False)),
         )
+
+
+@dataclass(frozen=True, slots=True)
+class FieldReadback:
+    """A field's value read back after typing: what the page kept of the text (it may refuse it, cut
+    it at its maxlength or reformat it). A password's value is never read: ``value`` is None and only
+    its length and whether it is what was typed cross over."""
+
+    kind: str  # the input's type (text, date, password...), or textarea
+    value: str | None  # None for a password
+    length: int
+    typed_length: int
+    same: bool  # the field holds exactly what was typed
+    secret: bool = False
+    max_length: int = -1
+    invalid: str = ""  # the browser's validation message, when the value is invalid
+    min: str = ""
+    max: str = ""
+    step: str = ""
+
+    @classmethod
+    def from_js(cls, data: dict[str, Any]) -> FieldReadback:
+        secret = bool(data.get("secret", False))
+        return cls(kind=str(data.get("kind", "")), value=None if secret else str(data.get("value", "")),
+                   length=int(data.get("length", 0) or 0), typed_length=int(data.get("typedLength", 0) or 0),
+                   same=bool(data.get("same", False)), secret=secret,
+                   max_length=int(data.get("maxLength", -1) if data.get("maxLength") is not None else -1),
+                   invalid=str(data.get("invalid", "")), min=str(data.get("min", "")),
+                   max=str(data.get("max", "")), step=str(data.get("step", "")))
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,8 +130,36 @@ class ActionOutcome:
     navigated_to: str = ""
     trusted: bool = True  # False when the JavaScript click fallback was used
     blocked_navigation: str = ""  # a navigation the action started that the browser refused
+    field: FieldReadback | None = None  # a typed field's value, read back after typing
+    refound: bool = False  # the element had gone (a re-render) and was found again by its description
+    covered_by: str = ""  # what lay over the element, when a click could not land on it ('dialog "Cookies"')
+    opened_tab: str = ""  # a tab (popup, target=_blank) the action opened, now the one shown: its "title (URL)"
+    download: str = ""  # a download the action started: its file name
 
 
+@dataclass(frozen=True, slots=True)
+class TabInfo:
+    """One tab of the browser: its place (0 is the first), title and URL, and whether it is the one
+    shown (the one the agent reads and acts on)."""
+
+    index: int
+    title: str
+    url: str
+    active: bool
+
+
+@dataclass(frozen=True, slots=True)
+class DownloadInfo:
+    """One download of this browser. ``state``: ``asking`` (waiting for the user's permission),
+    ``downloading``, ``done``, ``denied``, ``cancelled`` or ``failed``; ``size`` in bytes (0 when the
+    site did not say), ``path`` where it is saved (once allowed)."""
+
+    name: str
+    url: str
+    state: str
+    size: int = 0
+    received: int = 0
+    path: str = ""
 @dataclass(slots=True)
 class RawSnapshot:
     """What the page script collects for read_page, before the parsing done off the GUI thread."""
@@ -120,10 +181,25 @@ class RawSnapshot:
     candidates: int = 0
     hidden: int = 0
     omitted: int = 0
+    # Mozilla Readability on the visible copy of the document: the article's HTML ("" when it found
+    # none) and metadata, whether the page looks like an article, and Readability's time.
+    article_html: str = ""
+    article_title: str = ""
+    byline: str = ""
+    excerpt: str = ""
+    site_name: str = ""
+    readerable: bool = False
+    reader_ms: float = 0.0
+    # Open menus, listboxes and dialogs over the page: {"kind", "label", "owner": {"role", "label"},
+    # "entries": [{"text", "index" (its [n], -1 when not listed), "selected", "disabled"}], "count",
+    # "text" (a dialog's)}.
+    popups: list[dict[str, Any]] = field(default_factory=list)
+    still_loading: bool = False  # read before the page's load finished (images, adverts still coming)
 
     @classmethod
     def from_js(cls, data: dict[str, Any]) -> RawSnapshot:
         elements = data.get("elements") or {}
+        article = data.get("article") or {}
         return cls(
             url=str(data.get("url", "")),
             title=str(data.get("title", "")),
@@ -141,6 +217,15 @@ class RawSnapshot:
             candidates=int(elements.get("candidates", 0) or 0),
             hidden=int(elements.get("hidden", 0) or 0),
             omitted=int(elements.get("omitted", 0) or 0),
+            article_html=str(article.get("content") or ""),
+            article_title=str(article.get("title") or ""),
+            byline=str(article.get("byline") or ""),
+            excerpt=str(article.get("excerpt") or ""),
+            site_name=str(article.get("siteName") or ""),
+            readerable=bool(article.get("readerable", False)),
+            reader_ms=float(article.get("ms", 0) or 0),
+            popups=[dict(p) for p in data.get("popups") or [] if isinstance(p, dict)],
+            still_loading=str(data.get("readyState", "complete")) != "complete",
         )
 
 
@@ -156,7 +241,9 @@ class Page(Protocol):
     async def title(self) -> str: ...
 
     async def navigate(self, url: str, *, timeout: float = 30.0) -> str:
-        """Load ``url`` (the agent's own navigation, already permitted); returns the final URL."""
+        """Load ``url`` (the agent's own navigation, already permitted); returns the final URL once
+        the document is usable (DOMContentLoaded and a quiet moment), images and adverts may still be
+        loading. PageError ``timeout`` (the load is stopped) or ``navigation_failed``."""
         ...
 
     async def go_back(self, *, timeout: float = 15.0) -> str:
@@ -183,7 +270,8 @@ class Page(Protocol):
     async def clear_highlight(self) -> None: ...
 
     async def click(self, target: Target) -> ActionOutcome:
-        """A trusted click at the element's centre (JavaScript click when it is covered)."""
+        """A trusted click at the element's centre, scrolled into view; a JavaScript click when something
+        lies over it, or PageError ``covered`` when that is a dialog the element is not in."""
         ...
 
     async def fill(self, target: Target, text: str, *, submit: bool = False) -> ActionOutcome: ...
@@ -196,11 +284,75 @@ class Page(Protocol):
 
     async def wait_for(self, *, text: str = "", selector: str = "", timeout: float = 10.0) -> bool: ...
 
+    # -- keys, pointer, history, tabs, files (issue 18) --------------------------------------------
+
+    async def press_key(self, keys: str, target: Target | None = None) -> ActionOutcome:
+        """Press one key or combination (``core.tools.keys``) as real key events, in the
+        focused element or in ``target`` (focused first)."""
+        ...
+
+    async def type_text(self, text: str, target: Target | None = None) -> ActionOutcome:
+        """Type ``text`` with real key events (input-method commits for what no key makes) into the
+        focused element or ``target`` (focused first); what is there is kept."""
+        ...
+
+    async def hover(self, target: Target) -> ActionOutcome:
+        """Move the pointer to the element's centre and leave it there (CSS ``:hover`` applies)."""
+        ...
+
+    async def drag_and_drop(self, source: Target, target: Target) -> ActionOutcome:
+        """Press the mouse on ``source``, move it to ``target`` and release it there."""
+        ...
+
+    async def upload_file(self, target: Target, path: str) -> ActionOutcome:
+        """Give the file at ``path`` to the file input ``target`` (the page's own file chooser gets it)."""
+        ...
+
+    async def go_forward(self, *, timeout: float = 15.0) -> str:
+        """Go forward one step in history; returns the URL now shown. PageError if there is none."""
+        ...
+
+    async def reload(self, *, timeout: float = 30.0) -> str:
+        """Load the page again; returns its URL once usable."""
+        ...
+
+    async def tabs(self) -> list[TabInfo]:
+        """The browser's tabs, in order; the active one is the page the agent reads and acts on."""
+        ...
+
+    async def switch_tab(self, index: int) -> TabInfo:
+        """Show tab ``index`` (the agent follows it). PageError ``no_tab`` when there is none."""
+        ...
+
+    async def close_tab(self, index: int) -> TabInfo:
+        """Close tab ``index``; returns the tab shown now. PageError ``last_tab`` for the only one."""
+        ...
+
+    async def downloads(self) -> list[DownloadInfo]:
+        """The downloads of this browser, oldest first."""
+        ...
+
+
+# Third-party scripts a page script uses, shipped in ``core/tools/js/vendor`` and loaded in the same
+# injection ahead of it (one script, one isolated world): Mozilla's Readability, the reader view of
+# Firefox (Apache-2.0, vendor/Readability-LICENSE.md and -NOTICE), 0.6.0 with the fixes made upstream
+# since (github.com/mozilla/readability at ab4027a: MathJax kept, en and em dashes in titles,
+# paragraph wrapping). They are wrapped in a function, so their names stay out of the world's
+# globals but ``__jawadReader``.
+_VENDORED: dict[str, tuple[str, ...]] = {"jawad_page.js": ("Readability.js", "Readability-readerable.js")}
+
 
 @functools.cache
 def page_script(name: str = "jawad_page.js") -> str:
-    """The source of a page script shipped in ``core/tools/js``."""
-    return resources.files("jawad_desktop.core.tools").joinpath("js", name).read_text(encoding="utf-8")
+    """The source of a page script shipped in ``core/tools/js``, with the vendored code it uses."""
+    folder = resources.files("jawad_desktop.core.tools").joinpath("js")
+    own = folder.joinpath(name).read_text(encoding="utf-8")
+    vendored = [folder.joinpath("vendor", v).read_text(encoding="utf-8") for v in _VENDORED.get(name, ())]
+    if not vendored:
+        return own
+    reader = ("var __jawadReader = (function () {\n" + "\n".join(vendored) +
+              "\nreturn { Readability: Readability, isProbablyReaderable: isProbablyReaderable };\n})();\n")
+    return reader + own
 
 
 ERROR_MESSAGES: dict[str, str] = {
@@ -214,7 +366,9 @@ ERROR_MESSAGES: dict[str, str] = {
     "not_select": "Element {target} is not a drop-down list (SELECT).",
     "no_option": "Element {target} has no option like that.",
     "no_form": "Element {target} is not inside a form, so there is nothing to submit.",
+    "covered": "Element {target} is covered by another part of the page, so it cannot be clicked now.",
     "script_error": "The page script failed on {target}.",
+    "not_file_input": "Element {target} is not a file field (an upload button). Pick the field that chooses a file.",
 }
 
 
@@ -235,7 +389,7 @@ class PageContext:
     url: str = ""
     markdown: str = ""  # main content; untrusted, the prompt wraps and labels it
     product: dict[str, Any] | None = None
-    interactive_elements: str = ""  # "[1] BUTTON \"Add to Cart\" -> button.add-to-cart" lines
+    interactive_elements: str = ""  # '[1] button "Add to Cart"' lines (core.tools.browser.elements)
 
     @property
     def site(self) -> str:

@@ -62,13 +62,19 @@ log = logging.getLogger("jawad.tools")
 class ToolResult:
     """What a call produced: text for the model, text for the action log, and success.
 
-    ``data`` keeps the raw value for callers that want it (the UI's tool card, tests).
+    ``data`` keeps the raw value for callers that want it (the UI's tool card, tests);
+    ``changed_page`` and ``observed_page`` tell the agent whether the page must be looked at again
+    before a final answer (``core.agent.confirm``).
     """
 
     for_model: str
     for_log: str = ""
     ok: bool = True
     data: Any = None
+    # For the agent's check before its final answer: the call acted on the page (a click, a fill), or
+    # it showed the model the page as it is now (read_page, wait_for).
+    changed_page: bool = False
+    observed_page: bool = False
 
     def __post_init__(self) -> None:
         if not self.for_log:

@@ -5,27 +5,32 @@ a call is allowed it resolves and highlights the target in the visible browser, 
 Harbor whether it is a critical action (buy, pay, delete...), whether its target or text came
 from the page rather than from the user, and whether page data would be sent to another site.
 ``make_navigation_guard`` lets the page driver refuse a cross-site navigation an action starts
-unless Harbor would let ``navigate`` go there without asking.
+unless Harbor would let ``navigate`` go there without asking. A download an action started is put
+to the gate as ``download`` (``downloads``); an upload is always critical (asked every time).
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from jawad_desktop.core.harbor.engine import Harbor
 from jawad_desktop.core.harbor.gate import CallInsight, Inspector, PermissionCheck
 from jawad_desktop.core.harbor.policy import PermissionLevel, Verdict, is_critical_action
 from jawad_desktop.core.sites import site_of
+from jawad_desktop.core.tools.browser.by_text import find_by_text
+from jawad_desktop.core.tools.browser.downloads import DOWNLOAD_TOOL, download_insight
 from jawad_desktop.core.tools.browser.provenance import carries_page_data, said_by_user
-from jawad_desktop.core.tools.page import PageError, Target
+from jawad_desktop.core.tools.keys import parse_keys
+from jawad_desktop.core.tools.page import Page, PageError, Target
 
 if TYPE_CHECKING:
     from jawad_desktop.core.tools.browser.session import BrowserSession
 
 NAVIGATING_TOOLS = ("navigate", "search_web")
-ACTING_TOOLS = ("click_element", "fill_form", "select_option", "set_checked")
+ACTING_TOOLS = ("click_element", "click_text", "fill_form", "select_option", "set_checked", "press_key", "type_text",
+                "drag_and_drop", "upload_file")
 
 NavigationGuard = Callable[[str, str], bool]
 
@@ -46,22 +51,22 @@ async def inspect(session: BrowserSession, check: PermissionCheck) -> CallInsigh
             insight.from_page_content = True
             insight.note = f"It would send text taken from this page to {site_of(url) or url}"
         return insight
+    if name == DOWNLOAD_TOOL:
+        return download_insight(session.harbor, check)
     if name not in ACTING_TOOLS:
         return None
-    index = args.get("index")
-    selector = args.get("selector")
-    if index is None and not selector:
-        return None
-    target = Target(index=int(index) if index is not None else None,
-                    selector=None if index is not None else str(selector))
     try:
+        target = await _target_of(page, name, args)
+        if target is None:
+            return None
         info = await page.describe(target)
     except PageError:
         return None  # the tool itself will report the element as gone
     page_url = await page.url()
-    submits = info.is_submit or (name == "fill_form" and bool(args.get("submit")))
+    submits = info.is_submit or (name == "fill_form" and bool(args.get("submit"))) or _presses_enter(name, args)
     leads_to = info.href or (info.form_action if submits else "")
     critical = is_critical_action(info.label, leads_to) or (submits and is_critical_action("", page_url))
+    critical = critical or name == "upload_file"  # a file given to a page is the site's at once: always asked
     # Without the user's words (nobody noted them) the agent's own hint decides.
     from_page: bool | None = None
     if users:
@@ -78,6 +83,8 @@ async def inspect(session: BrowserSession, check: PermissionCheck) -> CallInsigh
     elsewhere = site_of(leads_to) if leads_to and site_of(leads_to) != site_of(page_url) else ""
     if elsewhere:
         notes.append(f"It leads to another site, {elsewhere}")
+    if name == "upload_file":
+        notes.append(f"It would give the file {args.get('path', '')} to {site_of(page_url) or 'this page'}")
     note = ". ".join(notes)
     hint = f'{info.role} "{info.label}"' + (f" -> {info.selector}" if info.selector else "")
     verdict = None
@@ -97,6 +104,32 @@ async def inspect(session: BrowserSession, check: PermissionCheck) -> CallInsigh
 
     return CallInsight(critical=critical, from_page_content=True if planted else from_page, element_hint=hint,
                        note=note, on_settled=settled)
+
+
+async def _target_of(page: Page, name: str, args: Mapping[str, Any]) -> Target | None:
+    """The element a call acts on: its index or selector, or for ``click_text`` the element showing
+    its words (resolved as the tool will resolve them)."""
+    if name == "click_text":
+        return (await find_by_text(page, str(args.get("text", "")), int(args.get("nth") or 1))).target
+    dragged = name == "drag_and_drop"  # what is dragged is what the user is asked about
+    index = args.get("from_index" if dragged else "index")
+    selector = args.get("from_selector" if dragged else "selector")
+    if index is None and not selector:
+        return None
+    return Target(index=int(index) if index is not None else None,
+                  selector=None if index is not None else str(selector))
+
+
+def _presses_enter(name: str, args: Mapping[str, Any]) -> bool:
+    """Whether keys the call sends include Enter, which sends the field's form."""
+    if name == "type_text":
+        return "\n" in str(args.get("text", ""))
+    if name != "press_key":
+        return False
+    try:
+        return parse_keys(str(args.get("key", ""))).key == "Enter"
+    except ValueError:
+        return False
 
 
 def make_navigation_guard(harbor: Harbor) -> NavigationGuard:

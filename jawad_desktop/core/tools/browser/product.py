@@ -1,12 +1,15 @@
-"""The product on a page: ``extract_product`` and its helpers.
+"""The product on a page: ``extract_product``, field by field from the structured data and the page.
 
-Field by field: structured data (JSON-LD, microdata, Open Graph via extruct) first, then the
-page as shown (lxml over the snapshot's HTML, price-parser for amounts): the current price near
-the main heading (not struck, "was", per unit or a related product's; the page script's
-``priceTexts`` say which texts are struck through by CSS and how far they are from the h1 and the
-buy button), SKU/MPN/GTIN from specification tables and definition lists, availability from the
-buy button and stock wording in several languages. ``sources`` says where each field came from.
-Measured by tests/browser/test_product_devset.py and benchmarks/bench_products.py.
+Structured data (JSON-LD, microdata, Open Graph via extruct) gives most fields; when it lists
+several offers (variants, sellers), the offer the page shows is taken: the one the page's URL
+names, else the one with the product's SKU, else one at the price shown. The page as shown
+(``product_page``: the current price among those the page script measured, identifiers from
+specification tables and labelled texts, availability from the product's button and stock wording)
+fills the gaps, and wins where the two disagree on the price the page shows in the product's block
+(a variant picked after the page loaded, a JSON-LD left on the default variant, a marketplace's
+range of offers): then the page's identifiers and availability go with its price. ``sources`` says
+where each field came from. Measured by tests/browser/test_product_devset.py and
+benchmarks/bench_products.py on the simple and the real product sets (tests/pages/products/).
 """
 
 from __future__ import annotations
@@ -14,17 +17,34 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from jawad_desktop.core.tools.browser.product_page import (
+    PRICE_RE,
+    VisiblePrice,
+    currency_code,
+    html_price,
+    parse_price,
+    read_html,
+    struck_amounts,
+    visible_price,
+)
 
 log = logging.getLogger("jawad.browser")
 
-# -- product extraction ---------------------------------------------------------------------------
-
-_CURRENCY_SYMBOLS = {"$": "USD", "US$": "USD", "£": "GBP", "€": "EUR", "¥": "JPY", "₹": "INR", "₩": "KRW",
-                     "₽": "RUB", "₺": "TRY", "CHF": "CHF", "C$": "CAD", "A$": "AUD", "R$": "BRL", "zł": "PLN",
-                     "kr": "SEK", "د.إ": "AED", "ر.س": "SAR", "Dhs": "AED", "AED": "AED", "SAR": "SAR"}
 PRODUCT_KEYS = ("name", "price", "currency", "brand", "rating", "availability", "sku", "mpn", "gtin")
+_GTIN_KEYS = ("gtin", "gtin13", "gtin12", "gtin14", "gtin8", "isbn")
+_SCHEMA_AVAILABILITY = {"instock": "InStock", "outofstock": "OutOfStock", "preorder": "PreOrder",
+                        "presale": "PreSale", "backorder": "BackOrder", "limitedavailability": "LimitedAvailability",
+                        "soldout": "SoldOut", "discontinued": "Discontinued", "instoreonly": "InStoreOnly",
+                        "onlineonly": "OnlineOnly"}
+# Price specifications that are not what the shopper pays now (WooCommerce lists the regular price
+# beside the sale price).
+_NOT_THE_PRICE = re.compile(r"listprice|strikethroughprice|srp|msrp|invoiceprice|minimumadvertisedprice", re.I)
+
+
+# -- structured data ---------------------------------------------------------------------------------
 
 
 def _types(item: dict[str, Any]) -> list[str]:
@@ -46,6 +66,12 @@ def _short_availability(value: Any) -> str:
     return text.rsplit("/", 1)[-1] if "schema.org" in text else text
 
 
+def _availability(value: str) -> str:
+    """A schema.org availability word for whatever a page's structured data says."""
+    key = re.sub(r"[^a-z]", "", _short_availability(value).lower())
+    return _SCHEMA_AVAILABILITY.get(key, _short_availability(value))
+
+
 def _walk_items(data: Any) -> Iterable[dict[str, Any]]:
     if isinstance(data, list):
         for entry in data:
@@ -57,236 +83,117 @@ def _walk_items(data: Any) -> Iterable[dict[str, Any]]:
                 yield from _walk_items(data[key])
 
 
-def _from_schema_product(item: dict[str, Any]) -> dict[str, str]:
-    offers = item.get("offers") or {}
-    if isinstance(offers, list):
-        offers = offers[0] if offers else {}
-    offer = offers if isinstance(offers, dict) else {}
-    price = offer.get("price", offer.get("lowPrice", ""))
-    if isinstance(offer.get("priceSpecification"), dict) and not price:
-        price = offer["priceSpecification"].get("price", "")
+def _amount(value: Any) -> str:
+    """"96.75" for 96.75, "96.75", "96,75"; "" when it is no amount."""
+    if isinstance(value, int | float):
+        return f"{float(value):.2f}"
+    text = str(value or "").strip()
+    if re.fullmatch(r"\d+(?:\.\d+)?", text):
+        return f"{float(text):.2f}"
+    parsed = parse_price(text) if text else None
+    return parsed[0] if parsed else ""
+
+
+def _offer_price(offer: dict[str, Any]) -> str:
+    """What the shopper pays: ``price``, else the price specification that is not a list price,
+    else the low end of a range."""
+    if offer.get("price") not in (None, ""):
+        return _amount(offer["price"])
+    specs = offer.get("priceSpecification")
+    specs = specs if isinstance(specs, list) else [specs] if isinstance(specs, dict) else []
+    paid = [_amount(s.get("price")) for s in specs
+            if isinstance(s, dict) and not _NOT_THE_PRICE.search(str(s.get("priceType", "")).replace(" ", ""))]
+    paid = [p for p in paid if p]
+    if paid:
+        return min(paid, key=float)
+    return _amount(offer.get("lowPrice"))
+
+
+def _offer_currency(offer: dict[str, Any]) -> str:
+    specs = offer.get("priceSpecification")
+    spec = specs[0] if isinstance(specs, list) and specs else specs
+    fallback = spec.get("priceCurrency", "") if isinstance(spec, dict) else ""
+    return str(offer.get("priceCurrency") or fallback or "")
+
+
+def _offers(item: dict[str, Any]) -> list[dict[str, str]]:
+    """The item's offers, flattened (an AggregateOffer's own offers too), each with price, currency,
+    availability, sku, gtin, url, and the range for an AggregateOffer."""
+    raw = item.get("offers") or []
+    raw = raw if isinstance(raw, list) else [raw]
+    out: list[dict[str, str]] = []
+    for offer in raw:
+        if not isinstance(offer, dict):
+            continue
+        entry = {
+            "price": _offer_price(offer), "currency": _offer_currency(offer),
+            "availability": _short_availability(offer.get("availability", "")),
+            "sku": str(offer.get("sku", "") or ""), "url": str(offer.get("url", "") or ""),
+            "gtin": str(next((offer[k] for k in _GTIN_KEYS if offer.get(k)), "")),
+            "high": _amount(offer.get("highPrice")) if "aggregateoffer" in _types(offer) else "",
+        }
+        out.append(entry)
+        inner = offer.get("offers")
+        if isinstance(inner, list) and "aggregateoffer" in _types(offer):
+            out.extend(_offers({"offers": inner}))
+    # A ProductGroup's variants are products with offers of their own.
+    for variant in item.get("hasVariant") or []:
+        if isinstance(variant, dict):
+            for entry in _offers(variant):
+                entry["sku"] = entry["sku"] or str(variant.get("sku", "") or "")
+                entry["gtin"] = entry["gtin"] or str(next((variant[k] for k in _GTIN_KEYS if variant.get(k)), ""))
+                out.append(entry)
+    return out
+
+
+def _variant_of(url: str) -> str:
+    query = parse_qs(urlsplit(url).query)
+    return (query.get("variant") or query.get("sku") or [""])[0]
+
+
+def _pick_offer(offers: list[dict[str, str]], sku: str, url: str, shown: VisiblePrice | None) -> dict[str, str]:
+    """The offer the page shows: the one its URL names, else the product's SKU's, else one at the
+    price shown (in stock first), else the first."""
+    if not offers:
+        return {}
+    variant = _variant_of(url)
+    if variant:
+        named = [o for o in offers if o["url"] and _variant_of(o["url"]) == variant]
+        if named:
+            return named[0]
+    if sku:
+        same = [o for o in offers if o["sku"] == sku]
+        if same:
+            return same[0]
+    if shown is not None:
+        at_price = [o for o in offers if o["price"] == shown.amount]
+        at_price.sort(key=lambda o: _availability(o["availability"]) != "InStock")
+        if at_price:
+            return at_price[0]
+    return offers[0]
+
+
+def _from_schema_product(item: dict[str, Any], url: str, shown: VisiblePrice | None) -> dict[str, str]:
+    offers = _offers(item)
+    sku = str(item.get("sku", "") or "")
+    offer = _pick_offer(offers, sku, url, shown)
     rating = item.get("aggregateRating") or {}
     product = {
         "name": _name_of(item.get("name")),
-        "price": str(price or ""),
-        "currency": str(offer.get("priceCurrency", "") or ""),
+        "price": offer.get("price", ""),
+        "high": offer.get("high", ""),
+        "currency": offer.get("currency", ""),
         "brand": _name_of(item.get("brand")),
         "rating": str(rating.get("ratingValue", "") if isinstance(rating, dict) else rating or ""),
-        "availability": _short_availability(offer.get("availability", "")),
-        "sku": str(item.get("sku", "") or ""),
+        "availability": offer.get("availability", ""),
+        "sku": offer.get("sku") or sku,
         "mpn": str(item.get("mpn", "") or ""),
-        "gtin": str(next((item[k] for k in ("gtin", "gtin13", "gtin12", "gtin14", "gtin8") if item.get(k)), "")),
+        "gtin": offer.get("gtin") or str(next((item[k] for k in _GTIN_KEYS if item.get(k)), "")),
     }
     return {k: v.strip() for k, v in product.items() if v and v.strip()}
 
 
-def _currency_code(symbol: str | None) -> str:
-    if not symbol:
-        return ""
-    symbol = symbol.strip()
-    if re.fullmatch(r"[A-Z]{3}", symbol):
-        return symbol
-    return _CURRENCY_SYMBOLS.get(symbol, symbol)
-
-
-# -- visible page: prices, identifiers, stock ------------------------------------------------------
-
-# A price in text: a currency sign or code, then a number, or a number then a sign or code.
-_CUR = r"(?:US\$|C\$|A\$|R\$|[$£€¥₹₩₽₺]|\b(?:USD|EUR|GBP|JPY|PLN|CHF|SEK|CAD|AUD)\b|zł|\bkr\b)"
-_NUM = r"\d(?:[\d.,\u00a0\u202f ]*\d)?"
-_PRICE_RE = re.compile(rf"{_CUR}\s?{_NUM}|{_NUM}\s?{_CUR}")
-# Words before a price that make it an old price, and after it that make it a unit price.
-_WAS_RE = re.compile(r"(?:\bwas|\bbefore|\brrp|\blist price|\bstatt|\bavant|\bantes|\bprima)\W{0,3}$", re.I)
-_UNIT_RE = re.compile(r"^\s*(?:/|per\b|je\b|pro\b|par\b|por\b)", re.I)
-_PRICE_CLASS = re.compile(r"price|preis|prix|precio|prezzo|cena|cost|amount", re.I)
-_OLD_CLASS = re.compile(r"\b(?:was|old|strike|crossed|compare|original|regular|list)", re.I)
-_UNIT_CLASS = re.compile(r"unit|per-|per_|perunit", re.I)
-_RELATED_CLASS = re.compile(r"related|recommend|similar|carousel|upsell|cross-?sell|also|recently", re.I)
-_STRUCK_TAGS = {"s", "del", "strike"}
-_SKIP_TAGS = {"script", "style", "noscript", "template", "head", "title"}
-
-_ID_LABELS = (
-    ("sku", re.compile(r"^(?:sku|item (?:number|no\.?|#)|article (?:number|no\.?)|art\.?[- ]?nr\.?|artikelnummer|"
-                       r"r[ée]f[ée]rence|ref\.?|product code|product id|code)$", re.I)),
-    ("mpn", re.compile(r"^(?:mpn|manufacturer part (?:number|no\.?)|part (?:number|no\.?)|model (?:number|no\.?))$",
-                       re.I)),
-    ("gtin", re.compile(r"^(?:gtin(?:-?\d+)?|ean(?:-?13)?|upc|isbn(?:-?13)?|barcode|jan)$", re.I)),
-)
-_SKU_TEXT_RE = re.compile(r"\b(?:SKU|Item (?:number|no\.?)|Art\.?-?Nr\.?)\s*[:#]\s*([A-Z0-9][A-Z0-9._/-]{2,40})", re.I)
-
-# Stock wording, in the order it is trusted: a pre-order or a few left says more than "in stock".
-_STOCK_WORDS = (
-    ("PreOrder", re.compile(r"\bpre-?order|\bprécommande|\bvorbestell|\breserva(?:r)? ahora|\bpreventa", re.I)),
-    ("LimitedAvailability", re.compile(r"\bonly \d+ left|\bnur noch \d+|\bplus que \d+|\bquedan? \d+|\blow stock|"
-                                       r"\bfew left|\bzostał[oa]? \d+", re.I)),
-    ("OutOfStock", re.compile(r"\bsold out|\bout of stock|\bcurrently unavailable|\bausverkauft|\bnicht (?:auf lager|"
-                              r"verfügbar|lieferbar)|épuisé|\brupture de stock|\bagotado|\bsin stock|\besgotado|"
-                              r"\besaurito|\bniedostępny|\bwyprzedan", re.I)),
-    ("InStock", re.compile(r"\bin stock\b|\bauf lager\b|\ben stock\b|\ben existencia\b|\bdisponibile\b|\bna stanie\b|"
-                           r"\bsofort lieferbar\b|\bavailable now\b", re.I)),
-)
-_SCHEMA_AVAILABILITY = {"instock": "InStock", "outofstock": "OutOfStock", "preorder": "PreOrder",
-                        "presale": "PreSale", "backorder": "BackOrder", "limitedavailability": "LimitedAvailability",
-                        "soldout": "SoldOut", "discontinued": "Discontinued", "instoreonly": "InStoreOnly",
-                        "onlineonly": "OnlineOnly"}
-_BUY_RE = re.compile(r"add to (?:cart|bag|basket)|buy|in den warenkorb|ajouter au panier|añadir|comprar|"
-                     r"pre-?order|kaufen|do koszyka", re.I)
-
-
-def _availability(value: str) -> str:
-    """A schema.org availability word for whatever a page's structured data says."""
-    key = re.sub(r"[^a-z]", "", _short_availability(value).lower())
-    return _SCHEMA_AVAILABILITY.get(key, _short_availability(value))
-
-
-def _classes(el: Any) -> str:
-    return f"{el.get('class', '')} {el.get('id', '')} {el.get('itemprop', '')}"
-
-
-def _joined_text(el: Any) -> str:
-    """The element's text with superscript cents joined as decimals (``$<span>12</span><sup>99</sup>``)."""
-    parts: list[str] = []
-    for node in el.iter():
-        if not isinstance(node.tag, str) or node.tag in _SKIP_TAGS:
-            continue
-        if node is not el and any(_struck(n) for n in (node, *node.iterancestors()) if n is not el):
-            continue  # an old price inside the price box is its own (struck) candidate
-        if node.text:
-            prefix = "." if node.tag == "sup" and parts and parts[-1][-1:].isdigit() else ""
-            parts.append(prefix + node.text.strip())
-        if node is not el and node.tail:
-            parts.append(node.tail.strip())
-    return re.sub(r"(?<=[^\d\s])(?=\d)|(?<=\d)(?=[^\d\s.,])", "", "".join(p for p in parts if p))
-
-
-@dataclass
-class _Candidate:
-    amount: str
-    currency: str
-    position: int  # element index in document order
-    bad: bool  # struck, "was", per unit, or in a related-products block
-
-
-def _struck(el: Any) -> bool:
-    return bool(el.tag in _STRUCK_TAGS or "line-through" in el.get("style", "") or _OLD_CLASS.search(_classes(el)))
-
-
-def _flags(el: Any) -> tuple[bool, bool, bool]:
-    """(struck, per unit, in another product's block) for an element and its ancestors."""
-    struck = unit = related = False
-    node = el
-    while node is not None and isinstance(node.tag, str):
-        cls = _classes(node)
-        if _struck(node):
-            struck = True
-        if _UNIT_CLASS.search(cls):
-            unit = True
-        if _RELATED_CLASS.search(cls) or node.tag == "aside":
-            related = True
-        node = node.getparent()
-    return struck, unit, related
-
-
-def _prices_in(text: str) -> list[tuple[str, bool]]:
-    """(price text, is an old or unit price from its wording) for each price in ``text``."""
-    out = []
-    for match in _PRICE_RE.finditer(text):
-        before, after = text[: match.start()], text[match.end():]
-        out.append((match.group(0), bool(_WAS_RE.search(before[-16:]) or _UNIT_RE.match(after))))
-    return out
-
-
-def _visible_prices(root: Any, h1_position: int, struck_amounts: set[str]) -> list[_Candidate]:
-    from price_parser import Price
-
-    candidates: list[_Candidate] = []
-    seen: set[Any] = set()  # elements, not id()s: lxml proxies are only stable while referenced
-    for index, el in enumerate(root.iter()):
-        if not isinstance(el.tag, str) or el.tag in _SKIP_TAGS:
-            continue
-        struck, unit, related = _flags(el)
-        texts: list[tuple[str, bool]] = []
-        if el.get("data-price") and re.fullmatch(r"\d+(?:\.\d+)?", el.get("data-price", "").strip()):
-            code = el.get("data-currency", "") or (Price.fromstring(_joined_text(el)).currency or "")
-            texts.append((f"{code} {el.get('data-price')}", False))
-        elif (_PRICE_CLASS.search(_classes(el)) and not any(a in seen for a in el.iterancestors())
-              and not any(_PRICE_CLASS.search(_classes(d)) for d in el.iterdescendants() if isinstance(d.tag, str))):
-            texts = _prices_in(_joined_text(el))
-            if texts:
-                seen.add(el)
-        elif not any(a in seen for a in el.iterancestors()):
-            texts = _prices_in((el.text or "").strip())
-        for text, worded in texts:
-            price = Price.fromstring(text)
-            if price.amount is None or not price.currency:
-                continue
-            amount = f"{price.amount:.2f}"
-            candidates.append(_Candidate(amount, _currency_code(price.currency), index,
-                                         worded or struck or unit or related or amount in struck_amounts))
-    # The current price: not struck, not per unit, not another product's; then the nearest after the h1.
-    return sorted(candidates, key=lambda c: (c.bad, c.position < h1_position, abs(c.position - h1_position)))
-
-
-def _identifiers(root: Any, text: str) -> dict[str, str]:
-    """SKU, MPN and GTIN from specification tables, definition lists and "SKU: …" text."""
-    found: dict[str, str] = {}
-    pairs: list[tuple[str, str, str]] = []
-    for row in root.iter("tr"):
-        cells = [c for c in row if isinstance(c.tag, str) and c.tag in ("th", "td")]
-        if len(cells) == 2:
-            pairs.append((cells[0].text_content(), cells[1].text_content(), "table"))
-    for dt in root.iter("dt"):
-        dd = dt.getnext()
-        if dd is not None and dd.tag == "dd":
-            pairs.append((dt.text_content(), dd.text_content(), "definition list"))
-    for label, value, where in pairs:
-        label, value = label.strip().rstrip(":").strip(), value.strip()
-        for key, pattern in _ID_LABELS:
-            if key not in found and value and len(value) <= 60 and pattern.match(label):
-                found[key], found[f"{key}_source"] = value, where
-    if "sku" not in found and (match := _SKU_TEXT_RE.search(text)):
-        found["sku"], found["sku_source"] = match.group(1), "visible text"
-    return found
-
-
-def _visible_availability(root: Any, text: str) -> str:
-    for value, pattern in _STOCK_WORDS[:3]:
-        if pattern.search(text):
-            return value
-    for button in root.iter("button", "input"):
-        label = (button.text_content() if button.tag == "button" else button.get("value", "")).strip()
-        if _BUY_RE.search(label) and (button.get("disabled") is not None or button.get("aria-disabled") == "true"):
-            return "OutOfStock"
-    if _STOCK_WORDS[3][1].search(text):
-        return "InStock"
-    # A buy button that can be pressed, and no wording against it: the shop sells it now.
-    enabled = [b for b in root.iter("button") if _BUY_RE.search(b.text_content()) and b.get("disabled") is None]
-    return "InStock" if enabled else ""
-
-
-def _visible(page_html: str, h1: str, text: str, struck_amounts: set[str]) -> dict[str, Any]:
-    """Price, currency, identifiers and availability read from the page as shown."""
-    import lxml.html
-
-    try:
-        root = lxml.html.fromstring(page_html) if page_html.strip() else None
-    except (ValueError, lxml.etree.ParserError):
-        root = None
-    if root is None:
-        return {}
-    body_text = text or " ".join(root.itertext())  # itertext joined: text_content() glues words
-    heading = next(iter(root.iter("h1")), None)
-    h1_position = next((i for i, el in enumerate(root.iter()) if el is heading), 0)
-    out: dict[str, Any] = {"name": h1 or (heading.text_content().strip() if heading is not None else "")}
-    prices = _visible_prices(root, h1_position, struck_amounts)
-    if prices:
-        out["price"], out["currency"] = prices[0].amount, prices[0].currency
-    out.update(_identifiers(root, body_text))
-    out["availability"] = _visible_availability(root, body_text[:6000])
-    return {k: v for k, v in out.items() if v}
-
-
-def _structured(html: str, url: str, h1: str) -> tuple[dict[str, str], str]:
+def _structured(html: str, url: str, h1: str, shown: VisiblePrice | None) -> tuple[dict[str, str], str]:
     """The first product in the structured data, and the syntax it came from."""
     import extruct  # imported here: it pulls in lxml and rdflib, only needed off the GUI thread
 
@@ -299,7 +206,7 @@ def _structured(html: str, url: str, h1: str) -> tuple[dict[str, str], str]:
     for syntax in ("json-ld", "microdata"):
         for item in _walk_items(data.get(syntax, [])):
             if "product" in _types(item) or "productgroup" in _types(item):
-                product = _from_schema_product(item)
+                product = _from_schema_product(item, url, shown)
                 if product.get("name") or product.get("price"):
                     return product, syntax
     for og in data.get("opengraph", []):
@@ -309,7 +216,7 @@ def _structured(html: str, url: str, h1: str) -> tuple[dict[str, str], str]:
         if str(og.get("@type", "")).lower().startswith("product") or amount:
             product = {
                 "name": str(og.get("og:title", "") or h1),
-                "price": str(amount or ""),
+                "price": _amount(amount) if amount else "",
                 "currency": str(og.get("product:price:currency") or og.get("og:price:currency") or ""),
                 "brand": str(og.get("product:brand", "") or ""),
                 "availability": str(og.get("product:availability") or og.get("og:availability") or ""),
@@ -319,64 +226,81 @@ def _structured(html: str, url: str, h1: str) -> tuple[dict[str, str], str]:
     return {}, ""
 
 
-def _hint_amounts(hints: list[dict[str, Any]], struck: bool) -> set[str]:
-    from price_parser import Price
-
-    out = set()
-    for hint in hints:
-        price = Price.fromstring(str(hint.get("text", "")))
-        single = len(_PRICE_RE.findall(str(hint.get("text", "")))) <= 1  # "$80 $64" says nothing alone
-        if price.amount is not None and bool(hint.get("struck")) == struck and (struck or single):
-            out.add(f"{price.amount:.2f}")
-    return out
+# -- the two together ----------------------------------------------------------------------------------
 
 
-def _nearness(hint: dict[str, Any]) -> tuple[bool, float]:
-    """Sort key for the script's price texts: not struck first, then nearest the buy button or h1."""
-    near = [float(d) for d in (hint.get("buy"), hint.get("h1")) if isinstance(d, int | float)]
-    return bool(hint.get("struck")), min(near) if near else float("inf")
+def _page_overrides(structured: dict[str, str], shown: VisiblePrice | None) -> bool:
+    """Whether the page's own price replaces the structured one: the page shows, in the product's
+    block, a price the structured data does not have (and nowhere there the structured price)."""
+    if shown is None or not shown.confident or not structured.get("price"):
+        return False
+    return shown.amount != structured["price"] and structured["price"] not in shown.shown
+
+
+def _text_price(text: str) -> tuple[str, str] | None:
+    """The first price in the top of the visible text (pages the other readings found nothing on)."""
+    for match in PRICE_RE.finditer(text[:5000]):
+        parsed = parse_price(match.group(0))
+        if parsed and parsed[1]:
+            return parsed
+    return None
 
 
 def extract_product(html: str, url: str, *, h1: str = "", price_texts: Iterable[dict[str, Any] | str] = (),
                     text: str = "", page_html: str = "") -> dict[str, Any] | None:
-    """The product on a page: structured data (JSON-LD, microdata, Open Graph) field by field,
-    completed from the visible page (``page_html``: the current price near the heading, not a struck,
-    "was", per-unit or related product's price; identifiers from specification tables; stock from the
-    buy button and wording in several languages). ``source`` names the structured syntax (or "visible
-    text"); ``sources`` says where each field came from."""
-    structured, syntax = _structured(html, url, h1)
-    hints = [t if isinstance(t, dict) else {"text": str(t)} for t in price_texts]
-    # Amounts the page shows only struck through (the page script sees CSS line-through too).
-    struck_amounts = _hint_amounts(hints, True) - _hint_amounts(hints, False)
-    visible = _visible(page_html, h1, text, struck_amounts) if page_html else {}
-    if not visible.get("price") and not structured.get("price"):
-        # No price in the page as parsed: the script's price-styled texts, then the text near the top.
-        from price_parser import Price
+    """The product on a page, or None when the page shows none.
 
-        styled = [str(h.get("text", "")) for h in sorted(hints, key=_nearness) if not h.get("struck")]
-        candidates = [*styled]
-        if text:
-            candidates += [m.group(0) for m in _PRICE_RE.finditer(text[:5000])][:5]
-        for candidate in candidates:
-            price = Price.fromstring(candidate)
-            if price.amount is not None and (price.currency or candidate in styled):
-                visible.update(price=f"{price.amount:.2f}", currency=_currency_code(price.currency))
-                break
+    ``html``: what the structured-data parsers read (the head and the structured parts); ``page_html``:
+    the page as rendered; ``price_texts``: the page script's measured prices (``priceTexts``);
+    ``text``: the visible text. ``source`` names the structured syntax (or "visible text");
+    ``sources`` says where each field came from.
+    """
+    hints = list(price_texts)
+    shown = visible_price(hints)
+    structured, syntax = _structured(html, url, h1, shown)
+    root, facts = read_html(page_html) if page_html else (None, None)
+    visible: dict[str, str] = {}
+    sources: dict[str, str] = {}
+    # The price the page shows: measured by the page script, else read from the HTML, else (with no
+    # structured price either) the first one in the visible text.
+    found = (shown.amount, shown.currency) if shown is not None else None
+    if found is None and root is not None:
+        found = html_price(root, struck_amounts(hints))
+    if found is None and not structured.get("price") and text:
+        found = _text_price(text)
+    if found:
+        visible.update(price=found[0], currency=found[1])
+    if facts is not None:
+        visible.update(name=h1 or facts.name, availability=facts.availability)
+        for key, (value, origin) in facts.ids.items():
+            visible[key], sources[key] = value, origin
+    elif h1:
+        visible["name"] = h1
     if not structured and not visible.get("price"):
         return None
+    page_first = _page_overrides(structured, shown)
+    if page_first:
+        log.debug("the page shows %s where its structured data says %s", shown and shown.amount,
+                  structured.get("price"))
     product: dict[str, Any] = {}
-    sources: dict[str, str] = {}
+    where: dict[str, str] = {}
     for key in PRODUCT_KEYS:
-        if structured.get(key):
-            product[key], sources[key] = structured[key], syntax
-        elif visible.get(key) and (key != "currency" or "price" not in structured):
-            product[key], sources[key] = visible[key], visible.get(f"{key}_source", "visible text")
+        ours = visible.get(key)
+        theirs = structured.get(key)
+        if key in ("price", "currency", "sku", "mpn", "gtin", "availability") and page_first and ours:
+            product[key], where[key] = ours, sources.get(key, "visible text")
+        elif theirs and not (key == "currency" and page_first):
+            product[key], where[key] = theirs, syntax
+        elif ours and (key != "currency" or page_first or not structured.get("price")):
+            product[key], where[key] = ours, sources.get(key, "visible text")
+    if product.get("price") and not product.get("currency") and structured.get("currency"):
+        product["currency"], where["currency"] = structured["currency"], syntax
     if product.get("availability"):
         product["availability"] = _availability(product["availability"])
     if product.get("currency"):
-        product["currency"] = _currency_code(product["currency"])
+        product["currency"] = currency_code(product["currency"])
     if re.fullmatch(r"\d+(?:\.\d+)?", str(product.get("price", ""))):
         product["price"] = f"{float(product['price']):.2f}"
     product["source"] = syntax or "visible text"
-    product["sources"] = {k: v for k, v in sources.items() if v}
+    product["sources"] = where
     return product

@@ -45,6 +45,7 @@ class BrowserSession:
     highlight_s: float = 0.35  # how long the target stays highlighted before the action
     user_texts: list[str] = field(default_factory=list)
     last_reading: PageReading | None = None
+    acted_since_reading: bool = False  # an action may have changed the page under the same URL
 
     def note_user_message(self, text: str) -> None:
         """Remember what the user asked (provenance checks compare actions against it)."""
@@ -57,8 +58,19 @@ class BrowserSession:
         """Read the page (``PageError`` when it cannot be read); the reading goes to the page cache."""
         reading = await read_page(self.page, max_elements=self.max_elements)
         self.last_reading = reading
+        self.acted_since_reading = False
         await self._remember(reading)
         return reading
+
+    async def reading_of_current_page(self) -> tuple[PageReading, bool]:
+        """The last reading while the page is still the one read (same URL, no action since),
+        else a new reading; and whether the last one was reused. A further part of a long page,
+        a folded section or a search in it then costs no new snapshot (the agent reads the page
+        for its prompt before each step anyway)."""
+        last = self.last_reading
+        if last is not None and not self.acted_since_reading and last.url == await self.page.url():
+            return last, True
+        return await self.read(), False
 
     async def cache_current_page(self) -> PageReading | None:
         """Read the page only to write it to the page cache (a page the user browsed by hand,

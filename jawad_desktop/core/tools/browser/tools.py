@@ -1,14 +1,15 @@
-"""The browser tools the model calls: read_page, click, fill, select, check, scroll, wait,
-summarise, navigate, go back and search (spec 001 READ_PAGE, CLICK_ELEMENT, FILL_FORM,
-SCROLL_PAGE; spec 000 search_web).
+"""The browser tools the model calls: read_page, find_in_page, click (by index or by the words shown),
+fill, select, check, scroll, wait, summarise, navigate, go back and search (spec 001 READ_PAGE,
+CLICK_ELEMENT, FILL_FORM, SCROLL_PAGE; spec 000 search_web).
 
 Each tool is declared once, here, with its permission level, and works on the browser session
 of the run it is called in (``ctx.browser``); without one it fails with a message the model
 can act on. Each returns a concise result for the model and a short one for the log; page
 failures (element gone, hidden, detached, navigation blocked, timeout) come back as the page's
 own sentences through ``page_errors``, the one place a ``PageError`` becomes a ``ToolError``;
-every acting tool runs through ``act`` (show the target, act, clear the highlight, say where
-the page went). The names, levels and schemas are what the
+every acting tool runs through ``act`` (show the target, act, clear the highlight, say what
+changed, ``changes``, and where the page went); ``fill_form`` enters dates, times, colours and
+numbers in the field's format (``values``). The names, levels and schemas are what the
 model sees: ``tests/browser/test_tool_surface.py`` keeps them from drifting.
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Annotated, Any, Literal
 
@@ -23,13 +25,24 @@ from pydantic import Field
 
 from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.sites import site_of
+from jawad_desktop.core.tools.browser import values
+from jawad_desktop.core.tools.browser.by_text import find_by_text
+from jawad_desktop.core.tools.browser.changes import PageChanges, field_sentence
+from jawad_desktop.core.tools.browser.downloads import size_text
+from jawad_desktop.core.tools.browser.parts import PASSAGES
+from jawad_desktop.core.tools.browser.provenance import wrap_untrusted
+from jawad_desktop.core.tools.browser.reading import PageReading
 from jawad_desktop.core.tools.browser.session import DEFAULT_SEARCH_ENGINE, BrowserSession, search_url_for
+from jawad_desktop.core.tools.browser.uploads import UploadRefused, user_named_file
 from jawad_desktop.core.tools.context import ToolContext
-from jawad_desktop.core.tools.page import ActionOutcome, Page, PageError, Target
+from jawad_desktop.core.tools.keys import parse_keys
+from jawad_desktop.core.tools.page import ActionOutcome, Page, PageError, TabInfo, Target
 from jawad_desktop.core.tools.registry import ToolError, ToolRegistry, ToolResult
 
 IndexArg = Annotated[int | None, Field(description="The element's number [n] from read_page")]
 SelectorArg = Annotated[str | None, Field(description="A CSS selector, when there is no index")]
+
+log = logging.getLogger("jawad.browser")
 
 # Declared once; ``browser_registry`` hands out copies, since a registry can be changed.
 _TOOLS = ToolRegistry()
@@ -54,26 +67,48 @@ def _navigation_sentence(outcome: ActionOutcome) -> str:
         return (f" The action tried to open {outcome.blocked_navigation} on another site; the browser blocked it. "
                 "Use navigate with that URL if the user wants to go there (they will be asked).")
     if outcome.navigated_to:
-        return f" The page is now {outcome.navigated_to}; call read_page to see it."
-    return ""
+        return (f" The page is now {outcome.navigated_to}; call read_page to see it."
+                + _tab_and_download_sentence(outcome))
+    return _tab_and_download_sentence(outcome)
+
+
+def _tab_and_download_sentence(outcome: ActionOutcome) -> str:
+    """A new tab or a download the action started (the tabs and downloads tools say more)."""
+    text = ""
+    if outcome.opened_tab and "(in the background)" in outcome.opened_tab:
+        text += f" It opened a new tab, {outcome.opened_tab}; switch_tab shows it."
+    elif outcome.opened_tab:
+        text += (f" It opened a new tab, now shown: {outcome.opened_tab}. read_page reads it; list_tabs and "
+                 "switch_tab go back to the others.")
+    if outcome.download:
+        text += (f" It started a download: {outcome.download} (the user is asked before it is kept; "
+                 "list_downloads shows where it stands).")
+    return text
 
 
 PageAction = Callable[[Page], Awaitable[ActionOutcome]]
 
 
-async def act(browser: BrowserSession, target: Target, what: str, action: PageAction) -> ToolResult:
+async def act(browser: BrowserSession, target: Target, what: str, action: PageAction, *,
+              note: str = "", value_hint: str = "") -> ToolResult:
     """Run an acting tool's page action the one way they all run.
 
     The target is highlighted for ``highlight_s`` first, so the user sees what is about to
-    happen; the highlight is cleared after the action, or when it fails; the model is told
-    when the action took the page elsewhere or the browser blocked that.
+    happen; the highlight is cleared after the action, or when it fails. The model is told what
+    the action changed (``changes``: a dialog, new or gone elements, new text, or nothing), what a
+    typed field holds when the page did not keep the text as typed (``value_hint`` names the format
+    it takes), that an element a re-render replaced was found again by its description, and when
+    the action took the page elsewhere or the browser blocked that. ``note`` (how a value was
+    converted) follows the action's own sentence.
     """
     page = browser.page
     with page_errors():
-        await page.describe(target)  # a gone or hidden element fails before it is highlighted
+        info = await page.describe(target)  # a gone or hidden element fails before it is highlighted
         await page.highlight(target, f"Jawad: {what}")
     if browser.highlight_s > 0:
         await asyncio.sleep(browser.highlight_s)
+    browser.acted_since_reading = True  # the next part or search reads the page again
+    await _mark_changes(page)
     with page_errors():
         try:
             outcome = await action(page)
@@ -81,8 +116,35 @@ async def act(browser: BrowserSession, target: Target, what: str, action: PageAc
             await page.clear_highlight()
             raise
     await page.clear_highlight()
-    return ToolResult(for_model=outcome.message + _navigation_sentence(outcome), for_log=outcome.message,
-                      ok=not outcome.blocked_navigation)
+    changes = await _changes_since(page)  # a new document has nothing to compare: "" (the navigation is said)
+    parts = [outcome.message, note]
+    if info.refound or outcome.refound:
+        parts.append(f"(Element {target} had been re-rendered since read_page listed it; it was found again "
+                     f'by its description, {info.role} "{info.label}".)')
+    if outcome.field is not None:
+        parts.append(field_sentence(outcome.field, hint=value_hint))
+    if changes is not None:
+        parts.append(changes.summary(with_url=not outcome.navigated_to))
+    text = " ".join(p for p in parts if p)
+    return ToolResult(for_model=text + _navigation_sentence(outcome), for_log=outcome.message,
+                      ok=not outcome.blocked_navigation, changed_page=not outcome.blocked_navigation)
+
+
+async def _mark_changes(page: Page) -> None:
+    """The page's fingerprint before an action (``J.changesMark``); without it, no changes are told."""
+    try:
+        await page.call("changesMark", timeout=5.0)
+    except PageError:
+        log.debug("could not take the page's fingerprint before an action", exc_info=True)
+
+
+async def _changes_since(page: Page) -> PageChanges | None:
+    """What the action changed since ``_mark_changes`` (None when the page could not say)."""
+    try:
+        return PageChanges.from_js(await page.call("changesSince", timeout=5.0))
+    except PageError:
+        log.debug("could not compare the page with its fingerprint", exc_info=True)
+        return None
 
 
 def _browser(ctx: ToolContext) -> BrowserSession:
@@ -129,15 +191,91 @@ def _fill_level(args: Any) -> PermissionLevel:
 
 
 @_TOOLS.tool(name="read_page", level=PermissionLevel.READ_ONLY, aliases=("read", "get_page", "read_current_page"))
-async def read_page_tool(ctx: ToolContext) -> ToolResult:
+async def read_page_tool(
+    ctx: ToolContext,
+    part: Annotated[int | None, Field(ge=1, description=(
+        "Which part of a long page's content to read: read_page says how many parts there are and its "
+        "outline which part holds each heading. Leave it out to read the page as it is now"))] = None,
+    section: Annotated[str | None, Field(description=(
+        "A section folded out of the element list to list in full, such as 'navigation' "
+        "(read_page names the folded sections)"))] = None,
+) -> ToolResult:
     """Read the current page: title, URL, product details, the numbered interactive elements and
-    the main content as Markdown. Use it before acting on a page, and again after it changes."""
+    the main content as Markdown; a long page's content comes in parts, with an outline. Use it
+    before acting on a page, and again after it changes."""
+    browser = _browser(ctx)
     with page_errors():
-        reading = await _browser(ctx).read()
+        if part is None and not section:
+            reading, reused = await browser.read(), False
+        else:  # a further part or a section of the reading the model has: no new snapshot
+            reading, reused = await browser.reading_of_current_page()
+    if section:
+        return _folded_section(reading, section, ctx.result_chars)
+    count = len(reading.parts(ctx.result_chars))
+    if part is not None and part > count:
+        raise ToolError(f"The content of this page has {count} part{'s' * (count != 1)}: ask for a part "
+                        f"from 1 to {count}, or use find_in_page(query) to find text in it.")
+    shown = part or 1
     product = f", product {reading.product.get('name', '')}" if reading.product else ""
-    log_text = (f"Read {reading.title or reading.url}: {len(reading.elements)} elements{product}"
+    log_text = (f"Read {reading.title or reading.url}"
+                + (f" (part {shown} of {count})" if count > 1 else "")
+                + ("" if reused else f": {len(reading.elements)} elements{product}")
                 + (" — page text looks like instructions to an AI (flagged)" if reading.injections else ""))
-    return ToolResult(for_model=reading.for_model(ctx.result_chars), for_log=log_text, data=reading.as_dict())
+    return ToolResult(for_model=reading.for_model(ctx.result_chars, shown, elements=not reused), for_log=log_text,
+                      data=reading.as_dict(shown, ctx.result_chars), observed_page=True)
+
+
+def _folded_section(reading: PageReading, section: str, limit: int) -> ToolResult:
+    """``read_page(section=...)``: a listing folded out of the element list, in full."""
+    names = {name.casefold(): name for name in reading.folded}
+    name = names.get(section.strip().casefold())
+    if name is None:
+        known = ", ".join(f"'{n}'" for n in reading.folded)
+        raise ToolError(f"This page has no folded section '{section}'. "
+                        + (f"Its folded sections are: {known}." if known else
+                           "Nothing was folded out of its element list: read_page() lists every element."))
+    listing = reading.folded[name]
+    head = f"Section '{name}' of {reading.url}, folded out of read_page's element list:\n"
+    lines = listing.splitlines()
+    if limit and len(listing) > limit - len(head) - 400:  # room for the wrapper and the note
+        kept: list[str] = []
+        used = len(head) + 400
+        for line in lines:
+            used += len(line) + 1
+            if used > limit:
+                break
+            kept.append(line)
+        listing = "\n".join(kept) + (f"\n[... {len(lines) - len(kept)} more lines not shown; a selector "
+                                     "or scroll_page reaches them]")
+    return ToolResult(for_model=head + wrap_untrusted(listing, reading.url),
+                      for_log=f"Listed the '{name}' section of {reading.title or reading.url}",
+                      data={"url": reading.url, "title": reading.title, "section": name,
+                            "listing": reading.folded[name]}, observed_page=True)
+
+
+@_TOOLS.tool(level=PermissionLevel.READ_ONLY, aliases=("find", "search_page", "find_text"))
+async def find_in_page(
+    ctx: ToolContext,
+    query: Annotated[str, Field(description="The words or phrase to look for (case does not matter)")],
+) -> ToolResult:
+    """Find text anywhere in the current page's content, not only the part read_page showed: the
+    passages that match, each with the part it is in."""
+    if not query.strip():
+        raise ToolError("The query is empty: say which words to look for.")
+    with page_errors():
+        reading, _ = await _browser(ctx).reading_of_current_page()
+    limit = ctx.result_chars
+    most = max(2, min(PASSAGES, (limit - 800) // 360)) if limit else PASSAGES
+    found = reading.parts(limit).find(query, max_passages=most)
+    text = f"Title: {reading.title or '(none)'}\nURL: {reading.url}\n{found.summary()}"
+    if found.passages:
+        text += "\n" + wrap_untrusted(found.listing(), reading.url)
+    shown = "not found" if found.how == "none" else f"{found.count} match{'es' * (found.count != 1)}"
+    return ToolResult(for_model=text, for_log=f'Searched {reading.title or reading.url} for "{query}": {shown}',
+                      data={"url": reading.url, "title": reading.title, "query": query, "how": found.how,
+                            "count": found.count,
+                            "passages": [{"part": p.part, "heading": p.heading, "text": p.text}
+                                         for p in found.passages]}, observed_page=True)
 
 
 # -- acting on an element -----------------------------------------------------------------------
@@ -150,7 +288,25 @@ async def click_element(ctx: ToolContext, index: IndexArg = None, selector: Sele
     return await act(_browser(ctx), target, "click", lambda page: page.click(target))
 
 
-@_TOOLS.tool(level=PermissionLevel.INTERACT, aliases=("fill", "type_text", "fill_input"), level_for=_fill_level)
+@_TOOLS.tool(level=PermissionLevel.INTERACT, aliases=("click_by_text", "click_on_text"))
+async def click_text(
+    ctx: ToolContext,
+    text: Annotated[str, Field(description="The words shown on the element, as the page shows them")],
+    nth: Annotated[int, Field(ge=1, description="Which one, when several elements show these words (1: the "
+                                               "first; the result says how many there are)")] = 1,
+) -> ToolResult:
+    """Click the visible element that shows these words (its whole text first, then one containing
+    them), for something read_page does not list. Prefer click_element with an index when it does."""
+    if not text.strip():
+        raise ToolError("Say which words to click: the text shown on the element.")
+    browser = _browser(ctx)
+    with page_errors():
+        match = await find_by_text(browser.page, text, nth)
+    target = match.target
+    return await act(browser, target, "click", lambda page: page.click(target), note=match.note(text.strip()))
+
+
+@_TOOLS.tool(level=PermissionLevel.INTERACT, aliases=("fill", "fill_input"), level_for=_fill_level)
 async def fill_form(
     ctx: ToolContext,
     text: Annotated[str, Field(description="The text to type into the field")],
@@ -158,10 +314,17 @@ async def fill_form(
     selector: SelectorArg = None,
     submit: Annotated[bool, Field(description="Submit the form (or press Enter) after typing")] = False,
 ) -> ToolResult:
-    """Type text into a text field of the current page, replacing what is there; optionally submit."""
+    """Type text into a text field of the current page, replacing what is there; optionally submit.
+    Dates, times and colours may be given as people write them: they are entered in the field's format."""
     target = _target(index, selector)
-    return await act(_browser(ctx), target, "submit" if submit else "type",
-                                   lambda page: page.fill(target, text, submit=submit))
+    browser = _browser(ctx)
+    with page_errors():
+        info = await browser.page.describe(target)
+    kind = info.type or (info.role[6:-1].lower() if info.role.startswith("INPUT[") else "")
+    entry = values.for_input(kind, text)
+    return await act(browser, target, "submit" if submit else "type",
+                     lambda page: page.fill(target, entry.value, submit=submit),
+                     note=entry.note, value_hint=values.format_hint(kind))
 
 
 @_TOOLS.tool(level=PermissionLevel.INTERACT, aliases=("select",))
@@ -222,7 +385,7 @@ async def wait_for(
         found = await page.wait_for(text=text, selector=selector, timeout=timeout_s)
     if not found:
         raise ToolError(f"{what} did not appear within {timeout_s:g} s. Call read_page to see the page.")
-    return ToolResult(for_model=f"{what} is on the page now.")
+    return ToolResult(for_model=f"{what} is on the page now.", observed_page=True)
 
 
 @_TOOLS.tool(level=PermissionLevel.READ_ONLY, aliases=("summarize", "summarise_page", "summarise"))
@@ -233,7 +396,8 @@ async def summarize_page(ctx: ToolContext) -> ToolResult:
     ask = ("Summarise this page for the user: the main points in a few short bullet points, "
            "with the product and price if there is one.\n")
     text = ask + reading.for_model(max(0, ctx.result_chars - len(ask)) if ctx.result_chars else 0)
-    return ToolResult(for_model=text, for_log=f"Read {reading.title or reading.url} to summarise it")
+    return ToolResult(for_model=text, for_log=f"Read {reading.title or reading.url} to summarise it",
+                      observed_page=True)
 
 
 # -- going elsewhere ------------------------------------------------------------------------------
@@ -274,6 +438,198 @@ async def search_web(
         final = await browser.page.navigate(browser.search_url(query))
     return ToolResult(for_model=f"Opened the search results for {query!r} ({final}). "
                       "Call read_page to see them.", for_log=f"Searched for {query!r}")
+
+
+@_TOOLS.tool(level=PermissionLevel.NAVIGATE, aliases=("forward",))
+async def go_forward(ctx: ToolContext) -> ToolResult:
+    """Go forward to the next page in the browser's history (after go_back)."""
+    page = _browser(ctx).page
+    with page_errors():
+        now = await page.go_forward()
+    return ToolResult(for_model=f"Went forward; the page is now {now}.", for_log=f"Forward to {now}")
+
+
+@_TOOLS.tool(level=PermissionLevel.NAVIGATE, aliases=("refresh", "reload_page", "refresh_page"))
+async def reload(ctx: ToolContext) -> ToolResult:
+    """Load the current page again (when it is stuck or shows old content)."""
+    browser = _browser(ctx)
+    browser.acted_since_reading = True
+    with page_errors():
+        now = await browser.page.reload()
+    return ToolResult(for_model=f"Reloaded {now}; call read_page to see it.", for_log=f"Reloaded {now}")
+
+
+# -- keys, pointer and files -----------------------------------------------------------------------
+
+KeyArg = Annotated[str, Field(description=(
+    "The key: Enter, Escape, Tab, Backspace, Delete, ArrowUp, ArrowDown, ArrowLeft, ArrowRight, Home, End, "
+    "PageUp, PageDown, Space, F1-F12 or one character; a combination joins keys with +, as in Control+A or "
+    "Shift+Tab"))]
+
+
+def _presses_enter(keys: str) -> bool:
+    try:
+        return parse_keys(keys).key == "Enter"
+    except ValueError:
+        return False
+
+
+def _key_level(args: Any) -> PermissionLevel:
+    # Enter sends the form a field is in, as fill_form's submit does.
+    return PermissionLevel.SUBMIT if _presses_enter(getattr(args, "key", "")) else PermissionLevel.INTERACT
+
+
+def _typing_level(args: Any) -> PermissionLevel:
+    # A new line is an Enter.
+    return PermissionLevel.SUBMIT if "\n" in getattr(args, "text", "") else PermissionLevel.INTERACT
+
+
+async def _keys_action(ctx: ToolContext, index: int | None, selector: str | None, what: str,
+                       action: Callable[[Page, Target | None], Awaitable[ActionOutcome]]) -> ToolResult:
+    """Keys go to element [n] (highlighted and focused first, as any acting tool) or where the focus is."""
+    browser = _browser(ctx)
+    if index is not None or selector:
+        target = _target(index, selector)
+        return await act(browser, target, what, lambda page: action(page, target))
+    browser.acted_since_reading = True
+    page = browser.page
+    await _mark_changes(page)
+    with page_errors():
+        outcome = await action(page, None)
+    changes = None if outcome.navigated_to or outcome.opened_tab else await _changes_since(page)
+    text = " ".join(p for p in (outcome.message, changes.summary() if changes is not None else "") if p)
+    return ToolResult(for_model=text + _navigation_sentence(outcome), for_log=outcome.message,
+                      ok=not outcome.blocked_navigation, changed_page=not outcome.blocked_navigation)
+
+
+@_TOOLS.tool(level=PermissionLevel.INTERACT, aliases=("press", "key", "keypress", "press_keys", "send_keys"),
+             level_for=_key_level)
+async def press_key(ctx: ToolContext, key: KeyArg, index: IndexArg = None, selector: SelectorArg = None) -> ToolResult:
+    """Press a key or a key combination as on a keyboard: in element [n] (focused first), or where the
+    keyboard focus is. For lists, menus, sliders and date pickers (arrows), dialogs (Escape), moving
+    between fields (Tab), fields that act on Enter, and shortcuts (Control+A)."""
+    try:
+        parse_keys(key)
+    except ValueError as exc:
+        raise ToolError(str(exc)) from None
+    return await _keys_action(ctx, index, selector, f"press {key}", lambda page, t: page.press_key(key, t))
+
+
+@_TOOLS.tool(level=PermissionLevel.INTERACT, aliases=("type", "type_keys", "keyboard_type", "send_text"),
+             level_for=_typing_level)
+async def type_text(
+    ctx: ToolContext,
+    text: Annotated[str, Field(description="The text to type; a new line presses Enter")],
+    index: IndexArg = None,
+    selector: SelectorArg = None,
+) -> ToolResult:
+    """Type text with real key presses: into element [n] (focused first), or where the keyboard focus
+    is, after what is already there. For editors, terminals, chat boxes and fields that react to each
+    key; fill_form replaces a field's value instead."""
+    if not text:
+        raise ToolError("The text is empty: say what to type (press_key presses one key).")
+    return await _keys_action(ctx, index, selector, "type", lambda page, t: page.type_text(text, t))
+
+
+# Read-only: moving the pointer changes nothing the site keeps, as scrolling does not; what a hover
+# opens (a menu) is then used with click_element, which asks.
+@_TOOLS.tool(level=PermissionLevel.READ_ONLY, aliases=("hover_over", "mouse_over", "mouseover", "hover_element"))
+async def hover(ctx: ToolContext, index: IndexArg = None, selector: SelectorArg = None) -> ToolResult:
+    """Move the mouse pointer over an element and leave it there, to open a menu or a tooltip that
+    shows on hover; then read_page shows what opened."""
+    target = _target(index, selector)
+    return await act(_browser(ctx), target, "point at", lambda page: page.hover(target))
+
+
+@_TOOLS.tool(level=PermissionLevel.INTERACT, aliases=("drag", "drag_drop", "drag_to"))
+async def drag_and_drop(
+    ctx: ToolContext,
+    from_index: Annotated[int | None, Field(description="The [n] of the element to drag")] = None,
+    to_index: Annotated[int | None, Field(description="The [n] of the element to drop it on")] = None,
+    from_selector: Annotated[str | None, Field(description="A CSS selector for the element to drag")] = None,
+    to_selector: Annotated[str | None, Field(description="A CSS selector for where to drop it")] = None,
+) -> ToolResult:
+    """Drag an element with the mouse and drop it on another (cards between columns, items in a
+    list, a file onto a drop zone's box, a slider's handle)."""
+    source = _target(from_index, from_selector)
+    target = _target(to_index, to_selector)
+    return await act(_browser(ctx), source, "drag", lambda page: page.drag_and_drop(source, target))
+
+
+@_TOOLS.tool(level=PermissionLevel.SUBMIT, aliases=("upload", "attach_file", "choose_file", "upload_files"))
+async def upload_file(
+    ctx: ToolContext,
+    path: Annotated[str, Field(description="The file's full path, as the user gave it")],
+    index: IndexArg = None,
+    selector: SelectorArg = None,
+) -> ToolResult:
+    """Give a file from the user's computer to a file field (an upload button) of the current page.
+    Only a file the user named in their messages; the user is asked every time."""
+    browser = _browser(ctx)
+    target = _target(index, selector)
+    try:
+        file = user_named_file(path, browser.user_texts)
+    except UploadRefused as exc:
+        raise ToolError(str(exc)) from None
+    return await act(browser, target, "upload", lambda page: page.upload_file(target, str(file)))
+
+
+# -- tabs and downloads ---------------------------------------------------------------------------
+
+TabArg = Annotated[int, Field(ge=1, description="The tab's number from list_tabs (1 is the first)")]
+
+
+def _tab_line(tab: TabInfo) -> str:
+    shown = " (shown: read_page reads it)" if tab.active else ""
+    return f"Tab {tab.index + 1}{shown}: {tab.title or 'untitled'} — {tab.url or 'about:blank'}"
+
+
+@_TOOLS.tool(level=PermissionLevel.READ_ONLY, aliases=("tabs", "get_tabs"))
+async def list_tabs(ctx: ToolContext) -> ToolResult:
+    """List the browser's tabs (pop-ups and links that open a new window become tabs): number,
+    title, address, and which one is shown."""
+    with page_errors():
+        tabs = await _browser(ctx).page.tabs()
+    lines = [_tab_line(t) for t in tabs]
+    return ToolResult(for_model="\n".join(lines), for_log=f"{len(tabs)} tab{'s' * (len(tabs) != 1)}",
+                      data=[{"index": t.index + 1, "title": t.title, "url": t.url, "active": t.active} for t in tabs])
+
+
+@_TOOLS.tool(level=PermissionLevel.READ_ONLY, aliases=("select_tab", "go_to_tab", "activate_tab"))
+async def switch_tab(ctx: ToolContext, tab: TabArg) -> ToolResult:
+    """Show another tab: the tools then read and act on it."""
+    browser = _browser(ctx)
+    browser.acted_since_reading = True
+    with page_errors():
+        now = await browser.page.switch_tab(tab - 1)
+    return ToolResult(for_model=f"Now showing {_tab_line(now)}. Call read_page to see it.",
+                      for_log=f"Switched to tab {tab}: {now.title or now.url}")
+
+
+@_TOOLS.tool(level=PermissionLevel.INTERACT, aliases=("close_window",))
+async def close_tab(ctx: ToolContext, tab: TabArg) -> ToolResult:
+    """Close a tab (not the last one); the tab shown afterwards is where the tools work."""
+    browser = _browser(ctx)
+    browser.acted_since_reading = True
+    with page_errors():
+        now = await browser.page.close_tab(tab - 1)
+    return ToolResult(for_model=f"Closed tab {tab}. Now showing {_tab_line(now)}.", for_log=f"Closed tab {tab}",
+                      changed_page=True)
+
+
+@_TOOLS.tool(level=PermissionLevel.READ_ONLY, aliases=("downloads", "get_downloads"))
+async def list_downloads(ctx: ToolContext) -> ToolResult:
+    """List the files downloaded in this browser: name, size, state (asking the user, downloading,
+    done, denied, failed) and where each is saved."""
+    with page_errors():
+        items = await _browser(ctx).page.downloads()
+    if not items:
+        return ToolResult(for_model="Nothing has been downloaded yet.", for_log="No downloads")
+    lines = [f"{i}. {d.name} — {size_text(d.size or d.received)} — {d.state}" + (f" — {d.path}" if d.path else "")
+             for i, d in enumerate(items, 1)]
+    return ToolResult(for_model="\n".join(lines), for_log=f"{len(items)} download{'s' * (len(items) != 1)}",
+                      data=[{"name": d.name, "size": d.size, "state": d.state, "path": d.path, "url": d.url}
+                            for d in items])
 
 
 def browser_registry() -> ToolRegistry:

@@ -1,0 +1,153 @@
+"""The main content of a page: Readability's article (run by the page script on the visible copy of
+the rendered page) or trafilatura's extraction, the title, and the visible text outside the content.
+
+Pages are real and served on 127.0.0.1: ``tests/pages/reading/`` and two pages of the article
+corpus (``../shared/corpora/articles``), scored with the article benchmark's own scorer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from benchmarks import serve_folder
+from benchmarks.bench_articles import CORPUS, f1, html_text, markdown_text
+from jawad_desktop.core.tools.browser import PageReading, read_page
+from jawad_desktop.core.tools.browser.content import (
+    OTHER_LINE_MAX_CHARS,
+    article_markdown,
+    main_content,
+    other_visible_text,
+)
+from jawad_desktop.core.tools.page import RawSnapshot
+from jawad_desktop.ui.page_driver import QtWebEnginePage
+
+Load = Callable[[str], str]
+
+NOTICE = "The footpath along the north wall is closed until 12 May for repairs; please use the east gate."
+
+
+def read(web_page: QtWebEnginePage, arun: Callable[..., Any]) -> PageReading:
+    return arun(read_page(web_page), timeout=30)
+
+
+# -- in the browser ---------------------------------------------------------------------------------
+
+
+def test_a_visible_notice_above_the_article_reaches_the_model_outside_the_content(
+        web_page: QtWebEnginePage, load: Load, arun: Callable[..., Any]) -> None:
+    load("reading/notice-above-article.html")
+    r = read(web_page, arun)
+    assert r.content_from == "readability"
+    assert "Rebuild with a batter" in r.markdown and "a well-built wall repaired this way" in r.markdown
+    assert NOTICE not in r.markdown  # the benchmark scores the markdown as the main content
+    assert NOTICE in r.other_text.splitlines()
+    assert NOTICE in r.as_dict()["otherText"]  # `jawad read-page --json` has it too
+    assert "Home" not in r.other_text.splitlines()  # a link: the element list gives it
+    text = r.for_model()
+    shown = text.index("Also visible on the page (outside the main content):\n")
+    assert text.index("Content (Markdown):") < shown < text.index(NOTICE)
+
+
+def test_the_title_is_readabilitys(web_page: QtWebEnginePage, load: Load, arun: Callable[..., Any]) -> None:
+    load("reading/notice-above-article.html")  # <title> says "... | Field Notes"; og:title does not
+    assert read(web_page, arun).title == "Repairing a Dry-Stone Wall"
+
+
+def test_hidden_text_reaches_the_model_nowhere(web_page: QtWebEnginePage, load: Load,
+                                               arun: Callable[..., Any]) -> None:
+    load("reading/hidden-text.html")
+    r = read(web_page, arun)
+    assert r.content_from == "readability"
+    assert "tight cluster around the queen" in r.markdown
+    text = r.for_model()
+    for hidden in ("purple walrus", "orange giraffe", "green penguin", "yellow octopus"):
+        assert hidden not in text, hidden
+
+
+def test_content_hidden_by_visibility_until_scripts_run_is_read(web_page: QtWebEnginePage, load: Load,
+                                                                 arun: Callable[..., Any]) -> None:
+    # The whole story inherits visibility:hidden from its container (a page waiting for its scripts);
+    # only a small part hidden on its own (the tooltip) is left out.
+    load("reading/hidden-until-scripts.html")
+    r = read(web_page, arun)
+    assert "reclining seats of the lounge" in r.markdown
+    assert "white houses of the harbour" in r.markdown
+    assert "scarlet lobster" not in r.for_model()
+
+
+def test_a_short_form_page_is_read_by_the_fallback(web_page: QtWebEnginePage, load: Load,
+                                                   arun: Callable[..., Any]) -> None:
+    load("reading/sign-in-code.html")
+    snap = arun(web_page.snapshot(), timeout=30)
+    assert not snap.readerable
+    r = read(web_page, arun)
+    assert r.content_from == "trafilatura"
+    assert "Enter the six-digit code we sent to the number ending in 42." in r.markdown
+    assert "The code expires in ten minutes." in r.markdown + "\n" + r.other_text
+
+
+@pytest.fixture(scope="module")
+def corpus_server() -> Iterator[str]:
+    if not CORPUS.is_dir():
+        pytest.skip(f"the article corpus is not here: {CORPUS}")
+    yield serve_folder(CORPUS)
+
+
+# Saved pages run their own scripts, which fail offline and say so on the console.
+@pytest.mark.qt_log_ignore("Uncaught", "Failed to load resource", "net::ERR_")
+@pytest.mark.parametrize("name", ["ars-1", "guardian-1"])
+def test_corpus_articles_are_read_whole(name: str, corpus_server: str, web_page: QtWebEnginePage,
+                                        arun: Callable[..., Any]) -> None:
+    folder = CORPUS / name
+    with web_page.agent_action():  # as the benchmark: a page's dialogs are answered
+        arun(web_page.navigate(f"{corpus_server}/{name}/source.html"), timeout=40)
+    r = read(web_page, arun)
+    want = html_text((folder / "expected.html").read_text(encoding="utf-8"))
+    assert f1(markdown_text(r.markdown), want) >= 0.9
+    meta = json.loads((folder / "expected-metadata.json").read_text(encoding="utf-8"))
+    assert r.title == " ".join(str(meta["title"]).split())
+
+
+# -- the parts, on their own ------------------------------------------------------------------------
+
+
+def test_article_markdown_keeps_structure_and_what_the_page_says() -> None:
+    html = """<div><h2>Results</h2><p>+ Added slime blocks<br>+ Added rabbits<br>1. Finland</p>
+    <ul><li>real item</li></ul><p>See <a href="/x">the notes</a> <img src="a.png" alt="chart"></p>
+    <table><tr><td><p>Layout cell with the article's paragraph.</p></td><td><p>Second paragraph.</p></td></tr></table>
+    <table><tr><th>Year</th><th>Count</th></tr><tr><td>2023</td><td>7</td></tr></table></div>"""
+    md = article_markdown(html)
+    assert "## Results" in md
+    assert "\\+ Added slime blocks\n\\+ Added rabbits\n1\\. Finland" in md  # text, not a list
+    assert "- real item" in md
+    assert "See the notes" in md and "png" not in md and "](" not in md
+    assert "Layout cell with the article's paragraph.\n\nSecond paragraph." in md  # not a table row
+    assert "| Year | Count |" in md and "| 2023 | 7 |" in md
+    assert markdown_text(md).split()[:6] == ["Results", "+", "Added", "slime", "blocks", "+"]
+
+
+def test_other_visible_text_is_what_the_content_lacks_once_short_and_capped() -> None:
+    content = "# Walls\n\nA dry-stone wall stands without mortar, held by the weight of the stones above it."
+    text = "\n".join([
+        "Home", "Walls", NOTICE, "A dry-stone wall stands without mortar, held by the weight of the stones above it.",
+        NOTICE, "x" * 500, *(f"Footer line number {i} of the page" for i in range(200)),
+    ])
+    other = other_visible_text(text, content, skip={"Home"}).splitlines()
+    assert other[:2] == [NOTICE, "x" * (OTHER_LINE_MAX_CHARS - 1) + "…"]
+    assert "Home" not in other and "Walls" not in other  # a link's label; a heading of the content
+    assert other.count(NOTICE) == 1
+    assert len("\n".join(other)) <= 1500 and other[-1].startswith("Footer line number")
+
+
+def test_readability_is_kept_when_it_finds_an_article_else_trafilatura() -> None:
+    paragraph = "<p>" + "The ferry crosses to the islands every night of the year. " * 8 + "</p>"
+    page = f"<html><head><title>T</title></head><body><nav>Menu</nav><article>{paragraph * 3}</article></body></html>"
+    chosen = main_content(RawSnapshot(url="http://127.0.0.1/", title="T", html=page,
+                                      article_html=f"<div>{paragraph * 3}</div>"))
+    assert chosen.source == "readability" and "ferry crosses" in chosen.markdown
+    short = main_content(RawSnapshot(url="http://127.0.0.1/", title="T", html=page, article_html="<p>Menu</p>"))
+    assert short.source == "trafilatura" and "ferry crosses" in short.markdown

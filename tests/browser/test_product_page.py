@@ -1,0 +1,93 @@
+"""The product reading's rules on their own (no browser): the words around a price, the offer a
+page shows among several, identifiers from labelled texts and tables, availability from the
+product's button and stock wording (core/tools/browser/product.py and product_page.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from jawad_desktop.core.tools.browser.product import extract_product
+from jawad_desktop.core.tools.browser.product_page import context_flag, parse_price, read_html
+
+
+@pytest.mark.parametrize(("before", "after", "flag"), [
+    ("¤Was ", "", "old"), ("UVP ", "", "old"), ("当店通常価格 ", " （税込）", "old"),
+    ("Niedrigster Preis der letzten 30 Tage: ", "", "lowest"),
+    ("Najniższa cena z 30 dni przed obniżką: ", "", "lowest"),
+    ("or 4 interest-free payments of ", " with Klarna", "instalment"), ("Raty 0%: 10 x ", "", "instalment"),
+    ("Paga in 3 rate da ", " senza interessi", "instalment"), ("Or ", "/mo. for 12 months", "unit"),
+    ("", " / Count)", "unit"), ("Grundpreis: ", "", "unit"), ("(You save ", ")", "saving"),
+    ("Free shipping on orders over ", "", "shipping"), ("Envío gratis a partir de ", "", "shipping"),
+    ("", " or more", "threshold"), ("Cart (2) ", "", "total"), ("Total price: ", "", "total"),
+    ("Other Sellers on shopmart New (7) from ", "", "other offer"), ("Neuf dès ", "", "other offer"),
+    ("Andere verkopers (4) vanaf ", "", "other offer"), ("Buy 3 for ", " each", "tier"),
+    ("Reserve with a ", " deposit", "deposit"), ("2-Year Protection ", "", "add-on"),
+    ("Pay ", " after ¤", "pay later"), ("¤ – ", "", "range high"),
+    ("Now: ", "", ""), ("Sale price ", "", ""), ("販売価格 ", " （税込） 送料無料", ""), ("From ", "", ""),
+])
+def test_words_around_a_price(before: str, after: str, flag: str) -> None:
+    assert context_flag(before, after) == flag
+
+
+@pytest.mark.parametrize(("text", "amount", "currency"), [
+    ("1\u202f299,99\u00a0€", "1299.99", "EUR"), ("12,800円", "12800.00", "JPY"), ("￥3,280", "3280.00", "JPY"),
+    ("CHF 1'299.–", "1299.00", "CHF"), ("€ 149,-", "149.00", "EUR"), ("1\u00a0299,00\u00a0zł", "1299.00", "PLN"),
+])
+def test_prices_as_locales_write_them(text: str, amount: str, currency: str) -> None:
+    assert parse_price(text) == (amount, currency)
+
+
+def _jsonld(data: dict[str, object]) -> str:
+    return f'<html><head><script type="application/ld+json">{json.dumps(data)}</script></head><body></body></html>'
+
+
+def test_the_offer_the_page_shows() -> None:
+    offers = [{"@type": "Offer", "sku": "A-1", "price": "10.00", "priceCurrency": "USD",
+               "availability": "https://schema.org/OutOfStock", "url": "https://shop.example/p?variant=1"},
+              {"@type": "Offer", "sku": "A-2", "price": "12.00", "priceCurrency": "USD",
+               "availability": "https://schema.org/InStock", "url": "https://shop.example/p?variant=2"}]
+    html = _jsonld({"@type": "Product", "name": "P", "offers": offers})
+    # The URL names the variant.
+    p = extract_product(html, "https://shop.example/p?variant=2")
+    assert p is not None and (p["price"], p["sku"], p["availability"]) == ("12.00", "A-2", "InStock")
+    # The product's own SKU names it.
+    html = _jsonld({"@type": "Product", "name": "P", "sku": "A-2", "offers": offers})
+    p = extract_product(html, "https://shop.example/p")
+    assert p is not None and p["sku"] == "A-2" and p["availability"] == "InStock"
+
+
+def test_a_sale_price_among_price_specifications() -> None:
+    offer = {"@type": "Offer", "availability": "http://schema.org/InStock", "priceSpecification": [
+        {"@type": "UnitPriceSpecification", "price": "60.00", "priceCurrency": "USD",
+         "priceType": "https://schema.org/ListPrice"},
+        {"@type": "UnitPriceSpecification", "price": "45.00", "priceCurrency": "USD"}]}
+    p = extract_product(_jsonld({"@type": "Product", "name": "Hoodie", "offers": [offer]}), "https://x.example/")
+    assert p is not None and (p["price"], p["currency"], p["sources"]["price"]) == ("45.00", "USD", "json-ld")
+
+
+def test_identifiers_and_stock_from_the_product_block() -> None:
+    page = ("<html><body><header><a href='/cart'>Cart</a><p>SKU: HEADER-1</p></header><main><div class='pdp'>"
+            "<h1>Lamp</h1><p>Item #: <span>LMP-200</span> · Model # LW-9</p><p>¡Últimas unidades!</p>"
+            "<button>Añadir a la cesta</button></div><table><tr><th>JANコード</th><td>\u200e4901234567894</td></tr>"
+            "</table></main></body></html>")
+    _root, facts = read_html(page)
+    assert facts.ids["sku"] == ("LMP-200", "visible text") and facts.ids["mpn"] == ("LW-9", "visible text")
+    assert facts.ids["gtin"] == ("4901234567894", "table")
+    assert facts.availability == "LimitedAvailability"
+
+
+@pytest.mark.parametrize(("block", "availability"), [
+    ("<button disabled>Aggiungi al carrello</button><button>Avvisami quando disponibile</button>", "OutOfStock"),
+    ("<button>Notify me when available</button>", "OutOfStock"),
+    ("<p>Tijdelijk uitverkocht</p>", "OutOfStock"),
+    ("<p>売り切れ</p>", "OutOfStock"),
+    ("<button>Pre-order now</button><p>Collector's Edition: Sold out</p>", "PreOrder"),
+    # A sold-out size does not make the product sold out while its buy button works.
+    ("<p>XS is sold out.</p><button>Add to Bag</button>", "InStock"),
+    ("<p>Nur noch 2 Stück verfügbar</p><button>In den Warenkorb</button>", "LimitedAvailability"),
+])
+def test_availability_from_the_button_then_the_words(block: str, availability: str) -> None:
+    _root, facts = read_html(f"<html><body><main><div><h1>Thing</h1>{block}</div></main></body></html>")
+    assert facts.availability == availability
