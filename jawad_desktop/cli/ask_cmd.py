@@ -17,6 +17,7 @@ from typing import Any
 
 from jawad_desktop.cli.providers_cmd import add_provider_selection, client_from_args
 from jawad_desktop.cli.terminal import (
+    TerminalHandOver,
     TerminalPermissions,
     TurnPrinter,
     allowed_levels,
@@ -75,6 +76,7 @@ def _assistant(args: argparse.Namespace, ctx: AppContext, levels: list[str], pag
                           auto_levels=levels, deny_all=args.deny_all, save=not args.no_save)
     if interactive(args):
         TerminalPermissions(assistant)
+        TerminalHandOver(assistant)
     return assistant
 
 

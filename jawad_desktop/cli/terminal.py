@@ -5,6 +5,9 @@
   coroutine on Qt's loop and ends the process the way Qt needs (see ``ui/app.py``).
 - ``TerminalPermissions``: answers the gate's permission requests with a question on the
   terminal (off the loop's thread, so the page keeps running while the user reads it).
+- ``TerminalHandOver``: when the agent hands the page to the user (a login, a CAPTCHA), prints
+  why and waits for Enter (continue) or c (cancel); without a terminal the hand-over is
+  cancelled at once and said on stderr (``core.tools.browser.hand_over``).
 - ``TurnPrinter``: the answer streamed to stdout as it comes, the action log and (with
   ``--verbose``) what the turn used to stderr.
 - ``permission_options`` / ``allowed_levels``: ``--allow``, ``--deny-all``.
@@ -120,6 +123,48 @@ class TerminalPermissions:
     async def _answer(self, request: ev.PermissionRequest) -> None:
         answer = await asyncio.to_thread(self._ask, terminal_question(request))
         self.assistant.gate.respond(request.id, _CHOICES.get(answer, "deny"))
+
+
+# -- hand-over: the user acts on the page --------------------------------------------------------
+
+def hand_over_question(request: ev.HandOverRequested) -> str:
+    """A hand-over as the terminal shows it."""
+    where = f" ({request.url})" if request.url else ""
+    return (f"\nJawad needs you: {request.reason.strip().rstrip('.')}.\n  Use the page{where}, then press Enter "
+            "to continue (type c and Enter to cancel): ")
+
+
+def input_line(question: str) -> str | None:
+    """A line from the terminal (on a worker thread); None when stdin is closed."""
+    sys.stderr.write(question)
+    sys.stderr.flush()
+    try:
+        line = sys.stdin.readline()
+    except (OSError, ValueError):
+        return None
+    return line if line else None
+
+
+class TerminalHandOver:
+    """Answers the assistant's hand-overs on the terminal: Enter continues, c cancels."""
+
+    def __init__(self, assistant: Assistant, ask: Callable[[str], str | None] = input_line) -> None:
+        self.assistant = assistant
+        self._ask = ask
+        self._tasks: set[asyncio.Task[None]] = set()
+        assistant.bus.subscribe(self._on_event)
+
+    def _on_event(self, event: ev.Event) -> None:
+        if isinstance(event, ev.HandOverRequested):
+            task = asyncio.get_running_loop().create_task(self._answer(event))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _answer(self, request: ev.HandOverRequested) -> None:
+        line = await asyncio.to_thread(self._ask, hand_over_question(request))
+        continued = line is not None and line.strip().lower() not in ("c", "cancel")
+        if self.assistant.hand_over is not None:
+            self.assistant.hand_over.respond(request.id, continued)
 
 
 # -- the answer on the terminal ------------------------------------------------------------------

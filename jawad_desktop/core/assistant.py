@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from jawad_desktop.core.store.page_cache import PageCache
     from jawad_desktop.core.store.recorder import ConversationRecorder
     from jawad_desktop.core.tools.browser import BrowserSession, PageReading
+    from jawad_desktop.core.tools.browser.hand_over import HandOver
     from jawad_desktop.core.tools.page import Page
 
 log = logging.getLogger("jawad.assistant")
@@ -117,6 +118,12 @@ class Assistant:
             self.harbor, self.bus, timeout_s=settings.browser.permission_timeout_s,
             inspector=inspector, ask=ask,
         )
+        self.hand_over: HandOver | None = None
+        if self.browser is not None:
+            from jawad_desktop.core.tools.browser.hand_over import HandOver
+
+            # Login, CAPTCHA, codes, payment: the user does them in the browser (the banner, the terminal).
+            self.hand_over = self.browser.hand_over = HandOver(self.bus, ask=ask)
         if page is not None and hasattr(page, "download_guard"):
             from jawad_desktop.core.tools.browser import make_download_guard
 

@@ -108,6 +108,32 @@ class PermissionSettled(Event):
     outcome: PermissionOutcome
 
 
+HandOverOutcome = Literal["continued", "cancelled", "stopped"]
+
+
+@dataclass(frozen=True, slots=True)
+class HandOverRequested(Event):
+    """The agent hands the page to the user (a login, a CAPTCHA, a code, payment details) and waits:
+    the user acts in the browser, then continues or cancels (``HandOver.respond``)."""
+
+    id: str
+    reason: str
+    url: str = ""
+    run_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class HandOverFinished(Event):
+    """A hand-over ended, once: the user continued or cancelled, or the run was stopped."""
+
+    id: str
+    outcome: HandOverOutcome
+
+    @property
+    def continued(self) -> bool:
+        return self.outcome == "continued"
+
+
 @dataclass(frozen=True, slots=True)
 class GrantsChanged(Event):
     """Harbor's site or session grants changed (a decision, a revocation, the session ended)."""
@@ -216,7 +242,8 @@ class AgentStep(Event):
     """Where a run is (spec 002's activity stream): asking the model, or running a tool.
 
     ``iteration`` counts model requests from 1 up to ``max_iterations``; ``tool_name`` is
-    set while a tool runs. The window shows it as "Thinking (step 2 of 10)".
+    set while a tool runs, with ``doing``, what it does in words. The window shows it as
+    'Step 3 of 10: clicking "Add to cart"'.
     """
 
     run_id: str
@@ -224,6 +251,7 @@ class AgentStep(Event):
     iteration: int
     max_iterations: int
     tool_name: str = ""
+    doing: str = ""  # what the tool does, in words: 'clicking "Add to cart"' (``core.agent.step_words``)
 
 
 Subscriber = Callable[[Event], None]

@@ -23,6 +23,8 @@ class EventBridge(QObject):
     action_log = Signal(object)  # ev.ActionLogEntry
     permission_request = Signal(object)  # ev.PermissionRequest
     permission_settled = Signal(object)  # ev.PermissionSettled
+    hand_over_requested = Signal(object)  # ev.HandOverRequested
+    hand_over_finished = Signal(object)  # ev.HandOverFinished
     grants_changed = Signal()
     conversation_changed = Signal(str)  # the conversation id, "" for a new chat
     conversations_changed = Signal(str, str)  # kind ("created", "renamed", ...), conversation id
@@ -55,6 +57,10 @@ class EventBridge(QObject):
             self.permission_request.emit(event)
         elif isinstance(event, ev.PermissionSettled):
             self.permission_settled.emit(event)
+        elif isinstance(event, ev.HandOverRequested):
+            self.hand_over_requested.emit(event)
+        elif isinstance(event, ev.HandOverFinished):
+            self.hand_over_finished.emit(event)
         elif isinstance(event, ev.GrantsChanged):
             self.grants_changed.emit()
         elif isinstance(event, ev.ConversationChanged):

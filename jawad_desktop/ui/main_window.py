@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from jawad_desktop.ui.presenter import ChatPresenter
     from jawad_desktop.ui.research_panel import ResearchController
     from jawad_desktop.ui.settings_dialog import SettingsDialog
+    from jawad_desktop.ui.take_over_banner import TakeOverBanner
 
 log = logging.getLogger("jawad.ui.window")
 
@@ -111,6 +112,7 @@ class MainWindow(QMainWindow):
     banner: Banner
     chat: ChatPanel
     permission_panel: PermissionPanel
+    take_over: TakeOverBanner
     action_log: ActionLogView
     browser: BrowserPane
     provider_label: QLabel
@@ -192,7 +194,14 @@ class MainWindow(QMainWindow):
         self.main_split = QSplitter(QtCore.Qt.Orientation.Horizontal, self)
         self.main_split.setObjectName("main")
         self.main_split.addWidget(left)
-        self.main_split.addWidget(self.browser)
+        # The browser's column: the "Take over" banner (hidden until the agent hands the page over) above it.
+        column = QWidget(self)
+        column_layout = QVBoxLayout(column)
+        column_layout.setContentsMargins(0, 0, 0, 0)
+        column_layout.setSpacing(0)
+        column_layout.addWidget(self.take_over)
+        column_layout.addWidget(self.browser, 1)
+        self.main_split.addWidget(column)
         self.main_split.setStretchFactor(0, 2)
         self.main_split.setStretchFactor(1, 3)
         self.main_split.setSizes([520, 760])
@@ -214,8 +223,10 @@ class MainWindow(QMainWindow):
         from jawad_desktop.ui.chat_view import ChatPanel
         from jawad_desktop.ui.permission_panel import PermissionPanel
         from jawad_desktop.ui.presenter import ChatPresenter
+        from jawad_desktop.ui.take_over_banner import TakeOverBanner
 
         self.bridge = EventBridge(ctx.bus, self)
+        self.take_over = TakeOverBanner(self, focus_page=lambda: self.browser.view.setFocus())
         self.banner = Banner(self)
         self.chat = ChatPanel(self)
         self.permission_panel = PermissionPanel(self.chat)
@@ -247,7 +258,7 @@ class MainWindow(QMainWindow):
         self._starting = None
 
         self.presenter = ChatPresenter(ctx, self.bridge, self.chat, self.action_log, self.permission_panel,
-                                       make_page=self._agent_page, parent=self)
+                                       make_page=self._agent_page, take_over=self.take_over, parent=self)
         self._settings_dialog: SettingsDialog | None = None
         self._offer_pending = False
         self._build_menus()

@@ -5,7 +5,7 @@ It holds no business logic: the ``Assistant`` (``core.assistant``) does the work
 what happened; this maps each event onto a small widget API (``ChatPanel.stream_answer``,
 ``end_answer``, ``show_tool_call``, ``show_conversation``...; the action log's ``upsert``; the
 permission panel's ``show_request``/``settle``) and says in the status line where a run is
-("Step 2 of 10: read_page"). It is given the widgets it drives; it never reaches into the
+('Step 3 of 10: clicking "Add to cart"'). It is given the widgets it drives; it never reaches into the
 window. Background work runs through ``ui.background``.
 """
 
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from jawad_desktop.ui.chat_view import ChatItem, ChatPanel
     from jawad_desktop.ui.permission_panel import PermissionPanel
     from jawad_desktop.ui.research_panel import ResearchController
+    from jawad_desktop.ui.take_over_banner import TakeOverBanner
 
 log = logging.getLogger("jawad.ui.presenter")
 
@@ -61,6 +62,7 @@ class ChatPresenter(QObject):
         permissions: PermissionPanel,
         *,
         make_page: Callable[[], Any] | None = None,
+        take_over: TakeOverBanner | None = None,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -68,6 +70,7 @@ class ChatPresenter(QObject):
         self.chat = chat
         self.action_log = action_log
         self.permissions = permissions
+        self.take_over = take_over
         self._make_page = make_page
         self.assistant: Assistant | None = None
         self.research: ResearchController | None = None
@@ -83,6 +86,9 @@ class ChatPresenter(QObject):
         bridge.action_log.connect(self._on_action)
         bridge.permission_request.connect(permissions.show_request)
         bridge.permission_settled.connect(permissions.settle)
+        if take_over is not None:  # the agent hands the page to the user: the banner above the browser
+            bridge.hand_over_requested.connect(take_over.show_request)
+            bridge.hand_over_finished.connect(take_over.finish)
         bridge.conversation_changed.connect(self._on_conversation_changed)
         bridge.retry.connect(self._on_retry)
 
@@ -103,6 +109,8 @@ class ChatPresenter(QObject):
             return None
         self.assistant = assistant
         self.permissions.decided.connect(assistant.gate.respond)
+        if self.take_over is not None and assistant.hand_over is not None:
+            self.take_over.answered.connect(assistant.hand_over.respond)
         if self.ctx.settings.mcp.servers:
             self.reconnect_mcp()
         self.ready.emit()
@@ -269,7 +277,7 @@ class ChatPresenter(QObject):
 
     def _on_step(self, event: ev.AgentStep) -> None:
         step = f"Step {event.iteration} of {event.max_iterations}"
-        self.status.emit(f"{step}: {event.tool_name}" if event.state == "tool" else f"{step}: thinking…")
+        self.status.emit(f"{step}: {event.doing or event.tool_name}" if event.state == "tool" else f"{step}: thinking…")
 
     def _on_action(self, entry: ev.ActionLogEntry) -> None:
         self.action_log.log_model.upsert(entry)

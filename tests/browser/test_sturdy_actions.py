@@ -201,3 +201,13 @@ def test_a_password_never_reaches_the_model(web_page: QtWebEnginePage, tasks: Ta
     assert described.value == ""
     snapshot = arun(web_page.snapshot())
     assert other not in snapshot.html and other not in json.dumps(snapshot.elements)
+
+
+def test_new_scripted_controls_are_reported_as_what_changed(web_page: QtWebEnginePage,
+                                                            load: Callable[[str], str], ctx: ToolContext,
+                                                            arun: Callable[..., Any]) -> None:
+    # Entries that are plain divs with listeners count as controls in "what changed", as in the list.
+    load("actions/scripted-menu.html")
+    result = run_tool(arun, ctx, "click_element", index=index_of(arun, ctx, 'clickable "Choose a colour"'))
+    assert "2 new elements" in result.for_model and "Crimson" in result.for_model, result.for_model
+    assert "did not visibly change" not in result.for_model

@@ -60,6 +60,7 @@ from jawad_desktop.core.agent.confirm import CONFIRM_TOOL, PageConfirmation, con
 from jawad_desktop.core.agent.history import ConversationHistory
 from jawad_desktop.core.agent.loop_guard import Repeated, RepeatGuard
 from jawad_desktop.core.agent.prompts import ToolMode, build_system_prompt, tool_results_message
+from jawad_desktop.core.agent.step_words import describe_step
 from jawad_desktop.core.agent.textcalls import StreamSanitizer, clean_response, parse_text_reply
 from jawad_desktop.core.agent.toolcalls import CheckedCall, RepairedCall, arguments_for_display, check_call, check_calls
 from jawad_desktop.core.agent.usage import RunUsage
@@ -662,7 +663,9 @@ class AgentSession:
             )
         self._log(dataclasses.replace(entry, decision=decision.decision))
         max_iterations = self.settings.agent.max_iterations
-        self.bus.emit(AgentStep(turn.run_id, "tool", turn.iterations, max_iterations, tool_name=tool.name))
+        listed = self.browser.last_reading.elements if self.browser and self.browser.last_reading else ()
+        self.bus.emit(AgentStep(turn.run_id, "tool", turn.iterations, max_iterations, tool_name=tool.name,
+                                doing=describe_step(tool.name, parameters, listed)))
         try:
             result = await tool.run(ctx, args)
             turn.confirmation.saw(changed_page=result.ok and result.changed_page,

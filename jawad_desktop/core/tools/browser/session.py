@@ -16,6 +16,7 @@ from urllib.parse import quote_plus
 
 from jawad_desktop.core.harbor.engine import Harbor
 from jawad_desktop.core.store.page_cache import CachedPageSnapshot, PageCache
+from jawad_desktop.core.tools.browser.hand_over import HandOver
 from jawad_desktop.core.tools.browser.reading import MAX_ELEMENTS, PageReading, read_page
 from jawad_desktop.core.tools.page import Page, PageContext
 
@@ -46,6 +47,8 @@ class BrowserSession:
     user_texts: list[str] = field(default_factory=list)
     last_reading: PageReading | None = None
     acted_since_reading: bool = False  # an action may have changed the page under the same URL
+    # The round trip that hands the page to the user (a login, a CAPTCHA...); None: nobody to hand it to.
+    hand_over: HandOver | None = None
 
     def note_user_message(self, text: str) -> None:
         """Remember what the user asked (provenance checks compare actions against it)."""

@@ -29,6 +29,7 @@ from jawad_desktop.core.tools.browser import values
 from jawad_desktop.core.tools.browser.by_text import find_by_text
 from jawad_desktop.core.tools.browser.changes import PageChanges, field_sentence
 from jawad_desktop.core.tools.browser.downloads import size_text
+from jawad_desktop.core.tools.browser.hand_over import HAND_OVER_TOOL, needs_user_note
 from jawad_desktop.core.tools.browser.parts import PASSAGES
 from jawad_desktop.core.tools.browser.provenance import wrap_untrusted
 from jawad_desktop.core.tools.browser.reading import PageReading
@@ -221,7 +222,9 @@ async def read_page_tool(
                 + (f" (part {shown} of {count})" if count > 1 else "")
                 + ("" if reused else f": {len(reading.elements)} elements{product}")
                 + (" — page text looks like instructions to an AI (flagged)" if reading.injections else ""))
-    return ToolResult(for_model=reading.for_model(ctx.result_chars, shown, elements=not reused), for_log=log_text,
+    text = reading.for_model(ctx.result_chars, shown, elements=not reused)
+    note = "" if reused else await needs_user_note(browser.page)  # a login, CAPTCHA, code or card: hand over
+    return ToolResult(for_model=f"{text}\n\n{note}" if note else text, for_log=log_text,
                       data=reading.as_dict(shown, ctx.result_chars), observed_page=True)
 
 
@@ -630,6 +633,38 @@ async def list_downloads(ctx: ToolContext) -> ToolResult:
     return ToolResult(for_model="\n".join(lines), for_log=f"{len(items)} download{'s' * (len(items) != 1)}",
                       data=[{"name": d.name, "size": d.size, "state": d.state, "path": d.path, "url": d.url}
                             for d in items])
+
+
+# -- handing the page to the user -----------------------------------------------------------------
+
+
+@_TOOLS.tool(name=HAND_OVER_TOOL, level=PermissionLevel.READ_ONLY,
+             aliases=("take_over", "hand_over", "ask_user_to_log_in", "ask_user_to_act"))
+async def ask_user_to_take_over(
+    ctx: ToolContext,
+    reason: Annotated[str, Field(description=(
+        "What the user must do on the page, in a few words, e.g. 'sign in to your account' or "
+        "'solve the CAPTCHA'"))],
+) -> ToolResult:
+    """Hand the page to the user when it needs them: signing in, a CAPTCHA, a two-factor or one-time
+    code, payment card details. The user does it in the browser and presses Continue; you then get
+    a fresh read_page of the page. Never type a password or card number the user did not give you."""
+    browser = _browser(ctx)
+    if browser.hand_over is None:
+        raise ToolError("Nobody can take over the page here. Tell the user what they need to do on the page.")
+    with page_errors():
+        url = await browser.page.url()
+    outcome = await browser.hand_over.request(reason, url, run_id=ctx.run_id)
+    if outcome != "continued":
+        return ToolResult(for_model=(f"The user cancelled the hand-over ({reason}): nothing was done on the page. "
+                                     "Do not try it yourself; tell the user what is still needed."),
+                          for_log="The user cancelled the hand-over")
+    browser.acted_since_reading = True  # the user changed the page
+    reading = await read_page_tool(ctx)
+    return ToolResult(for_model="The user finished on the page and pressed Continue. The page now:\n\n"
+                                + reading.for_model,
+                      for_log=f"The user took over and continued; {reading.for_log}", data=reading.data,
+                      observed_page=True)
 
 
 def browser_registry() -> ToolRegistry:

@@ -1714,7 +1714,7 @@
     var roots = [], out = [];
     collectRoots(document, roots, 0);
     for (var r = 0; r < roots.length; r++) {
-      var list = roots[r].querySelectorAll(CANDIDATES);
+      var list = roots[r].querySelectorAll(CANDIDATES + ", " + SCRIPTED_SEL);
       for (var i = 0; i < list.length; i++) if (isVisible(list[i])) out.push(list[i]);
     }
     return out;
@@ -2012,6 +2012,36 @@
     return { ok: true, found: false };
   };
 
+  // The outline follows its element while shown (scrolling, resizing, reflow): a requestAnimationFrame
+  // loop moves the box whenever the element's rectangle changes, and stops when it is cleared.
+  var highlightLoop = 0;
+
+  function placeHighlight(box, rect) {
+    box.style.left = (rect.x - 4) + "px";
+    box.style.top = (rect.y - 4) + "px";
+    box.style.width = (rect.width + 8) + "px";
+    box.style.height = (rect.height + 8) + "px";
+  }
+
+  function trackHighlight(box, el, rect) {
+    var last = rect;
+    function follow() {
+      if (!box.isConnected) { highlightLoop = 0; return; }
+      if (el.isConnected) {
+        var now = topRect(el);
+        if (now.x !== last.x || now.y !== last.y || now.width !== last.width || now.height !== last.height) {
+          placeHighlight(box, now);
+          last = now;
+        }
+        box.style.display = "";
+      } else {
+        box.style.display = "none";  // a re-render replaced it: no outline around something else
+      }
+      highlightLoop = requestAnimationFrame(follow);
+    }
+    highlightLoop = requestAnimationFrame(follow);
+  }
+
   J.highlight = function (target, note) {
     J.clearHighlight();
     var r = resolve(target);
@@ -2022,9 +2052,8 @@
     box.setAttribute("aria-hidden", "true");
     box.style.cssText = "position:fixed;z-index:2147483647;pointer-events:none;box-sizing:border-box;" +
       "border:3px solid #f59e0b;border-radius:4px;background:rgba(245,158,11,0.15);" +
-      "box-shadow:0 0 0 4px rgba(245,158,11,0.35);transition:none;" +
-      "left:" + (rect.x - 4) + "px;top:" + (rect.y - 4) + "px;width:" + (rect.width + 8) + "px;height:" +
-      (rect.height + 8) + "px;";
+      "box-shadow:0 0 0 4px rgba(245,158,11,0.35);transition:none;";
+    placeHighlight(box, rect);
     if (note) {
       var tag = document.createElement("div");
       tag.textContent = note;
@@ -2033,10 +2062,13 @@
       box.appendChild(tag);
     }
     (document.body || document.documentElement).appendChild(box);
+    trackHighlight(box, r.el, rect);
     return { ok: true, rect: rect };
   };
 
   J.clearHighlight = function () {
+    if (highlightLoop) cancelAnimationFrame(highlightLoop);
+    highlightLoop = 0;
     var old = document.getElementById(HIGHLIGHT_ID);
     if (old) old.remove();
     return { ok: true };
@@ -2045,6 +2077,46 @@
   J.highlighted = function () {
     var box = document.getElementById(HIGHLIGHT_ID);
     return { ok: true, present: !!box };
+  };
+
+  // What on the page needs the user rather than the agent (a hand-over): a visible password field, a
+  // CAPTCHA (its iframe or widget), a one-time-code input, payment card fields. Only what is shown
+  // counts; nothing of what a field holds leaves the page.
+  var CAPTCHA_RE = /recaptcha|hcaptcha|turnstile|captcha|challenges\.cloudflare\.com/i;
+  var OTP_RE = /(^|[^a-z])(otp|one[-_ ]?time|2fa|totp|mfa)([^a-z]|$)|verification[-_ ]?code/i;
+  var CARD_RE = /card[-_ ]?number|cc[-_]?(number|num|csc|exp)|cvv|cvc|security[-_ ]?code/i;
+
+  J.needsUser = function () {
+    var out = { ok: true, password: 0, captcha: 0, otp: 0, payment: 0 };
+    var roots = [];
+    collectRoots(document, roots, 0);
+    for (var i = 0; i < roots.length; i++) {
+      var all = roots[i].querySelectorAll("input, iframe, div, textarea");
+      for (var k = 0; k < all.length; k++) {
+        var el = all[k], tag = el.tagName;
+        if (tag === "IFRAME") {
+          var what = (el.getAttribute("src") || "") + " " + (el.getAttribute("title") || "") + " " +
+            (el.getAttribute("name") || "") + " " + (el.id || "");
+          if (CAPTCHA_RE.test(what) && isVisible(el)) out.captcha++;
+          continue;
+        }
+        if (tag === "DIV") {
+          var cls = (typeof el.className === "string" ? el.className : "") + " " + (el.id || "");
+          if (/(^|\s)(g-recaptcha|h-captcha|cf-turnstile)(\s|$)|captcha/i.test(cls) && isVisible(el)) out.captcha++;
+          continue;
+        }
+        if (!isVisible(el)) continue;
+        var type = String(el.type || "").toLowerCase();
+        var auto = String(el.getAttribute("autocomplete") || "").toLowerCase();
+        var named = (el.getAttribute("name") || "") + " " + (el.id || "") + " " +
+          (el.getAttribute("aria-label") || "") + " " + (el.getAttribute("placeholder") || "");
+        if (type === "password") out.password++;
+        else if (auto.indexOf("one-time-code") >= 0 || OTP_RE.test(named)) out.otp++;
+        else if (/\bcc-(number|exp|csc|name|exp-month|exp-year)\b/.test(auto) || CARD_RE.test(named)) out.payment++;
+        else if (CAPTCHA_RE.test(named)) out.captcha++;
+      }
+    }
+    return out;
   };
 
   J.call = function (name, args) {
