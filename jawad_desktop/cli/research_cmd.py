@@ -19,7 +19,7 @@ import sys
 from typing import Any
 
 from jawad_desktop.cli.providers_cmd import add_provider_selection, client_from_args
-from jawad_desktop.cli.terminal import TerminalPermissions, offscreen_page, run_on_qt
+from jawad_desktop.cli.terminal import TerminalHandOver, TerminalPermissions, offscreen_page, run_on_qt
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.research.plan import MAX_STEPS, ResearchPlan
@@ -165,6 +165,7 @@ def _run_plan(args: argparse.Namespace, ctx: AppContext, plan: ResearchPlan, int
                               conversation_id=conversation_id)
         if interactive:
             TerminalPermissions(assistant)
+            TerminalHandOver(assistant)  # a step that needs a login or a CAPTCHA asks here
         try:
             # A view that never loaded a page has no page script to read it with: start on a blank page.
             await page.navigate("about:blank")

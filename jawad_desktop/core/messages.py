@@ -7,6 +7,7 @@ dataclasses with ``to_wire()`` so nobody builds JSON by hand.
 
 from __future__ import annotations
 
+import base64
 import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -37,17 +38,37 @@ class ToolCall:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class Image:
+    """A picture a message shows the model (a screenshot from ``look``): the file's bytes and
+    its media type. Each provider client places it the way its API documents
+    (``core.llm.vision`` and the clients)."""
+
+    data: bytes
+    media_type: str = "image/png"
+
+    def base64(self) -> str:
+        return base64.b64encode(self.data).decode("ascii")
+
+    def data_url(self) -> str:
+        return f"data:{self.media_type};base64,{self.base64()}"
+
+
 @dataclass(slots=True)
 class Message:
-    """One chat message. Assistant messages may carry tool calls; tool messages answer one."""
+    """One chat message. Assistant messages may carry tool calls; tool messages answer one.
+    User and tool messages may carry ``images`` (only sent to models that accept them)."""
 
     role: Role
     content: str = ""
     tool_calls: list[ToolCall] = field(default_factory=list)
     tool_call_id: str = ""
     name: str = ""
+    images: list[Image] = field(default_factory=list)
 
     def to_wire(self) -> dict[str, Any]:
+        """The Chat Completions shape, images left out (``core.llm.vision.chat_messages`` places
+        them: a tool message cannot hold one there)."""
         # Never send content: null (llama.cpp rejects it, see PLATFORM.md): "" instead.
         wire: dict[str, Any] = {"role": self.role, "content": self.content or ""}
         if self.tool_calls:

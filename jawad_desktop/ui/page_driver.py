@@ -60,6 +60,7 @@ from jawad_desktop.ui.browser_pane import WORLD, GuardedWebPage, install_page_sc
 from jawad_desktop.ui.browser_tabs import PageTabs, offscreen_tabs
 from jawad_desktop.ui.page_downloads import AGENT_WINDOW_S, DownloadGuard, DownloadKeeper
 from jawad_desktop.ui.page_readiness import PageReadiness
+from jawad_desktop.ui.page_screenshot import marked_screenshot
 
 log = logging.getLogger("jawad.browser")
 
@@ -330,6 +331,11 @@ class QtWebEnginePage:
         snapshot = RawSnapshot.from_js(data)
         snapshot.still_loading = snapshot.still_loading or self._loading  # images, frames, adverts
         return snapshot
+
+    async def screenshot(self, *, marks: bool = True) -> bytes:
+        """The viewport as PNG, the listed elements boxed and numbered (ui/page_screenshot.py)."""
+        rects = await self.call("markRects", timeout=5.0) if marks else None
+        return marked_screenshot(self.view, rects if isinstance(rects, dict) else None)
 
     async def describe(self, target: Target) -> ElementInfo:
         return ElementInfo.from_js(await self._checked("describe", target))

@@ -20,7 +20,7 @@ from collections import deque
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
 from jawad_desktop.core.events import PermissionRequest, PermissionSettled
 
@@ -63,15 +63,18 @@ class PermissionPanel(QFrame):
         self.countdown = QLabel(self)
         self.countdown.setObjectName("permissionCountdown")
 
-        buttons = QHBoxLayout()
+        # Two buttons a row, and the panel takes the chat column's width whatever its contents want
+        # (Ignored): opening it never widens the column, so the splitter and the page do not move.
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        buttons = QGridLayout()
         self.buttons: dict[str, QPushButton] = {}
-        for decision, text, tip in DECISIONS:
+        for n, (decision, text, tip) in enumerate(DECISIONS):
             button = QPushButton(text, self)
             button.setObjectName(f"permission-{decision}")
             button.setToolTip(tip)
             button.setAutoDefault(False)
             button.clicked.connect(lambda _=False, d=decision: self.decide(d))
-            buttons.addWidget(button)
+            buttons.addWidget(button, n // 2, n % 2)
             self.buttons[decision] = button
 
         layout = QVBoxLayout(self)

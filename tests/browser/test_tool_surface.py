@@ -45,6 +45,8 @@ EXPECTED = {
     "switch_tab": ("read-only", {"tab"}),
     "close_tab": ("interact", {"tab"}),
     "list_downloads": ("read-only", set()),
+    "ask_user_to_take_over": ("read-only", {"reason"}),
+    "look": ("read-only", {"question"}),
 }
 
 

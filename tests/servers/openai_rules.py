@@ -54,7 +54,7 @@ def is_reasoning_model(model: str) -> bool:
     return efforts(model) is not None
 
 
-def _error(message: str, param: str, code: str) -> dict[str, Any]:
+def _error(message: str, param: str, code: str | None) -> dict[str, Any]:
     return {"error": {"message": message, "type": "invalid_request_error", "param": param, "code": code}}
 
 
@@ -67,8 +67,45 @@ def _listed(values: tuple[str, ...]) -> str:
     return ", ".join(quoted[:-1]) + f", and {quoted[-1]}"
 
 
+# Models that take no images (an image part gets OpenAI's "Invalid content type" 400).
+TEXT_ONLY_MODELS = frozenset({"gpt-3.5-turbo", "text-only-model"})
+_DATA_URL = re.compile(r"^data:image/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/]+=*$")
+
+
+def image_refusal(body: dict[str, Any]) -> dict[str, Any] | None:
+    """OpenAI's 400 for image parts the Chat Completions API does not take: an ``image_url`` part
+    outside a user message, a malformed one, or one for a model without vision."""
+    model = str(body.get("model") or "")
+    for i, message in enumerate(body.get("messages") or []):
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, list):
+            continue
+        for k, part in enumerate(content):
+            kind = part.get("type") if isinstance(part, dict) else None
+            if kind not in ("text", "image_url"):
+                return _error(f"Invalid value: '{kind}'. Supported values are: 'text' and 'image_url'.",
+                              f"messages.[{i}].content.[{k}].type", "invalid_value")
+            if kind != "image_url":
+                continue
+            if message.get("role") != "user":
+                return _error(f"Invalid 'messages[{i}]'. Image URLs are only allowed for messages with role "
+                              f"'user', but this message with role '{message.get('role')}' contains an image URL.",
+                              f"messages.[{i}]", "invalid_value")
+            url = (part.get("image_url") or {}).get("url") if isinstance(part.get("image_url"), dict) else None
+            if not isinstance(url, str) or not (_DATA_URL.match(url) or url.startswith(("https://", "http://"))):
+                return _error("Invalid 'image_url'. Expected a base64-encoded data URL with an image MIME type "
+                              "(e.g. 'data:image/png;base64,aW1nIGJ5dGVzIGhlcmU='), but got a value without the "
+                              "'data:' prefix.", f"messages.[{i}].content.[{k}].image_url.url", "invalid_value")
+            if model.rsplit("/", 1)[-1] in TEXT_ONLY_MODELS:
+                return _error("Invalid content type. image_url is only supported by certain models.",
+                              f"messages.[{i}].content.[{k}].type", None)
+    return None
+
+
 def refusal(body: dict[str, Any]) -> dict[str, Any] | None:
     """OpenAI's 400 body for a chat request the model refuses, or None when it takes it."""
+    if (refused := image_refusal(body)) is not None:
+        return refused
     levels = efforts(str(body.get("model") or ""))
     if levels is None:
         return None

@@ -279,10 +279,8 @@ class Desk:
             return found
         for section in self.listing.folded:
             listing = yield from self.read(section)
-            if listing.find(want, roles=roles, context=context):
-                # Found in a folded section: its numbers are those of the last read.
-                hit = listing.find(want, roles=roles, context=context)
-                assert hit is not None
+            hit = listing.find(want, roles=roles, context=context)
+            if hit is not None:  # its number is one of the last read's
                 return hit
         last = self.listing.text
         for _ in range(SCROLLS):
@@ -299,8 +297,8 @@ class Desk:
         if not self.has("find_in_page"):
             raise GiveUp("listing gap", missing + ".")
         # Is it on the page at all? The words without an element is a gap in the list; no words, no thing.
-        found = yield from self.call("find_in_page", query=want)
-        on_page = bool(re.search(r'" is on |occur near each other', found))
+        searched = yield from self.call("find_in_page", query=want)
+        on_page = bool(re.search(r'" is on |occur near each other', searched))
         raise GiveUp("listing gap", missing + (": its words are in the page's text, but no element for them is "
                                                "in the list." if on_page else ": the words are nowhere on the page."),
                      on_page=on_page)

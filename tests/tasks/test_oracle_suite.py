@@ -85,8 +85,10 @@ def test_an_impossible_task_ends_with_an_honest_answer_and_no_verdict(qapp: Any,
     assert run.ok is None, f"the page reported {run.detail!r} though nothing should have been clicked"
     assert record.gave_up == "listing gap", record
     assert "could not find 'Teleport'" in str(run.answer.get("content")), run.answer
-    # It looked where the tools say to look before giving up.
+    assert "nowhere on the page" in str(run.answer.get("content")), run.answer
+    # It looked where the tools say to look before giving up: further down, then in the page's text.
     assert any(c.startswith("scroll_page") for c in record.calls), record.calls
+    assert 'find_in_page(query="Teleport")' in record.calls, record.calls
     assert not any(c.startswith("click_element") for c in record.calls), record.calls
     assert run.exit_code == 0
 

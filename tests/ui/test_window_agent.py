@@ -216,7 +216,7 @@ def test_the_step_shows_in_the_status_bar_and_a_new_chat_is_selected(
     window.statusBar().messageChanged.connect(shown.append)
     _send(qtbot, window, "2*2?")
     qtbot.waitUntil(lambda: not window.presenter.busy and scripted_model.remaining == 0, timeout=60_000)
-    assert "Step 1 of 10: thinking…" in shown and "Step 1 of 10: calculate" in shown
+    assert "Step 1 of 10: thinking…" in shown and "Step 1 of 10: calculating 2*2" in shown
     assert "Step 2 of 10: thinking…" in shown
     assert window.statusBar().currentMessage() == ""  # cleared when the turn ends
     # The history list follows the conversation: the new one is selected once it is saved.

@@ -82,9 +82,11 @@ from jawad_desktop.core.llm.context_window import context_window
 from jawad_desktop.core.llm.errors import ToolsRejectedError
 from jawad_desktop.core.llm.pricing import PriceTable
 from jawad_desktop.core.llm.types import ChatResponse, StreamDelta
-from jawad_desktop.core.messages import Message
+from jawad_desktop.core.llm.vision import accepts_images
+from jawad_desktop.core.messages import Image, Message
 from jawad_desktop.core.store.model_facts import ModelFactsStore
 from jawad_desktop.core.store.secrets import SecretStore
+from jawad_desktop.core.tools.browser.tools import LOOK_TOOL
 from jawad_desktop.core.tools.context import ToolContext
 from jawad_desktop.core.tools.page import PageContext
 from jawad_desktop.core.tools.registry import ToolRegistry
@@ -231,6 +233,7 @@ class AgentSession:
         self._task: asyncio.Task[events.ChatResponse] | None = None
         self._names_cache: tuple[int, frozenset[str]] | None = None
         self._sanitizer = StreamSanitizer(())
+        self._images: dict[str, list[Image]] = {}  # a call's images, until its result message is made
 
     # -- public -----------------------------------------------------------------------------
     @property
@@ -360,12 +363,13 @@ class AgentSession:
                   window.tokens, window.source, self.budget)
 
     def _system_message(self, page: PageContext | None, last_product: dict[str, Any] | None,
-                        names: frozenset[str]) -> Message:
-        """The system prompt of one request, in the current tool format and the run's budget."""
+                        names: frozenset[str], offered: ToolRegistry) -> Message:
+        """The system prompt of one request, in the current tool format and the run's budget;
+        ``offered``: the tools this model is given (the text formats describe them in the prompt)."""
         return Message(
             role="system",
             content=build_system_prompt(
-                self.registry,
+                offered,
                 self.mode,
                 page=page,
                 last_product=last_product,
@@ -394,14 +398,19 @@ class AgentSession:
         self._choose_mode(client)
         await self._size_for(client)
         names = self._names()
-        tools_spec = self.registry.openai_tools()
+        offered = self.registry
+        if LOOK_TOOL in names and not accepts_images(self.facts, self._model):  # a text-only model: no look
+            names = names - {LOOK_TOOL}
+            offered = ToolRegistry().merged(self.registry)
+            offered.remove(LOOK_TOOL)
+        tools_spec = offered.openai_tools()
         turn.pending.append(Message(role="user", content=turn.user_text))
         self._sanitizer = StreamSanitizer(names)
         while turn.iterations < agent.max_iterations:
             turn.iterations += 1
             self.bus.emit(AgentStep(turn.run_id, "thinking", turn.iterations, agent.max_iterations))
             page, last_product = await _page_state(self.browser)
-            system = self._system_message(page, last_product, names)
+            system = self._system_message(page, last_product, names, offered)
             reserve = self.history.tokens([system]) + sum(len(str(t)) for t in tools_spec) // 4
             messages = [system, *self.history.for_request(turn.pending, reserve_tokens=reserve)]
             native = self.mode == "native" and bool(tools_spec)
@@ -421,7 +430,7 @@ class AgentSession:
                     raise
                 # Asked again at once in the text format, with its instructions and the tools'
                 # schemas in the system prompt: a bare retry without tools could call none.
-                system = self._system_message(page, last_product, names)
+                system = self._system_message(page, last_product, names, offered)
                 messages = [system, *self.history.for_request(turn.pending,
                                                               reserve_tokens=self.history.tokens([system]))]
                 response = await self._request(turn, client, messages, None, names, hold=hold)
@@ -583,17 +592,26 @@ class AgentSession:
     def _append_round(
         self, turn: _Turn, content: str, checked: list[CheckedCall], results: list[str], text_format: bool
     ) -> None:
+        images = {item.call.id: self._images.pop(item.call.id, []) for item in checked}
+        if any(images.values()):
+            # Only the newest screenshots go with each request: older ones are words by now.
+            for message in turn.pending:
+                if message.images:
+                    message.images = []
+                    message.content += "\n[an earlier screenshot, no longer shown]"
         if text_format:
             turn.pending.append(Message(role="assistant", content=content))
             pairs = [(item.display_name, result) for item, result in zip(checked, results, strict=True)]
             mode: ToolMode = "json" if self.mode == "json" else "xml"
-            turn.pending.append(Message(role="user", content=tool_results_message(pairs, mode)))
+            turn.pending.append(Message(role="user", content=tool_results_message(pairs, mode),
+                                        images=[image for shots in images.values() for image in shots]))
             return
         turn.pending.append(
             Message(role="assistant", content=content, tool_calls=[item.call.to_tool_call() for item in checked])
         )
         for item, result in zip(checked, results, strict=True):
-            turn.pending.append(Message(role="tool", content=result, tool_call_id=item.call.id, name=item.display_name))
+            turn.pending.append(Message(role="tool", content=result, tool_call_id=item.call.id, name=item.display_name,
+                                        images=images[item.call.id]))
 
     # -- one call -----------------------------------------------------------------------------
     async def _execute(self, turn: _Turn, item: CheckedCall, page: PageContext | None) -> str:
@@ -663,7 +681,8 @@ class AgentSession:
             )
         self._log(dataclasses.replace(entry, decision=decision.decision))
         max_iterations = self.settings.agent.max_iterations
-        listed = self.browser.last_reading.elements if self.browser and self.browser.last_reading else ()
+        reading = getattr(self.browser, "last_reading", None)  # the listing the model's [n] refers to
+        listed = reading.elements if reading is not None else ()
         self.bus.emit(AgentStep(turn.run_id, "tool", turn.iterations, max_iterations, tool_name=tool.name,
                                 doing=describe_step(tool.name, parameters, listed)))
         try:
@@ -680,6 +699,8 @@ class AgentSession:
                 entry, decision=decision.decision, result="success" if result.ok else "error", details=result.for_log
             )
         )
+        if result.images:
+            self._images[item.call.id] = list(result.images)
         text = result.for_model
         limit = self.budget.tool_result_chars  # the model's share; tools that can shorten have done so
         if len(text) > limit:

@@ -83,6 +83,8 @@ def describe_step(tool: str, arguments: Mapping[str, Any], elements: Sequence[Ma
         key = str(arguments.get("key", "")).strip()
         target = _target(arguments, elements)
         return f"pressing {key or 'a key'}" + (f" in {target}" if target else "")
+    if tool == "calculate" and str(arguments.get("expression", "")).strip():
+        return f"calculating {str(arguments['expression']).strip()[:_LABEL_CHARS]}"
     if tool == "drag_and_drop":
         return "dragging an element"
     if tool in _VERBS:

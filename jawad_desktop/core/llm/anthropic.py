@@ -25,7 +25,7 @@ from jawad_desktop.core.llm.formats import (
 )
 from jawad_desktop.core.llm.types import ChatResponse, StreamDelta, Usage
 from jawad_desktop.core.llm.wire import MalformedResponse, parse_arguments
-from jawad_desktop.core.messages import Message, ToolCall
+from jawad_desktop.core.messages import Image, Message, ToolCall
 
 __all__ = ["ANTHROPIC_VERSION", "AnthropicClient", "anthropic_messages"]
 
@@ -39,6 +39,11 @@ _ERROR_STATUS = {"invalid_request_error": 400, "authentication_error": 401, "per
                  "api_error": 500, "overloaded_error": 529}
 
 
+def _image_block(image: Image) -> dict[str, Any]:
+    """An image as the Messages API documents it (base64 source)."""
+    return {"type": "image", "source": {"type": "base64", "media_type": image.media_type, "data": image.base64()}}
+
+
 def anthropic_messages(
     messages: list[Message], thinking: Mapping[str, list[dict[str, Any]]] | None = None
 ) -> tuple[str, list[dict[str, Any]]]:
@@ -49,9 +54,12 @@ def anthropic_messages(
 
     def turn_of(message: Message) -> tuple[str, list[dict[str, Any]]]:
         if message.role == "tool":
-            return "user", [{"type": "tool_result", "tool_use_id": message.tool_call_id,
-                             "content": message.content or "(no output)"}]
-        blocks: list[dict[str, Any]] = []
+            result: str | list[dict[str, Any]] = message.content or "(no output)"
+            if message.images:  # a tool_result's content may hold image blocks
+                result = [{"type": "text", "text": message.content or "(no output)"},
+                          *(_image_block(image) for image in message.images)]
+            return "user", [{"type": "tool_result", "tool_use_id": message.tool_call_id, "content": result}]
+        blocks: list[dict[str, Any]] = [_image_block(image) for image in message.images]
         if thinking and message.tool_calls and message.tool_calls[0].id in thinking:
             blocks.extend(dict(b) for b in thinking[message.tool_calls[0].id])
         if message.content:

@@ -41,7 +41,7 @@ from jawad_desktop.core.llm.formats import (
 from jawad_desktop.core.llm.sigv4 import SigV4Auth, find_credentials, profile_region
 from jawad_desktop.core.llm.types import ChatResponse, StreamDelta, Usage
 from jawad_desktop.core.llm.wire import MalformedResponse, parse_arguments
-from jawad_desktop.core.messages import Message, ToolCall
+from jawad_desktop.core.messages import Image, Message, ToolCall
 
 __all__ = ["BedrockClient", "bedrock_messages", "bedrock_region", "read_frames"]
 
@@ -57,6 +57,11 @@ def bedrock_region(provider_region: str = "", profile: str = "") -> str:
     return provider_region or os.environ.get("AWS_REGION") or profile_region(profile) or "us-east-1"
 
 
+def _image_block(image: Image) -> dict[str, Any]:
+    """A Converse image block; in JSON the bytes are base64 text."""
+    return {"image": {"format": image.media_type.rsplit("/", 1)[-1], "source": {"bytes": image.base64()}}}
+
+
 def bedrock_messages(messages: list[Message]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The ``system`` blocks and the ``messages`` of a Converse request (tool results are
     ``toolResult`` blocks of a user message; consecutive messages of one role are merged)."""
@@ -64,8 +69,10 @@ def bedrock_messages(messages: list[Message]) -> tuple[list[dict[str, Any]], lis
     def turn_of(message: Message) -> tuple[str, list[dict[str, Any]]]:
         if message.role == "tool":
             return "user", [{"toolResult": {"toolUseId": message.tool_call_id,
-                                            "content": [{"text": message.content or "(no output)"}]}}]
+                                            "content": [{"text": message.content or "(no output)"},
+                                                        *(_image_block(i) for i in message.images)]}}]
         blocks: list[dict[str, Any]] = [{"text": message.content}] if message.content else []
+        blocks.extend(_image_block(image) for image in message.images)
         blocks.extend({"toolUse": {"toolUseId": call.id, "name": call.name, "input": arguments_object(call)}}
                       for call in message.tool_calls)
         return message.role, blocks

@@ -65,6 +65,7 @@ from jawad_desktop.core.llm.errors import (
 )
 from jawad_desktop.core.llm.network import check_ca_bundle, is_loopback, proxy_shown
 from jawad_desktop.core.llm.types import ChatResponse, StreamDelta
+from jawad_desktop.core.llm.vision import has_images, images_refused, without_images
 from jawad_desktop.core.llm.wire import (
     MalformedResponse,
     StreamAccumulator,
@@ -657,6 +658,8 @@ class LLMClient:
         if call.capability != self._shape_key or self.facts.version != self._shape_version:
             self._read_shape(call.capability, call.model)
         call.send_tools = call.tools
+        if has_images(call.messages) and self.facts.get(call.capability).vision is False:
+            call.messages = without_images(call.messages)  # it refused one before: never sent again
         if call.send_tools and call.capability in _TOOLS_UNSUPPORTED:
             raise self._tools_rejected(call, "")
         call.stream_now = call.stream
@@ -685,6 +688,18 @@ class LLMClient:
         known = self.facts.get(key)
         self._known = known if (known.renamed or known.dropped) else None
         self._shaping = self._known is not None or not self._dialect.changes_nothing
+
+    def _learn_no_images(self, call: _Call, said: str) -> None:
+        """The provider refused an image: remember the model takes none, and ask again with each
+        image replaced by a line saying it was left out (``core.llm.vision``)."""
+        model = call.model or self._model
+        log.info("%s / %s refuses images (%s); asking again without them", self.provider.name, model, said[:200])
+        self.facts.learn(call.capability, lambda facts: setattr(facts, "vision", False),
+                         note=f"Takes no images: {self.provider.kind.label} refused one ({said[:160]}).")
+        call.messages = without_images(call.messages)
+        if self.bus is not None:
+            self.bus.emit(Notice(level="info", text=f"The model {model} cannot see images; Jawad sends it "
+                                                    "the page as text only."))
 
     def _repair(self, call: _Call, refusal: ParameterRefusal) -> bool:
         """After the provider refused one parameter of ``call.body``: drop it (or rename it as
@@ -770,6 +785,10 @@ class LLMClient:
             if not call.acc.has_output and self._repair(call, failure.refusal):
                 return 0.0
             failure = failure.error
+        if (isinstance(failure, LLMError) and not call.acc.has_output and has_images(call.messages)
+                and images_refused(failure.status, f"{failure.detail} {failure.message}")):
+            self._learn_no_images(call, failure.detail or failure.message)
+            return 0.0
         if isinstance(failure, _ToolsRejected):
             # Not retried blind: without the tools described in its prompt the model could not
             # call any. The caller asks again in its text format (the agent does, at once).

@@ -26,7 +26,7 @@ from jawad_desktop.core.llm.formats import (
 )
 from jawad_desktop.core.llm.types import ChatResponse, StreamDelta, Usage
 from jawad_desktop.core.llm.wire import MalformedResponse, StreamAccumulator, new_call_id
-from jawad_desktop.core.messages import Message
+from jawad_desktop.core.messages import Image, Message
 
 __all__ = ["GeminiClient", "gemini_contents", "gemini_schema"]
 
@@ -76,6 +76,11 @@ def gemini_schema(schema: Any) -> Any:
     return clean(schema)
 
 
+def _inline(image: Image) -> dict[str, Any]:
+    """An image part (``inlineData``: the REST API's JSON name of ``inline_data``)."""
+    return {"inlineData": {"mimeType": image.media_type, "data": image.base64()}}
+
+
 def gemini_contents(
     messages: list[Message], signatures: Mapping[str, str] | None = None
 ) -> tuple[str, list[dict[str, Any]]]:
@@ -87,8 +92,10 @@ def gemini_contents(
     def turn_of(message: Message) -> tuple[str, list[dict[str, Any]]]:
         if message.role == "tool":
             name = message.name or names.get(message.tool_call_id, "tool")
-            return "user", [{"functionResponse": {"name": name, "response": {"result": message.content}}}]
+            return "user", [{"functionResponse": {"name": name, "response": {"result": message.content}}},
+                            *(_inline(image) for image in message.images)]
         parts: list[dict[str, Any]] = [{"text": message.content}] if message.content else []
+        parts.extend(_inline(image) for image in message.images)
         for call in message.tool_calls:
             part: dict[str, Any] = {"functionCall": {"name": call.name, "args": arguments_object(call)}}
             if signatures and call.id in signatures:

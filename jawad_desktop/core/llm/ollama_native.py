@@ -16,6 +16,7 @@ from httpx_sse import ServerSentEvent
 from jawad_desktop.core.llm.client import LLMClient, _Call
 from jawad_desktop.core.llm.formats import arguments_object, functions_of, given, obj, tool_names_by_call_id
 from jawad_desktop.core.llm.types import ChatResponse, StreamDelta, ToolCallFragment, Usage
+from jawad_desktop.core.llm.vision import images_note
 from jawad_desktop.core.llm.wire import MalformedResponse, StreamAccumulator, new_call_id
 from jawad_desktop.core.messages import Message
 
@@ -37,14 +38,29 @@ def resolve_tool_name(name: str, offered: set[str]) -> str:
 def ollama_messages(messages: list[Message]) -> list[dict[str, Any]]:
     names = tool_names_by_call_id(messages)
     out: list[dict[str, Any]] = []
+    held: list[Message] = []  # tool results with images: shown in a user message after the run
+
+    def flush() -> None:
+        if held:
+            out.append({"role": "user", "content": "\n".join(images_note(m) for m in held),
+                        "images": [image.base64() for m in held for image in m.images]})
+            held.clear()
+
     for message in messages:
+        if message.role != "tool":
+            flush()
         wire: dict[str, Any] = {"role": message.role, "content": message.content or ""}
+        if message.images and message.role == "tool":
+            held.append(message)
+        elif message.images:
+            wire["images"] = [image.base64() for image in message.images]
         if message.tool_calls:
             wire["tool_calls"] = [{"function": {"name": call.name, "arguments": arguments_object(call)}}
                                   for call in message.tool_calls]
         if message.role == "tool":
             wire["tool_name"] = message.name or names.get(message.tool_call_id, "")
         out.append(wire)
+    flush()
     return out
 
 

@@ -16,8 +16,9 @@ from typing import Any
 from jawad_desktop.core.llm.client import LLMClient, _Call
 from jawad_desktop.core.llm.formats import EventAccumulator, forced_tool, functions_of, json_text, obj
 from jawad_desktop.core.llm.types import ChatResponse, StreamDelta, Usage
+from jawad_desktop.core.llm.vision import images_note
 from jawad_desktop.core.llm.wire import MalformedResponse
-from jawad_desktop.core.messages import Message
+from jawad_desktop.core.messages import Image, Message
 
 __all__ = ["ResponsesClient", "responses_input"]
 
@@ -25,19 +26,38 @@ _ERROR_STATUS = {"rate_limit_exceeded": 429, "server_error": 500, "invalid_promp
                  "insufficient_quota": 429, "invalid_api_key": 401, "model_not_found": 404}
 
 
+def _input_image(image: Image) -> dict[str, Any]:
+    return {"type": "input_image", "image_url": image.data_url()}
+
+
 def responses_input(messages: list[Message]) -> list[dict[str, Any]]:
     """The ``input`` items of a request: the whole conversation, tool calls and results included."""
     items: list[dict[str, Any]] = []
+    held: list[dict[str, Any]] = []  # tool results' images: one user message after the run
+
+    def flush() -> None:
+        if held:
+            items.append({"role": "user", "content": list(held)})
+            held.clear()
+
     for message in messages:
         if message.role == "tool":
             items.append({"type": "function_call_output", "call_id": message.tool_call_id,
                           "output": message.content})
+            if message.images:
+                held.append({"type": "input_text", "text": images_note(message)})
+                held.extend(_input_image(image) for image in message.images)
             continue
-        if message.content or not message.tool_calls:
+        flush()
+        if message.images:
+            parts = [{"type": "input_text", "text": message.content}] if message.content else []
+            items.append({"role": message.role, "content": parts + [_input_image(i) for i in message.images]})
+        elif message.content or not message.tool_calls:
             items.append({"role": message.role, "content": message.content})
         for call in message.tool_calls:
             items.append({"type": "function_call", "call_id": call.id, "name": call.name,
                           "arguments": call.arguments_json()})
+    flush()
     return items
 
 

@@ -24,6 +24,7 @@ from httpx_sse import ServerSentEvent
 
 from jawad_desktop.core.llm.errors import parameter_refusal
 from jawad_desktop.core.llm.types import ChatResponse, StreamDelta, ToolCallFragment, Usage
+from jawad_desktop.core.llm.vision import chat_messages
 from jawad_desktop.core.messages import Message, ToolCall
 
 log = logging.getLogger("jawad.llm.wire")
@@ -79,7 +80,7 @@ def build_body(
     include_usage: bool,
 ) -> dict[str, Any]:
     """The JSON body of a chat-completions request."""
-    body: dict[str, Any] = {"model": model, "messages": [m.to_wire() for m in messages], "stream": stream}
+    body: dict[str, Any] = {"model": model, "messages": chat_messages(messages), "stream": stream}
     if temperature is not None:
         body["temperature"] = temperature
     if max_tokens is not None:

@@ -8,6 +8,8 @@ LLM client's ``model_key`` gives. For each one the client and the agent remember
 - ``tool_format``: how it calls tools (``native``, ``xml`` or ``json``; ``none`` when the
   tool-calling test found it cannot; ``""`` not known yet);
 - ``context_window``: its context in tokens (0 not known);
+- ``vision``: whether it takes images (None: not learned; ``core.llm.vision`` then goes by its
+  name); False once a provider refused an image for it;
 - ``notes``: what was learned and why, in words for the Settings page and ``jawad providers``.
 
 Settings shows them per provider and can forget them (``forget``); the next request learns
@@ -44,12 +46,14 @@ class ModelFacts:
     renamed: dict[str, str] = field(default_factory=dict)
     tool_format: str = ""
     context_window: int = 0
+    vision: bool | None = None
     notes: list[str] = field(default_factory=list)
     learned_at: int = 0  # ms since the epoch
 
     @property
     def empty(self) -> bool:
-        return not (self.dropped or self.renamed or self.tool_format or self.context_window)
+        return not (self.dropped or self.renamed or self.tool_format or self.context_window
+                    or self.vision is not None)
 
     def changes(self) -> list[str]:
         """What Jawad does differently for this model, one short line each (for the Settings
@@ -60,6 +64,8 @@ class ModelFacts:
             lines.append(f"tool calls: {self.tool_format}")
         if self.context_window:
             lines.append(f"context window: {self.context_window} tokens")
+        if self.vision is not None:
+            lines.append("takes images" if self.vision else "sends no images (the model refused one)")
         return lines
 
 
@@ -81,6 +87,7 @@ def _facts(data: Any) -> ModelFacts:
         renamed={str(k): str(v) for k, v in dict(data.get("renamed", {})).items()},
         tool_format=str(data.get("tool_format", "")),
         context_window=int(data.get("context_window", 0)),
+        vision=data["vision"] if isinstance(data.get("vision"), bool) else None,
         notes=[str(n) for n in data.get("notes", [])],
         learned_at=int(data.get("learned_at", 0)),
     )

@@ -261,6 +261,11 @@ class Page(Protocol):
 
     async def snapshot(self, *, max_elements: int = 150) -> RawSnapshot: ...
 
+    async def screenshot(self, *, marks: bool = True) -> bytes:
+        """The viewport as PNG bytes (at most ~1280 px wide); with ``marks`` each element of the last
+        listing on screen is boxed with its ``[n]`` (set-of-marks, for ``look``)."""
+        ...
+
     async def describe(self, target: Target) -> ElementInfo:
         """Find the element (PageError when it is gone, hidden, detached or unknown)."""
         ...

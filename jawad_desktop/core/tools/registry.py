@@ -53,6 +53,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.fields import FieldInfo
 
 from jawad_desktop.core.harbor.policy import PermissionLevel
+from jawad_desktop.core.messages import Image
 from jawad_desktop.core.tools.context import ToolContext
 
 log = logging.getLogger("jawad.tools")
@@ -75,6 +76,9 @@ class ToolResult:
     # it showed the model the page as it is now (read_page, wait_for).
     changed_page: bool = False
     observed_page: bool = False
+    # Pictures for a model that sees images (``look``'s screenshot): the agent puts them in the message
+    # that answers the call, each provider as its API documents (``core.llm.vision``).
+    images: list[Image] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.for_log:

@@ -24,6 +24,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from jawad_desktop.core.harbor.policy import PermissionLevel
+from jawad_desktop.core.messages import Image
 from jawad_desktop.core.sites import site_of
 from jawad_desktop.core.tools.browser import values
 from jawad_desktop.core.tools.browser.by_text import find_by_text
@@ -39,6 +40,8 @@ from jawad_desktop.core.tools.context import ToolContext
 from jawad_desktop.core.tools.keys import parse_keys
 from jawad_desktop.core.tools.page import ActionOutcome, Page, PageError, TabInfo, Target
 from jawad_desktop.core.tools.registry import ToolError, ToolRegistry, ToolResult
+
+LOOK_TOOL = "look"  # offered only to models that see images (core.agent.session)
 
 IndexArg = Annotated[int | None, Field(description="The element's number [n] from read_page")]
 SelectorArg = Annotated[str | None, Field(description="A CSS selector, when there is no index")]
@@ -665,6 +668,27 @@ async def ask_user_to_take_over(
                                 + reading.for_model,
                       for_log=f"The user took over and continued; {reading.for_log}", data=reading.data,
                       observed_page=True)
+
+
+@_TOOLS.tool(name=LOOK_TOOL, level=PermissionLevel.READ_ONLY,
+             aliases=("screenshot", "take_screenshot", "look_at_page", "view_page"))
+async def look_tool(
+    ctx: ToolContext,
+    question: Annotated[str, Field(description="What to look for (optional; for the log)")] = "",
+) -> ToolResult:
+    """See the visible part of the page as a screenshot, each listed element boxed with its [n], with
+    the element list: for what the text does not say (a drawing, a chart, colours, layout, an icon
+    without words). Act on what you see with the same [n]."""
+    browser = _browser(ctx)
+    with page_errors():
+        reading = await browser.read()  # the numbers drawn are this listing's
+        png = await browser.page.screenshot(marks=True)
+    text = reading.for_model(ctx.result_chars, 1)
+    about = f" for {question!r}" if question else ""
+    return ToolResult(for_model=f"Screenshot of the visible part of the page attached, elements boxed with their "
+                                f"[n].\n\n{text}",
+                      for_log=f"Looked at {reading.title or reading.url}{about}", observed_page=True,
+                      images=[Image(png, "image/png")])
 
 
 def browser_registry() -> ToolRegistry:

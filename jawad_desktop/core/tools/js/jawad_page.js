@@ -1483,6 +1483,20 @@
              viewport: { width: window.innerWidth, height: window.innerHeight } };
   };
 
+  // The boxes of the listed elements now in the top viewport, for the marked screenshot (``look``):
+  // [{index, x, y, width, height}] in CSS pixels, and the viewport's size. No scrolling, no re-finding.
+  J.markRects = function () {
+    var out = [], w = window.innerWidth, h = window.innerHeight, refs = J.refs || [null];
+    for (var i = 1; i < refs.length; i++) {
+      var el = refs[i];
+      if (!el || !el.isConnected || !isVisible(el)) continue;
+      var r = topRect(el);
+      if (r.width <= 0 || r.height <= 0 || r.x + r.width <= 0 || r.y + r.height <= 0 || r.x >= w || r.y >= h) continue;
+      out.push({ index: i, x: r.x, y: r.y, width: r.width, height: r.height });
+    }
+    return { ok: true, rects: out, viewport: { width: w, height: h } };
+  };
+
   // Whether the element is dragged with HTML drag and drop (draggable, or inside a draggable element).
   J.isHtmlDraggable = function (target) {
     var r = resolve(target);
