@@ -111,6 +111,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     _add_unsaved(p_test)
     p_test.add_argument("--tools", action="store_true",
                         help="also test how the model calls tools (native, XML or JSON) and remember it")
+    p_test.add_argument("--vision", action="store_true",
+                        help="also test whether the model sees images (a small red picture) and remember it")
 
     p_models = actions.add_parser("models", help="the models the provider offers")
     p_models.add_argument("name", nargs="?", help="a saved provider (default: the active one)")
@@ -176,7 +178,10 @@ async def run(args: argparse.Namespace, ctx: AppContext) -> int:
             print(f"jawad: {provider.name} failed the test: {failure}", file=sys.stderr)
             return 1
         print(f"OK: {provider.name} answered in {result.latency_ms:.0f} ms.")
-        return await _test_tools(ctx, provider, key) if args.tools else 0
+        failed = await _test_tools(ctx, provider, key) if args.tools else 0
+        if args.vision:
+            failed = await _test_vision(ctx, provider, key) or failed
+        return failed
     if action == "facts":
         return model_facts_cmd.facts(args, ctx)
     if action == "forget":
@@ -206,6 +211,20 @@ async def _test_tools(ctx: AppContext, provider: ProviderConfig, key: str | None
         return 1
     print(f"Tool calling: {result.summary} ({result.requests} request{'s' if result.requests > 1 else ''}; "
           "remembered for this model, see `jawad providers facts`)")
+    return 0
+
+
+async def _test_vision(ctx: AppContext, provider: ProviderConfig, key: str | None) -> int:
+    """``test --vision``: whether the model sees images, learned for the agent's ``look``
+    (``core.llm.vision_probe``)."""
+    from jawad_desktop.core.llm.vision_probe import probe_vision
+
+    print(f"Testing whether {provider.model or provider.name} sees images…", file=sys.stderr, flush=True)
+    result = await probe_vision(provider, key, ctx.settings.network, ctx.model_facts)
+    if not result.works:
+        print(f"jawad: {provider.name}: {result.summary}", file=sys.stderr)
+        return 1
+    print(f"Image input: {result.summary} (remembered for this model, see `jawad providers facts`)")
     return 0
 
 

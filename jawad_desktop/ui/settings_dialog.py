@@ -61,7 +61,8 @@ class ProvidersPage(ListFormPage[ProviderConfig]):
 
     ``tester`` backs "Test connection" and ``model_lister`` "Fetch models"; without them the
     buttons are hidden (the window passes both). "Test tool calling" (``core.agent.probe``)
-    learns how the model calls tools; below it, what was learned about the model
+    learns how the model calls tools, "Test image input" (``core.llm.vision_probe``) whether it
+    sees images; below them, what was learned about the model
     (``ui.learned_facts``) and "Forget what was learned".
     """
 
@@ -119,6 +120,7 @@ class ProvidersPage(ListFormPage[ProviderConfig]):
         self.context_window.setToolTip("How many tokens the model reads at once. Automatic: what the provider "
                                        "says, else what is known of the model's family")
         self.tools_button = button("Test tool calling", "Test how this provider's model calls tools", self)
+        self.vision_button = button("Test image input", "Test whether this provider's model sees images", self)
         self.forget_button = button("Forget what was learned", "Forget what Jawad learned about this model", self)
         self.learned = status_line("What Jawad learned about this model", self)
 
@@ -146,6 +148,7 @@ class ProvidersPage(ListFormPage[ProviderConfig]):
         self.form.addRow("Con&text window", self.context_window)
         learned_row = QHBoxLayout()
         learned_row.addWidget(self.tools_button)
+        learned_row.addWidget(self.vision_button)
         learned_row.addStretch(1)
         learned_row.addWidget(self.forget_button)
         self.right.addLayout(learned_row)
@@ -159,6 +162,7 @@ class ProvidersPage(ListFormPage[ProviderConfig]):
         self.session_button.clicked.connect(self._use_session_memory)
         self.models_button.clicked.connect(self._fetch_models)
         self.tools_button.clicked.connect(self.test_tools)
+        self.vision_button.clicked.connect(self.test_vision)
         self.forget_button.clicked.connect(self.forget_learned)
         self.test_button.setVisible(tester is not None)
         self.models_button.setVisible(model_lister is not None)
@@ -377,6 +381,21 @@ class ProvidersPage(ListFormPage[ProviderConfig]):
         work = probe_tool_format(config, self._key_for_test(config), self.ctx.settings.network, self.ctx.model_facts)
         self.run_busy(self.tools_button, work, what=f"testing tool calling on {config.name}",
                       busy_text=f"Testing how {config.model or config.name} calls tools…", on_done=show)
+
+    def test_vision(self) -> None:
+        """Test image input: whether the model in the form sees images (a small red picture),
+        learned for the agent's ``look``; the result on the status line."""
+        if (config := self._checked_config()) is None:
+            return
+        from jawad_desktop.core.llm.vision_probe import VisionResult, probe_vision
+
+        def show(result: VisionResult) -> None:
+            self.show_status(result.summary, error=not result.works)
+            self.show_learned(config)
+
+        work = probe_vision(config, self._key_for_test(config), self.ctx.settings.network, self.ctx.model_facts)
+        self.run_busy(self.vision_button, work, what=f"testing image input on {config.name}",
+                      busy_text=f"Testing whether {config.model or config.name} sees images…", on_done=show)
 
     def show_learned(self, config: ProviderConfig | None = None) -> None:
         """Show what was learned about the model of ``config`` (default: the form's)."""

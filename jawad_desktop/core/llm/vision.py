@@ -8,7 +8,8 @@ Owns the ONE place where vision is decided:
   for those documented as text only (gpt-3.5, o1-mini, o3-mini, claude-2, gpt-oss, deepseek...).
   None: not known from the name.
 - ``accepts_images(facts, key)``: what was learned about the model first (``ModelFacts.vision``,
-  set when a provider refused an image), else the name. Unknown models are treated as text
+  set when a provider refused an image, or by the image-input test ``core.llm.vision_probe``),
+  else the name. Unknown models are treated as text
   only: an image sent to a server that silently drops it would make the model guess.
 - ``images_refused(status, text)``: the providers' documented answers to an image a model
   cannot take (the client then learns ``vision = False``, takes the images out and asks again).

@@ -9,7 +9,8 @@ LLM client's ``model_key`` gives. For each one the client and the agent remember
   tool-calling test found it cannot; ``""`` not known yet);
 - ``context_window``: its context in tokens (0 not known);
 - ``vision``: whether it takes images (None: not learned; ``core.llm.vision`` then goes by its
-  name); False once a provider refused an image for it;
+  name); False once a provider refused an image for it; either from the image-input test
+  (``core.llm.vision_probe``);
 - ``notes``: what was learned and why, in words for the Settings page and ``jawad providers``.
 
 Settings shows them per provider and can forget them (``forget``); the next request learns
@@ -65,7 +66,7 @@ class ModelFacts:
         if self.context_window:
             lines.append(f"context window: {self.context_window} tokens")
         if self.vision is not None:
-            lines.append("takes images" if self.vision else "sends no images (the model refused one)")
+            lines.append("takes images" if self.vision else "sends no images (the model cannot see them)")
         return lines
 
 
