@@ -256,6 +256,9 @@ def end_process(code: int) -> NoReturn:
     """Exit now, skipping interpreter teardown: destroying Qt and Chromium objects in
     Python's arbitrary order at exit aborts the process. Everything the app keeps is
     already saved (settings atomically, conversations per message)."""
+    from jawad_desktop.core.llm.local_server import stop_local_servers
+
+    stop_local_servers()  # os._exit runs no atexit handler: the model server is stopped here
     sys.stdout.flush()
     sys.stderr.flush()
     logging.shutdown()

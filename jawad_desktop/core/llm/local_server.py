@@ -124,7 +124,10 @@ class LocalServer:
         log.info("starting the local model server on port %d: %s", self.port, self.model_path.name)
         with os.fdopen(fd, "wb") as out:
             self._proc = subprocess.Popen(
-                self.command(), stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT
+                self.command(), stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                # The death signal follows the spawning THREAD: only the main thread lives as long as the app.
+                preexec_fn=_die_with_parent if sys.platform == "linux"
+                and threading.current_thread() is threading.main_thread() else None,
             )
         if not self._atexit:
             # Never leave a model server behind, even when the app ends by an exception.
@@ -222,6 +225,22 @@ class LocalServer:
 
 
 _shared: LocalServer | None = None
+
+
+def _die_with_parent() -> None:
+    """In the child before exec (Linux): the kernel ends the model server when the app's process
+    ends, however it ends (the app leaves with ``os._exit``, which runs no ``atexit`` handler)."""
+    import ctypes
+
+    pr_set_pdeathsig, sigterm = 1, 15
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(pr_set_pdeathsig, sigterm)
+
+
+def stop_local_servers() -> None:
+    """Stop this process's local model server if it runs (the app calls it before ``os._exit``)."""
+    if _shared is not None:
+        _shared.stop()
 
 
 def shared_local_server() -> LocalServer:
