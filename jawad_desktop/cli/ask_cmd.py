@@ -3,10 +3,11 @@
 With ``--url`` the assistant also works on that page in an offscreen browser (reading,
 clicking, typing...). Actions that need permission are asked on an interactive terminal (or
 allowed with ``--allow LEVELS``, or all denied with ``--deny-all``); without a person they are
-denied. ``--json`` prints the final response with its metadata instead; ``--verbose`` prints
-the action log (each tool call, its permission decision and result) to stderr. The exchange is
-saved in the history unless ``--no-save``. Failures go to stderr as friendly text (exit 1);
-text that had already streamed stays on stdout.
+denied. ``--plan-first`` shows the agent's plan for approval before it acts (y or Enter approves;
+without a person the plan is rejected). ``--json`` prints the final response with its metadata
+instead; ``--verbose`` prints the action log (each tool call, its permission decision and
+result) to stderr. The exchange is saved in the history unless ``--no-save``. Failures go to
+stderr as friendly text (exit 1); text that had already streamed stays on stdout.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from jawad_desktop.cli.providers_cmd import add_provider_selection, client_from_
 from jawad_desktop.cli.terminal import (
     TerminalHandOver,
     TerminalPermissions,
+    TerminalPlans,
     TurnPrinter,
     allowed_levels,
     interactive,
@@ -48,6 +50,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     group.add_argument("--private", action="store_true",
                        help="use a private browser profile (no cookies kept) instead of Jawad's own")
     permission_options(parser)
+    parser.add_argument("--plan-first", action="store_true",
+                        help="before acting, show the agent's plan (sites and kinds of actions) for your approval; "
+                             "anything outside it asks (needs an interactive terminal)")
     parser.set_defaults(handler=dispatch)
     return parser
 
@@ -73,9 +78,11 @@ def _assistant(args: argparse.Namespace, ctx: AppContext, levels: list[str], pag
     from jawad_desktop.core.assistant import Assistant
 
     assistant = Assistant(ctx, page=page, client=client_from_args(args, ctx), ask=interactive(args),
-                          auto_levels=levels, deny_all=args.deny_all, save=not args.no_save)
+                          auto_levels=levels, deny_all=args.deny_all, save=not args.no_save,
+                          plan_first=True if args.plan_first else None)
     if interactive(args):
         TerminalPermissions(assistant)
+        TerminalPlans(assistant)
         TerminalHandOver(assistant)
     return assistant
 

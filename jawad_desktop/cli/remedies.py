@@ -62,6 +62,10 @@ def remedy_text(remedy: Remedy | None) -> str:
         case "mcp":
             return ("`jawad mcp list --tools` checks the MCP servers; `jawad mcp add NAME --command CMD` "
                     "(or --url URL) sets one again; `jawad mcp remove NAME` deletes one.")
+        case "plan-first":
+            return ("Run `jawad ask` from an interactive terminal to approve the plan (y or Enter), or without "
+                    "--plan-first (and with \"plan_first\": false in the \"agent\" section of settings.json if "
+                    "it is on there).")
         case _:
             assert_never(remedy.place)
 

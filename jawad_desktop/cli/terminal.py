@@ -5,6 +5,8 @@
   coroutine on Qt's loop and ends the process the way Qt needs (see ``ui/app.py``).
 - ``TerminalPermissions``: answers the gate's permission requests with a question on the
   terminal (off the loop's thread, so the page keeps running while the user reads it).
+- ``TerminalPlans``: plan-first mode's plan printed for approval (y or Enter approves); without a
+  terminal the core rejects it at once and says how to run it (``core.harbor.plan``).
 - ``TerminalHandOver``: when the agent hands the page to the user (a login, a CAPTCHA), prints
   why and waits for Enter (continue) or c (cancel); without a terminal the hand-over is
   cancelled at once and said on stderr (``core.tools.browser.hand_over``).
@@ -86,6 +88,8 @@ def terminal_question(request: ev.PermissionRequest) -> str:
         lines.append("  WARNING: this looks like a purchase, payment, deletion or sign-up.")
     if request.from_page_content:
         lines.append("  WARNING: the target or text comes from the web page, not from what you asked.")
+    if request.data_flow:
+        lines.append(f"  WARNING: {request.data_flow}. A yes allows this one call only.")
     if request.element_hint:
         lines.append(f"  Element: {request.element_hint}")
     if request.parameters:
@@ -165,6 +169,41 @@ class TerminalHandOver:
         continued = line is not None and line.strip().lower() not in ("c", "cancel")
         if self.assistant.hand_over is not None:
             self.assistant.hand_over.respond(request.id, continued)
+
+
+# -- plan-first: the plan approved before the agent acts ----------------------------------------
+
+def plan_question(plan: ev.PlanProposed) -> str:
+    """A proposed plan as the terminal shows it, ending with the question."""
+    lines = ["\nJawad proposes a plan" + (f" for: {' '.join(plan.request.split())[:200]}" if plan.request else ":"),
+             f"  Sites: {', '.join(plan.sites) or '(none)'}", "  Actions:"]
+    lines += [f"    - {action}" for action in plan.actions] or ["    (none)"]
+    if plan.steps:
+        lines.append("  Steps:")
+        lines += [f"    {n}. {step}" for n, step in enumerate(plan.steps, 1)]
+    lines.append("  Approved, what stays within it runs without asking; anything else asks.")
+    return "\n".join(lines) + "\n  Approve this plan? [Y/n]: "
+
+
+class TerminalPlans:
+    """Asks for the approval of the assistant's proposed plans on the terminal: y or Enter approves."""
+
+    def __init__(self, assistant: Assistant, ask: Callable[[str], str | None] = input_line) -> None:
+        self.assistant = assistant
+        self._ask = ask
+        self._tasks: set[asyncio.Task[None]] = set()
+        assistant.bus.subscribe(self._on_event)
+
+    def _on_event(self, event: ev.Event) -> None:
+        if isinstance(event, ev.PlanProposed):
+            task = asyncio.get_running_loop().create_task(self._answer(event))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _answer(self, plan: ev.PlanProposed) -> None:
+        line = await asyncio.to_thread(self._ask, plan_question(plan))
+        approved = line is not None and line.strip().lower() in ("", "y", "yes")
+        self.assistant.gate.plans.respond(plan.id, approved)
 
 
 # -- the answer on the terminal ------------------------------------------------------------------

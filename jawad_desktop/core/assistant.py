@@ -79,7 +79,9 @@ class Assistant:
     permission requests (the window, an interactive terminal); without one, what would ask is
     denied. ``auto_levels``: levels allowed without asking (``--allow``). ``deny_all``: deny
     everything that would ask. ``save``: record the conversation in the history and remember
-    the pages read (the page cache); off for a private read.
+    the pages read (the page cache); off for a private read. ``plan_first``: propose a plan for
+    the user's approval before acting (``jawad ask --plan-first``); None follows the setting
+    (``agent.plan_first``).
     """
 
     def __init__(
@@ -93,8 +95,10 @@ class Assistant:
         deny_all: bool = False,
         save: bool = True,
         conversation_id: str | None = None,
+        plan_first: bool | None = None,
     ) -> None:
         self.ctx = ctx
+        self.plan_first = plan_first
         self.bus = ctx.bus
         settings = ctx.settings
         self._given_client = client
@@ -238,7 +242,8 @@ class Assistant:
             return response
         if self.browser is not None:
             self.browser.note_user_message(text)
-        return await self.session.run(text)
+        plan_first = self.ctx.settings.agent.plan_first if self.plan_first is None else self.plan_first
+        return await self.session.run(text, plan_first=plan_first)
 
     def stop(self) -> None:
         """Stop whatever runs: the turn (and a permission request it waits on) or a research."""

@@ -21,6 +21,7 @@ RemedyPlace = Literal[
     "agent",  # the step limit, the tool format
     "voice",  # microphone, transcription model, backend
     "mcp",  # the MCP servers
+    "plan-first",  # plan-first mode: a plan nobody approved (approve it, or turn the mode off)
 ]
 
 

@@ -95,6 +95,9 @@ class PermissionRequest(Event):
     from_page_content: bool = False  # the target or text came from the page, not the user
     element_hint: str = ""
     timeout_s: float = 120.0  # the gate denies it when nobody answers within this (its clock)
+    # Values read on one site that the call would send to another ("It would send 'A-1' (read on a) to b"):
+    # asked every time, a yes is for this one call (site and session grants do not apply).
+    data_flow: str = ""
 
 
 PermissionOutcome = Literal["allow-once", "allow-site", "allow-session", "deny", "deny-all", "timeout", "stopped"]
@@ -106,6 +109,38 @@ class PermissionSettled(Event):
 
     id: str
     outcome: PermissionOutcome
+
+
+PlanOutcome = Literal["approved", "rejected", "timeout", "stopped"]
+
+
+@dataclass(frozen=True, slots=True)
+class PlanProposed(Event):
+    """Plan-first mode: before acting, the agent's plan waits for the user's approval
+    (``core.harbor.plan.PlanApproval.respond``). ``sites`` it will use; ``actions`` the kinds of
+    actions, each "kind: what for" (read, navigate, interact, submit, download); ``steps`` in words.
+    Once approved, what stays within it runs without questions; the rest asks."""
+
+    id: str
+    run_id: str
+    request: str  # what the user asked
+    sites: tuple[str, ...]
+    actions: tuple[str, ...]
+    steps: tuple[str, ...]
+    timestamp: int
+    timeout_s: float = 120.0  # the plan is rejected when nobody answers within this (the approval's clock)
+
+
+@dataclass(frozen=True, slots=True)
+class PlanSettled(Event):
+    """A proposed plan was settled, once: approved, rejected, unanswered in time, or ended by Stop."""
+
+    id: str
+    outcome: PlanOutcome
+
+    @property
+    def approved(self) -> bool:
+        return self.outcome == "approved"
 
 
 HandOverOutcome = Literal["continued", "cancelled", "stopped"]

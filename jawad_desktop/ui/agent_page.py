@@ -1,7 +1,9 @@
 """The Agent page of the Settings dialog: how the agent works through a message.
 
 The step limit (``AgentSettings.max_iterations``: model answers and tool rounds in one turn),
-the tool-call format, the temperature, the longest answer, and the user's own standing
+the tool-call format, the temperature, the longest answer, plan-first mode (the agent proposes
+the sites and the kinds of actions it will use, and waits for the user's approval before
+acting: ``core.agent.plan_first``), and the user's own standing
 instructions, which the agent puts into its system prompt after the app's rules
 (``core.agent.prompts``). Each setting says what it does under it (and in its tool tip).
 
@@ -18,6 +20,7 @@ from pydantic import ValidationError
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QHideEvent
 from PySide6.QtWidgets import (
+    QCheckBox,
     QDoubleSpinBox,
     QFormLayout,
     QLabel,
@@ -77,6 +80,8 @@ class AgentPage(QWidget):
         self.max_run_cost.setSingleStep(0.05)
         self.max_run_cost.setPrefix("$")
         self.max_run_cost.setSpecialValueText("No limit")
+        self.plan_first = QCheckBox("Show me a plan before acting", self)
+        self.plan_first.setAccessibleName("Plan first: show me a plan before acting")
         self.instructions = QPlainTextEdit(self)
         self.instructions.setAccessibleName("Your instructions for every conversation")
         self.instructions.setPlaceholderText("e.g. Answer in French. Keep answers short. I live in Lyon.")
@@ -105,6 +110,10 @@ class AgentPage(QWidget):
             ("C&ost budget", self.max_run_cost,
              "The most one message may cost, estimated from the price table (prices.json in the config "
              "folder); a model whose price is unknown is not held to it, and you are told. 0 is no limit."),
+            ("&Plan first", self.plan_first,
+             "Before acting, Jawad shows the sites it will use and the kinds of actions (read, navigate, click "
+             "and type, submit, download) for your approval; within the approved plan it does not ask again, "
+             "and anything outside it asks. Purchases and data sent to another site always ask."),
         )
         for label, field, text in rows:
             form.addRow(label, field)
@@ -126,6 +135,7 @@ class AgentPage(QWidget):
         self.max_tokens.valueChanged.connect(self.save)
         self.max_run_tokens.valueChanged.connect(self.save)
         self.max_run_cost.valueChanged.connect(self.save)
+        self.plan_first.toggled.connect(self.save)
         self.instructions.textChanged.connect(self._save_later.start)
 
     def load(self) -> None:
@@ -139,6 +149,7 @@ class AgentPage(QWidget):
         self.max_run_tokens.setValue(agent.max_run_tokens)
         self.max_run_cost.setValue(agent.max_run_cost_usd)
         self.instructions.setPlainText(agent.system_prompt)
+        self.plan_first.setChecked(agent.plan_first)
         self._loading = False
 
     def save(self) -> bool:
@@ -155,6 +166,7 @@ class AgentPage(QWidget):
             "max_run_tokens": self.max_run_tokens.value(),
             "max_run_cost_usd": round(self.max_run_cost.value(), 2),
             "system_prompt": self.instructions.toPlainText().strip(),
+            "plan_first": self.plan_first.isChecked(),
         }
         if len(values["system_prompt"]) > SYSTEM_PROMPT_MAX_CHARS:
             set_status(self.status, f"Your instructions are {len(values['system_prompt']):,} characters long; "

@@ -23,6 +23,8 @@ class EventBridge(QObject):
     action_log = Signal(object)  # ev.ActionLogEntry
     permission_request = Signal(object)  # ev.PermissionRequest
     permission_settled = Signal(object)  # ev.PermissionSettled
+    plan_proposed = Signal(object)  # ev.PlanProposed (plan-first mode)
+    plan_settled = Signal(object)  # ev.PlanSettled
     hand_over_requested = Signal(object)  # ev.HandOverRequested
     hand_over_finished = Signal(object)  # ev.HandOverFinished
     grants_changed = Signal()
@@ -57,6 +59,10 @@ class EventBridge(QObject):
             self.permission_request.emit(event)
         elif isinstance(event, ev.PermissionSettled):
             self.permission_settled.emit(event)
+        elif isinstance(event, ev.PlanProposed):
+            self.plan_proposed.emit(event)
+        elif isinstance(event, ev.PlanSettled):
+            self.plan_settled.emit(event)
         elif isinstance(event, ev.HandOverRequested):
             self.hand_over_requested.emit(event)
         elif isinstance(event, ev.HandOverFinished):

@@ -114,9 +114,12 @@ class PermissionPanel(QFrame):
             flags.append("⚠ This looks like a purchase, payment, deletion or sign-up. Check it carefully.")
         if request.from_page_content:
             flags.append("⚠ The target or text comes from the web page, not from what you asked.")
+        if request.data_flow:  # values read on one site leaving for another: a yes is for this call only
+            flags.append(f"⚠ {request.data_flow}.")
         self.flags.setText("\n".join(flags))
         self.flags.setVisible(bool(flags))
-        self.flags.setStyleSheet("color: #b91c1c; font-weight: bold;" if request.critical else "color: #b45309;")
+        self.flags.setStyleSheet("color: #b91c1c; font-weight: bold;" if request.critical or request.data_flow
+                                 else "color: #b45309;")
         rows = [f"<i>{html.escape(request.reason)}</i>"]
         if request.element_hint:
             rows.append(f"Element (highlighted in the browser): <code>{html.escape(request.element_hint)}</code>")
@@ -124,8 +127,9 @@ class PermissionPanel(QFrame):
             shown = json.dumps(request.parameters, ensure_ascii=False)
             rows.append(f"Arguments: <code>{html.escape(shown[:400])}</code>")
         self.details.setText("<br>".join(rows))
-        for button in self.buttons.values():
-            button.setEnabled(True)
+        for decision, button in self.buttons.items():
+            # Data leaving for another site is never granted for a site or the session.
+            button.setEnabled(not (request.data_flow and decision in ("allow-site", "allow-session")))
         self.show()
         self._update_countdown()
         self._tick.start()

@@ -4,7 +4,8 @@ user's actions (Send, Stop, New chat, history, regenerate, voice) turned into it
 It holds no business logic: the ``Assistant`` (``core.assistant``) does the work and announces
 what happened; this maps each event onto a small widget API (``ChatPanel.stream_answer``,
 ``end_answer``, ``show_tool_call``, ``show_conversation``...; the action log's ``upsert``; the
-permission panel's ``show_request``/``settle``) and says in the status line where a run is
+permission panel's ``show_request``/``settle``; plan-first mode's plan panel, ``ui.plan_panel``,
+which it puts above the input when not given one) and says in the status line where a run is
 ('Step 3 of 10: clicking "Add to cart"'). It is given the widgets it drives; it never reaches into the
 window. Background work runs through ``ui.background``.
 """
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from jawad_desktop.ui.bridge import EventBridge
     from jawad_desktop.ui.chat_view import ChatItem, ChatPanel
     from jawad_desktop.ui.permission_panel import PermissionPanel
+    from jawad_desktop.ui.plan_panel import PlanPanel
     from jawad_desktop.ui.research_panel import ResearchController
     from jawad_desktop.ui.take_over_banner import TakeOverBanner
 
@@ -63,6 +65,7 @@ class ChatPresenter(QObject):
         *,
         make_page: Callable[[], Any] | None = None,
         take_over: TakeOverBanner | None = None,
+        plans: PlanPanel | None = None,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -86,6 +89,14 @@ class ChatPresenter(QObject):
         bridge.action_log.connect(self._on_action)
         bridge.permission_request.connect(permissions.show_request)
         bridge.permission_settled.connect(permissions.settle)
+        if plans is None:  # plan-first mode's plan waits for approval above the input, like a permission
+            from jawad_desktop.ui.plan_panel import PlanPanel
+
+            plans = PlanPanel(chat, shortcut_parent=chat.window())
+            chat.insert_above_input(plans)
+        self.plans = plans
+        bridge.plan_proposed.connect(plans.show_plan)
+        bridge.plan_settled.connect(plans.settle)
         if take_over is not None:  # the agent hands the page to the user: the banner above the browser
             bridge.hand_over_requested.connect(take_over.show_request)
             bridge.hand_over_finished.connect(take_over.finish)
@@ -109,6 +120,7 @@ class ChatPresenter(QObject):
             return None
         self.assistant = assistant
         self.permissions.decided.connect(assistant.gate.respond)
+        self.plans.answered.connect(assistant.gate.plans.respond)
         if self.take_over is not None and assistant.hand_over is not None:
             self.take_over.answered.connect(assistant.hand_over.respond)
         if self.ctx.settings.mcp.servers:

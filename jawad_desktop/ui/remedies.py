@@ -50,6 +50,8 @@ def remedy_text(remedy: Remedy | None) -> str:
             return "Open Settings → Voice: the microphone, the transcription and offline speech are set there."
         case "mcp":
             return "Check the server in Settings → MCP servers."
+        case "plan-first":
+            return "Approve the plan when it is shown, or turn off Plan first in Settings → Agent."
         case _:
             assert_never(remedy.place)
 

@@ -5,6 +5,7 @@ provider's setting (``ProviderConfig.context_window``)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -118,10 +119,13 @@ def test_read_page_text_is_shortened_to_fit_keeping_its_end() -> None:
     assert "Paragraph 0:" in whole and "Paragraph 599:" not in whole and "[149] LINK" in whole
     short = reading.for_model(4_000)  # smaller parts, and the elements shortened to fit
     assert len(short) <= 4_000
-    assert short.endswith("Notes: The page is long.") and "</untrusted_page_content>" in short
+    assert short.endswith("Notes: The page is long.") and "</untrusted_page_content id=" in short
     assert "more of the elements not listed" in short and "Part 1 of 30 of the content" in short
     assert "Paragraph 0:" in short and "[0] LINK" in short
     tiny = reading.for_model(2_000)  # the last resort: the part cut too, saying where the rest is
     assert len(tiny) <= 2_000 and tiny.endswith("Notes: The page is long.")
     assert "of part 1 of the content not shown; read_page(part=1) shows this whole part" in tiny
-    assert reading.for_model(100_000) == whole
+    def same(text: str) -> str:  # each read has its own fence marker
+        return re.sub(r'(untrusted_page_content id="|untrusted content )[0-9a-f]{10}', r"\1X", text)
+
+    assert same(reading.for_model(100_000)) == same(whole)

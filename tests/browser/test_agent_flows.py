@@ -237,7 +237,7 @@ def test_sending_page_data_to_another_site_asks_even_when_granted(flow: Flow, lo
     flow.run(arun, "summarise the deals")
     (request,) = flow.asked
     assert request.tool_name == "navigate" and request.from_page_content
-    assert "send text taken from this page to localhost" in request.reason
+    assert "(read on 127.0.0.1) to localhost" in request.reason and request.data_flow
 
 
 def test_submitting_on_a_checkout_page_is_critical_and_asked_at_submit_level(
@@ -279,6 +279,6 @@ def test_a_search_carrying_page_text_to_another_site_still_asks(flow: Flow, load
     flow.run(arun, "summarise the deals")
     (request,) = flow.asked
     assert request.tool_name == "search_web" and request.from_page_content
-    assert "send text taken from this page to localhost" in request.reason
+    assert "(read on 127.0.0.1) to localhost" in request.reason and request.data_flow
     assert [(e.tool_name, e.decision) for e in _final(flow.log)] == [("search_web", "denied")]
     assert arun(web_page.url()).startswith("http://127.0.0.1:")

@@ -166,7 +166,7 @@ def test_every_sentence_is_reachable_through_the_parts_a_model_reads(limit: int)
         text_k = reading.for_model(limit, number, elements=False)
         assert not limit or len(text_k) <= limit
         assert "not shown" not in text_k, number  # a whole part fits when the elements are not repeated
-        shown += text_k.split("Content (Markdown):\n", 1)[1].split("\n</untrusted_page_content>")[0] + "\n"
+        shown += text_k.split("Content (Markdown):\n", 1)[1].split("\n</untrusted_page_content id=")[0] + "\n"
     sentences = re.findall(r"Chapter \d+ paragraph \d+ sentence \d+: [^.]+\.", text)
     assert len(sentences) == 480 and all(s in shown for s in sentences)
     assert reading.as_dict(2, limit)["part"] == 2 and reading.as_dict(2, limit)["parts"] == count

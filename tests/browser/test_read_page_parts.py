@@ -46,7 +46,7 @@ def ctx(web_page: QtWebEnginePage) -> ToolContext:
 
 
 def content_of(result: ToolResult) -> str:
-    return result.for_model.split("Content (Markdown):\n", 1)[1].split("\n</untrusted_page_content>")[0]
+    return result.for_model.split("Content (Markdown):\n", 1)[1].split("\n</untrusted_page_content id=")[0]
 
 
 def test_a_long_page_is_read_in_parts_with_an_outline(ctx: ToolContext, load: Load,

@@ -150,7 +150,7 @@ class Listing:
         """The page's content (after the element list)."""
         for marker in ("Content (Markdown):", "\nContent:"):
             if marker in self.text:
-                return self.text.split(marker, 1)[1].split("</untrusted_page_content>", 1)[0]
+                return self.text.split(marker, 1)[1].split("</untrusted_page_content id=", 1)[0]
         return self.text
 
     @property

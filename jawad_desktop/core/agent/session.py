@@ -59,6 +59,7 @@ from jawad_desktop.core.agent.budget import ContextBudget
 from jawad_desktop.core.agent.confirm import CONFIRM_TOOL, PageConfirmation, confirmation_message
 from jawad_desktop.core.agent.history import ConversationHistory
 from jawad_desktop.core.agent.loop_guard import Repeated, RepeatGuard
+from jawad_desktop.core.agent.plan_first import ask_for_plan
 from jawad_desktop.core.agent.prompts import ToolMode, build_system_prompt, tool_results_message
 from jawad_desktop.core.agent.step_words import describe_step
 from jawad_desktop.core.agent.textcalls import StreamSanitizer, clean_response, parse_text_reply
@@ -176,6 +177,7 @@ class _Turn:
     committed: list[Message] = field(default_factory=list)
     confirmation: PageConfirmation = field(default_factory=PageConfirmation)  # check the page before answering
     repeats: RepeatGuard = field(default_factory=RepeatGuard)  # the same call, the same result: stop
+    plan_first: bool = False  # propose a plan and wait for the user's approval before acting
 
     def shown_text(self) -> str:
         return "\n\n".join(part for part in self.shown if part.strip())
@@ -234,6 +236,7 @@ class AgentSession:
         self._names_cache: tuple[int, frozenset[str]] | None = None
         self._sanitizer = StreamSanitizer(())
         self._images: dict[str, list[Image]] = {}  # a call's images, until its result message is made
+        self._plan_note = ""  # the plan the user approved for the run in progress (plan-first mode)
 
     # -- public -----------------------------------------------------------------------------
     @property
@@ -252,11 +255,13 @@ class AgentSession:
         """Forget the conversation (spec 001 CLEAR_HISTORY)."""
         self.history.clear()
 
-    async def run(self, user_text: str, *, force_tool: str | None = None) -> events.ChatResponse:
+    async def run(self, user_text: str, *, force_tool: str | None = None,
+                  plan_first: bool = False) -> events.ChatResponse:
         """Run one turn and return its final response (also emitted on the bus).
 
         ``force_tool`` makes the first request require that tool (native format only:
-        ``tool_choice``); /summarize forces ``summarize_page`` when there is a page.
+        ``tool_choice``); /summarize forces ``summarize_page`` when there is a page. ``plan_first``:
+        before acting, the model proposes a plan the user approves (``core.agent.plan_first``).
         """
         if self.running:
             raise JawadError(
@@ -264,7 +269,7 @@ class AgentSession:
                 suggestions=["Wait for it to finish, or press Stop first."],
             )
         run_id = events.new_id("run")
-        turn = _Turn(run_id=run_id, user_text=user_text, force_tool=force_tool)
+        turn = _Turn(run_id=run_id, user_text=user_text, force_tool=force_tool, plan_first=plan_first)
         self.bus.emit(TurnStarted(run_id=run_id, user_text=user_text))
         self._task = asyncio.get_running_loop().create_task(self._run(turn), name=f"jawad-agent-{run_id}")
         try:
@@ -374,7 +379,7 @@ class AgentSession:
                 page=page,
                 last_product=last_product,
                 previous_answer=clean_response(self.history.last_answer(), names),
-                extra=self.system_extra,
+                extra="\n\n".join(part for part in (self.system_extra, self._plan_note) if part),
                 user_instructions=self.settings.agent.system_prompt,  # the user's own, from Settings
                 page_chars=self.budget.page_chars,
                 elements_chars=self.budget.elements_chars,
@@ -406,6 +411,11 @@ class AgentSession:
         tools_spec = offered.openai_tools()
         turn.pending.append(Message(role="user", content=turn.user_text))
         self._sanitizer = StreamSanitizer(names)
+        self._plan_note = ""
+        if turn.plan_first:
+            refused = await self._agree_on_plan(turn, client, names, offered)
+            if refused is not None:
+                return refused
         while turn.iterations < agent.max_iterations:
             turn.iterations += 1
             self.bus.emit(AgentStep(turn.run_id, "thinking", turn.iterations, agent.max_iterations))
@@ -498,6 +508,45 @@ class AgentSession:
             is_error=True,
             metadata={"iteration_limit": True, **_remedy(Remedy("agent"))},
         )
+
+    async def _agree_on_plan(self, turn: _Turn, client: ChatClient, names: frozenset[str],
+                             offered: ToolRegistry) -> events.ChatResponse | None:
+        """Plan-first mode: the model's plan, approved by the user through the gate's round trip
+        (``core.harbor.plan``); the turn's end when it is not approved, else None (the run goes on
+        with the plan in its system prompt, and the gate lets what is within it through)."""
+        plans = getattr(self.gate, "plans", None)  # HarborGate's; a gate without one cannot ask
+        if plans is None:
+            raise JawadError("Plan-first mode cannot ask for the plan's approval here, so nothing was done.",
+                             remedy=Remedy("plan-first"))
+        page, last_product = await _page_state(self.browser)
+        system = self._system_message(page, last_product, names, offered)
+        history = self.history.for_request([], reserve_tokens=self.history.tokens([system]))
+
+        async def ask(messages: list[Message], tools: list[dict[str, Any]] | None,
+                      choice: dict[str, Any] | None) -> ChatResponse:
+            return await self._request(turn, client, messages, tools, names, tool_choice=choice, hold=True)
+
+        try:
+            plan = await ask_for_plan(ask, system, history, turn.user_text, native=self.mode == "native")
+        except ToolsRejectedError:
+            if not self._switch_mode("xml", "the provider does not accept native tool calls"):
+                raise
+            system = self._system_message(page, last_product, names, offered)
+            plan = await ask_for_plan(ask, system, history, turn.user_text, native=False)
+        answer = await plans.propose(plan, run_id=turn.run_id, request=turn.user_text)
+        if answer.approved:
+            self._plan_note = ("THE PLAN THE USER APPROVED for this request (stay within it; anything outside it "
+                               "asks the user first):\n" + plan.describe())
+            return None
+        if answer.outcome == "rejected" and answer.asked:
+            text = ("You rejected the plan, so nothing was done. Ask again with what to change (the sites, or "
+                    "what to do there), or turn plan-first mode off.")
+            turn.pending.append(Message(role="assistant", content=text))
+            return self._finish(turn, text, metadata={"plan": answer.outcome})
+        text = f"Nothing was done: {answer.reason}."
+        turn.pending.append(Message(role="assistant", content=text))
+        return self._finish(turn, text, is_error=True,
+                            metadata={"plan": answer.outcome, **_remedy(Remedy("plan-first"))})
 
     async def _request(
         self,
@@ -702,6 +751,9 @@ class AgentSession:
         if result.images:
             self._images[item.call.id] = list(result.images)
         text = result.for_model
+        record = getattr(self.gate, "record_result", None)  # the data-flow record (HarborGate's)
+        if record is not None and result.ok:
+            record(site or ctx.site, text)
         limit = self.budget.tool_result_chars  # the model's share; tools that can shorten have done so
         if len(text) > limit:
             text = text[:limit] + f"\n[... {len(text) - limit} more characters cut]"

@@ -49,6 +49,9 @@ class AgentSettings(_Section):
     tool_format: Literal["auto", "native", "xml", "json"] = "auto"
     # The user's standing instructions, put into the system prompt after the app's rules.
     system_prompt: str = Field("", max_length=SYSTEM_PROMPT_MAX_CHARS)
+    # Plan-first mode (core/agent/plan_first.py): before acting, the agent proposes the sites and the
+    # kinds of actions it will use; the user approves the plan, and anything outside it asks.
+    plan_first: bool = False
 
 
 class BrowserSettings(_Section):

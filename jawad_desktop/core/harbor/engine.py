@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from jawad_desktop.core.events import EventBus, GrantsChanged
+from jawad_desktop.core.harbor.dataflow import DataFlow
 from jawad_desktop.core.harbor.grants import GrantStore
 from jawad_desktop.core.harbor.policy import (
     Grant,
@@ -41,6 +42,8 @@ class Harbor:
         self.store = store
         self.bus = bus
         self.policy = HarborPolicy(auto_levels={PermissionLevel(x) for x in auto_levels} | {PermissionLevel.READ_ONLY})
+        # What the agent read, by site: a call sending it to another site always asks (``dataflow``).
+        self.dataflow = DataFlow()
         if store is not None:
             for grant in store.load():
                 self.policy.site_grants[grant.key] = grant

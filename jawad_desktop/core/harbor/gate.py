@@ -28,7 +28,9 @@ from jawad_desktop.core.events import (
     new_id,
     now_ms,
 )
+from jawad_desktop.core.harbor.dataflow import describe_leaks, outgoing_strings
 from jawad_desktop.core.harbor.engine import Harbor
+from jawad_desktop.core.harbor.plan import NOT_IN_PLAN, PlanApproval, plan_verdict
 from jawad_desktop.core.harbor.policy import PermissionDecision, PermissionLevel, Verdict
 from jawad_desktop.core.sites import site_of
 
@@ -116,8 +118,8 @@ class CallInsight:
 
     ``critical``: buy/pay/delete-like (always asks). ``from_page_content``: the target or the text
     came from the page, not from the user (None: not checked, the agent's own hint is used).
-    ``force_ask``: ask even if the policy would allow it (page data about to be sent to another
-    site). ``site``: the site the call really acts on, when it differs from the request's.
+    ``force_ask``: ask even if the policy would allow it. ``site``: the site the call really acts
+    on, when it differs from the request's.
     ``element_hint``: what is highlighted, in words. ``note``: added to the reason shown to the
     user. ``on_settled``: called once the decision is made (e.g. to clear a highlight after a
     denial), with whether the call was allowed.
@@ -130,6 +132,10 @@ class CallInsight:
     element_hint: str = ""
     note: str = ""
     on_settled: Callable[[bool], Awaitable[None]] | None = None
+    # More of what the call sends, beside its arguments (the URL a search opens, a link's href, a
+    # submitted form's values and action), and where that goes when not to ``site`` (``dataflow``).
+    sends: tuple[str, ...] = ()
+    sends_to: str = ""
 
 
 Inspector = Callable[[PermissionCheck], Awaitable[CallInsight | None]]
@@ -159,6 +165,8 @@ class HarborGate:
         self.ask_enabled = ask
         self._pending: dict[str, asyncio.Future[PermissionDecision]] = {}
         self._deny_all_run: str | None = None
+        # Plan-first mode: the plan's round trip, and the plan approved for a run (``plan``).
+        self.plans = PlanApproval(bus, timeout_s=timeout_s, ask=ask)
 
     async def check(self, request: PermissionCheck) -> GateDecision:
         if self._deny_all_run is not None and request.run_id != self._deny_all_run:
@@ -178,11 +186,28 @@ class HarborGate:
                                     current_site=request.current_site, critical=insight.critical)
         if verdict is Verdict.AUTO_APPROVE and insight.force_ask:
             verdict = Verdict.DENY if self.harbor.policy.deny_all else Verdict.ASK
+        plan = self.plans.approved_for(request.run_id)
+        if plan is not None:  # within the approved plan no question (but see below); outside it, one
+            verdict, outside = plan_verdict(plan, request.tool, site, request.level, verdict,
+                                            critical=insight.critical, force_ask=insight.force_ask,
+                                            deny_all=self.harbor.policy.deny_all)
+            if outside:
+                insight.note = f"{insight.note}. {NOT_IN_PLAN}" if insight.note else NOT_IN_PLAN
+        leaving = self._data_leaving(request, insight, site)
+        if leaving:
+            # Data read on one site, about to go to another: no level, grant or "allow for this site"
+            # lets it go; only a yes to this one call (spec: nothing leaves without a yes).
+            verdict = Verdict.DENY if self.harbor.policy.deny_all else Verdict.ASK
         decision: GateDecision
         if verdict is Verdict.AUTO_APPROVE:
             decision = GateDecision.auto()
         elif verdict is Verdict.DENY:
             decision = GateDecision.denied("you chose to deny all further actions of this request", stop_run=True)
+        elif not self.ask_enabled and leaving:
+            decision = GateDecision.denied(
+                f"{leaving[0].lower()}{leaving[1:]}, and nobody can be asked here; sending what was read on one "
+                "site to another needs a yes every time, so run it from an interactive terminal or the window"
+            )
         elif not self.ask_enabled:
             what = "critical actions (buying, paying, deleting...)" if insight.critical else (
                 f"'{request.level.value}' actions")
@@ -191,11 +216,12 @@ class HarborGate:
                 "allow the level, or ask from an interactive terminal or the window"
             )
         else:
-            answer = await self._ask(request, insight, site)
+            answer = await self._ask(request, insight, site, leaving)
             decision = GateDecision.from_user(answer) if answer is not None else GateDecision.denied(
                 f"nobody answered the permission request within {self.timeout_s:.0f} s"
             )
-            if answer is not None:
+            # A yes to data leaving is for this call only: it never becomes a grant.
+            if answer is not None and (not leaving or answer is PermissionDecision.DENY_ALL):
                 self.harbor.apply_decision(request.tool, site, answer, level=request.level.value)
                 if answer is PermissionDecision.DENY_ALL:
                     self._deny_all_run = request.run_id
@@ -206,7 +232,30 @@ class HarborGate:
                 log.debug("on_settled failed", exc_info=True)
         return decision
 
-    async def _ask(self, request: PermissionCheck, insight: CallInsight, site: str) -> PermissionDecision | None:
+    def _data_leaving(self, request: PermissionCheck, insight: CallInsight, site: str) -> str:
+        """The question's sentence when the call would send values read on another site; else "".
+
+        A read-only call on the page the user is on sends nothing anywhere (reading, finding
+        text); every other call is checked: its arguments and what the inspector says it sends.
+        """
+        flow = self.harbor.dataflow
+        for text in request.user_texts:
+            flow.note_user(text)
+        destination = site_of(insight.sends_to) or site
+        if request.level is PermissionLevel.READ_ONLY and destination == site_of(request.current_site):
+            return ""
+        leaks = flow.leaks([*outgoing_strings(request.arguments), *insight.sends], destination)
+        if not leaks:
+            return ""
+        log.info("data flow: %s would send %d value(s) read elsewhere to %s", request.tool, len(leaks), destination)
+        return describe_leaks(leaks, destination)
+
+    def record_result(self, site: str, text: str) -> None:
+        """What a call that ran returned to the model (a page, an MCP result) was read on ``site``."""
+        self.harbor.dataflow.record(text, site)
+
+    async def _ask(self, request: PermissionCheck, insight: CallInsight, site: str,
+                   leaving: str = "") -> PermissionDecision | None:
         request_id = new_id("perm")
         future: asyncio.Future[PermissionDecision] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
@@ -215,10 +264,13 @@ class HarborGate:
         if insight.critical:
             reason += ". This looks like a purchase, payment, deletion or sign-up: check it carefully"
         from_page = request.from_page_content if insight.from_page_content is None else insight.from_page_content
+        from_page = from_page or bool(leaving)
         if from_page:
             reason += ". The target or text comes from the web page, not from what you asked"
         if insight.note:
             reason += f". {insight.note}"
+        if leaving:
+            reason += f". {leaving}. A yes allows this one call only"
         self.bus.emit(
             PermissionRequest(
                 id=request_id,
@@ -232,6 +284,7 @@ class HarborGate:
                 from_page_content=from_page,
                 element_hint=insight.element_hint,
                 timeout_s=self.timeout_s,
+                data_flow=leaving,
             )
         )
         outcome: PermissionOutcome = "stopped"

@@ -37,6 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from jawad_desktop.core.config.mcp import McpServerConfig, McpSettings, mcp_header_key_name
 from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.tools.registry import Tool, ToolError, ToolRegistry, normalize_tool_name
+from jawad_desktop.core.tools.untrusted import wrap_untrusted
 
 log = logging.getLogger("jawad.mcp")
 
@@ -335,9 +336,12 @@ def _tool(connections: McpConnections, info: McpToolInfo, config: McpServerConfi
         arguments = {originals[k]: v for k, v in kwargs.items() if v is not _UNSET}
         result = await connections.call(config.name, info.name, arguments)
         text = _result_text(result)
+        # What a server returns is data, like a page: fenced with a fresh marker (core.tools.untrusted).
+        source = f"MCP server {config.name}"
         if getattr(result, "isError", False):
-            raise ToolError(text or f"{info.name} failed on the MCP server {config.name!r}")
-        return text
+            raise ToolError(wrap_untrusted(text, source) if text else f"{info.name} failed on the MCP server "
+                                                                       f"{config.name!r}")
+        return wrap_untrusted(text, source)
 
     tool = Tool(
         name=name,

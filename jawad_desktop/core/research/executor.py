@@ -89,6 +89,12 @@ class StepGate:
         finally:
             policy.auto_levels -= added
 
+    def record_result(self, site: str, text: str) -> None:
+        """What a step's call read goes to the data-flow record of the gate it wraps."""
+        record = getattr(self.inner, "record_result", None)
+        if record is not None:
+            record(site, text)
+
 
 class PlanPublisher:
     """Publishes the whole plan after each change: a ``WorkflowUpdate`` and, with a

@@ -3,7 +3,8 @@
 ``inspect`` is the ``HarborGate`` inspector (``inspector_for(session)`` binds it to a session). Before
 a call is allowed it resolves and highlights the target in the visible browser, and tells
 Harbor whether it is a critical action (buy, pay, delete...), whether its target or text came
-from the page rather than from the user, and whether page data would be sent to another site.
+from the page rather than from the user, and what the call sends where (a URL, a link's address, a
+submitted form's values and action) for the gate's data-flow check (``core.harbor.dataflow``).
 ``make_navigation_guard`` lets the page driver refuse a cross-site navigation an action starts
 unless Harbor would let ``navigate`` go there without asking. A download an action started is put
 to the gate as ``download`` (``downloads``); an upload is always critical (asked every time).
@@ -21,7 +22,7 @@ from jawad_desktop.core.harbor.policy import PermissionLevel, Verdict, is_critic
 from jawad_desktop.core.sites import site_of
 from jawad_desktop.core.tools.browser.by_text import find_by_text
 from jawad_desktop.core.tools.browser.downloads import DOWNLOAD_TOOL, download_insight
-from jawad_desktop.core.tools.browser.provenance import carries_page_data, said_by_user
+from jawad_desktop.core.tools.browser.provenance import said_by_user
 from jawad_desktop.core.tools.keys import parse_keys
 from jawad_desktop.core.tools.page import Page, PageError, Target
 
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
 NAVIGATING_TOOLS = ("navigate", "search_web")
 ACTING_TOOLS = ("click_element", "click_text", "fill_form", "select_option", "set_checked", "press_key", "type_text",
                 "drag_and_drop", "upload_file")
+
+TYPING_TOOLS = ("fill_form", "type_text", "select_option")
 
 NavigationGuard = Callable[[str, str], bool]
 
@@ -43,14 +46,8 @@ async def inspect(session: BrowserSession, check: PermissionCheck) -> CallInsigh
     page = session.page
     if name in NAVIGATING_TOOLS:
         url = str(args.get("url", "")) if name == "navigate" else session.search_url(str(args.get("query", "")))
-        page_text = session.last_reading.text if session.last_reading else ""
-        current = await page.url()
-        insight = CallInsight(site=site_of(url))
-        if site_of(url) != site_of(current) and carries_page_data(url, page_text, users):
-            insight.force_ask = True
-            insight.from_page_content = True
-            insight.note = f"It would send text taken from this page to {site_of(url) or url}"
-        return insight
+        # The gate's data-flow check looks at the URL for values read on another site.
+        return CallInsight(site=site_of(url), sends=(url,))
     if name == DOWNLOAD_TOOL:
         return download_insight(session.harbor, check)
     if name not in ACTING_TOOLS:
@@ -86,6 +83,16 @@ async def inspect(session: BrowserSession, check: PermissionCheck) -> CallInsigh
     if name == "upload_file":
         notes.append(f"It would give the file {args.get('path', '')} to {site_of(page_url) or 'this page'}")
     note = ". ".join(notes)
+    # What leaves with the call, for the gate's data-flow check: a link's address; for a submit,
+    # what the agent typed into this page's fields and the form's action, sent to the action's site.
+    sends: tuple[str, ...] = ()
+    sends_to = ""
+    if submits:
+        sends = (*session.typed_on(page_url), *([info.form_action] if info.form_action else []))
+        sends_to = site_of(info.form_action) or site_of(page_url)
+    elif info.href:
+        sends, sends_to = (info.href,), site_of(info.href)
+    typed = [str(args.get(k, "")) for k in ("text", "option") if args.get(k)] if name in TYPING_TOOLS else []
     hint = f'{info.role} "{info.label}"' + (f" -> {info.selector}" if info.selector else "")
     verdict = None
     if session.harbor is not None:
@@ -96,6 +103,9 @@ async def inspect(session: BrowserSession, check: PermissionCheck) -> CallInsigh
             await page.highlight(target, "Jawad asks: " + name.replace("_", " "))
 
     async def settled(allowed: bool) -> None:
+        if allowed:
+            for text in typed:
+                session.note_typed(page_url, text)
         if not allowed:
             await page.clear_highlight()
         elif elsewhere and verdict is not Verdict.AUTO_APPROVE:
@@ -103,7 +113,7 @@ async def inspect(session: BrowserSession, check: PermissionCheck) -> CallInsigh
             page.allow_navigation_once(leads_to)
 
     return CallInsight(critical=critical, from_page_content=True if planted else from_page, element_hint=hint,
-                       note=note, on_settled=settled)
+                       note=note, on_settled=settled, sends=sends, sends_to=sends_to)
 
 
 async def _target_of(page: Page, name: str, args: Mapping[str, Any]) -> Target | None:

@@ -24,6 +24,7 @@ log = logging.getLogger("jawad.browser")
 
 DEFAULT_SEARCH_ENGINE = "https://html.duckduckgo.com/html/?q={query}"
 USER_TEXTS_KEPT = 20  # the user's latest messages kept for provenance checks
+TYPED_KEPT = 50  # texts typed into fields kept for the data-flow check of a submit
 
 def search_url_for(engine: str, query: str) -> str:
     """The results URL of ``engine`` (a template with ``{query}``, else the query is appended)."""
@@ -49,6 +50,16 @@ class BrowserSession:
     acted_since_reading: bool = False  # an action may have changed the page under the same URL
     # The round trip that hands the page to the user (a login, a CAPTCHA...); None: nobody to hand it to.
     hand_over: HandOver | None = None
+    # What the agent typed into the fields of a page (URL, text): a submit sends it (data-flow check).
+    typed: list[tuple[str, str]] = field(default_factory=list)
+
+    def note_typed(self, url: str, text: str) -> None:
+        self.typed.append((url, text))
+        del self.typed[:-TYPED_KEPT]
+
+    def typed_on(self, url: str) -> list[str]:
+        """What the agent typed into fields of the page at ``url``."""
+        return [text for where, text in self.typed if where == url]
 
     def note_user_message(self, text: str) -> None:
         """Remember what the user asked (provenance checks compare actions against it)."""
@@ -61,6 +72,8 @@ class BrowserSession:
         """Read the page (``PageError`` when it cannot be read); the reading goes to the page cache."""
         reading = await read_page(self.page, max_elements=self.max_elements)
         self.last_reading = reading
+        if self.harbor is not None:  # what the agent read, for the data-flow check
+            self.harbor.dataflow.record(reading.text, reading.url)
         self.acted_since_reading = False
         await self._remember(reading)
         return reading
