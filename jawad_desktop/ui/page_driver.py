@@ -27,6 +27,7 @@ import asyncio
 import functools
 import json
 import logging
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -63,6 +64,17 @@ from jawad_desktop.ui.page_readiness import PageReadiness
 from jawad_desktop.ui.page_screenshot import marked_screenshot
 
 log = logging.getLogger("jawad.browser")
+
+
+def _well_formed(value: Any) -> Any:
+    """``value`` (decoded JSON) with every lone surrogate in its strings replaced by U+FFFD."""
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, list):
+        return [_well_formed(v) for v in value]
+    if isinstance(value, dict):
+        return {_well_formed(k): _well_formed(v) for k, v in value.items()}
+    return value
 
 # A navigation guard answers: may the agent's action take the page from ``from_url`` to ``to_url``?
 NavigationGuard = Callable[[str, str], bool]
@@ -304,7 +316,10 @@ class QtWebEnginePage:
             if not isinstance(raw, str) or not raw:
                 raise PageError("no_page", "The page script could not run on this page (is a page loaded?).")
         try:
-            return json.loads(raw)
+            data = json.loads(raw)
+            # A page's text cut inside a surrogate pair (an emoji clipped by a label's length) arrives as a
+            # lone surrogate, which no UTF-8 request to a model can carry: replaced by U+FFFD here, once.
+            return _well_formed(data) if re.search(r"\\u[dD][89a-fA-F]", raw) else data
         except ValueError:
             raise PageError("script_error", f"The page script gave an answer that is not JSON to {function}.") from None
 
