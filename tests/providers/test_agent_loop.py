@@ -21,6 +21,7 @@ from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.mcp.adapter import McpConnections
 from jawad_desktop.core.tools.registry import ToolRegistry
 from tests.mcp.conftest import ROOT
+from tests.mcp.test_adapter import unfenced
 from tests.providers.test_providers import ALL, client
 from tests.servers.provider_servers import ProviderServer, weather_answer
 
@@ -88,4 +89,6 @@ def test_agent_uses_an_mcp_tool_when_allowed(provider_server: ProviderServer, ar
 
     denied, allowed = arun(run(), timeout=60)
     assert "Permission denied: get_weather" in denied.content
-    assert allowed.content.endswith(weather_answer("Paris: 21 C and sunny (from MCP)"))
+    # The MCP server's words reach the model fenced as untrusted content (each call its own marker).
+    fenced = allowed.content.split(weather_answer(""), 1)[1]
+    assert unfenced(fenced) == "Paris: 21 C and sunny (from MCP)", allowed.content
