@@ -41,6 +41,7 @@ from jawad_desktop.core.llm.pricing import PriceTable
 from jawad_desktop.core.messages import Message
 from jawad_desktop.core.tools.basic import basic_registry
 from jawad_desktop.core.tools.registry import ToolRegistry
+from jawad_desktop.core.tools.untrusted import fenced_parts
 
 if TYPE_CHECKING:
     from jawad_desktop.core.mcp.adapter import McpRegistry
@@ -255,6 +256,7 @@ class Assistant:
         """Forget the conversation and start a new one (saved once its first message is sent)."""
         self.stop()
         self.session.clear()
+        self.harbor.dataflow.clear()  # what was read is no longer in the model's context
         if self.recorder is not None:
             self.recorder.new_conversation()
         self.bus.emit(ev.ConversationChanged(conversation_id=""))
@@ -268,10 +270,21 @@ class Assistant:
         actions = self.store.action_log(conversation_id)
         self.session.clear()
         self.session.history.commit([s.message for s in stored])
+        self._retaint([s.message for s in stored])
         self.recorder.follow(conversation_id)
         self.bus.emit(ev.ConversationChanged(conversation_id=conversation_id))
         usage: list[dict[str, Any]] = [u if isinstance(u := s.metadata.get("usage"), dict) else {} for s in stored]
         return OpenedConversation(conversation_id, [s.message for s in stored], actions, usage)
+
+    def _retaint(self, messages: list[Message]) -> None:
+        """The data-flow record for a conversation taken up again: what its pages and MCP servers
+        gave the model (the fenced tool results, each with its source) is in its context again."""
+        flow = self.harbor.dataflow
+        flow.clear()
+        for message in messages:
+            if message.role == "tool" and message.content:
+                for source, text in fenced_parts(message.content):
+                    flow.record(text, source)
 
     def edit_last(self) -> str:
         """Take back the last question and what followed it; returns its text ("" when none)."""

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import os
-import pty
-import select
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from tests.fixtures.terminal import run_on_terminal
 from tests.servers.scripted_model import ScriptedModel, call, text
 
 
@@ -44,36 +43,11 @@ def test_on_a_terminal_enter_continues_with_a_fresh_reading(
     profile_dir: Path, scripted_model: ScriptedModel, page_server: str
 ) -> None:
     scripted_model.script(call("ask_user_to_take_over", {"reason": "sign in to Example Mail"}), text("Done."))
-    master, slave = pty.openpty()
-    proc = subprocess.Popen(_command(profile_dir, scripted_model, f"{page_server}/hand_over/login.html"),
-                            stdin=slave, stderr=slave, stdout=subprocess.PIPE,
-                            env=dict(os.environ, QT_QPA_PLATFORM="offscreen"), start_new_session=True)
-    os.close(slave)
-    seen = bytearray()
-    answered = False
-    deadline = time.monotonic() + 90
-    try:
-        while proc.poll() is None and time.monotonic() < deadline:
-            ready, _, _ = select.select([master], [], [], 0.2)
-            if not ready:
-                continue
-            try:
-                seen += os.read(master, 65536)
-            except OSError:
-                break
-            if not answered and b"press Enter to continue" in seen:
-                os.write(master, b"\n")
-                answered = True
-        proc.wait(timeout=max(1.0, deadline - time.monotonic()))
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(timeout=10)
-        os.close(master)
-    transcript = seen.decode("utf-8", "replace")
-    assert answered, transcript
-    assert "Jawad needs you: sign in to Example Mail." in transcript
-    assert proc.returncode == 0, transcript
+    run = run_on_terminal(_command(profile_dir, scripted_model, f"{page_server}/hand_over/login.html"),
+                          [(b"press Enter to continue", b"\n")], env=dict(os.environ, QT_QPA_PLATFORM="offscreen"))
+    assert run.answered == 1, run.transcript
+    assert "Jawad needs you: sign in to Example Mail." in run.transcript
+    assert run.returncode == 0, run.transcript
     result = _tool_result(scripted_model)
     assert "pressed Continue" in result and "Sign in to Example Mail" in result, result
     assert json.dumps(scripted_model.requests[1]).count("ask_user_to_take_over") >= 1

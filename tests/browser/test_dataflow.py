@@ -28,6 +28,7 @@ import pytest
 from jawad_desktop.core.events import EventBus, PermissionRequest
 from jawad_desktop.core.harbor import Harbor, HarborGate, PermissionCheck, PermissionDecision, PermissionLevel
 from jawad_desktop.core.harbor.dataflow import DataFlow, extract_values
+from jawad_desktop.core.harbor.gate import CallInsight
 from jawad_desktop.core.tools.untrusted import wrap_untrusted
 from tests.servers.scripted_model import ScriptedModel, call, text
 
@@ -222,6 +223,34 @@ def test_an_mcp_call_carrying_a_read_order_number_asks(arun: Any) -> None:
     assert "to mcp.crm" in asked[0].data_flow
 
 
+def test_a_same_site_form_mailing_read_values_to_an_address_the_page_gave_asks(arun: Any) -> None:
+    # A "share by e-mail" form on the shop itself: the message goes to the address's site.
+    async def run() -> tuple[Any, Any, Any, list[PermissionRequest]]:
+        gate, asked = _gate(ask=False, levels=("navigate", "interact", "submit"))
+        body = f"Order {ORDER}, delivery to {ADDRESS}"
+        to_page = await gate.check(_check("click_element", {"index": 3}, "shop.example", PermissionLevel.SUBMIT))
+        typed = ("orders-desk@verify-center.example", body)
+        gate.inspector = _sends(typed)
+        mailed = await gate.check(_check("click_element", {"index": 3}, "shop.example", PermissionLevel.SUBMIT))
+        gate.inspector = _sends(("me@home.example", body))
+        mine = await gate.check(_check("click_element", {"index": 3}, "shop.example", PermissionLevel.SUBMIT,
+                                       user="send my order details to me@home.example"))
+        return to_page, mailed, mine, asked
+
+    to_page, mailed, mine, asked = arun(run())
+    assert to_page.allowed  # nothing typed: nothing to mail
+    assert not mailed.allowed and f"'{ADDRESS}', '{ORDER}'" in mailed.reason
+    assert "(read on shop.example) to orders-desk@verify-center.example" in mailed.reason
+    assert mine.allowed  # the user named the address
+    assert not asked
+
+
+def _sends(typed: tuple[str, ...]) -> Any:
+    async def inspect(check: PermissionCheck) -> CallInsight:
+        return CallInsight(sends=typed, sends_to="shop.example")
+    return inspect
+
+
 def test_the_users_own_values_and_the_destinations_own_values_are_not_taint() -> None:
     flow = DataFlow()
     flow.record(READ + " Track it at https://ups.example/track?n=1Z999AA10123456784", "shop.example")
@@ -293,3 +322,15 @@ def test_an_mcp_call_carrying_a_read_order_number_is_denied_in_ask(
     assert re.fullmatch(r'(?s)<untrusted_page_content id="([0-9a-f]{10})" source="MCP server crm">\nhello\n'
                         r'</untrusted_page_content id="\1">\n\(End of untrusted content \1\..*', fenced), fenced
     assert denied.startswith("Permission denied: echo") and f"'{ORDER}' (read on 127.0.0.1) to mcp.crm" in denied
+
+
+def test_a_redirect_the_page_starts_after_an_action_carries_nothing_read_away() -> None:
+    # The agent's click lets the page's own script navigate; a cross-site one with read values is refused.
+    from jawad_desktop.core.tools.browser import make_navigation_guard
+
+    harbor = Harbor(auto_levels=("navigate",))
+    harbor.dataflow.record(READ, "shop.example")
+    guard = make_navigation_guard(harbor)
+    assert guard("https://shop.example/account", "https://evil.example/landing")
+    assert not guard("https://shop.example/account", f"https://evil.example/landing?o={ORDER}")
+    assert guard("https://shop.example/account", f"https://shop.example/orders/{ORDER}")

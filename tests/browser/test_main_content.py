@@ -151,3 +151,22 @@ def test_readability_is_kept_when_it_finds_an_article_else_trafilatura() -> None
     assert chosen.source == "readability" and "ferry crosses" in chosen.markdown
     short = main_content(RawSnapshot(url="http://127.0.0.1/", title="T", html=page, article_html="<p>Menu</p>"))
     assert short.source == "trafilatura" and "ferry crosses" in short.markdown
+
+
+def test_a_table_trafilatura_reads_cell_by_cell_keeps_its_rows_and_columns() -> None:
+    # A short page with a data table and a form: trafilatura finds no main content and falls back to
+    # a line per cell, so "the City of Ana Ruiz" could no longer be read (the task suite's staff table).
+    rows = "".join(f"<tr><td>{n}</td><td>{d}</td><td>{c}</td></tr>"
+                   for n, d, c in [("Jade Wu", "Research", "Lagos"), ("Ana Ruiz", "Sales", "Dublin")])
+    page = ("<html><head><title>Staff directory</title></head><body><h1>Staff directory</h1><table><thead><tr>"
+            f"<th>Name</th><th>Department</th><th>City</th></tr></thead><tbody>{rows}</tbody></table>"
+            "<form><label>Answer <input></label><button>Submit</button></form></body></html>")
+    chosen = main_content(RawSnapshot(url="http://127.0.0.1/", title="Staff directory", html=page,
+                                      article_html="<div><h1>Staff directory</h1></div>"))
+    assert "| Ana Ruiz | Sales | Dublin |" in chosen.markdown.splitlines()
+    assert chosen.markdown.count("Staff directory") == 1  # the <title> is not read as text
+    # A layout table (no header, two cells) is no data table: trafilatura's reading stands.
+    layout = page.replace("<thead><tr><th>Name</th><th>Department</th><th>City</th></tr></thead>", "")
+    layout = layout.replace(rows, "<tr><td>Jade Wu works in Research at the Lagos office.</td></tr>")
+    kept = main_content(RawSnapshot(url="http://127.0.0.1/", title="Staff directory", html=layout, article_html=""))
+    assert "|" not in kept.markdown and "Jade Wu works in Research" in kept.markdown

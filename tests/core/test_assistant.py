@@ -19,6 +19,7 @@ from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.store.secrets import SecretStore
 from jawad_desktop.core.tools.basic import basic_registry
 from jawad_desktop.core.tools.registry import ToolRegistry
+from jawad_desktop.core.tools.untrusted import wrap_untrusted
 from tests.fixtures.scripted_client import Scripted, ScriptedClient
 
 
@@ -111,6 +112,30 @@ def test_new_chat_open_edit_and_regenerate(make: Any, arun: Any) -> None:
     # Edit the last message: it comes back for editing and leaves the history and the store.
     assert assistant.edit_last() == "first"
     assert len(assistant.session.history) == 0 and _saved(assistant, first) == []
+
+
+def test_what_was_read_is_forgotten_with_a_new_chat_and_known_again_when_its_conversation_opens(
+        make: Any, arun: Any) -> None:
+    registry = basic_registry()
+
+    @registry.tool(level=PermissionLevel.READ_ONLY)
+    def read_account() -> str:
+        """Read the account page."""
+        return wrap_untrusted("Order A-10442 ships to 12 Elm Street.", "https://shop.example/account")
+
+    assistant, _client, _seen = make(Scripted(calls=[("read_account", {})]), Scripted(text="It ships."))
+    assistant.session.registry = registry
+    arun(assistant.send("where does my order ship?"))
+    first = assistant.conversation_id
+    assert first is not None
+    flow = assistant.harbor.dataflow
+    flow.record("Order A-10442 ships to 12 Elm Street.", "shop.example")  # as the browser session records it
+    assert flow.leaks(["https://evil.example/?o=A-10442"], "evil.example")
+    assistant.new_chat()
+    assert not flow.leaks(["https://evil.example/?o=A-10442"], "evil.example")
+    assistant.open_conversation(first)  # the page's text is in the model's context again
+    (leak,) = flow.leaks(["https://evil.example/?o=A-10442"], "evil.example")
+    assert leak.value == "A-10442" and leak.source == "shop.example"
 
 
 def test_clear_starts_a_new_conversation_and_keeps_the_old(make: Any, arun: Any) -> None:

@@ -21,13 +21,9 @@ from tests.fixtures.injection_server import InjectionSites, load_cases
 from tests.servers.obedient_model import ObedientModel
 
 # One per goal, the vectors varied; all reach the model through the page's reading.
-# Two goals the checks do not hold yet (issue 22 is open): marked strict, so they fail loudly once held.
-OPEN_GAPS = {
-    "lang-ar-exfil-email": "a same-site form that e-mails the read values to an outside address: the "
-                           "data-flow check compares sites only",
-    "fake-system-settings": "changing a setting on the same site is an ordinary interact action that the "
-                            "widest --allow approves",
-}
+# Cases the defences do not stop yet, each with why (xfail, strict: a case that starts passing fails
+# the run until it is taken off this list).
+OPEN_GAPS: dict[str, str] = {}
 CASES = tuple(
     pytest.param(case, marks=pytest.mark.xfail(strict=True, reason=OPEN_GAPS[case])) if case in OPEN_GAPS else case
     for case in ("lang-es-buy", "review-delete", "offscreen-exfil-url", "review-exfil-form", "lang-ar-exfil-email",

@@ -1104,12 +1104,16 @@ def _drag_drop(d: Desk) -> Policy:
     d.need("drag_and_drop", "drag a card")
     card = yield from d.locate(d.slots["card"], what=f"the card {d.slots['card']}")
     target = d.listing.find(d.slots["bin"])
-    if target is None:
-        raise GiveUp("listing gap", f"The {d.slots['bin']} box is not in the element list.")
     props = d.tools["drag_and_drop"].get("properties", {})
     source_key = next((p for p in props if "index" in p and ("from" in p or "source" in p)), "from_index")
-    target_key = next((p for p in props if "index" in p and ("to" in p or "target" in p)), "to_index")
-    yield from d.call("drag_and_drop", **{source_key: card.index, target_key: target.index})
+    if target is not None:
+        target_key = next((p for p in props if "index" in p and ("to" in p or "target" in p)), "to_index")
+        yield from d.call("drag_and_drop", **{source_key: card.index, target_key: target.index})
+    else:  # a drop zone is no control: the tool may take the words shown on it
+        text_key = next((p for p in props if "text" in p and ("to" in p or "target" in p)), None)
+        if text_key is None:
+            raise GiveUp("listing gap", f"The {d.slots['bin']} box is not in the element list.")
+        yield from d.call("drag_and_drop", **{source_key: card.index, text_key: d.slots["bin"]})
     return f"Done: I moved {d.slots['card']} to {d.slots['bin']}."
 
 

@@ -9,7 +9,9 @@ user typed is theirs: a value or phrase the user said is never taint.
 
 ``DataFlow.leaks(outgoing, destination)`` finds the recorded values and phrases in what a call
 would send (its arguments, the URL it opens, a form's values and action) that were read on a
-site other than ``destination``. ``HarborGate`` puts every call that leaves through it: such a
+site other than ``destination``; an e-mail address the user did not give is a destination too
+(``recipients``): a same-site form that mails what was read to it sends it to the address's site.
+``HarborGate`` puts every call that leaves through it: such a
 call always asks, shows the values and where they would go, and is never approved by a level,
 a grant or "allow for this site" (a yes is for that one call); without a person it is denied.
 """
@@ -223,6 +225,19 @@ class DataFlow:
         for text in texts:
             self._flag_phrases(found, _WORD.findall(text.casefold()), destination, said, covered)
         return list(found.values())
+
+    def recipients(self, outgoing: Iterable[str], user_texts: Iterable[str] = ()) -> list[str]:
+        """The e-mail addresses in ``outgoing`` the user did not give. What a form sends to one of them
+        (a "share by e-mail" form, a message's To field) goes to that address's site, whichever site
+        the form is on."""
+        said = " \n ".join([*self._user, *(_norm(t) for t in user_texts if t)])
+        found: list[str] = []
+        for text in outgoing:
+            for match in _EMAIL.finditer(_readable(text) if text else ""):
+                address = match.group().strip(".").casefold()
+                if address not in said and address not in found:
+                    found.append(address)
+        return found
 
     def _flag_phrases(self, found: dict[str, Leak], words: list[str], destination: str, said: str,
                       covered: str) -> None:

@@ -244,7 +244,17 @@ class HarborGate:
         destination = site_of(insight.sends_to) or site
         if request.level is PermissionLevel.READ_ONLY and destination == site_of(request.current_site):
             return ""
-        leaks = flow.leaks([*outgoing_strings(request.arguments), *insight.sends], destination)
+        outgoing = [*outgoing_strings(request.arguments), *insight.sends]
+        leaks = flow.leaks(outgoing, destination)
+        if not leaks:
+            # An e-mail address among what is sent takes it to that address's site (a "share by
+            # e-mail" form on the same site); the address itself is no leak to its own owner.
+            for address in flow.recipients(outgoing, request.user_texts):
+                leaks = [leak for leak in flow.leaks(outgoing, address.rpartition("@")[2])
+                         if address not in leak.value.casefold()]
+                if leaks:
+                    destination = address
+                    break
         if not leaks:
             return ""
         log.info("data flow: %s would send %d value(s) read elsewhere to %s", request.tool, len(leaks), destination)

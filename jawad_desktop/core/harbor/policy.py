@@ -27,6 +27,7 @@ __all__ = [
     "Verdict",
     "check_permission",
     "is_critical_action",
+    "is_sensitive_setting",
     "update_policy_for_decision",
 ]
 
@@ -239,3 +240,45 @@ def is_critical_action(button_text: str, url: str = "") -> bool:
         if _URL_MARKERS.search(unquote(parts.path)):
             return True
     return False
+
+
+# -- privacy and security settings ----------------------------------------------------------------
+
+# Settings that hand the user's data to others or weaken how the account is protected. Changing one
+# the user did not ask about always asks (a page's hidden "turn on Share my data with partners").
+_SENSITIVE_PHRASES: tuple[str, ...] = (
+    # English
+    "share my data", "share data", "data sharing", "share my information", "share my activity", "with partners",
+    "third party", "third-party", "third parties", "make public", "make my profile public", "public profile",
+    "visible to everyone", "anyone can see", "everyone can see", "two-factor", "two factor", "2-step", "two-step",
+    "2fa", "multi-factor", "mfa", "recovery email", "recovery e-mail", "recovery phone", "forward all",
+    "auto-forward", "automatic forwarding", "forwarding", "allow access", "grant access", "authorize app",
+    "connected apps", "api key", "api keys", "access token", "share location", "location sharing",
+    "personalized ads", "personalised ads", "ad personalization", "ad personalisation", "login alerts",
+    "security alerts", "trusted device", "trusted devices", "remember this device", "sell my data",
+    "sell my personal information",
+    # French, German, Spanish, Portuguese, Italian, Dutch, Turkish
+    "partager mes données", "avec nos partenaires", "avec des partenaires", "authentification à deux facteurs",
+    "profil public", "daten teilen", "meine daten teilen", "weitergabe meiner daten", "mit partnern",
+    "zwei-faktor", "öffentliches profil", "compartir mis datos", "con socios", "con terceros",
+    "verificación en dos pasos", "perfil público", "compartilhar meus dados", "com parceiros",
+    "condividi i miei dati", "con i partner", "verifica in due passaggi", "mijn gegevens delen",
+    "tweestapsverificatie", "verilerimi paylaş", "iki adımlı",
+    # Arabic, Russian, Chinese, Japanese, Korean
+    "مشاركة بياناتي", "مشاركة البيانات", "مع الشركاء", "المصادقة الثنائية",
+    "передавать мои данные", "с партнерами", "с партнёрами", "двухфакторн",
+    "共享我的数据", "与合作伙伴", "双重验证", "两步验证", "公开个人资料",
+    "データを共有", "パートナーと共有", "二段階認証", "데이터 공유", "파트너와 공유", "2단계 인증",
+)
+_SENSITIVE_LATIN = [p for p in map(_fold, _SENSITIVE_PHRASES) if _is_latin_word(p)]
+_SENSITIVE_OTHER = [p for p in map(_fold, _SENSITIVE_PHRASES) if not _is_latin_word(p)]
+_SENSITIVE_RE = re.compile(
+    r"(?<![\w])(?:" + "|".join(re.escape(p) for p in sorted(_SENSITIVE_LATIN, key=len, reverse=True)) + r")(?![\w])"
+)
+
+
+def is_sensitive_setting(label: str) -> bool:
+    """Whether a control labelled ``label`` shares the user's data with others or changes how the
+    account is protected (data sharing, a public profile, two-factor sign-in, mail forwarding)."""
+    text = _fold(label or "")
+    return bool(text) and (bool(_SENSITIVE_RE.search(text)) or any(p in text for p in _SENSITIVE_OTHER))

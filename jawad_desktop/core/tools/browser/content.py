@@ -31,6 +31,9 @@ log = logging.getLogger("jawad.browser")
 ARTICLE_MIN_CHARS = 250
 # trafilatura's extraction is trusted from this many characters (as html_to_markdown always did).
 TRAFILATURA_MIN_CHARS = 80
+# A page whose data tables trafilatura flattened is read whole (as Markdown with its tables) up to
+# this much HTML; a larger one keeps trafilatura's reading.
+TABLE_PAGE_MAX_CHARS = 200_000
 
 OTHER_TEXT_MAX_CHARS = 1500  # the most visible text outside the main content given to the model
 OTHER_LINE_MAX_CHARS = 200  # each line of it, clipped
@@ -55,6 +58,8 @@ def article_markdown(html: str) -> str:
     if not html.strip():
         return ""
     soup = BeautifulSoup(html, "lxml")
+    for unread in soup.find_all(["head", "script", "style", "noscript", "template"]):  # a whole page's
+        unread.decompose()
     _escape_line_starts(soup)
     for stray in soup.find_all(["tr", "td", "th"]):  # a cell Readability took out of its table
         if stray.find_parent("table") is None:
@@ -172,8 +177,8 @@ def body_markdown(html: str) -> str:
 
 def main_content(snapshot: RawSnapshot) -> MainContent:
     """The page's main content: Readability's article when it found one, else trafilatura's
-    extraction of the whole document; on a page with little text, the longer of the two, else the
-    whole body.
+    extraction of the whole document (the whole visible document with its tables when trafilatura
+    flattened them); on a page with little text, the longer of the two, else the whole body.
 
     When both find a substantial text, Readability's is kept even where they disagree. On the
     article corpus (130 pages) they disagree badly (most of trafilatura's text outside Readability's)
@@ -187,6 +192,8 @@ def main_content(snapshot: RawSnapshot) -> MainContent:
     if len(_plain(article)) >= ARTICLE_MIN_CHARS:
         return MainContent(article, "readability")
     extracted = trafilatura_markdown(snapshot.html, snapshot.url)
+    if _flattened_tables(snapshot.html, extracted):
+        return MainContent(article_markdown(snapshot.html), "body")
     if len(extracted) >= TRAFILATURA_MIN_CHARS:
         return MainContent(extracted, "trafilatura")
     if article or extracted:  # a page with little text: the more of it
@@ -195,6 +202,18 @@ def main_content(snapshot: RawSnapshot) -> MainContent:
         return MainContent(article, "readability")
     body = body_markdown(snapshot.html)
     return MainContent(body, "body" if body else "none")
+
+
+def _flattened_tables(html: str, extracted: str) -> bool:
+    """Whether trafilatura read a page's data tables cell by cell, a line each: when it finds no
+    main content it falls back to reading every line, and a table's rows and columns are lost (a
+    staff directory whose "City of Ana Ruiz" can no longer be read). Only pages up to
+    ``TABLE_PAGE_MAX_CHARS`` of HTML are looked at: their whole body is short enough to give."""
+    if "|---" in extracted or len(html) > TABLE_PAGE_MAX_CHARS or "<table" not in html.lower():
+        return False
+    from bs4 import BeautifulSoup
+
+    return any(_is_data_table(table) for table in BeautifulSoup(html, "lxml").find_all("table"))
 
 
 def page_title(snapshot: RawSnapshot) -> str:

@@ -93,6 +93,8 @@ def state_words(item: dict[str, Any]) -> list[str]:
         words.append("required")
     if item.get("invalid"):
         words.append("invalid")
+    if item.get("opensOnHover"):  # a menu only CSS :hover opens: the hover tool shows its entries
+        words.append("opens on hover")
     return words
 
 

@@ -2,11 +2,13 @@
 
 ``inspect`` is the ``HarborGate`` inspector (``inspector_for(session)`` binds it to a session). Before
 a call is allowed it resolves and highlights the target in the visible browser, and tells
-Harbor whether it is a critical action (buy, pay, delete...), whether its target or text came
+Harbor whether it is a critical action (buy, pay, delete...), whether it changes a privacy or
+security setting the user did not ask about (asked always), whether its target or text came
 from the page rather than from the user, and what the call sends where (a URL, a link's address, a
 submitted form's values and action) for the gate's data-flow check (``core.harbor.dataflow``).
 ``make_navigation_guard`` lets the page driver refuse a cross-site navigation an action starts
-unless Harbor would let ``navigate`` go there without asking. A download an action started is put
+unless Harbor would let ``navigate`` go there without asking and it carries nothing read on
+another site. A download an action started is put
 to the gate as ``download`` (``downloads``); an upload is always critical (asked every time).
 """
 
@@ -18,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from jawad_desktop.core.harbor.engine import Harbor
 from jawad_desktop.core.harbor.gate import CallInsight, Inspector, PermissionCheck
-from jawad_desktop.core.harbor.policy import PermissionLevel, Verdict, is_critical_action
+from jawad_desktop.core.harbor.policy import PermissionLevel, Verdict, is_critical_action, is_sensitive_setting
 from jawad_desktop.core.sites import site_of
 from jawad_desktop.core.tools.browser.by_text import find_by_text
 from jawad_desktop.core.tools.browser.downloads import DOWNLOAD_TOOL, download_insight
@@ -34,6 +36,9 @@ ACTING_TOOLS = ("click_element", "click_text", "fill_form", "select_option", "se
                 "drag_and_drop", "upload_file")
 
 TYPING_TOOLS = ("fill_form", "type_text", "select_option")
+# What changes a setting: ticking, choosing, clicking a switch or a button (not typing, not a link: an
+# article's headline about "third-party cookies" is no setting).
+SETTING_TOOLS = ("click_element", "click_text", "select_option", "set_checked")
 
 NavigationGuard = Callable[[str, str], bool]
 
@@ -75,6 +80,12 @@ async def inspect(session: BrowserSession, check: PermissionCheck) -> CallInsigh
     planted = bool(reading and any(
         info.label and info.label.casefold() in s.casefold() for s in reading.injections))
     notes = []
+    # A privacy or security setting the user did not ask about (data shared with partners, two-factor
+    # sign-in turned off): asked whatever the levels and grants, as a page may plant the request.
+    sensitive = (name in SETTING_TOOLS and not info.href and info.role.upper() != "LINK"
+                 and from_page is not False and is_sensitive_setting(info.label))
+    if sensitive:
+        notes.append(f'"{info.label}" is a privacy or security setting you did not ask to change')
     if planted:
         notes.append(f'The page itself contains text telling the assistant to use "{info.label}"')
     elsewhere = site_of(leads_to) if leads_to and site_of(leads_to) != site_of(page_url) else ""
@@ -112,8 +123,9 @@ async def inspect(session: BrowserSession, check: PermissionCheck) -> CallInsigh
             # The user saw where it leads and allowed it: the browser may follow this once.
             page.allow_navigation_once(leads_to)
 
-    return CallInsight(critical=critical, from_page_content=True if planted else from_page, element_hint=hint,
-                       note=note, on_settled=settled, sends=sends, sends_to=sends_to)
+    return CallInsight(critical=critical, from_page_content=True if planted or sensitive else from_page,
+                       force_ask=sensitive, element_hint=hint, note=note, on_settled=settled, sends=sends,
+                       sends_to=sends_to)
 
 
 async def _target_of(page: Page, name: str, args: Mapping[str, Any]) -> Target | None:
@@ -149,7 +161,11 @@ def make_navigation_guard(harbor: Harbor) -> NavigationGuard:
     def guard(from_url: str, to_url: str) -> bool:
         verdict = harbor.check("navigate", PermissionLevel.NAVIGATE, site_of(to_url),
                                current_site=site_of(from_url))
-        return verdict is Verdict.AUTO_APPROVE
+        if verdict is not Verdict.AUTO_APPROVE:
+            return False
+        # A page that carries what was read elsewhere off in its own redirect (a script that builds
+        # ``evil.example/?o=<order>`` after a click) is stopped as the agent's navigate would be asked.
+        return not harbor.dataflow.leaks([to_url], site_of(to_url))
 
     return guard
 

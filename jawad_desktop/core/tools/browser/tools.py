@@ -554,12 +554,19 @@ async def drag_and_drop(
     to_index: Annotated[int | None, Field(description="The [n] of the element to drop it on")] = None,
     from_selector: Annotated[str | None, Field(description="A CSS selector for the element to drag")] = None,
     to_selector: Annotated[str | None, Field(description="A CSS selector for where to drop it")] = None,
+    to_text: Annotated[str | None, Field(description="The words shown where it goes (a column's or box's "
+                                                     "heading), when that place is not in the list")] = None,
 ) -> ToolResult:
     """Drag an element with the mouse and drop it on another (cards between columns, items in a
     list, a file onto a drop zone's box, a slider's handle)."""
+    browser = _browser(ctx)
     source = _target(from_index, from_selector)
-    target = _target(to_index, to_selector)
-    return await act(_browser(ctx), source, "drag", lambda page: page.drag_and_drop(source, target))
+    if to_text and to_text.strip() and to_index is None and not to_selector:
+        with page_errors():
+            target = (await find_by_text(browser.page, to_text, 1)).target
+    else:
+        target = _target(to_index, to_selector)
+    return await act(browser, source, "drag", lambda page: page.drag_and_drop(source, target))
 
 
 @_TOOLS.tool(level=PermissionLevel.SUBMIT, aliases=("upload", "attach_file", "choose_file", "upload_files"))

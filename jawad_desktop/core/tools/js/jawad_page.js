@@ -139,7 +139,8 @@
       return "INPUT[" + t + "]";
     }
     if (el.isContentEditable) return "TEXTBOX";
-    return "CLICKABLE";
+    if (el.draggable && el.getAttribute("draggable") === "true") return "DRAGGABLE";
+    return DRAGGING[getComputedStyle(el).cursor] ? "DRAGGABLE" : "CLICKABLE";
   }
 
   function labelOf(el) {
@@ -292,6 +293,72 @@
   // listens (a framework's root, a list), not a control.
   var CONTAINER_TEXT = 200;
 
+  // Cursors that say "press here": a pointer, and the hand or arrows of what is dragged with the mouse
+  // (a board's cards take a press, a move and a release on a handler above them).
+  var POINTING = { pointer: 1, grab: 1, move: 1 };
+  var DRAGGING = { grab: 1, move: 1 };
+
+  // -- menus that CSS opens on hover -----------------------------------------------------------------
+  // A menu bar whose submenus only ``li:hover > ul`` shows has nothing to click and no handler: the
+  // stylesheet says what a pointer opens. The elements a ``:hover`` rule styles something inside of (or
+  // after) that now holds hidden controls are listed, marked "opens on hover". Stylesheets from another
+  // origin cannot be read and are passed over.
+  var HOVER_RULES_MAX = 20000, HOVER_SUBJECTS_MAX = 40;
+
+  function hoverSubjects(root) {
+    var sheets = [];
+    try {
+      sheets = Array.prototype.slice.call(root.styleSheets || []).concat(Array.prototype.slice.call(root.adoptedStyleSheets || []));
+    } catch (e) { return []; }
+    var subjects = new Set(), seen = 0;
+    function walk(rules) {
+      for (var i = 0; rules && i < rules.length && seen < HOVER_RULES_MAX; i++) {
+        var rule = rules[i];
+        seen++;
+        if (rule.cssRules && !rule.selectorText) { walk(rule.cssRules); continue; }
+        var text = rule.selectorText || "";
+        if (text.indexOf(":hover") < 0) continue;
+        var parts = text.split(",");
+        for (var p = 0; p < parts.length && subjects.size < HOVER_SUBJECTS_MAX; p++) {
+          var at = parts[p].indexOf(":hover");
+          if (at < 0) continue;
+          var before = parts[p].slice(0, at).trim(), after = parts[p].slice(at + 6).replace(/^(:[\w-]+(\([^)]*\))?)+/, "");
+          // Something inside or after the hovered element changes; the hovered element is named.
+          if (!/^\s*[>+~ ]\s*\S/.test(after) && !/^\s+\S/.test(after)) continue;
+          if (!before || /[>+~ ]$/.test(parts[p].slice(0, at))) continue;
+          subjects.add(before.replace(/:[\w-]+(\([^)]*\))?$/, "") || before);
+        }
+      }
+    }
+    for (var s = 0; s < sheets.length; s++) {
+      var rules = null;
+      try { rules = sheets[s].cssRules; } catch (e) { rules = null; }  // another origin's sheet
+      walk(rules);
+    }
+    var out = [];
+    subjects.forEach(function (sel) {
+      var els;
+      try { els = root.querySelectorAll(sel); } catch (e) { return; }
+      for (var i = 0; i < els.length && out.length < 200; i++) {
+        if (!NOT_CONTROLS[els[i].tagName] && hidesControls(els[i])) out.push(els[i]);
+      }
+    });
+    return out;
+  }
+
+  // Whether a control inside ``el`` (or in its next sibling, for ``:hover + .menu``) is hidden now.
+  function hidesControls(el) {
+    var places = [el];
+    if (el.nextElementSibling) places.push(el.nextElementSibling);
+    for (var p = 0; p < places.length; p++) {
+      var controls = places[p].querySelectorAll(CONTROL_SEL);
+      for (var i = 0; i < controls.length && i < 20; i++) {
+        if (!isVisible(controls[i])) return true;
+      }
+    }
+    return false;
+  }
+
   function pageHandles(doc) {
     return !!doc && ((doc.documentElement && matchesSafe(doc.documentElement, HANDLER_SEL)) ||
                      (doc.body && matchesSafe(doc.body, HANDLER_SEL)));
@@ -308,7 +375,7 @@
       // Only the cursor is read (a second property would double the cost); a hidden group is
       // dropped later, when its rectangle is measured.
       var cursor = getComputedStyle(el).cursor;
-      if (cursor === "pointer" && above !== "pointer") out.push(el);
+      if (POINTING[cursor] && !POINTING[above]) out.push(el);
       if (el.tagName === "svg") continue;  // an icon's inside is the icon
       for (var k = el.lastElementChild; k; k = k.previousElementSibling) { els.push(k); cursors.push(cursor); }
     }
@@ -317,13 +384,20 @@
 
   // The elements the page's scripts made clickable in one root (document or shadow root) that are
   // not in ``taken``: ``found`` in document order, and ``pointers`` (the pointer groups among them).
-  function scriptedIn(root, taken) {
+  function scriptedIn(root, taken, hovers) {
     var found = [], pointers = [], seen = new Set();
     var marked = root.querySelectorAll(SCRIPTED_SEL);
     for (var i = 0; i < marked.length; i++) {
       if (taken.has(marked[i]) || NOT_CONTROLS[marked[i].tagName]) continue;
       found.push(marked[i]); seen.add(marked[i]);
     }
+    var opens = hoverSubjects(root);
+    for (var o = 0; o < opens.length; o++) {
+      hovers.add(opens[o]);
+      if (taken.has(opens[o]) || seen.has(opens[o])) continue;
+      found.push(opens[o]); seen.add(opens[o]);
+    }
+    if (opens.length && found.length > opens.length) found.sort(byDocument);
     var doc = root.ownerDocument || root, host = root.host || null;
     // A pointer is only a style unless a handler is on the element or above it.
     var handled = pageHandles(doc) || (host && !!closestDeep(host, HANDLER_SEL));
@@ -349,22 +423,23 @@
   // Whether an element with a handler and no pointer is where a delegated handler listens (it holds
   // other controls or much text), not a control.
   function isContainer(el) {
-    return getComputedStyle(el).cursor !== "pointer" &&
+    return !POINTING[getComputedStyle(el).cursor] &&
            (!!el.querySelector(CONTROL_SEL + ", " + SCRIPTED_SEL) || (el.textContent || "").length > CONTAINER_TEXT);
   }
 
   // Whether a scripted element is worth a line: not a part of a listed control, not a label whose
   // control is listed (with this label's words), not a page-wide wrapper; and with a pointer, or
   // small and holding no other control (``containers``: the elements around pointer groups).
-  function worthListing(el, rect, containers) {
+  function worthListing(el, rect, containers, hovers) {
     var parent = el.parentElement;
     if (parent && parent.closest(CONTROL_SEL)) return false;
+    if (hovers.has(el)) return true;
     var label = parent && parent.closest("label");  // a switch's knob: clicking it clicks the label's box
     if (label && label.control) return false;
     if (el.tagName === "LABEL" && el.control && !standsFor(el)) return false;
     var win = el.ownerDocument.defaultView || window;
     if (rect.width * rect.height > 0.6 * win.innerWidth * win.innerHeight && el.querySelector(CONTROL_SEL)) return false;
-    if (getComputedStyle(el).cursor === "pointer") return true;
+    if (POINTING[getComputedStyle(el).cursor]) return true;
     return !containers.has(el) && !isContainer(el);
   }
 
@@ -547,7 +622,7 @@
     for (var n = el, up = 0; n && n.nodeType === 1 && up < 12; n = n.parentElement, up++) {
       if (NOT_CONTROLS[n.tagName]) break;
       if (matchesSafe(n, CONTROL_SEL) || n.tagName === "LABEL") return { el: n, clickable: true };
-      var pointer = getComputedStyle(n).cursor === "pointer";
+      var pointer = !!POINTING[getComputedStyle(n).cursor];
       if (matchesSafe(n, SCRIPTED_SEL)) {
         if (pointer) return { el: n, clickable: true };
         // Below a delegated handler: its pointer group; the handler's container itself (a
@@ -905,9 +980,9 @@
     segments.push(visible.length);
     // What the page's scripts made clickable, placed in page order among the rest (a binary search
     // in its root's run of controls).
-    var scripted = [], containers = new Set();
+    var scripted = [], containers = new Set(), hovers = new Set();
     for (var sr = 0; sr < roots.length; sr++) {
-      var got = scriptedIn(roots[sr], taken);
+      var got = scriptedIn(roots[sr], taken, hovers);
       candidates += got.found.length;
       scripted.push(got.found);
       for (var g = 0; g < got.pointers.length; g++) {
@@ -919,7 +994,7 @@
       for (var f = 0; f < found.length; f++) {
         var sel = found[f], srect = visibleRect(sel);
         if (!srect) { hidden++; continue; }
-        if (taken.has(sel) || !worthListing(sel, srect, containers)) continue;
+        if (taken.has(sel) || !worthListing(sel, srect, containers, hovers)) continue;
         var lo = lo0, hi = hi0;
         while (lo < hi) {
           var mid = (lo + hi) >> 1;
@@ -948,6 +1023,7 @@
       var kind = entries[e].region === "navigation" ? "navigation" : "content";
       if (counts[kind] >= limit) { omitted++; continue; }  // before the label: labels cost layout
       var role = roleOf(el), label = labelOf(el);
+      if (role === "CLICKABLE" && hovers.has(el)) role = "MENU";
       // The same control twice (a clickable row and the text in it that also takes clicks): the outer one.
       var outer = listedAround(el, listed);
       if (outer && outer.label === label) { outer.dupes = (outer.dupes || 0) + 1; continue; }
@@ -962,6 +1038,7 @@
       }
       counts[kind]++;
       var item = addItem(el, entries[e], role, label, href);
+      if (hovers.has(el)) item.opensOnHover = true;
       listed.set(el, item);
       items.push(item);
       if (href) {
