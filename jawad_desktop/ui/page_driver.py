@@ -65,6 +65,11 @@ from jawad_desktop.ui.page_screenshot import marked_screenshot
 
 log = logging.getLogger("jawad.browser")
 
+# Scrolled to the end of a page that loads more when its end comes into view (a feed): how long the
+# scroll waits for it to grow, looking every POLL_GROWTH_S. A page that is really at its end costs this.
+GROW_WAIT_S = 1.2
+POLL_GROWTH_S = 0.05
+
 
 def _well_formed(value: Any) -> Any:
     """``value`` (decoded JSON) with every lone surrogate in its strings replaced by U+FFFD."""
@@ -542,11 +547,30 @@ class QtWebEnginePage:
         if not isinstance(result, dict) or not result.get("ok"):
             raise PageError("script_error", "The page could not be scrolled.")
         after, top = float(result.get("after", 0)), float(result.get("max", 0))
+        if where in ("down", "bottom") and after >= top - 1:
+            # At the end of a feed that loads more when its end comes into view: wait for it to grow.
+            grown = await self._grown_beyond(top)
+            if grown is not None:
+                return ActionOutcome(message=f"Scrolled {where}; the page loaded more below (now at "
+                                             f"{after / max(grown, 1):.0%} of it).")
         if after == float(result.get("before", 0)) and where in ("up", "down"):
             edge = "top" if where == "up" else "bottom"
             return ActionOutcome(message=f"Already at the {edge} of the page; nothing more to scroll.")
         position = "the top" if after <= 0 else "the bottom" if after >= top - 1 else f"{after / max(top, 1):.0%}"
         return ActionOutcome(message=f"Scrolled {where}; now at {position} of the page.")
+
+    async def _grown_beyond(self, height: float) -> float | None:
+        """The page's new scroll height once it grows past ``height`` (more loaded at its end), after
+        the new part settles; None when it has not grown within ``GROW_WAIT_S``."""
+        deadline = time.monotonic() + GROW_WAIT_S
+        while time.monotonic() < deadline:
+            await asyncio.sleep(POLL_GROWTH_S)
+            state = await self.call("scroll", "none")
+            if isinstance(state, dict) and float(state.get("max", 0)) > height + 1:
+                await self.readiness.settle()
+                again = await self.call("scroll", "none")
+                return float(again.get("max", 0)) if isinstance(again, dict) else float(state["max"])
+        return None
 
     async def wait_for(self, *, text: str = "", selector: str = "", timeout: float = 10.0) -> bool:
         query = {"selector": selector} if selector else {"text": text}

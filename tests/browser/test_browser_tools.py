@@ -424,3 +424,21 @@ def test_uploads_are_critical_and_enter_is_a_submit(web_page: QtWebEnginePage, l
     assert press.permission_level(press.validate({"key": "Tab"})) is PermissionLevel.INTERACT
     assert typing.permission_level(typing.validate({"text": "hi\n"})) is PermissionLevel.SUBMIT
     assert typing.permission_level(typing.validate({"text": "hi"})) is PermissionLevel.INTERACT
+
+
+# -- scrolling a feed -------------------------------------------------------------------------------
+
+
+def test_scrolling_to_the_end_of_a_feed_waits_for_what_it_loads(web_page: QtWebEnginePage, task_server: TaskServer,  # noqa: F811
+                                                                 arun: Run) -> None:
+    # The feed appends ten articles 150 ms after its end comes into view: each scroll to the end says
+    # the page grew (so three scrolls in a row are not "the same result" to the loop guard), until the
+    # last batch, and then the bottom is the bottom.
+    data = open_task(arun, web_page, task_server, "infinite_scroll", 1)
+    ctx = session_for(web_page)
+    messages = [call(arun, ctx, "scroll_page", direction="bottom").for_model for _ in range(8)]
+    total = len(data["titles"])
+    assert js(arun, web_page, "document.querySelectorAll('article.item').length") == total
+    grew = [m for m in messages if "loaded more below" in m]
+    assert len(grew) == (total - 1) // 10, messages  # the page loads ten at a time
+    assert messages[-1] == "Scrolled bottom; now at the bottom of the page." or "Already" in messages[-1], messages
