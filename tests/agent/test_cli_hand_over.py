@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.fixtures.terminal import run_on_terminal
+from tests.fixtures.terminal import prompts, run_on_terminal
 from tests.servers.scripted_model import ScriptedModel, call, text
 
 
@@ -44,7 +44,8 @@ def test_on_a_terminal_enter_continues_with_a_fresh_reading(
 ) -> None:
     scripted_model.script(call("ask_user_to_take_over", {"reason": "sign in to Example Mail"}), text("Done."))
     run = run_on_terminal(_command(profile_dir, scripted_model, f"{page_server}/hand_over/login.html"),
-                          [(b"press Enter to continue", b"\n")], env=dict(os.environ, QT_QPA_PLATFORM="offscreen"))
+                          prompts([(b"press Enter to continue", b"\n")]),
+                          env=dict(os.environ, QT_QPA_PLATFORM="offscreen"))
     assert run.answered == 1, run.transcript
     assert "Jawad needs you: sign in to Example Mail." in run.transcript
     assert run.returncode == 0, run.transcript

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.fixtures.terminal import run_on_terminal
+from tests.fixtures.terminal import prompts, run_on_terminal
 from tests.servers.scripted_model import ScriptedModel, call, text
 
 # A plan with an action in it (a plan that only reads runs without a question: reading never asks).
@@ -26,7 +26,8 @@ def test_on_a_terminal_the_plan_is_shown_and_y_approves_it(profile_dir: Path, sc
                                                            page_server: str) -> None:
     scripted_model.script(call("propose_plan", PLAN), call("read_page", {}), text("It is called Form test."))
     run = run_on_terminal(_command(profile_dir, scripted_model, f"{page_server}/form.html"),
-                          [(b"Approve this plan? [Y/n]: ", b"y\n")], env=dict(os.environ, QT_QPA_PLATFORM="offscreen"))
+                          prompts([(b"Approve this plan? [Y/n]: ", b"y\n")]),
+                          env=dict(os.environ, QT_QPA_PLATFORM="offscreen"))
     assert run.answered == 1, run.transcript
     assert "Jawad proposes a plan for: What is this page called?" in run.transcript
     assert "Sites: 127.0.0.1" in run.transcript and "1. Read the page" in run.transcript

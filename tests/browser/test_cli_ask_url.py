@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures.terminal import prompts, run_on_terminal
 from tests.servers.scripted_model import ScriptedModel, call, text
 
 
@@ -94,38 +95,17 @@ def test_the_browser_profile_keeps_cookies_between_runs(scripted_model: Scripted
 @pytest.mark.slow
 def test_on_a_terminal_the_question_is_asked_and_answered(scripted_model: ScriptedModel, page_server: str,
                                                           profile_dir: Path) -> None:
-    import pty
-    import select
-    import time
-
     # The answer after the click is checked against the page (read_page) before it is given.
     scripted_model.script(call("click_element", {"selector": "#place"}), text("Order placed."), text("Order placed."))
-    master, slave = pty.openpty()
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    proc = subprocess.Popen(
+    run = run_on_terminal(
         [sys.executable, "-m", "jawad_desktop", "--profile", str(profile_dir), "ask", "Place my order",
          "--url", f"{page_server}/shop/checkout.html", "--kind", "openai-compatible", "--base-url",
          scripted_model.base_url, "--model", "scripted"],
-        stdin=slave, stderr=slave, stdout=subprocess.PIPE, env=env, text=True,
-    )
-    os.close(slave)
-    seen = b""
-    try:
-        deadline = time.monotonic() + 60
-        while b"Your choice" not in seen and time.monotonic() < deadline:
-            ready, _, _ = select.select([master], [], [], 0.5)
-            if ready:
-                seen += os.read(master, 4096)
-        assert b"WARNING: this looks like a purchase" in seen, seen.decode(errors="replace")
-        assert b'BUTTON "Place order"' in seen
-        os.write(master, b"o\n")
-        out, _ = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        os.close(master)
-    assert proc.returncode == 0
-    assert out.strip() == "Order placed."
+        prompts([(b"Your choice", b"o\n")]), env=dict(os.environ, QT_QPA_PLATFORM="offscreen"), timeout_s=120)
+    assert "WARNING: this looks like a purchase" in run.transcript, run.transcript
+    assert 'BUTTON "Place order"' in run.transcript
+    assert run.answered == 1 and run.returncode == 0
+    assert run.stdout.strip() == "Order placed."
     (result,) = _tool_results(scripted_model)
     assert result.startswith('Clicked BUTTON "Place order"') and "confirmed.html" in result
     assert "Order confirmed" in scripted_model.requests[-1]["messages"][-1]["content"]  # the page it checked

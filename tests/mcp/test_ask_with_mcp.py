@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
+from tests.fixtures.terminal import prompts, run_on_terminal
 from tests.llm.test_cli import jawad
 from tests.mcp.conftest import ROOT
 from tests.servers.scripted_model import ScriptedModel, call, text
@@ -57,35 +59,14 @@ def test_an_mcp_tool_that_asks_is_denied_without_a_person_and_allowed_with_allow
 
 
 def test_an_mcp_tool_that_asks_is_asked_on_the_terminal(profile_dir: Path, scripted_model: ScriptedModel) -> None:
-    import os
-    import pty
-    import select
-    import subprocess
-    import time
-
     _add_asking_calc(profile_dir)
     scripted_model.script(call("add", {"a": 20, "b": 22}), text("The sum is 42."))
-    master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "jawad_desktop", "--profile", str(profile_dir),
-                             *_ask_args(scripted_model, "Add 20 and 22")],
-                            stdin=slave, stderr=slave, stdout=subprocess.PIPE, text=True, cwd=ROOT)
-    os.close(slave)
-    seen = b""
-    try:
-        deadline = time.monotonic() + 60
-        while b"Your choice" not in seen and time.monotonic() < deadline:
-            ready, _, _ = select.select([master], [], [], 0.5)
-            if ready:
-                seen += os.read(master, 4096)
-        assert b"Jawad wants to use" in seen and b"add" in seen, seen.decode(errors="replace")
-        os.write(master, b"o\n")
-        out, _ = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        os.close(master)
-    assert proc.returncode == 0
-    assert "The sum is 42." in out
+    run = run_on_terminal([sys.executable, "-m", "jawad_desktop", "--profile", str(profile_dir),
+                           *_ask_args(scripted_model, "Add 20 and 22")],
+                          prompts([(b"Your choice", b"o\n")]), env=dict(os.environ), timeout_s=120, cwd=ROOT)
+    assert "Jawad wants to use" in run.transcript and "add" in run.transcript, run.transcript
+    assert run.answered == 1 and run.returncode == 0
+    assert "The sum is 42." in run.stdout
     assert "42" in scripted_model.requests[1]["messages"][-1]["content"]
 
 

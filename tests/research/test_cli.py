@@ -12,6 +12,7 @@ from pathlib import Path
 
 from jawad_desktop.core.research import ResearchStore
 from jawad_desktop.core.store.conversations import ConversationStore
+from tests.fixtures.terminal import prompts, run_on_terminal
 from tests.servers.scripted_model import ScriptedModel, call, text
 
 INTENT = "Compare the price of the Acme Kettle 1.7 L in three shops"
@@ -87,47 +88,15 @@ def test_plan_only_json_and_a_plan_that_cannot_be_made(scripted_model: ScriptedM
     assert "Traceback" not in bad.stderr
 
 
-def _on_terminal(model: ScriptedModel, profile: Path, answers: list[bytes]) -> tuple[int, str, str]:
+def _on_terminal(model: ScriptedModel, profile: Path, answers: list[bytes]) -> tuple[int | None, str, str]:
     """Run `jawad research` with stdin and stderr on a pseudo-terminal; answer each question in turn."""
-    import pty
-    import select
-    import time
-
-    master, slave = pty.openpty()
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    proc = subprocess.Popen(
+    run = run_on_terminal(
         [sys.executable, "-m", "jawad_desktop", "--profile", str(profile), "research", INTENT,
          "--kind", "openai-compatible", "--base-url", model.base_url, "--model", "scripted"],
-        stdin=slave, stderr=slave, stdout=subprocess.PIPE, env=env, text=True,
-    )
-    os.close(slave)
-    seen = b""
-    try:
-        for answer in answers:
-            deadline = time.monotonic() + 60
-            while b"Run this plan? [y/N]" not in seen and time.monotonic() < deadline:
-                ready, _, _ = select.select([master], [], [], 0.5)
-                if ready:
-                    seen += os.read(master, 4096)
-            assert b"Run this plan? [y/N]" in seen, seen.decode(errors="replace")
-            os.write(master, answer)
-        out, _ = proc.communicate(timeout=120)
-        while True:
-            ready, _, _ = select.select([master], [], [], 0.2)
-            if not ready:
-                break
-            try:
-                chunk = os.read(master, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            seen += chunk
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        os.close(master)
-    return proc.returncode, out, seen.decode(errors="replace")
+        prompts([(b"Run this plan? [y/N]", answer) for answer in answers]),
+        env=dict(os.environ, QT_QPA_PLATFORM="offscreen"), timeout_s=180)
+    assert run.answered == len(answers), run.transcript
+    return run.returncode, run.stdout, run.transcript
 
 
 def test_on_a_terminal_the_plan_is_approved_or_declined(scripted_model: ScriptedModel, page_server: str,
