@@ -1,4 +1,5 @@
-"""Voice: end of speech to transcript, real-time factor, model load, partial latency, loop stalls.
+"""Voice: end of speech to transcript, real-time factor, model load, partial latency, loop stalls;
+conversation mode's first audio, barge-in and lost utterances (``benchmarks/voice_conversation.py``).
 
 Runs the real path: espeak-ng speech played into a private PulseAudio null sink, recorded by
 the app's own capture code, cut by its VAD and transcribed by tiny.en int8 on this machine.
@@ -242,4 +243,8 @@ def run(quick: bool) -> list[Figure]:
     with private_pulseaudio() as pulse:
         figures = asyncio.run(_measure(pulse, quick))
         figures.append(_gui_stall(pulse))  # in a child process: one qasync loop per process
+        # Conversation mode: first audio of the reply, barge-in, no utterance lost (issue 20).
+        from benchmarks.voice_conversation import measure as conversation_figures
+
+        figures.extend(conversation_figures(pulse, quick))
         return figures

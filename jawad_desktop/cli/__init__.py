@@ -40,10 +40,12 @@ COMMAND_MODULES: list[str] = [
     "jawad_desktop.cli.prices_cmd",
     "jawad_desktop.cli.transcribe_cmd",
     "jawad_desktop.cli.listen_cmd",
+    "jawad_desktop.cli.talk_cmd",
     "jawad_desktop.cli.voice_pack_cmd",
     "jawad_desktop.cli.read_page_cmd",
     "jawad_desktop.cli.research_cmd",
     "jawad_desktop.cli.mcp_cmd",
+    "jawad_desktop.cli.docs_cmd",
 ]
 
 

@@ -5,9 +5,11 @@ clicking, typing...). Actions that need permission are asked on an interactive t
 allowed with ``--allow LEVELS``, or all denied with ``--deny-all``); without a person they are
 denied. ``--plan-first`` shows the agent's plan for approval before it acts (y or Enter approves;
 without a person the plan is rejected). ``--json`` prints the final response with its metadata
-instead; ``--verbose`` prints the action log (each tool call, its permission decision and
-result) to stderr. The exchange is saved in the history unless ``--no-save``. Failures go to
-stderr as friendly text (exit 1); text that had already streamed stays on stdout.
+instead; ``--attach FILE`` sends files with the question (read before anything is sent: a
+file that cannot be read ends the command with its reason); ``--verbose`` prints the action log
+(each tool call, its permission decision and result) to stderr. The exchange is saved in the
+history unless ``--no-save``. Failures go to stderr as friendly text (exit 1); text that had
+already streamed stays on stdout.
 """
 
 from __future__ import annotations
@@ -42,6 +44,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("prompt", help='the question ("-" reads it from standard input)')
     parser.add_argument("--json", action="store_true", help="print the final response and its metadata as JSON")
     parser.add_argument("--verbose", "-v", action="store_true", help="print the action log (tool calls) to stderr")
+    parser.add_argument("--attach", metavar="FILE", action="append", default=[],
+                        help="send FILE with the question (repeatable): PDF, DOCX, Markdown, text, code, CSV, "
+                             "XLSX, HTML, PNG, JPEG or WebP")
     parser.add_argument("--no-save", action="store_true",
                         help="do not save this conversation in the history (saved by default)")
     add_provider_selection(parser)
@@ -92,7 +97,7 @@ async def run(args: argparse.Namespace, ctx: AppContext, prompt: str, levels: li
     assistant = _assistant(args, ctx, levels)
     try:
         await assistant.connect_mcp()
-        response = await assistant.send(prompt)
+        response = await assistant.send(prompt, args.attach)
     finally:
         await assistant.aclose()
     return printer.finish(response)
@@ -115,7 +120,7 @@ def run_on_page(args: argparse.Namespace, ctx: AppContext, prompt: str, url: str
                 raise JawadError(f"Could not open {url}: {exc.message}",
                                  suggestions=["Check the address and your network connection."]) from None
             await assistant.connect_mcp()
-            response = await assistant.send(prompt)
+            response = await assistant.send(prompt, args.attach)
             outcome["response"], outcome["url"] = response, await page.url()
             return 1 if response.is_error else 0
         finally:

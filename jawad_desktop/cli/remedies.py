@@ -58,7 +58,7 @@ def remedy_text(remedy: Remedy | None) -> str:
             return ("`jawad listen --list-devices` lists the microphones and `--device NAME` picks one; "
                     "`--backend local` or `--backend api` chooses the transcription (`jawad listen`, "
                     "`jawad transcribe --model MODEL`); `jawad voice-pack install [FILE]` installs offline "
-                    "speech.")
+                    "speech and `jawad voice-pack model MODEL` downloads a speech model.")
         case "mcp":
             return ("`jawad mcp list --tools` checks the MCP servers; `jawad mcp add NAME --command CMD` "
                     "(or --url URL) sets one again; `jawad mcp remove NAME` deletes one.")

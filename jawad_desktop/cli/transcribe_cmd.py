@@ -2,7 +2,8 @@
 
 Any format PyAV reads (WAV, MP3, OGG, FLAC, M4A, WebM). ``--backend`` overrides the
 settings' backend (and turns the fallback off); ``--json`` prints the transcript with its
-language, audio length and transcription time.
+language (detected by a multilingual model when the language is automatic), audio length and
+transcription time.
 """
 
 from __future__ import annotations
@@ -27,7 +28,10 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--backend", choices=["local", "api"], help="override the backend from the settings")
     parser.add_argument("--model", help="local model (e.g. tiny.en, base, small, or a model folder)")
     parser.add_argument("--language", help="language code such as en or fr (default: the settings, or automatic)")
-    parser.add_argument("--json", action="store_true", help="print JSON: text, language, duration_s, elapsed_s")
+    parser.add_argument("--beam-size", type=int, choices=range(1, 11), metavar="N",
+                        help="local Whisper's beam search width, 1 to 10 (default: the settings)")
+    parser.add_argument("--json", action="store_true",
+                        help="print JSON: text, language, language_probability, duration_s, elapsed_s")
     parser.set_defaults(handler=run)
     return parser
 
@@ -37,6 +41,8 @@ async def run(args: argparse.Namespace, ctx: AppContext) -> int:
         ctx.settings.voice.model_size = args.model
     if args.language is not None:
         ctx.settings.voice.language = args.language
+    if args.beam_size is not None:
+        ctx.settings.voice.beam_size = args.beam_size
     transcriber = build_transcriber(ctx, args.backend)
     audio = read_audio(args.file)
     result = await transcriber.transcribe(audio)

@@ -1,10 +1,13 @@
-"""``jawad voice-pack status|install [SOURCE]|remove``: the packaged app's offline speech.
+"""``jawad voice-pack status|install [SOURCE]|remove|model NAME``: offline speech and its models.
 
 The packaged app downloads its offline speech engine and the tiny.en model on demand, as a
 voice pack published next to each release (see ``core.voice.pack``). ``install`` takes the
 release's pack by default (``JAWAD_VOICE_PACK_URL`` points elsewhere), or a URL or a local
 ``.tar.gz`` given as SOURCE; progress goes to stderr, Ctrl+C cancels and leaves nothing
-behind. A source install has offline speech built in: ``status`` says so.
+behind. A source install has offline speech built in: ``status`` says so. ``model NAME``
+downloads a larger speech model (base.en, small.en, distil-small.en, base, small...) from the
+Hugging Face hub (``JAWAD_MODEL_ENDPOINT`` or ``--endpoint`` for a mirror) with progress on
+stderr; a download that was cut off resumes where it stopped.
 """
 
 from __future__ import annotations
@@ -12,9 +15,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from jawad_desktop.core.context import AppContext
+from jawad_desktop.core.voice.models import OFFERED_MODELS, resolve_model
 from jawad_desktop.core.voice.pack import MB, PackStatus, VoicePack
 
 
@@ -33,6 +38,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p_install = actions.add_parser("install", help="download and install the voice pack")
     p_install.add_argument("source", nargs="?", help="a URL or a .tar.gz file (default: the release's download)")
     actions.add_parser("remove", help="delete the installed voice pack")
+    p_model = actions.add_parser("model", help="download a speech model (e.g. base.en, small.en, small)")
+    p_model.add_argument("name", help=f"the model: {', '.join(OFFERED_MODELS)} or another faster-whisper name")
+    p_model.add_argument("--endpoint", help="a mirror of the Hugging Face hub (default: JAWAD_MODEL_ENDPOINT)")
     return parser
 
 
@@ -40,6 +48,8 @@ def run(args: argparse.Namespace, ctx: AppContext) -> int:
     pack = VoicePack.for_app(ctx.paths)
     if args.pack_action == "install":
         return _install(pack, args.source)
+    if args.pack_action == "model":
+        return _download_model(ctx, args.name, args.endpoint)
     if args.pack_action == "remove":
         removed = pack.remove()
         print("Voice pack removed." if removed else "No voice pack was installed.")
@@ -62,12 +72,9 @@ def _describe(status: PackStatus) -> str:
     return f"{text}Offline speech is not installed. Install it with: jawad voice-pack install ({status.url}{size})"
 
 
-def _install(pack: VoicePack, source: str | None) -> int:
-    if not pack.required and source is None:
-        print(_describe(pack.status()))
-        return 0
+def _progress_printer(what: str, terminal: bool) -> Callable[[int, int], None]:
+    """Progress of a download on stderr: one updated line on a terminal, every 10 % otherwise."""
     shown = -1
-    terminal = sys.stderr.isatty()
 
     def progress(done: int, total: int) -> None:
         nonlocal shown
@@ -76,8 +83,31 @@ def _install(pack: VoicePack, source: str | None) -> int:
             return
         shown = percent
         text = f"{done / MB:.0f} of {total / MB:.0f} MB ({percent}%)" if total else f"{done / MB:.0f} MB"
-        print(f"\r\x1b[2KDownloading the voice pack: {text}" if terminal else f"Downloading the voice pack: {text}",
+        print(f"\r\x1b[2KDownloading {what}: {text}" if terminal else f"Downloading {what}: {text}",
               end="" if terminal else "\n", file=sys.stderr, flush=True)
+
+    return progress
+
+
+def _download_model(ctx: AppContext, name: str, endpoint: str | None) -> int:
+    terminal = sys.stderr.isatty()
+    try:
+        path = resolve_model(name, ctx.paths.cache, download=True, endpoint=endpoint,
+                             progress=_progress_printer(f"the speech model {name}", terminal))
+    finally:
+        if terminal:
+            print(file=sys.stderr)
+    print(f"The speech model {name} is ready in {path}. Choose it with: jawad transcribe --model {name} FILE, "
+          "or in the window's voice settings.")
+    return 0
+
+
+def _install(pack: VoicePack, source: str | None) -> int:
+    if not pack.required and source is None:
+        print(_describe(pack.status()))
+        return 0
+    terminal = sys.stderr.isatty()
+    progress = _progress_printer("the voice pack", terminal)
 
     print(f"Installing the voice pack from {source or pack.url}", file=sys.stderr)
     try:

@@ -4,8 +4,10 @@ The window, ``jawad ask`` (with and without ``--url``), ``jawad research`` and `
 read-page`` all build an ``Assistant`` from the app context, optionally with a browser
 ``Page`` the tools act on. It assembles, once:
 
-- the tools: the basic ones, the browser tools when there is a page, and the MCP servers'
-  tools (``connect_mcp``; a name a built-in tool already uses is prefixed and reported);
+- the tools: the basic ones, the file tools (``read_attachment`` for the files attached to a
+  message, ``search_documents`` over the user's document library, ``core.tools.files``), the
+  browser tools when there is a page, and the MCP servers' tools (``connect_mcp``; a name a
+  built-in tool already uses is prefixed and reported);
 - Harbor with the user's site grants, and the one permission gate (``HarborGate``) that
   inspects browser actions on the page and asks through the bus, or denies when nobody can
   be asked;
@@ -25,21 +27,26 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jawad_desktop.core import events as ev
 from jawad_desktop.core.agent import commands
 from jawad_desktop.core.agent.session import AgentSession, ChatClient
 from jawad_desktop.core.context import AppContext
-from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.errors import JawadError, Remedy
 from jawad_desktop.core.harbor.engine import Harbor
 from jawad_desktop.core.harbor.gate import HarborGate, Inspector
 from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.llm.pricing import PriceTable
 from jawad_desktop.core.messages import Message
 from jawad_desktop.core.tools.basic import basic_registry
+from jawad_desktop.core.tools.files.attachments import read_attachments
+from jawad_desktop.core.tools.files.extract import ExtractedFile
+from jawad_desktop.core.tools.files.library import DocumentLibrary
+from jawad_desktop.core.tools.files.tools import files_registry
 from jawad_desktop.core.tools.registry import ToolRegistry
 from jawad_desktop.core.tools.untrusted import fenced_parts
 
@@ -111,7 +118,7 @@ class Assistant:
         self.page = page
         self.cache: PageCache | None = None
         self.browser: BrowserSession | None = None
-        self.base_registry: ToolRegistry = basic_registry()
+        self.base_registry: ToolRegistry = basic_registry().merged(files_registry())
         inspector: Inspector | None = None
         if page is not None:
             self.browser = self._browser_for(page, remember=save)
@@ -140,6 +147,10 @@ class Assistant:
             prices=PriceTable.in_folder(ctx.paths.config, bus=self.bus),  # the user's prices.json over the defaults
             facts=ctx.model_facts,  # each model's tool format and context window, kept in the profile
         )
+        # The user's document library, for search_documents (indexed by `jawad docs` or the window).
+        self.library = DocumentLibrary.open(ctx.paths.config, ctx.paths.data, bus=self.bus,
+                                            max_bytes=settings.agent.max_attachment_mb * 1_000_000)
+        self.session.extras["library"] = self.library
         self.store: ConversationStore | None = None
         self.recorder: ConversationRecorder | None = None
         if save:
@@ -230,11 +241,27 @@ class Assistant:
     def busy(self) -> bool:
         return self.session.running or (self._research is not None and self._research.running)
 
-    async def send(self, text: str) -> ev.ChatResponse:
+    async def send(self, text: str, attachments: Sequence[str | Path | ExtractedFile] = ()) -> ev.ChatResponse:
         """Run one turn for ``text`` (its events on the bus) and return its final response.
 
+        ``attachments``: files to send with the message (``core.tools.files``): paths, read first
+        off the event loop, or files read before (a question asked again). A file that cannot be
+        read (encrypted, unsupported, too large), or a picture for a model that does not see images,
+        raises its ``JawadError`` before anything is sent, so the message is not sent and the
+        caller keeps what the user typed.
         ``/clear`` starts a new conversation (the same as New chat).
         """
+        files = await read_attachments(
+            attachments, max_bytes=self.ctx.settings.agent.max_attachment_mb * 1_000_000) if attachments else []
+        pictures = [file.name for file in files if file.image is not None]
+        if pictures and not self.session.sees_images():
+            raise JawadError(
+                f"The model cannot see images, so {', '.join(pictures)} cannot be sent to it. "
+                "Your message was not sent.",
+                suggestions=["Choose a model that accepts images (GPT-4o, Claude, Gemini, llava...), "
+                             "or send the message without the picture."],
+                remedy=Remedy("provider-model"),
+            )
         command = commands.parse_slash(text)
         if command is not None and command[0] == "clear":
             self.new_chat()
@@ -244,7 +271,7 @@ class Assistant:
         if self.browser is not None:
             self.browser.note_user_message(text)
         plan_first = self.ctx.settings.agent.plan_first if self.plan_first is None else self.plan_first
-        return await self.session.run(text, plan_first=plan_first)
+        return await self.session.run(text, plan_first=plan_first, attachments=files)
 
     def stop(self) -> None:
         """Stop whatever runs: the turn (and a permission request it waits on) or a research."""
@@ -294,22 +321,24 @@ class Assistant:
         last = next((i for i in range(len(history) - 1, -1, -1) if history[i].role == "user"), None)
         if last is None:
             return ""
-        text = history[last].content
+        text = self.session.typed_text(history[last])
         kept = list(history[:last])
         if self.store is not None and self.conversation_id:
             stored = self.store.messages(self.conversation_id)
             position = next((s.position for s in reversed(stored) if s.message.role == "user"), None)
             if position is not None:
                 self.store.truncate(self.conversation_id, position)
-                kept = self.store.history(self.conversation_id)
-        self.session.clear()
+                kept = self.session.with_files(self.store.history(self.conversation_id))
+        self.session.clear(keep_files=True)  # the conversation's files stay readable
         self.session.history.commit(kept)
         return text
 
     async def regenerate(self) -> ev.ChatResponse | None:
-        """Ask the last question again, in place of its answer; None when there is none."""
+        """Ask the last question again (with the files it had), in place of its answer; None when
+        there is none."""
+        files = list(self.session.last_attachments)
         text = self.edit_last()
-        return await self.send(text) if text else None
+        return await self.send(text, files) if text else None
 
     async def read_page(self) -> PageReading:
         """What read_page gives the model for the current page (``jawad read-page``)."""
@@ -374,6 +403,8 @@ class Assistant:
         """Release what needs an orderly end: the client, the MCP servers, the page cache, the
         store. The page belongs to whoever made it."""
         self.stop()
+        with contextlib.suppress(Exception):
+            await self.library.aclose()
         client = self._given_client or self._client
         if client is not None and hasattr(client, "aclose"):
             with contextlib.suppress(Exception):

@@ -176,10 +176,12 @@ class GrantsChanged(Event):
 
 @dataclass(frozen=True, slots=True)
 class TurnStarted(Event):
-    """The user's message was accepted and a turn begins (the recorder saves the message now)."""
+    """The user's message was accepted and a turn begins (the recorder saves the message now).
+    ``attachments``: the names of the files sent with it."""
 
     run_id: str
     user_text: str
+    attachments: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,6 +241,33 @@ class VoiceState(Event):
     retryable: bool = False  # an error whose recording is kept: VoiceSession.retry() can transcribe it
     # Where the user fixes the error (``errors.Remedy.as_json()``); each face words it.
     remedy: dict[str, str] = field(default_factory=dict)
+    language: str = ""  # of a result: the language spoken (detected by a multilingual model)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelDownloadProgress(Event):
+    """A speech model downloading (``core.voice.models.bus_progress``): ``done`` of ``total`` bytes;
+    ``finished`` on the last one."""
+
+    model: str
+    done: int
+    total: int
+    finished: bool = False
+
+
+ConversationStateName = Literal["listening", "thinking", "speaking", "idle"]
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationState(Event):
+    """Conversation mode (``core.voice.conversation``): what Jawad does now. ``idle`` ends it,
+    with ``reason`` (``"stop-word"``, ``"stopped"``, ``"silence"``, ``"error"``, ``"once"``);
+    ``barge_in`` marks a ``listening`` that began by the user speaking over the reply."""
+
+    state: ConversationStateName
+    reason: str = ""
+    barge_in: bool = False
+    error: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,6 +316,20 @@ class AgentStep(Event):
     max_iterations: int
     tool_name: str = ""
     doing: str = ""  # what the tool does, in words: 'clicking "Add to cart"' (``core.agent.step_words``)
+
+
+@dataclass(frozen=True, slots=True)
+class LibraryProgress(Event):
+    """The document library's indexing (``core.tools.files.library``): ``done`` of ``total`` files
+    looked at, the one being read; ``finished`` once (with ``cancelled`` when stopped), and
+    ``summary`` in words then ("12 files indexed, 1 could not be read")."""
+
+    done: int
+    total: int
+    current: str = ""
+    finished: bool = False
+    cancelled: bool = False
+    summary: str = ""
 
 
 Subscriber = Callable[[Event], None]

@@ -308,7 +308,7 @@ def run_gui(profile: str | None, *, screenshot: str | None = None, startup_repor
     import asyncio
 
     errors = UnhandledErrors()
-    quit_requests = QuitRequests(window.close)
+    quit_requests = QuitRequests(window.quit)
 
     async def main() -> int:
         from jawad_desktop.core.context import AppContext

@@ -1,29 +1,41 @@
-"""The chat: a virtualised message list, the multi-line input, Send and Stop.
+"""The chat: a virtualised message list, the composer (input, Send/Stop and the window's other
+input buttons in one rounded box), and the empty state that guides a new conversation.
 
 The list is a ``QListView`` over ``ChatModel``; each row is painted by ``ChatDelegate`` from
 markdown rendered once and cached, so 5,000 messages stay smooth (only visible rows are laid
-out; others use a cheap height estimate until first painted). Streaming deltas are coalesced
-and flushed at most every ``FLUSH_MS`` so a fast model does not re-layout the last row per token.
-Tool calls show as collapsible cards. Links open through ``link_activated``; code blocks have
-Copy links. An answer may carry a small usage line under its text ("1,234 tokens · about $0.0021").
+out; others use a cheap height estimate until first painted). The user's messages are bubbles on
+the right; answers are plain, full width, under the assistant's name; tool calls are compact
+cards. Streaming deltas are coalesced and flushed at most every ``FLUSH_MS``; the answer being
+streamed grows one document in place (``_LiveDocument``: each finished block rendered once, so a
+long answer stays linear) and ends with a caret. Links open through ``link_activated``; code
+blocks show their language and a Copy link. An answer may carry a small usage line under its
+text ("1,234 tokens · about $0.0021"). The input grows with its text up to eight lines; Send
+turns into Stop while an answer runs. An empty conversation shows ``EmptyState`` instead of
+the list: what to do when no provider is set, else example requests that fill the input.
 """
 
 from __future__ import annotations
 
+import functools
 import html
 import itertools
 import json
 import logging
+import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import (
     QAbstractListModel,
+    QEvent,
+    QMimeData,
     QModelIndex,
     QPersistentModelIndex,
     QPoint,
     QRect,
+    QRectF,
     QSize,
     Qt,
     QTimer,
@@ -32,20 +44,33 @@ from PySide6.QtCore import (
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QColor,
+    QContextMenuEvent,
+    QDragEnterEvent,
+    QDropEvent,
+    QFont,
+    QFontMetrics,
     QGuiApplication,
+    QImage,
     QKeyEvent,
     QKeySequence,
     QMouseEvent,
     QPainter,
     QPalette,
+    QResizeEvent,
+    QTextCursor,
     QTextDocument,
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QFrame,
     QHBoxLayout,
+    QLabel,
     QListView,
+    QMenu,
     QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
+    QStackedWidget,
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -54,10 +79,13 @@ from PySide6.QtWidgets import (
 )
 
 from jawad_desktop.core.markdown import code_blocks, render_markdown
+from jawad_desktop.ui.attachments_bar import AttachmentBar, files_in, save_pasted_image
+from jawad_desktop.ui.icons import add_state_images, icon, state_markdown
 
 log = logging.getLogger("jawad.ui.chat")
 
 FLUSH_MS = 33
+ASSISTANT_NAME = "Jawad"
 _ids = itertools.count(1)
 
 ModelIndex = QModelIndex | QPersistentModelIndex
@@ -81,12 +109,11 @@ class ChatItem:
 
     def markdown(self) -> str:
         if self.role != "tool":
-            return self.text or ("…" if self.streaming else "")
-        icon = {"success": "✓", "error": "✗", "denied": "⛔", "pending": "…"}.get(self.tool_status, "•")
-        head = f"{icon} **{self.tool_name}**"
+            return self.text
+        head = f"{state_markdown(self.tool_status)} **{self.tool_name}**"  # an icon: no missing glyph
         if not self.expanded:
             summary = self.tool_result.splitlines()[0][:120] if self.tool_result else self.tool_status
-            return f"{head} — {summary}  \n[show details](toggle:)"
+            return f"{head} — {summary} · [show details](toggle:)"
         args = json.dumps(self.tool_args, ensure_ascii=False, indent=2)
         return f"{head}\n\n```json\n{args}\n```\n\n{self.tool_result}\n\n[hide details](toggle:)"
 
@@ -245,8 +272,87 @@ class ChatModel(QAbstractListModel):
         return None
 
 
+CARET = "▍"
+_COPY_LINK = re.compile(r'href="copy:(\d+)"')
+_FENCE = re.compile(r" {0,3}(```|~~~)")
+
+
+def stable_end(text: str, start: int = 0) -> int:
+    """Where the blocks of ``text`` that no later text can change end: just after its last blank
+    line outside a code fence, from ``start`` on (which must be outside a fence); ``start`` if
+    there is none. A streamed answer's blocks before that point are rendered once."""
+    end, in_fence, pos = start, False, start
+    for line in text[start:].splitlines(keepends=True):
+        pos += len(line)
+        if not line.endswith("\n"):
+            break  # the last line is still being written
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        elif not in_fence and not line.strip():
+            end = pos
+    return end
+
+
+class _LiveDocument:
+    """The document of an answer being streamed, grown in place: the finished blocks are
+    rendered and laid out once, only the block being written is rendered again at each flush
+    (re-rendering the whole answer each flush made a long stream quadratic). The caret ends it."""
+
+    def __init__(self, font: QFont, width: int, dark: bool) -> None:
+        self.doc = QTextDocument()
+        self.doc.setDocumentMargin(0)
+        self.doc.setDefaultFont(font)
+        self.doc.setTextWidth(width)
+        self.width, self.dark = width, dark
+        self.version = -1
+        self.source = ""  # the text rendered as finished blocks
+        self.stable_pos = 0  # where those blocks end in the document
+        self.copies = 0  # their code blocks (the tail's Copy links are numbered after them)
+        self.rendered = 0  # characters of markdown rendered so far (about the answer's length, not its square)
+
+    def _html(self, text: str) -> str:
+        first = self.copies
+        self.rendered += len(text)
+        return _COPY_LINK.sub(lambda m: f'href="copy:{first + int(m.group(1))}"',
+                              render_markdown(text, dark=self.dark)).strip()
+
+    @staticmethod
+    def _insert(cursor: QTextCursor, html_: str) -> None:
+        """Add blocks at the end. Inserted HTML's first paragraph merges into the cursor's block:
+        it gets a block of its own, with its own format (margins), as ``setHtml`` would give it."""
+        if html_.startswith(("<p", "<h")):
+            if cursor.block().text():
+                cursor.insertBlock()
+            probe = QTextDocument()
+            probe.setHtml(html_)
+            cursor.setBlockFormat(probe.begin().blockFormat())
+        cursor.insertHtml(html_)
+
+    def update(self, text: str) -> None:
+        if not text.startswith(self.source):  # replaced, not grown: start again
+            self.doc.clear()
+            self.source, self.stable_pos, self.copies = "", 0, 0
+        cursor = QTextCursor(self.doc)
+        cursor.setPosition(self.stable_pos)
+        cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+        cursor.removeSelectedText()
+        split = stable_end(text, len(self.source))
+        if split > len(self.source):
+            html_ = self._html(text[len(self.source):split])
+            self._insert(cursor, html_)
+            self.copies += len(_COPY_LINK.findall(html_))
+            self.source = text[:split]
+            self.stable_pos = cursor.position()
+        tail = text[split:]
+        if tail.strip():
+            self._insert(cursor, self._html(tail))
+        cursor.insertText(CARET)
+
+
 class ChatDelegate(QStyledItemDelegate):
-    """Paints a row as a bubble of rendered markdown; caches documents and heights."""
+    """Paints a row from rendered markdown: the user's messages as tinted bubbles on the right,
+    the assistant's plain and full width under its name, tool calls as compact cards; caches
+    documents and heights. An answer being streamed ends with a caret (▍)."""
 
     PAD = 8
     MARGIN = 6
@@ -256,6 +362,7 @@ class ChatDelegate(QStyledItemDelegate):
         super().__init__(view)
         self._view = view
         self._docs: OrderedDict[tuple[int, int, int, bool], QTextDocument] = OrderedDict()
+        self._live: dict[int, _LiveDocument] = {}  # item id -> its document while it streams
         self._heights: dict[tuple[int, int, int], int] = {}  # exact, from a laid-out document
         self._estimates: dict[tuple[int, int, int], int] = {}
         self._last_hint: dict[int, int] = {}  # item id -> height the view laid the row out with
@@ -278,8 +385,40 @@ class ChatDelegate(QStyledItemDelegate):
     def text_width(self, option_width: int) -> int:
         return max(80, option_width - 2 * (self.PAD + self.MARGIN) - 40)
 
+    def forget_streams(self) -> None:
+        """The conversation was replaced: no answer streams any more."""
+        self._live.clear()
+
+    def header_height(self, item: ChatItem) -> int:
+        """The name line above an answer ("Jawad"); other rows have none."""
+        if item.role != "assistant":
+            return 0
+        return self._small_metrics().lineSpacing() + 2
+
+    def _small_font(self) -> QFont:
+        font = QFont(self._view.font())
+        font.setPointSizeF(max(6.0, font.pointSizeF() * 0.85))
+        font.setBold(True)
+        return font
+
+    def _small_metrics(self) -> QFontMetrics:
+        return QFontMetrics(self._small_font())
+
+    def _live_document(self, item: ChatItem, width: int, dark: bool) -> QTextDocument:
+        live = self._live.get(item.id)
+        if live is None or live.width != width or live.dark != dark:
+            live = self._live[item.id] = _LiveDocument(self._view.font(), width, dark)
+        if live.version != item.version:
+            live.update(item.text)
+            live.version = item.version
+            self._heights[(item.id, item.version, width)] = int(live.doc.size().height())
+        return live.doc
+
     def document(self, item: ChatItem, width: int) -> QTextDocument:
         dark = self._dark()
+        if item.streaming and item.role == "assistant":
+            return self._live_document(item, width, dark)
+        self._live.pop(item.id, None)
         key = (item.id, item.version, width, dark)
         doc = self._docs.get(key)
         if doc is not None:
@@ -288,6 +427,8 @@ class ChatDelegate(QStyledItemDelegate):
         doc = QTextDocument()
         doc.setDocumentMargin(0)
         doc.setDefaultFont(self._view.font())
+        if item.role == "tool":
+            add_state_images(doc, self._view.devicePixelRatioF())
         body = render_markdown(item.markdown(), dark=dark)
         if item.usage:  # plain text, escaped: not part of the markdown (copying the answer leaves it out)
             body += f'<p style="font-size:small; color:#888888;">{html.escape(item.usage)}</p>'
@@ -324,7 +465,8 @@ class ChatDelegate(QStyledItemDelegate):
             height = lines * metrics.lineSpacing()
             self._estimates[key] = height
         self._last_hint[item.id] = height
-        return QSize(self._view.viewport().width(), height + 2 * (self.PAD + self.MARGIN) // 2 + self.PAD)
+        extra = 2 * self.PAD + self.MARGIN + self.header_height(item)
+        return QSize(self._view.viewport().width(), height + extra)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: ModelIndex) -> None:
         item: ChatItem = index.data(ChatModel.ItemRole)
@@ -352,15 +494,28 @@ class ChatDelegate(QStyledItemDelegate):
         }
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(colors.get(item.role, colors["assistant"]))
-        painter.drawRoundedRect(bubble, 8, 8)
+        if item.role == "assistant":  # plain, under its name
+            header = self.header_height(item)
+            painter.setFont(self._small_font())
+            painter.setPen(palette.color(QPalette.ColorRole.PlaceholderText))
+            painter.drawText(QRect(bubble.left() + self.PAD, bubble.top() - header, bubble.width(), header),
+                             Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, ASSISTANT_NAME)
+            painter.setPen(Qt.PenStyle.NoPen)
+        else:
+            painter.setBrush(colors.get(item.role, colors["notice"]))
+            if item.role == "tool":  # a compact card: a light fill and an outline
+                painter.setPen(palette.color(QPalette.ColorRole.Mid))
+            painter.drawRoundedRect(bubble, 8 if item.role != "user" else 12, 8 if item.role != "user" else 12)
         if option.state & QStyle.StateFlag.State_HasFocus:
             painter.setPen(palette.color(QPalette.ColorRole.Highlight))
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawRoundedRect(bubble, 8, 8)
-        painter.translate(bubble.left() + self.PAD, bubble.top() + self.PAD)
+        origin = QPoint(bubble.left() + self.PAD, bubble.top() + self.PAD)
+        painter.translate(origin)
         ctx = QAbstractTextDocumentLayout.PaintContext()
         ctx.palette.setColor(QPalette.ColorRole.Text, palette.color(QPalette.ColorRole.Text))
+        # Only the part on screen is drawn (a long answer is taller than the view).
+        ctx.clip = QRectF(rect.intersected(self._view.viewport().rect()).translated(-origin))
         doc.documentLayout().draw(painter, ctx)
         painter.restore()
 
@@ -369,7 +524,7 @@ class ChatDelegate(QStyledItemDelegate):
         w = min(rect.width() - 2 * self.MARGIN, content_w + 2 * self.PAD)
         h = int(doc.size().height()) + 2 * self.PAD
         left = rect.right() - self.MARGIN - w if item.role == "user" else rect.left() + self.MARGIN
-        return QRect(left, rect.top() + self.MARGIN // 2, w, h)
+        return QRect(left, rect.top() + self.MARGIN // 2 + self.header_height(item), w, h)
 
     def _resize_now(self) -> None:
         pending, self._resize_pending = self._resize_pending, []
@@ -417,6 +572,7 @@ class ChatView(QListView):
         self.chat_model.item_grew.connect(self._row_grew)
         self.chat_delegate.sizeHintChanged.connect(self._follow)
         self.chat_model.modelReset.connect(self._follow)
+        self.chat_model.modelReset.connect(self.chat_delegate.forget_streams)
 
     def _timer(self, slot: Any) -> QTimer:
         timer = QTimer(self)
@@ -495,24 +651,97 @@ class ChatView(QListView):
         if index.isValid():
             QGuiApplication.clipboard().setText(self.chat_model.item_at(index.row()).text)
 
+    def actions_for(self, row: int) -> list[tuple[str, str]]:
+        """What can be done on row ``row`` from the keyboard and its menu, as (label, link) pairs
+        for ``activate_link``: a tool card's details, each code block's copy, each web link."""
+        item = self.chat_model.item_at(row)
+        actions: list[tuple[str, str]] = []
+        if item.role == "tool":
+            actions.append(("Hide the details" if item.expanded else "Show the details", "toggle:"))
+        for n, _code in enumerate(code_blocks(item.markdown())):
+            actions.append((f"Copy code block {n + 1}", f"copy:{n}"))
+        seen: set[str] = set()
+        for title, url in _LINK_RE.findall(item.markdown()) + [("", u) for u in _BARE_URL_RE.findall(item.text)]:
+            url = url.rstrip(".,;:)")
+            if url not in seen:
+                seen.add(url)
+                actions.append((f"Open {title or url}"[:90], url))
+        return actions
+
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.matches(QKeySequence.StandardKey.Copy):
             self.copy_selected()
             return
+        index = self.currentIndex()
+        # A tool card opens and closes from the keyboard; a message's own menu has the rest.
+        if (index.isValid() and event.key() in (Qt.Key.Key_Space, Qt.Key.Key_Return, Qt.Key.Key_Enter)
+                and self.chat_model.item_at(index.row()).role == "tool"):
+            self.activate_link(index.row(), "toggle:")
+            return
         super().keyPressEvent(event)
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
+        """The message's menu (right click, the Menu key, Shift+F10): copy it, copy its code
+        blocks, open its links, show or hide a tool card's details."""
+        index = self.indexAt(event.pos()) if event.reason() == QContextMenuEvent.Reason.Mouse else self.currentIndex()
+        if not index.isValid():
+            return
+        self.setCurrentIndex(index)
+        menu = QMenu(self)
+        menu.setAccessibleName("Message actions")
+        menu.addAction("Copy the message", self.copy_selected)
+        row = index.row()
+        for label, href in self.actions_for(row):
+            menu.addAction(label, functools.partial(self.activate_link, row, href))
+        where = event.globalPos() if event.reason() == QContextMenuEvent.Reason.Mouse else (
+            self.viewport().mapToGlobal(self.visualRect(index).topLeft()))
+        menu.popup(where)
+
+
+_LINK_RE = re.compile(r"\[([^\]]{1,80})\]\((https?://[^)\s]+)\)")
+_BARE_URL_RE = re.compile(r"(?<![(\[])https?://[^\s<>\])]+")
 
 
 class ChatInput(QPlainTextEdit):
-    """Multi-line input: Enter sends, Shift+Enter adds a line."""
+    """Multi-line input: Enter sends, Shift+Enter adds a line. It grows with its text from
+    ``MIN_LINES`` to ``MAX_LINES`` lines, then scrolls."""
 
     submitted = Signal()
+    files_given = Signal(list)  # list[Path]: files pasted or dropped into the input
+    MIN_LINES = 2
+    MAX_LINES = 8
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.setObjectName("composerInput")
         self.setPlaceholderText("Ask Jawad anything — Enter sends, Shift+Enter adds a line")
         self.setAccessibleName("Message input")
         self.setTabChangesFocus(True)
-        self.setFixedHeight(76)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.document().documentLayout().documentSizeChanged.connect(self._fit)
+        self._fit()
+
+    def lines_shown(self) -> int:
+        """How many lines of text the input is tall now."""
+        lines = int(self.document().documentLayout().documentSize().height())
+        return max(self.MIN_LINES, min(self.MAX_LINES, lines))
+
+    def _fit(self, *args: Any) -> None:
+        margins = self.contentsMargins()
+        height = (self.lines_shown() * self.fontMetrics().lineSpacing() + 2 * int(self.document().documentMargin())
+                  + margins.top() + margins.bottom() + 2)
+        if height != self.height() or self.minimumHeight() != height:
+            self.setFixedHeight(height)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            self._fit()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit()  # a narrower input wraps into more lines
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not (
@@ -521,6 +750,101 @@ class ChatInput(QPlainTextEdit):
             self.submitted.emit()
             return
         super().keyPressEvent(event)
+
+    # Files and pictures pasted (or dropped) into the input are attached, not typed as their paths.
+    def canInsertFromMimeData(self, source: QMimeData) -> bool:
+        return bool(files_in(source)) or source.hasImage() or super().canInsertFromMimeData(source)
+
+    def insertFromMimeData(self, source: QMimeData) -> None:
+        files = files_in(source)
+        if not files and source.hasImage() and not source.hasText():
+            pasted = save_pasted_image(QImage(source.imageData()))
+            files = [pasted] if pasted is not None else []
+        if files:
+            self.files_given.emit(files)
+            return
+        super().insertFromMimeData(source)
+
+
+EXAMPLE_PROMPTS = (
+    "Summarize the page I have open",
+    "Compare three well-reviewed laptops under €600",
+    "What does \"No module named 'numpy'\" mean?",
+    "Plan a day in Lisbon by tram",
+)
+
+
+class EmptyState(QWidget):
+    """What an empty conversation shows where the messages go. Without a provider: what to do,
+    with a button that opens Settings → Providers (``settings_requested``). With one: a few
+    example requests; a click puts one in the input (``prompt_chosen(text)``) to edit or send."""
+
+    settings_requested = Signal()
+    prompt_chosen = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("chatEmptyState")
+        self.title = QLabel(self)
+        self.title.setObjectName("emptyStateTitle")
+        self.title.setProperty("role", "title")
+        self.title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.title.setWordWrap(True)
+        self.text = QLabel(self)
+        self.text.setObjectName("emptyStateText")
+        self.text.setProperty("role", "muted")
+        self.text.setTextFormat(Qt.TextFormat.MarkdownText)
+        self.text.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.text.setWordWrap(True)
+        self.text.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.settings_button = QPushButton("Open Settings → Providers", self)
+        self.settings_button.setObjectName("emptyStateSettings")
+        self.settings_button.setProperty("primary", True)
+        self.settings_button.setAccessibleName("Open Settings, Providers")
+        self.settings_button.clicked.connect(self.settings_requested)
+        self.prompt_buttons: list[QPushButton] = []
+        column = QVBoxLayout(self)
+        column.setContentsMargins(24, 24, 24, 24)
+        column.setSpacing(10)
+        column.addStretch(1)
+        column.addWidget(self.title)
+        column.addWidget(self.text)
+        column.addWidget(self.settings_button, 0, Qt.AlignmentFlag.AlignHCenter)
+        for prompt in EXAMPLE_PROMPTS:
+            button = QPushButton(prompt, self)
+            button.setObjectName("emptyStatePrompt")
+            button.setAccessibleName(f"Example request: {prompt}")
+            button.setToolTip("Put this request in the input, to edit or send")
+            button.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+            button.setMaximumWidth(420)
+            button.clicked.connect(lambda _=False, p=prompt: self.prompt_chosen.emit(p))
+            column.addWidget(button, 0, Qt.AlignmentFlag.AlignHCenter)
+            self.prompt_buttons.append(button)
+        column.addStretch(2)
+        self.set_provider_ready(True)
+
+    def set_provider_ready(self, ready: bool, setup_text: str = "") -> None:
+        """Examples when a provider is set; else ``setup_text`` (what to do) and the Settings button."""
+        if ready:
+            self.title.setText("What can I do for you?")
+            self.text.setText("Ask anything, or try one of these. I can browse the page on the right "
+                              "for you, and ask before I act.")
+        else:
+            self.title.setText("Set up a model to start")
+            self.text.setText(setup_text)
+        self.settings_button.setVisible(not ready)
+        for button in self.prompt_buttons:
+            button.setVisible(ready)
+
+    def is_provider_ready(self) -> bool:
+        return not self.settings_button.isVisibleTo(self)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        # A narrow column shortens the examples with "…" (the whole request still goes in the input).
+        for prompt, button in zip(EXAMPLE_PROMPTS, self.prompt_buttons, strict=True):
+            room = min(button.maximumWidth(), self.width() - 48) - 24
+            button.setText(button.fontMetrics().elidedText(prompt, Qt.TextElideMode.ElideRight, max(40, room)))
 
 
 class ChatPanel(QWidget):
@@ -533,40 +857,117 @@ class ChatPanel(QWidget):
         super().__init__(parent)
         self.view = ChatView(self)
         self.input = ChatInput(self)
-        self.send_button = QPushButton("Send", self)
+        self.send_button = QPushButton("", self)
         self.send_button.setAccessibleName("Send message")
         self.send_button.setToolTip("Send (Enter)")
-        self.stop_button = QPushButton("Stop", self)
+        self.send_button.setIcon(icon("send", "on-accent"))
+        self.send_button.setProperty("primary", True)
+        self.stop_button = QPushButton("", self)
         self.stop_button.setAccessibleName("Stop the running answer")
         self.stop_button.setToolTip("Stop (Esc)")
+        self.stop_button.setIcon(icon("square"))
         self.stop_button.setEnabled(False)
         self.busy_widgets: list[QWidget] = []  # other controls disabled while an answer runs
         self._answer_id: int | None = None  # the answer being streamed
         self._cards: dict[str, int] = {}  # tool call (action-log entry id) -> its card's item id
-        self._input_row = QHBoxLayout()
-        self._input_row.addWidget(self.input, 1)
-        self._buttons = QVBoxLayout()
+        self.stop_button.hide()  # Send turns into Stop while an answer runs
+        # Files to send with the message: the attach button, a drop on the panel, a paste.
+        self.attachments = AttachmentBar(self)
+        self.attach_button = QPushButton("", self)
+        self.attach_button.setObjectName("attachButton")
+        self.attach_button.setIcon(icon("paperclip"))
+        self.attach_button.setToolTip("Attach files (Ctrl+Shift+O): documents, tables, pictures")
+        self.attach_button.setAccessibleName("Attach files")
+        self.attach_button.clicked.connect(self.attachments.choose_files)
+        self.setAcceptDrops(True)
+        self.send_button.setObjectName("sendButton")
+        self.stop_button.setObjectName("stopButton")
+        # The composer: the input with its buttons under it, in one rounded box.
+        self.composer = QFrame(self)
+        self.composer.setObjectName("composer")
+        self.composer.setProperty("card", True)
+        self.composer.setFrameShape(QFrame.Shape.StyledPanel)
+        self.composer.setStyleSheet("#composerInput { border: none; background: transparent; }")
+        self.input.setParent(self.composer)
+        self._buttons = QHBoxLayout()
+        self._buttons.setContentsMargins(0, 0, 0, 0)
+        self._buttons.addWidget(self.attach_button)
+        self._buttons.addStretch(1)
         self._buttons.addWidget(self.send_button)
         self._buttons.addWidget(self.stop_button)
-        self._buttons.addStretch(1)
-        self._input_row.addLayout(self._buttons)
+        box = QVBoxLayout(self.composer)
+        box.setContentsMargins(8, 6, 6, 6)
+        box.setSpacing(2)
+        box.addWidget(self.attachments)
+        box.addWidget(self.input)
+        box.addLayout(self._buttons)
+        # What an empty conversation shows in place of the messages (see EmptyState).
+        self.empty_state = EmptyState(self)
+        self._stack = QStackedWidget(self)
+        self._stack.addWidget(self.view)
+        self._stack.addWidget(self.empty_state)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.view, 1)
-        layout.addLayout(self._input_row, 0)
+        layout.addWidget(self._stack, 1)
+        layout.addWidget(self.composer, 0)
+        model = self.view.chat_model
+        for signal in (model.rowsInserted, model.rowsRemoved, model.modelReset):
+            signal.connect(self._show_empty_state_if_empty)
+        self.empty_state.prompt_chosen.connect(self.edit_text)
+        self._show_empty_state_if_empty()
         self.input.submitted.connect(self._submit)
+        self.input.files_given.connect(self.attachments.add)
         self.send_button.clicked.connect(self._submit)
         self.stop_button.clicked.connect(self.stop_requested)
 
     def insert_above_input(self, widget: QWidget) -> None:
-        """Put a panel (e.g. a permission question) between the messages and the input."""
+        """Put a panel (e.g. a permission question) between the messages and the input. It takes
+        the column's width whatever its contents would like (Ignored): a panel that opens or
+        closes never widens the chat column, so the splitter and the page do not move."""
+        policy = widget.sizePolicy()
+        policy.setHorizontalPolicy(QSizePolicy.Policy.Ignored)
+        widget.setSizePolicy(policy)
         layout = self.layout()
         assert isinstance(layout, QVBoxLayout)
         layout.insertWidget(1, widget)
 
     def add_input_button(self, widget: QWidget) -> None:
-        """Put another control (e.g. the microphone) beside Send and Stop."""
-        self._buttons.insertWidget(self._buttons.count() - 1, widget)
+        """Put another control (e.g. the microphone) in the composer, before Send."""
+        widget.setParent(self.composer)
+        self._buttons.insertWidget(self._buttons.indexOf(self.send_button), widget)
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if files_in(event.mimeData()):
+            event.acceptProposedAction()
+        else:
+            super().dragEnterEvent(event)
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        files = files_in(event.mimeData())
+        if files:
+            self.attachments.add(files)
+            event.acceptProposedAction()
+            self.input.setFocus()
+        else:
+            super().dropEvent(event)
+
+    def take_attachments(self) -> list[Path]:
+        """Empty the composer's files and return them (called once a send was accepted)."""
+        return self.attachments.take()
+
+    def restore_message(self, text: str, files: list[Path]) -> None:
+        """Put a message that was not sent back in the composer, with its files."""
+        if not self.input.toPlainText().strip():
+            self.input.setPlainText(text)
+        self.attachments.add(files)
+        self.input.setFocus()
+
+    def is_empty(self) -> bool:
+        """No message in this conversation (the empty state shows)."""
+        return not self.view.chat_model.items()
+
+    def _show_empty_state_if_empty(self, *args: Any) -> None:
+        self._stack.setCurrentWidget(self.empty_state if self.is_empty() else self.view)
 
     def _submit(self) -> None:
         text = self.input.toPlainText().strip()
@@ -575,8 +976,14 @@ class ChatPanel(QWidget):
         self.send_requested.emit(text)
 
     def set_busy(self, busy: bool) -> None:
+        """While an answer runs, Send gives its place to Stop (and back when it ends)."""
+        had_focus = self.send_button.hasFocus() or self.stop_button.hasFocus()
         self.send_button.setEnabled(not busy)
         self.stop_button.setEnabled(busy)
+        self.send_button.setVisible(not busy)
+        self.stop_button.setVisible(busy)
+        if had_focus:
+            (self.stop_button if busy else self.send_button).setFocus()
         for widget in self.busy_widgets:
             widget.setEnabled(not busy)
 

@@ -14,13 +14,22 @@ from collections.abc import Iterable
 from pydantic import ValidationError
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLayout,
+    QLineEdit,
+    QPushButton,
+    QWidget,
+)
 
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.ui.remedies import error_text
+from jawad_desktop.ui.theme import current
 
 ERROR_STYLE = "color: #c01c28;"
-OK_STYLE = "color: #26a269;"
 
 
 def button(text: str, accessible_name: str, parent: QWidget, *, tooltip: str = "") -> QPushButton:
@@ -60,6 +69,21 @@ def field_row(field: QWidget, *beside: QWidget) -> QHBoxLayout:
     return row
 
 
+def add_form_row(form: QFormLayout, label: str, field: QWidget | QLayout) -> None:
+    """``form.addRow(label, field)``, with the label's mnemonic ("&Model") moving to the field
+    even when ``field`` is a row of controls: QFormLayout gives such a label no buddy, and a
+    label without a buddy shows its "&" instead of underlining the letter."""
+    if not isinstance(field, QLayout):
+        form.addRow(label, field)
+        return
+    named = QLabel(label, form.parentWidget())
+    item = field.itemAt(0)
+    first = item.widget() if item is not None else None
+    if first is not None:
+        named.setBuddy(first)
+    form.addRow(named, field)
+
+
 def help_line(text: str, parent: QWidget, *, describes: QWidget) -> QLabel:
     """A short line under a setting saying what it does; the control it ``describes`` gets the
     same words as its tool tip and its accessible description (what a screen reader adds)."""
@@ -81,8 +105,9 @@ def status_line(accessible_name: str, parent: QWidget) -> QLabel:
 
 
 def set_status(label: QLabel, text: str, *, error: bool = False) -> None:
-    """Show ``text`` on a status line, red for a problem, green otherwise."""
-    label.setStyleSheet(ERROR_STYLE if error else OK_STYLE)
+    """Show ``text`` on a status line, red for a problem, green otherwise (the theme's shades)."""
+    colours = current().colours
+    label.setStyleSheet(f"color: {colours.danger if error else colours.success};")
     label.setText(text)
 
 

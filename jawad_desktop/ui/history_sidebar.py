@@ -75,6 +75,7 @@ from jawad_desktop.core.store.conversations import (
 from jawad_desktop.core.store.export import write_export
 from jawad_desktop.ui.background import run_async
 from jawad_desktop.ui.controls import button
+from jawad_desktop.ui.icons import icon
 from jawad_desktop.ui.remedies import error_text
 
 log = logging.getLogger("jawad.ui.history")
@@ -318,6 +319,7 @@ class HistorySidebar(QWidget):
         self._generation = 0  # bumped by every refresh: a search result of an older one is stale
 
         self.new_chat_button = button("New chat", "New chat", self, tooltip="Start a new conversation (Ctrl+N)")
+        self.new_chat_button.setIcon(icon("message-square-plus"))
         self.new_chat_button.clicked.connect(self.new_chat_requested)
 
         self.search_box = QLineEdit(self)
@@ -357,6 +359,7 @@ class HistorySidebar(QWidget):
 
         self.undo_label = QLabel(self)
         self.undo_button = button("Undo", "Undo delete", self, tooltip="Bring the deleted conversation back (Ctrl+Z)")
+        self.undo_button.setIcon(icon("undo-2"))
         self.undo_button.clicked.connect(self.undo_delete)
         self.undo_bar = QWidget(self)
         self.undo_bar.setAccessibleName("Deleted conversation")
@@ -403,14 +406,28 @@ class HistorySidebar(QWidget):
         return self._current_id
 
     def set_current(self, conversation_id: str | None) -> None:
-        """Mark the conversation the chat shows (selected, scrolled into view)."""
+        """Mark the conversation the chat shows (selected, scrolled into view). A conversation
+        not listed yet (a new chat, announced before the store's refresh) is selected once its
+        row arrives, not the row the keyboard was on before."""
         self._current_id = conversation_id
+        if conversation_id is None or self.model.row_of(conversation_id) < 0:
+            self._after_refresh_select = conversation_id
         self._select_current()
 
     def focus_search(self) -> None:
         """Put the cursor in the search box (the window binds Ctrl+F or similar)."""
         self.search_box.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self.search_box.selectAll()
+
+    def focus_list(self) -> None:
+        """Put the keyboard on the conversations (the one shown), or on the search box when
+        there are none yet."""
+        if self.model.rowCount() == 0:
+            self.focus_search()
+            return
+        if not self.list_view.currentIndex().isValid():
+            self.list_view.setCurrentIndex(self.model.index(0))
+        self.list_view.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     def query(self) -> str:
         return self.search_box.text().strip()
@@ -570,6 +587,8 @@ class HistorySidebar(QWidget):
 
     def _select_current(self) -> None:
         if self._current_id is None:
+            # Forget the keyboard position too: a refresh keeps the current row selected.
+            self.list_view.selectionModel().clearCurrentIndex()
             self.list_view.clearSelection()
             return
         row = self.model.row_of(self._current_id)
@@ -609,12 +628,12 @@ class HistorySidebar(QWidget):
         menu = QMenu(self)
         menu.setAccessibleName("Conversation actions")
         menu.addAction("Open", lambda: self._open_index(index))
-        rename = menu.addAction("Rename", self.rename_current)
+        rename = menu.addAction(icon("pencil"), "Rename", self.rename_current)
         rename.setShortcut(QKeySequence(Qt.Key.Key_F2))
-        menu.addAction("Export as Markdown…", lambda: self.choose_export_file(cid, "md"))
+        menu.addAction(icon("download"), "Export as Markdown…", lambda: self.choose_export_file(cid, "md"))
         menu.addAction("Export as JSON…", lambda: self.choose_export_file(cid, "json"))
         menu.addSeparator()
-        delete = menu.addAction("Delete", lambda: self.delete_conversation(cid))
+        delete = menu.addAction(icon("trash-2"), "Delete", lambda: self.delete_conversation(cid))
         delete.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
         return menu
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6 import QtCore
 from PySide6.QtCore import QByteArray, QTimer, Signal
-from PySide6.QtGui import QAction, QFont, QGuiApplication, QKeySequence, QPalette
+from PySide6.QtGui import QAction, QFont, QIcon, QKeySequence, QPalette
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
@@ -31,7 +31,6 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QSplitter,
-    QStyleFactory,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -40,16 +39,18 @@ from PySide6.QtWidgets import (
 from jawad_desktop import APP_NAME, __version__
 from jawad_desktop.core.store.first_frame import FirstFrame
 from jawad_desktop.ui.resources import app_icon
+from jawad_desktop.ui.theme import apply_frame_palette, apply_theme
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QCloseEvent, QShowEvent
 
     from jawad_desktop.core.config.providers import ProviderConfig
     from jawad_desktop.core.context import AppContext
-    from jawad_desktop.ui.action_log import ActionLogView
+    from jawad_desktop.ui.action_log import ActionLogDrawer, ActionLogView
     from jawad_desktop.ui.bridge import EventBridge
     from jawad_desktop.ui.browser_pane import BrowserPane
     from jawad_desktop.ui.chat_view import ChatPanel
+    from jawad_desktop.ui.desktop_shell import DesktopShell
     from jawad_desktop.ui.page_driver import QtWebEnginePage
     from jawad_desktop.ui.permission_panel import PermissionPanel
     from jawad_desktop.ui.presenter import ChatPresenter
@@ -80,7 +81,8 @@ class Banner(QWidget):
         self.label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         self.label.setAccessibleName("Notice")
         close = QToolButton(self)
-        close.setText("✕")
+        close.setIcon(_icon("x"))
+        close.setToolTip("Dismiss")
         close.setAccessibleName("Dismiss notice")
         close.clicked.connect(self.hide)
         layout = QHBoxLayout(self)
@@ -113,7 +115,8 @@ class MainWindow(QMainWindow):
     chat: ChatPanel
     permission_panel: PermissionPanel
     take_over: TakeOverBanner
-    action_log: ActionLogView
+    action_log: ActionLogView  # the table, in the drawer under the chat
+    action_log_drawer: ActionLogDrawer
     browser: BrowserPane
     provider_label: QLabel
     left_split: QSplitter
@@ -130,11 +133,12 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.built = False
         self._closing = False
+        self._quitting = False  # Quit, not a close that may only hide the window to the tray
+        self.desktop: DesktopShell | None = None  # the tray, global hotkeys, quick ask, notifications
         self._deferred_timer: QTimer | None = None
         self.setWindowTitle(APP_NAME)
         self.setWindowIcon(app_icon())
         self.setAccessibleName(APP_NAME)
-        self._theme_applied = ""
         # The menus and the status bar exist from the first frame, so nothing moves when
         # the window is built.
         self.file_menu = self.menuBar().addMenu("&File")
@@ -151,7 +155,7 @@ class MainWindow(QMainWindow):
     def _show_frame(self, frame: FirstFrame, data_dir: Path | None) -> None:
         """The window before it is built: its saved size and theme, the browser showing its
         start page, and a "Starting…" line where the chat goes."""
-        self._apply_theme(frame.theme)
+        apply_frame_palette(frame.theme)  # the whole theme once built (apply_appearance)
         if not (frame.geometry and self.restoreGeometry(QByteArray.fromBase64(frame.geometry.encode()))):
             self.resize(1280, 800)
         storage = None if frame.off_the_record or data_dir is None else data_dir / "browser"
@@ -214,11 +218,12 @@ class MainWindow(QMainWindow):
         if not hasattr(self, "browser"):  # no frame: the browser first, as the frame does
             self._make_browser(None if browser.off_the_record else ctx.paths.data / "browser", browser.home_url)
         self.browser.search_template = browser.search_engine
+        _browser_icons(self.browser)
         self.browser.add_shortcuts()
         self.browser.install_page_script()
 
         # Imported here, not at the top: the frame is shown before these modules load.
-        from jawad_desktop.ui.action_log import ActionLogView
+        from jawad_desktop.ui.action_log import ActionLogDrawer
         from jawad_desktop.ui.bridge import EventBridge
         from jawad_desktop.ui.chat_view import ChatPanel
         from jawad_desktop.ui.permission_panel import PermissionPanel
@@ -238,7 +243,9 @@ class MainWindow(QMainWindow):
         self.research: ResearchController | None = None
         self.driver: QtWebEnginePage | None = None
         self.voice_session: Any = None
-        self.action_log = ActionLogView(self)
+        self.action_log_drawer = ActionLogDrawer(self)
+        self.action_log = self.action_log_drawer.view
+        self._log_height = 200  # the drawer's height when open; remembered with the pane sizes
         self.provider_label = QLabel(self)
         self.provider_label.setAccessibleName("Active provider and model")
         self.statusBar().addPermanentWidget(self.provider_label)
@@ -250,9 +257,12 @@ class MainWindow(QMainWindow):
         self.left_split = QSplitter(QtCore.Qt.Orientation.Vertical, left)
         self.left_split.setObjectName("chat_log")
         self.left_split.addWidget(self.chat)
-        self.left_split.addWidget(self.action_log)
-        self.left_split.setStretchFactor(0, 4)
-        self.left_split.setStretchFactor(1, 1)
+        self.left_split.addWidget(self.action_log_drawer)
+        self.left_split.setChildrenCollapsible(False)
+        self.left_split.setStretchFactor(0, 1)
+        self.left_split.setStretchFactor(1, 0)
+        self.action_log_drawer.expanded_changed.connect(self._log_drawer_changed)
+        self.left_split.splitterMoved.connect(self._remember_log_height)
         left_layout.addWidget(self.left_split)
         self._make_main_split(left)  # takes the frame's browser; the frame's box goes
         self._starting = None
@@ -260,11 +270,13 @@ class MainWindow(QMainWindow):
         self.presenter = ChatPresenter(ctx, self.bridge, self.chat, self.action_log, self.permission_panel,
                                        make_page=self._agent_page, take_over=self.take_over, parent=self)
         self._settings_dialog: SettingsDialog | None = None
+        self._shortcuts_dialog: QWidget | None = None
         self._offer_pending = False
         self._build_menus()
         self._connect()
         self.apply_appearance()
         self._restore_layout()
+        self.order_focus_chain()
         self.update_provider_label()
         self._greet()
         self.built = True
@@ -281,7 +293,7 @@ class MainWindow(QMainWindow):
         self.settings_action.setMenuRole(QAction.MenuRole.PreferencesRole)
         file_menu.addAction(self.settings_action)
         file_menu.addSeparator()
-        self.quit_action = self._action("&Quit", "Ctrl+Q", self.close)
+        self.quit_action = self._action("&Quit", "Ctrl+Q", self.quit)
         self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
         file_menu.addAction(self.quit_action)
         chat_menu = self.chat_menu
@@ -294,11 +306,13 @@ class MainWindow(QMainWindow):
         chat_menu.addAction(self.edit_last_action)
         self.copy_action = self._action("&Copy the selected message", "Ctrl+Shift+C", self.chat.view.copy_selected)
         chat_menu.addAction(self.copy_action)
+        self.attach_action = self._action("Attac&h files…", "Ctrl+Shift+O", self.chat.attachments.choose_files)
+        chat_menu.addAction(self.attach_action)
         self.summarize_action = self._action("S&ummarize this page", "Ctrl+Shift+S", self.summarize_page)
         chat_menu.addAction(self.summarize_action)
-        self.search_action = self._action("Search &conversations", "Ctrl+F", self.focus_search)
+        self.search_action = self._action("Search conversa&tions", "Ctrl+F", self.focus_search)
         chat_menu.addAction(self.search_action)
-        self.research_action = self._action("&Research…", "Ctrl+Shift+R", self.start_research)
+        self.research_action = self._action("Rese&arch…", "Ctrl+Shift+R", self.start_research)
         self.research_action.setEnabled(False)  # until the agent is ready, right after start
         chat_menu.addAction(self.research_action)
         self.voice_action = QAction("Start or stop &voice input", self)
@@ -311,10 +325,23 @@ class MainWindow(QMainWindow):
         view_menu = self.view_menu
         self.toggle_log_action = self._action("Action &log", "Ctrl+Shift+A", self._toggle_log)
         self.toggle_log_action.setCheckable(True)
-        self.toggle_log_action.setChecked(True)
+        self.toggle_log_action.setChecked(False)  # the drawer starts closed to its header line
         view_menu.addAction(self.toggle_log_action)
+        self.focus_history_action = self._action("Go to the &history", "Ctrl+Shift+H", self.focus_history)
+        view_menu.addAction(self.focus_history_action)
+        self.focus_address_action = self._action("Go to the &address bar", "F6", self.browser.focus_address)
+        view_menu.addAction(self.focus_address_action)
         help_menu = self.help_menu
+        self.shortcuts_action = self._action("&Keyboard shortcuts", "Ctrl+/", self.show_shortcuts)
+        help_menu.addAction(self.shortcuts_action)
         help_menu.addAction(self._action("&About Jawad Desktop", "", self._about))
+        for action, name in ((self.new_chat_action, "message-square-plus"), (self.settings_action, "settings"),
+                             (self.stop_action, "square"), (self.regenerate_action, "refresh-cw"),
+                             (self.edit_last_action, "pencil"), (self.copy_action, "copy"),
+                             (self.summarize_action, "scroll-text"), (self.search_action, "search"),
+                             (self.research_action, "telescope"), (self.voice_action, "mic"),
+                             (self.shortcuts_action, "keyboard")):
+            action.setIcon(_icon(name))
 
     def _action(self, text: str, shortcut: str, slot: Any) -> QAction:
         action = QAction(text, self)
@@ -330,6 +357,7 @@ class MainWindow(QMainWindow):
         self.chat.send_requested.connect(presenter.send)
         self.chat.stop_requested.connect(presenter.stop)
         self.chat.view.link_activated.connect(self.browser.load)
+        self.chat.empty_state.settings_requested.connect(self.open_provider_settings)
         self.browser.summarize_requested.connect(self.summarize_page)
         self.browser.page_ready.connect(self._page_ready)
         self.bridge.notice.connect(self.show_notice)
@@ -377,6 +405,7 @@ class MainWindow(QMainWindow):
         except Exception as exc:
             log.exception("voice could not start")
             self.show_notice("warning", f"Voice input is unavailable: {exc}")
+        self.order_focus_chain()
 
     def _add_sidebar(self) -> None:
         store = self.presenter.store
@@ -415,7 +444,7 @@ class MainWindow(QMainWindow):
         self.bridge.workflow_update.connect(self.research.on_workflow_update)
         self.presenter.attach_research(self.research)
         self.research_action.setEnabled(True)
-        button = QPushButton("Research", self.chat)
+        button = QPushButton(_icon("telescope"), "", self.chat)
         button.setAccessibleName("Research: plan and run a multi-step search for what the input says")
         button.setToolTip("Plan a multi-step research for what you typed (Ctrl+Shift+R)")
         button.clicked.connect(self.start_research)
@@ -435,14 +464,35 @@ class MainWindow(QMainWindow):
         self.voice_action.triggered.connect(button.click)
         self.voice_action.setEnabled(True)
         self.voice_button = button
+        self._idle_placeholder: str | None = None  # the input's placeholder while a live draft shows
         button.transcript_ready.connect(self._on_transcript)
-        button.partial_transcript.connect(lambda text: self.chat.input.setPlaceholderText(f"Hearing: {text}…"))
+        button.partial_transcript.connect(self._show_hearing)
+        button.state_changed.connect(self._voice_state_changed)
         button.send_requested.connect(self._send_spoken)
         button.pressed_to_talk.connect(self.presenter.stop_speaking)
         self.presenter.attach_speaker(lambda: ReplySpeaker(self))
 
+    def _show_hearing(self, text: str) -> None:
+        """The live transcript in the empty input. A placeholder change does not repaint a
+        QPlainTextEdit by itself: without the update the draft stayed invisible."""
+        if self._idle_placeholder is None:
+            self._idle_placeholder = self.chat.input.placeholderText()
+        self.chat.input.setPlaceholderText(f"Hearing: {text.rstrip(' .…')}…")
+        self.chat.input.viewport().update()
+
+    def _voice_state_changed(self, state: str) -> None:
+        if state in ("idle", "error"):
+            self._end_hearing()
+
+    def _end_hearing(self) -> None:
+        """The input's own placeholder again (a cancelled or failed turn leaves no stale draft)."""
+        if self._idle_placeholder is not None:
+            self.chat.input.setPlaceholderText(self._idle_placeholder)
+            self.chat.input.viewport().update()
+            self._idle_placeholder = None
+
     def _on_transcript(self, text: str) -> None:
-        self.chat.input.setPlaceholderText("Ask Jawad anything — Enter sends, Shift+Enter adds a line")
+        self._end_hearing()
         current = self.chat.input.toPlainText().rstrip()
         self.chat.edit_text(f"{current} {text}".strip() if current else text)
 
@@ -455,7 +505,8 @@ class MainWindow(QMainWindow):
         intent = self.chat.input.toPlainText().strip()
         if not intent:
             self.chat.add_message(
-                "notice", "Type what to research in the input, then press **Research** (or type `/research …`).")
+                "notice", "Type what to research in the input, then press the Research button "
+                "(the telescope beside Send), or type `/research …`.")
             self.focus_input()
             return
         self.presenter.send(f"/research {intent}")
@@ -474,12 +525,33 @@ class MainWindow(QMainWindow):
             self.presenter.new_chat()
 
     # Behaviour
+    def order_focus_chain(self) -> None:
+        """Tab in reading order (``ui.focus_order``): the history, the chat and its input, the
+        action log, the browser; called again whenever the window gains controls."""
+        from jawad_desktop.ui.focus_order import order_focus_chain
+
+        order_focus_chain(self.main_split)
+
     def focus_input(self) -> None:
         self.chat.input.setFocus()
 
     def focus_search(self) -> None:
         if self.sidebar is not None:
             self.sidebar.focus_search()  # type: ignore[attr-defined]
+
+    def focus_history(self) -> None:
+        if self.sidebar is not None:
+            self.sidebar.focus_list()  # type: ignore[attr-defined]
+
+    def show_shortcuts(self) -> None:
+        """Help → Keyboard shortcuts: every key of the menus and of each place, in one table."""
+        from jawad_desktop.ui.shortcuts_dialog import ShortcutsDialog
+
+        if self._shortcuts_dialog is None:
+            self._shortcuts_dialog = ShortcutsDialog(self.menuBar(), self)
+        self._shortcuts_dialog.show()
+        self._shortcuts_dialog.raise_()
+        self._shortcuts_dialog.activateWindow()
 
     def summarize_page(self) -> None:
         """The Summarize button: the same as typing /summarize."""
@@ -495,8 +567,7 @@ class MainWindow(QMainWindow):
         if message:
             self.show_notice("warning", message)
         QTimer.singleShot(0, self._check_keyring)
-        if self.ctx.settings.active() is None:
-            self.chat.add_message("notice", FIRST_START)
+        if self.ctx.settings.active() is None:  # FIRST_START shows in the empty chat (update_provider_label)
             self._offer_pending = True  # looked for once the window is on screen (showEvent)
 
     async def _offer_providers(self) -> None:
@@ -515,11 +586,12 @@ class MainWindow(QMainWindow):
         self.offers_panel = panel
         self.chat.insert_above_input(panel)
         panel.adopted.connect(self._provider_adopted)
+        self.order_focus_chain()
 
     def _provider_adopted(self, name: str) -> None:
         self.update_provider_label()
-        self.chat.add_message("notice", f"**{name}** is ready. Ask away! Add a stronger model any time in "
-                                        "**Settings → Providers**.")
+        self.statusBar().showMessage(f"{name} is ready. Ask away! Add a stronger model any time in "
+                                     "Settings → Providers.", 15_000)
         self.focus_input()
 
     def _check_keyring(self) -> None:
@@ -528,11 +600,18 @@ class MainWindow(QMainWindow):
 
     def update_provider_label(self) -> None:
         provider = self.ctx.settings.active()
+        self.chat.empty_state.set_provider_ready(provider is not None, FIRST_START)
         if provider is None:
             self.provider_label.setText("No provider — Settings → Providers (Ctrl+,)")
         else:
             model = provider.model or "default model"
             self.provider_label.setText(f"{provider.name} · {model}")
+
+    def open_provider_settings(self) -> None:
+        """The empty chat's "Open Settings → Providers" button."""
+        self.open_settings()
+        if self._settings_dialog is not None:
+            self._settings_dialog.show_page("Providers")
 
     def open_settings(self) -> None:
         if self._settings_dialog is None:
@@ -570,6 +649,9 @@ class MainWindow(QMainWindow):
             dialog.add_page("Voice", VoiceSettingsPage(self.ctx, dialog))
         except Exception as exc:  # a missing audio library must not hide the other pages
             log.warning("voice settings unavailable: %s", exc)
+        desktop = self.start_desktop()
+        if desktop is not None:
+            dialog.add_page("Tray and hotkeys", desktop.settings_page(dialog))
 
     def apply_appearance(self) -> None:
         app = QApplication.instance()
@@ -580,30 +662,26 @@ class MainWindow(QMainWindow):
         font.setPointSize(ui.font_size)
         self.chat.view.setFont(font)
         self.chat.input.setFont(font)
-        self._apply_theme(ui.theme)
+        apply_theme(ui.theme, ui.accent)
         self.chat.view.viewport().update()
 
-    def _apply_theme(self, theme: str) -> None:
-        """The application palette for ``theme``; "system" leaves the system's untouched."""
-        app = QApplication.instance()
-        if not isinstance(app, QApplication) or theme == self._theme_applied:
-            return
-        if theme == "system":
-            if self._theme_applied:  # back from light/dark: the system's again
-                app.setPalette(app.style().standardPalette())
-                QGuiApplication.styleHints().unsetColorScheme()
-        else:
-            scheme = QtCore.Qt.ColorScheme.Dark if theme == "dark" else QtCore.Qt.ColorScheme.Light
-            QGuiApplication.styleHints().setColorScheme(scheme)
-            fusion = QStyleFactory.create("Fusion")
-            if fusion is not None and theme == "dark":
-                app.setPalette(_dark_palette())
-            elif fusion is not None:
-                app.setPalette(fusion.standardPalette())
-        self._theme_applied = theme
-
     def _toggle_log(self, shown: bool) -> None:
-        self.action_log.setVisible(shown)
+        self.action_log_drawer.set_expanded(shown)
+
+    def _log_drawer_changed(self, expanded: bool) -> None:
+        """The drawer opened (it gets its remembered height) or closed (the chat gets the room)."""
+        self.toggle_log_action.setChecked(expanded)
+        total = max(sum(self.left_split.sizes()), self.left_split.height(), 400)
+        if expanded:
+            height = min(self._log_height, max(60, total - 120))
+            self.left_split.setSizes([total - height, height])
+        else:
+            collapsed = self.action_log_drawer.collapsed_height()
+            self.left_split.setSizes([total - collapsed, collapsed])
+
+    def _remember_log_height(self, *args: Any) -> None:
+        if self.action_log_drawer.is_expanded():
+            self._log_height = self.left_split.sizes()[1]
 
     def _about(self) -> None:
         box = QMessageBox(self)
@@ -618,22 +696,37 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(QByteArray.fromBase64(ui.window_geometry.encode()))
         else:
             self.resize(1280, 800)
-        for splitter in (self.main_split, self.left_split):
-            self._restore_splitter(splitter)
+        self._restore_splitter(self.main_split)
+        self._restore_log_drawer()
+
+    def _restore_log_drawer(self) -> None:
+        """The chat and the action log: "chat_log" holds their sizes with the drawer open,
+        "action_log" whether it was open ([1]) or closed ([0], the default)."""
+        saved = self.ctx.settings.ui.splitter_sizes
+        sizes = saved.get("chat_log")
+        if sizes and len(sizes) == 2 and sizes[1] > 0:
+            self._log_height = sizes[1]
+            self.left_split.setSizes(sizes)
+        self.action_log_drawer.set_expanded(saved.get("action_log") == [1])
+        self._log_drawer_changed(self.action_log_drawer.is_expanded())
 
     def _restore_splitter(self, splitter: QSplitter) -> None:
         sizes = self.ctx.settings.ui.splitter_sizes.get(splitter.objectName())
         if sizes and len(sizes) == splitter.count() and sum(sizes) > 0:
             splitter.setSizes(sizes)
-        elif splitter is self.main_split:
-            splitter.setSizes([220, 480, 580] if splitter.count() == 3 else [520, 760])
         else:
-            splitter.setSizes([600, 160])
+            splitter.setSizes([220, 480, 580] if splitter.count() == 3 else [520, 760])
 
     def save_layout(self) -> None:
         ui = self.ctx.settings.ui
         ui.window_geometry = bytes(self.saveGeometry().toBase64().data()).decode()
-        ui.splitter_sizes = {s.objectName(): list(s.sizes()) for s in (self.main_split, self.left_split)}
+        self._remember_log_height()
+        total = sum(self.left_split.sizes())
+        ui.splitter_sizes = {
+            "main": list(self.main_split.sizes()),
+            "chat_log": [max(0, total - self._log_height), self._log_height],  # as when the drawer is open
+            "action_log": [1 if self.action_log_drawer.is_expanded() else 0],
+        }
         try:
             self.ctx.save_settings()
         except OSError as exc:
@@ -657,6 +750,8 @@ class MainWindow(QMainWindow):
 
     def dispose(self) -> None:
         """Release the web page before the window (and its browser profile) goes away."""
+        if self.desktop is not None:
+            self.desktop.dispose()
         if self.built:
             self.bridge.detach()
         if hasattr(self, "browser"):
@@ -691,8 +786,30 @@ class MainWindow(QMainWindow):
             from jawad_desktop.ui.background import run_async
 
             run_async(self._offer_providers(), what="looking for providers", bus=None)
+        self.start_desktop()
+
+    def start_desktop(self) -> DesktopShell | None:
+        """The tray, global hotkeys, quick ask and notifications (``ui.desktop_shell``), once."""
+        if self.desktop is None and self.built and not self._closing:
+            from jawad_desktop.ui.desktop_shell import DesktopShell
+
+            try:
+                self.desktop = DesktopShell(self)
+            except Exception as exc:  # the desktop's extras must never keep the window from working
+                log.exception("tray and hotkeys unavailable")
+                self.show_notice("warning", f"The tray icon and global hotkeys are unavailable: {exc}")
+        return self.desktop
+
+    def quit(self) -> None:
+        """Quit (File → Quit, the tray, a quit signal): close even when closing would hide to the tray."""
+        self._quitting = True
+        self.close()
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if not self._quitting and self.desktop is not None and self.desktop.hides_on_close():
+            event.ignore()  # the setting "keep running in the tray": hidden, still running
+            self.hide()
+            return
         self._closing = True
         if self._deferred_timer is not None:
             self._deferred_timer.stop()
@@ -703,21 +820,21 @@ class MainWindow(QMainWindow):
         QTimer.singleShot(0, self.closed.emit)
 
 
-def _dark_palette() -> QPalette:
-    palette = QPalette()
-    base, text, window = QtCore.Qt.GlobalColor.white, "#1e1e1e", "#2b2b2b"
-    palette.setColor(QPalette.ColorRole.Window, window)
-    palette.setColor(QPalette.ColorRole.WindowText, base)
-    palette.setColor(QPalette.ColorRole.Base, text)
-    palette.setColor(QPalette.ColorRole.AlternateBase, "#333333")
-    palette.setColor(QPalette.ColorRole.Text, base)
-    palette.setColor(QPalette.ColorRole.Button, "#3a3a3a")
-    palette.setColor(QPalette.ColorRole.ButtonText, base)
-    palette.setColor(QPalette.ColorRole.Highlight, "#3d6fb6")
-    palette.setColor(QPalette.ColorRole.HighlightedText, base)
-    palette.setColor(QPalette.ColorRole.ToolTipBase, "#3b3b2b")
-    palette.setColor(QPalette.ColorRole.ToolTipText, base)
-    return palette
+def _icon(name: str) -> QIcon:
+    """A bundled icon (``ui.icons``, imported on first use: not on the way to the first frame)."""
+    from jawad_desktop.ui.icons import icon
+
+    return icon(name)
+
+
+def _browser_icons(browser: BrowserPane) -> None:
+    """Icons instead of the glyphs on the browser's toolbar (a font may lack "⟳")."""
+    for button, name in ((browser.back_button, "arrow-left"), (browser.forward_button, "arrow-right"),
+                         (browser.reload_button, "rotate-cw"), (browser.summarize_button, "scroll-text")):
+        button.setIcon(_icon(name))
+    for button in (browser.back_button, browser.forward_button, browser.reload_button):
+        button.setToolButtonStyle(QtCore.Qt.ToolButtonStyle.ToolButtonIconOnly)
+    browser.summarize_button.setToolButtonStyle(QtCore.Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
 
 
 def _provider_hooks(ctx: AppContext) -> dict[str, Any]:

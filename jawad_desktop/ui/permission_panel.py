@@ -18,11 +18,13 @@ import logging
 import time
 from collections import deque
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
 from jawad_desktop.core.events import PermissionRequest, PermissionSettled
+from jawad_desktop.ui import theme
+from jawad_desktop.ui.icons import icon
 
 log = logging.getLogger("jawad.ui.permissions")
 
@@ -34,6 +36,10 @@ DECISIONS: tuple[tuple[str, str, str], ...] = (
     ("deny", "&Deny", "Do not run this action"),
     ("deny-all", "Deny &all", "Deny this and every further action of this request"),
 )
+DECISION_ICONS: dict[str, tuple[str, str]] = {  # (icon, colour role) beside each answer's words
+    "allow-once": ("check", "success"), "allow-site": ("shield-check", "success"),
+    "allow-session": ("clock", "success"), "deny": ("x", "danger"), "deny-all": ("ban", "danger"),
+}
 
 
 class PermissionPanel(QFrame):
@@ -71,7 +77,9 @@ class PermissionPanel(QFrame):
         for n, (decision, text, tip) in enumerate(DECISIONS):
             button = QPushButton(text, self)
             button.setObjectName(f"permission-{decision}")
+            button.setAccessibleName(text.replace("&", ""))
             button.setToolTip(tip)
+            button.setIcon(icon(*DECISION_ICONS[decision]))
             button.setAutoDefault(False)
             button.clicked.connect(lambda _=False, d=decision: self.decide(d))
             buttons.addWidget(button, n // 2, n % 2)
@@ -88,6 +96,15 @@ class PermissionPanel(QFrame):
         self._tick.setInterval(1000)
         self._tick.timeout.connect(self._update_countdown)
         self.hide()
+
+    def event(self, event: QEvent) -> bool:
+        # Escape here must reach keyPressEvent (deny), not the window's Esc (Stop the whole run),
+        # which Qt would run first: a shortcut wins unless the focus claims the key.
+        if (event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent)
+                and event.key() == Qt.Key.Key_Escape and self.current is not None):
+            event.accept()
+            return True
+        return super().event(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         # Escape while the panel (or one of its buttons) has focus: the safe answer, deny.
@@ -118,8 +135,9 @@ class PermissionPanel(QFrame):
             flags.append(f"⚠ {request.data_flow}.")
         self.flags.setText("\n".join(flags))
         self.flags.setVisible(bool(flags))
-        self.flags.setStyleSheet("color: #b91c1c; font-weight: bold;" if request.critical or request.data_flow
-                                 else "color: #b45309;")
+        colours = theme.current().colours  # legible on the theme's background, high contrast included
+        self.flags.setStyleSheet(f"color: {colours.danger}; font-weight: bold;" if request.critical
+                                 or request.data_flow else f"color: {colours.warning};")
         rows = [f"<i>{html.escape(request.reason)}</i>"]
         if request.element_hint:
             rows.append(f"Element (highlighted in the browser): <code>{html.escape(request.element_hint)}</code>")

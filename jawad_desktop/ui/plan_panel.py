@@ -17,11 +17,12 @@ import html
 import logging
 import time
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
 from jawad_desktop.core.events import PlanProposed, PlanSettled
+from jawad_desktop.ui.icons import icon
 
 log = logging.getLogger("jawad.ui.plans")
 
@@ -61,12 +62,14 @@ class PlanPanel(QFrame):
         self.approve_button.setAccessibleName("Approve the plan")
         self.approve_button.setToolTip(f"Let Jawad act within this plan without asking again ({APPROVE_KEYS})")
         self.approve_button.setAutoDefault(False)
+        self.approve_button.setIcon(icon("check", "success"))
         self.approve_button.clicked.connect(lambda: self.answer(True))
-        self.reject_button = QPushButton("&Reject", self)
+        self.reject_button = QPushButton("Re&ject", self)
         self.reject_button.setObjectName("planReject")
         self.reject_button.setAccessibleName("Reject the plan")
         self.reject_button.setToolTip("Nothing is done; ask again with what to change (Escape)")
         self.reject_button.setAutoDefault(False)
+        self.reject_button.setIcon(icon("x", "danger"))
         self.reject_button.clicked.connect(lambda: self.answer(False))
 
         buttons = QHBoxLayout()
@@ -88,6 +91,15 @@ class PlanPanel(QFrame):
         self._tick.setInterval(1000)
         self._tick.timeout.connect(self._update_countdown)
         self.hide()
+
+    def event(self, event: QEvent) -> bool:
+        # Escape here must reach keyPressEvent (reject), not the window's Esc (Stop the whole run),
+        # which Qt would run first: a shortcut wins unless the focus claims the key.
+        if (event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent)
+                and event.key() == Qt.Key.Key_Escape and self.current is not None):
+            event.accept()
+            return True
+        return super().event(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         # Escape while the panel (or one of its buttons) has focus: the safe answer, reject.

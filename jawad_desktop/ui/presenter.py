@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
@@ -81,6 +82,7 @@ class ChatPresenter(QObject):
         self._speaker_factory: Callable[[], Any] | None = None
         self._turn: Any = None
         self._turn_running = False  # set with the widgets, so "not busy" means Send works again
+        self._unsent: tuple[str, list[Path]] | None = None  # the message sent until its turn starts
         bridge.turn_started.connect(self._on_turn_started)
         bridge.chat_delta.connect(lambda e: self.chat.stream_answer(e.text))
         bridge.chat_response.connect(self._on_response)
@@ -177,7 +179,11 @@ class ChatPresenter(QObject):
             self.research.start(intent)
             return
         self.chat.take_input()
-        self._run(assistant.send(text))
+        files = self.chat.take_attachments()
+        # Until the turn starts, the message may still be refused (a file that cannot be read):
+        # then it goes back into the composer with its files, nothing lost.
+        self._unsent = (text, files)
+        self._run(assistant.send(text, attachments=files))
 
     def _run(self, work: Any) -> None:
         self._turn_running = True
@@ -195,6 +201,9 @@ class ChatPresenter(QObject):
         text = error_text(exc) if isinstance(exc, JawadError) else f"Something went wrong: {exc}"
         if not isinstance(exc, JawadError):
             log.error("turn failed", exc_info=exc)
+        unsent, self._unsent = self._unsent, None
+        if unsent is not None:  # refused before it was sent: back into the composer
+            self.chat.restore_message(*unsent)
         self.chat.end_answer(text, error=True)
 
     def stop(self) -> None:
@@ -268,7 +277,9 @@ class ChatPresenter(QObject):
     # -- events -----------------------------------------------------------------------------
 
     def _on_turn_started(self, event: ev.TurnStarted) -> None:
-        self.chat.add_message("user", event.user_text)
+        self._unsent = None
+        files = f"\n\n*Attached: {', '.join(event.attachments)}*" if event.attachments else ""
+        self.chat.add_message("user", event.user_text + files)
 
     def _on_response(self, event: ev.ChatResponse) -> None:
         from jawad_desktop.core.errors import Remedy
@@ -323,12 +334,19 @@ class ChatPresenter(QObject):
 def chat_items(messages: list[Message], usage: list[dict[str, Any]] | None = None) -> list[ChatItem]:
     """A saved conversation as chat rows: messages, and a card for each tool call with its result;
     an answer that ended a turn has the turn's usage line (``usage[i]`` for ``messages[i]``)."""
+    from jawad_desktop.core.agent.confirm import CONFIRM_HEADER
     from jawad_desktop.core.llm.pricing import describe
     from jawad_desktop.ui.chat_view import ChatItem
 
     results = {m.tool_call_id: m.content for m in messages if m.role == "tool"}
     items: list[ChatItem] = []
     for index, message in enumerate(messages):
+        if message.role == "user" and message.content.startswith(CONFIRM_HEADER):
+            # The page check before an answer (core.agent.confirm), not the user's words; the
+            # answer it held back was never shown either: the reply after it takes its place.
+            if items and items[-1].role == "assistant":
+                items.pop()
+            continue
         if message.role == "user":
             items.append(ChatItem(role="user", text=message.content))
         elif message.role == "assistant":

@@ -39,6 +39,7 @@ from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.research.plan import AGENTS, PlanStatus, ResearchPlan, ResearchStep, StepStatus
 from jawad_desktop.ui.background import run_async
+from jawad_desktop.ui.icons import icon
 from jawad_desktop.ui.remedies import error_text
 
 if TYPE_CHECKING:
@@ -47,8 +48,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("jawad.research")
 
-STATUS_MARKS = {StepStatus.PENDING: "○", StepStatus.RUNNING: "▶", StepStatus.COMPLETED: "✓",
-                StepStatus.FAILED: "✗", StepStatus.SKIPPED: "–"}
+# A step's state as an icon (ui.icons) beside its row, not a character the fonts may lack.
+STATUS_ICONS = {StepStatus.PENDING: ("clock", "muted"), StepStatus.RUNNING: ("loader-circle", "accent"),
+                StepStatus.COMPLETED: ("circle-check", "success"), StepStatus.FAILED: ("circle-x", "danger"),
+                StepStatus.SKIPPED: ("chevron-right", "muted")}
 PLAN_STATUS_TEXT = {
     PlanStatus.DRAFT: "Review the plan: edit, remove or reorder steps, then press Run.",
     PlanStatus.RUNNING: "Running…",
@@ -62,7 +65,7 @@ STEP_ID_ROLE = int(Qt.ItemDataRole.UserRole)
 def step_text(number: int, step: ResearchStep) -> str:
     """One step as its list row shows it."""
     levels = ", ".join(level.value for level in step.permissions)
-    lines = [f"{number}. {STATUS_MARKS[step.status]} [{step.agent}] {step.task}",
+    lines = [f"{number}. [{step.agent}] {step.task}",
              f"     {step.site + ' · ' if step.site else ''}{levels} · {step.status.value}"]
     if step.result:
         result = " ".join(step.result.split())
@@ -103,6 +106,7 @@ class ResearchPanel(QFrame):
         form.setContentsMargins(0, 0, 0, 0)
         self.agent = QComboBox(self.editor)
         self.agent.setObjectName("researchAgent")
+        self.agent.setAccessibleName("Step agent")
         for name, (what, _how) in AGENTS.items():
             self.agent.addItem(name)
             self.agent.setItemData(self.agent.count() - 1, what, Qt.ItemDataRole.ToolTipRole)
@@ -135,18 +139,22 @@ class ResearchPanel(QFrame):
         edit_row = QHBoxLayout()
         self.up_button = self._button("Move &up", "researchUp", lambda: self._move(-1))
         self.down_button = self._button("Move do&wn", "researchDown", lambda: self._move(1))
-        self.remove_button = self._button("&Remove step", "researchRemove", self._remove)
-        self.add_button = self._button("Add ste&p", "researchAdd", self._add)
+        self.remove_button = self._button("Re&move step", "researchRemove", self._remove)
+        self.add_button = self._button("Add s&tep", "researchAdd", self._add)
         for button in (self.up_button, self.down_button, self.remove_button, self.add_button):
             edit_row.addWidget(button)
         edit_row.addStretch(1)
         run_row = QHBoxLayout()
         run_row.addStretch(1)
         self.run_button = self._button("&Run", "researchRun", self._run)
-        self.cancel_button = self._button("&Cancel", "researchCancel", self.cancel_requested.emit)
-        self.close_button = self._button("Clo&se", "researchClose", self._dismiss)
+        self.cancel_button = self._button("Ca&ncel", "researchCancel", self.cancel_requested.emit)
+        self.close_button = self._button("C&lose", "researchClose", self._dismiss)
         for button in (self.run_button, self.cancel_button, self.close_button):
             run_row.addWidget(button)
+        for button, name in ((self.up_button, "chevron-up"), (self.down_button, "chevron-down"),
+                             (self.remove_button, "trash-2"), (self.add_button, "plus"), (self.run_button, "play"),
+                             (self.cancel_button, "circle-stop"), (self.close_button, "x")):
+            button.setIcon(icon(name))
 
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
@@ -160,6 +168,7 @@ class ResearchPanel(QFrame):
     def _button(self, text: str, name: str, slot: Callable[[], Any]) -> QPushButton:
         button = QPushButton(text, self)
         button.setObjectName(name)
+        button.setAccessibleName(text.replace("&", ""))
         button.setAutoDefault(False)
         button.clicked.connect(lambda _=False: slot())
         return button
@@ -205,7 +214,7 @@ class ResearchPanel(QFrame):
         self._loading = True
         self.steps.clear()
         for number, step in enumerate(plan.steps, 1):
-            item = QListWidgetItem(step_text(number, step))
+            item = QListWidgetItem(icon(*STATUS_ICONS[step.status]), step_text(number, step))
             item.setData(STEP_ID_ROLE, step.id)
             item.setToolTip(step.result or step.task)
             self.steps.addItem(item)
@@ -229,8 +238,9 @@ class ResearchPanel(QFrame):
         self.run_button.setVisible(editable)
         self.run_button.setEnabled(editable and bool(self.plan and self.plan.steps))
         self.cancel_button.setVisible(not finished)
-        self.cancel_button.setText("&Stop" if self.plan is not None and self.plan.status is PlanStatus.RUNNING
-                                   else "&Cancel")
+        self.cancel_button.setText("S&top" if self.plan is not None and self.plan.status is PlanStatus.RUNNING
+                                   else "Ca&ncel")
+        self.cancel_button.setAccessibleName(self.cancel_button.text().replace("&", ""))
         self.close_button.setVisible(finished)
         self.steps.setEnabled(not planning)
 

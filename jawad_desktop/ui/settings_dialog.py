@@ -17,12 +17,9 @@ from typing import Any
 from pydantic import ValidationError
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
-    QComboBox,
     QDialog,
     QDialogButtonBox,
-    QFormLayout,
     QHBoxLayout,
-    QLabel,
     QLayout,
     QLineEdit,
     QListWidget,
@@ -40,7 +37,8 @@ from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.llm.factory import provider_key
 from jawad_desktop.core.store.secrets import provider_key_name
 from jawad_desktop.ui.agent_page import AgentPage
-from jawad_desktop.ui.controls import button, combo, field_row, line_edit, status_line, validation_message
+from jawad_desktop.ui.appearance_page import AppearancePage
+from jawad_desktop.ui.controls import add_form_row, button, combo, field_row, line_edit, status_line, validation_message
 from jawad_desktop.ui.list_form import Entry, ListFormPage, PageWords
 from jawad_desktop.ui.network_page import NetworkPage
 
@@ -132,16 +130,7 @@ class ProvidersPage(ListFormPage[ProviderConfig]):
             ("API &key", field_row(self.api_key, self.show_key)),
         )
         for label, field in rows:
-            if isinstance(field, QLayout):
-                # A row of controls: QFormLayout gives its label no buddy, so "&Model" would show its "&".
-                named = QLabel(label, self)
-                item = field.itemAt(0)
-                first = item.widget() if item is not None else None
-                if first is not None:
-                    named.setBuddy(first)
-                self.form.addRow(named, field)
-            else:
-                self.form.addRow(label, field)
+            add_form_row(self.form, label, field)
         for bedrock_only in (self.region, self.aws_profile):  # shown for Bedrock only (_kind_changed)
             bedrock_only.setEnabled(False)
             self.form.setRowVisible(bedrock_only, False)
@@ -415,36 +404,6 @@ class ProvidersPage(ListFormPage[ProviderConfig]):
         self.show_learned(config)
         self.show_status(f"Forgot what was learned about {config.model or config.name}; the next request "
                          "learns again." if count else "Nothing was learned about this model yet.")
-
-
-class AppearancePage(QWidget):
-    """Theme and font size."""
-
-    changed = Signal()
-
-    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.ctx = ctx
-        self.theme = QComboBox(self)
-        self.theme.setAccessibleName("Theme")
-        for value, label in (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark")):
-            self.theme.addItem(label, value)
-        self.theme.setCurrentIndex(self.theme.findData(ctx.settings.ui.theme))
-        self.font_size = QSpinBox(self)
-        self.font_size.setAccessibleName("Font size")
-        self.font_size.setRange(7, 32)
-        self.font_size.setValue(ctx.settings.ui.font_size)
-        form = QFormLayout(self)
-        form.addRow("&Theme", self.theme)
-        form.addRow("&Font size", self.font_size)
-        self.theme.currentIndexChanged.connect(self._apply)
-        self.font_size.valueChanged.connect(self._apply)
-
-    def _apply(self) -> None:
-        self.ctx.settings.ui.theme = self.theme.currentData()
-        self.ctx.settings.ui.font_size = self.font_size.value()
-        self.ctx.save_settings()
-        self.changed.emit()
 
 
 class SettingsDialog(QDialog):

@@ -22,6 +22,7 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
 
 from jawad_desktop.core.events import HandOverFinished, HandOverRequested
+from jawad_desktop.ui.icons import icon
 
 log = logging.getLogger("jawad.ui.hand_over")
 
@@ -57,11 +58,13 @@ class TakeOverBanner(QFrame):
         self.continue_button.setObjectName("takeOverContinue")
         self.continue_button.setAccessibleName("Continue: I am done on the page")
         self.continue_button.setToolTip(f"Let Jawad go on from the page as it is now ({CONTINUE_KEYS})")
+        self.continue_button.setIcon(icon("play"))
         self.continue_button.clicked.connect(lambda: self.answer(True))
         self.cancel_button = QPushButton("Cancel", self)
         self.cancel_button.setObjectName("takeOverCancel")
         self.cancel_button.setAccessibleName("Cancel the hand-over")
         self.cancel_button.setToolTip("Tell Jawad you will not do it; it stops trying this step")
+        self.cancel_button.setIcon(icon("x"))
         self.cancel_button.clicked.connect(lambda: self.answer(False))
 
         row = QHBoxLayout(self)

@@ -29,12 +29,13 @@ import time
 from typing import Any, Literal
 
 from PySide6.QtCore import QEvent, QObject, QRectF, QSize, Qt, Signal, SignalInstance
-from PySide6.QtGui import QColor, QIcon, QKeyEvent, QKeySequence, QMouseEvent, QPainter, QPaintEvent
+from PySide6.QtGui import QColor, QKeyEvent, QKeySequence, QMouseEvent, QPainter, QPaintEvent
 from PySide6.QtWidgets import QApplication, QToolButton, QWidget
 
 from jawad_desktop.core.errors import Remedy
 from jawad_desktop.core.events import VoiceState
 from jawad_desktop.core.voice import VoiceSession
+from jawad_desktop.ui.icons import icon
 from jawad_desktop.ui.remedies import with_remedy
 
 log = logging.getLogger("jawad.ui.voice")
@@ -50,8 +51,9 @@ _STYLE: dict[ButtonState, str] = {
     "transcribing": "QToolButton { background: #e5a50a; color: black; border-radius: 6px; }",
     "error": "QToolButton { border: 2px solid #c01c28; border-radius: 6px; }",
 }
-_LABEL: dict[ButtonState, str] = {
-    "idle": "Mic", "starting": "Mic…", "listening": "Stop", "transcribing": "…", "error": "Mic!"
+_ICON: dict[ButtonState, tuple[str, str]] = {  # (icon, colour role) of each state (ui.icons)
+    "idle": ("mic", "text"), "starting": ("mic", "black"), "listening": ("square", "white"),
+    "transcribing": ("loader-circle", "black"), "error": ("mic-off", "danger"),
 }
 
 
@@ -83,11 +85,8 @@ class VoiceButton(QToolButton):
         self._push_to_talk_key: PushToTalkKey | None = None
         self.setObjectName("voiceButton")
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        icon = QIcon.fromTheme("audio-input-microphone")
-        if not icon.isNull():
-            self.setIcon(icon)
-            self.setIconSize(QSize(20, 20))
-        self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.setIconSize(QSize(20, 20))
+        self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
         voice_states.connect(self.handle_voice_state)
         self.pressed.connect(self._on_pressed)
         self.released.connect(self._on_released)
@@ -108,7 +107,7 @@ class VoiceButton(QToolButton):
         self._state = state
         if state != "listening":
             self._level = 0.0
-        self.setText(_LABEL[state])
+        self.setIcon(icon(*_ICON[state]))
         self.setStyleSheet(_STYLE[state])
         self.setProperty("voiceState", state)
         name, tip = self._describe()

@@ -28,10 +28,12 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLayout,
     QProgressBar,
+    QSpinBox,
     QWidget,
 )
 
 from jawad_desktop.core.context import AppContext
+from jawad_desktop.core.events import Event, ModelDownloadProgress
 from jawad_desktop.core.voice import (
     BUNDLED_MODEL,
     LevelMonitor,
@@ -41,8 +43,18 @@ from jawad_desktop.core.voice import (
     list_input_devices,
     resolve_model,
 )
+from jawad_desktop.core.voice.models import bus_progress, is_multilingual
 from jawad_desktop.ui.background import run_in_thread
-from jawad_desktop.ui.controls import ERROR_STYLE, button, combo, failure_text, field_row, line_edit, status_line
+from jawad_desktop.ui.controls import (
+    ERROR_STYLE,
+    add_form_row,
+    button,
+    combo,
+    failure_text,
+    field_row,
+    line_edit,
+    status_line,
+)
 from jawad_desktop.ui.remedies import error_text
 
 log = logging.getLogger("jawad.ui.voice")
@@ -62,7 +74,6 @@ class _Progress(QObject):
     """How a download on a worker thread reports progress to the GUI thread (queued signals);
     its end comes back through ``run_in_thread``'s callbacks."""
 
-    model = Signal(object, object)  # bytes done, total (bytes can exceed a Qt int)
     pack = Signal(object, object)
 
 
@@ -77,7 +88,8 @@ class VoiceSettingsPage(QWidget):
         self.pack = pack or VoicePack.for_app(ctx.paths)
         voice = ctx.settings.voice
         self._progress = _Progress(self)
-        self._progress.model.connect(self._on_progress)
+        unsubscribe = ctx.bus.subscribe(self._on_event)  # a model's download progress
+        self.destroyed.connect(lambda *_: unsubscribe())
         self._progress.pack.connect(self._on_pack_progress)
         self._pack_cancel: threading.Event | None = None
         self._file_dialog: QFileDialog | None = None
@@ -110,6 +122,11 @@ class VoiceSettingsPage(QWidget):
         self.download_progress.hide()
         self.model_status = status_line("Speech model status", self)
         self.compute = combo("Compute type", self, ((label, value) for value, label in COMPUTE_TYPES))
+        self.beam = QSpinBox(self)
+        self.beam.setAccessibleName("Beam size: 1 is fastest, wider may hear better")
+        self.beam.setToolTip("How many guesses the local model keeps while decoding: 1 is fastest; "
+                             "2 heard short commands best in our measurements.")
+        self.beam.setRange(1, 10)
         self.language = combo("Language", self, ((label, value) for value, label in LANGUAGES))
 
         self.install_pack = button("Install offline speech…", "Download and install offline speech (the voice pack)",
@@ -155,13 +172,13 @@ class VoiceSettingsPage(QWidget):
             ("Offline speech", self._pack_row), ("", self.pack_progress), ("", self.pack_status),
             ("Speech &model", field_row(self.model, self.download)), ("", self.download_progress),
             ("", self.model_status),
-            ("&Compute type", self.compute), ("&Language", self.language),
+            ("&Compute type", self.compute), ("&Beam size", self.beam), ("&Language", self.language),
             ("API &provider", self.api_provider), ("API m&odel", self.api_model),
             ("&Silence to stop", self.silence), ("Ma&ximum length", self.max_length),
             ("", self.partials), ("", self.auto_send), ("", self.speak_replies),
         )
         for label, field in rows:
-            form.addRow(label, field)
+            add_form_row(form, label, field)
         form.setRowVisible(self.pack_progress, False)  # while installing
 
         self.fill_devices()
@@ -169,6 +186,7 @@ class VoiceSettingsPage(QWidget):
         self.fallback.setChecked(voice.fallback)
         self.model.setCurrentText(voice.model_size)
         self._select(self.compute, voice.compute_type)
+        self.beam.setValue(voice.beam_size)
         self._select(self.language, voice.language)
         self._select(self.api_provider, voice.api_provider)
         self.api_model.setText(voice.api_model)
@@ -183,10 +201,11 @@ class VoiceSettingsPage(QWidget):
 
         for choice in (self.backend, self.compute, self.language, self.api_provider):
             choice.currentIndexChanged.connect(self._save)
+        self.language.currentIndexChanged.connect(self._update_model_status)  # "detects the language"
         self.device.currentIndexChanged.connect(self._device_changed)
         self.model.currentTextChanged.connect(self._model_changed)
         self.api_model.editingFinished.connect(self._save)
-        for spin in (self.silence, self.max_length):
+        for spin in (self.silence, self.max_length, self.beam):
             spin.valueChanged.connect(self._save)
         for box in (self.fallback, self.partials, self.auto_send, self.speak_replies):
             box.toggled.connect(self._save)
@@ -215,6 +234,7 @@ class VoiceSettingsPage(QWidget):
         voice.input_device = self.device.currentData() or ""
         voice.model_size = self.model.currentText().strip() or BUNDLED_MODEL
         voice.compute_type = self.compute.currentData()
+        voice.beam_size = self.beam.value()
         voice.language = self.language.currentData()
         voice.api_provider = self.api_provider.currentData()
         voice.api_model = self.api_model.text().strip() or "whisper-1"
@@ -344,7 +364,8 @@ class VoiceSettingsPage(QWidget):
             self.download.setEnabled(exc.code == "MODEL_NOT_DOWNLOADED" and name in known_model_sizes())
             return
         self.model_status.setStyleSheet("")
-        self.model_status.setText("Ready: works offline.")
+        detects = is_multilingual(name) and not self.ctx.settings.voice.language
+        self.model_status.setText("Ready: works offline." + (" It detects the language you speak." if detects else ""))
         self.download.setEnabled(False)
 
     def download_model(self, *, endpoint: str | None = None) -> None:
@@ -356,11 +377,11 @@ class VoiceSettingsPage(QWidget):
         self.model_status.setStyleSheet("")
         self.model_status.setText(f"Downloading {name}…")
 
-        progress, cache = self._progress.model, self.ctx.paths.cache
+        progress, cache = bus_progress(self.ctx.bus, name), self.ctx.paths.cache
         what = f"downloading the speech model {name}"
 
         def work() -> None:
-            resolve_model(name, cache, download=True, progress=lambda done, total: progress.emit(done, total),
+            resolve_model(name, cache, download=True, progress=progress,
                           endpoint=endpoint)
 
         def failed(exc: BaseException) -> None:
@@ -370,6 +391,10 @@ class VoiceSettingsPage(QWidget):
 
         run_in_thread(work, what=what, bus=self.ctx.bus, on_done=lambda _: self._on_download_done(""),
                       on_error=failed)
+
+    def _on_event(self, event: Event) -> None:
+        if isinstance(event, ModelDownloadProgress) and event.model == self.model.currentText().strip():
+            self._on_progress(event.done, event.total)
 
     def _on_progress(self, done: int, total: int) -> None:
         if total > 0:

@@ -19,6 +19,7 @@ from jawad_desktop.core.llm.connection import list_models, test_connection
 from jawad_desktop.core.store.secrets import SecretStore
 from jawad_desktop.ui.mcp_page import McpPage
 from jawad_desktop.ui.settings_dialog import ProvidersPage, SettingsDialog
+from jawad_desktop.ui.theme import current
 from tests.servers.fault_server import FaultServer
 
 
@@ -74,7 +75,7 @@ def test_a_tester_that_raises_is_shown_on_the_page(qtbot: Any, ctx: AppContext, 
     qtbot.waitUntil(lambda: page.test_button.isEnabled() and "broke" in page.status.text(), timeout=5000)
     assert page.status.text() == ("Testing the connection to Local server failed: "
                                   "RuntimeError: the socket library broke")
-    assert "c01c28" in page.status.styleSheet()  # shown as an error
+    assert current().colours.danger in page.status.styleSheet()  # shown as an error
 
 
 def test_a_failing_model_list_says_what_to_do(qtbot: Any, ctx: AppContext, aio_loop: Any) -> None:
@@ -174,7 +175,7 @@ def test_a_server_that_cannot_start_is_shown(mcp: McpPage, qtbot: Any) -> None:
     mcp.check()
     assert not mcp.test_button.isEnabled()
     qtbot.waitUntil(lambda: mcp.test_button.isEnabled(), timeout=30_000)
-    assert mcp.status.text() and "c01c28" in mcp.status.styleSheet()
+    assert mcp.status.text() and current().colours.danger in mcp.status.styleSheet()
     assert mcp.tools.count() == 1, "a failed check keeps the list the user had"
 
 

@@ -27,12 +27,19 @@ def _image_colours(widget: QWidget) -> int:
     return len(colours)
 
 
-def test_first_start_tells_the_user_what_to_do(make_window: Any, profile_dir: Path) -> None:
+def test_first_start_tells_the_user_what_to_do(make_window: Any, profile_dir: Path, qtbot: Any) -> None:
     window: MainWindow = make_window(profile_dir)
-    items = window.chat.view.chat_model.items()
-    assert [i.role for i in items] == ["notice"]
-    assert items[0].text == FIRST_START
+    # The empty chat says what to do (not a message that would stay above every exchange).
+    assert window.chat.view.chat_model.items() == []
+    empty = window.chat.empty_state
+    assert empty.isVisible() and empty.text.text() == FIRST_START
+    assert not any(b.isVisible() for b in empty.prompt_buttons)
     assert "Settings → Providers" in window.provider_label.text()
+    qtbot.mouseClick(empty.settings_button, Qt.MouseButton.LeftButton)
+    dialog = window._settings_dialog
+    assert dialog is not None and dialog.isVisible()
+    assert dialog.pages.currentItem().text() == "Providers"
+    dialog.close()
     assert window.windowTitle() == "Jawad Desktop"
     assert not window.windowIcon().isNull()
 
@@ -75,14 +82,18 @@ def test_layout_is_restored(make_window: Any, profile_dir: Path, qtbot: Any) -> 
     window.resize(790, 700)
     qtbot.waitUntil(lambda: window.width() == 790)
     window.main_split.setSizes([150, 330, 300])
+    window.action_log_drawer.set_expanded(True)  # the action log's height is the open drawer's
     window.left_split.setSizes([400, 200])
     window.close()
     saved = window.ctx.settings.ui.splitter_sizes
+    assert saved["action_log"] == [1]
     window.dispose()
     again: MainWindow = make_window(profile_dir)
     assert (again.width(), again.height()) == (790, 700)
+    assert again.action_log_drawer.is_expanded()
     for restored, before in ((again.main_split.sizes(), saved["main"]), (again.left_split.sizes(), saved["chat_log"])):
         assert all(abs(a - b) <= 2 for a, b in zip(restored, before, strict=True)), (restored, before)
+    assert abs(again.left_split.sizes()[1] - 200) <= 2
 
 
 def test_send_without_provider_keeps_the_text(make_window: Any, profile_dir: Path, qtbot: Any) -> None:

@@ -44,3 +44,43 @@ def test_a_saved_turn_and_a_rename_reach_the_window_sidebar(
     assert store is not None
     store.rename(cid, "Alfama trams")
     qtbot.waitUntil(lambda: _titles(sidebar).get(cid) == "Alfama trams", timeout=5000)
+
+
+def _selected_ids(sidebar: HistorySidebar) -> list[str]:
+    return [index.data(IdRole) for index in sidebar.list_view.selectionModel().selectedIndexes()]
+
+
+def test_a_new_chat_becomes_the_selected_row_once_it_is_saved(
+    make_window: Any, profile_dir: Path, scripted_model: ScriptedModel, qtbot: Any
+) -> None:
+    """After New chat and a first message the list selected the previous conversation still
+    (the refresh kept the row the keyboard was on); the conversation shown must be selected."""
+    ctx = AppContext.open(str(profile_dir))
+    ctx.settings.providers = [scripted_model.provider("Scripted")]
+    ctx.settings.active_provider = "Scripted"
+    ctx.save_settings()
+    scripted_model.script(text("Tram 28 climbs to Alfama."), text("The 15E goes to Belém."))
+    window: MainWindow = make_window(profile_dir)
+    sidebar = window.sidebar
+    assert isinstance(sidebar, HistorySidebar)
+
+    window.chat.input.setPlainText("Which tram goes to Alfama?")
+    qtbot.keyClick(window.chat.input, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: not window.presenter.busy, timeout=60_000)
+    first = window.presenter.conversation_id
+    assert first is not None
+    qtbot.waitUntil(lambda: _selected_ids(sidebar) == [first], timeout=5000)
+
+    window.new_chat_action.trigger()
+    qtbot.waitUntil(lambda: window.presenter.conversation_id is None, timeout=5000)
+    assert _selected_ids(sidebar) == [], "a new, unsaved chat has no row to select"
+
+    window.chat.input.setPlainText("And which goes to Belém?")
+    qtbot.keyClick(window.chat.input, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: not window.presenter.busy, timeout=60_000)
+    second = window.presenter.conversation_id
+    assert second is not None and second != first
+    qtbot.waitUntil(lambda: sidebar.model.row_of(second) >= 0, timeout=5000)
+    qtbot.wait(100)  # let any later refresh run: it must not move the selection back
+    assert _selected_ids(sidebar) == [second]
+    assert sidebar.list_view.currentIndex().data(IdRole) == second

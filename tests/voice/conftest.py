@@ -55,3 +55,6 @@ def pack_server(tmp_path: Path) -> Iterator[PackServer]:
     folder = tmp_path / "release"
     folder.mkdir()
     yield from serve_packs(folder)
+
+
+from tests.servers.speech_server import speech_server  # noqa: E402,F401  (the /v1/audio/speech fixture)

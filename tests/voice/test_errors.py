@@ -127,21 +127,3 @@ def test_unreadable_audio_file(tmp_path: Path) -> None:
     with pytest.raises(VoiceError) as caught:
         read_audio(tmp_path / "missing.wav")
     assert "does not exist" in caught.value.message
-
-
-def test_download_progress_reports_bytes_not_file_counts() -> None:
-    from jawad_desktop.core.voice.models import _progress_class
-
-    seen: list[tuple[int, int]] = []
-    bar_class = _progress_class(lambda done, total: seen.append((done, total)))
-    # The bars huggingface_hub creates with it: files first, then the bytes being written.
-    files = bar_class(total=5, desc="Fetching 5 files")
-    files.update(1)
-    assert seen == [(1, 5)]
-    transfer = bar_class(total=0, desc="Downloading bytes", unit="B", unit_scale=True)
-    written = bar_class(total=0, desc="Reconstructing (incomplete total...)", unit="B", unit_scale=True)
-    written.total = 75_000_000
-    transfer.update(10_000_000)
-    written.update(30_000_000)
-    files.update(1)  # ignored now that bytes are known
-    assert seen[-1] == (30_000_000, 75_000_000) and len(seen) == 2

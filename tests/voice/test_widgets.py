@@ -163,12 +163,16 @@ def test_level_meter_moves_with_sound(pulse_server: PulseServer, voice_ctx: AppC
 
 
 @pytest.mark.slow
-def test_spoken_reply_is_heard_and_stops_at_once(pulse_server: PulseServer, qtbot: Any, aio_loop: Any) -> None:
+def test_spoken_reply_is_heard_and_stops_at_once(
+    pulse_server: PulseServer, qtbot: Any, aio_loop: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     speaker = ReplySpeaker(prefer_qt=False)
     assert speaker.backend == "espeak-ng"
     blocks: list[Samples] = []
     recorder = Recorder(blocks.append)
-    recorder.open()
+    with monkeypatch.context() as env:
+        env.setenv("PULSE_SOURCE", "speaker.monitor")  # the default output's monitor: what the app says
+        recorder.open()
     try:
         qtbot.wait(2200)
         blocks.clear()

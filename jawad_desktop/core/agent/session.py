@@ -27,7 +27,10 @@ another provider or model.
 
 The context is sized for the model's window (``core.llm.context_window``) at each run:
 ``ContextBudget`` (``core.agent.budget``) sets the answer's ``max_tokens``, the history's
-budget, the page text in the prompt and the most of a tool result the model gets.
+budget, the page text in the prompt and the most of a tool result the model gets. Files
+attached to the message (``run(..., attachments=...)``) take up to half of the room the history
+may hold (``core.tools.files.attachments``), so they are still there at the next turn; the model
+reads the rest with ``read_attachment``.
 
 Stop: ``session.stop()`` (or cancelling the task that awaits ``run``) cancels the run at
 any point, including inside a tool; what was shown stays, the ``ChatResponse`` says
@@ -55,7 +58,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from jawad_desktop.core import events
 from jawad_desktop.core.agent import commands
-from jawad_desktop.core.agent.budget import ContextBudget
+from jawad_desktop.core.agent.budget import CHARS_PER_TOKEN, ContextBudget
 from jawad_desktop.core.agent.confirm import CONFIRM_TOOL, PageConfirmation, confirmation_message
 from jawad_desktop.core.agent.history import ConversationHistory
 from jawad_desktop.core.agent.loop_guard import Repeated, RepeatGuard
@@ -89,6 +92,9 @@ from jawad_desktop.core.store.model_facts import ModelFactsStore
 from jawad_desktop.core.store.secrets import SecretStore
 from jawad_desktop.core.tools.browser.tools import LOOK_TOOL
 from jawad_desktop.core.tools.context import ToolContext
+from jawad_desktop.core.tools.files.attachments import ATTACHMENT_SHARE, AttachedFiles, user_message
+from jawad_desktop.core.tools.files.extract import ExtractedFile
+from jawad_desktop.core.tools.files.tools import hidden_file_tools
 from jawad_desktop.core.tools.page import PageContext
 from jawad_desktop.core.tools.registry import ToolRegistry
 
@@ -178,6 +184,7 @@ class _Turn:
     confirmation: PageConfirmation = field(default_factory=PageConfirmation)  # check the page before answering
     repeats: RepeatGuard = field(default_factory=RepeatGuard)  # the same call, the same result: stop
     plan_first: bool = False  # propose a plan and wait for the user's approval before acting
+    files: list[tuple[str, ExtractedFile]] = field(default_factory=list)  # attached to the message: (name, file)
 
     def shown_text(self) -> str:
         return "\n\n".join(part for part in self.shown if part.strip())
@@ -237,6 +244,12 @@ class AgentSession:
         self._sanitizer = StreamSanitizer(())
         self._images: dict[str, list[Image]] = {}  # a call's images, until its result message is made
         self._plan_note = ""  # the plan the user approved for the run in progress (plan-first mode)
+        # The files attached in this conversation, for read_attachment (core.tools.files).
+        self.attachments = AttachedFiles()
+        self.extras.setdefault("attachments", self.attachments)
+        self.last_attachments: list[ExtractedFile] = []  # the last run's, for regenerate
+        # What the user typed, for a message that holds their files too: id(message) -> (content, typed).
+        self._typed: dict[int, tuple[str, str]] = {}
 
     # -- public -----------------------------------------------------------------------------
     @property
@@ -251,17 +264,42 @@ class AgentSession:
         self._task.cancel()
         return True
 
-    def clear(self) -> None:
-        """Forget the conversation (spec 001 CLEAR_HISTORY)."""
+    def clear(self, *, keep_files: bool = False) -> None:
+        """Forget the conversation (spec 001 CLEAR_HISTORY); ``keep_files``: not the files attached
+        in it (the history is being cut back, ``Assistant.edit_last``)."""
         self.history.clear()
+        if not keep_files:
+            self.attachments.clear()
+            self._typed.clear()
+
+    def with_files(self, messages: Sequence[Message]) -> list[Message]:
+        """``messages`` as saved (a user's message holds what they typed), each user message that had
+        files in this session replaced by the one the model was given, with the files' text."""
+        held: dict[str, Message] = {}
+        for message in self.history.messages:
+            content, typed = self._typed.get(id(message), ("", ""))
+            if content and content == message.content:
+                held.setdefault(typed, message)
+        return [held.get(m.content, m) if m.role == "user" else m for m in messages]
+
+    def typed_text(self, message: Message) -> str:
+        """What the user typed in ``message`` (its content without the files attached to it)."""
+        content, typed = self._typed.get(id(message), ("", ""))
+        return typed if content == message.content else message.content
+
+    def sees_images(self) -> bool:
+        """Whether the model the next request goes to accepts images (``core.llm.vision``)."""
+        return accepts_images(self.facts, _model_key(self._client()))
 
     async def run(self, user_text: str, *, force_tool: str | None = None,
-                  plan_first: bool = False) -> events.ChatResponse:
+                  plan_first: bool = False, attachments: Sequence[ExtractedFile] = ()) -> events.ChatResponse:
         """Run one turn and return its final response (also emitted on the bus).
 
         ``force_tool`` makes the first request require that tool (native format only:
         ``tool_choice``); /summarize forces ``summarize_page`` when there is a page. ``plan_first``:
         before acting, the model proposes a plan the user approves (``core.agent.plan_first``).
+        ``attachments``: files read for this message (``core.tools.files``): their text goes after
+        the user's words within the model's window, their pictures as the message's images.
         """
         if self.running:
             raise JawadError(
@@ -270,7 +308,9 @@ class AgentSession:
             )
         run_id = events.new_id("run")
         turn = _Turn(run_id=run_id, user_text=user_text, force_tool=force_tool, plan_first=plan_first)
-        self.bus.emit(TurnStarted(run_id=run_id, user_text=user_text))
+        turn.files = list(zip(self.attachments.add(attachments), attachments, strict=True))
+        self.last_attachments = list(attachments)
+        self.bus.emit(TurnStarted(run_id=run_id, user_text=user_text, attachments=tuple(f.name for f in attachments)))
         self._task = asyncio.get_running_loop().create_task(self._run(turn), name=f"jawad-agent-{run_id}")
         try:
             return await asyncio.shield(self._task)
@@ -404,12 +444,24 @@ class AgentSession:
         await self._size_for(client)
         names = self._names()
         offered = self.registry
+        hidden = hidden_file_tools(self.extras) & names  # no attachment, no library: not offered
         if LOOK_TOOL in names and not accepts_images(self.facts, self._model):  # a text-only model: no look
-            names = names - {LOOK_TOOL}
+            hidden.add(LOOK_TOOL)
+        if hidden:
+            names = names - hidden
             offered = ToolRegistry().merged(self.registry)
-            offered.remove(LOOK_TOOL)
+            for name in hidden & set(offered.names()):
+                offered.remove(name)
         tools_spec = offered.openai_tools()
-        turn.pending.append(Message(role="user", content=turn.user_text))
+        # Within what the history may hold, so the files are still in the next turn's request.
+        room = min(self.budget.input, self.budget.history)
+        share = int(room * CHARS_PER_TOKEN * ATTACHMENT_SHARE) - len(turn.user_text)
+        if turn.files:
+            message = user_message(turn.user_text, turn.files, budget_chars=share)
+            self._typed[id(message)] = (message.content, turn.user_text)
+        else:
+            message = Message(role="user", content=turn.user_text)
+        turn.pending.append(message)
         self._sanitizer = StreamSanitizer(names)
         self._plan_note = ""
         if turn.plan_first:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from jawad_desktop.core.config.mcp import McpSettings
 from jawad_desktop.core.config.providers import ProviderConfig
@@ -52,6 +52,8 @@ class AgentSettings(_Section):
     # Plan-first mode (core/agent/plan_first.py): before acting, the agent proposes the sites and the
     # kinds of actions it will use; the user approves the plan, and anything outside it asks.
     plan_first: bool = False
+    # The largest file attached to a message or indexed in the document library (core/tools/files).
+    max_attachment_mb: int = Field(25, ge=1, le=2000)
 
 
 class BrowserSettings(_Section):
@@ -74,7 +76,9 @@ class VoiceSettings(_Section):
     mode: Literal["toggle", "push_to_talk"] = "toggle"
     model_size: str = "tiny.en"
     compute_type: str = "int8"
-    language: str = ""  # empty: automatic
+    # Local Whisper's beam search width: 1 is greedy decoding (benchmarks/bench_beam.py measured the default).
+    beam_size: int = Field(2, ge=1, le=10)
+    language: str = ""  # empty: automatic (a multilingual model detects it; the .en models are English)
     api_provider: str = ""  # a provider name whose key and base URL are used for the Whisper API
     api_model: str = "whisper-1"
     silence_stop_s: float = Field(1.2, ge=0.3, le=10.0)
@@ -83,16 +87,50 @@ class VoiceSettings(_Section):
     partial_results: bool = True  # live transcripts while speaking (local backend)
     auto_send: bool = False
     speak_replies: bool = False
+    # Spoken replies and conversation mode (core.voice.tts, core.voice.conversation).
+    tts_backend: Literal["auto", "api", "piper", "espeak"] = "auto"  # auto: Piper if set up, else espeak-ng
+    tts_provider: str = ""  # a provider whose base URL and key serve /audio/speech; empty: the active one
+    tts_model: str = "tts-1"
+    tts_voice: str = "alloy"  # the speech API's voice
+    piper_voice: str = ""  # a Piper voice file (.onnx, with its .onnx.json beside it)
+    espeak_voice: str = ""  # an espeak-ng voice name; empty: its default
+    speech_rate: float = Field(1.0, ge=0.25, le=4.0)  # 1.0 is each engine's normal speed
+    output_device: str = ""  # empty: the system default
+    announce_tools: bool = True  # say "Reading the page" when the agent starts a tool
+    conversation_timeout_s: float = Field(20.0, ge=3.0, le=600.0)  # silence that ends conversation mode
+    barge_in: bool = True  # speaking over a reply stops it
+    echo_cancel: bool = True  # use the sound server's echo cancellation when it offers it
 
 
 class UISettings(_Section):
     """How the window looks and what it restores."""
 
-    theme: Literal["system", "light", "dark"] = "system"
+    theme: Literal["system", "light", "dark", "high-contrast"] = "system"
+    accent: str = "#2f6fed"  # the accent colour, #rrggbb (ui.theme adjusts it per theme for contrast)
     font_size: int = Field(11, ge=7, le=32)
     window_geometry: str = ""  # base64 of QWidget.saveGeometry()
     splitter_sizes: dict[str, list[int]] = Field(default_factory=dict)
     last_conversation_id: str = ""
+
+    @field_validator("accent", mode="before")
+    @classmethod
+    def _accent_colour(cls, value: object) -> str:
+        """A malformed accent is the default one, not a settings file that fails to load."""
+        text = value.strip().lower() if isinstance(value, str) else ""
+        hex_ok = len(text) == 7 and text[0] == "#" and all(ch in "0123456789abcdef" for ch in text[1:])
+        return text if hex_ok else "#2f6fed"
+
+
+class DesktopSettings(_Section):
+    """The tray icon, the global hotkeys and desktop notifications (``ui.desktop_shell``)."""
+
+    keep_in_tray: bool = False  # closing the window hides it to the tray instead of quitting
+    quick_ask_hotkey: str = "Ctrl+Alt+Space"  # Qt key-sequence text ("" or disabled: none)
+    quick_ask_enabled: bool = True
+    talk_hotkey: str = "Ctrl+Alt+M"  # push-to-talk: held on X11, a toggle elsewhere
+    talk_enabled: bool = True
+    notifications: bool = True  # a long turn ended or the agent waits, while the window is hidden
+    notify_after_s: float = Field(10.0, ge=0.0, le=3600.0)
 
 
 class Settings(BaseModel):
@@ -108,6 +146,7 @@ class Settings(BaseModel):
     browser: BrowserSettings = Field(default_factory=lambda: BrowserSettings())
     voice: VoiceSettings = Field(default_factory=lambda: VoiceSettings())
     ui: UISettings = Field(default_factory=lambda: UISettings())
+    desktop: DesktopSettings = Field(default_factory=lambda: DesktopSettings())
     mcp: McpSettings = Field(default_factory=lambda: McpSettings())
 
     @model_validator(mode="after")

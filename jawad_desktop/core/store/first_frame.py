@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import NamedTuple
 
-THEMES = ("system", "light", "dark")
+THEMES = ("system", "light", "dark", "high-contrast")
 
 
 class FirstFrame(NamedTuple):  # not a dataclass: dataclasses costs 2 ms to import before the frame

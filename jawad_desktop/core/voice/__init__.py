@@ -19,10 +19,12 @@ if TYPE_CHECKING:
         list_input_devices,
         reinitialize_portaudio,
     )
+    from jawad_desktop.core.voice.conversation import Conversation, TurnTiming
     from jawad_desktop.core.voice.errors import VoiceError
     from jawad_desktop.core.voice.models import BUNDLED_MODEL, bundled_model_path, known_model_sizes, resolve_model
     from jawad_desktop.core.voice.pack import PackStatus, VoicePack
     from jawad_desktop.core.voice.session import VoiceSession
+    from jawad_desktop.core.voice.speakable import SentenceChunker
     from jawad_desktop.core.voice.speech import EspeakSpeaker, speakable_text
     from jawad_desktop.core.voice.transcribers import (
         FallbackTranscriber,
@@ -34,10 +36,18 @@ if TYPE_CHECKING:
         build_transcriber,
         local_transcriber,
     )
+    from jawad_desktop.core.voice.tts import AudioOutput, SpeechPipeline, Synthesizer, build_synthesizer
     from jawad_desktop.core.voice.vad import EndOfSpeechDetector, VadConfig
 
 # Public name -> the submodule that defines it.
 _SOURCES = {
+    "AudioOutput": "tts",
+    "Conversation": "conversation",
+    "SentenceChunker": "speakable",
+    "SpeechPipeline": "tts",
+    "Synthesizer": "tts",
+    "TurnTiming": "conversation",
+    "build_synthesizer": "tts",
     "BUNDLED_MODEL": "models",
     "SAMPLE_RATE": "audio",
     "EndOfSpeechDetector": "vad",
@@ -71,6 +81,8 @@ _SOURCES = {
 __all__ = [
     "BUNDLED_MODEL",
     "SAMPLE_RATE",
+    "AudioOutput",
+    "Conversation",
     "EndOfSpeechDetector",
     "EspeakSpeaker",
     "FallbackTranscriber",
@@ -79,14 +91,19 @@ __all__ = [
     "LocalWhisper",
     "PackStatus",
     "Recorder",
+    "SentenceChunker",
+    "SpeechPipeline",
+    "Synthesizer",
     "Transcriber",
     "Transcript",
+    "TurnTiming",
     "VadConfig",
     "VoiceError",
     "VoicePack",
     "VoiceSession",
     "WhisperAPI",
     "api_transcriber",
+    "build_synthesizer",
     "build_transcriber",
     "bundled_model_path",
     "known_model_sizes",

@@ -22,6 +22,11 @@ VoiceErrorCode = Literal[
     "MODEL_MISSING_OFFLINE",
     "MODEL_NOT_DOWNLOADED",
     "MODEL_LOAD_FAILED",
+    # Downloading a larger speech model from the hub (core.voice.hub).
+    "MODEL_NOT_FOUND",
+    "MODEL_DOWNLOAD_FAILED",
+    "MODEL_CORRUPT",
+    "MODEL_DOWNLOAD_CANCELLED",
     "API_NOT_CONFIGURED",
     "API_KEY_INVALID",
     "API_UNREACHABLE",
@@ -29,6 +34,10 @@ VoiceErrorCode = Literal[
     "NO_SPEECH",
     "BAD_AUDIO_FILE",
     "TRANSCRIPTION_FAILED",
+    # Spoken replies (core.voice.tts): no engine to speak with, or the engine failed.
+    "TTS_UNAVAILABLE",
+    "TTS_FAILED",
+    "NO_OUTPUT_DEVICE",
     # The packaged app's voice pack (core.voice.pack).
     "VOICE_PACK_MISSING",
     "VOICE_PACK_DOWNLOAD_FAILED",

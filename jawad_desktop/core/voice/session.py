@@ -28,6 +28,7 @@ from jawad_desktop.core.events import VoiceState
 from jawad_desktop.core.voice.audio import SAMPLE_RATE, Samples, level_of, read_audio, write_wav
 from jawad_desktop.core.voice.capture import Recorder
 from jawad_desktop.core.voice.errors import VOICE, VoiceError
+from jawad_desktop.core.voice.microphone import MicAttachment, OpenMicrophone
 from jawad_desktop.core.voice.transcribers import Backend, Transcriber, Transcript, build_transcriber
 from jawad_desktop.core.voice.vad import EndOfSpeechDetector, StopReason, VadConfig
 
@@ -67,8 +68,14 @@ class VoiceSession:
         *,
         backend: Backend | None = None,
         transcriber_factory: Callable[[], Transcriber] | None = None,
+        microphone: OpenMicrophone | None = None,
     ) -> None:
         self.ctx = ctx
+        # Conversation mode: an input kept open across turns (None: each turn opens its own).
+        self._microphone = microphone
+        self._since: float | None = None  # a turn on it starts with the audio kept since then
+        self._no_speech_timeout_s: float | None = None
+        self.last_reason: StopReason | Literal["user"] | None = None  # why the last recording ended
         self._backend = backend
         self._factory = transcriber_factory or (lambda: build_transcriber(ctx, backend))
         self._transcriber: Transcriber | None = None
@@ -106,13 +113,21 @@ class VoiceSession:
         """Load the model now so the first utterance is transcribed without waiting for it."""
         await self.transcriber().prepare()
 
-    def start(self, *, auto_stop: bool = True) -> asyncio.Task[Transcript | None]:
+    def start(
+        self, *, auto_stop: bool = True, since: float | None = None, no_speech_timeout_s: float | None = None
+    ) -> asyncio.Task[Transcript | None]:
         """Start listening (no-op if already busy); ``auto_stop=False`` for push-to-talk.
 
-        Returns the task of this turn; its result is the transcript or None (error, cancel).
+        On an open microphone, ``since`` (a ``time.monotonic()``) starts the recording with the
+        audio heard since then (the user spoke over the reply); ``no_speech_timeout_s`` overrides
+        the setting for this turn. Returns the task of this turn; its result is the transcript
+        or None (error, cancel).
         """
         if self._task is not None and not self._task.done():
             return self._task
+        self._since = since
+        self._no_speech_timeout_s = no_speech_timeout_s
+        self.last_reason = None
         self._stop_requested = asyncio.Event()
         self._discard = False
         self._lost_input = None
@@ -130,9 +145,11 @@ class VoiceSession:
         self._discard = True
         self.stop()
 
-    async def listen(self, *, auto_stop: bool = True) -> Transcript | None:
+    async def listen(
+        self, *, auto_stop: bool = True, since: float | None = None, no_speech_timeout_s: float | None = None
+    ) -> Transcript | None:
         """Record until the end of speech and return the transcript (None on error)."""
-        return await self.start(auto_stop=auto_stop)
+        return await self.start(auto_stop=auto_stop, since=since, no_speech_timeout_s=no_speech_timeout_s)
 
     async def retry(self) -> Transcript | None:
         """Transcribe the kept recording of the last failed turn again."""
@@ -179,7 +196,10 @@ class VoiceSession:
         def deliver(item: Samples | VoiceError) -> None:  # on PortAudio's thread
             loop.call_soon_threadsafe(blocks.put_nowait, item)
 
-        recorder = Recorder(deliver, device=voice.input_device, on_failure=deliver)
+        recorder: Recorder | MicAttachment = (
+            self._microphone.attachment(deliver, since=self._since) if self._microphone is not None
+            else Recorder(deliver, device=voice.input_device, on_failure=deliver)
+        )
         try:
             await _in_io_thread(recorder.open)
         except VoiceError as exc:
@@ -200,6 +220,7 @@ class VoiceSession:
             return None
         try:
             audio, reason = await self._record(blocks, transcriber)
+            self.last_reason = reason
         except VoiceError as exc:
             await _in_io_thread(recorder.close)
             self.phase = "idle"
@@ -245,7 +266,7 @@ class VoiceSession:
             VadConfig(
                 silence_s=voice.silence_stop_s,
                 max_length_s=voice.max_length_s,
-                no_speech_timeout_s=voice.no_speech_timeout_s,
+                no_speech_timeout_s=self._no_speech_timeout_s or voice.no_speech_timeout_s,
             )
         )
         chunks: list[Samples] = []
@@ -398,7 +419,7 @@ class VoiceSession:
             self._emit("end")
             return None
         self.last_transcript = result
-        self._emit("result", transcript=result.text, is_final=True)
+        self._emit("result", transcript=result.text, is_final=True, language=result.language)
         self.discard_pending()
         if self._lost_input is not None:
             lost, self._lost_input = self._lost_input, None

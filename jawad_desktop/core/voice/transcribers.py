@@ -2,9 +2,11 @@
 
 ``LocalWhisper`` keeps each loaded model warm in a process-wide cache; every call runs on
 that model's single worker thread, so partial and final transcriptions never compete for
-the CPU and the event loop never waits on CTranslate2. ``WhisperAPI`` posts WAV audio as
-multipart to ``{base_url}/audio/transcriptions`` (OpenAI, Groq or any compatible server)
-and turns HTTP failures into ``VoiceError``s. ``build_transcriber`` reads the settings.
+the CPU and the event loop never waits on CTranslate2. Final transcripts use the beam size
+of the settings (partials stay greedy: they are drafts); a multilingual model with the
+language set to automatic detects it, and the transcript says which language it heard.
+``WhisperAPI`` posts WAV audio as multipart to ``{base_url}/audio/transcriptions`` (OpenAI,
+Groq or any compatible server) and turns HTTP failures into ``VoiceError``s. ``build_transcriber`` reads the settings.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ class Transcript:
     text: str
     backend: str
     language: str = ""
+    language_probability: float = 0.0  # how sure a multilingual model was of ``language`` (1.0: given)
     duration_s: float = 0.0  # length of the audio
     elapsed_s: float = 0.0  # time spent transcribing
 
@@ -143,6 +146,7 @@ class LocalWhisper:
         cache_dir: Path,
         compute_type: str = "int8",
         language: str = "",
+        beam_size: int = 1,
         cpu_threads: int = 0,
         download: bool = False,
         progress: ProgressCallback | None = None,
@@ -152,6 +156,7 @@ class LocalWhisper:
         self._cache_dir = cache_dir
         self._compute_type = compute_type or "int8"
         self._language = language
+        self.beam_size = max(1, beam_size)
         self._cpu_threads = cpu_threads
         self._download = download
         self._progress = progress
@@ -180,8 +185,17 @@ class LocalWhisper:
                 self._loading = None  # let the next call try again (e.g. after a download)
             raise
 
+    @property
+    def multilingual(self) -> bool:
+        """True when the loaded model knows more than English (it can detect the language)."""
+        engine = self._engine
+        if engine is None:
+            return not self.model_name.endswith(".en")
+        return bool(getattr(engine.model.model, "is_multilingual", False))
+
     def _language_for_model(self) -> str | None:
-        if self.model_name.endswith(".en"):
+        """The language to decode in; None lets a multilingual model detect it."""
+        if not self.multilingual:
             return "en"
         return self._language or None
 
@@ -190,6 +204,9 @@ class LocalWhisper:
         engine = self._engine
         assert engine is not None
         language = self._language_for_model()
+        # Partials are drafts: greedy. The final text uses the settings' beam (bench_beam.py);
+        # timestamps are kept for it (they anchor tiny.en better).
+        beam = 1 if partial else self.beam_size
 
         def work() -> Transcript:
             started = time.perf_counter()
@@ -197,9 +214,7 @@ class LocalWhisper:
                 segments, info = engine.model.transcribe(
                     audio,
                     language=language,
-                    # Greedy decoding: as accurate as beam search on short commands here and
-                    # faster; timestamps kept for the final text (they anchor tiny.en better).
-                    beam_size=1,
+                    beam_size=beam,
                     best_of=1,
                     temperature=0.0,
                     condition_on_previous_text=False,
@@ -211,6 +226,7 @@ class LocalWhisper:
                 text=text,
                 backend=self.name,
                 language=str(info.language or language or ""),
+                language_probability=1.0 if language else float(info.language_probability or 0.0),
                 duration_s=audio.size / SAMPLE_RATE,
                 elapsed_s=time.perf_counter() - started,
             )
@@ -439,6 +455,7 @@ def local_transcriber(
         cache_dir=ctx.paths.cache,
         compute_type=voice.compute_type,
         language=voice.language,
+        beam_size=voice.beam_size,
         download=download,
         progress=progress,
     )

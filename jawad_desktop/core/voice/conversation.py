@@ -1,0 +1,438 @@
+"""Conversation mode: listen, answer aloud as the reply streams, listen again; barge-in.
+
+``Conversation`` drives the loop for any face (the window's toggle, ``jawad talk``): it keeps
+the microphone and the speaker open for the whole conversation, listens with a
+``VoiceSession`` on that microphone, sends the transcript through the ``Assistant`` (the one
+place the agent is assembled) and speaks the answer sentence by sentence from its
+``ChatDelta`` events (``speakable.SentenceChunker``, ``tts.SpeechPipeline``), then listens
+again. It ends when the user says a stop phrase ("stop", "stop listening", "goodbye"), when
+``stop()`` is called (Esc, the hotkey), or after ``voice.conversation_timeout_s`` of silence.
+Its state goes out on the bus as ``ConversationState`` (listening, thinking, speaking, idle).
+
+Barge-in: while Jawad thinks or speaks, the open microphone is watched on PortAudio's thread
+(``BargeInDetector``): sound louder than a raised threshold, and well above the echo of what
+Jawad plays (its own voice heard back through the microphone, at a gain learnt as it speaks,
+does not count; the sound server's echo canceller, ``core.voice.echo``, takes most of it out
+first when it offers one), for 120 ms
+stops playback at once, stops the turn, and the next turn begins with the audio from the
+onset, so nothing the user said is lost. ``interrupt()`` (the hotkey while speaking) does
+the same without speech. ``Conversation.start()`` / ``stop()`` suit a Qt button; it imports no Qt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import logging
+import re
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+import numpy as np
+
+from jawad_desktop.core import events as ev
+from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.voice.audio import SAMPLE_RATE, Samples, rms
+from jawad_desktop.core.voice.echo import EchoCanceller
+from jawad_desktop.core.voice.errors import VoiceError
+from jawad_desktop.core.voice.microphone import OpenMicrophone
+from jawad_desktop.core.voice.session import VoiceSession
+from jawad_desktop.core.voice.speakable import SentenceChunker, announcement
+from jawad_desktop.core.voice.tts import AudioOutput, SpeechPipeline, Synthesizer, build_synthesizer
+
+if TYPE_CHECKING:
+    from jawad_desktop.core.context import AppContext
+
+log = logging.getLogger("jawad.voice.conversation")
+
+__all__ = ["BargeInDetector", "Conversation", "TurnTiming", "is_stop_phrase"]
+
+T = TypeVar("T")
+
+
+class Assistant(Protocol):
+    """What a conversation needs of ``core.assistant.Assistant`` (a layer above voice): send a
+    message and stop the turn."""
+
+    async def send(self, text: str) -> ev.ChatResponse: ...
+
+    def stop(self) -> None: ...
+
+_STOP_PHRASES = {"stop", "stop listening", "goodbye", "good bye", "bye", "bye bye", "that's all", "that is all",
+                 "stop it", "ok stop", "okay stop", "thank you goodbye", "thanks goodbye"}
+PREROLL_S = 0.25  # audio kept before the barge-in onset (the first syllable's rise)
+
+_io_threads = ThreadPoolExecutor(max_workers=2, thread_name_prefix="jawad-conversation-io")
+
+
+async def _in_io_thread(func: Callable[[], T]) -> T:
+    return await asyncio.get_running_loop().run_in_executor(_io_threads, func)
+
+
+def is_stop_phrase(text: str) -> bool:
+    """Whether the user asked to end the conversation ("Stop.", "Stop listening!", "Goodbye")."""
+    words = re.sub(r"[^a-z' ]+", " ", text.casefold()).split()
+    return " ".join(words) in _STOP_PHRASES
+
+
+class BargeInDetector:
+    """Decides, block by block, that the user speaks over the reply; returns the onset time.
+
+    A block counts as the user's when its level is above ``min_rms`` (a threshold raised well
+    above the end-of-speech detector's) and ``margin`` times louder than the echo expected of
+    what the app plays: the loudest block played in the last 300 ms times the echo gain, the
+    ratio of what the microphone hears to what is played, learnt while the reply plays (a high
+    percentile of the last 1.5 s; ``gain`` until enough was heard). ``hold_s`` of such blocks in
+    a row is speech, not a click.
+    """
+
+    def __init__(self, *, min_rms: float = 0.02, margin: float = 2.0, gain: float = 0.5,
+                 hold_s: float = 0.12) -> None:
+        self.min_rms = min_rms
+        self.margin = margin
+        self.gain = gain
+        self.hold_s = hold_s
+        self._ratios: collections.deque[float] = collections.deque(maxlen=50)
+        self._run_s = 0.0
+        self._run_start: float | None = None
+        self.onset: float | None = None
+
+    def echo_gain(self) -> float:
+        if len(self._ratios) < 10:
+            return self.gain
+        return float(np.percentile(self._ratios, 80))
+
+    def feed(self, block: Samples, arrived_at: float, playing_level: float) -> float | None:
+        """The onset (``time.monotonic()`` of the first loud sample) once decided, else None."""
+        if self.onset is not None:
+            return self.onset
+        duration = block.size / SAMPLE_RATE
+        level = rms(block)
+        threshold = max(self.min_rms, self.margin * self.echo_gain() * playing_level)
+        if level >= threshold:
+            if self._run_start is None:
+                self._run_start = arrived_at - duration
+            self._run_s += duration
+            if self._run_s >= self.hold_s - 1e-6:
+                self.onset = self._run_start
+                return self.onset
+        else:
+            self._run_s = 0.0
+            self._run_start = None
+            if playing_level > 0.01:
+                self._ratios.append(level / playing_level)  # learnt only from what is not the user
+        return None
+
+
+@dataclass
+class TurnTiming:
+    """One spoken turn: what was said and answered, and when (``time.monotonic()``)."""
+
+    transcript: str = ""
+    answer: str = ""
+    speech_end_at: float = 0.0  # the end-of-speech detector decided the user stopped
+    last_speech_at: float = 0.0  # the last loud frame of the user's speech
+    transcript_at: float = 0.0
+    first_token_at: float | None = None
+    first_audio_at: float | None = None  # the reply's first sound left the speaker
+    barge_in_at: float | None = None  # the onset of the user's speech over the reply
+    barge_in_decided_at: float | None = None  # when the detector decided it was the user
+    playback_stopped_at: float | None = None  # the first silent block after the barge-in left the speaker
+    spoken: list[str] = field(default_factory=list)
+    error: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        def since_end(at: float | None) -> float | None:
+            return round(at - self.speech_end_at, 3) if at is not None and self.speech_end_at else None
+
+        result: dict[str, Any] = {
+            "transcript": self.transcript,
+            "answer": self.answer,
+            "timings_s": {
+                "speech_end_to_transcript": since_end(self.transcript_at),
+                "speech_end_to_first_token": since_end(self.first_token_at),
+                "speech_end_to_first_audio": since_end(self.first_audio_at),
+            },
+        }
+        if self.barge_in_at is not None:
+            result["barge_in"] = {
+                "stop_latency_s": round(self.playback_stopped_at - self.barge_in_at, 3)
+                if self.playback_stopped_at is not None else None,
+            }
+        if self.error:
+            result["error"] = self.error
+        return result
+
+
+class Conversation:
+    """Hands-free turns with the assistant until the user ends them. See the module docstring.
+
+    ``once``: one turn (listen, answer aloud) and end, as ``jawad talk --once``. ``synthesizer``
+    and ``session`` replace the ones built from the settings (tests, the CLI's overrides).
+    """
+
+    def __init__(
+        self,
+        ctx: AppContext,
+        assistant: Assistant,
+        *,
+        once: bool = False,
+        synthesizer: Synthesizer | None = None,
+        session_factory: Callable[[OpenMicrophone], VoiceSession] | None = None,
+        barge_in: bool | None = None,
+        detector_factory: Callable[[], BargeInDetector] | None = None,
+    ) -> None:
+        self.ctx = ctx
+        self.assistant = assistant
+        self.once = once
+        voice = ctx.settings.voice
+        self.barge_in = voice.barge_in if barge_in is None else barge_in
+        self._synthesizer = synthesizer
+        self._session_factory = session_factory or (lambda mic: VoiceSession(ctx, microphone=mic))
+        self._detector_factory = detector_factory or BargeInDetector
+        self.state: ev.ConversationStateName = "idle"
+        self.turns: list[TurnTiming] = []
+        self.end_reason = ""
+        self.error: JawadError | None = None
+        self.microphone: OpenMicrophone | None = None
+        self.output: AudioOutput | None = None
+        self.session: VoiceSession | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._ending = False
+        self._interrupt: asyncio.Event | None = None
+        self._pipeline: SpeechPipeline | None = None
+        self._voice_errors: list[str] = []
+        self._echo_gain = BargeInDetector().gain
+        self.echo_cancelled = False  # the sound server's echo canceller is in use (``core.voice.echo``)
+
+    # --- what a face calls ----------------------------------------------------------------------
+
+    @property
+    def active(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def start(self) -> asyncio.Task[None]:
+        """Begin the conversation (no-op while one runs); the task ends when the conversation does."""
+        if self._task is not None and not self._task.done():
+            return self._task
+        self._ending = False
+        self.end_reason = ""
+        self.error = None
+        self._task = asyncio.ensure_future(self._run())
+        return self._task
+
+    async def run(self) -> None:
+        await self.start()
+
+    def stop(self) -> None:
+        """End the conversation now (Esc, the toggle, the hotkey): silence, stop the turn, close the mic."""
+        if not self.active:
+            return
+        self._ending = True
+        self.end_reason = self.end_reason or "stopped"
+        if self._pipeline is not None:
+            self._pipeline.stop()
+        if self.session is not None:
+            self.session.cancel()
+        self.assistant.stop()
+        if self._interrupt is not None:
+            self._interrupt.set()
+
+    def interrupt(self) -> None:
+        """Stop the reply being spoken (the hotkey while Jawad speaks) and listen at once."""
+        if self._interrupt is not None:
+            self._interrupt.set()
+
+    # --- the loop -------------------------------------------------------------------------------
+
+    def _set(self, state: ev.ConversationStateName, **extra: Any) -> None:
+        self.state = state
+        self.ctx.bus.emit(ev.ConversationState(state=state, **extra))
+
+    def _on_event(self, event: ev.Event) -> None:
+        if isinstance(event, ev.VoiceState) and event.state == "error":
+            self._voice_errors.append(event.error)
+
+    async def _run(self) -> None:
+        voice = self.ctx.settings.voice
+        unsubscribe = self.ctx.bus.subscribe(self._on_event)
+        microphone = self.microphone = OpenMicrophone(device=voice.input_device)
+        output = self.output = AudioOutput(device=voice.output_device)
+        canceller: EchoCanceller | None = None
+        synthesizer: Synthesizer | None = None
+        try:
+            synthesizer = self._synthesizer or build_synthesizer(self.ctx)
+            session = self.session = self._session_factory(microphone)
+            if voice.echo_cancel and self.barge_in and not voice.input_device and not voice.output_device:
+                canceller = await _in_io_thread(EchoCanceller.start)
+            self.echo_cancelled = canceller is not None
+            with canceller.routed() if canceller is not None else contextlib.nullcontext():
+                opened = await asyncio.gather(_in_io_thread(microphone.open), _in_io_thread(output.open),
+                                              session.warm_up(), return_exceptions=True)
+            for result in opened:
+                if isinstance(result, BaseException):
+                    raise result
+            await self._converse(session, synthesizer, microphone, output)
+        except JawadError as exc:
+            self.error = exc
+            self.end_reason = "error"
+            log.info("conversation ended by an error: %s", exc.message)
+        finally:
+            unsubscribe()
+            output.stop()
+            # Idle is said at once; closing the streams takes PulseAudio a moment more.
+            self._set("idle", reason=self.end_reason or "stopped",
+                      error=self.error.user_text() if self.error else "")
+            await asyncio.gather(_in_io_thread(microphone.close), _in_io_thread(output.close))
+            if canceller is not None:
+                await _in_io_thread(canceller.stop)
+            close = getattr(synthesizer, "aclose", None) if self._synthesizer is None else None
+            if close is not None:  # the speech API's connection pool
+                await close()
+
+    async def _converse(self, session: VoiceSession, synthesizer: Synthesizer,
+                        microphone: OpenMicrophone, output: AudioOutput) -> None:
+        timeout = self.ctx.settings.voice.conversation_timeout_s
+        since: float | None = None
+        barged = False
+        while not self._ending:
+            self._set("listening", barge_in=barged)
+            self._voice_errors.clear()
+            transcript = await session.listen(since=since, no_speech_timeout_s=timeout)
+            if self._ending:
+                return
+            if transcript is None:
+                if session.last_reason == "no_speech" and not barged:
+                    self.end_reason = "silence"
+                    return
+                if barged or session.last_reason is not None:
+                    # Something loud that was not words (a cough over the reply): listen on.
+                    since, barged = None, False
+                    continue
+                detail = self._voice_errors[-1] if self._voice_errors else "Nothing was heard."
+                raise VoiceError("AUDIO_DEVICE_FAILED", detail)
+            since, barged = None, False
+            if is_stop_phrase(transcript.text):
+                self.end_reason = "stop-word"
+                return
+            turn = TurnTiming(transcript=transcript.text, speech_end_at=session.speech_end_at,
+                              transcript_at=session.result_at)
+            self.turns.append(turn)
+            await self._answer(turn, synthesizer, microphone, output)
+            if turn.barge_in_at is not None:
+                since, barged = turn.barge_in_at - PREROLL_S, True
+            elif self.once:
+                self.end_reason = "once"
+                return
+
+    async def _answer(self, turn: TurnTiming, synthesizer: Synthesizer,
+                      microphone: OpenMicrophone, output: AudioOutput) -> None:
+        loop = asyncio.get_running_loop()
+        self._set("thinking")
+        chunker = SentenceChunker()
+        announce = self.ctx.settings.voice.announce_tools
+        announced: set[str] = set()
+        interrupt = self._interrupt = asyncio.Event()
+
+        def started() -> None:
+            at = output.started_at
+            turn.first_audio_at = (at if at is not None else time.monotonic()) + output.latency_s
+            self._set("speaking")
+
+        pipeline = self._pipeline = SpeechPipeline(synthesizer, output, on_start=started)
+        run_ids: set[str] = set()
+
+        def on_event(event: ev.Event) -> None:
+            if isinstance(event, ev.TurnStarted):
+                run_ids.add(event.run_id)
+            elif isinstance(event, ev.ChatDelta) and (not run_ids or event.run_id in run_ids):
+                if turn.first_token_at is None:
+                    turn.first_token_at = time.monotonic()
+                for sentence in chunker.feed(event.text):
+                    pipeline.say(sentence)
+            elif isinstance(event, ev.AgentStep) and announce and chunker.emitted == 0:
+                words = announcement(event)
+                if words and words not in announced:
+                    announced.add(words)
+                    pipeline.say(words)
+
+        detector = self._detector_factory()
+        detector.gain = self._echo_gain
+        cut_off: list[bool] = []  # the barge-in silenced a reply that was playing
+
+        def on_block(block: Samples | VoiceError) -> None:  # PortAudio's thread
+            if isinstance(block, VoiceError) or detector.onset is not None:
+                return
+            now = time.monotonic()
+            onset = detector.feed(block, now, output.recent_level())
+            if onset is not None:
+                turn.barge_in_decided_at = now
+                cut_off.append(output.hold())  # right here: waiting for the event loop would add its latency
+                loop.call_soon_threadsafe(interrupt.set)
+
+        unsubscribe = self.ctx.bus.subscribe(on_event)
+        if self.barge_in:
+            microphone.attach(on_block)
+        send = asyncio.ensure_future(self.assistant.send(turn.transcript))
+
+        def sent(task: asyncio.Task[ev.ChatResponse]) -> None:
+            if not task.cancelled() and task.exception() is None:
+                response = task.result()
+                turn.answer = response.content
+                if turn.first_token_at is None and not response.interrupted:
+                    # An answer that did not stream (an error, a slash command): say it whole.
+                    for sentence in chunker.feed(response.content):
+                        pipeline.say(sentence)
+            for sentence in chunker.flush():
+                pipeline.say(sentence)
+            pipeline.end()
+
+        send.add_done_callback(sent)
+        spoken = asyncio.ensure_future(pipeline.wait())
+        interrupted = asyncio.ensure_future(interrupt.wait())
+        try:
+            await asyncio.wait({spoken, interrupted}, return_when=asyncio.FIRST_COMPLETED)
+            if interrupt.is_set() or detector.onset is not None:
+                pipeline.stop()
+                self.assistant.stop()
+                if detector.onset is not None:
+                    turn.barge_in_at = detector.onset
+                    if cut_off and cut_off[0]:
+                        turn.playback_stopped_at = await self._silenced_at(output)
+            try:
+                await send
+            except asyncio.CancelledError:
+                pass
+            except JawadError as exc:
+                turn.error = exc.user_text()
+                self.ctx.bus.emit(ev.Notice(level="error", text=exc.user_text()))
+            try:
+                await spoken
+            except VoiceError as exc:
+                turn.error = exc.user_text()
+                self.ctx.bus.emit(ev.Notice(level="error", text="The reply could not be spoken: " + exc.user_text()))
+            turn.spoken = list(pipeline.spoken)
+        finally:
+            self._echo_gain = detector.echo_gain()  # the room and the volume stay: start from it next turn
+            output.release()
+            interrupted.cancel()
+            if self.barge_in:
+                microphone.detach(on_block)
+            unsubscribe()
+            self._pipeline = None
+            self._interrupt = None
+            if not send.done():
+                send.cancel()
+
+    @staticmethod
+    async def _silenced_at(output: AudioOutput) -> float | None:
+        """When the first silent block after the stop left the speaker (its callback's time + latency)."""
+        for _ in range(50):
+            if output.silenced_at is not None:
+                return output.silenced_at + output.latency_s
+            await asyncio.sleep(0.01)
+        return None

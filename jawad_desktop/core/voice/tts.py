@@ -1,0 +1,645 @@
+"""Speech out: text-to-speech engines behind one interface, the speaker, and the reply pipeline.
+
+A ``Synthesizer`` turns one sentence into audio (``Spoken``: mono float32 and its rate):
+``SpeechAPI`` posts to an OpenAI-compatible ``/audio/speech`` (the provider's base URL and its
+key from the keyring, like the chat clients), ``PiperVoice`` runs a Piper voice the user
+installed (the ``piper`` program or the piper-tts package, and a voice file), ``EspeakVoice``
+runs espeak-ng, the fallback. ``build_synthesizer`` picks one from Settings → Voice.
+
+``AudioOutput`` keeps one output stream open on the default (or chosen) output through
+sounddevice and plays clips on it; ``stop()`` silences it at the next 20 ms block, and it
+records what it played (``recent_level``) so barge-in can tell the app's own voice from the
+user's. ``SpeechPipeline`` speaks sentences in order, synthesizing sentence n+1 while n plays.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import importlib.util
+import logging
+import shutil
+import struct
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+import httpx
+import numpy as np
+
+from jawad_desktop.core.errors import Remedy
+from jawad_desktop.core.voice.audio import Samples, resample, rms
+from jawad_desktop.core.voice.capture import PORTAUDIO_LOCK, sounddevice_module
+from jawad_desktop.core.voice.errors import VOICE, VoiceError, from_portaudio
+
+if TYPE_CHECKING:
+    from jawad_desktop.core.context import AppContext
+
+log = logging.getLogger("jawad.voice.tts")
+
+__all__ = [
+    "AudioOutput",
+    "EspeakVoice",
+    "PiperVoice",
+    "SpeechAPI",
+    "SpeechPipeline",
+    "Spoken",
+    "Synthesizer",
+    "build_synthesizer",
+    "decode_wav",
+    "piper_command",
+]
+
+OUTPUT_RATE = 24_000
+OUTPUT_BLOCK_S = 0.02
+API_PCM_RATE = 24_000  # OpenAI's "pcm": raw 16-bit little-endian mono at 24 kHz, no header
+_ESPEAK_WPM = 175  # espeak-ng's normal speed; speech_rate scales it
+
+
+@dataclass(frozen=True)
+class Spoken:
+    """One synthesized sentence: mono float32 samples at ``rate``."""
+
+    samples: Samples
+    rate: int
+    text: str = ""
+
+    @property
+    def duration_s(self) -> float:
+        return self.samples.size / self.rate if self.rate else 0.0
+
+
+class Synthesizer(Protocol):
+    name: str
+
+    async def synthesize(self, text: str) -> Spoken: ...
+
+
+def decode_wav(data: bytes, text: str = "") -> Spoken:
+    """A 16-bit PCM WAV (also one written to a pipe, whose sizes are left at 0 or 0xFFFFFFFF)."""
+    if len(data) < 12 or data[:4] != b"RIFF" or data[8:12] != b"WAVE":
+        raise ValueError("not a WAV file")
+    pos, channels, rate, bits = 12, 1, 0, 16
+    while pos + 8 <= len(data):
+        chunk, size = data[pos:pos + 4], struct.unpack("<I", data[pos + 4:pos + 8])[0]
+        body_start = pos + 8
+        if chunk == b"fmt ":
+            fmt, channels, rate = struct.unpack("<HHI", data[body_start:body_start + 8])
+            bits = struct.unpack("<H", data[body_start + 14:body_start + 16])[0]
+            if fmt not in (1, 0xFFFE) or bits != 16:
+                raise ValueError(f"unsupported WAV encoding (format {fmt}, {bits} bits)")
+        elif chunk == b"data":
+            end = len(data) if size in (0, 0xFFFFFFFF) or body_start + size > len(data) else body_start + size
+            raw = data[body_start:end]
+            raw = raw[: len(raw) - len(raw) % (2 * channels)]
+            pcm = np.frombuffer(raw, dtype="<i2").astype(np.float32) / 32768.0
+            if channels > 1:
+                pcm = pcm.reshape(-1, channels).mean(axis=1)
+            if not rate:
+                raise ValueError("WAV data before its format")
+            return Spoken(pcm.astype(np.float32), rate, text)
+        pos = body_start + size + (size & 1)
+    raise ValueError("WAV file without data")
+
+
+def _pcm16(data: bytes, rate: int, text: str) -> Spoken:
+    data = data[: len(data) - len(data) % 2]
+    return Spoken((np.frombuffer(data, dtype="<i2").astype(np.float32) / 32768.0), rate, text)
+
+
+# --- engines -------------------------------------------------------------------------------
+
+
+def espeak_binary() -> str | None:
+    return shutil.which("espeak-ng") or shutil.which("espeak")
+
+
+class EspeakVoice:
+    """espeak-ng, run once per sentence, its WAV read from its standard output."""
+
+    def __init__(self, *, voice: str = "", rate: float = 1.0) -> None:
+        self.voice = voice
+        self.rate = rate
+        self.name = f"espeak:{voice or 'default'}"
+
+    @staticmethod
+    def available() -> bool:
+        return espeak_binary() is not None
+
+    async def synthesize(self, text: str) -> Spoken:
+        binary = espeak_binary()
+        if binary is None:
+            raise VoiceError(
+                "TTS_UNAVAILABLE",
+                "Spoken replies need a speech engine, and espeak-ng is not installed.",
+                suggestions=["On Debian or Ubuntu: sudo apt install espeak-ng",
+                             "Or choose a speech API or a Piper voice in Settings → Voice."],
+                remedy=VOICE,
+            )
+        args = [binary, "--stdout", "-s", str(max(80, min(450, round(_ESPEAK_WPM * self.rate))))]
+        if self.voice:
+            args += ["-v", self.voice]
+        process = await asyncio.create_subprocess_exec(
+            *args, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )
+        try:
+            out, err = await process.communicate(text.encode("utf-8"))
+        except asyncio.CancelledError:
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+            raise
+        if process.returncode != 0:
+            detail = err.decode(errors="replace").strip()[:200]
+            raise VoiceError(
+                "TTS_FAILED",
+                f"espeak-ng could not speak the reply ({detail or f'exit status {process.returncode}'}).",
+                suggestions=["Check the espeak-ng voice in Settings → Voice (empty is its default)."],
+                remedy=VOICE,
+            )
+        try:
+            return decode_wav(out, text)
+        except ValueError as exc:
+            raise VoiceError("TTS_FAILED", f"espeak-ng gave audio that cannot be played ({exc}).") from None
+
+
+def piper_command() -> list[str] | None:
+    """How to run Piper here: the ``piper`` program on PATH, else the piper-tts package; None if neither."""
+    program = shutil.which("piper")
+    if program is not None:
+        return [program]
+    with contextlib.suppress(ImportError, ValueError):
+        if importlib.util.find_spec("piper") is not None:
+            return [sys.executable, "-m", "piper"]
+    return None
+
+
+_PIPER_SUGGESTIONS = [
+    "Install Piper: pip install piper-tts (or put the piper program from github.com/rhasspy/piper on your PATH).",
+    "Download a voice (a .onnx file and its .onnx.json) and choose it in Settings → Voice.",
+    "Or use espeak-ng or a speech API for spoken replies.",
+]
+
+
+class PiperVoice:
+    """A local Piper voice: ``piper --model VOICE.onnx --output_file OUT.wav`` with the text on stdin."""
+
+    def __init__(self, voice: str, *, rate: float = 1.0, command: list[str] | None = None) -> None:
+        self.voice = Path(voice).expanduser() if voice else None
+        self.rate = rate
+        self.command = command if command is not None else piper_command()
+        self.name = f"piper:{self.voice.stem if self.voice else '?'}"
+
+    def check(self) -> None:
+        """Raise the reason Piper cannot speak here (not installed, no voice, voice file missing)."""
+        if self.command is None:
+            raise VoiceError("TTS_UNAVAILABLE", "Piper is not installed, so its voices cannot speak.",
+                             suggestions=_PIPER_SUGGESTIONS, remedy=VOICE)
+        if self.voice is None:
+            raise VoiceError("TTS_UNAVAILABLE", "No Piper voice is chosen.",
+                             suggestions=_PIPER_SUGGESTIONS[1:], remedy=VOICE)
+        if not self.voice.is_file():
+            raise VoiceError("TTS_UNAVAILABLE", f"The Piper voice file {str(self.voice)!r} does not exist.",
+                             suggestions=_PIPER_SUGGESTIONS[1:], remedy=VOICE)
+        if not Path(str(self.voice) + ".json").is_file():
+            raise VoiceError(
+                "TTS_UNAVAILABLE",
+                f"The Piper voice {self.voice.name!r} has no {self.voice.name}.json beside it.",
+                suggestions=["Download the voice's .onnx.json file into the same folder."], remedy=VOICE,
+            )
+
+    async def synthesize(self, text: str) -> Spoken:
+        self.check()
+        assert self.command is not None and self.voice is not None
+        with tempfile.TemporaryDirectory(prefix="jawad-piper-") as folder:
+            target = Path(folder) / "sentence.wav"
+            process = await asyncio.create_subprocess_exec(
+                *self.command, "--model", str(self.voice), "--output_file", str(target),
+                "--length_scale", f"{1.0 / self.rate:.3f}",
+                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+            )
+            try:
+                _, err = await process.communicate(text.encode("utf-8"))
+            except asyncio.CancelledError:
+                with contextlib.suppress(ProcessLookupError):
+                    process.kill()
+                raise
+            if process.returncode != 0 or not target.is_file():
+                detail = err.decode(errors="replace").strip().splitlines()
+                raise VoiceError(
+                    "TTS_FAILED",
+                    f"Piper could not speak the reply ({detail[-1][:200] if detail else process.returncode}).",
+                    suggestions=_PIPER_SUGGESTIONS[1:], remedy=VOICE,
+                )
+            try:
+                return decode_wav(target.read_bytes(), text)
+            except ValueError as exc:
+                raise VoiceError("TTS_FAILED", f"Piper gave audio that cannot be played ({exc}).") from None
+
+
+def _error_detail(response: httpx.Response) -> str:
+    with contextlib.suppress(ValueError, AttributeError, TypeError):
+        body = response.json()
+        error = body.get("error") if isinstance(body, dict) else None
+        if isinstance(error, dict):
+            return str(error.get("message") or "")[:300]
+        if isinstance(error, str):
+            return error[:300]
+    return response.text[:200] if response.headers.get("content-type", "").startswith("text/") else ""
+
+
+class SpeechAPI:
+    """OpenAI's ``POST /audio/speech`` (and servers that copy it): model, input, voice, format, speed."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        api_key: str = "",
+        model: str = "tts-1",
+        voice: str = "alloy",
+        rate: float = 1.0,
+        response_format: str = "wav",
+        provider_name: str = "",
+        timeout_s: float = 30.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.voice = voice
+        self.rate = rate
+        self.response_format = response_format
+        self._key = api_key
+        self._provider = provider_name or self.base_url
+        self._provider_name = provider_name
+        self.name = f"api:{self._provider}:{voice}"
+        self._client = httpx.AsyncClient(timeout=httpx.Timeout(timeout_s, connect=10.0), transport=transport)
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    async def synthesize(self, text: str) -> Spoken:
+        payload: dict[str, Any] = {"model": self.model, "input": text[:4096], "voice": self.voice,
+                                   "response_format": self.response_format}
+        if self.rate != 1.0:
+            payload["speed"] = max(0.25, min(4.0, self.rate))
+        headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
+        try:
+            response = await self._client.post(f"{self.base_url}/audio/speech", json=payload, headers=headers)
+        except httpx.TimeoutException:
+            raise VoiceError(
+                "API_UNREACHABLE", f"The speech service {self._provider} did not answer in time.",
+                suggestions=["Try again, or choose espeak-ng or a Piper voice for spoken replies."], remedy=VOICE,
+            ) from None
+        except httpx.HTTPError as exc:
+            raise VoiceError(
+                "API_UNREACHABLE",
+                f"The speech service at {self.base_url} could not be reached ({type(exc).__name__}).",
+                suggestions=["Check your internet connection and the provider's base URL.",
+                             "Or choose espeak-ng or a Piper voice for spoken replies."],
+                remedy=VOICE,
+            ) from None
+        if response.status_code in (401, 403):
+            raise VoiceError(
+                "API_KEY_INVALID",
+                f"{self._provider} refused the API key for speech "
+                f"(HTTP {response.status_code}: {_error_detail(response) or 'unauthorized'}).",
+                suggestions=[f"Enter a valid API key for {self._provider}."],
+                remedy=Remedy("provider-key", self._provider_name),
+            )
+        if response.status_code >= 400:
+            detail = _error_detail(response)
+            hint = {
+                400: "Check the speech model and voice in Settings → Voice.",
+                404: "The server has no /audio/speech endpoint (or not this model): check the base URL and model.",
+                429: "The service is rate-limiting you or your quota is used up: wait, or check your plan.",
+            }.get(response.status_code, "Try again in a moment.")
+            raise VoiceError(
+                "API_ERROR",
+                f"{self._provider} could not speak the reply (HTTP {response.status_code}"
+                f"{': ' + detail if detail else ''}).",
+                suggestions=[hint, "Or choose espeak-ng or a Piper voice for spoken replies."],
+                remedy=VOICE,
+            )
+        try:
+            if self.response_format == "pcm":
+                return _pcm16(response.content, API_PCM_RATE, text)
+            return decode_wav(response.content, text)
+        except ValueError as exc:
+            raise VoiceError(
+                "API_ERROR", f"{self._provider} answered with audio that cannot be played ({exc}).",
+                suggestions=["Check that the base URL points at an OpenAI-compatible speech server."], remedy=VOICE,
+            ) from None
+
+
+def api_speech(ctx: AppContext, *, transport: httpx.AsyncBaseTransport | None = None) -> SpeechAPI:
+    """The speech API of the provider named in the voice settings (or the active one), with its key."""
+    voice = ctx.settings.voice
+    wanted = voice.tts_provider or voice.api_provider
+    provider = ctx.settings.provider(wanted) if wanted else ctx.settings.active()
+    if provider is None or not provider.effective_base_url:
+        raise VoiceError(
+            "API_NOT_CONFIGURED",
+            f"No provider{f' {wanted!r}' if wanted else ''} with a base URL is set up for spoken replies.",
+            suggestions=["Add an OpenAI-compatible provider and choose it for speech in Settings → Voice.",
+                         "Or use espeak-ng or a Piper voice."],
+            remedy=VOICE if wanted else Remedy("add-provider"),
+        )
+    from jawad_desktop.core.llm.factory import provider_key  # the keyring's, else OPENAI_API_KEY...
+
+    key = provider_key(ctx.secrets, provider).key or ""
+    if not key and provider.kind.needs_key:
+        raise VoiceError("API_KEY_INVALID", f"There is no API key for {provider.name!r}.",
+                         suggestions=[f"Enter the API key for {provider.name}."],
+                         remedy=Remedy("provider-key", provider.name))
+    return SpeechAPI(provider.effective_base_url, api_key=key, model=voice.tts_model, voice=voice.tts_voice,
+                     rate=voice.speech_rate, provider_name=provider.name, transport=transport)
+
+
+def build_synthesizer(ctx: AppContext, backend: str | None = None) -> Synthesizer:
+    """The engine Settings → Voice asks for (``backend`` overrides).
+
+    "auto" is Piper when a voice is set up for it, else espeak-ng."""
+    voice = ctx.settings.voice
+    choice = backend or voice.tts_backend
+    if choice == "api":
+        return api_speech(ctx)
+    if choice == "piper" or (choice == "auto" and voice.piper_voice):
+        piper = PiperVoice(voice.piper_voice, rate=voice.speech_rate)
+        try:
+            piper.check()
+        except VoiceError:
+            if choice == "piper":
+                raise
+            log.warning("the Piper voice cannot be used; spoken replies use espeak-ng")
+        else:
+            return piper
+    espeak = EspeakVoice(voice=voice.espeak_voice, rate=voice.speech_rate)
+    if not espeak.available():
+        raise VoiceError(
+            "TTS_UNAVAILABLE", "Spoken replies need a speech engine, and none is installed.",
+            suggestions=["On Debian or Ubuntu: sudo apt install espeak-ng",
+                         "Or choose a speech API or a Piper voice in Settings → Voice."],
+            remedy=VOICE,
+        )
+    return espeak
+
+
+# --- the speaker ---------------------------------------------------------------------------
+
+
+def _output_device(name: str) -> int | None:
+    """The output called ``name`` (exact, then part of it), None for the default."""
+    if not name:
+        return None
+    sd = sounddevice_module()
+    with PORTAUDIO_LOCK:
+        devices = sd.query_devices()
+    outputs = [(i, str(d["name"])) for i, d in enumerate(devices) if int(d["max_output_channels"]) > 0]
+    for index, device in outputs:
+        if device == name:
+            return index
+    for index, device in outputs:
+        if name.casefold() in device.casefold():
+            return index
+    raise VoiceError("NO_OUTPUT_DEVICE", f"The audio output {name!r} was not found.",
+                     suggestions=["Choose another output, or the system default."], remedy=VOICE)
+
+
+class AudioOutput:
+    """One open output stream that plays one clip at a time; ``stop()`` silences it within a block.
+
+    The stream runs (silent between clips) from ``open()`` to ``close()``: opening one through
+    PulseAudio takes long enough to be heard as a gap before every sentence.
+    """
+
+    def __init__(self, *, device: str = "", rate: int = OUTPUT_RATE) -> None:
+        self._wanted = device
+        self.rate = rate
+        self._stream: Any = None
+        self._lock = threading.Lock()
+        self._clip: Samples | None = None
+        self._position = 0
+        self._done: asyncio.Future[bool] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._levels: collections.deque[tuple[float, float]] = collections.deque(maxlen=200)
+        self._held = False  # ``hold()``: silent, and clips given meanwhile are not played
+        self.latency_s = 0.0  # the stream's output latency: sound leaves the speaker this long after a block
+        self.started_at: float | None = None  # the callback's clock when the current clip's first block went out
+        self.silenced_at: float | None = None  # when the first silent block after stop() went out
+
+    @property
+    def is_open(self) -> bool:
+        return self._stream is not None
+
+    @property
+    def playing(self) -> bool:
+        return self._clip is not None
+
+    def open(self) -> None:
+        """Open and start the stream (blocking; run it in a worker thread)."""
+        sd = sounddevice_module()
+        device = _output_device(self._wanted)
+        try:
+            with PORTAUDIO_LOCK:
+                try:
+                    stream = self._make_stream(sd, device, self.rate)
+                except sd.PortAudioError as exc:
+                    if "sample rate" not in str(exc).lower():
+                        raise
+                    info = sd.query_devices(device, "output")
+                    self.rate = int(info["default_samplerate"]) or 48_000
+                    stream = self._make_stream(sd, device, self.rate)
+                stream.start()
+        except sd.PortAudioError as exc:
+            error = from_portaudio(exc, self._wanted)
+            if error.code == "NO_INPUT_DEVICE":
+                raise VoiceError("NO_OUTPUT_DEVICE", "No audio output (speaker or headphones) was found.",
+                                 suggestions=["Plug in speakers or headphones, and check that the sound server runs."],
+                                 remedy=VOICE) from None
+            raise VoiceError("AUDIO_DEVICE_FAILED", f"The audio output could not be opened: {exc}.",
+                             suggestions=["Choose another output, or check the sound server."],
+                             remedy=VOICE) from None
+        self.latency_s = float(stream.latency)
+        self._stream = stream
+        log.info("speaking on %s at %d Hz (latency %.0f ms)", self._wanted or "the default output",
+                 self.rate, self.latency_s * 1000)
+
+    def _make_stream(self, sd: Any, device: int | None, rate: int) -> Any:
+        return sd.OutputStream(samplerate=rate, channels=1, dtype="float32", device=device,
+                               blocksize=int(rate * OUTPUT_BLOCK_S), latency="low", callback=self._callback)
+
+    def close(self) -> None:
+        """Stop and close the stream (blocking briefly; safe to call twice)."""
+        self.stop()
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            with PORTAUDIO_LOCK:
+                try:
+                    stream.abort(ignore_errors=True)  # silence is all that is left: no need to drain it
+                finally:
+                    stream.close(ignore_errors=True)
+
+    def _callback(self, out: Any, frames: int, time_info: Any, status: Any) -> None:
+        now = time.monotonic()
+        with self._lock:
+            clip = self._clip
+            if clip is None:
+                out.fill(0)
+                if self.silenced_at is None:
+                    self.silenced_at = now
+                self._levels.append((now, 0.0))
+                return
+            if self.started_at is None:
+                self.started_at = now
+            piece = clip[self._position:self._position + frames]
+            out[: piece.size, 0] = piece
+            out[piece.size:, 0] = 0.0
+            self._position += frames
+            self._levels.append((now, rms(piece)))
+            if self._position >= clip.size:
+                self._finish(True)
+
+    def _finish(self, completed: bool) -> None:  # under the lock
+        self._clip = None
+        done, self._done = self._done, None
+        if done is not None and self._loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop was closed meanwhile
+                self._loop.call_soon_threadsafe(_settle, done, completed)
+
+    async def play(self, spoken: Spoken) -> bool:
+        """Play one clip to the end (True) or until ``stop()`` (False)."""
+        if self._stream is None:
+            raise VoiceError("AUDIO_DEVICE_FAILED", "The audio output is not open.")
+        samples = spoken.samples if spoken.rate == self.rate else resample(spoken.samples, spoken.rate, self.rate)
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[bool] = loop.create_future()
+        with self._lock:
+            if self._clip is not None:
+                self._finish(False)
+            if self._held:
+                return False
+            self._loop = loop
+            self._clip = np.ascontiguousarray(samples, dtype=np.float32)
+            self._position = 0
+            self._done = done
+            self.started_at = None
+        try:
+            return await done
+        except asyncio.CancelledError:
+            self.stop()
+            raise
+
+    def stop(self) -> bool:
+        """Silence now: the next block written is silent (within 20 ms plus the output latency).
+        Returns whether something was playing. Safe from any thread."""
+        with self._lock:
+            if self._clip is None:
+                return False
+            self.silenced_at = None
+            self._finish(False)
+            return True
+
+    def hold(self) -> bool:
+        """``stop()``, and play nothing more until ``release()`` (the user spoke over the reply:
+        a sentence handed over meanwhile must not start). Returns whether something was playing."""
+        with self._lock:
+            self._held = True
+        return self.stop()
+
+    def release(self) -> None:
+        with self._lock:
+            self._held = False
+
+    def recent_level(self, window_s: float = 0.3) -> float:
+        """The loudest block played in the last ``window_s`` (RMS), to tell our own echo from the user."""
+        since = time.monotonic() - window_s
+        with self._lock:
+            return max((level for at, level in self._levels if at >= since), default=0.0)
+
+
+def _settle(done: asyncio.Future[bool], completed: bool) -> None:
+    if not done.done():
+        done.set_result(completed)
+
+
+class SpeechPipeline:
+    """Speaks sentences in order as they are given, synthesizing the next while one plays.
+
+    ``say()`` queues a sentence, ``end()`` says no more will come, ``wait()`` returns True once
+    all were spoken, False when ``stop()`` cut them off; a synthesis failure is raised by ``wait()``.
+    """
+
+    def __init__(self, synthesizer: Synthesizer, output: AudioOutput, *, ahead: int = 2,
+                 on_start: Callable[[], None] | None = None) -> None:
+        self._synth = synthesizer
+        self._on_start = on_start
+        self._output = output
+        self._texts: asyncio.Queue[str | None] = asyncio.Queue()
+        self._audio: asyncio.Queue[Spoken | None] = asyncio.Queue(maxsize=ahead)
+        self._stopped = False
+        self.first_audio_at: float | None = None  # monotonic time the first clip began to play
+        self.spoken: list[str] = []  # sentences played to the end
+        self._tasks = [asyncio.ensure_future(self._synthesize()), asyncio.ensure_future(self._play())]
+
+    @property
+    def stopped(self) -> bool:
+        return self._stopped
+
+    def say(self, sentence: str) -> None:
+        if not self._stopped and sentence.strip():
+            self._texts.put_nowait(sentence)
+
+    def end(self) -> None:
+        self._texts.put_nowait(None)
+
+    def stop(self) -> None:
+        """Stop speaking now and drop what was not said."""
+        self._stopped = True
+        self._output.stop()
+        for task in self._tasks:
+            task.cancel()
+
+    async def wait(self) -> bool:
+        results = await asyncio.gather(*self._tasks, return_exceptions=True)
+        for result in results:
+            if isinstance(result, VoiceError):
+                raise result
+            if isinstance(result, BaseException) and not isinstance(result, asyncio.CancelledError):
+                raise result
+        return not self._stopped
+
+    async def _synthesize(self) -> None:
+        while True:
+            text = await self._texts.get()
+            if text is None:
+                await self._audio.put(None)
+                return
+            try:
+                spoken = await self._synth.synthesize(text)
+            except VoiceError:
+                self._tasks[1].cancel()
+                raise
+            await self._audio.put(spoken)
+
+    async def _play(self) -> None:
+        while True:
+            spoken = await self._audio.get()
+            if spoken is None:
+                return
+            playing = asyncio.ensure_future(self._output.play(spoken))
+            if self.first_audio_at is None:
+                self.first_audio_at = time.monotonic()
+                if self._on_start is not None:
+                    await asyncio.sleep(0)  # the clip is handed to the stream first
+                    self._on_start()
+            if not await playing:
+                self._stopped = True
+                self._tasks[0].cancel()
+                return
+            self.spoken.append(spoken.text)
