@@ -9,11 +9,11 @@ failures of background work are turned into plain words here too, the same way o
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from pydantic import ValidationError
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QPalette
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QKeyEvent, QPalette
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -124,3 +124,15 @@ def failure_text(what: str, exc: BaseException) -> str:
     if isinstance(exc, JawadError):
         return error_text(exc)
     return f"{what[:1].upper()}{what[1:]} failed: {type(exc).__name__}: {exc}"
+
+
+def claims_escape(event: QEvent, asking: Callable[[], bool]) -> bool:
+    """Whether a panel takes Escape for its own answer (deny, reject) while ``asking()``: Qt runs
+    the window's Esc shortcut (Stop the whole run) first unless the focus claims the key. Call it
+    from the panel's ``event`` (also called while the panel is being made, so ``asking`` is only
+    called for an Escape); True means the event was accepted there."""
+    if (event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent)
+            and event.key() == Qt.Key.Key_Escape and asking()):
+        event.accept()
+        return True
+    return False

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QPushButton, QSizePol
 
 from jawad_desktop.core.events import PermissionRequest, PermissionSettled
 from jawad_desktop.ui import theme
+from jawad_desktop.ui.controls import claims_escape
 from jawad_desktop.ui.icons import icon
 
 log = logging.getLogger("jawad.ui.permissions")
@@ -98,13 +99,8 @@ class PermissionPanel(QFrame):
         self.hide()
 
     def event(self, event: QEvent) -> bool:
-        # Escape here must reach keyPressEvent (deny), not the window's Esc (Stop the whole run),
-        # which Qt would run first: a shortcut wins unless the focus claims the key.
-        if (event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent)
-                and event.key() == Qt.Key.Key_Escape and self.current is not None):
-            event.accept()
-            return True
-        return super().event(event)
+        # Escape here must reach keyPressEvent (deny), not the window's Esc (Stop the whole run).
+        return claims_escape(event, lambda: self.current is not None) or super().event(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         # Escape while the panel (or one of its buttons) has focus: the safe answer, deny.

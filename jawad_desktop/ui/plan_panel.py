@@ -22,6 +22,7 @@ from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
 from jawad_desktop.core.events import PlanProposed, PlanSettled
+from jawad_desktop.ui.controls import claims_escape
 from jawad_desktop.ui.icons import icon
 
 log = logging.getLogger("jawad.ui.plans")
@@ -93,13 +94,8 @@ class PlanPanel(QFrame):
         self.hide()
 
     def event(self, event: QEvent) -> bool:
-        # Escape here must reach keyPressEvent (reject), not the window's Esc (Stop the whole run),
-        # which Qt would run first: a shortcut wins unless the focus claims the key.
-        if (event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent)
-                and event.key() == Qt.Key.Key_Escape and self.current is not None):
-            event.accept()
-            return True
-        return super().event(event)
+        # Escape here must reach keyPressEvent (reject), not the window's Esc (Stop the whole run).
+        return claims_escape(event, lambda: self.current is not None) or super().event(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         # Escape while the panel (or one of its buttons) has focus: the safe answer, reject.

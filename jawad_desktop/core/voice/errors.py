@@ -9,9 +9,12 @@ voice package inspects PortAudio messages.
 from __future__ import annotations
 
 import errno
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from jawad_desktop.core.errors import JawadError, Remedy
+
+if TYPE_CHECKING:
+    import httpx
 
 VoiceErrorCode = Literal[
     "NO_INPUT_DEVICE",
@@ -145,3 +148,51 @@ def from_portaudio(exc: BaseException, device: str = "") -> VoiceError:
         suggestions=["Choose another input, or reconnect the microphone and try again."],
         remedy=VOICE,
     )
+
+
+# -- a speech API's answer (transcription and spoken replies) --------------------------------------
+
+
+def api_error_detail(response: httpx.Response) -> str:
+    """The error message of an OpenAI-style error body (``{"error": {"message": ...}}``), a
+    FastAPI ``detail``, or the body's first 200 characters."""
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text.strip()[:200]
+    if isinstance(body, dict):
+        error = body.get("error")
+        if isinstance(error, dict):
+            return str(error.get("message") or "")[:200]
+        if isinstance(error, str):
+            return error[:200]
+        if "detail" in body:
+            return str(body["detail"])[:200]
+    return ""
+
+
+def api_status_error(response: httpx.Response, *, provider: str, provider_name: str, doing: str,
+                     for_what: str, hints: dict[int, str], fallback: str, other_way: str,
+                     key_suggestions: tuple[str, ...] = ()) -> VoiceError | None:
+    """The ``VoiceError`` for a speech API's refusal (None for a success): a refused key (401/403)
+    points at the provider's key; another error says what the service said, ``hints[status]``
+    (else ``fallback``) and ``other_way`` (the local alternative). ``doing`` completes "could not
+    ..." and ``for_what`` "refused the API key for ..."."""
+    status = response.status_code
+    if status in (401, 403):
+        return VoiceError(
+            "API_KEY_INVALID",
+            f"{provider} refused the API key for {for_what} "
+            f"(HTTP {status}: {api_error_detail(response) or 'unauthorized'}).",
+            suggestions=[f"Enter a valid API key for {provider}.", *key_suggestions],
+            remedy=Remedy("provider-key", provider_name),
+        )
+    if status >= 400:
+        detail = api_error_detail(response)
+        return VoiceError(
+            "API_ERROR",
+            f"{provider} could not {doing} (HTTP {status}{': ' + detail if detail else ''}).",
+            suggestions=[hints.get(status, fallback), other_way],
+            remedy=VOICE,
+        )
+    return None

@@ -26,7 +26,7 @@ import httpx
 
 from jawad_desktop.core.errors import Remedy
 from jawad_desktop.core.voice.audio import SAMPLE_RATE, Samples, wav_bytes
-from jawad_desktop.core.voice.errors import VOICE, VoiceError
+from jawad_desktop.core.voice.errors import VOICE, VoiceError, api_status_error
 from jawad_desktop.core.voice.models import ProgressCallback, resolve_model
 from jawad_desktop.core.voice.pack import engine_import_error
 
@@ -248,22 +248,6 @@ class LocalWhisper:
 # --- Whisper API -----------------------------------------------------------------------------
 
 
-def _error_detail(response: httpx.Response) -> str:
-    try:
-        body = response.json()
-    except ValueError:
-        return response.text.strip()[:200]
-    if isinstance(body, dict):
-        error = body.get("error")
-        if isinstance(error, dict):
-            return str(error.get("message") or "")[:200]
-        if isinstance(error, str):
-            return error[:200]
-        if "detail" in body:
-            return str(body["detail"])[:200]
-    return ""
-
-
 class WhisperAPI:
     """OpenAI's /v1/audio/transcriptions, or any server that speaks it (Groq, a local one)."""
 
@@ -322,31 +306,16 @@ class WhisperAPI:
                 remedy=VOICE,
             ) from None
         elapsed = time.perf_counter() - started
-        if response.status_code in (401, 403):
-            raise VoiceError(
-                "API_KEY_INVALID",
-                f"{self._provider} refused the API key for transcription "
-                f"(HTTP {response.status_code}: {_error_detail(response) or 'unauthorized'}).",
-                suggestions=[
-                    f"Enter a valid API key for {self._provider}.",
-                    "Your recording was kept: try again once the key is fixed.",
-                ],
-                remedy=Remedy("provider-key", self._provider_name),
-            )
-        if response.status_code >= 400:
-            detail = _error_detail(response)
-            hint = {
-                404: "The server has no /audio/transcriptions endpoint: check the base URL.",
-                413: "The recording is too long for this service: set a shorter maximum length.",
-                429: "The service is rate-limiting you: wait a moment and try again.",
-            }.get(response.status_code, "Try again; your recording was kept.")
-            raise VoiceError(
-                "API_ERROR",
-                f"{self._provider} could not transcribe the recording "
-                f"(HTTP {response.status_code}{': ' + detail if detail else ''}).",
-                suggestions=[hint, "Or switch to local transcription."],
-                remedy=VOICE,
-            )
+        refused = api_status_error(
+            response, provider=self._provider, provider_name=self._provider_name,
+            doing="transcribe the recording", for_what="transcription",
+            fallback="Try again; your recording was kept.", other_way="Or switch to local transcription.",
+            key_suggestions=("Your recording was kept: try again once the key is fixed.",),
+            hints={404: "The server has no /audio/transcriptions endpoint: check the base URL.",
+                   413: "The recording is too long for this service: set a shorter maximum length.",
+                   429: "The service is rate-limiting you: wait a moment and try again."})
+        if refused is not None:
+            raise refused
         try:
             body = response.json()
             text = str(body["text"]).strip()

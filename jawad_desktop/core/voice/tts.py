@@ -36,7 +36,7 @@ import numpy as np
 from jawad_desktop.core.errors import Remedy
 from jawad_desktop.core.voice.audio import Samples, resample, rms
 from jawad_desktop.core.voice.capture import PORTAUDIO_LOCK, sounddevice_module
-from jawad_desktop.core.voice.errors import VOICE, VoiceError, from_portaudio
+from jawad_desktop.core.voice.errors import VOICE, VoiceError, api_status_error, from_portaudio
 
 if TYPE_CHECKING:
     from jawad_desktop.core.context import AppContext
@@ -242,17 +242,6 @@ class PiperVoice:
                 raise VoiceError("TTS_FAILED", f"Piper gave audio that cannot be played ({exc}).") from None
 
 
-def _error_detail(response: httpx.Response) -> str:
-    with contextlib.suppress(ValueError, AttributeError, TypeError):
-        body = response.json()
-        error = body.get("error") if isinstance(body, dict) else None
-        if isinstance(error, dict):
-            return str(error.get("message") or "")[:300]
-        if isinstance(error, str):
-            return error[:300]
-    return response.text[:200] if response.headers.get("content-type", "").startswith("text/") else ""
-
-
 class SpeechAPI:
     """OpenAI's ``POST /audio/speech`` (and servers that copy it): model, input, voice, format, speed."""
 
@@ -304,28 +293,15 @@ class SpeechAPI:
                              "Or choose espeak-ng or a Piper voice for spoken replies."],
                 remedy=VOICE,
             ) from None
-        if response.status_code in (401, 403):
-            raise VoiceError(
-                "API_KEY_INVALID",
-                f"{self._provider} refused the API key for speech "
-                f"(HTTP {response.status_code}: {_error_detail(response) or 'unauthorized'}).",
-                suggestions=[f"Enter a valid API key for {self._provider}."],
-                remedy=Remedy("provider-key", self._provider_name),
-            )
-        if response.status_code >= 400:
-            detail = _error_detail(response)
-            hint = {
-                400: "Check the speech model and voice in Settings → Voice.",
-                404: "The server has no /audio/speech endpoint (or not this model): check the base URL and model.",
-                429: "The service is rate-limiting you or your quota is used up: wait, or check your plan.",
-            }.get(response.status_code, "Try again in a moment.")
-            raise VoiceError(
-                "API_ERROR",
-                f"{self._provider} could not speak the reply (HTTP {response.status_code}"
-                f"{': ' + detail if detail else ''}).",
-                suggestions=[hint, "Or choose espeak-ng or a Piper voice for spoken replies."],
-                remedy=VOICE,
-            )
+        refused = api_status_error(
+            response, provider=self._provider, provider_name=self._provider_name, doing="speak the reply",
+            for_what="speech", fallback="Try again in a moment.",
+            other_way="Or choose espeak-ng or a Piper voice for spoken replies.",
+            hints={400: "Check the speech model and voice in Settings → Voice.",
+                   404: "The server has no /audio/speech endpoint (or not this model): check the base URL and model.",
+                   429: "The service is rate-limiting you or your quota is used up: wait, or check your plan."})
+        if refused is not None:
+            raise refused
         try:
             if self.response_format == "pcm":
                 return _pcm16(response.content, API_PCM_RATE, text)
