@@ -32,6 +32,7 @@ class EventBridge(QObject):
     conversations_changed = Signal(str, str)  # kind ("created", "renamed", ...), conversation id
     workflow_update = Signal(object)  # ev.WorkflowUpdate
     voice_state = Signal(object)  # ev.VoiceState
+    conversation_state = Signal(object)  # ev.ConversationState (conversation mode)
     test_result = Signal(object)  # ev.TestResult
     retry = Signal(object)  # ev.RetryNotice
     notice = Signal(str, str)  # level, text
@@ -77,6 +78,8 @@ class EventBridge(QObject):
             self.workflow_update.emit(event)
         elif isinstance(event, ev.VoiceState):
             self.voice_state.emit(event)
+        elif isinstance(event, ev.ConversationState):
+            self.conversation_state.emit(event)
         elif isinstance(event, ev.TestResult):
             self.test_result.emit(event)
         elif isinstance(event, ev.RetryNotice):

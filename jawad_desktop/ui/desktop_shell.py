@@ -231,6 +231,9 @@ class DesktopShell(QObject):
                 self.quick.open()
         elif name == "talk":
             button = self.window.voice_button
+            conversation = self.window.conversation_button
+            if conversation is not None and conversation.interrupt():
+                return  # in conversation mode the hotkey cuts the spoken reply short
             if button is None:
                 self.notifier.notify("Push to talk is not ready", "Voice input is not set up: see Settings → Voice.")
             else:

@@ -238,6 +238,7 @@ class MainWindow(QMainWindow):
         self.permission_panel.hide()
         self.chat.insert_above_input(self.permission_panel)
         self.voice_button: QWidget | None = None
+        self.conversation_button: Any = None  # ui.conversation_button.ConversationButton, once voice is ready
         self.offers_panel: QWidget | None = None
         self.sidebar: QWidget | None = None
         self.research: ResearchController | None = None
@@ -320,6 +321,9 @@ class MainWindow(QMainWindow):
         self.voice_action.setEnabled(False)  # until voice is ready, right after start
         self.addAction(self.voice_action)
         chat_menu.addAction(self.voice_action)
+        self.conversation_action = self._action("C&onversation mode", "Ctrl+Shift+Space", self._toggle_conversation)
+        self.conversation_action.setEnabled(False)  # until voice is ready, right after start
+        chat_menu.addAction(self.conversation_action)
         self.focus_input_action = self._action("&Focus the input", "Ctrl+L", self.focus_input)
         chat_menu.addAction(self.focus_input_action)
         view_menu = self.view_menu
@@ -340,6 +344,7 @@ class MainWindow(QMainWindow):
                              (self.edit_last_action, "pencil"), (self.copy_action, "copy"),
                              (self.summarize_action, "scroll-text"), (self.search_action, "search"),
                              (self.research_action, "telescope"), (self.voice_action, "mic"),
+                             (self.conversation_action, "audio-lines"),
                              (self.shortcuts_action, "keyboard")):
             action.setIcon(_icon(name))
 
@@ -402,6 +407,7 @@ class MainWindow(QMainWindow):
         self._add_research(assistant)
         try:
             self._add_voice()
+            self._add_conversation()
         except Exception as exc:
             log.exception("voice could not start")
             self.show_notice("warning", f"Voice input is unavailable: {exc}")
@@ -461,7 +467,7 @@ class MainWindow(QMainWindow):
         self.chat.add_input_button(button)
         # Ctrl+Space toggles listening (hold the Mic button to push-to-talk). An application-wide
         # key filter would see every event of every object, including ones being destroyed.
-        self.voice_action.triggered.connect(button.click)
+        self.voice_action.triggered.connect(self.voice_key)
         self.voice_action.setEnabled(True)
         self.voice_button = button
         self._idle_placeholder: str | None = None  # the input's placeholder while a live draft shows
@@ -471,6 +477,41 @@ class MainWindow(QMainWindow):
         button.send_requested.connect(self._send_spoken)
         button.pressed_to_talk.connect(self.presenter.stop_speaking)
         self.presenter.attach_speaker(lambda: ReplySpeaker(self))
+
+    def voice_key(self) -> None:
+        """Ctrl+Space (and the push-to-talk hotkey's toggle): in conversation mode it cuts Jawad's
+        spoken reply short; otherwise it starts or stops listening."""
+        if self.conversation_button is not None and self.conversation_button.interrupt():
+            return
+        if self.voice_button is not None:
+            self.voice_button.click()  # type: ignore[attr-defined]  # a VoiceButton: a click toggles listening
+
+    def _add_conversation(self) -> None:
+        """Conversation mode (``ui.conversation_button``): its toggle and state line in the composer."""
+        from jawad_desktop.ui.conversation_button import ConversationButton
+
+        button = ConversationButton(self.ctx, self.presenter.build, self.bridge.conversation_state, self)
+        self.chat.add_input_button(button)
+        self.chat.add_input_button(button.status)
+        self.conversation_button = button
+        self.conversation_action.setEnabled(True)
+        self.stop_action.triggered.connect(button.stop)  # Esc ends it too
+        self.new_chat_action.triggered.connect(button.stop)
+        if self.sidebar is not None:
+            self.sidebar.new_chat_requested.connect(button.stop)  # type: ignore[attr-defined]
+        button.active_changed.connect(self._conversation_active)
+
+    def _toggle_conversation(self) -> None:
+        if self.conversation_button is not None:
+            self.conversation_button.click()
+
+    def _conversation_active(self, active: bool) -> None:
+        """While a conversation runs the mic button only shows its level (the conversation listens
+        and sends), replies are not read aloud twice, and Esc ends it."""
+        self.presenter.hands_free = active
+        if self.voice_button is not None:
+            self.voice_button.blockSignals(active)
+        self.stop_action.setEnabled(active or self.presenter.busy)
 
     def _show_hearing(self, text: str) -> None:
         """The live transcript in the empty input. A placeholder change does not repaint a
@@ -512,7 +553,7 @@ class MainWindow(QMainWindow):
         self.presenter.send(f"/research {intent}")
 
     def _busy_changed(self, busy: bool) -> None:
-        self.stop_action.setEnabled(busy)
+        self.stop_action.setEnabled(busy or (self.conversation_button is not None and self.conversation_button.active))
 
     def _show_status(self, text: str) -> None:
         if text:
@@ -743,6 +784,8 @@ class MainWindow(QMainWindow):
         if self.voice_session is not None:
             with contextlib.suppress(Exception):
                 self.voice_session.cancel()
+        if self.conversation_button is not None:
+            await self.conversation_button.aclose()
         if self.driver is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.driver.close(release_profile=True), 1.0)
@@ -816,6 +859,8 @@ class MainWindow(QMainWindow):
         if self.built:
             self.save_layout()
             self.presenter.stop()
+            if self.conversation_button is not None:
+                self.conversation_button.stop()
         event.accept()
         QTimer.singleShot(0, self.closed.emit)
 

@@ -55,6 +55,7 @@ class ChatPresenter(QObject):
     status = Signal(str)
     settings_needed = Signal()
     ready = Signal()
+    hands_free = False  # conversation mode runs: it speaks the replies itself
 
     def __init__(
         self,
@@ -295,7 +296,8 @@ class ChatPresenter(QObject):
     def _on_turn_finished(self, event: ev.TurnFinished) -> None:
         self.status.emit("")
         response = event.response
-        if self.ctx.settings.voice.speak_replies and not response.is_error and not response.interrupted:
+        if (self.ctx.settings.voice.speak_replies and not self.hands_free and not response.is_error
+                and not response.interrupted):
             self.speak(response.content)
 
     def _on_step(self, event: ev.AgentStep) -> None:

@@ -13,6 +13,7 @@ The row is hidden once the pack is installed, and never shown in a source instal
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 from typing import Any
@@ -44,7 +45,8 @@ from jawad_desktop.core.voice import (
     resolve_model,
 )
 from jawad_desktop.core.voice.models import bus_progress, is_multilingual
-from jawad_desktop.ui.background import run_in_thread
+from jawad_desktop.core.voice.tts import AudioOutput, build_synthesizer
+from jawad_desktop.ui.background import run_async, run_in_thread
 from jawad_desktop.ui.controls import (
     ERROR_STYLE,
     add_form_row,
@@ -68,6 +70,27 @@ COMPUTE_TYPES = [
 LANGUAGES = [("", "Automatic"), ("en", "English"), ("ar", "Arabic"), ("fr", "French"), ("de", "German"),
              ("es", "Spanish"), ("it", "Italian"), ("pt", "Portuguese"), ("nl", "Dutch"), ("tr", "Turkish"),
              ("ru", "Russian"), ("zh", "Chinese"), ("ja", "Japanese"), ("hi", "Hindi")]
+
+
+SAMPLE_SENTENCE = "Hello, I am Jawad. This is how my answers will sound."
+
+
+async def speak(ctx: AppContext, text: str) -> str:
+    """Say ``text`` with the engine Settings → Voice chooses, on the output device; returns the
+    engine's name. Synthesis and opening the device never block the caller's loop."""
+    loop = asyncio.get_running_loop()
+    synthesizer = build_synthesizer(ctx)
+    output = AudioOutput(device=ctx.settings.voice.output_device)
+    try:
+        spoken = await synthesizer.synthesize(text)
+        await loop.run_in_executor(None, output.open)
+        await output.play(spoken)
+    finally:
+        await loop.run_in_executor(None, output.close)
+        close = getattr(synthesizer, "aclose", None)
+        if close is not None:
+            await close()
+    return str(getattr(synthesizer, "name", type(synthesizer).__name__))
 
 
 class _Progress(QObject):
@@ -156,6 +179,33 @@ class VoiceSettingsPage(QWidget):
         self.auto_send = QCheckBox("Send what I said right away", self)
         self.speak_replies = QCheckBox("Read replies aloud", self)
 
+        self.tts_backend = combo("Spoken replies with", self, (
+            ("Automatic: a Piper voice if set up, else espeak-ng", "auto"),
+            ("A speech API (OpenAI or compatible)", "api"), ("A Piper voice on this computer", "piper"),
+            ("espeak-ng", "espeak")))
+        self.tts_provider = combo("Speech API provider", self,
+                                  [("The active provider", ""), *((p.name, p.name) for p in ctx.settings.providers)])
+        self.tts_model = line_edit("Speech API model", self, hint="tts-1")
+        self.tts_voice = line_edit("Speech API voice", self, hint="alloy")
+        self.piper_voice = line_edit("Piper voice file", self, hint="A .onnx voice, with its .onnx.json beside it")
+        self.choose_piper = button("Choose…", "Choose a Piper voice file", self)
+        self.espeak_voice = line_edit("espeak-ng voice", self, hint="Its default (e.g. en-us, fr, ar)")
+        self.speech_rate = QDoubleSpinBox(self)
+        self.speech_rate.setAccessibleName("Speech rate: 1 is the voice's normal speed")
+        self.speech_rate.setRange(0.25, 4.0)
+        self.speech_rate.setSingleStep(0.05)
+        self.speech_rate.setSuffix(" ×")
+        self.test_voice = button("Test voice", "Test voice: speak a sample sentence with the chosen engine", self)
+        self.test_status = status_line("Test voice result", self)
+        self.conversation_timeout = QDoubleSpinBox(self)
+        self.conversation_timeout.setAccessibleName("Silence that ends conversation mode, in seconds")
+        self.conversation_timeout.setRange(3.0, 600.0)
+        self.conversation_timeout.setDecimals(0)
+        self.conversation_timeout.setSuffix(" s")
+        self.announce_tools = QCheckBox("Say briefly what Jawad is doing (\"Reading the page\")", self)
+        self.barge_in = QCheckBox("Stop speaking when I talk over Jawad", self)
+        self.echo_cancel = QCheckBox("Use the sound server's echo cancellation", self)
+
         self._pack_row = QWidget(self)
         pack_row = QHBoxLayout(self._pack_row)
         pack_row.setContentsMargins(0, 0, 0, 0)
@@ -176,6 +226,12 @@ class VoiceSettingsPage(QWidget):
             ("API &provider", self.api_provider), ("API m&odel", self.api_model),
             ("&Silence to stop", self.silence), ("Ma&ximum length", self.max_length),
             ("", self.partials), ("", self.auto_send), ("", self.speak_replies),
+            ("Spoken replies &with", self.tts_backend), ("Speech API pro&vider", self.tts_provider),
+            ("Speech API mo&del", self.tts_model), ("Speech API voic&e", self.tts_voice),
+            ("P&iper voice", field_row(self.piper_voice, self.choose_piper)), ("espeak-n&g voice", self.espeak_voice),
+            ("Speech &rate", field_row(self.speech_rate, self.test_voice)), ("", self.test_status),
+            ("Hands-free timeo&ut", self.conversation_timeout), ("", self.announce_tools), ("", self.barge_in),
+            ("", self.echo_cancel),
         )
         for label, field in rows:
             add_form_row(form, label, field)
@@ -195,12 +251,32 @@ class VoiceSettingsPage(QWidget):
         self.partials.setChecked(voice.partial_results)
         self.auto_send.setChecked(voice.auto_send)
         self.speak_replies.setChecked(voice.speak_replies)
+        self._select(self.tts_backend, voice.tts_backend)
+        self._select(self.tts_provider, voice.tts_provider)
+        self.tts_model.setText(voice.tts_model)
+        self.tts_voice.setText(voice.tts_voice)
+        self.piper_voice.setText(voice.piper_voice)
+        self.espeak_voice.setText(voice.espeak_voice)
+        self.speech_rate.setValue(voice.speech_rate)
+        self.conversation_timeout.setValue(voice.conversation_timeout_s)
+        self.announce_tools.setChecked(voice.announce_tools)
+        self.barge_in.setChecked(voice.barge_in)
+        self.echo_cancel.setChecked(voice.echo_cancel)
         self._loading = False
         self._update_pack_row()
         self._update_model_status()
 
-        for choice in (self.backend, self.compute, self.language, self.api_provider):
+        for choice in (self.backend, self.compute, self.language, self.api_provider, self.tts_backend,
+                       self.tts_provider):
             choice.currentIndexChanged.connect(self._save)
+        for edit in (self.tts_model, self.tts_voice, self.piper_voice, self.espeak_voice):
+            edit.editingFinished.connect(self._save)
+        for number in (self.speech_rate, self.conversation_timeout):
+            number.valueChanged.connect(self._save)
+        for box in (self.announce_tools, self.barge_in, self.echo_cancel):
+            box.toggled.connect(self._save)
+        self.choose_piper.clicked.connect(self.choose_piper_voice)
+        self.test_voice.clicked.connect(self.speak_sample)
         self.language.currentIndexChanged.connect(self._update_model_status)  # "detects the language"
         self.device.currentIndexChanged.connect(self._device_changed)
         self.model.currentTextChanged.connect(self._model_changed)
@@ -243,8 +319,52 @@ class VoiceSettingsPage(QWidget):
         voice.partial_results = self.partials.isChecked()
         voice.auto_send = self.auto_send.isChecked()
         voice.speak_replies = self.speak_replies.isChecked()
+        voice.tts_backend = self.tts_backend.currentData()
+        voice.tts_provider = self.tts_provider.currentData()
+        voice.tts_model = self.tts_model.text().strip() or "tts-1"
+        voice.tts_voice = self.tts_voice.text().strip() or "alloy"
+        voice.piper_voice = self.piper_voice.text().strip()
+        voice.espeak_voice = self.espeak_voice.text().strip()
+        voice.speech_rate = self.speech_rate.value()
+        voice.conversation_timeout_s = self.conversation_timeout.value()
+        voice.announce_tools = self.announce_tools.isChecked()
+        voice.barge_in = self.barge_in.isChecked()
+        voice.echo_cancel = self.echo_cancel.isChecked()
         self.ctx.save_settings()
         self.changed.emit()
+
+    # --- spoken replies --------------------------------------------------------------------------
+
+    def choose_piper_voice(self) -> None:
+        """Ask for a Piper voice file (a non-blocking dialog)."""
+        dialog = QFileDialog(self, "Choose a Piper voice")
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dialog.setNameFilter("Piper voice (*.onnx)")
+        dialog.fileSelected.connect(self._piper_chosen)
+        self._file_dialog = dialog
+        dialog.open()
+
+    def _piper_chosen(self, path: str) -> None:
+        self.piper_voice.setText(path)
+        self._save()
+
+    def speak_sample(self) -> None:
+        """Speak a sample sentence with the chosen engine and settings, off the GUI thread."""
+        self._save()
+        self.test_voice.setEnabled(False)
+        self.test_status.setStyleSheet("")
+        self.test_status.setText("Speaking…")
+        run_async(speak(self.ctx, SAMPLE_SENTENCE), what="testing the voice", bus=self.ctx.bus,
+                  on_done=lambda name: self._on_test_done(f"Spoken with {name}.", error=False),
+                  on_error=lambda exc: self._on_test_done(failure_text("testing the voice", exc), error=True))
+
+    def _on_test_done(self, text: str, *, error: bool) -> None:
+        try:
+            self.test_voice.setEnabled(True)
+            self.test_status.setStyleSheet(ERROR_STYLE if error else "")
+            self.test_status.setText(text)
+        except RuntimeError:  # the dialog was closed meanwhile
+            pass
 
     # --- microphone and level meter ------------------------------------------------------------
 
