@@ -39,7 +39,7 @@ EXPECTED = {
     "press_key": ("interact", {"key", "index", "selector"}),
     "type_text": ("interact", {"text", "index", "selector"}),
     "hover": ("read-only", {"index", "selector"}),
-    "drag_and_drop": ("interact", {"from_index", "from_selector", "to_index", "to_selector"}),
+    "drag_and_drop": ("interact", {"from_index", "from_selector", "to_index", "to_selector", "to_text"}),
     "upload_file": ("submit", {"path", "index", "selector"}),
     "list_tabs": ("read-only", set()),
     "switch_tab": ("read-only", {"tab"}),
