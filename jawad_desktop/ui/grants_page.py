@@ -46,7 +46,7 @@ class GrantsPage(QWidget):
         intro.setWordWrap(True)
         self.problem = QLabel(self)
         self.problem.setWordWrap(True)
-        self.problem.setStyleSheet("color: #b45309;")
+        self.problem.setProperty("role", "warning")  # the theme's warning colour
         self.table = QTableWidget(0, len(COLUMNS), self)
         self.table.setObjectName("grantsTable")
         self.table.setHorizontalHeaderLabels(list(COLUMNS))

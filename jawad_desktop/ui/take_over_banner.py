@@ -43,8 +43,7 @@ class TakeOverBanner(QFrame):
         self.setObjectName("takeOverBanner")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setAccessibleName("Jawad needs you to take over the page")
-        self.setStyleSheet("#takeOverBanner { background: #fef3c7; border: 1px solid #f59e0b; }"
-                           "#takeOverBanner QLabel { color: #111; }")
+        # Its colours are the theme's (ui.theme: the notice background, a warning-coloured border).
         # The banner never widens the browser's column: its text wraps instead.
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Maximum)
         self.focus_page = focus_page

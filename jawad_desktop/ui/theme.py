@@ -70,6 +70,7 @@ class Colours(NamedTuple):  # not a dataclass: dataclasses costs 2 ms to import 
     danger: str
     success: str
     warning: str
+    notice: str  # the background of a banner that needs the user (take over the page)
     tooltip: str
     tooltip_text: str
 
@@ -89,19 +90,19 @@ _LIGHT = Colours(
     window="#f5f6f8", surface="#ffffff", surface_alt="#eef1f5", raised="#ffffff", hover="#e8ecf1",
     pressed="#dbe1e8", border="#cfd6de", text="#1d2127", muted="#56606b", disabled="#8a939d",
     accent=DEFAULT_ACCENT, on_accent="#ffffff", link=DEFAULT_ACCENT, danger="#c62828",
-    success="#1b7f3b", warning="#8a5a00", tooltip="#1d2127", tooltip_text="#ffffff",
+    success="#1b7f3b", warning="#8a5a00", notice="#fef3c7", tooltip="#1d2127", tooltip_text="#ffffff",
 )
 _DARK = Colours(
     window="#1c1d21", surface="#25272c", surface_alt="#2d3036", raised="#33363d", hover="#3b3f47",
     pressed="#464a53", border="#454951", text="#e8eaed", muted="#a5abb3", disabled="#6e747c",
     accent=DEFAULT_ACCENT, on_accent="#ffffff", link=DEFAULT_ACCENT, danger="#f2726f",
-    success="#5cc177", warning="#e0b04a", tooltip="#e8eaed", tooltip_text="#1c1d21",
+    success="#5cc177", warning="#e0b04a", notice="#3d3115", tooltip="#e8eaed", tooltip_text="#1c1d21",
 )
 _HIGH_CONTRAST = Colours(
     window="#000000", surface="#000000", surface_alt="#141414", raised="#000000", hover="#262626",
     pressed="#3a3a3a", border="#ffffff", text="#ffffff", muted="#e0e0e0", disabled="#b3b3b3",
     accent="#ffd43b", on_accent="#000000", link="#8fd3ff", danger="#ff8a80", success="#7ee787",
-    warning="#ffd43b", tooltip="#ffffff", tooltip_text="#000000",
+    warning="#ffd43b", notice="#000000", tooltip="#ffffff", tooltip_text="#000000",
 )
 
 
@@ -261,6 +262,10 @@ QLabel[role="small"] {{ font-size: {t['small']}px; }}
 QLabel[role="caption"] {{ font-size: {t['caption']}px; color: {c.muted}; }}
 QLabel[role="muted"] {{ color: {c.muted}; }}
 QLabel[role="danger"] {{ color: {c.danger}; }}
+QLabel[role="warning"] {{ color: {c.warning}; }}
+QFrame#takeOverBanner {{ background: {c.notice}; border: {max(b, 2)}px solid {c.warning};
+  border-radius: {r['md']}px; }}
+QFrame#takeOverBanner QLabel {{ color: {c.text}; }}
 QFrame[card="true"] {{ background: {c.surface}; border: {b}px solid {c.border}; border-radius: {r['lg']}px; }}
 """
 

@@ -179,3 +179,26 @@ def test_closing_the_frame_before_it_is_built(qtbot: Any) -> None:
     with qtbot.waitSignal(window.closed, timeout=2000):
         window.close()
     window.dispose()
+
+
+def test_the_offers_go_once_a_provider_is_added_in_settings(make_window: Any, profile_dir: Path, qtbot: Any) -> None:
+    from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
+    from jawad_desktop.core.llm.connection import ProviderOffer
+    from jawad_desktop.ui.first_start import OffersPanel
+
+    window: MainWindow = make_window(profile_dir)
+    offers = OffersPanel(window.ctx, [ProviderOffer(
+        ProviderConfig(name="Ollama", kind=ProviderKind.OLLAMA, base_url="http://127.0.0.1:11434/v1", model="qwen3"),
+        "Ollama on this computer")], window.chat)
+    window.offers_panel = offers
+    window.chat.insert_above_input(offers)
+    qtbot.waitUntil(offers.isVisible, timeout=3000)
+    window.open_settings()
+    dialog = window._settings_dialog
+    assert dialog is not None
+    window.ctx.settings.providers = [ProviderConfig(name="Loop", kind=ProviderKind.OPENAI_COMPATIBLE,
+                                                    base_url="http://127.0.0.1:9/v1", model="m")]
+    window.ctx.settings.active_provider = "Loop"
+    dialog.settings_changed.emit()  # what the Providers page says after Save
+    assert not offers.isVisible() and "Loop" in window.provider_label.text()
+    dialog.close()

@@ -102,6 +102,7 @@ def test_high_contrast_passes_seven_to_one_and_the_others_pass_aa() -> None:
             "accent": (hc.accent, hc.surface), "link": (hc.link, hc.surface), "danger": (hc.danger, hc.surface),
             "success": (hc.success, hc.surface), "warning": (hc.warning, hc.surface),
             "tool tip": (hc.tooltip_text, hc.tooltip), "alternate rows": (hc.text, hc.surface_alt),
+            "banner": (hc.text, hc.notice), "banner border": (hc.warning, hc.notice),
         }
         for what, (fg, bg) in pairs.items():
             assert theme.contrast_ratio(fg, bg) >= 7.0, (accent, what, fg, bg)
@@ -109,7 +110,8 @@ def test_high_contrast_passes_seven_to_one_and_the_others_pass_aa() -> None:
             c = theme.resolve(name, accent).colours
             for fg, bg in ((c.text, c.window), (c.text, c.surface), (c.text, c.surface_alt), (c.muted, c.surface),
                            (c.link, c.surface), (c.danger, c.surface), (c.success, c.surface),
-                           (c.on_accent, c.accent), (c.tooltip_text, c.tooltip)):
+                           (c.on_accent, c.accent), (c.tooltip_text, c.tooltip), (c.text, c.notice),
+                           (c.warning, c.surface)):
                 assert theme.contrast_ratio(fg, bg) >= 4.5, (name, accent, fg, bg)
             assert theme.contrast_ratio(c.accent, c.surface) >= 3.0, (name, accent)  # focus rings, selection
     assert theme.contrast_ratio("#000000", "#ffffff") == pytest.approx(21.0)
@@ -257,3 +259,20 @@ def test_the_action_log_shows_a_calls_result_as_the_cards_icon(qapp: QApplicatio
     drawn = model.data(result, Qt.ItemDataRole.DecorationRole)
     assert isinstance(drawn, QIcon) and _opaque_colours(_drawn(drawn)) == {theme.current().colours.danger}
     assert model.data(model.index(0, COLUMNS.index("Tool")), Qt.ItemDataRole.DecorationRole) is None
+
+
+@pytest.mark.parametrize("name", ["light", "dark", "high-contrast"])
+def test_the_take_over_banner_is_drawn_in_the_themes_colours(name: str, qtbot: Any, qapp: QApplication) -> None:
+    from jawad_desktop.core.events import HandOverRequested
+    from jawad_desktop.ui.take_over_banner import TakeOverBanner
+
+    applied = theme.apply_theme(name)
+    assert applied is not None
+    banner = TakeOverBanner()
+    qtbot.addWidget(banner)
+    banner.resize(480, 120)
+    banner.show_request(HandOverRequested(id="h1", reason="sign in", url="http://127.0.0.1/login"))
+    image = banner.grab().toImage()
+    assert image.pixelColor(image.width() - 8, image.height() // 2).name() == applied.colours.notice
+    assert image.pixelColor(0, image.height() // 2).name() == applied.colours.warning  # the border
+    assert banner.message.palette().color(QPalette.ColorRole.WindowText).name() == applied.colours.text
