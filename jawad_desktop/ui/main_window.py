@@ -621,8 +621,8 @@ class MainWindow(QMainWindow):
         except Exception as exc:  # discovery is a convenience: never fail the window for it
             log.info("provider discovery failed: %s", exc)
             return
-        if not offers or self.ctx.settings.active() is not None:
-            return
+        if not offers or self.ctx.settings.active() is not None or self.offers_panel is not None:
+            return  # a provider was added meanwhile, or the offers are already on screen
         panel = OffersPanel(self.ctx, offers, self.chat)
         self.offers_panel = panel
         self.chat.insert_above_input(panel)
