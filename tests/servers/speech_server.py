@@ -15,18 +15,18 @@ from __future__ import annotations
 import io
 import json
 import subprocess
-import threading
 import time
 import wave
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import numpy as np
 import pytest
 
 from jawad_desktop.core.voice.tts import decode_wav
+from tests.servers.loopback import serving
 
 OPENAI_VOICES = ("alloy", "ash", "ballad", "coral", "echo", "fable", "onyx", "nova", "sage", "shimmer", "verse")
 FORMATS = ("mp3", "opus", "aac", "flac", "wav", "pcm")
@@ -139,17 +139,9 @@ def serve() -> Iterator[SpeechServer]:
             self.end_headers()
             self.wfile.write(data)
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    state.base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    thread = threading.Thread(target=server.serve_forever, name="speech-server", daemon=True)
-    thread.start()
-    try:
+    with serving(Handler, "speech-server") as root:
+        state.base_url = root + "/v1"
         yield state
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
 
 
 @pytest.fixture

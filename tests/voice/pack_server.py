@@ -13,15 +13,15 @@ import io
 import json
 import os
 import tarfile
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 from jawad_desktop.core.voice.pack import PackRelease
+from tests.servers.loopback import serving
 
 SLOW_PIECE = 64 * 1024
 SLOW_PAUSE_S = 0.02
@@ -95,14 +95,6 @@ def serve_packs(folder: Path) -> Iterator[PackServer]:
             except (BrokenPipeError, ConnectionResetError):  # the client cancelled
                 pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, name="pack-server", daemon=True)
-    thread.start()
-    state.base_url = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
+    with serving(Handler, "pack-server") as root:
+        state.base_url = root
         yield state
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)

@@ -17,12 +17,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from email.parser import BytesParser
 from email.policy import HTTP
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import numpy as np
 
 from jawad_desktop.core.voice.models import bundled_model_path
+from tests.servers.loopback import serving
 
 
 @dataclass
@@ -115,13 +116,6 @@ def _handler(state: WhisperServer) -> type[BaseHTTPRequestHandler]:
 
 def serve() -> Iterator[WhisperServer]:
     state = WhisperServer()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
-    state.base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    thread = threading.Thread(target=server.serve_forever, name="whisper-server", daemon=True)
-    thread.start()
-    try:
+    with serving(_handler(state), "whisper-server") as root:
+        state.base_url = root + "/v1"
         yield state
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)

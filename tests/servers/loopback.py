@@ -1,0 +1,23 @@
+"""One way to run a test's HTTP server: threaded, on a free loopback port, stopped on exit."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+@contextlib.contextmanager
+def serving(handler: type[BaseHTTPRequestHandler], name: str) -> Iterator[str]:
+    """Serve ``handler`` on 127.0.0.1 in a thread called ``name``; yields ``http://127.0.0.1:PORT``."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True  # a client that hangs up mid-answer does not hold the shutdown
+    thread = threading.Thread(target=server.serve_forever, name=name, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
