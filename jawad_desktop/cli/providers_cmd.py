@@ -333,6 +333,7 @@ def _edit(args: argparse.Namespace, ctx: AppContext) -> int:
                  old.region if args.region is None else args.region,
                  old.profile if args.aws_profile is None else args.aws_profile,
                  old.context_window if args.context_window is None else args.context_window)
+    new = new.keeping_model_file(old)
     if args.rename and new.name.casefold() != old.name.casefold() and ctx.settings.provider(new.name):
         raise JawadError(f"A provider named {new.name!r} exists already.")
     key = _read_key(args, kind, new.name, required=False)

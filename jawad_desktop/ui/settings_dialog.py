@@ -40,6 +40,7 @@ from jawad_desktop.ui.agent_page import AgentPage
 from jawad_desktop.ui.appearance_page import AppearancePage
 from jawad_desktop.ui.controls import add_form_row, button, combo, field_row, line_edit, status_line, validation_message
 from jawad_desktop.ui.list_form import Entry, ListFormPage, PageWords
+from jawad_desktop.ui.models_page import ModelsPage
 from jawad_desktop.ui.network_page import NetworkPage
 
 log = logging.getLogger("jawad.ui.settings")
@@ -271,6 +272,7 @@ class ProvidersPage(ListFormPage[ProviderConfig]):
         config = self.form_config()
         key = self.api_key.text().strip()
         old_name = self.editing
+        config = config.keeping_model_file(self.entry_named(old_name) if old_name else None)
         try:
             if key:
                 self.ctx.secrets.set(provider_key_name(config.name), key)
@@ -425,14 +427,18 @@ class SettingsDialog(QDialog):
         self.appearance = AppearancePage(ctx, self)
         self.network = NetworkPage(ctx, self)
         self.agent = AgentPage(ctx, self)
+        self.models = ModelsPage(ctx, self)
         self.add_page("Providers", self.providers)
         self.add_page("Appearance", self.appearance)
         self.add_page("Network", self.network)  # the names ui.remedies sends the user to
         self.add_page("Agent", self.agent)
+        self.add_page("Models", self.models)
         self.providers.changed.connect(self.settings_changed)
         self.appearance.changed.connect(self.settings_changed)
         self.network.changed.connect(self.settings_changed)
         self.agent.changed.connect(self.settings_changed)
+        self.models.changed.connect(self.settings_changed)
+        self.models.changed.connect(lambda: self.providers.refresh())  # "Use this model" may add a provider
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.close)
         body = QHBoxLayout()

@@ -4,12 +4,14 @@
 ``Content-Length``, an ``ETag`` that is its git blob SHA-1 and ``X-Repo-Commit``; ``model.bin``
 (stored with LFS on the hub) answers 302 to ``/cdn/{sha256}`` with ``X-Linked-Size``,
 ``X-Linked-Etag`` (its SHA-256) and ``X-Repo-Commit``, as huggingface_hub's
-``get_hf_file_metadata`` reads them. The CDN address honours ``Range: bytes=N-`` (206 with
-``Content-Range``). A file the repository lacks is a 404 with ``X-Error-Code: EntryNotFound``.
+``get_hf_file_metadata`` reads them; a ``.gguf`` file is served the same way. The CDN address
+honours ``Range: bytes=N-`` (206 with ``Content-Range``). A file the repository lacks is a 404 with
+``X-Error-Code: EntryNotFound``.
 
 Faults, per file name: ``drop_after`` sends that many bytes of the next GET, then closes the
 connection mid-body (once per entry); ``corrupt`` serves bytes that differ from the announced
-checksum; ``ignore_range`` answers every Range request with the whole file. ``gets`` records
+checksum; ``ignore_range`` answers every Range request with the whole file; ``throttle_s`` slows
+every body down. ``gets`` records
 every body request as (file, first byte asked).
 """
 
@@ -18,14 +20,17 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
+from tests.servers.loopback import serving
+
 COMMIT = "3a6b1f0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a"
-LFS_FILES = {"model.bin"}
+LFS_FILES = {"model.bin"}  # and every .gguf (stored with LFS on the hub)
 
 
 @dataclass
@@ -35,6 +40,7 @@ class HubServer:
     drop_after: dict[str, int] = field(default_factory=dict)
     corrupt: set[str] = field(default_factory=set)
     ignore_range: bool = False  # answer a Range request with the whole file (200), as some proxies do
+    throttle_s: float = 0.0  # a pause after each 256 KiB of a body (a slow line, to cancel midway)
     gets: list[tuple[str, int]] = field(default_factory=list)
     heads: int = 0
     _by_sha: dict[str, Path] = field(default_factory=dict)
@@ -88,7 +94,7 @@ def serve_hub(repos: dict[str, Path]) -> Iterator[HubServer]:
                 self._not_found()
                 return
             data = path.read_bytes()
-            if path.name in LFS_FILES:
+            if path.name in LFS_FILES or path.suffix == ".gguf":
                 sha = hashlib.sha256(data).hexdigest()
                 state._by_sha[sha] = path
                 self.send_response(302)
@@ -141,18 +147,15 @@ def serve_hub(repos: dict[str, Path]) -> Iterator[HubServer]:
                     self.close_connection = True
                     self.connection.shutdown(2)  # cut off mid-body, as a dropped connection
                     return
-                self.wfile.write(piece)
+                step = 1 << 18 if state.throttle_s else len(piece) or 1
+                for at in range(0, len(piece), step):
+                    self.wfile.write(piece[at:at + step])
+                    if state.throttle_s:
+                        self.wfile.flush()
+                        time.sleep(state.throttle_s)
             except (BrokenPipeError, ConnectionResetError):  # the client gave up (cancel)
                 pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, name="hub-server", daemon=True)
-    thread.start()
-    state.base_url = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
+    with serving(Handler, "hub-server") as root:
+        state.base_url = root
         yield state
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)

@@ -107,6 +107,9 @@ class ProviderConfig(BaseModel):
     embedding_model: str = ""  # for semantic search; empty: a common model of the kind
     region: str = ""  # Bedrock: empty means AWS_REGION, the profile's region, else us-east-1
     profile: str = ""  # Bedrock: an AWS profile in ~/.aws/credentials; empty means the environment
+    # Kind "local": the .gguf file the built-in llama.cpp server runs; empty: the bundled SmolLM2
+    # (core.llm.local_models chooses it, core.llm.local_server runs it).
+    model_file: str = ""
     # The model's context window in tokens, as the user knows it; 0: found out (core.llm.context_window).
     context_window: int = Field(0, ge=0, le=10_000_000)
 
@@ -136,6 +139,14 @@ class ProviderConfig(BaseModel):
         if not value.strip():
             return ""
         return validate_base_url(value)
+
+    def keeping_model_file(self, old: ProviderConfig | None) -> ProviderConfig:
+        """This provider with ``old``'s chosen gguf when it is still the same local model (the
+        provider forms do not show ``model_file``: an edit must not drop it)."""
+        if (old is None or not old.model_file or self.model_file or self.kind is not ProviderKind.LOCAL
+                or old.kind is not ProviderKind.LOCAL or self.model != old.model):
+            return self
+        return self.model_copy(update={"model_file": old.model_file})
 
     @property
     def effective_base_url(self) -> str:

