@@ -10,6 +10,11 @@
   ``Assistant.send(text, attachments=[...])`` to the reader model (a loopback OpenAI-compatible
   server that answers with the planted phrases it was sent, ``tests/servers/reader_model.py``);
   a format passes when its phrase is in the request and comes back in the answer.
+- **GGUF download resumed after a dropped connection** (issue 21 point 3): a catalog model's .gguf
+  (random bytes, 64 MB; 16 MB with --quick) from a loopback server that answers as the Hugging Face
+  hub (``tests/voice/hub_server.py``), which cuts the connection once halfway through the file; the
+  app's downloader (``core.llm.local_models``) resumes with a Range request. Reported: the bytes sent
+  twice, the whole time, and whether the SHA-256 the hub announced matched.
 """
 
 from __future__ import annotations
@@ -132,6 +137,37 @@ async def _attachments(root: Path) -> dict[str, bool]:
     return results
 
 
+def _gguf_resume(root: Path, size: int) -> tuple[float, int, int, bool]:
+    """(seconds, bytes sent twice, byte the download resumed at, checksum verified)."""
+    import hashlib
+    import os
+    from contextlib import contextmanager
+
+    from jawad_desktop.core.llm.catalog import CATALOG
+    from jawad_desktop.core.llm.local_models import GgufDownload
+    from tests.voice.hub_server import serve_hub
+
+    entry = CATALOG[1]
+    repo = root / "repo"
+    repo.mkdir(parents=True)
+    source = repo / entry.file
+    with source.open("wb") as out:
+        for _ in range(size // (1 << 20)):
+            out.write(os.urandom(1 << 20))
+    drop = size // 2
+    with contextmanager(serve_hub)({entry.repo: repo}) as hub:
+        hub.drop_after[entry.file] = drop
+        download = GgufDownload(entry, root / "models", endpoint=hub.base_url)
+        started = time.perf_counter()
+        path = download.run()
+        elapsed = time.perf_counter() - started
+        starts = [start for name, start in hub.gets if name == entry.file]
+    sent = drop + sum(size - start for start in starts[1:])  # the cut-off answer, then the rest
+    ok = hashlib.sha256(path.read_bytes()).hexdigest() == hashlib.sha256(source.read_bytes()).hexdigest()
+    resumed_at = download.resumed_from[0] if download.resumed_from else 0
+    return elapsed, sent - size, resumed_at, ok
+
+
 def run(quick: bool) -> list[Figure]:
     figures: list[Figure] = []
     texts, pdfs, corpus, queries = (200, 20, 2_000, 100) if quick else (1_000, 100, 10_000, 500)
@@ -158,4 +194,15 @@ def run(quick: bool) -> list[Figure]:
         for fmt, ok in reached.items():
             figures.append(Figure(f"attachment {fmt}: planted phrase reached the model", float(ok), "",
                                   goal="in the request and the answer", ok=ok))
+
+        size = (16 if quick else 64) << 20
+        elapsed, twice, resumed_at, verified = _gguf_resume(root / "d", size)
+        mb = size >> 20
+        figures.append(Figure(f"GGUF download resumed after a dropped connection ({mb} MB), total time", elapsed,
+                              "s", note=f"cut off at {size // 2:,} bytes, resumed with Range from byte {resumed_at:,} "
+                              "(after the downloader's 0.5 s pause)"))
+        figures.append(Figure("GGUF download resumed: bytes downloaded twice", float(twice), "bytes",
+                              goal="0 (Range resume)", ok=twice == 0 and resumed_at == size // 2))
+        figures.append(Figure("GGUF download resumed: SHA-256 verified", float(verified), "",
+                              goal="matches the hub's X-Linked-Etag", ok=verified))
     return figures

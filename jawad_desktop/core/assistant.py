@@ -43,7 +43,7 @@ from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.llm.pricing import PriceTable
 from jawad_desktop.core.messages import Message
 from jawad_desktop.core.tools.basic import basic_registry
-from jawad_desktop.core.tools.files.attachments import read_attachments
+from jawad_desktop.core.tools.files.attachments import file_from_record, read_attachments
 from jawad_desktop.core.tools.files.extract import ExtractedFile
 from jawad_desktop.core.tools.files.library import DocumentLibrary
 from jawad_desktop.core.tools.files.tools import files_registry
@@ -51,10 +51,11 @@ from jawad_desktop.core.tools.registry import ToolRegistry
 from jawad_desktop.core.tools.untrusted import fenced_parts
 
 if TYPE_CHECKING:
+    from jawad_desktop.core.llm.embeddings import Embedder
     from jawad_desktop.core.mcp.adapter import McpRegistry
     from jawad_desktop.core.research.executor import ResearchExecutor
     from jawad_desktop.core.research.plan import ResearchPlan
-    from jawad_desktop.core.store.conversations import ConversationStore
+    from jawad_desktop.core.store.conversations import ConversationStore, StoredMessage
     from jawad_desktop.core.store.page_cache import PageCache
     from jawad_desktop.core.store.recorder import ConversationRecorder
     from jawad_desktop.core.tools.browser import BrowserSession, PageReading
@@ -151,6 +152,9 @@ class Assistant:
         self.library = DocumentLibrary.open(ctx.paths.config, ctx.paths.data, bus=self.bus,
                                             max_bytes=settings.agent.max_attachment_mb * 1_000_000)
         self.session.extras["library"] = self.library
+        self.library.embedder = self._library_embedder  # vectors when the provider has embeddings
+        self._embedder: Embedder | None = None
+        self._watch_task: asyncio.Task[None] | None = None
         self.store: ConversationStore | None = None
         self.recorder: ConversationRecorder | None = None
         if save:
@@ -189,6 +193,29 @@ class Assistant:
             self.bus.emit(ev.Notice(level="error", text="Conversations will not be saved: " + exc.user_text()))
             return
         self.recorder = ConversationRecorder(self.store, self.bus, conversation_id)
+
+    def _library_embedder(self) -> Embedder | None:
+        """The embedder of the provider the chat uses, for the document library; None when it has
+        no embeddings API (raises the ``JawadError`` of a provider that cannot be used)."""
+        from jawad_desktop.core.llm.client import LLMClient
+        from jawad_desktop.core.llm.embeddings import Embedder, supports_embeddings
+
+        client = self._client_for_run()
+        if not isinstance(client, LLMClient) or not supports_embeddings(client.provider.kind):
+            return None
+        if self._embedder is None or self._embedder.client is not client:
+            self._embedder = Embedder(client)
+        return self._embedder
+
+    def watch_library(self) -> None:
+        """Keep the document library up to date while the app runs (``core.tools.files.watch``):
+        a scan now, then the files' changes as they happen. Stopped by ``aclose``."""
+        if self._watch_task is not None and not self._watch_task.done():
+            return
+        from jawad_desktop.core.tools.files.watch import LibraryWatcher
+
+        watcher = LibraryWatcher(self.library)
+        self._watch_task = asyncio.ensure_future(watcher.run())  # on the app's loop (qasync's in the window)
 
     @property
     def registry(self) -> ToolRegistry:
@@ -296,12 +323,22 @@ class Assistant:
         stored = self.store.messages(conversation_id)
         actions = self.store.action_log(conversation_id)
         self.session.clear()
-        self.session.history.commit([s.message for s in stored])
+        self.session.history.commit(self._with_saved_files(stored))
         self._retaint([s.message for s in stored])
         self.recorder.follow(conversation_id)
         self.bus.emit(ev.ConversationChanged(conversation_id=conversation_id))
         usage: list[dict[str, Any]] = [u if isinstance(u := s.metadata.get("usage"), dict) else {} for s in stored]
         return OpenedConversation(conversation_id, [s.message for s in stored], actions, usage)
+
+    def _with_saved_files(self, stored: Sequence[StoredMessage]) -> list[Message]:
+        """The saved messages for the model: a user's message that had files holds their text again
+        (saved with it, ``TurnStarted.files``), and they are readable again with read_attachment."""
+        messages: list[Message] = []
+        for item in stored:
+            records = item.metadata.get("files") if item.message.role == "user" else None
+            files = [f for f in map(file_from_record, records) if f is not None] if isinstance(records, list) else []
+            messages.append(self.session.restore_files(item.message.content, files) if files else item.message)
+        return messages
 
     def _retaint(self, messages: list[Message]) -> None:
         """The data-flow record for a conversation taken up again: what its pages and MCP servers
@@ -403,6 +440,9 @@ class Assistant:
         """Release what needs an orderly end: the client, the MCP servers, the page cache, the
         store. The page belongs to whoever made it."""
         self.stop()
+        if self._watch_task is not None:
+            self._watch_task.cancel()
+            await asyncio.wait({self._watch_task})
         with contextlib.suppress(Exception):
             await self.library.aclose()
         client = self._given_client or self._client

@@ -177,11 +177,14 @@ class GrantsChanged(Event):
 @dataclass(frozen=True, slots=True)
 class TurnStarted(Event):
     """The user's message was accepted and a turn begins (the recorder saves the message now).
-    ``attachments``: the names of the files sent with it."""
+    ``attachments``: the names of the files sent with it. ``files``: what the model is given of
+    each (``core.tools.files.attachments.file_record``: name, kind, parts, notes), saved with the
+    message so a conversation opened again still has them."""
 
     run_id: str
     user_text: str
     attachments: tuple[str, ...] = ()
+    files: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -680,6 +680,9 @@ class MainWindow(QMainWindow):
             from jawad_desktop.ui.grants_page import GrantsPage
 
             dialog.add_page("Site permissions", GrantsPage(assistant.harbor, self.bridge.grants_changed, dialog))
+            from jawad_desktop.ui.library_page import LibraryPage
+
+            dialog.add_page("Documents", LibraryPage(assistant.library, self.ctx.bus, dialog))
         try:
             from jawad_desktop.ui.mcp_page import McpPage
 

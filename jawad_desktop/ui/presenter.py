@@ -133,6 +133,7 @@ class ChatPresenter(QObject):
             self.take_over.answered.connect(assistant.hand_over.respond)
         if self.ctx.settings.mcp.servers:
             self.reconnect_mcp()
+        assistant.watch_library()  # the document library's files re-indexed as they change
         self.ready.emit()
         return assistant
 

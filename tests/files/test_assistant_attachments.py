@@ -18,6 +18,7 @@ from jawad_desktop.core.llm.providers import make_client
 from jawad_desktop.core.store.secrets import SecretStore
 from tests.files.samples import make_pdf, make_sample, planted
 from tests.servers.reader_model import ReaderModel, planted_in
+from tests.servers.scripted_model import text
 
 
 def _assistant(profile: Path, model: ReaderModel, name: str = "scripted") -> Assistant:
@@ -95,5 +96,42 @@ def test_a_failure_comes_before_the_turn(tmp_path: Path, profile_dir: Path, read
             assert response.content == f"I read: {planted('png')}."
         finally:
             await seeing.aclose()
+
+    arun(main(), timeout=120)
+
+
+def test_a_reopened_conversation_keeps_its_files(tmp_path: Path, profile_dir: Path, reader_model: ReaderModel,
+                                                 arun: Any) -> None:
+    document = make_sample(tmp_path, "docx")
+    picture = make_sample(tmp_path, "png")
+
+    async def main() -> None:
+        first = _assistant(profile_dir, reader_model, "gpt-4o")  # a model that sees images
+        reader_model.script(text("Noted."))  # an answer that repeats nothing of the files
+        try:
+            response = await first.send("What are the codes?", [document, picture])
+            assert response.content == "Noted."
+            assert planted_in(reader_model.requests[-1]) == [planted("docx"), planted("png")]
+            conversation = first.conversation_id
+            assert conversation
+        finally:
+            await first.aclose()
+        document.unlink()  # the files may be gone: what the model saw was kept with the conversation
+        picture.unlink()
+
+        # Another start of the app on the same profile opens it again from the history.
+        again = _assistant(profile_dir, reader_model, "gpt-4o")
+        try:
+            opened = again.open_conversation(conversation)
+            assert [m.content for m in opened.messages] == ["What are the codes?", response.content]  # as typed
+            follow = await again.send("And the codes again?")
+            assert follow.content == f"I read: {planted('docx')}, {planted('png')}."
+            asked = reader_model.requests[-1]["messages"][1]
+            assert asked["role"] == "user" and any(p.get("type") == "image_url" for p in asked["content"])
+            assert again.session.attachments.get("sample.docx") is not None  # read_attachment reads it
+            assert again.edit_last() == "And the codes again?"
+            assert again.edit_last() == "What are the codes?"  # the typed words, not the file's text
+        finally:
+            await again.aclose()
 
     arun(main(), timeout=120)

@@ -92,7 +92,7 @@ from jawad_desktop.core.store.model_facts import ModelFactsStore
 from jawad_desktop.core.store.secrets import SecretStore
 from jawad_desktop.core.tools.browser.tools import LOOK_TOOL
 from jawad_desktop.core.tools.context import ToolContext
-from jawad_desktop.core.tools.files.attachments import ATTACHMENT_SHARE, AttachedFiles, user_message
+from jawad_desktop.core.tools.files.attachments import ATTACHMENT_SHARE, AttachedFiles, file_record, user_message
 from jawad_desktop.core.tools.files.extract import ExtractedFile
 from jawad_desktop.core.tools.files.tools import hidden_file_tools
 from jawad_desktop.core.tools.page import PageContext
@@ -282,6 +282,18 @@ class AgentSession:
                 held.setdefault(typed, message)
         return [held.get(m.content, m) if m.role == "user" else m for m in messages]
 
+    def restore_files(self, typed: str, files: Sequence[tuple[str, ExtractedFile]]) -> Message:
+        """The user's message ``typed`` of a conversation opened again, with the files it had
+        (``file_record``s saved with it): they are readable again (``read_attachment``) and the
+        returned message holds their text, as the model was given it."""
+        for name, file in files:
+            self.attachments.files[name] = file
+        room = min(self.budget.input, self.budget.history)
+        share = int(room * CHARS_PER_TOKEN * ATTACHMENT_SHARE) - len(typed)
+        message = user_message(typed, list(files), budget_chars=share)
+        self._typed[id(message)] = (message.content, typed)
+        return message
+
     def typed_text(self, message: Message) -> str:
         """What the user typed in ``message`` (its content without the files attached to it)."""
         content, typed = self._typed.get(id(message), ("", ""))
@@ -310,7 +322,8 @@ class AgentSession:
         turn = _Turn(run_id=run_id, user_text=user_text, force_tool=force_tool, plan_first=plan_first)
         turn.files = list(zip(self.attachments.add(attachments), attachments, strict=True))
         self.last_attachments = list(attachments)
-        self.bus.emit(TurnStarted(run_id=run_id, user_text=user_text, attachments=tuple(f.name for f in attachments)))
+        self.bus.emit(TurnStarted(run_id=run_id, user_text=user_text, attachments=tuple(f.name for f in attachments),
+                                  files=tuple(file_record(name, file) for name, file in turn.files)))
         self._task = asyncio.get_running_loop().create_task(self._run(turn), name=f"jawad-agent-{run_id}")
         try:
             return await asyncio.shield(self._task)

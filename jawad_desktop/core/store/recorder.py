@@ -2,7 +2,9 @@
 
 The window and every command that saves (``jawad ask``, ``jawad research``) use this one
 recorder: the user's message is saved when a turn starts (``TurnStarted``), before the model
-is asked; the turn's other messages (tool calls, tool results, the answer) when it ends
+is asked, as typed, with the files attached to it in its metadata (``{"files": [...]}``, what the
+model was given of each, so a conversation opened again still has them); the turn's other
+messages (tool calls, tool results, the answer) when it ends
 (``TurnFinished``, with exactly the messages the agent committed); every action-log entry as
 it is decided (``ActionLogUpdate``). A kill at any moment therefore loses at most the answer
 being streamed. The turn's last message carries what the turn used (``{"usage": {...}}``: its
@@ -14,7 +16,7 @@ a ``Notice`` and never stops the turn.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from jawad_desktop.core import events as ev
@@ -52,7 +54,7 @@ class ConversationRecorder:
 
     def _on_event(self, event: ev.Event) -> None:
         if isinstance(event, ev.TurnStarted):
-            self._save("This message could not be saved: ", self.user_message, event.user_text)
+            self._save("This message could not be saved: ", self.user_message, event.user_text, event.files)
         elif isinstance(event, ev.TurnFinished):
             self._save("The answer could not be saved: ", self.turn_messages, event.messages,
                        event.response.interrupted, usage_of(event.response.metadata))
@@ -71,12 +73,14 @@ class ConversationRecorder:
 
     # -- saving -----------------------------------------------------------------------------
 
-    def user_message(self, text: str) -> str:
-        """Save the user's message (creating the conversation first); returns its id."""
+    def user_message(self, text: str, files: Sequence[dict[str, Any]] = ()) -> str:
+        """Save the user's message (creating the conversation first), with what the model was
+        given of its attached ``files`` in its metadata (``{"files": [...]}``); returns its id."""
         created = self.conversation_id is None
         if self.conversation_id is None:
             self.conversation_id = self.store.create().id
-        self.store.append_message(self.conversation_id, Message(role="user", content=text))
+        self.store.append_message(self.conversation_id, Message(role="user", content=text),
+                                  metadata={"files": list(files)} if files else None)
         if created:
             self.bus.emit(ev.ConversationChanged(conversation_id=self.conversation_id))
         return self.conversation_id

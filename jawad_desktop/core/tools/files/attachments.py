@@ -13,23 +13,32 @@ paste, ``jawad ask --attach``), through ``Assistant.send(text, attachments=...)`
   named, with the part to ask for next through the ``read_attachment`` tool. Pictures ride as the
   message's images.
 - ``AttachedFiles`` keeps a conversation's files by name, for ``read_attachment``.
+- ``file_record(name, file)`` / ``file_from_record(record)``: a file as plain JSON, saved with the
+  user's message (``TurnStarted.files``), so a conversation opened again from the history gives the
+  model the files' text again and ``read_attachment`` still reads them. A picture is kept up to
+  ``MAX_SAVED_IMAGE_BYTES``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, cast
 
 from jawad_desktop.core.messages import Image, Message
-from jawad_desktop.core.tools.files.extract import ExtractedFile, Part, extract_file
+from jawad_desktop.core.tools.files.extract import ExtractedFile, Kind, Part, extract_file
 from jawad_desktop.core.tools.untrusted import wrap_untrusted
 
-__all__ = ["ATTACHMENT_SHARE", "AttachedFiles", "read_attachments", "render_parts", "user_message"]
+__all__ = ["ATTACHMENT_SHARE", "AttachedFiles", "file_from_record", "file_record", "read_attachments",
+           "render_parts", "user_message"]
 
 ATTACHMENT_SHARE = 0.5  # of the room the history may hold (in characters), for the attached files' text
 MIN_BUDGET_CHARS = 2_000
+MAX_SAVED_IMAGE_BYTES = 5_000_000  # a bigger picture is not saved with the message (its name is)
 
 
 async def read_attachments(paths: Iterable[str | Path | ExtractedFile], *, max_bytes: int) -> list[ExtractedFile]:
@@ -130,3 +139,33 @@ def user_message(text: str, files: Sequence[tuple[str, ExtractedFile]], *, budge
     listed = ", ".join(name for name, _ in files)
     content = f"{text}\n\nAttached files: {listed}\n\n" + "\n\n".join(blocks)
     return Message(role="user", content=content, images=images)
+
+
+def file_record(name: str, file: ExtractedFile) -> dict[str, Any]:
+    """``file`` as plain JSON, under the ``name`` it has in its conversation (see ``file_from_record``)."""
+    record: dict[str, Any] = {
+        "name": name, "path": str(file.path), "kind": file.kind,
+        "parts": [[part.number, part.label, part.text] for part in file.parts], "notes": list(file.notes),
+    }
+    if file.image is not None and len(file.image.data) <= MAX_SAVED_IMAGE_BYTES:
+        record["image"] = {"media_type": file.image.media_type, "data": file.image.base64()}
+    return record
+
+
+def file_from_record(record: object) -> tuple[str, ExtractedFile] | None:
+    """The (name, file) of a ``file_record``; None for anything else (a damaged record is skipped)."""
+    if not isinstance(record, dict):
+        return None
+    try:
+        name, path, kind = str(record["name"]), Path(str(record["path"])), str(record["kind"])
+        parts = tuple(Part(int(n), str(label), str(text)) for n, label, text in record.get("parts") or [])
+        notes = tuple(str(note) for note in record.get("notes") or [])
+        image = None
+        if isinstance(saved := record.get("image"), dict):
+            data = base64.b64decode(str(saved["data"]), validate=True)
+            image = Image(data, str(saved.get("media_type", "image/png")))
+        elif kind == "image":
+            notes += (f"{name} was a picture too large to keep with the conversation.",)
+    except (KeyError, TypeError, ValueError, binascii.Error):
+        return None
+    return name, ExtractedFile(path, cast(Kind, kind), parts, image, notes)

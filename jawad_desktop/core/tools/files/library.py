@@ -13,14 +13,20 @@ Owns:
   or changed (in worker threads, never on the event loop), drops what is gone, and announces its
   progress as ``LibraryProgress`` events; it stops between two files when its task is cancelled,
   and what it had written stays consistent (each batch of files is one transaction);
+- ``update_paths(paths)``: the same for a few files the watcher saw change (``watch``): each is
+  read again, or dropped when it is gone or no longer in a source;
+- embeddings, when ``embedder`` gives one (the default provider has an embeddings API): after each
+  scan, a background task gives every page without a vector one (``vectors`` table, computed in
+  batches; the FTS index never waits for it). Vectors of different models are never compared
+  (each is stored under the embedder's ``key``). A provider that fails is not asked again in this
+  process; search then stays by words;
 - ``search(query, limit)``: the best pages for the query's words (all words first, then any of
-  them), ranked by BM25, with a snippet.
+  them), ranked by BM25, with a snippet; with embeddings, merged with the pages nearest in meaning
+  (cosine similarity) by reciprocal rank fusion, so a query in other words than the page's still
+  finds it.
 
 Every SQLite call runs on the library's one database thread, so the connection is used by one
 thread only and a search waits at most for one batch of the indexer's writes.
-
-Search is by words only (FTS5): no embeddings are computed for the library, so a query finds
-pages that use its words (with their stems: "invoices" finds "invoice"), not its synonyms.
 """
 
 from __future__ import annotations
@@ -31,11 +37,13 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
+
+import numpy as np
 
 from jawad_desktop.core import events as ev
 from jawad_desktop.core.errors import JawadError
@@ -44,13 +52,18 @@ from jawad_desktop.core.tools.files.extract import ExtractedFile, FileReadError,
 
 log = logging.getLogger("jawad.files.library")
 
-__all__ = ["DocumentHit", "DocumentLibrary", "IndexReport", "LibraryStats"]
+__all__ = ["DocumentHit", "DocumentLibrary", "Embedder", "IndexReport", "LibraryStats", "SourceCounts"]
 
 LIBRARY_FILE = "library.json"
 INDEX_FILE = "library.db"
 BATCH_FILES = 50  # files written per transaction
 PROGRESS_EVERY_S = 0.2  # the most often progress is announced (the last one always is)
 SNIPPET_TOKENS = 24
+SNIPPET_CHARS = 200  # a page found by meaning only: its start
+EMBED_BATCH = 32  # pages per embeddings request
+EMBED_CHARS = 8_000  # embedding models take a few thousand tokens; a page's start says enough
+QUERY_EMBED_TIMEOUT_S = 10.0  # a search waits this long for the query's vector, then goes by words
+RRF_K = 60  # reciprocal rank fusion: score = sum of 1 / (RRF_K + rank)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
     id       INTEGER PRIMARY KEY,
@@ -64,9 +77,30 @@ CREATE TABLE IF NOT EXISTS documents (
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks USING fts5(
     text, label UNINDEXED, doc_id UNINDEXED, tokenize = 'porter unicode61'
 );
+CREATE TABLE IF NOT EXISTS vectors (
+    chunk_id INTEGER NOT NULL,              -- the chunks row (page) it is the embedding of
+    model    TEXT NOT NULL,                 -- the embedder's key: vectors of other models are not compared
+    doc_id   INTEGER NOT NULL,
+    vector   BLOB NOT NULL,                 -- float32, unit length
+    PRIMARY KEY (chunk_id, model)
+);
+CREATE INDEX IF NOT EXISTS vectors_doc ON vectors (doc_id);
 """
 
 T = TypeVar("T")
+
+
+class _Vectors(Protocol):
+    vectors: list[list[float]]
+
+
+class Embedder(Protocol):
+    """What the library needs of ``core.llm.embeddings.Embedder``."""
+
+    @property
+    def key(self) -> str: ...
+
+    async def embed_batch(self, texts: list[str]) -> _Vectors: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +111,7 @@ class DocumentHit:
     label: str  # "page 3", "part 2 of 5", "sheet Sales" ("" for a short file read whole)
     snippet: str
     score: float
+    chunk: int = 0  # the page's row in the index
 
     def citation(self) -> str:
         name = Path(self.path).name
@@ -106,6 +141,17 @@ class IndexReport:
 
 
 @dataclass(frozen=True, slots=True)
+class SourceCounts:
+    """One source of the library as the index knows it."""
+
+    source: str
+    files: int
+    pages: int
+    failed: int
+    exists: bool
+
+
+@dataclass(frozen=True, slots=True)
 class LibraryStats:
     sources: tuple[str, ...]
     documents: int
@@ -129,6 +175,14 @@ class DocumentLibrary:
         self._lock = asyncio.Lock()  # one reindex at a time
         self.last_scan = 0.0  # time.monotonic() of the last finished scan (0: none in this process)
         self.progress_every_s = PROGRESS_EVERY_S
+        # Embeddings: ``embedder()`` gives the default provider's embedder, or None (no embeddings).
+        self.embedder: Callable[[], Embedder | None] | None = None
+        self.embed_batch = EMBED_BATCH
+        self._embed_failed: set[str] = set()  # embedder keys that failed in this process
+        self._embed_task: asyncio.Task[int] | None = None
+        self._embed_again = False
+        self._matrix: tuple[str, int, np.ndarray, np.ndarray] | None = None  # key, version, ids, vectors
+        self._version = 0  # bumped at every write of vectors or removal of pages (the matrix is stale)
 
     @classmethod
     def open(cls, config_dir: Path, data_dir: Path, *, bus: ev.EventBus | None = None,
@@ -164,6 +218,9 @@ class DocumentLibrary:
         resolved = Path(path).expanduser().resolve()
         if not resolved.exists():
             raise JawadError(f"{path} does not exist.", suggestions=["Check the folder's or file's name."])
+        if not os.access(resolved, os.R_OK | (os.X_OK if resolved.is_dir() else 0)):
+            raise JawadError(f"{resolved} cannot be read: permission denied.",
+                             suggestions=["Choose a folder or file your user account may read."])
         if resolved.is_file() and (file_kind(resolved) in (None, "image")):
             raise FileReadError(f"{resolved.name} is of a type the library does not index.",
                                 suggestions=["Add PDF, DOCX, Markdown, text, code, CSV, XLSX or HTML files, "
@@ -182,6 +239,23 @@ class DocumentLibrary:
         self.sources.remove(text)
         self._save_sources()
         return True
+
+    def covers(self, path: Path) -> bool:
+        """Whether ``path`` is a file the library indexes: in a source, not hidden below it, of a
+        kind it reads (whether it exists is not looked at)."""
+        if file_kind(path) in (None, "image"):
+            return False
+        for source in self.sources:
+            root = Path(source)
+            if path == root:
+                return True
+            try:
+                inside = path.relative_to(root)
+            except ValueError:
+                continue
+            if not any(part.startswith(".") for part in inside.parts):
+                return True
+        return False
 
     def files(self) -> Iterator[Path]:
         """Every file of the sources the library indexes (hidden files and folders skipped)."""
@@ -243,17 +317,56 @@ class DocumentLibrary:
             self.last_scan = time.monotonic()
             self._progress(report.total, report.total, finished=True, summary=report.summary())
             log.info("library reindexed in %.1f s: %s", report.seconds, report.summary())
+            self._embed_later()
             return report
 
     async def _reindex(self, report: IndexReport) -> None:
-        found = await asyncio.to_thread(_stat_all, list(self.files()))
+        found = await asyncio.to_thread(lambda: _stat_all(list(self.files())))
         known: dict[str, tuple[int, int, int]] = await self._db(_known_documents)
         gone = [doc_id for path, (doc_id, _, _) in known.items() if path not in found]
         if gone:
             await self._db(_delete_documents, gone)
+            self._version += 1
             report.removed = len(gone)
         todo = [(path, stat) for path, stat in found.items() if known.get(path, (0, -1, -1))[1:] != stat]
         report.unchanged = len(found) - len(todo)
+        await self._index(todo, known, report)
+
+    async def update_paths(self, paths: Iterable[str | Path]) -> IndexReport:
+        """Bring these paths up to date (the watcher saw them change): each file read again when it
+        changed, dropped when it is gone or no longer in a source; a gone folder drops its files."""
+        async with self._lock:
+            report = IndexReport()
+            started = time.monotonic()
+            wanted = {str(Path(p)) for p in paths}
+            known: dict[str, tuple[int, int, int]] = await self._db(_known_documents)
+
+            def look() -> dict[str, tuple[int, int]]:
+                # A folder that appeared: its files (made before the watch of it began, they have no event).
+                files = [file for p in map(Path, wanted) for file in (_walk(p) if p.is_dir() else [p])]
+                return _stat_all([f for f in files if self.covers(f) and f.is_file()])
+
+            present = await asyncio.to_thread(look)
+            prefixes = tuple(p.rstrip(os.sep) + os.sep for p in wanted if p not in present)
+            gone = [doc_id for path, (doc_id, _, _) in known.items()
+                    if path not in present and (path in wanted or path.startswith(prefixes))]
+            if gone:
+                await self._db(_delete_documents, gone)
+                self._version += 1
+                report.removed = len(gone)
+            todo = [(path, stat) for path, stat in present.items() if known.get(path, (0, -1, -1))[1:] != stat]
+            report.unchanged = len(present) - len(todo)
+            await self._index(todo, known, report)
+            report.seconds = time.monotonic() - started
+            if gone or todo:
+                self._progress(report.total, report.total, finished=True, summary=report.summary())
+                log.info("library updated in %.2f s: %s", report.seconds, report.summary())
+                self._embed_later()
+            return report
+
+    async def _index(self, todo: list[tuple[str, tuple[int, int]]], known: dict[str, tuple[int, int, int]],
+                     report: IndexReport) -> None:
+        """Read the files of ``todo`` and write them to the index, in batches."""
         total, last = len(todo), 0.0
         report.total = total
         batch: list[tuple[str, tuple[int, int], ExtractedFile | None, str]] = []
@@ -272,6 +385,7 @@ class DocumentLibrary:
             batch.append((path, stat, extracted, error))
             if len(batch) >= BATCH_FILES or done + 1 == total:
                 await self._db(_write_batch, batch)
+                self._version += 1
                 # Counted once written: a stopped scan reports what the index holds.
                 report.done = done + 1
                 report.updated += sum(1 for item in batch if item[0] in known)
@@ -289,23 +403,131 @@ class DocumentLibrary:
         if self.sources and (not self.last_scan or time.monotonic() - self.last_scan > max_age_s):
             await self.reindex()
 
+    # -- embeddings -----------------------------------------------------------------------------
+
+    def _embedder_now(self) -> Embedder | None:
+        if self.embedder is None:
+            return None
+        try:
+            embedder = self.embedder()
+        except JawadError as exc:  # no embedding model set, say
+            log.debug("no embeddings for the library: %s", exc.message)
+            return None
+        return embedder if embedder is not None and embedder.key not in self._embed_failed else None
+
+    def _embed_later(self) -> None:
+        """Start (or mark for one more round) the background embedding of the pages without a vector."""
+        if self._embedder_now() is None:
+            return
+        if self._embed_task is not None and not self._embed_task.done():
+            self._embed_again = True
+            return
+        self._embed_task = asyncio.get_running_loop().create_task(self._embed_rounds(), name="jawad-library-embed")
+
+    async def _embed_rounds(self) -> int:
+        added = 0
+        while True:
+            self._embed_again = False
+            added += await self.embed_pending()
+            if not self._embed_again:
+                return added
+
+    async def wait_embedded(self) -> None:
+        """Wait for the background embedding to finish (tests, ``jawad docs``)."""
+        while self._embed_task is not None and not self._embed_task.done():
+            await asyncio.wait({self._embed_task})
+
+    async def embed_pending(self) -> int:
+        """Give every page without a vector under the embedder's key one; returns how many. A
+        failure is logged and the embedder is not asked again (search goes by words)."""
+        embedder = self._embedder_now()
+        if embedder is None:
+            return 0
+        key, added = embedder.key, 0
+        while True:
+            pending: list[tuple[int, int, str]] = await self._db(_unembedded, key, self.embed_batch)
+            if not pending:
+                break
+            try:
+                result = await embedder.embed_batch([text[:EMBED_CHARS] for _, _, text in pending])
+            except JawadError as exc:
+                log.warning("the library's pages could not be embedded (%s); search goes by words", exc.message)
+                self._embed_failed.add(key)
+                break
+            if len(result.vectors) != len(pending):
+                self._embed_failed.add(key)
+                break
+            await self._db(_save_vectors, key, [(chunk, doc, vector) for (chunk, doc, _), vector
+                                                in zip(pending, result.vectors, strict=True)])
+            self._version += 1
+            added += len(pending)
+        if added:
+            log.info("library: %d pages embedded with %s", added, key)
+        return added
+
+    def _nearest(self, conn: sqlite3.Connection, key: str, version: int, query: list[float],
+                 limit: int) -> list[tuple[int, float]]:
+        """The pages (chunk row, cosine) nearest to ``query`` under ``key`` (on the database thread;
+        the vectors are kept in memory until the index changes)."""
+        target = _unit(query)
+        if self._matrix is None or self._matrix[:2] != (key, version):
+            rows = conn.execute("SELECT chunk_id, vector FROM vectors WHERE model = ?", (key,)).fetchall()
+            rows = [r for r in rows if len(r[1]) == 4 * len(target)]
+            ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+            matrix = (np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").reshape(len(rows), len(target))
+                      if rows else np.zeros((0, len(target)), dtype="<f4"))
+            self._matrix = (key, version, ids, matrix)
+        _, _, ids, matrix = self._matrix
+        if matrix.shape[0] == 0 or matrix.shape[1] != len(target):
+            return []
+        scores = matrix @ target
+        count = min(limit, len(scores))
+        best = np.argpartition(-scores, count - 1)[:count]
+        best = best[np.argsort(-scores[best])]
+        return [(int(ids[i]), float(scores[i])) for i in best]
+
+    async def _by_meaning(self, query: str, limit: int) -> list[DocumentHit]:
+        embedder = self._embedder_now()
+        if embedder is None:
+            return []
+        try:
+            result = await asyncio.wait_for(embedder.embed_batch([query]), QUERY_EMBED_TIMEOUT_S)
+        except (JawadError, TimeoutError) as exc:
+            log.info("the query was not embedded (%s); searching by words", exc)
+            return []
+        if not result.vectors:
+            return []
+        near = await self._db(self._nearest, embedder.key, self._version, result.vectors[0], limit)
+        return await self._db(_chunk_hits, near)
+
     # -- reading --------------------------------------------------------------------------------
 
     async def search(self, query: str, limit: int = 5) -> list[DocumentHit]:
-        """The pages that best match ``query``'s words (all of them first, then any), best first."""
+        """The pages that best match ``query``: by its words (all of them first, then any), merged
+        with the pages nearest in meaning when there are embeddings; best first."""
+        limit = max(1, min(limit, 50))
         words = _words(query)
-        if not words:
-            return []
-        return await self._db(_search, words, max(1, min(limit, 50)))
+        by_words = await self._db(_search, words, limit) if words else []
+        by_meaning = await self._by_meaning(query, limit) if query.strip() else []
+        if not by_meaning:
+            return by_words
+        return _fuse([by_words, by_meaning], limit)
 
     async def stats(self) -> LibraryStats:
         documents, chunks, failed = await self._db(_counts)
         return LibraryStats(tuple(self.sources), documents, chunks, failed)
 
+    async def source_counts(self) -> list[SourceCounts]:
+        """For each source: its files in the index, their pages, and the ones that could not be read."""
+        return await self._db(_source_counts, list(self.sources))
+
     async def failures(self) -> list[tuple[str, str]]:
         return await self._db(_failures)
 
     async def aclose(self) -> None:
+        if self._embed_task is not None and not self._embed_task.done():
+            self._embed_task.cancel()
+            await asyncio.wait({self._embed_task})
         if self._conn is not None:
             await self._db(_close)
             self._conn = None
@@ -323,6 +545,7 @@ def _known_documents(conn: sqlite3.Connection) -> dict[str, tuple[int, int, int]
 def _delete_documents(conn: sqlite3.Connection, ids: list[int]) -> None:
     with _transaction(conn):
         for doc_id in ids:
+            conn.execute("DELETE FROM vectors WHERE doc_id = ?", (doc_id,))
             conn.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
             conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
 
@@ -336,6 +559,7 @@ def _write_batch(conn: sqlite3.Connection,
             kind = extracted.kind if extracted is not None else ""
             if row is not None:
                 doc_id = row[0]
+                conn.execute("DELETE FROM vectors WHERE doc_id = ?", (doc_id,))
                 conn.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
                 conn.execute("UPDATE documents SET mtime_ns = ?, size = ?, kind = ?, parts = ?, error = ? "
                              "WHERE id = ?", (mtime, size, kind, len(parts), error, doc_id))
@@ -362,16 +586,73 @@ def _search(conn: sqlite3.Connection, words: list[str], limit: int) -> list[Docu
         for rowid, path, label, snippet, rank in rows:
             if rowid not in seen and len(hits) < limit:
                 seen.add(rowid)
-                hits.append(DocumentHit(path, label, " ".join(snippet.split()), -float(rank)))
+                hits.append(DocumentHit(path, label, " ".join(snippet.split()), -float(rank), int(rowid)))
         if len(hits) >= limit:
             break
     return hits
+
+
+def _unembedded(conn: sqlite3.Connection, key: str, limit: int) -> list[tuple[int, int, str]]:
+    rows = conn.execute(
+        "SELECT rowid, doc_id, text FROM chunks WHERE rowid NOT IN (SELECT chunk_id FROM vectors WHERE model = ?) "
+        "AND trim(text) != '' ORDER BY rowid LIMIT ?", (key, limit)).fetchall()
+    return [(int(r[0]), int(r[1]), str(r[2])) for r in rows]
+
+
+def _save_vectors(conn: sqlite3.Connection, key: str, items: list[tuple[int, int, list[float]]]) -> None:
+    with _transaction(conn):
+        conn.executemany("INSERT OR REPLACE INTO vectors (chunk_id, model, doc_id, vector) VALUES (?, ?, ?, ?)",
+                         [(chunk, key, doc, _unit(vector).tobytes()) for chunk, doc, vector in items])
+
+
+def _chunk_hits(conn: sqlite3.Connection, near: list[tuple[int, float]]) -> list[DocumentHit]:
+    hits: list[DocumentHit] = []
+    for chunk, score in near:
+        row = conn.execute("SELECT documents.path, chunks.label, substr(chunks.text, 1, ?) FROM chunks "
+                           "JOIN documents ON documents.id = chunks.doc_id WHERE chunks.rowid = ?",
+                           (SNIPPET_CHARS * 2, chunk)).fetchone()
+        if row is not None:
+            text = " ".join(str(row[2]).split())
+            snippet = text if len(text) <= SNIPPET_CHARS else text[:SNIPPET_CHARS - 1] + "…"
+            hits.append(DocumentHit(row[0], row[1], snippet, score, chunk))
+    return hits
+
+
+def _fuse(rankings: list[list[DocumentHit]], limit: int) -> list[DocumentHit]:
+    """Reciprocal rank fusion of rankings of the same pages (a page's words' snippet is kept)."""
+    scores: dict[int, float] = {}
+    first: dict[int, DocumentHit] = {}
+    for ranking in rankings:
+        for rank, hit in enumerate(ranking, 1):
+            scores[hit.chunk] = scores.get(hit.chunk, 0.0) + 1.0 / (RRF_K + rank)
+            first.setdefault(hit.chunk, hit)
+    order = sorted(scores, key=lambda chunk: -scores[chunk])[:limit]
+    return [DocumentHit(first[c].path, first[c].label, first[c].snippet, scores[c], c) for c in order]
+
+
+def _unit(vector: list[float]) -> np.ndarray:
+    array = np.asarray(vector, dtype="<f4")
+    norm = float(np.linalg.norm(array))
+    return array / norm if norm > 0 else array
 
 
 def _counts(conn: sqlite3.Connection) -> tuple[int, int, int]:
     documents, failed = conn.execute("SELECT count(*), count(NULLIF(error, '')) FROM documents").fetchone()
     chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
     return int(documents), int(chunks), int(failed)
+
+
+def _source_counts(conn: sqlite3.Connection, sources: list[str]) -> list[SourceCounts]:
+    counts: list[SourceCounts] = []
+    for source in sources:
+        prefix = source.rstrip(os.sep) + os.sep
+        # A range on the paths' unique index: the folder's files without a scan of the table.
+        files, pages, failed = conn.execute(
+            "SELECT count(*), coalesce(sum(parts), 0), count(NULLIF(error, '')) FROM documents "
+            "WHERE path = ? OR (path >= ? AND path < ?)",
+            (source, prefix, prefix[:-1] + chr(ord(os.sep) + 1))).fetchone()
+        counts.append(SourceCounts(source, int(files), int(pages), int(failed), os.path.exists(source)))
+    return counts
 
 
 def _failures(conn: sqlite3.Connection) -> list[tuple[str, str]]:

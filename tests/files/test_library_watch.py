@@ -1,0 +1,80 @@
+"""The document library kept up to date while the app runs (``core.tools.files.watch``), on real
+files: a file edited, added in a new folder or deleted is found (or no longer found) by search
+within a few seconds, with no scan asked for; a source added while watching is watched too; what
+changed while nothing watched is seen by the scan at start; and the window's assistant starts it."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from jawad_desktop.core import events as ev
+from jawad_desktop.core.tools.files.library import DocumentLibrary
+from jawad_desktop.core.tools.files.watch import LibraryWatcher
+
+SOON_S = 5.0
+
+
+async def _until(check: Callable[[], Any], what: str) -> None:
+    deadline = time.monotonic() + SOON_S
+    while not await check():
+        assert time.monotonic() < deadline, f"not within {SOON_S} s: {what}"
+        await asyncio.sleep(0.05)
+
+
+def test_edits_additions_and_deletions_are_found_within_seconds(tmp_path: Path, arun: Any) -> None:
+    async def main() -> None:
+        docs = tmp_path / "docs"
+        docs.mkdir()
+        (docs / "boiler.md").write_text("The boiler is serviced every October.\n")
+        (docs / "gone.md").write_text("Written while nothing watched: a zeppelin.\n")
+        bus = ev.EventBus()
+        progress: list[ev.LibraryProgress] = []
+        bus.subscribe(lambda e: progress.append(e) if isinstance(e, ev.LibraryProgress) else None)
+        library = DocumentLibrary.open(tmp_path / "config", tmp_path / "data", bus=bus)
+        library.add(docs)
+
+        async def found(words: str) -> list[str]:
+            return [hit.citation() for hit in await library.search(words, 5)]
+
+        watcher = LibraryWatcher(library)
+        task = asyncio.create_task(watcher.run())
+        try:
+            await asyncio.wait_for(watcher.ready.wait(), 10)
+            assert await found("zeppelin") == ["gone.md"]  # the scan at start
+            assert watcher.watching == (str(docs.resolve()),)
+
+            (docs / "boiler.md").write_text("The kettle needs descaling in May.\n")
+            await _until(lambda: found("kettle"), "the edited file's new words")
+            assert await found("boiler") == []  # its old words went with it
+            (docs / "sub").mkdir()
+            (docs / "sub" / "hangar.txt").write_text("The hangar door sticks.\n")
+            await _until(lambda: found("hangar"), "a file added in a new folder")
+            assert await found("hangar") == ["hangar.txt"]
+            (docs / "gone.md").unlink()
+
+            async def zeppelin_gone() -> bool:
+                return not await found("zeppelin")
+
+            await _until(zeppelin_gone, "a deleted file's pages leave the index")
+            assert progress and progress[-1].finished and "1 removed" in progress[-1].summary
+
+            other = tmp_path / "other"
+            other.mkdir()
+            library.add(other)  # a source added while watching is watched as well
+
+            async def watching_both() -> bool:
+                return watcher.ready.is_set() and len(watcher.watching) == 2
+
+            await _until(watching_both, "the new source watched")
+            (other / "walrus.md").write_text("A walrus on the beach.\n")
+            await _until(lambda: found("walrus"), "a file in the new source")
+        finally:
+            task.cancel()
+            await asyncio.wait({task})
+            await library.aclose()
+
+    arun(main(), timeout=120)
