@@ -136,7 +136,7 @@ class LibraryPage(QWidget):
         results_header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         results_header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         results_header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        for table, what in ((self.table, "folders and files"), (self.results, "results")):
+        for table, what in ((self.table, "folders and files"), (self.results, "search results")):
             for corner in table.findChildren(QAbstractButton):  # Qt's "select all" corner: hidden with the header
                 corner.setAccessibleName(f"Select all {what}")
 

@@ -21,6 +21,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import shiboken6
 from PySide6 import QtCore
 from PySide6.QtCore import QByteArray, QTimer, Signal
 from PySide6.QtGui import QAction, QFont, QIcon, QKeySequence, QPalette
@@ -625,6 +626,8 @@ class MainWindow(QMainWindow):
             return
         if not offers or self.ctx.settings.active() is not None or self.offers_panel is not None:
             return  # a provider was added meanwhile, or the offers are already on screen
+        if not shiboken6.isValid(self.chat):
+            return  # the window closed while the computer was searched
         panel = OffersPanel(self.ctx, offers, self.chat)
         self.offers_panel = panel
         self.chat.insert_above_input(panel)

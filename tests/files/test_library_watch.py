@@ -6,6 +6,9 @@ changed while nothing watched is seen by the scan at start; and the window's ass
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -78,3 +81,41 @@ def test_edits_additions_and_deletions_are_found_within_seconds(tmp_path: Path, 
             await library.aclose()
 
     arun(main(), timeout=120)
+
+
+_WATCH_THEN_EXIT = """
+import asyncio, concurrent.futures, sys
+from pathlib import Path
+import qasync
+from PySide6.QtCore import QCoreApplication, QEventLoop
+from jawad_desktop.core.tools.files.library import DocumentLibrary
+from jawad_desktop.core.tools.files.watch import LibraryWatcher
+
+app = QCoreApplication([])
+loop = qasync.QEventLoop(app, already_running=True)  # as the window runs it: inside Qt's event processing
+loop.set_default_executor(concurrent.futures.ThreadPoolExecutor())  # as ui.app does
+asyncio.set_event_loop(loop)
+root = Path(sys.argv[1])
+library = DocumentLibrary.open(root / "config", root / "data")
+library.add(root / "docs")
+watcher = LibraryWatcher(library)
+task = loop.create_task(watcher.run())
+ready = loop.create_task(watcher.ready.wait())
+while not ready.done():
+    app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+print("watched", flush=True)  # and the process ends with the watch still on, as after a crash or a quick quit
+"""
+
+
+def test_a_process_that_watches_the_library_can_exit(tmp_path: Path) -> None:
+    # A thread of the watch that is not a daemon would keep the app from exiting (as AnyIO's worker
+    # under watchfiles.awatch did, the whole test session hanging after its last test).
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("A note.\n")
+    try:
+        done = subprocess.run([sys.executable, "-c", _WATCH_THEN_EXIT, str(tmp_path)], capture_output=True, text=True,
+                              timeout=60, stdin=subprocess.DEVNULL, env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+                              check=False)
+    except subprocess.TimeoutExpired:
+        raise AssertionError("the process did not exit while its library watch ran") from None
+    assert done.returncode == 0 and done.stdout.strip() == "watched", done.stderr[-2000:]

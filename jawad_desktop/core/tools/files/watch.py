@@ -10,15 +10,23 @@ on the bus by the library (``LibraryProgress``), which the window's Documents pa
 
 A source that cannot be watched (gone, no permission, too many watches) is logged; a scan at the
 next search (``DocumentLibrary.refresh``) still sees its changes.
+
+The watch itself (``watchfiles.watch``, blocking in Rust) runs in a daemon thread of its own that
+hands each batch of changes to the loop; stopping sets its stop event, and it ends within
+``CHECK_MS``. (``watchfiles.awatch`` would run it in AnyIO's worker thread, which is not a daemon
+and is only let go when AnyIO's root task ends: under qasync that is never, so the process could
+not exit.)
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import threading
 from pathlib import Path
 
-from watchfiles import awatch
+from watchfiles import watch
 
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.tools.files.library import DocumentLibrary
@@ -62,26 +70,49 @@ class LibraryWatcher:
         self.ready.clear()
         self.watching = roots
         log.info("watching %d library sources", len(roots))
-        stop = asyncio.Event()
+        stop = threading.Event()
+        batches: asyncio.Queue[set[str] | BaseException | None] = asyncio.Queue()
+        thread = threading.Thread(target=self._watch_in_thread, args=(roots, stop, batches, asyncio.get_running_loop()),
+                                  name="jawad-library-watch", daemon=True)
+        thread.start()
         try:
-            changes_seen = awatch(*roots, debounce=self.debounce_ms, step=50, stop_event=stop,
-                                  rust_timeout=CHECK_MS, yield_on_timeout=True, ignore_permission_denied=True,
-                                  force_polling=self.force_polling)
-            async for changes in changes_seen:
+            while (batch := await batches.get()) is not None:
+                if isinstance(batch, BaseException):
+                    raise batch
                 self.ready.set()  # the first round (changes or a second without) means the watch runs
                 if tuple(self.library.sources) != sources:
-                    stop.set()
                     break
-                if changes:
-                    await self._update({path for _, path in changes})
+                if batch:
+                    await self._update(batch)
         except (OSError, RuntimeError) as exc:  # a root that went away, no more inotify watches
             log.warning("the library's folders could not be watched (%s); they are scanned at each search", exc)
             self.watching = ()
             while tuple(self.library.sources) == sources:
                 await asyncio.sleep(CHECK_MS / 1000)
+        finally:
+            stop.set()  # the thread ends at its next round (within CHECK_MS)
         # The sources changed: what the new list holds is indexed by whoever changed it (the
         # Documents page, `jawad docs add`); a scan here catches what nobody indexed.
         await self._scan()
+
+    def _watch_in_thread(self, roots: tuple[str, ...], stop: threading.Event,
+                         batches: asyncio.Queue[set[str] | BaseException | None],
+                         loop: asyncio.AbstractEventLoop) -> None:
+        """The watch thread: each round's changed paths (empty after a quiet second) go to the loop."""
+
+        def hand(item: set[str] | BaseException | None) -> None:
+            with contextlib.suppress(RuntimeError):  # the loop closed: nobody is waiting any more
+                loop.call_soon_threadsafe(batches.put_nowait, item)
+
+        try:
+            for changes in watch(*roots, debounce=self.debounce_ms, step=50, stop_event=stop,
+                                 rust_timeout=CHECK_MS, yield_on_timeout=True, ignore_permission_denied=True,
+                                 force_polling=self.force_polling, raise_interrupt=False):
+                hand({path for _, path in changes})
+        except Exception as exc:  # raised on the loop's side
+            hand(exc)
+        else:
+            hand(None)
 
     async def _scan(self) -> None:
         try:
