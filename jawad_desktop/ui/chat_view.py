@@ -544,9 +544,12 @@ class ChatDelegate(QStyledItemDelegate):
 
 
 class ChatView(QListView):
-    """The message list. Emits ``link_activated(url)`` for links in messages."""
+    """The message list. Emits ``link_activated(url)`` for links in messages, and
+    ``read_aloud_requested(markdown)`` from an answer's menu once ``can_read_aloud`` is set."""
 
     link_activated = Signal(str)
+    read_aloud_requested = Signal(str)
+    can_read_aloud = False  # a speaker is attached (the window's voice set-up)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -681,8 +684,8 @@ class ChatView(QListView):
         super().keyPressEvent(event)
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
-        """The message's menu (right click, the Menu key, Shift+F10): copy it, copy its code
-        blocks, open its links, show or hide a tool card's details."""
+        """The message's menu (right click, the Menu key, Shift+F10): copy it, read an answer
+        aloud, copy its code blocks, open its links, show or hide a tool card's details."""
         index = self.indexAt(event.pos()) if event.reason() == QContextMenuEvent.Reason.Mouse else self.currentIndex()
         if not index.isValid():
             return
@@ -691,6 +694,9 @@ class ChatView(QListView):
         menu.setAccessibleName("Message actions")
         menu.addAction("Copy the message", self.copy_selected)
         row = index.row()
+        item = self.chat_model.item_at(row)
+        if self.can_read_aloud and item.role == "assistant" and item.text.strip():
+            menu.addAction("Read aloud", functools.partial(self.read_aloud_requested.emit, item.text))
         for label, href in self.actions_for(row):
             menu.addAction(label, functools.partial(self.activate_link, row, href))
         where = event.globalPos() if event.reason() == QContextMenuEvent.Reason.Mouse else (

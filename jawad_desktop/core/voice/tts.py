@@ -11,7 +11,8 @@ picks one from Settings → Voice.
 ``AudioOutput`` keeps one output stream open on the default (or chosen) output through
 sounddevice and plays clips on it; ``stop()`` silences it at the next 20 ms block, and it
 records what it played (``recent_level``) so barge-in can tell the app's own voice from the
-user's. ``SpeechPipeline`` speaks sentences in order, synthesizing sentence n+1 while n plays.
+user's. ``SpeechPipeline`` speaks sentences in order, synthesizing sentence n+1 while n plays;
+``ReplyReader`` reads a finished reply with them (Read replies aloud, outside conversation mode).
 """
 
 from __future__ import annotations
@@ -757,3 +758,72 @@ class SpeechPipeline:
                 self._tasks[0].cancel()
                 return
             self.spoken.append(spoken.text)
+
+
+class ReplyReader:
+    """Reads a finished reply aloud ("Read replies aloud", a message's Read aloud) with the engine
+    Settings → Voice picks: the same synthesizers, speaker and sentence cutting as conversation
+    mode. One reply at a time; ``stop()`` silences it within a 20 ms block.
+
+    The speaker's stream is opened for each reply and closed after it (a running stream costs a
+    little CPU for nothing between replies). ``warm_up()`` loads a local voice ahead, while the
+    model is still thinking.
+    """
+
+    def __init__(self, ctx: AppContext) -> None:
+        self.ctx = ctx
+        self.engine = ""  # the synthesizer the last reply was read with ("piper:…", "espeak-ng", …)
+        self._pipeline: SpeechPipeline | None = None
+        self._output: AudioOutput | None = None
+
+    @property
+    def speaking(self) -> bool:
+        return self._pipeline is not None
+
+    async def warm_up(self) -> None:
+        """Load the chosen local voice now (a Piper voice takes about half a second)."""
+        warm = getattr(build_synthesizer(self.ctx), "warm_up", None)
+        if warm is not None:
+            await warm()
+
+    async def read(self, markdown: str) -> bool:
+        """Say ``markdown``'s speakable sentences; True when all were said, False when stopped.
+        Raises ``VoiceError`` when no engine or no speaker can be used."""
+        from jawad_desktop.core.voice.speakable import SentenceChunker
+
+        self.stop()
+        chunker = SentenceChunker(early_clause=False)
+        sentences = chunker.feed(markdown) + chunker.flush()
+        if not sentences:
+            return True
+        synthesizer = build_synthesizer(self.ctx)
+        self.engine = synthesizer.name
+        output = self._output = AudioOutput(device=self.ctx.settings.voice.output_device)
+        pipeline: SpeechPipeline | None = None
+        try:
+            await asyncio.to_thread(output.open)
+            if self._output is not output:  # stopped while the speaker opened
+                return False
+            pipeline = self._pipeline = SpeechPipeline(synthesizer, output)
+            for sentence in sentences:
+                pipeline.say(sentence)
+            pipeline.end()
+            return await pipeline.wait()
+        finally:
+            if self._pipeline is pipeline:
+                self._pipeline = None
+            if self._output is output:
+                self._output = None
+            await asyncio.to_thread(output.close)
+            close = getattr(synthesizer, "aclose", None)
+            if close is not None:  # the speech API's connection pool
+                await close()
+
+    def stop(self) -> None:
+        """Stop reading now (what was not said is dropped)."""
+        pipeline, self._pipeline = self._pipeline, None
+        output, self._output = self._output, None
+        if pipeline is not None:
+            pipeline.stop()
+        elif output is not None:
+            output.stop()
