@@ -35,6 +35,7 @@ from jawad_desktop.core.llm.factory import (
     resolve_provider,
     saved_provider,
 )
+from jawad_desktop.core.llm.local_models import models_folder, resolve_model_file
 from jawad_desktop.core.store.secrets import provider_key_name
 
 KINDS = [k.value for k in ProviderKind]
@@ -299,6 +300,7 @@ def _add(args: argparse.Namespace, ctx: AppContext) -> int:
     provider = _build(args.name, kind, args.base_url or "", args.model or "", args.reasoning or "",
                       args.embedding_model or "", args.region or "", args.aws_profile or "",
                       args.context_window or 0)
+    provider = resolve_model_file(provider, models_folder(ctx.paths.data))  # a catalog model by name
     if ctx.settings.provider(provider.name) is not None:
         raise JawadError(f"A provider named {provider.name!r} exists already.",
                          suggestions=[f"Change it with `jawad providers edit {provider.name!r}`, "
@@ -333,7 +335,7 @@ def _edit(args: argparse.Namespace, ctx: AppContext) -> int:
                  old.region if args.region is None else args.region,
                  old.profile if args.aws_profile is None else args.aws_profile,
                  old.context_window if args.context_window is None else args.context_window)
-    new = new.keeping_model_file(old)
+    new = resolve_model_file(new.keeping_model_file(old), models_folder(ctx.paths.data))
     if args.rename and new.name.casefold() != old.name.casefold() and ctx.settings.provider(new.name):
         raise JawadError(f"A provider named {new.name!r} exists already.")
     key = _read_key(args, kind, new.name, required=False)

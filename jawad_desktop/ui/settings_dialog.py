@@ -35,6 +35,7 @@ from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.llm.factory import provider_key
+from jawad_desktop.core.llm.local_models import models_folder, resolve_model_file
 from jawad_desktop.core.store.secrets import provider_key_name
 from jawad_desktop.ui.agent_page import AgentPage
 from jawad_desktop.ui.appearance_page import AppearancePage
@@ -273,6 +274,7 @@ class ProvidersPage(ListFormPage[ProviderConfig]):
         key = self.api_key.text().strip()
         old_name = self.editing
         config = config.keeping_model_file(self.entry_named(old_name) if old_name else None)
+        config = resolve_model_file(config, models_folder(self.ctx.paths.data))  # a catalog name typed
         try:
             if key:
                 self.ctx.secrets.set(provider_key_name(config.name), key)

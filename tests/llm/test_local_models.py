@@ -27,6 +27,7 @@ from jawad_desktop.core.llm.local_models import (
     download_model,
     model_states,
     remove_model,
+    resolve_model_file,
     use_model,
 )
 from jawad_desktop.core.store.hub import INCOMPLETE_SUFFIX
@@ -153,6 +154,21 @@ def test_an_edited_local_provider_keeps_its_model_file() -> None:
     other = ProviderConfig(name="Local", kind=ProviderKind.LOCAL, model="smollm2")
     assert other.keeping_model_file(chosen).model_file == ""  # another model: not that file
     assert edited.keeping_model_file(None).model_file == ""
+
+
+def test_a_catalog_name_typed_as_the_model_runs_that_models_file(hub: HubServer, tmp_path: Path) -> None:
+    models = tmp_path / "models"
+    typed = ProviderConfig(name="Mine", kind=ProviderKind.LOCAL, model=NAME)
+    with pytest.raises(LocalModelError) as caught:  # not downloaded: said, not the bundled model under its name
+        resolve_model_file(typed, models)
+    assert caught.value.code == "NOT_DOWNLOADED" and "Settings → Models" in caught.value.suggestions[0]
+    path = download_model(NAME, models, endpoint=hub.base_url)
+    assert resolve_model_file(typed, models).model_file == str(path)
+    for unchanged in (ProviderConfig(name="Mine", kind=ProviderKind.LOCAL, model="smollm2"),
+                      ProviderConfig(name="Mine", kind=ProviderKind.LOCAL, model="my-own"),
+                      ProviderConfig(name="Far", kind=ProviderKind.OLLAMA, base_url="http://127.0.0.1:11434/v1",
+                                     model=NAME)):
+        assert resolve_model_file(unchanged, models) == unchanged
 
 
 def test_the_catalog() -> None:

@@ -178,6 +178,23 @@ def use_model(settings: Settings, name: str, folder: Path) -> ProviderConfig:
     return updated
 
 
+def resolve_model_file(config: ProviderConfig, folder: Path) -> ProviderConfig:
+    """A local provider whose model is typed as a catalog name runs that model: its downloaded
+    file is filled in (``model_file``); one not downloaded yet is an error that says so, rather
+    than the bundled model answering under its name."""
+    if config.kind is not ProviderKind.LOCAL or config.base_url or config.model_file:
+        return config
+    entry = catalog_entry(config.model)
+    if entry is None or entry.bundled:
+        return config
+    path = model_file(entry, folder)
+    if path is None:
+        raise LocalModelError("NOT_DOWNLOADED", f"{entry.title} is not on this computer yet.",
+                              suggestions=[f"Download it in Settings → Models, or with `jawad models download "
+                                           f"{entry.name}` (about {entry.size_bytes / 1e9:.1f} GB)."])
+    return config.model_copy(update={"model_file": str(path)})
+
+
 def chosen_model(settings: Settings) -> str:
     """The catalog name the local provider runs ("smollm2" when none is chosen)."""
     local = next((p for p in settings.providers if p.kind is ProviderKind.LOCAL), None)
@@ -188,5 +205,5 @@ def chosen_model(settings: Settings) -> str:
 
 __all__ = [
     "GgufDownload", "HubError", "LocalModelError", "ModelState", "chosen_model", "download_model", "entry_named",
-    "model_file", "model_states", "models_folder", "partial_bytes", "remove_model", "use_model",
+    "model_file", "model_states", "models_folder", "partial_bytes", "remove_model", "resolve_model_file", "use_model",
 ]
