@@ -196,13 +196,22 @@ class Assistant:
 
     def _library_embedder(self) -> Embedder | None:
         """The embedder of the provider the chat uses, for the document library; None when it has
-        no embeddings API (raises the ``JawadError`` of a provider that cannot be used)."""
+        no embeddings API or the setting keeps the documents from it (``library_embeddings``:
+        only a model on this computer by default). Raises the ``JawadError`` of a provider that
+        cannot be used."""
+        from jawad_desktop.core.config.providers import ProviderKind
         from jawad_desktop.core.llm.client import LLMClient
         from jawad_desktop.core.llm.embeddings import Embedder, supports_embeddings
+        from jawad_desktop.core.llm.network import is_loopback
 
+        allowed = self.ctx.settings.agent.library_embeddings
+        if allowed == "off":
+            return None
         client = self._client_for_run()
         if not isinstance(client, LLMClient) or not supports_embeddings(client.provider.kind):
             return None
+        if allowed == "local" and not (client.provider.kind is ProviderKind.LOCAL or is_loopback(client.base_url)):
+            return None  # the documents' text stays on this computer
         if self._embedder is None or self._embedder.client is not client:
             self._embedder = Embedder(client)
         return self._embedder

@@ -3,7 +3,8 @@
 The step limit (``AgentSettings.max_iterations``: model answers and tool rounds in one turn),
 the tool-call format, the temperature, the longest answer, plan-first mode (the agent proposes
 the sites and the kinds of actions it will use, and waits for the user's approval before
-acting: ``core.agent.plan_first``), and the user's own standing
+acting: ``core.agent.plan_first``), whether the document library is searched by meaning with
+the provider's embeddings (only a model on this computer by default), and the user's own standing
 instructions, which the agent puts into its system prompt after the app's rules
 (``core.agent.prompts``). Each setting says what it does under it (and in its tool tip).
 
@@ -41,6 +42,11 @@ TOOL_FORMATS = (
     ("Native function calling", "native"),
     ("XML tags in the text (spec 000)", "xml"),
     ("JSON objects in the text (spec 004)", "json"),
+)
+LIBRARY_EMBEDDINGS = (
+    ("Only with a model on this computer", "local"),
+    ("With any provider (sends your documents' text to it)", "any"),
+    ("Never: words only", "off"),
 )
 SAVE_DELAY_MS = 600  # the instructions are saved once the typing pauses this long
 
@@ -80,6 +86,7 @@ class AgentPage(QWidget):
         self.max_run_cost.setSingleStep(0.05)
         self.max_run_cost.setPrefix("$")
         self.max_run_cost.setSpecialValueText("No limit")
+        self.library_embeddings = combo("Search documents by meaning", self, LIBRARY_EMBEDDINGS)
         self.plan_first = QCheckBox("Show me a plan before acting", self)
         self.plan_first.setAccessibleName("Plan first: show me a plan before acting")
         self.instructions = QPlainTextEdit(self)
@@ -110,6 +117,10 @@ class AgentPage(QWidget):
             ("C&ost budget", self.max_run_cost,
              "The most one message may cost, estimated from the price table (prices.json in the config "
              "folder); a model whose price is unknown is not held to it, and you are told. 0 is no limit."),
+            ("Documents by &meaning", self.library_embeddings,
+             "Besides their words, your document library can be searched by meaning with the provider's "
+             "embeddings. That sends the text of every indexed page to the provider (and may cost): by "
+             "default only a model running on this computer does it."),
             ("&Plan first", self.plan_first,
              "Before acting, Jawad shows the sites it will use and the kinds of actions (read, navigate, click "
              "and type, submit, download) for your approval; within the approved plan it does not ask again, "
@@ -136,6 +147,7 @@ class AgentPage(QWidget):
         self.max_run_tokens.valueChanged.connect(self.save)
         self.max_run_cost.valueChanged.connect(self.save)
         self.plan_first.toggled.connect(self.save)
+        self.library_embeddings.currentIndexChanged.connect(self.save)
         self.instructions.textChanged.connect(self._save_later.start)
 
     def load(self) -> None:
@@ -150,6 +162,7 @@ class AgentPage(QWidget):
         self.max_run_cost.setValue(agent.max_run_cost_usd)
         self.instructions.setPlainText(agent.system_prompt)
         self.plan_first.setChecked(agent.plan_first)
+        self.library_embeddings.setCurrentIndex(max(0, self.library_embeddings.findData(agent.library_embeddings)))
         self._loading = False
 
     def save(self) -> bool:
@@ -167,6 +180,7 @@ class AgentPage(QWidget):
             "max_run_cost_usd": round(self.max_run_cost.value(), 2),
             "system_prompt": self.instructions.toPlainText().strip(),
             "plan_first": self.plan_first.isChecked(),
+            "library_embeddings": self.library_embeddings.currentData(),
         }
         if len(values["system_prompt"]) > SYSTEM_PROMPT_MAX_CHARS:
             set_status(self.status, f"Your instructions are {len(values['system_prompt']):,} characters long; "

@@ -125,3 +125,23 @@ def test_the_assistant_gives_the_library_its_providers_embedder(profile_dir: Pat
     assert library_embedder(ProviderKind.ANTHROPIC, "anthropic") is None  # no embeddings API
     # An OpenAI-compatible server with no embedding model set: none either (nothing is guessed).
     assert library_embedder(ProviderKind.OPENAI_COMPATIBLE, "openai") is None
+
+
+def test_documents_go_to_a_providers_embeddings_only_as_the_setting_allows(profile_dir: Path, arun: Any) -> None:
+    ctx = AppContext.open(str(profile_dir), secrets=SecretStore(session_only=True))
+
+    def library_embedder(base_url: str) -> object:
+        provider = ProviderConfig(name="p", kind=ProviderKind.OPENAI, base_url=base_url, model="gpt-4o-mini")
+        assistant = Assistant(ctx, client=make_client(provider, "key", ctx.settings.network), ask=False, save=False)
+        try:
+            return assistant.library._embedder_now()  # nothing is sent: the embedder is only chosen
+        finally:
+            arun(assistant.aclose())
+
+    cloud, here = "https://api.openai.com/v1", "http://127.0.0.1:8080/v1"
+    assert ctx.settings.agent.library_embeddings == "local"  # the default: the text stays on this computer
+    assert library_embedder(cloud) is None and isinstance(library_embedder(here), Embedder)
+    ctx.settings.agent.library_embeddings = "any"
+    assert isinstance(library_embedder(cloud), Embedder)
+    ctx.settings.agent.library_embeddings = "off"
+    assert library_embedder(cloud) is None and library_embedder(here) is None

@@ -62,6 +62,9 @@ def test_settings_save_as_made(
     page.max_run_cost.setValue(0.25)
     saved = saved_agent(profile_dir, secret_store)
     assert (saved.max_run_tokens, saved.max_run_cost_usd) == (50_000, 0.25)
+    assert page.library_embeddings.currentData() == "local"  # documents stay on this computer by default
+    page.library_embeddings.setCurrentIndex(page.library_embeddings.findData("off"))
+    assert saved_agent(profile_dir, secret_store).library_embeddings == "off"
 
     page.instructions.setPlainText("  Answer in Arabic.  ")  # saved once the typing pauses
     qtbot.waitUntil(lambda: saved_agent(profile_dir, secret_store).system_prompt == "Answer in Arabic.",

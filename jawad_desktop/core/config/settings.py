@@ -54,6 +54,10 @@ class AgentSettings(_Section):
     plan_first: bool = False
     # The largest file attached to a message or indexed in the document library (core/tools/files).
     max_attachment_mb: int = Field(25, ge=1, le=2000)
+    # Whether the document library also ranks by meaning with the provider's embeddings, which sends
+    # the text of every indexed page to it: "local" only when the model runs on this computer
+    # (the built-in server, Ollama, any loopback address), "any" with every provider, "off" never.
+    library_embeddings: Literal["local", "any", "off"] = "local"
 
 
 class BrowserSettings(_Section):
