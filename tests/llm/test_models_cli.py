@@ -14,22 +14,16 @@ import pytest
 
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.context import AppContext
-from jawad_desktop.core.llm.catalog import catalog_entry
 from jawad_desktop.core.store.secrets import SecretStore
 from tests.servers.ollama_models import OllamaModels, serve_ollama
-from tests.voice.hub_server import HubServer, serve_hub
+from tests.voice.hub_server import HubServer, serve_catalog_model
 
 NAME = "llama-3.2-1b-instruct"
 
 
 @pytest.fixture
 def hub(tmp_path: Path) -> Iterator[HubServer]:
-    entry = catalog_entry(NAME)
-    assert entry is not None
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    (repo / entry.file).write_bytes(b"GGUF" + os.urandom(2_000_000))
-    yield from serve_hub({entry.repo: repo})
+    yield from serve_catalog_model(tmp_path, NAME, 2_000_004)
 
 
 def jawad(profile: Path, *args: str, endpoint: str = "") -> subprocess.CompletedProcess[str]:
@@ -57,6 +51,13 @@ def test_download_list_use_remove(hub: HubServer, profile_dir: Path) -> None:
                             timeout=60, stdin=subprocess.DEVNULL, check=False)
     assert edited.returncode == 0, edited.stderr  # an edit keeps the chosen model file
     assert "in use" in next(line for line in jawad(profile_dir, "list").stdout.splitlines() if NAME in line)
+
+    typed = subprocess.run([sys.executable, "-m", "jawad_desktop", "--profile", str(profile_dir), "providers",
+                            "add", "Typed", "--kind", "local", "--model", NAME], capture_output=True, text=True,
+                           timeout=60, stdin=subprocess.DEVNULL, check=False)
+    assert typed.returncode == 0, typed.stderr  # the catalog name typed: its downloaded file is run
+    saved = json.loads((profile_dir / "config" / "settings.json").read_text())
+    assert next(p for p in saved["providers"] if p["name"] == "Typed")["model_file"] == str(path)
 
     assert jawad(profile_dir, "remove", NAME).returncode == 0 and not path.exists()
     again = jawad(profile_dir, "remove", NAME)

@@ -15,9 +15,8 @@ import os
 import shutil
 import subprocess
 import tarfile
-import threading
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ import pytest
 from jawad_desktop import __version__
 from tests.packaging import debian
 from tests.packaging.conftest import BUILD_TIMEOUT_S, ROOT, runtime_debs
+from tests.servers.loopback import serving
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(BUILD_TIMEOUT_S + 300)]
 
@@ -83,15 +83,8 @@ class _QuietHandler(SimpleHTTPRequestHandler):
 def release_server(built: Any) -> Iterator[str]:
     """A release page on 127.0.0.1: the folder holding the built voice pack archive."""
     handler = functools.partial(_QuietHandler, directory=str(Path(built.pack_tar_gz).parent))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, name="release-server", daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    with serving(handler, "release-server") as url:
+        yield url
 
 
 def test_unpacked_bundle_installs_its_voice_pack_and_transcribes_offline(

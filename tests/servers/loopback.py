@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 @contextlib.contextmanager
-def serving(handler: type[BaseHTTPRequestHandler], name: str) -> Iterator[str]:
+def serving(handler: Callable[..., BaseHTTPRequestHandler], name: str) -> Iterator[str]:
     """Serve ``handler`` on 127.0.0.1 in a thread called ``name``; yields ``http://127.0.0.1:PORT``."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True  # a client that hangs up mid-answer does not hold the shutdown

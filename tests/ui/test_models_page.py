@@ -5,7 +5,6 @@ loopback server that speaks Ollama's API."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,6 @@ from PySide6.QtWidgets import QTableWidgetItem
 
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.context import AppContext
-from jawad_desktop.core.llm.catalog import catalog_entry
 from jawad_desktop.core.llm.local_models import models_folder
 from jawad_desktop.core.store.hub import INCOMPLETE_SUFFIX
 from jawad_desktop.core.store.secrets import SecretStore
@@ -23,7 +21,7 @@ from jawad_desktop.ui.models_page import ModelsPage
 from jawad_desktop.ui.settings_dialog import SettingsDialog
 from tests.servers.ollama_models import OllamaModels, serve_ollama
 from tests.ui.page_checks import assert_named_and_labelled
-from tests.voice.hub_server import HubServer, serve_hub
+from tests.voice.hub_server import HubServer, serve_catalog_model
 
 NAME = "qwen2.5-0.5b-instruct"
 SIZE = 4_000_000
@@ -31,12 +29,7 @@ SIZE = 4_000_000
 
 @pytest.fixture
 def hub(tmp_path: Path) -> Iterator[HubServer]:
-    entry = catalog_entry(NAME)
-    assert entry is not None
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    (repo / entry.file).write_bytes(b"GGUF" + os.urandom(SIZE - 4))
-    yield from serve_hub({entry.repo: repo})
+    yield from serve_catalog_model(tmp_path, NAME, SIZE)
 
 
 @pytest.fixture

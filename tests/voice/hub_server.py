@@ -18,6 +18,7 @@ every body request as (file, first byte asked).
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import threading
 import time
@@ -159,3 +160,16 @@ def serve_hub(repos: dict[str, Path]) -> Iterator[HubServer]:
     with serving(Handler, "hub-server") as root:
         state.base_url = root
         yield state
+
+
+def serve_catalog_model(folder: Path, name: str, size: int) -> Iterator[HubServer]:
+    """The hub holding one catalog model's GGUF file (``size`` bytes: the magic, then random
+    bytes), in ``folder/repo``."""
+    from jawad_desktop.core.llm.catalog import catalog_entry
+
+    entry = catalog_entry(name)
+    assert entry is not None, name
+    repo = folder / "repo"
+    repo.mkdir()
+    (repo / entry.file).write_bytes(b"GGUF" + os.urandom(size - 4))
+    yield from serve_hub({entry.repo: repo})
