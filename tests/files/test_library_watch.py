@@ -83,6 +83,34 @@ def test_edits_additions_and_deletions_are_found_within_seconds(tmp_path: Path, 
     arun(main(), timeout=120)
 
 
+def test_a_file_written_as_the_first_scan_ends_is_not_missed(tmp_path: Path, arun: Any) -> None:
+    # The window starts the watch with the library already listed: a file saved just as the scan at
+    # start finishes must still be found (a scan before the watch began would miss it for good).
+    async def main() -> None:
+        docs = tmp_path / "docs"
+        docs.mkdir()
+        (docs / "first.md").write_text("Indexed by the scan at start.\n")
+        bus = ev.EventBus()
+
+        def save_when_the_scan_ends(event: ev.Event) -> None:
+            if isinstance(event, ev.LibraryProgress) and event.finished and not (docs / "late.md").exists():
+                (docs / "late.md").write_text("Saved as the scan ended: a narwhal.\n")
+
+        bus.subscribe(save_when_the_scan_ends)
+        library = DocumentLibrary.open(tmp_path / "config", tmp_path / "data", bus=bus)
+        library.add(docs)
+        watcher = LibraryWatcher(library)
+        task = asyncio.create_task(watcher.run())
+        try:
+            await _until(lambda: library.search("narwhal", 5), "the file saved as the first scan ended")
+        finally:
+            task.cancel()
+            await asyncio.wait({task})
+            await library.aclose()
+
+    arun(main(), timeout=60)
+
+
 _WATCH_THEN_EXIT = """
 import asyncio, concurrent.futures, sys
 from pathlib import Path

@@ -145,7 +145,10 @@ def test_the_windows_assistant_watches_the_library(tmp_path: Path, make_window: 
 
         deadline = time.monotonic() + 30  # a scan of the library comes first; a busy machine is slow
         while not await found():
-            assert time.monotonic() < deadline, "the window's watcher did not index the new file"
+            task = assistant._watch_task
+            assert time.monotonic() < deadline, (
+                "the window's watcher did not index the new file: its task "
+                f"{'is missing' if task is None else task!r}, sources {assistant.library.sources}")
             await asyncio.sleep(0.1)
 
     arun(main(), timeout=60)

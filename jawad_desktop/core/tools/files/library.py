@@ -32,6 +32,7 @@ thread only and a search waits at most for one batch of the indexer's writes.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import os
@@ -171,6 +172,9 @@ class DocumentLibrary:
         self.max_bytes = max_bytes
         self.sources: list[str] = self._load_sources()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jawad-library-db")
+        # Reading the files (stat, text extraction) has its own thread: the app's shared pool may be
+        # busy with long work (a model download) and the index must not wait behind it.
+        self._files = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jawad-library-files")
         self._conn: sqlite3.Connection | None = None
         self._lock = asyncio.Lock()  # one reindex at a time
         self.last_scan = 0.0  # time.monotonic() of the last finished scan (0: none in this process)
@@ -301,6 +305,9 @@ class DocumentLibrary:
 
     # -- indexing -------------------------------------------------------------------------------
 
+    async def _on_files_thread(self, fn: Callable[[], T]) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._files, fn)
+
     async def reindex(self) -> IndexReport:
         """Bring the index up to date with the files (see the module docstring). Cancel its task to stop."""
         async with self._lock:
@@ -321,7 +328,7 @@ class DocumentLibrary:
             return report
 
     async def _reindex(self, report: IndexReport) -> None:
-        found = await asyncio.to_thread(lambda: _stat_all(list(self.files())))
+        found = await self._on_files_thread(lambda: _stat_all(list(self.files())))
         known: dict[str, tuple[int, int, int]] = await self._db(_known_documents)
         gone = [doc_id for path, (doc_id, _, _) in known.items() if path not in found]
         if gone:
@@ -346,7 +353,7 @@ class DocumentLibrary:
                 files = [file for p in map(Path, wanted) for file in (_walk(p) if p.is_dir() else [p])]
                 return _stat_all([f for f in files if self.covers(f) and f.is_file()])
 
-            present = await asyncio.to_thread(look)
+            present = await self._on_files_thread(look)
             prefixes = tuple(p.rstrip(os.sep) + os.sep for p in wanted if p not in present)
             gone = [doc_id for path, (doc_id, _, _) in known.items()
                     if path not in present and (path in wanted or path.startswith(prefixes))]
@@ -376,8 +383,8 @@ class DocumentLibrary:
                 self._progress(done, total, current=path)
                 last = now
             try:
-                extracted: ExtractedFile | None = await asyncio.to_thread(
-                    extract_file, Path(path), max_bytes=self.max_bytes)
+                extracted: ExtractedFile | None = await self._on_files_thread(
+                    functools.partial(extract_file, Path(path), max_bytes=self.max_bytes))
                 error = ""
             except FileReadError as exc:
                 extracted, error = None, exc.message
@@ -532,6 +539,7 @@ class DocumentLibrary:
             await self._db(_close)
             self._conn = None
         self._executor.shutdown(wait=True)
+        self._files.shutdown(wait=True)
 
 
 # -- on the database thread ---------------------------------------------------------------------

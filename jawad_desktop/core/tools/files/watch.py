@@ -1,9 +1,10 @@
 """The document library kept up to date while the app runs: a watcher of its folders and files.
 
 Owns ``LibraryWatcher``, an asyncio task the app starts (``Assistant.watch_library``; it imports
-nothing of Qt): first a scan that compares every file's time and size with the index (what changed
-while the app was closed), then the library's sources are watched with ``watchfiles`` (inotify,
-FSEvents, ReadDirectoryChangesW), and what changed, was added or removed is given to
+nothing of Qt): the library's sources are watched with ``watchfiles`` (inotify, FSEvents,
+ReadDirectoryChangesW) and, once the watch runs, a scan compares every file's time and size with
+the index (what changed while the app was closed; scanning before the watch began would miss a
+file saved in between), and what changed, was added or removed is given to
 ``DocumentLibrary.update_paths`` a moment after the changes settle. When the user adds or removes
 a source, the watch starts again on the new list within a second. What was indexed is announced
 on the bus by the library (``LibraryProgress``), which the window's Documents page observes.
@@ -52,21 +53,28 @@ class LibraryWatcher:
         self.ready = asyncio.Event()  # set once the watch of the current sources runs (cleared while it restarts)
 
     async def run(self) -> None:
-        if self.scan_first and self.library.sources:
-            await self._scan()
+        scan = self.scan_first
         while True:
             sources = tuple(self.library.sources)
             roots = tuple(s for s in sources if Path(s).exists())
             if not roots:
+                if scan:
+                    await self._scan()
                 self.watching = ()
                 self.ready.set()
                 while tuple(self.library.sources) == sources:
                     await asyncio.sleep(CHECK_MS / 1000)
-                await self._scan()
+                scan = True
                 continue
-            await self._watch(sources, roots)
+            await self._watch(sources, roots, scan=scan)
+            # The sources changed: what the new list holds is indexed by whoever changed it (the
+            # Documents page, `jawad docs add`); the scan once the next watch runs catches the rest.
+            scan = True
 
-    async def _watch(self, sources: tuple[str, ...], roots: tuple[str, ...]) -> None:
+    async def _watch(self, sources: tuple[str, ...], roots: tuple[str, ...], *, scan: bool) -> None:
+        """Watch ``roots`` until the sources change. ``scan``: once the watch runs, compare every
+        file with the index: a file written before the watch began is found by the scan, one
+        written after by the watch (scanning first would miss what changed in between)."""
         self.ready.clear()
         self.watching = roots
         log.info("watching %d library sources", len(roots))
@@ -79,7 +87,11 @@ class LibraryWatcher:
             while (batch := await batches.get()) is not None:
                 if isinstance(batch, BaseException):
                     raise batch
-                self.ready.set()  # the first round (changes or a second without) means the watch runs
+                if scan:  # the first round (changes or a second without): the watch runs
+                    scan = False
+                    await self._scan()
+                    batch = set()  # the scan saw them
+                self.ready.set()
                 if tuple(self.library.sources) != sources:
                     break
                 if batch:
@@ -87,13 +99,12 @@ class LibraryWatcher:
         except (OSError, RuntimeError) as exc:  # a root that went away, no more inotify watches
             log.warning("the library's folders could not be watched (%s); they are scanned at each search", exc)
             self.watching = ()
+            if scan:
+                await self._scan()
             while tuple(self.library.sources) == sources:
                 await asyncio.sleep(CHECK_MS / 1000)
         finally:
             stop.set()  # the thread ends at its next round (within CHECK_MS)
-        # The sources changed: what the new list holds is indexed by whoever changed it (the
-        # Documents page, `jawad docs add`); a scan here catches what nobody indexed.
-        await self._scan()
 
     def _watch_in_thread(self, roots: tuple[str, ...], stop: threading.Event,
                          batches: asyncio.Queue[set[str] | BaseException | None],
