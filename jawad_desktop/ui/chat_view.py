@@ -79,6 +79,7 @@ from PySide6.QtWidgets import (
 )
 
 from jawad_desktop.core.markdown import code_blocks, render_markdown
+from jawad_desktop.ui import theme
 from jawad_desktop.ui.attachments_bar import AttachmentBar, files_in, save_pasted_image
 from jawad_desktop.ui.icons import add_state_images, icon, state_markdown
 
@@ -489,7 +490,9 @@ class ChatDelegate(QStyledItemDelegate):
             "user": palette.color(QPalette.ColorRole.Highlight).lighter(170 if not self._dark() else 60),
             "assistant": palette.color(QPalette.ColorRole.AlternateBase),
             "tool": palette.color(QPalette.ColorRole.Button),
-            "notice": palette.color(QPalette.ColorRole.ToolTipBase),
+            # A notice wears the theme's notice colour, framed by its warning colour (the tooltip
+            # colours were a black bar in the light theme and white on white in high contrast).
+            "notice": QColor(theme.current().colours.notice),
             "error": QColor("#fde2e1") if not self._dark() else QColor("#5c1f1f"),
         }
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
@@ -505,6 +508,8 @@ class ChatDelegate(QStyledItemDelegate):
             painter.setBrush(colors.get(item.role, colors["notice"]))
             if item.role == "tool":  # a compact card: a light fill and an outline
                 painter.setPen(palette.color(QPalette.ColorRole.Mid))
+            elif item.role not in ("user", "error"):  # a notice
+                painter.setPen(QColor(theme.current().colours.warning))
             painter.drawRoundedRect(bubble, 8 if item.role != "user" else 12, 8 if item.role != "user" else 12)
         if option.state & QStyle.StateFlag.State_HasFocus:
             painter.setPen(palette.color(QPalette.ColorRole.Highlight))
@@ -1003,6 +1008,10 @@ class ChatPanel(QWidget):
     def add_message(self, role: str, text: str, *, streaming: bool = False) -> int:
         """Add a message at the end; returns its item id."""
         return self.view.chat_model.append(ChatItem(role=role, text=text, streaming=streaming))
+
+    def remove_message(self, item_id: int) -> None:
+        """Take a message off the chat (a notice that no longer applies)."""
+        self.view.chat_model.remove(item_id)
 
     def stream_answer(self, text: str) -> None:
         """Add streamed text to the answer being written (started on the first piece)."""

@@ -649,6 +649,8 @@ class MainWindow(QMainWindow):
     def update_provider_label(self) -> None:
         provider = self.ctx.settings.active()
         self.chat.empty_state.set_provider_ready(provider is not None, FIRST_START)
+        if provider is not None:
+            self.presenter.provider_ready()
         if provider is not None and self.offers_panel is not None:  # added in Settings: the offers are moot
             self.offers_panel.hide()
         if provider is None:

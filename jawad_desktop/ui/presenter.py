@@ -89,6 +89,7 @@ class ChatPresenter(QObject):
         self._turn: Any = None
         self._turn_running = False  # set with the widgets, so "not busy" means Send works again
         self._unsent: tuple[str, list[Path]] | None = None  # the message sent until its turn starts
+        self._no_provider_notice: int | None = None  # "Add a provider first", until one is added
         bridge.turn_started.connect(self._on_turn_started)
         bridge.chat_delta.connect(lambda e: self.chat.stream_answer(e.text))
         bridge.chat_response.connect(self._on_response)
@@ -164,6 +165,12 @@ class ChatPresenter(QObject):
     def conversation_id(self) -> str | None:
         return self.assistant.conversation_id if self.assistant is not None else None
 
+    def provider_ready(self) -> None:
+        """A provider is set up: the "Add a provider first" notice no longer applies."""
+        if self._no_provider_notice is not None:
+            self.chat.remove_message(self._no_provider_notice)
+            self._no_provider_notice = None
+
     # -- what the user does -----------------------------------------------------------------
 
     def send(self, text: str) -> None:
@@ -178,7 +185,8 @@ class ChatPresenter(QObject):
 
         intent = research_intent(text)
         if self.ctx.settings.active() is None and intent is None:
-            self.chat.add_message("notice", NO_PROVIDER)
+            if self._no_provider_notice is None:
+                self._no_provider_notice = self.chat.add_message("notice", NO_PROVIDER)
             self.settings_needed.emit()
             return
         if intent is not None and self.research is not None:

@@ -107,6 +107,45 @@ def test_send_without_provider_keeps_the_text(make_window: Any, profile_dir: Pat
     dialog.close()
 
 
+def _notice_contrast(window: MainWindow, qtbot: Any) -> float:
+    """The contrast of the chat's text colour on the notice's fill, as painted."""
+    from jawad_desktop.ui.theme import contrast_ratio
+
+    view = window.chat.view
+    qtbot.waitUntil(lambda: view.visualRect(view.model().index(0, 0)).height() > 20)
+    rect = view.visualRect(view.model().index(0, 0))
+    image = view.viewport().grab().toImage()
+    delegate = view.chat_delegate
+    # Inside the bubble, left of its text: the fill, not a glyph.
+    fill = image.pixelColor(rect.left() + delegate.MARGIN + 3, rect.center().y())
+    return contrast_ratio(fill, view.palette().color(view.palette().ColorRole.Text))
+
+
+def test_the_no_provider_notice_is_readable_in_every_theme_and_goes_once_a_provider_is_added(
+        make_window: Any, profile_dir: Path, qtbot: Any) -> None:
+    from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
+
+    window: MainWindow = make_window(profile_dir)
+    window.chat.input.setPlainText("hello there")
+    qtbot.keyClick(window.chat.input, Qt.Key.Key_Return)
+    qtbot.keyClick(window.chat.input, Qt.Key.Key_Return)  # asked twice: one notice, not two
+    assert [i.role for i in window.chat.view.chat_model.items()] == ["notice"]
+    dialog = window._settings_dialog
+    assert dialog is not None
+    dialog.close()
+    for name, ratio in (("light", 4.5), ("dark", 4.5), ("high-contrast", 7.0)):
+        window.ctx.settings.ui.theme = name
+        window.apply_appearance()
+        # The tooltip colours made it a black bar (light) and white on white (high contrast).
+        assert _notice_contrast(window, qtbot) >= ratio, name
+    window.ctx.settings.providers = [ProviderConfig(name="Loop", kind=ProviderKind.OPENAI_COMPATIBLE,
+                                                    base_url="http://127.0.0.1:9/v1", model="m")]
+    window.ctx.settings.active_provider = "Loop"
+    dialog.settings_changed.emit()  # what the Providers page says after Save
+    assert window.chat.view.chat_model.items() == []
+    assert window.chat.input.toPlainText() == "hello there"
+
+
 def test_stop_and_shortcuts_exist(make_window: Any, profile_dir: Path) -> None:
     window: MainWindow = make_window(profile_dir)
     shortcuts = {a.shortcut().toString() for a in window.actions()}
