@@ -12,17 +12,20 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import Any, cast
 
 from pydantic import ValidationError
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
+    QFrame,
     QHBoxLayout,
     QLayout,
     QLineEdit,
     QListWidget,
+    QScrollArea,
     QSpinBox,
     QStackedWidget,
     QToolButton,
@@ -453,8 +456,29 @@ class SettingsDialog(QDialog):
         self.pages.setCurrentRow(0)
 
     def add_page(self, title: str, widget: QWidget) -> None:
+        """Add a page. It scrolls inside the dialog, so the dialog fits any screen (pages taller
+        than the screen pushed Close and their own buttons off a 900-pixel one)."""
         self.pages.addItem(title)
-        self.stack.addWidget(widget)
+        scroller = QScrollArea(self.stack)
+        scroller.setWidgetResizable(True)
+        scroller.setFrameShape(QFrame.Shape.NoFrame)
+        scroller.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Tab goes to the page's controls
+        scroller.setAccessibleName(title)
+        scroller.setWidget(widget)
+        self.stack.addWidget(scroller)
+
+    def current_page(self) -> QWidget:
+        """The page on show (inside its scroller)."""
+        return cast(QWidget, cast(QScrollArea, self.stack.currentWidget()).widget())
+
+    def showEvent(self, event: QShowEvent) -> None:
+        # Never taller or wider than the screen it opens on.
+        screen = (self.parentWidget() or self).screen()
+        if screen is not None:
+            room = screen.availableGeometry()
+            frame = self.frameGeometry().height() - self.geometry().height()
+            self.resize(min(self.width(), room.width()), min(self.height(), room.height() - max(frame, 0)))
+        super().showEvent(event)
 
     def show_page(self, title: str) -> None:
         for row in range(self.pages.count()):

@@ -114,8 +114,8 @@ def test_the_settings_dialog_with_every_page(window: MainWindow, qtbot: Any) -> 
     assert {"Providers", "Appearance", "Network", "Agent", "Site permissions", "Voice"} <= set(titles)
     for title in titles:
         dialog.show_page(title)
-        assert dialog.stack.currentWidget().isVisible()
-        _assert_accessible(dialog.stack.currentWidget())
+        assert dialog.current_page().isVisible()
+        _assert_accessible(dialog.current_page())
     _assert_accessible(dialog)
     dialog.close()
 

@@ -38,7 +38,7 @@ def saved_agent(profile_dir: Path, secret_store: SecretStore) -> Any:
 
 
 def test_every_control_is_named_labelled_and_explained(dialog: SettingsDialog) -> None:
-    assert dialog.stack.currentWidget() is dialog.agent
+    assert dialog.current_page() is dialog.agent
     assert_named_and_labelled(dialog.agent)
     page: AgentPage = dialog.agent
     assert "stops" in page.max_steps.toolTip()  # what happens when the steps run out

@@ -248,7 +248,7 @@ def test_tab_goes_round_every_settings_page(window: MainWindow, qtbot: Any) -> N
     _activate(qtbot, dialog)
     for row in range(dialog.pages.count()):
         dialog.pages.setCurrentRow(row)
-        page = dialog.stack.currentWidget()
+        page = dialog.current_page()
         visited = _walk(qtbot, dialog.pages, Qt.Key.Key_Tab)
         title = dialog.pages.item(row).text()
         assert any(page.isAncestorOf(w) for w in visited), f"Tab never reaches the {title} page"

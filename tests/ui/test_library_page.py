@@ -124,7 +124,7 @@ def test_the_window_has_the_documents_page(tmp_path: Path, make_window: Any, pro
     dialog = window._settings_dialog
     assert dialog is not None
     dialog.show_page("Documents")
-    page = dialog.stack.currentWidget()
+    page = dialog.current_page()
     assert isinstance(page, LibraryPage) and page.library is window.presenter.assistant.library
     dialog.close()
 

@@ -241,3 +241,27 @@ def test_the_offers_go_once_a_provider_is_added_in_settings(make_window: Any, pr
     dialog.settings_changed.emit()  # what the Providers page says after Save
     assert not offers.isVisible() and "Loop" in window.provider_label.text()
     dialog.close()
+
+
+def test_settings_fits_a_small_screen_on_every_page(make_window: Any, profile_dir: Path, qtbot: Any) -> None:
+    """At 1280x720 (and on the smaller offscreen screen) the dialog and its Close button stay on
+    screen whatever the page: pages scroll inside it (the dialog opened 955-1,011 px tall)."""
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    window: MainWindow = make_window(profile_dir)
+    window.open_settings()
+    dialog = window._settings_dialog
+    assert dialog is not None
+    qtbot.waitUntil(dialog.isVisible)
+    room = dialog.screen().availableGeometry()
+    close = dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Close)
+    for row in range(dialog.pages.count()):
+        dialog.pages.setCurrentRow(row)
+        title = dialog.pages.item(row).text()
+        qtbot.wait(10)
+        assert dialog.minimumSizeHint().height() <= min(room.height(), 720) - 40, title
+        assert dialog.frameGeometry().height() <= room.height(), title
+        dialog.resize(dialog.width(), min(room.height(), 720) - 40)
+        qtbot.wait(10)
+        assert dialog.rect().contains(close.geometry()) and close.isVisible(), title
+    dialog.close()

@@ -150,5 +150,5 @@ def test_no_ollama_provider_and_the_dialog_has_the_page(
     dialog = SettingsDialog(ctx)
     qtbot.addWidget(dialog)
     dialog.show_page("Models")
-    assert dialog.stack.currentWidget() is dialog.models
+    assert dialog.current_page() is dialog.models
     assert "No Ollama provider" in dialog.models.ollama_where.text() and not dialog.models.pull.isEnabled()

@@ -48,7 +48,7 @@ def saved_network(profile_dir: Path, secret_store: SecretStore) -> Any:
 def test_the_pages_the_messages_name_exist_and_every_control_is_named(dialog: SettingsDialog) -> None:
     titles = [dialog.pages.item(i).text() for i in range(dialog.pages.count())]
     assert titles[:4] == ["Providers", "Appearance", "Network", "Agent"]
-    assert dialog.stack.currentWidget() is dialog.network
+    assert dialog.current_page() is dialog.network
     assert_named_and_labelled(dialog.network)
 
 

@@ -216,7 +216,7 @@ def test_the_tray_menu_does_what_it_says(
     dialog = window._settings_dialog
     assert dialog is not None and dialog.isVisible()
     dialog.show_page("Tray and hotkeys")
-    page = dialog.stack.currentWidget()
+    page = dialog.current_page()
     assert page.__class__.__name__ == "DesktopPage"
     # No tray here: keeping the app running in it cannot be chosen, and the page says why.
     assert not page.keep_in_tray.isEnabled() and "no system tray" in page.tray_note.text()
