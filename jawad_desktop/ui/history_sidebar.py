@@ -42,12 +42,15 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
+    QFont,
+    QFontMetrics,
     QKeyEvent,
     QKeySequence,
     QPainter,
     QPalette,
     QShortcut,
     QTextDocument,
+    QTextOption,
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -119,7 +122,7 @@ class SidebarRow:
 
 
 def _row_for_summary(summary: ConversationSummary) -> SidebarRow:
-    count = summary.message_count
+    count = summary.shown_count
     detail = f"{when_text(summary.updated_at)} · {count} message{'s' if count != 1 else ''}"
     return SidebarRow(
         summary,
@@ -239,8 +242,13 @@ class ConversationDelegate(QStyledItemDelegate):
 
     PADDING = 6
 
-    def _document(self, html_text: str, option: QStyleOptionViewItem, width: int, small: bool) -> QTextDocument:
+    def _document(self, html_text: str, option: QStyleOptionViewItem, width: int, small: bool,
+                  one_line: bool = False) -> QTextDocument:
         doc = QTextDocument()
+        if one_line:
+            no_wrap = QTextOption()
+            no_wrap.setWrapMode(QTextOption.WrapMode.NoWrap)
+            doc.setDefaultTextOption(no_wrap)
         font = option.font
         if small:
             font.setPointSizeF(max(6.0, font.pointSizeF() * 0.88))
@@ -269,13 +277,20 @@ class ConversationDelegate(QStyledItemDelegate):
         palette: QPalette = opt.palette
         group = QPalette.ColorGroup.Active
         text_role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
-        title_html = f"<b>{index.data(TitleHtmlRole) or ''}</b>"
+        title_html = str(index.data(TitleHtmlRole) or "")
+        plain = str(index.data(Qt.ItemDataRole.DisplayRole) or "")
+        if title_html == html.escape(plain):  # no search highlight: a long title ends in "…"
+            bold = QFont(opt.font)
+            bold.setBold(True)
+            title_html = html.escape(QFontMetrics(bold).elidedText(plain, Qt.TextElideMode.ElideRight, rect.width()))
+        title_html = f"<b>{title_html}</b>"
         detail_html = str(index.data(DetailHtmlRole) or "")
         painter.save()
         try:
             context = QAbstractTextDocumentLayout.PaintContext()
             context.palette.setColor(QPalette.ColorRole.Text, palette.color(group, text_role))
-            title = self._document(title_html, opt, rect.width(), small=False)
+            # One line: a wrapped second line showed its glyph tops under the clip.
+            title = self._document(title_html, opt, rect.width(), small=False, one_line=True)
             painter.translate(rect.topLeft())
             # Clip the title to one line: long titles end at the row's edge.
             line_height = opt.fontMetrics.height()

@@ -348,3 +348,11 @@ def test_a_locked_database_is_a_friendly_error_and_keeps_nothing_half_done(tmp_p
     store.append_message(cid, Message("user", "after the lock"))
     assert [m.content for m in store.history(cid)] == ["before the lock", "after the lock"]
     store.close()
+
+
+def test_a_title_drops_markdown_but_keeps_the_users_own_signs() -> None:
+    assert title_from_text("What is 12*34? Use the calculator.") == "What is 12*34? Use the calculator."
+    assert title_from_text("rename snake_case to camelCase") == "rename snake_case to camelCase"
+    assert title_from_text("## **Bold** and `code` in [the docs](https://example.org/x)") == \
+        "Bold and code in the docs"
+    assert title_from_text("> quoted *idea* here") == "quoted idea here"

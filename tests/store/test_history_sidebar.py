@@ -389,3 +389,34 @@ def test_when_text_is_short_and_human() -> None:
     assert when_text(ms(datetime(2026, 11, 17, 12, 0)), now) == "Tue"
     assert when_text(ms(datetime(2026, 3, 2, 12, 0)), now) == "2 Mar"
     assert when_text(ms(datetime(2024, 3, 2, 12, 0)), now) == "2 Mar 2024"
+
+
+def test_a_row_counts_what_the_chat_shows_and_keeps_its_title_on_one_line(
+        qtbot: Any, sidebar: HistorySidebar, filled_store: tuple[ConversationStore, dict[str, str]]) -> None:
+    from jawad_desktop.core.messages import ToolCall
+
+    store, _ = filled_store
+    cid = store.create().id
+    question = "What is 12*34? Use the calculator, and then tell me about snake_case names in Python please."
+    with qtbot.waitSignal(sidebar.listing_changed, timeout=5000):
+        store.append_message(cid, Message("user", question))
+        store.append_message(cid, Message("assistant", "", tool_calls=[ToolCall("c1", "calculate", {"e": "12*34"})]))
+        store.append_message(cid, Message("tool", "408", tool_call_id="c1", name="calculate"))
+        store.append_message(cid, Message("assistant", "12*34 is 408."))
+    qtbot.waitUntil(lambda: sidebar.model.index(0).data(IdRole) == cid, timeout=5000)
+    row = sidebar.model.index(0)
+    # One question and its answer: the tool call and its result are not messages the user sees.
+    assert "2 messages" in row.data(DetailHtmlRole), row.data(DetailHtmlRole)
+    assert row.data(Qt.ItemDataRole.DisplayRole).startswith("What is 12*34? Use the calculator")
+    # The title is painted on one line ending in "…": nothing under it but the detail line.
+    sidebar.resize(220, 500)
+    qtbot.wait(20)
+    image = sidebar.list_view.viewport().grab().toImage()
+    rect = sidebar.list_view.visualRect(row)
+    metrics = sidebar.list_view.fontMetrics()
+    pad = 6
+    gap_top = rect.top() + pad + metrics.height()
+    background = image.pixelColor(rect.right() - 2, gap_top)
+    inked = [x for x in range(rect.left(), rect.right()) for y in range(gap_top, gap_top + 2)
+             if image.pixelColor(x, y) != background]
+    assert not inked, "a second title line shows under the first"

@@ -79,6 +79,7 @@ class ConversationSummary:
     updated_at: int
     message_count: int
     title_is_custom: bool = False
+    shown_count: int = 0  # the messages the chat shows: the user's and the answers with text
     deleted_at: int | None = None
 
     @property
@@ -165,7 +166,11 @@ def highlight_html(marked_text: str) -> str:
 
 # -- titles and search queries ---------------------------------------------------------------
 
-_MARKDOWN_NOISE = re.compile(r"[`*_#>\[\]]+")
+# Markdown in a title's line: block markers at its start, emphasis and code marks around words, a
+# link's brackets and address. A lone "*" or "_" is the user's ("12*34", "snake_case") and stays.
+_MARKDOWN_BLOCK = re.compile(r"^\s*(?:#{1,6}\s+|>+\s*|[-+*]\s+)")
+_MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_MARKDOWN_WRAP = re.compile(r"(`+|\*\*|__|\*|_)(?=\S)(.+?)(?<=\S)\1(?!\w)")
 
 
 def title_from_text(text: str, max_chars: int = TITLE_MAX_CHARS) -> str:
@@ -175,7 +180,8 @@ def title_from_text(text: str, max_chars: int = TITLE_MAX_CHARS) -> str:
     for line in redact(text).splitlines():
         # Keep redact()'s "[redacted]" marker whole while link brackets are stripped.
         line = line.replace("[redacted]", "\x00")
-        cleaned = " ".join(_MARKDOWN_NOISE.sub(" ", line).split()).replace("\x00", "[redacted]")
+        line = _MARKDOWN_WRAP.sub(r"\2", _MARKDOWN_LINK.sub(r"\1", _MARKDOWN_BLOCK.sub("", line)))
+        cleaned = " ".join(line.split()).replace("\x00", "[redacted]")
         if cleaned:
             break
     else:
@@ -256,6 +262,7 @@ def _summary(row: sqlite3.Row) -> ConversationSummary:
         created_at=row["created_at"],
         updated_at=row["updated_at"],
         message_count=row["message_count"],
+        shown_count=row["shown_count"],
         title_is_custom=bool(row["title_is_custom"]),
         deleted_at=row["deleted_at"],
     )
@@ -292,7 +299,11 @@ def _action(row: sqlite3.Row) -> ActionLogEntry:
     )
 
 
-_SUMMARY_COLUMNS = "id, title, title_is_custom, created_at, updated_at, deleted_at, message_count"
+# shown_count: what the chat shows of it, the user's messages and the answers with text (not the
+# tool calls and results that a single question can bring: "4 messages" for one question).
+_SUMMARY_COLUMNS = ("id, title, title_is_custom, created_at, updated_at, deleted_at, message_count, "
+                    "(SELECT COUNT(*) FROM messages m WHERE m.conversation_id = conversations.id "
+                    "AND (m.role = 'user' OR (m.role = 'assistant' AND m.content != ''))) AS shown_count")
 _MESSAGE_COLUMNS = (
     "conversation_id, position, role, content, tool_calls, tool_call_id, name, created_at, metadata"
 )
