@@ -177,6 +177,7 @@ class GrantsChanged(Event):
 @dataclass(frozen=True, slots=True)
 class TurnStarted(Event):
     """The user's message was accepted and a turn begins (the recorder saves the message now).
+    ``user_text`` is the message as the chat shows it (/summarize reads "Summarize this page").
     ``attachments``: the names of the files sent with it. ``files``: what the model is given of
     each (``core.tools.files.attachments.file_record``: name, kind, parts, notes), saved with the
     message so a conversation opened again still has them."""
@@ -185,6 +186,7 @@ class TurnStarted(Event):
     user_text: str
     attachments: tuple[str, ...] = ()
     files: tuple[dict[str, Any], ...] = ()
+    local: bool = False  # a slash command answered without the model (/help): not saved
 
 
 @dataclass(frozen=True, slots=True)

@@ -149,6 +149,19 @@ def test_clear_starts_a_new_conversation_and_keeps_the_old(make: Any, arun: Any)
     assert _saved(assistant, old) == [("user", "hi"), ("assistant", "Hello.")]  # kept, "/clear" not added
 
 
+def test_help_and_tools_are_answered_but_not_kept_and_summarize_reads_as_a_request(make: Any, arun: Any) -> None:
+    """/help in a new chat made a conversation titled "/help"; /summarize showed its raw text."""
+    assistant, _client, seen = make(Scripted(text="A page about kettles."))
+    assert arun(assistant.send("/help")).content.startswith("Commands:")
+    arun(assistant.send("/tools"))
+    assert assistant.conversation_id is None and seen.of(ev.ConversationChanged) == []
+    assert assistant.store is not None and assistant.store.list_conversations() == []
+    arun(assistant.send("/summarize prices"))
+    assert seen.of(ev.TurnStarted)[-1].user_text == "Summarize this page, focusing on: prices"
+    assert _saved(assistant)[0] == ("user", "Summarize this page, focusing on: prices")
+    assert assistant.store.get(assistant.conversation_id or "").title == "Summarize this page, focusing on: prices"
+
+
 def _press_registry(pressed: list[str]) -> ToolRegistry:
     registry = basic_registry()
 

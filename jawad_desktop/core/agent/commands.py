@@ -53,6 +53,22 @@ def known(name: str) -> bool:
     return any(c.name == name for c in COMMANDS) or name == "summarise"
 
 
+def answered_locally(text: str) -> bool:
+    """Whether ``text`` is a command the session answers without the model (/help, /tools,
+    /clear): nothing of it is a conversation to keep."""
+    command = parse_slash(text)
+    return command is not None and known(command[0]) and command[0] not in ("summarize", "summarise")
+
+
+def shown_text(text: str) -> str:
+    """How the user's message reads in the chat and the history: /summarize as the request it
+    stands for ("Summarize this page", with its focus), anything else as typed."""
+    command = parse_slash(text)
+    if command is None or command[0] not in ("summarize", "summarise"):
+        return text
+    return "Summarize this page" + (f", focusing on: {command[1]}" if command[1] else "")
+
+
 def research_intent(text: str) -> str | None:
     """The intent of ``/research INTENT`` ("" when none was given), ``None`` for any other text."""
     command = parse_slash(text)

@@ -322,8 +322,10 @@ class AgentSession:
         turn = _Turn(run_id=run_id, user_text=user_text, force_tool=force_tool, plan_first=plan_first)
         turn.files = list(zip(self.attachments.add(attachments), attachments, strict=True))
         self.last_attachments = list(attachments)
-        self.bus.emit(TurnStarted(run_id=run_id, user_text=user_text, attachments=tuple(f.name for f in attachments),
-                                  files=tuple(file_record(name, file) for name, file in turn.files)))
+        self.bus.emit(TurnStarted(run_id=run_id, user_text=commands.shown_text(user_text),
+                                  attachments=tuple(f.name for f in attachments),
+                                  files=tuple(file_record(name, file) for name, file in turn.files),
+                                  local=commands.answered_locally(user_text)))
         self._task = asyncio.get_running_loop().create_task(self._run(turn), name=f"jawad-agent-{run_id}")
         try:
             return await asyncio.shield(self._task)

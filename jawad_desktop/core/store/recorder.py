@@ -54,6 +54,8 @@ class ConversationRecorder:
 
     def _on_event(self, event: ev.Event) -> None:
         if isinstance(event, ev.TurnStarted):
+            if event.local:  # /help, /tools, /clear: no conversation to keep
+                return
             self._save("This message could not be saved: ", self.user_message, event.user_text, event.files)
         elif isinstance(event, ev.TurnFinished):
             self._save("The answer could not be saved: ", self.turn_messages, event.messages,
