@@ -60,6 +60,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListView,
     QMenu,
+    QSizePolicy,
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -330,6 +331,7 @@ class HistorySidebar(QWidget):
         self.setAccessibleName("Conversation history")
         self._current_id: str | None = None
         self._pending_delete: str | None = None
+        self._deleted_was_open = False  # the pending deletion took the conversation the chat showed
         self._after_refresh_select: str | None = None
         self._generation = 0  # bumped by every refresh: a search result of an older one is stale
 
@@ -373,6 +375,9 @@ class HistorySidebar(QWidget):
         self._status_timer = self._single_shot(STATUS_MS, self.status_label.hide)
 
         self.undo_label = QLabel(self)
+        # A long title must not widen the sidebar (the whole window shifted): the label takes the
+        # width it is given, and the text is cut to it.
+        self.undo_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.undo_button = button("Undo", "Undo delete", self, tooltip="Bring the deleted conversation back (Ctrl+Z)")
         self.undo_button.setIcon(icon("undo-2"))
         self.undo_button.clicked.connect(self.undo_delete)
@@ -486,7 +491,9 @@ class HistorySidebar(QWidget):
             self.empty_label.setText(exc.message)
             return
         self._pending_delete = conversation_id
+        self._deleted_was_open = conversation_id == self._current_id
         self.undo_label.setText(f"Deleted “{title}”")
+        self.undo_label.setToolTip(f"Deleted “{title}”")
         self.undo_bar.show()
         self._undo_timer.start()
         self.conversation_deleted.emit(conversation_id)
@@ -502,6 +509,9 @@ class HistorySidebar(QWidget):
         if restored:
             self.list_view.setFocus()
             self._after_refresh_select = cid
+            if self._deleted_was_open:  # the chat showed it: show it again, not an empty chat
+                self._current_id = cid
+                self.conversation_selected.emit(cid)
         return restored
 
     def choose_export_file(self, conversation_id: str, fmt: str) -> QFileDialog:

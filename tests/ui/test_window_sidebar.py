@@ -84,3 +84,36 @@ def test_a_new_chat_becomes_the_selected_row_once_it_is_saved(
     qtbot.wait(100)  # let any later refresh run: it must not move the selection back
     assert _selected_ids(sidebar) == [second]
     assert sidebar.list_view.currentIndex().data(IdRole) == second
+
+
+def test_undoing_the_delete_of_the_open_conversation_shows_it_again_and_nothing_shifts(
+    make_window: Any, profile_dir: Path, scripted_model: ScriptedModel, qtbot: Any
+) -> None:
+    """After Undo the restored conversation was selected but the chat showed the empty state; a
+    long title in the "Deleted …" bar widened the sidebar and the whole window shifted."""
+    ctx = AppContext.open(str(profile_dir))
+    ctx.settings.providers = [scripted_model.provider("Scripted")]
+    ctx.settings.active_provider = "Scripted"
+    ctx.save_settings()
+    scripted_model.script(text("Tram 28 climbs to Alfama."))
+    window: MainWindow = make_window(profile_dir)
+    sidebar = window.sidebar
+    assert isinstance(sidebar, HistorySidebar)
+    question = "Which tram goes to Alfama, and what about the long way round through Graça and Mouraria?"
+    window.chat.input.setPlainText(question)
+    qtbot.keyClick(window.chat.input, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: not window.presenter.busy, timeout=60_000)
+    cid = window.presenter.conversation_id
+    assert cid is not None
+    qtbot.waitUntil(lambda: cid in _titles(sidebar), timeout=5000)
+    sizes = window.main_split.sizes()
+    sidebar.delete_conversation(cid)
+    qtbot.waitUntil(lambda: window.presenter.conversation_id is None)
+    assert sidebar.undo_bar.isVisible()
+    qtbot.wait(50)
+    assert window.main_split.sizes() == sizes
+    assert sidebar.undo_delete()
+    qtbot.waitUntil(lambda: window.presenter.conversation_id == cid, timeout=5000)
+    assert [i.role for i in window.chat.view.chat_model.items()][:2] == ["user", "assistant"]
+    assert not window.chat.empty_state.isVisible()
+    qtbot.waitUntil(lambda: _selected_ids(sidebar) == [cid], timeout=5000)
