@@ -71,12 +71,14 @@ __all__ = ["Assistant", "OpenedConversation"]
 class OpenedConversation:
     """A saved conversation as it is shown again: its messages, its action log, and what each
     message's turn used (``usage[i]`` for ``messages[i]``: the saved ``{"input_tokens", ...,
-    "cost_usd"}`` on a turn's last message, ``{}`` on the others)."""
+    "cost_usd"}`` on a turn's last message, ``{}`` on the others) and the names of the files
+    attached to it (``attached[i]``)."""
 
     conversation_id: str
     messages: list[Message]
     actions: list[ev.ActionLogEntry]
     usage: list[dict[str, Any]] = field(default_factory=list)
+    attached: list[tuple[str, ...]] = field(default_factory=list)  # the files' names, per message
 
 
 class Assistant:
@@ -337,7 +339,9 @@ class Assistant:
         self.recorder.follow(conversation_id)
         self.bus.emit(ev.ConversationChanged(conversation_id=conversation_id))
         usage: list[dict[str, Any]] = [u if isinstance(u := s.metadata.get("usage"), dict) else {} for s in stored]
-        return OpenedConversation(conversation_id, [s.message for s in stored], actions, usage)
+        attached = [tuple(str(r.get("name", "")) for r in records if isinstance(r, dict))
+                    if isinstance(records := s.metadata.get("files"), list) else () for s in stored]
+        return OpenedConversation(conversation_id, [s.message for s in stored], actions, usage, attached)
 
     def _with_saved_files(self, stored: Sequence[StoredMessage]) -> list[Message]:
         """The saved messages for the model: a user's message that had files holds their text again

@@ -15,7 +15,7 @@ spoken there, and a message it could not send comes back into the composer.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -273,7 +273,7 @@ class ChatPresenter(QObject):
             tell(self.ctx.bus, "error", error_text(exc))
             return
         self._clear_view()
-        self.chat.show_conversation(chat_items(opened.messages, opened.usage))
+        self.chat.show_conversation(chat_items(opened.messages, opened.usage, opened.attached))
         for entry in opened.actions:
             self.action_log.log_model.upsert(entry)
         if self.research is not None:
@@ -320,8 +320,7 @@ class ChatPresenter(QObject):
 
     def _on_turn_started(self, event: ev.TurnStarted) -> None:
         self._unsent = None
-        files = f"\n\n*Attached: {', '.join(event.attachments)}*" if event.attachments else ""
-        self.chat.add_message("user", event.user_text + files)
+        self.chat.add_message("user", with_attached(event.user_text, event.attachments))
         if self.ctx.settings.voice.speak_replies and not self.hands_free and self._speaker_factory is not None:
             self._speaker().warm_up()  # a local voice loads while the model thinks
 
@@ -376,9 +375,16 @@ class ChatPresenter(QObject):
         self.busy_changed.emit(busy)
 
 
-def chat_items(messages: list[Message], usage: list[dict[str, Any]] | None = None) -> list[ChatItem]:
+def with_attached(text: str, names: Sequence[str]) -> str:
+    """A user's message as the chat shows it: its text, then the files sent with it."""
+    return text + (f"\n\n*Attached: {', '.join(names)}*" if names else "")
+
+
+def chat_items(messages: list[Message], usage: list[dict[str, Any]] | None = None,
+               attached: Sequence[Sequence[str]] = ()) -> list[ChatItem]:
     """A saved conversation as chat rows: messages, and a card for each tool call with its result;
-    an answer that ended a turn has the turn's usage line (``usage[i]`` for ``messages[i]``)."""
+    an answer that ended a turn has the turn's usage line (``usage[i]`` for ``messages[i]``); a
+    message sent with files names them (``attached[i]``), as when it was sent."""
     from jawad_desktop.core.agent.confirm import CONFIRM_HEADER
     from jawad_desktop.core.llm.pricing import describe
     from jawad_desktop.ui.chat_view import ChatItem
@@ -393,7 +399,8 @@ def chat_items(messages: list[Message], usage: list[dict[str, Any]] | None = Non
                 items.pop()
             continue
         if message.role == "user":
-            items.append(ChatItem(role="user", text=message.content))
+            names = attached[index] if index < len(attached) else ()
+            items.append(ChatItem(role="user", text=with_attached(message.content, names)))
         elif message.role == "assistant":
             if message.content.strip() and not message.tool_calls:
                 used = usage[index] if usage is not None and index < len(usage) else {}

@@ -68,6 +68,13 @@ def test_dropped_and_pasted_files_go_with_the_message(make_window: Any, profile_
     user = window.chat.view.chat_model.items()[0]
     assert user.role == "user" and user.text.endswith("*Attached: sample.pdf, sample.md*")
     assert chat.attachments.files() == [] and not chat.attachments.isVisible()
+    # Opened again from the history, the message still names its files.
+    cid = window.presenter.conversation_id
+    assert cid is not None
+    window.presenter.new_chat()
+    window.presenter.open_conversation(cid)
+    again = window.chat.view.chat_model.items()[0]
+    assert again.role == "user" and again.text == user.text
 
 
 def test_a_file_that_cannot_be_sent_comes_back_with_the_message(make_window: Any, profile_dir: Path,
