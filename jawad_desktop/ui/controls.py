@@ -95,13 +95,24 @@ def help_line(text: str, parent: QWidget, *, describes: QWidget) -> QLabel:
     return label
 
 
+STATUS_LINE = "jawadStatusLine"  # the property that marks a status line
+
+
 def status_line(accessible_name: str, parent: QWidget) -> QLabel:
     """A wrapped, selectable line for results and problems (the user may copy an error)."""
     label = QLabel(parent)
     label.setWordWrap(True)
     label.setAccessibleName(accessible_name)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    label.setProperty(STATUS_LINE, True)
     return label
+
+
+def clear_status_lines(root: QWidget) -> None:
+    """Empty every status line under ``root`` (a dialog opened again starts without old news)."""
+    for label in root.findChildren(QLabel):
+        if label.property(STATUS_LINE):
+            label.clear()
 
 
 def set_status(label: QLabel, text: str, *, error: bool = False) -> None:

@@ -16,7 +16,7 @@ from typing import Any, cast
 
 from pydantic import ValidationError
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QShowEvent
+from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -42,7 +42,16 @@ from jawad_desktop.core.llm.local_models import models_folder, resolve_model_fil
 from jawad_desktop.core.store.secrets import provider_key_name
 from jawad_desktop.ui.agent_page import AgentPage
 from jawad_desktop.ui.appearance_page import AppearancePage
-from jawad_desktop.ui.controls import add_form_row, button, combo, field_row, line_edit, status_line, validation_message
+from jawad_desktop.ui.controls import (
+    add_form_row,
+    button,
+    clear_status_lines,
+    combo,
+    field_row,
+    line_edit,
+    status_line,
+    validation_message,
+)
 from jawad_desktop.ui.list_form import Entry, ListFormPage, PageWords
 from jawad_desktop.ui.models_page import ModelsPage
 from jawad_desktop.ui.network_page import NetworkPage
@@ -470,6 +479,11 @@ class SettingsDialog(QDialog):
     def current_page(self) -> QWidget:
         """The page on show (inside its scroller)."""
         return cast(QWidget, cast(QScrollArea, self.stack.currentWidget()).widget())
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        # Opened again, no page shows what happened last time ("Saved Scripted.", an old error).
+        clear_status_lines(self)
+        super().hideEvent(event)
 
     def showEvent(self, event: QShowEvent) -> None:
         # Never taller or wider than the screen it opens on.

@@ -142,3 +142,17 @@ def test_no_label_shows_a_stray_ampersand(dialog: SettingsDialog) -> None:
             assert label.buddy() is not None, f"{label.text()!r} would show its ampersand"
     model_label = next(lb for lb in page.findChildren(QLabel) if lb.text() == "&Model")
     assert model_label.buddy() is page.model
+
+
+def test_settings_opened_again_shows_no_old_status(dialog: SettingsDialog, qtbot: Any) -> None:
+    """Settings reopened with the last visit's lines ("Saved Scripted.", an old error)."""
+    page = dialog.providers
+    page.new_provider()
+    page.name.setText("Work")
+    assert page.save()
+    assert page.status.text()
+    dialog.models.status.setText("An old download failed.")
+    dialog.close()
+    dialog.open()
+    qtbot.waitUntil(dialog.isVisible)
+    assert page.status.text() == "" and dialog.models.status.text() == ""
