@@ -28,6 +28,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from jawad_desktop.ui import theme
+from jawad_desktop.ui.theme import Colours
+
 log = logging.getLogger("jawad.ui.browser")
 
 # The isolated JavaScript world of the agent's page library (core/tools/js/jawad_page.js).
@@ -51,9 +54,16 @@ def normalise_address(text: str, search_template: str) -> QUrl:
     return QUrl(search_template.replace("{query}", encoded))
 
 
-START_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Jawad Desktop</title>
-<style>body{font-family:sans-serif;max-width:36em;margin:3em auto;color:#333;line-height:1.5}
-h1{font-weight:600;font-size:1.5em}code{background:#eee;padding:0 .3em}</style></head><body>
+START_PAGE_TITLE = "Jawad Desktop"
+
+
+def start_page(colours: Colours) -> str:
+    """The built-in start page in the theme's colours (it stayed white in the dark themes)."""
+    c = colours
+    return f"""<!doctype html><html><head><meta charset="utf-8"><title>{START_PAGE_TITLE}</title>
+<style>html{{background:{c.window}}}
+body{{font-family:sans-serif;max-width:36em;margin:3em auto;padding:0 1.5em;color:{c.text};line-height:1.5}}
+h1{{font-weight:600;font-size:1.5em}}</style></head><body>
 <h1>Jawad's browser</h1>
 <p>This is the browser Jawad works in. Type an address or a search above, or ask Jawad to
 read, click, fill or scroll a page: you watch every step, and Harbor asks before anything
@@ -333,7 +343,12 @@ class BrowserPane(QWidget):
         if home_url and home_url != "about:blank":
             self.load(home_url)
         else:
-            self.view.setHtml(START_PAGE, QUrl("about:blank"))
+            self.view.setHtml(start_page(theme.current().colours), QUrl("about:blank"))
+
+    def restyle_start_page(self) -> None:
+        """The theme changed: the built-in start page, if it is on show, takes its colours."""
+        if self.view.url() == QUrl("about:blank") and self.view.title() == START_PAGE_TITLE:
+            self.view.setHtml(start_page(theme.current().colours), QUrl("about:blank"))
 
     def dispose(self) -> None:
         """Delete the pages now: a profile released while a page lives aborts Chromium."""

@@ -719,6 +719,7 @@ class MainWindow(QMainWindow):
         self.chat.input.setFont(font)
         apply_theme(ui.theme, ui.accent)
         self.chat.view.viewport().update()
+        self.browser.restyle_start_page()
 
     def _toggle_log(self, shown: bool) -> None:
         self.action_log_drawer.set_expanded(shown)

@@ -265,3 +265,48 @@ def test_settings_fits_a_small_screen_on_every_page(make_window: Any, profile_di
         qtbot.wait(10)
         assert dialog.rect().contains(close.geometry()) and close.isVisible(), title
     dialog.close()
+
+
+def test_the_start_page_follows_the_theme(make_window: Any, profile_dir: Path, qtbot: Any, arun: Any) -> None:
+    """The browser's start page stayed white in the dark themes, its text at the very edge."""
+    import json
+
+    from PySide6.QtGui import QColor
+
+    from jawad_desktop.ui import theme
+
+    window: MainWindow = make_window(profile_dir)
+    qtbot.waitUntil(lambda: window.browser.view.title() == "Jawad Desktop", timeout=10_000)
+
+    def page_colours() -> tuple[str, str, str]:
+        got: list[Any] = []
+        window.browser.view.page().runJavaScript(
+            "JSON.stringify([getComputedStyle(document.documentElement).backgroundColor,"
+            " getComputedStyle(document.body).color, getComputedStyle(document.body).paddingLeft])", 0, got.append)
+        for _ in range(100):  # a page being replaced drops the question: ask again
+            if got:
+                break
+            qtbot.wait(20)
+        value = json.loads(got[0]) if got and got[0] else None
+        # While the page is replaced there is no body yet: no answer.
+        return tuple(value) if isinstance(value, list) and len(value) == 3 else ("", "", "")
+
+    for name in ("dark", "high-contrast", "light"):
+        window.ctx.settings.ui.theme = name
+        window.apply_appearance()
+        colours = theme.current().colours
+        qtbot.waitUntil(lambda c=colours: _rgb_names(page_colours()[0]) == QColor(c.window).name(), timeout=10_000)
+        background, text, padding = page_colours()
+        assert theme.contrast_ratio(_rgb(background), _rgb(text)) >= 7.0, (name, background, text)
+        assert padding != "0px"
+
+
+def _rgb(css: str) -> Any:
+    from PySide6.QtGui import QColor
+
+    r, g, b = (int(v) for v in css[css.index("(") + 1:css.index(")")].split(",")[:3])
+    return QColor(r, g, b)
+
+
+def _rgb_names(css: str) -> str:
+    return _rgb(css).name() if "(" in css else ""
