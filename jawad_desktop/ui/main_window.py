@@ -476,6 +476,8 @@ class MainWindow(QMainWindow):
         button.partial_transcript.connect(self._show_hearing)
         button.state_changed.connect(self._voice_state_changed)
         button.send_requested.connect(self._send_spoken)
+        # What went wrong is said in words above the chat, not only by a red icon and its tooltip.
+        button.failed.connect(lambda text: self.show_notice("error", text))
         button.pressed_to_talk.connect(self.presenter.stop_speaking)
         self.presenter.attach_speaker(lambda: ReplySpeaker(self.ctx, self))
         self.chat.view.can_read_aloud = True  # an answer's menu: Read aloud

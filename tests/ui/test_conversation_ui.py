@@ -175,6 +175,18 @@ def test_without_a_microphone_the_toggle_explains_and_unchecks(
     assert scripted_model.requests == []
 
 
+def test_without_a_microphone_the_mic_button_says_why_in_words(
+    pulse_server: PulseServer, make_window: Any, profile_dir: Path, scripted_model: ScriptedModel, qtbot: Any,
+) -> None:
+    """A missing microphone showed only a red icon; the reason was in its tooltip."""
+    window = _window(make_window, profile_dir, scripted_model, input_device="No Such Microphone")
+    qtbot.waitUntil(lambda: window.voice_button is not None, timeout=10_000)
+    window.voice_button.click()
+    qtbot.waitUntil(lambda: window.banner.isVisible(), timeout=15_000)
+    text = window.banner.label.text()
+    assert "microphone" in text.lower() and text.strip(), text
+
+
 def test_the_spoken_reply_settings_load_and_save(
     profile_dir: Path, secret_store: SecretStore, qtbot: Any,
 ) -> None:
