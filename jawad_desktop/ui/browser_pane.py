@@ -28,6 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from jawad_desktop.core.sites import is_web_address
+
 log = logging.getLogger("jawad.ui.browser")
 
 # The isolated JavaScript world of the agent's page library (core/tools/js/jawad_page.js).
@@ -114,6 +116,9 @@ class GuardedWebPage(QWebEnginePage):
             catcher.urlChanged.disconnect(hand_over)
             self._popups.remove(catcher)
             catcher.deleteLater()
+            if self.driver is not None and self.driver._agent_driving() and not is_web_address(url.toString()):
+                log.info("a popup to %s (not a web address) while the agent acts was not opened", url.toString())
+                return
             self.load(url)
 
         catcher.urlChanged.connect(hand_over)
@@ -153,7 +158,8 @@ class GuardedWebPage(QWebEnginePage):
             return True
         if not isMainFrame:
             return bool(self.driver._allow_frame_navigation(target))
-        return bool(self.driver._allow_navigation(target, self))
+        typed = type == QWebEnginePage.NavigationType.NavigationTypeTyped
+        return bool(self.driver._allow_navigation(target, self, typed=typed))
 
 
 def install_page_script(page: QWebEnginePage) -> None:
