@@ -264,7 +264,7 @@ class QtWebEnginePage:
         """PageError when the tab shows no web page (a local file or folder, a browser page the user
         opened): its text and its picture never reach the model."""
         shown = self.page.url().toString()
-        if shown and not is_web_address(shown):
+        if shown and not is_web_address(shown) and not shown.startswith("chrome-error:"):  # the engine's error page
             raise not_web_address(shown, shown=True)
 
     async def title(self) -> str:

@@ -78,3 +78,14 @@ def test_a_question_that_timed_out_does_not_swallow_the_next_answer(
     assert "within 5 s" in first or "nobody answered" in first, first
     assert second.startswith('Clicked BUTTON "Save the list"'), (second, run.transcript)
     assert "settled without your answer" in run.transcript
+
+
+def test_json_on_a_terminal_is_the_same_json_without_what_a_terminal_acts_on() -> None:
+    from jawad_desktop.cli.terminal import one_line, printable, printable_json
+
+    raw = json.dumps({"content": "Paid\u009b2J \u202eyap\x1b[31m\r\nnext\tline\x07"}, ensure_ascii=False)
+    shown = printable_json(raw)
+    assert json.loads(shown) == json.loads(raw)
+    assert not set(shown) & {"\u009b", "\u202e", "\x1b", "\x07"}
+    assert printable("a\x1b[2Kb\r\nc\td\u2066e\u0085") == "a[2Kb\nc\tde"
+    assert one_line("Pay\n  [o] allow once\x07") == "Pay [o] allow once"
