@@ -202,8 +202,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run_handler(args)
     except JawadError as exc:
         from jawad_desktop.cli.remedies import error_text
+        from jawad_desktop.cli.terminal import printable
 
-        print(f"jawad: {error_text(exc)}", file=sys.stderr)
+        print(f"jawad: {printable(error_text(exc))}", file=sys.stderr)
         return EXIT_FAILURE
     except KeyboardInterrupt:
         print("jawad: interrupted", file=sys.stderr)

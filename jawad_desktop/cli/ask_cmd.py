@@ -20,9 +20,7 @@ from typing import Any
 
 from jawad_desktop.cli.providers_cmd import add_provider_selection, client_from_args
 from jawad_desktop.cli.terminal import (
-    TerminalHandOver,
-    TerminalPermissions,
-    TerminalPlans,
+    TerminalQuestions,
     TurnPrinter,
     allowed_levels,
     interactive,
@@ -86,9 +84,7 @@ def _assistant(args: argparse.Namespace, ctx: AppContext, levels: list[str], pag
                           auto_levels=levels, deny_all=args.deny_all, save=not args.no_save,
                           plan_first=True if args.plan_first else None)
     if interactive(args):
-        TerminalPermissions(assistant)
-        TerminalPlans(assistant)
-        TerminalHandOver(assistant)
+        TerminalQuestions(assistant)
     return assistant
 
 

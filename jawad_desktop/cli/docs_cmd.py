@@ -13,6 +13,7 @@ import json
 import sys
 from typing import Any
 
+from jawad_desktop.cli.terminal import one_line
 from jawad_desktop.core import events as ev
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.tools.files.library import DocumentLibrary, IndexReport
@@ -120,5 +121,5 @@ async def _search(args: argparse.Namespace, library: DocumentLibrary) -> int:
         print("No page matches.", file=sys.stderr)
         return 0
     for hit in hits:
-        print(f"{hit.citation()}  ({hit.path})\n    {hit.snippet}")
+        print(f"{one_line(hit.citation())}  ({hit.path})\n    {one_line(hit.snippet)}")
     return 0

@@ -15,6 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from jawad_desktop.cli.terminal import one_line, printable
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.llm.pricing import totals_text
@@ -93,7 +94,8 @@ def _list(store: ConversationStore, args: argparse.Namespace) -> int:
         return 0
     print(f"{'ID':<{SHORT_ID}}  {'LAST MESSAGE':<16}  {'MSGS':>5}  TITLE")
     for c in conversations:
-        print(f"{c.id[:SHORT_ID]:<{SHORT_ID}}  {_when(c.updated_at):<16}  {c.message_count:>5}  {c.display_title}")
+        print(f"{c.id[:SHORT_ID]:<{SHORT_ID}}  {_when(c.updated_at):<16}  {c.message_count:>5}  "
+              f"{one_line(c.display_title)}")
     return 0
 
 
@@ -109,9 +111,9 @@ def _search(store: ConversationStore, args: argparse.Namespace) -> int:
         return 0
     start, end = _emphasis()
     for h in hits:
-        title = h.conversation_title or "New chat"
+        title = one_line(h.conversation_title or "New chat")
         print(f"{h.conversation_id[:SHORT_ID]}  {title}  ({_SPEAKERS.get(h.role, h.role)}, message {h.position + 1})")
-        snippet = " ".join(h.snippet.split()).replace(MARK_START, start).replace(MARK_END, end)
+        snippet = one_line(h.snippet).replace(MARK_START, start).replace(MARK_END, end)
         print(f"    {snippet}")
     return 0
 
@@ -119,7 +121,7 @@ def _search(store: ConversationStore, args: argparse.Namespace) -> int:
 def _show(store: ConversationStore, args: argparse.Namespace) -> int:
     cid = store.resolve_id(args.id)
     conv = store.get(cid)
-    print(f"{conv.display_title}")
+    print(one_line(conv.display_title))
     print(f"id {conv.id} · started {_when(conv.created_at)} · {conv.message_count} messages")
     usage = totals_text(store.usage_totals(cid))
     if usage:
@@ -131,9 +133,9 @@ def _show(store: ConversationStore, args: argparse.Namespace) -> int:
             speaker = f"Tool ({m.name})"
         print(f"\n[{_when(stored.created_at)}] {speaker}:")
         if m.content:
-            print(m.content)
+            print(printable(m.content))
         for call in m.tool_calls:
-            print(f"  → {call.name}({call.arguments_json()})")
+            print(one_line(f"  → {call.name}({call.arguments_json()})"))
     return 0
 
 
@@ -191,8 +193,8 @@ async def _semantic_search(store: ConversationStore, args: argparse.Namespace, c
         return 0
     for f in found:
         h = f.hit
-        title = h.conversation_title or "New chat"
+        title = one_line(h.conversation_title or "New chat")
         print(f"{h.conversation_id[:SHORT_ID]}  {title}  ({_SPEAKERS.get(h.role, h.role)}, message {h.position + 1}, "
               f"similarity {f.score:.2f})")
-        print(f"    {h.snippet}")
+        print(f"    {one_line(h.snippet)}")
     return 0

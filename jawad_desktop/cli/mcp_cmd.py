@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from jawad_desktop.cli.terminal import one_line
 from jawad_desktop.core.config.mcp import MCP_PERMISSIONS, McpServerConfig, mcp_header_key_name
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
@@ -192,5 +193,6 @@ async def _list(args: argparse.Namespace, ctx: AppContext) -> int:
                 print(f"  ! {row['problem']}", file=sys.stderr)
             for tool in row["tools"]:
                 mark = "+" if tool["allowed"] else "-"
-                print(f"  {mark} {tool['name']}: {tool['description'].splitlines()[0] if tool['description'] else ''}")
+                first = tool["description"].splitlines()[0] if tool["description"] else ""
+                print(one_line(f"  {mark} {tool['name']}: {first}"))  # a server's words, as a terminal may show them
     return 1 if problems else 0

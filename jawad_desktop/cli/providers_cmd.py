@@ -20,6 +20,7 @@ from pydantic import ValidationError
 
 from jawad_desktop.cli import model_facts_cmd
 from jawad_desktop.cli.remedies import with_remedy
+from jawad_desktop.cli.terminal import printable
 from jawad_desktop.core.config.environment import key_in_environment
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.context import AppContext
@@ -67,7 +68,7 @@ def client_from_args(args: argparse.Namespace, ctx: AppContext, *, announce_retr
 
 def _print_retry(event: Event) -> None:
     if isinstance(event, RetryNotice):
-        print(f"jawad: {event.reason} Retrying in {event.delay_s:.1f} s "
+        print(f"jawad: {printable(event.reason)} Retrying in {event.delay_s:.1f} s "
               f"({event.attempt} of {event.max_attempts}).", file=sys.stderr, flush=True)
 
 

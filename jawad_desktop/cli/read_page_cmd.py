@@ -14,7 +14,7 @@ import argparse
 import json
 from typing import Any
 
-from jawad_desktop.cli.terminal import offscreen_page, page_url, run_on_qt
+from jawad_desktop.cli.terminal import offscreen_page, page_url, printable, printable_json, run_on_qt
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
 
@@ -26,7 +26,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         description="Load URL in an offscreen browser and print what the read_page tool gives the model: "
         "title, URL, product, numbered interactive elements and the main content as Markdown.",
     )
-    parser.add_argument("url", help="the page: a URL, a bare host (example.com) or a local HTML file")
+    parser.add_argument("url", help="the page: a web address (https://...) or a bare host (example.com)")
     parser.add_argument("--json", action="store_true", help="print the reading as JSON (spec 001 READ_PAGE)")
     parser.add_argument("--part", type=int, default=1, metavar="N",
                         help="print part N of a long page's content (the first read says how many there are)")
@@ -63,8 +63,8 @@ def run(args: argparse.Namespace, ctx: AppContext) -> int:
         if not 1 <= args.part <= count:
             raise JawadError(f"{url} has {count} part{'s' * (count != 1)} of content; there is no part {args.part}.",
                              suggestions=[f"Ask for a part from 1 to {count} with --part."])
-        outcome["text"] = (json.dumps(reading.as_dict(args.part), ensure_ascii=False, indent=2) if args.json
-                           else reading.for_model(part=args.part))
+        outcome["text"] = (printable_json(json.dumps(reading.as_dict(args.part), ensure_ascii=False, indent=2))
+                           if args.json else printable(reading.for_model(part=args.part)))
         return 0
 
     run_on_qt(main, after=lambda: print(outcome["text"]) if "text" in outcome else None)

@@ -16,10 +16,18 @@ import asyncio
 import json
 import logging
 import sys
+import threading
 from typing import Any
 
 from jawad_desktop.cli.providers_cmd import add_provider_selection, client_from_args
-from jawad_desktop.cli.terminal import TerminalHandOver, TerminalPermissions, offscreen_page, run_on_qt
+from jawad_desktop.cli.terminal import (
+    STDIN,
+    TerminalQuestions,
+    offscreen_page,
+    printable,
+    printable_json,
+    run_on_qt,
+)
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.research.plan import MAX_STEPS, ResearchPlan
@@ -73,12 +81,8 @@ def plan_text(plan: ResearchPlan) -> str:
 
 
 def _ask_approval() -> bool:
-    sys.stderr.write("Run this plan? [y/N] ")
-    sys.stderr.flush()
-    try:
-        return sys.stdin.readline().strip().lower() in ("y", "yes")
-    except (OSError, ValueError):
-        return False
+    line = STDIN.read_line("Run this plan? [y/N] ", threading.Event())
+    return line is not None and line.strip().lower() in ("y", "yes")
 
 
 def run(args: argparse.Namespace, ctx: AppContext) -> int:
@@ -86,10 +90,10 @@ def run(args: argparse.Namespace, ctx: AppContext) -> int:
     if not 1 <= args.max_steps <= MAX_STEPS:
         raise JawadError(f"--max-steps must be between 1 and {MAX_STEPS}.")
     plan = asyncio.run(_make_plan(args, ctx, intent))
-    print(plan_text(plan), file=sys.stderr if args.json else sys.stdout, flush=True)
+    print(printable(plan_text(plan)), file=sys.stderr if args.json else sys.stdout, flush=True)
     if args.plan_only:
         if args.json:
-            print(json.dumps(plan.to_payload(), ensure_ascii=False, indent=2))
+            print(printable_json(json.dumps(plan.to_payload(), ensure_ascii=False, indent=2)))
         return 0
     interactive = sys.stdin.isatty() and sys.stderr.isatty()
     if not args.yes:
@@ -131,7 +135,7 @@ class _Progress:
             result = " ".join(str(step.get("result", "")).split())
             if status in ("completed", "failed", "skipped") and result:
                 head += f"\n      {result[:300]}"
-            print(head, file=sys.stderr, flush=True)
+            print(printable(head), file=sys.stderr, flush=True)
         steps_done = bool(steps) and all(s.get("status") not in ("pending", "running") for s in steps)
         if payload.get("status") == "running" and steps_done and "_answer" not in self.seen:
             self.seen["_answer"] = "writing"
@@ -164,8 +168,7 @@ def _run_plan(args: argparse.Namespace, ctx: AppContext, plan: ResearchPlan, int
                               ask=interactive, save=bool(args.save or args.conversation),
                               conversation_id=conversation_id)
         if interactive:
-            TerminalPermissions(assistant)
-            TerminalHandOver(assistant)  # a step that needs a login or a CAPTCHA asks here
+            TerminalQuestions(assistant)  # permissions, and a step that needs a login or a CAPTCHA
         try:
             # A view that never loaded a page has no page script to read it with: start on a blank page.
             await page.navigate("about:blank")
@@ -182,11 +185,11 @@ def _run_plan(args: argparse.Namespace, ctx: AppContext, plan: ResearchPlan, int
         if finished is None:
             return
         if args.json:
-            print(json.dumps(finished.to_payload(), ensure_ascii=False, indent=2))
+            print(printable_json(json.dumps(finished.to_payload(), ensure_ascii=False, indent=2)))
         elif finished.status.value == "completed":
-            print("\n" + finished.answer)
+            print("\n" + printable(finished.answer))
         else:
-            print(f"jawad: {finished.answer}", file=sys.stderr)
+            print(f"jawad: {printable(finished.answer)}", file=sys.stderr)
         saved_in = outcome.get("conversation")
         if saved_in:
             print(f"Saved in conversation {saved_in[:8]} (jawad history show {saved_in[:8]}).", file=sys.stderr)

@@ -19,6 +19,7 @@ import sys
 from typing import Any
 
 from jawad_desktop.cli.providers_cmd import add_provider_selection, client_from_args
+from jawad_desktop.cli.terminal import printable
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.events import ChatDelta, ConversationState, Event, Notice, VoiceState
@@ -76,9 +77,9 @@ async def run(args: argparse.Namespace, ctx: AppContext) -> int:
             if not answering:
                 print("Jawad: ", end="", flush=True)
                 answering = True
-            print(event.text, end="", flush=True)
+            print(printable(event.text), end="", flush=True)
         elif isinstance(event, Notice) and event.level == "error" and status is not None:
-            print(f"jawad: {event.text}", file=status, flush=True)
+            print(f"jawad: {printable(event.text)}", file=status, flush=True)
 
     ctx.bus.subscribe(show)
     printed = 0

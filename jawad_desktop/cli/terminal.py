@@ -3,13 +3,14 @@
 - ``offscreen_page``: a QtWebEngine page in an offscreen view (Jawad's browser profile, or a
   private one), for the commands that work on a web page; ``run_on_qt`` runs a command's
   coroutine on Qt's loop and ends the process the way Qt needs (see ``ui/app.py``).
-- ``TerminalPermissions``: answers the gate's permission requests with a question on the
-  terminal (off the loop's thread, so the page keeps running while the user reads it).
-- ``TerminalPlans``: plan-first mode's plan printed for approval (y or Enter approves); without a
-  terminal the core rejects it at once and says how to run it (``core.harbor.plan``).
-- ``TerminalHandOver``: when the agent hands the page to the user (a login, a CAPTCHA), prints
-  why and waits for Enter (continue) or c (cancel); without a terminal the hand-over is
-  cancelled at once and said on stderr (``core.tools.browser.hand_over``).
+- ``TerminalQuestions``: the terminal asker. It answers the gate's permission requests, plan-first
+  mode's plans (y or Enter approves) and hand-overs (the agent gives the user the page for a login
+  or a CAPTCHA: Enter continues, c cancels) with questions on the terminal, one at a time, read off
+  the loop's thread (the page keeps running) through the one stdin reader (``StdinLines``), whose
+  reading ends with its question. Without a terminal the core decides instead (deny, reject,
+  cancel: ``core.harbor``, ``core.tools.browser.hand_over``).
+- ``printable``/``one_line``/``printable_json``: text from pages and models as a terminal may show
+  it (no escape sequences, carriage returns, bells, C1 controls or bidirectional overrides).
 - ``TurnPrinter``: the answer streamed to stdout as it comes, the action log and (with
   ``--verbose``) what the turn used to stderr.
 - ``permission_options`` / ``allowed_levels``: ``--allow``, ``--deny-all``.
@@ -19,8 +20,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import os
+import select
 import sys
+import threading
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -30,6 +35,8 @@ from jawad_desktop.core import events as ev
 from jawad_desktop.core.errors import JawadError, Remedy
 from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.llm.pricing import describe
+from jawad_desktop.core.sites import address_of, is_web_address, scheme_of
+from jawad_desktop.core.tools.page import not_web_address
 
 if TYPE_CHECKING:
     from jawad_desktop.core.assistant import Assistant
@@ -42,17 +49,23 @@ _CHOICES = {"o": "allow-once", "s": "allow-site", "e": "allow-session", "d": "de
 
 
 def page_url(text: str) -> str:
-    """What the user typed as an address: a URL, a local file, or a bare host."""
+    """What the user typed as an address: a web URL or a bare host. Jawad's browser opens web
+    addresses only (``core.sites.is_web_address``): a local file or a ``file:``, ``data:`` or other
+    address is refused with what to do instead."""
     text = text.strip()
     if not text:
         raise JawadError("No page was given.", suggestions=["Give an address, e.g. https://example.com."])
-    if "://" in text or text.startswith(("about:", "data:")):
-        return text
-    path = Path(text).expanduser()
-    if path.exists():
-        return path.resolve().as_uri()
-    scheme = "http://" if text.startswith(("localhost", "127.")) else "https://"
-    return scheme + text
+    serve = "Serve its folder on this computer (python3 -m http.server 8000 --bind 127.0.0.1 in that folder) " \
+            "and give its address, e.g. http://127.0.0.1:8000/page.html."
+    if not scheme_of(text) and "://" not in text and Path(text).expanduser().exists():
+        raise JawadError(f"{text} is a file on this computer: Jawad reads web pages only (http and https).",
+                         suggestions=[serve])
+    url = address_of(text)
+    if not is_web_address(url):
+        raise JawadError(not_web_address(url).message,
+                         suggestions=["Give an http:// or https:// address.",
+                                      *([serve] if scheme_of(url) == "file" else [])])
+    return url
 
 
 def permission_options(parser: argparse.ArgumentParser) -> None:
@@ -79,131 +92,205 @@ def interactive(args: argparse.Namespace) -> bool:
     return sys.stdin.isatty() and sys.stderr.isatty() and not getattr(args, "deny_all", False)
 
 
-# -- permission questions ---------------------------------------------------------------------
+# -- what may reach the terminal ----------------------------------------------------------------
+
+# Characters a terminal acts on instead of showing: C0 controls but tab and newline (ESC starts the
+# sequences that move the cursor, recolour or rewrite the screen, CR returns to the line's start, BEL
+# rings), DEL, the C1 controls (U+009B is a one-character CSI), the line and paragraph separators,
+# and the bidirectional overrides, embeddings, isolates and marks that reorder what is shown.
+_UNPRINTABLE = dict.fromkeys([*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F, *range(0x80, 0xA0), 0x061C,
+                              0x200E, 0x200F, 0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+
+
+def printable(text: str) -> str:
+    """``text`` (from a page, a model, a tool) without the characters a terminal would act on:
+    page text can then neither redraw a question nor hide what it shows. Newlines and tabs stay."""
+    return text.translate(_UNPRINTABLE)
+
+
+def one_line(text: str) -> str:
+    """``printable`` text on one line (whitespace runs, newlines included, become one space): a
+    page's words inside a question cannot start a line that looks like the question's own."""
+    return " ".join(printable(text).split())
+
+
+def printable_json(text: str) -> str:
+    """JSON text (``json.dumps(..., ensure_ascii=False)``) with the characters ``printable`` drops
+    written as ``\\uXXXX`` escapes instead: the same JSON, harmless on a terminal."""
+    return "".join(f"\\u{ord(c):04x}" if ord(c) in _UNPRINTABLE and c not in "\n\t" else c for c in text)
+
+
+# -- questions on the terminal -------------------------------------------------------------------
+# The permission requests, plan approvals and hand-overs the core asks; each is settled once by an
+# answer, its own clock or Stop (PermissionSettled, PlanSettled, HandOverFinished).
 
 def terminal_question(request: ev.PermissionRequest) -> str:
-    """A permission request as the terminal shows it."""
-    lines = [f"\nJawad wants to use {request.tool_name} on {request.site or 'this page'} ({request.permission_level})."]
+    """A permission request as the terminal shows it (the page's words on one line each, printable)."""
+    site = one_line(request.site)
+    lines = [f"\nJawad wants to use {one_line(request.tool_name)} on {site or 'this page'} "
+             f"({one_line(request.permission_level)})."]
     if request.critical:
         lines.append("  WARNING: this looks like a purchase, payment, deletion or sign-up.")
     if request.from_page_content:
         lines.append("  WARNING: the target or text comes from the web page, not from what you asked.")
     if request.data_flow:
-        lines.append(f"  WARNING: {request.data_flow}. A yes allows this one call only.")
+        lines.append(f"  WARNING: {one_line(request.data_flow)}. A yes allows this one call only.")
     if request.element_hint:
-        lines.append(f"  Element: {request.element_hint}")
+        lines.append(f"  Element: {one_line(request.element_hint)}")
     if request.parameters:
-        lines.append(f"  Arguments: {json.dumps(request.parameters, ensure_ascii=False)[:300]}")
-    lines.append(f"  {request.reason}")
-    lines.append("  [o] allow once  [s] allow on this site  [e] allow this session  [d] deny  [a] deny all")
+        lines.append(f"  Arguments: {one_line(json.dumps(request.parameters, ensure_ascii=False)[:300])}")
+    lines.append(f"  {one_line(request.reason)}")
+    # A page with no site (a local file, a data: page) is never granted: once or not at all.
+    lines.append("  [o] allow once  [s] allow on this site  [e] allow this session  [d] deny  [a] deny all" if site
+                 else "  [o] allow once  [d] deny  [a] deny all")
     return "\n".join(lines) + "\n  Your choice (Enter = deny): "
 
 
-def input_answer(question: str) -> str:
-    """One keypress-word from the terminal (on a worker thread: the browser keeps running)."""
-    sys.stderr.write(question)
-    sys.stderr.flush()
-    try:
-        return sys.stdin.readline().strip().lower()[:1]
-    except (OSError, ValueError):
-        return ""
-
-
-class TerminalPermissions:
-    """Asks the assistant's permission requests on the terminal, one at a time."""
-
-    def __init__(self, assistant: Assistant, ask: Callable[[str], str] = input_answer) -> None:
-        self.assistant = assistant
-        self._ask = ask
-        self._tasks: set[asyncio.Task[None]] = set()
-        assistant.bus.subscribe(self._on_event)
-
-    def _on_event(self, event: ev.Event) -> None:
-        if isinstance(event, ev.PermissionRequest):
-            task = asyncio.get_running_loop().create_task(self._answer(event))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
-
-    async def _answer(self, request: ev.PermissionRequest) -> None:
-        answer = await asyncio.to_thread(self._ask, terminal_question(request))
-        self.assistant.gate.respond(request.id, _CHOICES.get(answer, "deny"))
-
-
-# -- hand-over: the user acts on the page --------------------------------------------------------
-
 def hand_over_question(request: ev.HandOverRequested) -> str:
     """A hand-over as the terminal shows it."""
-    where = f" ({request.url})" if request.url else ""
-    return (f"\nJawad needs you: {request.reason.strip().rstrip('.')}.\n  Use the page{where}, then press Enter "
+    where = f" ({one_line(request.url)})" if request.url else ""
+    return (f"\nJawad needs you: {one_line(request.reason).rstrip('.')}.\n  Use the page{where}, then press Enter "
             "to continue (type c and Enter to cancel): ")
 
 
-def input_line(question: str) -> str | None:
-    """A line from the terminal (on a worker thread); None when stdin is closed."""
-    sys.stderr.write(question)
-    sys.stderr.flush()
-    try:
-        line = sys.stdin.readline()
-    except (OSError, ValueError):
-        return None
-    return line if line else None
-
-
-class TerminalHandOver:
-    """Answers the assistant's hand-overs on the terminal: Enter continues, c cancels."""
-
-    def __init__(self, assistant: Assistant, ask: Callable[[str], str | None] = input_line) -> None:
-        self.assistant = assistant
-        self._ask = ask
-        self._tasks: set[asyncio.Task[None]] = set()
-        assistant.bus.subscribe(self._on_event)
-
-    def _on_event(self, event: ev.Event) -> None:
-        if isinstance(event, ev.HandOverRequested):
-            task = asyncio.get_running_loop().create_task(self._answer(event))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
-
-    async def _answer(self, request: ev.HandOverRequested) -> None:
-        line = await asyncio.to_thread(self._ask, hand_over_question(request))
-        continued = line is not None and line.strip().lower() not in ("c", "cancel")
-        if self.assistant.hand_over is not None:
-            self.assistant.hand_over.respond(request.id, continued)
-
-
-# -- plan-first: the plan approved before the agent acts ----------------------------------------
-
 def plan_question(plan: ev.PlanProposed) -> str:
     """A proposed plan as the terminal shows it, ending with the question."""
-    lines = ["\nJawad proposes a plan" + (f" for: {' '.join(plan.request.split())[:200]}" if plan.request else ":"),
-             f"  Sites: {', '.join(plan.sites) or '(none)'}", "  Actions:"]
-    lines += [f"    - {action}" for action in plan.actions] or ["    (none)"]
+    lines = ["\nJawad proposes a plan" + (f" for: {one_line(plan.request)[:200]}" if plan.request else ":"),
+             f"  Sites: {one_line(', '.join(plan.sites)) or '(none)'}", "  Actions:"]
+    lines += [f"    - {one_line(action)}" for action in plan.actions] or ["    (none)"]
     if plan.steps:
         lines.append("  Steps:")
-        lines += [f"    {n}. {step}" for n, step in enumerate(plan.steps, 1)]
+        lines += [f"    {n}. {one_line(step)}" for n, step in enumerate(plan.steps, 1)]
     lines.append("  Approved, what stays within it runs without asking; anything else asks.")
     return "\n".join(lines) + "\n  Approve this plan? [Y/n]: "
 
 
-class TerminalPlans:
-    """Asks for the approval of the assistant's proposed plans on the terminal: y or Enter approves."""
+class StdinLines:
+    """The one reader of the terminal's input: one question reads at a time, and its reading ends
+    when its question does (answered elsewhere, timed out, stopped), so a question that timed out
+    never keeps a reader that would swallow the answer to the next. What was typed before a
+    question shows is dropped (a late answer to the last question does not answer this one)."""
 
-    def __init__(self, assistant: Assistant, ask: Callable[[str], str | None] = input_line) -> None:
+    POLL_S = 0.1
+
+    def __init__(self, fd: int | None = None) -> None:
+        self._fd = fd
+        self._lock = threading.Lock()
+        self._pending = b""
+        self._closed = False
+
+    def _input_fd(self) -> int:
+        return sys.stdin.fileno() if self._fd is None else self._fd
+
+    def read_line(self, question: str, done: threading.Event) -> str | None:
+        """Show ``question`` on stderr and read one line; None when stdin ended or ``done`` was set
+        first (the question was settled without this answer)."""
+        with self._lock:
+            if done.is_set():
+                return None
+            self._drop_typed_ahead()
+            sys.stderr.write(question)
+            sys.stderr.flush()
+            while not done.is_set():
+                if b"\n" in self._pending:
+                    line, self._pending = self._pending.split(b"\n", 1)
+                    return line.decode("utf-8", "replace")
+                if self._closed:
+                    return None
+                self._read_some()
+            sys.stderr.write("\n  (This question was settled without your answer: it timed out or the task "
+                             "stopped.)\n")
+            sys.stderr.flush()
+            return None
+
+    def _read_some(self) -> None:
+        try:
+            fd = self._input_fd()
+            ready, _, _ = select.select([fd], [], [], self.POLL_S)
+            if not ready:
+                return
+            chunk = os.read(fd, 4096)
+        except (OSError, ValueError):
+            chunk = b""
+        if not chunk:
+            self._closed = True
+            self._pending += b"\n" if self._pending else b""  # a last line without its newline counts
+            return
+        self._pending += chunk
+
+    def _drop_typed_ahead(self) -> None:
+        self._pending = b""
+        with contextlib.suppress(OSError, ValueError, ImportError):
+            import termios  # POSIX terminals: what was typed and not yet read is discarded
+
+            fd = self._input_fd()
+            if os.isatty(fd):
+                termios.tcflush(fd, termios.TCIFLUSH)
+
+
+STDIN = StdinLines()
+
+Answer = Callable[["Assistant", Any, "str | None"], None]
+
+
+def _answer_permission(assistant: Assistant, request: ev.PermissionRequest, line: str | None) -> None:
+    choice = (line or "").strip().lower()[:1]
+    assistant.gate.respond(request.id, _CHOICES.get(choice, "deny"))
+
+
+def _answer_plan(assistant: Assistant, plan: ev.PlanProposed, line: str | None) -> None:
+    assistant.gate.plans.respond(plan.id, line is not None and line.strip().lower() in ("", "y", "yes"))
+
+
+def _answer_hand_over(assistant: Assistant, request: ev.HandOverRequested, line: str | None) -> None:
+    if assistant.hand_over is not None:
+        assistant.hand_over.respond(request.id, line is not None and line.strip().lower() not in ("c", "cancel"))
+
+
+# What each kind of question is: how it is shown, how a line answers it, and the event that settles it.
+_KINDS: dict[type[ev.Event], tuple[Callable[[Any], str], Answer]] = {
+    ev.PermissionRequest: (terminal_question, _answer_permission),
+    ev.PlanProposed: (plan_question, _answer_plan),
+    ev.HandOverRequested: (hand_over_question, _answer_hand_over),
+}
+_SETTLED = (ev.PermissionSettled, ev.PlanSettled, ev.HandOverFinished)
+
+
+class TerminalQuestions:
+    """Asks the assistant's questions on the terminal, one at a time: permission requests (o, s, e, d
+    or a; Enter denies), plan-first mode's plans (y or Enter approves) and hand-overs (Enter
+    continues, c cancels). The reading happens off the loop's thread (the page keeps running); a
+    question settled without its answer (its clock, Stop) stops its reading and says so."""
+
+    def __init__(self, assistant: Assistant, lines: StdinLines = STDIN) -> None:
         self.assistant = assistant
-        self._ask = ask
+        self.lines = lines
         self._tasks: set[asyncio.Task[None]] = set()
+        self._open: dict[str, threading.Event] = {}  # question id -> set when it is settled
         assistant.bus.subscribe(self._on_event)
 
     def _on_event(self, event: ev.Event) -> None:
-        if isinstance(event, ev.PlanProposed):
-            task = asyncio.get_running_loop().create_task(self._answer(event))
+        kind = _KINDS.get(type(event))
+        if kind is not None:
+            question_id = str(getattr(event, "id", ""))
+            self._open[question_id] = threading.Event()
+            task = asyncio.get_running_loop().create_task(self._ask(event, question_id, *kind))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
+        elif isinstance(event, _SETTLED):
+            done = self._open.get(str(getattr(event, "id", "")))
+            if done is not None and not done.is_set():
+                done.set()
 
-    async def _answer(self, plan: ev.PlanProposed) -> None:
-        line = await asyncio.to_thread(self._ask, plan_question(plan))
-        approved = line is not None and line.strip().lower() in ("", "y", "yes")
-        self.assistant.gate.plans.respond(plan.id, approved)
+    async def _ask(self, event: ev.Event, question_id: str, show: Callable[[Any], str], answer: Answer) -> None:
+        done = self._open[question_id]
+        try:
+            line = await asyncio.to_thread(self.lines.read_line, show(event), done)
+        finally:
+            self._open.pop(question_id, None)
+        if not done.is_set():  # else settled meanwhile: the line, if any, answers nothing
+            done.set()
+            answer(self.assistant, event, line)
 
 
 # -- the answer on the terminal ------------------------------------------------------------------
@@ -220,27 +307,27 @@ class TurnPrinter:
     def _on_event(self, event: ev.Event) -> None:
         if isinstance(event, ev.ChatDelta) and not self.json_output:
             self.streamed.append(event.text)
-            sys.stdout.write(event.text)
+            sys.stdout.write(printable(event.text))
             sys.stdout.flush()
         elif isinstance(event, ev.ActionLogUpdate) and self.verbose and event.entry.result != "pending":
             print(action_log_line(event.entry), file=sys.stderr, flush=True)
         elif isinstance(event, ev.Notice) and event.level != "info":
-            print(f"jawad: {event.text}", file=sys.stderr, flush=True)
+            print(f"jawad: {printable(event.text)}", file=sys.stderr, flush=True)
 
     def finish(self, response: ev.ChatResponse, extra: dict[str, Any] | None = None) -> int:
         """Print the end of the answer (or, with --json, the whole response); the exit code."""
         streamed = "".join(self.streamed)
         if self.json_output:
-            print(json.dumps({"content": response.content, "is_error": response.is_error,
-                              "interrupted": response.interrupted, **(extra or {}), "metadata": response.metadata},
-                             ensure_ascii=False, indent=2))
+            print(printable_json(json.dumps({"content": response.content, "is_error": response.is_error,
+                                             "interrupted": response.interrupted, **(extra or {}),
+                                             "metadata": response.metadata}, ensure_ascii=False, indent=2)))
         elif response.is_error:
             if streamed and not streamed.endswith("\n"):
                 print()
             remedy = Remedy.from_json(response.metadata.get("remedy"))  # the turn's error: where to fix it
-            print(f"jawad: {with_remedy(response.content, remedy)}", file=sys.stderr)
+            print(f"jawad: {printable(with_remedy(response.content, remedy))}", file=sys.stderr)
         elif not streamed.strip():
-            print(response.content)
+            print(printable(response.content))
         elif not streamed.endswith("\n"):
             print()
         usage = describe(response.metadata)
@@ -255,9 +342,9 @@ def action_log_line(entry: ev.ActionLogEntry) -> str:
     if len(arguments) > 200:
         arguments = arguments[:199] + "…"
     site = f" on {entry.site}" if entry.site else ""
-    details = " ".join(entry.details.split())[:300]
-    return f"[{entry.decision}] {entry.tool_name}({arguments}){site} [{entry.permission_level}]: {entry.result}" + (
-        f" - {details}" if details else "")
+    details = one_line(entry.details)[:300]
+    return one_line(f"[{entry.decision}] {entry.tool_name}({arguments}){site} [{entry.permission_level}]: "
+                    f"{entry.result}") + (f" - {details}" if details else "")
 
 
 # -- a page in an offscreen browser ----------------------------------------------------------------
@@ -290,7 +377,7 @@ def run_on_qt(main: Callable[[], Coroutine[Any, Any, int]], *, after: Callable[[
         print("\njawad: interrupted", file=sys.stderr)
         end_process(130)
     except JawadError as exc:
-        print(f"jawad: {error_text(exc)}", file=sys.stderr)
+        print(f"jawad: {printable(error_text(exc))}", file=sys.stderr)
         end_process(1)
     if after is not None:
         after()

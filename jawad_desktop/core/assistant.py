@@ -408,8 +408,8 @@ class Assistant:
         browser = self.browser
         if browser is None or browser.cache is None or self.busy:
             return
-        if not url.startswith(("http://", "https://", "file:")):
-            return
+        if not url.startswith(("http://", "https://")):
+            return  # a local file the user opened is not kept for the model either
         if self._caching_page:
             self._page_to_cache = url
             return

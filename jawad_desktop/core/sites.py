@@ -3,13 +3,23 @@
 A site is a host without ``www.``: ``https://www.Amazon.com/dp/1`` and ``www.amazon.com`` are
 both ``amazon.com``. Pages without a host (``about:blank``, ``data:``) and text that is not an
 address have no site (``""``).
+
+The agent goes to web addresses only (``is_web_address``): ``http``, ``https`` and ``about:blank``.
+A ``file:`` address would hand the user's files to the model, a ``javascript:`` one runs a script
+in the page, and ``data:``, ``blob:``, ``view-source:``, ``chrome:`` and the rest are pages no site
+answers for; the agent's navigations to them are refused (``core/tools/browser``, ``ui/page_driver``).
 """
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit
 
-__all__ = ["site_of"]
+__all__ = ["WEB_SCHEMES", "address_of", "is_web_address", "scheme_of", "site_of"]
+
+WEB_SCHEMES = ("http", "https")
+# "name:" at the start of an address: a scheme, unless digits follow the colon (a host's port).
+_SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):(?!\d)")
 
 
 def site_of(url_or_site: str) -> str:
@@ -29,3 +39,31 @@ def site_of(url_or_site: str) -> str:
     if host.startswith("[") and "]" in host:  # [::1]:8080
         return host[1 : host.index("]")].lower()
     return host.split(":")[0].lower().removeprefix("www.")
+
+
+def scheme_of(address: str) -> str:
+    """The scheme of an address, lower case (``"file"``, ``"javascript"``), "" when it has none."""
+    found = _SCHEME.match(address.strip())
+    return found.group(1).lower() if found else ""
+
+
+def address_of(text: str) -> str:
+    """What a person or the model typed as an address: one with a scheme as it is (``file:`` and
+    ``javascript:`` included: whoever opens it decides), a bare host with ``https://`` in front
+    (``http://`` for ``localhost`` and ``127.*``)."""
+    text = text.strip()
+    if not text or scheme_of(text) or "://" in text:
+        return text
+    return ("http://" if text.startswith(("localhost", "127.")) else "https://") + text
+
+
+def is_web_address(url: str) -> bool:
+    """Whether the agent may open ``url``: ``http``/``https`` with a host, or ``about:blank``."""
+    text = url.strip()
+    if text.lower() == "about:blank":
+        return True
+    try:
+        parts = urlsplit(text)
+        return parts.scheme.lower() in WEB_SCHEMES and bool(parts.hostname)
+    except ValueError:
+        return False

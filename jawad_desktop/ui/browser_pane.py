@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from jawad_desktop.core.sites import is_web_address
 from jawad_desktop.ui import theme
 from jawad_desktop.ui.theme import Colours
 
@@ -36,7 +37,7 @@ log = logging.getLogger("jawad.ui.browser")
 # The isolated JavaScript world of the agent's page library (core/tools/js/jawad_page.js).
 WORLD = int(QWebEngineScript.ScriptWorldId.ApplicationWorld)
 SCRIPT_NAME = "jawad-page-library"
-# The marker of the page's own click handlers (core/tools/js/jawad_clicks.js), in the page's world.
+# The watcher of the page's own click handlers (core/tools/js/jawad_clicks.js), in the page's world.
 CLICKS_SCRIPT_NAME = "jawad-click-marks"
 
 
@@ -124,6 +125,9 @@ class GuardedWebPage(QWebEnginePage):
             catcher.urlChanged.disconnect(hand_over)
             self._popups.remove(catcher)
             catcher.deleteLater()
+            if self.driver is not None and self.driver._agent_driving() and not is_web_address(url.toString()):
+                log.info("a popup to %s (not a web address) while the agent acts was not opened", url.toString())
+                return
             self.load(url)
 
         catcher.urlChanged.connect(hand_over)
@@ -159,15 +163,20 @@ class GuardedWebPage(QWebEnginePage):
         self, url: QUrl | str, type: QWebEnginePage.NavigationType, isMainFrame: bool
     ) -> bool:
         target = url.toString() if isinstance(url, QUrl) else str(url)
-        if not isMainFrame or self.driver is None:
+        if self.driver is None:
             return True
-        return bool(self.driver._allow_navigation(target, self))
+        if not isMainFrame:
+            return bool(self.driver._allow_frame_navigation(target))
+        typed = type == QWebEnginePage.NavigationType.NavigationTypeTyped
+        return bool(self.driver._allow_navigation(target, self, typed=typed))
 
 
 def install_page_script(page: QWebEnginePage) -> None:
     """Inject the agent's page library into every document ``page`` loads, subframes included,
-    in its own isolated world (the page's scripts can neither see nor change it), and the marker
-    of the page's click handlers (``jawad_clicks.js``) into the page's world."""
+    in its own isolated world (the page's scripts can neither see nor change it), and the watcher
+    of the page's click handlers (``jawad_clicks.js``) into the page's world, which leaves nothing
+    there a page can read or forge (it answers the library on a channel whose name the page never
+    learns)."""
     from jawad_desktop.core.tools.page import page_script
 
     scripts = page.scripts()
@@ -180,7 +189,7 @@ def install_page_script(page: QWebEnginePage) -> None:
     script.setInjectionPoint(QWebEngineScript.InjectionPoint.DocumentReady)
     script.setRunsOnSubFrames(True)
     scripts.insert(script)
-    # The page's listeners are out of the library's sight: this small script marks the elements
+    # The page's listeners are out of the library's sight: this small script notes the elements
     # that get click handlers, in the page's own world, before any of the page's scripts runs.
     for old in scripts.find(CLICKS_SCRIPT_NAME):
         scripts.remove(old)

@@ -5,12 +5,14 @@ approve, a page to take over) while the window is hidden, minimised or in the ba
 notification to the tray icon (``QSystemTrayIcon.showMessage``) where there is one, else to the
 desktop's notification daemon over D-Bus (``DBusNotifications``: ``org.freedesktop.Notifications``
 with jeepney, on a thread of its own, Qt-free). Clicking the notification emits ``clicked`` (the
-shell raises the window).
+shell raises the window). A body is plain text (a model's answer, a page's words): many daemons read
+bodies as markup (``<b>``, ``<a href>``, ``<img>``), so ``&``, ``<`` and ``>`` are escaped on the way.
 """
 
 from __future__ import annotations
 
 import contextlib
+import html
 import logging
 import queue
 import threading
@@ -143,13 +145,15 @@ class DesktopNotifier(QObject):
         return not window.isVisible() or window.isMinimized() or not window.isActiveWindow()
 
     def notify(self, title: str, body: str) -> None:
-        """Show it now, through the tray where it is shown, else through the notification daemon."""
+        """Show it now, through the tray where it is shown, else through the notification daemon.
+        ``body`` is plain text; it goes out escaped (``plain_body``)."""
         if self._tray is not None and self._tray.isVisible():
-            self._tray.showMessage(title, body, QSystemTrayIcon.MessageIcon.Information, SHOW_MS)
+            # Qt's tray hands the message to the same daemons on Linux (or to a label that takes markup).
+            self._tray.showMessage(title, plain_body(body), QSystemTrayIcon.MessageIcon.Information, SHOW_MS)
         else:
             if self._dbus is None:
                 self._dbus = DBusNotifications(self._clicked_elsewhere.emit)
-            self._dbus.notify(title, body)
+            self._dbus.notify(title, plain_body(body))
         log.info("notified: %s", title)
         self.notified.emit(title, body)
 
@@ -186,6 +190,12 @@ class DesktopNotifier(QObject):
         if self._dbus is not None:
             with contextlib.suppress(Exception):
                 self._dbus.stop()
+
+
+def plain_body(text: str) -> str:
+    """Plain text as a notification body: ``&``, ``<`` and ``>`` escaped, since the desktop
+    notification specification lets a daemon read the body as markup (links, images, bold)."""
+    return html.escape(text, quote=False)
 
 
 def _short(text: str) -> str:

@@ -9,7 +9,8 @@ resumed and moved into the downloads folder when allowed, or cancelled and remov
 download the user started by hand is theirs: it is saved at once, as any browser does. Without a
 guard (nobody to ask) downloads are saved, as navigations are allowed without a navigation guard.
 ``infos`` lists them for ``list_downloads``; ``started_since`` names the agent's downloads an action
-started, for its outcome.
+started, for its outcome. The agent keeps downloads of web addresses only (and a web page's own
+``blob:``): one of a local file or a browser page is cancelled.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import platformdirs
 import shiboken6
 from PySide6.QtWebEngineCore import QWebEngineDownloadRequest, QWebEnginePage, QWebEngineProfile
 
+from jawad_desktop.core.sites import is_web_address
 from jawad_desktop.core.tools.page import DownloadInfo
 
 log = logging.getLogger("jawad.browser")
@@ -128,6 +130,11 @@ class DownloadKeeper:
         kept = _Kept(request=request, name=name, url=request.url().toString(),
                      page_url=page.url().toString() if page is not None else "",
                      by_agent=self.acting(), started_at=time.monotonic(), size=max(0, request.totalBytes()))
+        if kept.by_agent and not _web_download(kept.url):
+            # The agent saves what a web site serves, never a copy of a local file or a browser page.
+            log.info("refused the agent's download of %s (not a web address)", kept.url)
+            request.cancel()
+            return
         self.kept.append(kept)
         request.receivedBytesChanged.connect(lambda: self._progress(kept))
         request.totalBytesChanged.connect(lambda: self._progress(kept))
@@ -210,3 +217,11 @@ class DownloadKeeper:
         kept.size = max(kept.size, kept.received)
         kept.state = "done"
         log.info("downloaded %s to %s", kept.name, kept.path)
+
+
+def _web_download(url: str) -> bool:
+    """Whether the agent may keep a download from ``url``: a web address, or a ``blob:`` a web page
+    made (an export the page built: ``blob:https://site/...``)."""
+    if url.startswith("blob:"):
+        return is_web_address(url.removeprefix("blob:"))
+    return is_web_address(url)

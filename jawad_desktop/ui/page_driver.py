@@ -19,6 +19,12 @@ browser pane, or an offscreen view in the CLI and tests):
 - Navigations an agent action starts are enforced in ``acceptNavigationRequest``: while an
   action runs, a main-frame navigation to another site needs ``navigation_guard`` to say yes;
   otherwise it is refused and reported back to the model as blocked.
+- Web addresses only (``core.sites.is_web_address``): ``navigate`` refuses any other address,
+  and while the agent loads or acts (and ``AGENT_WINDOW_S`` after) a navigation of any frame, a
+  popup's or a redirect's, to ``file:``, ``view-source:``, ``chrome:`` or any scheme but
+  http(s) is refused (``about:blank`` and, in frames, the page's own ``about:``, ``data:``,
+  ``blob:`` and ``javascript:`` documents excepted). A tab that shows such a page (one the user
+  opened) is neither read nor acted on: every page-library call and screenshot says so.
 """
 
 from __future__ import annotations
@@ -40,7 +46,7 @@ from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile
 from PySide6.QtWebEngineWidgets import QWebEngineView
 from PySide6.QtWidgets import QApplication
 
-from jawad_desktop.core.sites import site_of
+from jawad_desktop.core.sites import is_web_address, scheme_of, site_of
 from jawad_desktop.core.tools.browser.elements import role_name
 from jawad_desktop.core.tools.keys import parse_keys
 from jawad_desktop.core.tools.page import (
@@ -54,6 +60,7 @@ from jawad_desktop.core.tools.page import (
     TabInfo,
     Target,
     error_for,
+    not_web_address,
     page_script,
 )
 from jawad_desktop.ui import page_input
@@ -145,6 +152,8 @@ class QtWebEnginePage:
                 old.deleteLater()
         self._agent_depth = 0  # > 0 while an agent action may cause navigations
         self._agent_nav_allowed: str | None = None  # the URL of the agent's own navigate()
+        self._agent_loading = 0  # > 0 while the agent's navigate, reload or history step loads
+        self._agent_load_end = 0.0
         self._allowed_once: set[str] = set()  # cross-site targets of actions the user allowed
         self.blocked_navigations: list[str] = []
         self.dialogs: list[str] = []  # JavaScript dialogs the page showed during agent actions
@@ -178,7 +187,31 @@ class QtWebEnginePage:
 
     # -- navigation enforcement ----------------------------------------------------------------
 
-    def _allow_navigation(self, target: str, page: QWebEnginePage | None = None) -> bool:
+    def _agent_driving(self) -> bool:
+        """Whether a navigation now may be the agent's doing (its load, its action, or just after)."""
+        return (self._agent_loading > 0 or self._acting_recently()
+                or time.monotonic() - self._agent_load_end < AGENT_WINDOW_S)
+
+    def _allow_frame_navigation(self, target: str) -> bool:
+        """A subframe's navigation: never to the user's files or the browser's own pages while the
+        agent drives (a frame's ``about:srcdoc``, ``data:``, ``blob:`` or ``javascript:`` document is
+        the page's own)."""
+        if not self._agent_driving() or scheme_of(target) in ("http", "https", "about", "data", "blob", "javascript"):
+            return True
+        log.info("blocked a frame's navigation to %s while the agent acts", target)
+        self.blocked_navigations.append(target)
+        return False
+
+    def _allow_navigation(self, target: str, page: QWebEnginePage | None = None, *, typed: bool = False) -> bool:
+        """Whether the page may go to ``target`` now. ``typed``: an address loaded as typed (the user's
+        address bar; the agent's own loads are its ``navigate``, which refuses other addresses first)."""
+        user_typed = typed and self._agent_depth <= 0 and self._agent_loading <= 0
+        if not is_web_address(target) and self._agent_driving() and not user_typed:
+            # file:, javascript:, data:, view-source:, chrome:... never while the agent drives: a page's
+            # link, script, form, redirect or popup cannot take it to the user's files or run a script.
+            log.info("blocked a navigation to %s (not a web address) while the agent acts", target)
+            self.blocked_navigations.append(target)
+            return False
         if self._agent_nav_allowed is not None and target.rstrip("/") == self._agent_nav_allowed.rstrip("/"):
             return True
         if self._agent_depth <= 0 or self.navigation_guard is None:
@@ -190,7 +223,7 @@ class QtWebEnginePage:
         # The page that navigates: a popup's first navigation counts from the page that opened it.
         asking = page if page is not None else self.page
         current = asking.url().toString() or getattr(asking, "opener_url", "") or self.page.url().toString()
-        if site_of(target) == site_of(current) or target.startswith(("about:", "data:", "javascript:")):
+        if site_of(target) == site_of(current) or target == "about:blank":
             return True
         try:
             allowed = bool(self.navigation_guard(current, target))
@@ -227,6 +260,13 @@ class QtWebEnginePage:
     async def url(self) -> str:
         return self.page.url().toString()
 
+    def _refuse_local_page(self) -> None:
+        """PageError when the tab shows no web page (a local file or folder, a browser page the user
+        opened): its text and its picture never reach the model."""
+        shown = self.page.url().toString()
+        if shown and not is_web_address(shown) and not shown.startswith("chrome-error:"):  # the engine's error page
+            raise not_web_address(shown, shown=True)
+
     async def title(self) -> str:
         return self.page.title()
 
@@ -236,9 +276,12 @@ class QtWebEnginePage:
         qurl = QUrl.fromUserInput(url)
         if not qurl.isValid():
             raise PageError("navigation_failed", f"'{url}' is not a valid address.")
+        if not is_web_address(qurl.toString()) or (scheme_of(url) and not is_web_address(url)):
+            raise not_web_address(url)
         shown = await self.readiness.probe(0.5)  # the document this load replaces
         waiter = self._new_load_waiter()
         self._agent_nav_allowed = qurl.toString()
+        self._agent_loading += 1
         try:
             self.page.load(qurl)
             usable = await self.readiness.wait_usable(timeout, origin=shown.id if shown else None, load=waiter)
@@ -248,6 +291,8 @@ class QtWebEnginePage:
                                 "(read_page shows what arrived).")
         finally:
             self._agent_nav_allowed = None
+            self._agent_loading -= 1
+            self._agent_load_end = time.monotonic()  # a refresh or a script's redirect may follow the load
             if waiter in self._load_waiters:
                 self._load_waiters.remove(waiter)
         if waiter.done() and not waiter.result():
@@ -258,20 +303,7 @@ class QtWebEnginePage:
         history = self.page.history()
         if not history.canGoBack():
             raise PageError("navigation_failed", "There is no previous page to go back to.")
-        before = self.page.url().toString()
-        waiter = self._new_load_waiter()
-        self.page.triggerAction(QWebEnginePage.WebAction.Back)
-        deadline = time.monotonic() + timeout
-        # Back may be served from the back-forward cache without a load: watch the URL too.
-        while time.monotonic() < deadline:
-            if waiter.done() or self.page.url().toString() != before:
-                break
-            await asyncio.sleep(0.05)
-        if not waiter.done() and self._loading:
-            await self.readiness.wait_usable(max(0.1, deadline - time.monotonic()))
-        if waiter in self._load_waiters:
-            self._load_waiters.remove(waiter)
-        return self.page.url().toString()
+        return await self._history_step(QWebEnginePage.WebAction.Back, timeout)
 
     async def wait_until_loaded(self, timeout: float = 30.0) -> bool:
         """Wait for a load in progress to finish (True at once when none is running)."""
@@ -302,6 +334,7 @@ class QtWebEnginePage:
             ) from None
 
     async def call(self, function: str, *args: Any, timeout: float = 10.0) -> Any:
+        self._refuse_local_page()
         encoded = json.dumps(list(args))
         source = (
             "(function(){var J=window.__jawad;if(!J)return null;"
@@ -354,6 +387,7 @@ class QtWebEnginePage:
 
     async def screenshot(self, *, marks: bool = True) -> bytes:
         """The viewport as PNG, the listed elements boxed and numbered (ui/page_screenshot.py)."""
+        self._refuse_local_page()
         rects = await self.call("markRects", timeout=5.0) if marks else None
         return marked_screenshot(self.view, rects if isinstance(rects, dict) else None)
 
@@ -760,6 +794,7 @@ class QtWebEnginePage:
     async def reload(self, *, timeout: float = 30.0) -> str:
         shown = await self.readiness.probe(0.5)  # the document the reload replaces
         waiter = self._new_load_waiter()
+        self._agent_loading += 1
         self.page.triggerAction(QWebEnginePage.WebAction.Reload)
         try:
             if not await self.readiness.wait_usable(timeout, origin=shown.id if shown else None, load=waiter):
@@ -767,6 +802,8 @@ class QtWebEnginePage:
                     raise PageError("timeout", f"The page did not load again within {timeout:.0f} s.")
                 raise PageError("navigation_failed", "The page could not be loaded again (the site did not answer).")
         finally:
+            self._agent_loading -= 1
+            self._agent_load_end = time.monotonic()
             if waiter in self._load_waiters:
                 self._load_waiters.remove(waiter)
         return self.page.url().toString()
@@ -774,15 +811,20 @@ class QtWebEnginePage:
     async def _history_step(self, action: QWebEnginePage.WebAction, timeout: float) -> str:
         before = self.page.url().toString()
         waiter = self._new_load_waiter()
-        self.page.triggerAction(action)
-        deadline = time.monotonic() + timeout
-        # The step may be served from the back-forward cache without a load: watch the URL too.
-        while time.monotonic() < deadline and not waiter.done() and self.page.url().toString() == before:
-            await asyncio.sleep(0.05)
-        if not waiter.done() and self._loading:
-            await self.readiness.wait_usable(max(0.1, deadline - time.monotonic()))
-        if waiter in self._load_waiters:
-            self._load_waiters.remove(waiter)
+        self._agent_loading += 1
+        try:
+            self.page.triggerAction(action)
+            deadline = time.monotonic() + timeout
+            # The step may be served from the back-forward cache without a load: watch the URL too.
+            while time.monotonic() < deadline and not waiter.done() and self.page.url().toString() == before:
+                await asyncio.sleep(0.05)
+            if not waiter.done() and self._loading:
+                await self.readiness.wait_usable(max(0.1, deadline - time.monotonic()))
+        finally:
+            self._agent_loading -= 1
+            self._agent_load_end = time.monotonic()
+            if waiter in self._load_waiters:
+                self._load_waiters.remove(waiter)
         return self.page.url().toString()
 
     # -- keys ----------------------------------------------------------------------------------------

@@ -54,3 +54,15 @@ def test_registered_in_the_cli() -> None:
     parser = build_parser(["jawad_desktop.cli.read_page_cmd"])
     args = parser.parse_args(["read-page", "example.com", "--json"])
     assert args.url == "example.com" and args.json
+
+
+def test_a_local_file_is_refused_friendly(profile_dir: Path, tmp_path: Path) -> None:
+    """Jawad reads web pages only: a file: address or a local path says what to do instead."""
+    page = tmp_path / "secret.html"
+    page.write_text("<p>the user's private notes</p>", encoding="utf-8")
+    for given in (page.as_uri(), str(page), "javascript:alert(1)"):
+        out = _jawad("read-page", given, profile=profile_dir)
+        assert out.returncode == 1, out.stderr
+        assert "Jawad" in out.stderr and "web" in out.stderr and "Traceback" not in out.stderr, out.stderr
+        assert "private notes" not in out.stdout + out.stderr
+    assert "python3 -m http.server" in _jawad("read-page", str(page), profile=profile_dir).stderr

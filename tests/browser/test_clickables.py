@@ -1,7 +1,8 @@
 """Everything a person can click is listed (issue 18, point 2), in the real offscreen QtWebEngine.
 
-Elements that the page's scripts make clickable are listed: spans and divs with handlers (marked in
-the page's world by ``core/tools/js/jawad_clicks.js``), inline handlers, ``el.onclick``, anchors
+Elements that the page's scripts make clickable are listed: spans and divs with handlers (noted in
+the page's world by ``core/tools/js/jawad_clicks.js``, which leaves nothing there a page can read or
+forge), inline handlers, ``el.onclick``, anchors
 without href, ``tabindex``, the targets of a delegated handler (cursor:pointer under it), a label
 standing for its concealed checkbox. Icons get names, repeated entries get the words of their row,
 the same control is listed once, and a page with no controls gets no entries. The task pages of
@@ -12,6 +13,7 @@ and by ``click_text``, through the tools the model calls; ``click_text`` also go
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -23,6 +25,7 @@ from jawad_desktop.core import events
 from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.tools.browser import BrowserSession, browser_registry, read_page
 from jawad_desktop.core.tools.context import ToolContext
+from jawad_desktop.core.tools.page import _CLICK_CHANNEL
 from jawad_desktop.core.tools.registry import ToolResult
 from jawad_desktop.ui.page_driver import QtWebEnginePage
 from tests.browser.wiring import wire_browser
@@ -76,6 +79,17 @@ class Tools:
 
     def js(self, source: str) -> Any:
         return self.arun(self.page.run_js(source, world=0))
+
+    def noted(self) -> list[str]:
+        """The elements jawad_clicks.js noted, as the page library learns them (id or tag), asked
+        in the library's isolated world on the run's channel."""
+        return json.loads(self.arun(self.page.run_js(f"""(function () {{
+          var out = [], take = function (e) {{ var el = e.composedPath()[0]; out.push(el.id || el.tagName); }};
+          window.addEventListener("{_CLICK_CHANNEL}-answer", take, true);
+          window.dispatchEvent(new Event("{_CLICK_CHANNEL}-ask"));
+          window.removeEventListener("{_CLICK_CHANNEL}-answer", take, true);
+          return JSON.stringify(out);
+        }})()""")))
 
 
 @pytest.fixture
@@ -135,10 +149,11 @@ def test_the_targets_of_a_delegated_handler_are_listed_not_its_container(tools: 
     assert tools.js("document.getElementById('out').textContent") == "filter sailing"
     tools.click('clickable "Coast path')
     assert tools.js("document.getElementById('out').textContent") == "trip coast"
-    # The delegated handler marked its own element only; the document's marked <html>.
-    marked = tools.js("JSON.stringify(Array.from(document.querySelectorAll('[data-jawad-click]'), "
-                      "e => e.id || e.tagName))")
-    assert marked == '["HTML","app"]'
+    # The delegated handler noted its own element only; the document's noted <html>; the page sees none.
+    assert sorted(tools.noted()) == ["HTML", "app"]
+    assert tools.js("document.querySelectorAll('*').length > 10 && "
+                    "Array.from(document.querySelectorAll('*')).every(e => !e.getAttributeNames().some("
+                    "n => /jawad/i.test(n)))") is True
 
 
 def test_a_page_without_controls_gets_no_entries_for_its_text(tools: Tools, load: Load) -> None:
@@ -159,18 +174,50 @@ def test_the_marker_stays_out_of_the_pages_way(tools: Tools, load: Load) -> None
       el.addEventListener("click", f, { once: true }); el.click(); el.click();
       el.addEventListener("click", f); el.removeEventListener("click", f); el.click();
       out.calls = calls;
-      out.marked = el.hasAttribute("data-jawad-click");
+      out.marked = el.getAttributeNames().length;
       var t = new EventTarget(), got = 0;
       t.addEventListener("click", function () { got++; }); t.dispatchEvent(new Event("click"));
       out.plain = got;
       var p = document.getElementById("prop");
       out.getter = typeof p.onclick === "function";
       var b = document.createElement("b"); b.addEventListener("focus", f);
-      out.otherTypes = b.hasAttribute("data-jawad-click");
+      out.otherTypes = b.getAttributeNames().length;
       return JSON.stringify(out);
     })()""")
-    assert seen == ('{"native":true,"setter":true,"globals":[],"calls":1,"marked":true,"plain":1,"getter":true,'
-                    '"otherTypes":false}')
+    assert seen == ('{"native":true,"setter":true,"globals":[],"calls":1,"marked":0,"plain":1,"getter":true,'
+                    '"otherTypes":0}')
+
+
+def test_a_page_can_neither_read_nor_forge_the_notes(tools: Tools, load: Load) -> None:
+    """After the agent's click the page's world holds no trace of the notes (no attribute, no global,
+    no event it could hear), and an attribute a page forges (a decoy) lists nothing and turns no click."""
+    load("clickables/delegated.html")
+    tools.js("""(function () {
+      window.heard = [];
+      // A page listening for anything it can name on the window, and watching every attribute.
+      ["click", "jawad", "message", "jawad-click"].forEach(function (t) {
+        window.addEventListener(t, function (e) { if (e.type !== "click") window.heard.push(e.type); }, true);
+      });
+      // Decoys: the old marks, forged on words that are no control.
+      var decoy = document.createElement("div");
+      decoy.id = "decoy"; decoy.textContent = "Confirm and pay now";
+      decoy.setAttribute("data-jawad-click", "");
+      document.body.appendChild(decoy);
+      document.querySelector("h1").setAttribute("data-jawad-click", "");
+      window.mutations = [];  // every attribute that changes from now on
+      new MutationObserver(function (records) {
+        records.forEach(function (r) { if (r.type === "attributes") window.mutations.push(r.attributeName); });
+      }).observe(document, { attributes: true, subtree: true });
+    })()""")
+    listing = tools.listing()
+    assert "Confirm and pay now" not in listing and "Filters" not in listing, listing
+    tools.click('clickable "Sailing trips"')
+    assert tools.js("document.getElementById('out').textContent") == "filter sailing"
+    assert "decoy" not in tools.noted() and "H1" not in tools.noted()
+    assert tools.js("JSON.stringify([window.heard, window.mutations.filter(n => n !== 'style'), "
+                    "Object.getOwnPropertyNames(window).filter(n => /jawad/i.test(n)), "
+                    "document.querySelectorAll('[data-jawad-click]').length])") == '[[],[],[],2]'
+
 
 
 # -- the task pages: what is listed ----------------------------------------------------------------

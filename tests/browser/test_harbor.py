@@ -199,3 +199,20 @@ def test_without_a_person_to_ask_the_gate_denies_with_a_way_out(tmp_path: Path, 
     gate = HarborGate(Harbor(auto_levels=["navigate"]), EventBus(), ask=False)
     d = arun(gate.check(_check("click_element")))
     assert not d.allowed and "allow the level" in d.reason
+
+
+def test_a_page_with_no_site_is_never_granted(tmp_path: Path) -> None:
+    """A local file, a data: page: one "allow on this site" there would cover every such page."""
+    harbor = Harbor.in_folder(tmp_path)
+    for decision in ("allow-site", "allow-session"):
+        assert harbor.apply_decision("click_element", "file:///home/user/.ssh/id_rsa", decision) is None
+    assert harbor.grants() == []
+    assert harbor.check("click_element", L.INTERACT, "file:///home/user/notes.txt") is Verdict.ASK
+    assert harbor.check("navigate", L.NAVIGATE, "file:///etc/passwd", current_site="file:///home/user/") is Verdict.ASK
+    # A grant for no site written by an older version is not loaded.
+    (tmp_path / "harbor_grants.json").write_text(json.dumps({"version": 1, "grants": [
+        {"site": "", "tool": "navigate", "level": "navigate", "granted_at": 1},
+        {"site": "shop.test", "tool": "navigate", "level": "navigate", "granted_at": 1}]}), encoding="utf-8")
+    again = Harbor.in_folder(tmp_path)
+    assert [g.site for g in again.grants()] == ["shop.test"]
+    assert again.check("navigate", L.NAVIGATE, "file:///etc/passwd") is Verdict.ASK

@@ -135,9 +135,10 @@ def test_a_damaged_voice_pack_download_is_refused(built: Any, unpacked: Path, tm
 
 def test_unpacked_bundle_reads_a_product_page(unpacked: Path, tmp_path: Path) -> None:
     """The page library, trafilatura, extruct and their data files (mf2py's rules)."""
-    page = ROOT / "tests" / "pages" / "shop" / "jsonld.html"
-    result = run_bundle(unpacked, ["--profile", str(tmp_path / "profile"), "read-page", str(page), "--json"],
-                        tmp_path, clean_env(tmp_path / "home"))
+    handler = functools.partial(_QuietHandler, directory=str(ROOT / "tests" / "pages"))
+    with serving(handler, "shop-server") as url:  # web addresses only: a local file is refused
+        result = run_bundle(unpacked, ["--profile", str(tmp_path / "profile"), "read-page",
+                                       f"{url}/shop/jsonld.html", "--json"], tmp_path, clean_env(tmp_path / "home"))
     assert result.returncode == 0, result.stderr[-4000:]
     data = json.loads(result.stdout)
     assert data["product"]["name"] == "Trail Runner 2" and data["product"]["price"] == "129.99"

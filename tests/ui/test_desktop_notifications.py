@@ -84,3 +84,21 @@ def test_a_long_turn_ending_while_hidden_is_notified_and_a_click_shows_the_windo
     with qtbot.assertNotEmitted(notifier.notified, wait=200):
         window.ctx.bus.emit(ev.HandOverRequested(id="h1", reason="Log in to the shop"))
     assert len(daemon.received) == 2
+
+
+def test_a_body_is_plain_text_not_markup(
+    make_window: Any, profile_dir: Path, scripted_model: ScriptedModel, qtbot: Any, daemon: NotificationDaemon
+) -> None:
+    """A model's answer (or a page's words in a reason) is shown as it reads: the daemon gets it escaped,
+    so a daemon that reads bodies as markup shows the characters instead of bold text, links or images."""
+    window = _window(make_window, profile_dir, scripted_model, qtbot)
+    assert window.desktop is not None
+    window.hide()
+    answer = '<b>Paid</b> & <a href="http://evil.test/">confirm</a> <img src="http://evil.test/t.png">'
+    scripted_model.script(text(answer, delay_s=0.6))
+    with qtbot.waitSignal(window.desktop.notifier.notified, timeout=60_000):
+        window.presenter.send("Pay the bill")
+    qtbot.waitUntil(lambda: len(daemon.received) == 1, timeout=10_000)
+    body = daemon.received[0][4]
+    assert body == ('&lt;b&gt;Paid&lt;/b&gt; &amp; &lt;a href="http://evil.test/"&gt;confirm&lt;/a&gt; '
+                    '&lt;img src="http://evil.test/t.png"&gt;'), body

@@ -46,6 +46,7 @@ class GrantStore:
                 Grant(site=str(g["site"]), tool=str(g["tool"]), level=str(g.get("level", "")),
                       granted_at=int(g.get("granted_at", 0)), scope="site")
                 for g in data["grants"]
+                if str(g["site"]).strip()  # a grant for no site (an older version's) covers nothing
             ]
         except (ValueError, KeyError, TypeError) as exc:
             try:

@@ -102,6 +102,8 @@ class HarborPolicy:
 
     def grant_for(self, site: str, tool: str) -> Grant | None:
         key = (site_of(site), tool)
+        if not key[0]:
+            return None  # no site (a local file, a data: page): nothing is granted there
         return self.session_grants.get(key) or self.site_grants.get(key)
 
     def all_grants(self) -> list[Grant]:
@@ -146,10 +148,14 @@ def update_policy_for_decision(
     allow-once: nothing is remembered. allow-site: ``tool`` on ``site`` is granted for good (the
     caller persists it). allow-session: the same until the app closes. deny: nothing is
     remembered. deny-all: everything that would ask is denied until ``policy.deny_all`` is reset.
+    A page with no site (``""``: a local file, a ``data:`` page) is never granted: allow-site and
+    allow-session count as allow-once there (one grant would cover every such page).
     """
     decision = PermissionDecision(decision)
     site = site_of(site)
     stamp = int(time.time() * 1000)
+    if not site and decision in (PermissionDecision.ALLOW_SITE, PermissionDecision.ALLOW_SESSION):
+        return None
     if decision is PermissionDecision.ALLOW_SITE:
         grant = Grant(site=site, tool=tool, level=level, granted_at=stamp, scope="site")
         policy.site_grants[grant.key] = grant

@@ -11,12 +11,13 @@ page lives in ``core/tools/js/`` and is loaded with :func:`page_script`.
 from __future__ import annotations
 
 import functools
+import secrets
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Protocol, runtime_checkable
 
 from jawad_desktop.core.errors import JawadError
-from jawad_desktop.core.sites import site_of
+from jawad_desktop.core.sites import scheme_of, site_of
 
 
 class PageError(JawadError):
@@ -26,12 +27,27 @@ class PageError(JawadError):
     ``disabled``, ``not_editable``, ``not_select``, ``no_option``, ``no_form``,
     ``navigation_blocked``, ``navigation_failed``, ``timeout``, ``no_page``, ``script_error``;
     ``bad_key``, ``no_tab``, ``last_tab``, ``not_file_input`` (keys, tabs and uploads); ``covered``
-    (a dialog lies over the element a click is for).
+    (a dialog lies over the element a click is for); ``not_web_address`` (a ``file:``,
+    ``javascript:``, ``data:``... address the agent may not open, or a tab showing one it may not
+    read: ``not_web_address``).
     """
 
     def __init__(self, code: str, message: str, *, suggestions: list[str] | None = None) -> None:
         super().__init__(message, suggestions=suggestions)
         self.code = code
+
+
+def not_web_address(url: str, *, shown: bool = False) -> PageError:
+    """The refusal of an address that is not a web page (``core.sites.is_web_address``): to open it
+    or, with ``shown``, to read or act on the tab that shows it (one the user opened)."""
+    scheme = scheme_of(url)
+    kind = f"a {scheme}: address" if scheme else "not a web address"
+    short = url if len(url) <= 80 else url[:79] + "…"
+    if shown:
+        return PageError("not_web_address", f"The tab shows {short}, which is {kind}, not a web page: Jawad reads "
+                         "and acts on http and https pages only. Navigate to a web address first.")
+    return PageError("not_web_address", f"{short} is {kind}: Jawad opens web addresses only (http and https), "
+                     "never local files, scripts or browser pages. Use a web address instead.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -347,11 +363,16 @@ class Page(Protocol):
 _VENDORED: dict[str, tuple[str, ...]] = {"jawad_page.js": ("Readability.js", "Readability-readerable.js")}
 
 
+# The name of the events on which the page library asks jawad_clicks.js (in the page's world) which
+# elements have handlers: new for each run of the app, written into both scripts, never into a page.
+_CLICK_CHANNEL = "c" + secrets.token_hex(12)
+
+
 @functools.cache
 def page_script(name: str = "jawad_page.js") -> str:
     """The source of a page script shipped in ``core/tools/js``, with the vendored code it uses."""
     folder = resources.files("jawad_desktop.core.tools").joinpath("js")
-    own = folder.joinpath(name).read_text(encoding="utf-8")
+    own = folder.joinpath(name).read_text(encoding="utf-8").replace("__JAWAD_CHANNEL__", _CLICK_CHANNEL)
     vendored = [folder.joinpath("vendor", v).read_text(encoding="utf-8") for v in _VENDORED.get(name, ())]
     if not vendored:
         return own

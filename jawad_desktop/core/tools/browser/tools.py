@@ -21,11 +21,11 @@ import logging
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.messages import Image
-from jawad_desktop.core.sites import site_of
+from jawad_desktop.core.sites import address_of, is_web_address, site_of
 from jawad_desktop.core.tools.browser import values
 from jawad_desktop.core.tools.browser.by_text import find_by_text
 from jawad_desktop.core.tools.browser.changes import PageChanges, field_sentence
@@ -38,7 +38,7 @@ from jawad_desktop.core.tools.browser.session import DEFAULT_SEARCH_ENGINE, Brow
 from jawad_desktop.core.tools.browser.uploads import UploadRefused, user_named_file
 from jawad_desktop.core.tools.context import ToolContext
 from jawad_desktop.core.tools.keys import parse_keys
-from jawad_desktop.core.tools.page import ActionOutcome, Page, PageError, TabInfo, Target
+from jawad_desktop.core.tools.page import ActionOutcome, Page, PageError, TabInfo, Target, not_web_address
 from jawad_desktop.core.tools.registry import ToolError, ToolRegistry, ToolResult
 
 LOOK_TOOL = "look"  # offered only to models that see images (core.agent.session)
@@ -168,12 +168,14 @@ def _target(index: int | None, selector: str | None) -> Target:
 
 
 def _normalize_url(url: str) -> str:
-    url = url.strip()
-    if not url:
-        return url
-    if "://" not in url and not url.startswith(("about:", "data:", "file:")):
-        scheme = "http://" if url.startswith(("localhost", "127.")) else "https://"
-        url = scheme + url
+    return address_of(url)
+
+
+def _web_address(url: str) -> str:
+    """A navigate argument that is not a web address is refused before anyone is asked."""
+    address = address_of(url)
+    if address and not is_web_address(address):
+        raise ValueError(not_web_address(address).message)
     return url
 
 
@@ -411,7 +413,7 @@ async def summarize_page(ctx: ToolContext) -> ToolResult:
 
 @_TOOLS.tool(level=PermissionLevel.NAVIGATE, aliases=("open_url", "go_to", "goto", "open"), site=_navigate_site)
 async def navigate(
-    ctx: ToolContext, url: Annotated[str, Field(description="The address to open")]
+    ctx: ToolContext, url: Annotated[str, Field(description="The address to open"), AfterValidator(_web_address)]
 ) -> ToolResult:
     """Open a web address in the browser."""
     page = _browser(ctx).page

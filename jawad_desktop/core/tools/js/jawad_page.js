@@ -273,14 +273,83 @@
   // -- what the page's own scripts make clickable --------------------------------------------------
   // CANDIDATES finds what HTML and ARIA say is interactive. Scripts make other elements clickable:
   // spans, divs and list items with handlers, anchors without href (a calendar's Prev and Next).
-  // jawad_clicks.js, in the page's world, marks the elements that get handlers (CLICK_MARK; <html>
-  // for the document's and the window's); inline on* attributes and tabindex >= 0 say so too; and
-  // under a handler (a delegated one on the document or a list), the outermost element of each group
-  // with cursor:pointer is what a person clicks.
-  var CLICK_MARK = "data-jawad-click";
-  var HANDLER_SEL = "[" + CLICK_MARK + "], [onclick], [ondblclick], [onmousedown], [onmouseup], [onpointerdown], " +
+  // jawad_clicks.js, in the page's world, notes the elements that get handlers (<html> for the
+  // document's and the window's) and tells them to this world only when asked on its secret channel
+  // (``marked``: nothing on the elements, so the page can neither read nor forge a note); inline on*
+  // attributes and tabindex >= 0 say so too; and under a handler (a delegated one on the document or
+  // a list), the outermost element of each group with cursor:pointer is what a person clicks.
+  var CLICK_CHANNEL = "__JAWAD_CHANNEL__";
+  var HANDLER_SEL = "[onclick], [ondblclick], [onmousedown], [onmouseup], [onpointerdown], " +
                     "[onpointerup], [ontouchstart], [onkeydown]";
   var SCRIPTED_SEL = HANDLER_SEL + ", [tabindex]:not([tabindex^='-'])";
+  var markCache = null;  // during one J.call: document -> its noted elements (and what holds one)
+
+  // The elements of ``doc`` the page's scripts gave handlers: { els: Set, holders: Set of their
+  // ancestors }, asked of jawad_clicks.js in ``doc``'s window (answered synchronously).
+  function marked(doc) {
+    var known = markCache && markCache.get(doc);
+    if (known) return known;
+    var found = { els: new Set(), holders: new Set() };
+    var win = doc && doc.defaultView;
+    if (win) {
+      var take = function (e) {
+        e.stopImmediatePropagation();
+        var path = e.composedPath();
+        var el = path.length ? path[0] : e.target;
+        if (el && el.nodeType === 1 && !found.els.has(el)) {
+          found.els.add(el);
+          for (var up = parentDeep(el), guard = 0; up && guard < 64 && !found.holders.has(up); up = parentDeep(up), guard++) {
+            found.holders.add(up);
+          }
+        }
+      };
+      win.addEventListener(CLICK_CHANNEL + "-answer", take, true);
+      try { win.dispatchEvent(new Event(CLICK_CHANNEL + "-ask")); } catch (e) { /* a frame going away */ }
+      finally { win.removeEventListener(CLICK_CHANNEL + "-answer", take, true); }
+    }
+    if (markCache) markCache.set(doc, found);
+    return found;
+  }
+
+  function parentDeep(el) {
+    if (el.parentElement) return el.parentElement;
+    var root = el.getRootNode ? el.getRootNode() : null;
+    return root && root.nodeType === 11 && root.host ? root.host : null;
+  }
+
+  // Whether the page's scripts gave ``el`` a handler (noted, or an inline on* attribute).
+  function handles(el) {
+    return !!el && el.nodeType === 1 && (matchesSafe(el, HANDLER_SEL) || marked(el.ownerDocument).els.has(el));
+  }
+
+  function scripted(el) {
+    return matchesSafe(el, SCRIPTED_SEL) || (el.nodeType === 1 && marked(el.ownerDocument).els.has(el));
+  }
+
+  // ``el`` or the nearest element above it with a handler, through shadow hosts and frames; or null.
+  function handlerAround(el) {
+    for (var n = el, guard = 0; n && guard < 200; guard++) {
+      if (handles(n)) return n;
+      var up = parentDeep(n);
+      if (!up) {
+        var win = n.ownerDocument && n.ownerDocument.defaultView;
+        up = win && win.frameElement ? win.frameElement : null;
+      }
+      n = up;
+    }
+    return null;
+  }
+
+  // The elements in ``root`` (a document or a shadow root) matching ``sel`` or noted, in document order.
+  function scriptedMatches(root, sel) {
+    var list = Array.prototype.slice.call(root.querySelectorAll(sel));
+    var doc = root.ownerDocument || root, extra = [];
+    marked(doc).els.forEach(function (el) {
+      if (el.getRootNode() === root && !matchesSafe(el, sel)) extra.push(el);
+    });
+    if (!extra.length) return list;
+    return list.concat(extra).sort(byDocument);
+  }
   // A control by itself: an element inside one is a part of it (its icon, its text).
   var CONTROL_SEL = "a[href], button, select, textarea, summary, input:not([type=hidden]), [role=button], " +
     "[role=link], [role=checkbox], [role=radio], [role=tab], [role=menuitem], [role=menuitemcheckbox], " +
@@ -360,8 +429,7 @@
   }
 
   function pageHandles(doc) {
-    return !!doc && ((doc.documentElement && matchesSafe(doc.documentElement, HANDLER_SEL)) ||
-                     (doc.body && matchesSafe(doc.body, HANDLER_SEL)));
+    return !!doc && ((doc.documentElement && handles(doc.documentElement)) || (doc.body && handles(doc.body)));
   }
 
   // The outermost element of each cursor:pointer group in a root (document order), not looking
@@ -386,10 +454,10 @@
   // not in ``taken``: ``found`` in document order, and ``pointers`` (the pointer groups among them).
   function scriptedIn(root, taken, hovers) {
     var found = [], pointers = [], seen = new Set();
-    var marked = root.querySelectorAll(SCRIPTED_SEL);
-    for (var i = 0; i < marked.length; i++) {
-      if (taken.has(marked[i]) || NOT_CONTROLS[marked[i].tagName]) continue;
-      found.push(marked[i]); seen.add(marked[i]);
+    var withHandlers = scriptedMatches(root, SCRIPTED_SEL);
+    for (var i = 0; i < withHandlers.length; i++) {
+      if (taken.has(withHandlers[i]) || NOT_CONTROLS[withHandlers[i].tagName]) continue;
+      found.push(withHandlers[i]); seen.add(withHandlers[i]);
     }
     var opens = hoverSubjects(root);
     for (var o = 0; o < opens.length; o++) {
@@ -400,13 +468,13 @@
     if (opens.length && found.length > opens.length) found.sort(byDocument);
     var doc = root.ownerDocument || root, host = root.host || null;
     // A pointer is only a style unless a handler is on the element or above it.
-    var handled = pageHandles(doc) || (host && !!closestDeep(host, HANDLER_SEL));
-    if (!handled && !marked.length) return { found: found, pointers: pointers };
+    var handled = pageHandles(doc) || (host && !!handlerAround(host));
+    if (!handled && !withHandlers.length) return { found: found, pointers: pointers };
     var groups = pointerGroups(root, host ? getComputedStyle(host).cursor : "auto", taken);
     for (var p = 0; p < groups.length; p++) {
       var el = groups[p];
       if (seen.has(el) || NOT_CONTROLS[el.tagName]) continue;
-      if (!handled && !closestDeep(el, HANDLER_SEL)) continue;
+      if (!handled && !handlerAround(el)) continue;
       pointers.push(el);
     }
     if (pointers.length) {
@@ -424,7 +492,8 @@
   // other controls or much text), not a control.
   function isContainer(el) {
     return !POINTING[getComputedStyle(el).cursor] &&
-           (!!el.querySelector(CONTROL_SEL + ", " + SCRIPTED_SEL) || (el.textContent || "").length > CONTAINER_TEXT);
+           (!!el.querySelector(CONTROL_SEL + ", " + SCRIPTED_SEL) || marked(el.ownerDocument).holders.has(el) ||
+            (el.textContent || "").length > CONTAINER_TEXT);
   }
 
   // Whether a scripted element is worth a line: not a part of a listed control, not a label whose
@@ -623,7 +692,7 @@
       if (NOT_CONTROLS[n.tagName]) break;
       if (matchesSafe(n, CONTROL_SEL) || n.tagName === "LABEL") return { el: n, clickable: true };
       var pointer = !!POINTING[getComputedStyle(n).cursor];
-      if (matchesSafe(n, SCRIPTED_SEL)) {
+      if (scripted(n)) {
         if (pointer) return { el: n, clickable: true };
         // Below a delegated handler: its pointer group; the handler's container itself (a
         // framework's root) is not what the words are on.
@@ -1805,7 +1874,7 @@
     var roots = [], out = [];
     collectRoots(document, roots, 0);
     for (var r = 0; r < roots.length; r++) {
-      var list = roots[r].querySelectorAll(CANDIDATES + ", " + SCRIPTED_SEL);
+      var list = scriptedMatches(roots[r], CANDIDATES + ", " + SCRIPTED_SEL);
       for (var i = 0; i < list.length; i++) if (isVisible(list[i])) out.push(list[i]);
     }
     return out;
@@ -2211,10 +2280,14 @@
   };
 
   J.call = function (name, args) {
+    var outer = markCache === null;
+    if (outer) markCache = new Map();  // the page's handlers asked once per document per call
     try {
       return JSON.stringify(J[name].apply(null, args || []));
     } catch (e) {
       return JSON.stringify({ ok: false, error: "script_error", message: String(e && e.message || e) });
+    } finally {
+      if (outer) markCache = null;
     }
   };
 
