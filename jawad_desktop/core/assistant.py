@@ -201,10 +201,10 @@ class Assistant:
         no embeddings API or the setting keeps the documents from it (``library_embeddings``:
         only a model on this computer by default). Raises the ``JawadError`` of a provider that
         cannot be used."""
+        from jawad_desktop.core.config.network import is_loopback
         from jawad_desktop.core.config.providers import ProviderKind
         from jawad_desktop.core.llm.client import LLMClient
         from jawad_desktop.core.llm.embeddings import Embedder, supports_embeddings
-        from jawad_desktop.core.llm.network import is_loopback
 
         allowed = self.ctx.settings.agent.library_embeddings
         if allowed == "off":

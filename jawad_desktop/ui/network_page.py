@@ -4,7 +4,7 @@ The proxy (empty: the environment's), a CA bundle for a company proxy that inspe
 (a file chooser beside the path), the connect / read / total time limits and the retries:
 ``NetworkSettings``, which every ``LLMClient`` is built on. Like the other pages it saves as
 changes are made (a text field when it is left, and when the page hides), after
-``core.llm.network`` checked them; what is wrong is shown on the page and not saved.
+``core.config.network`` checked them; what is wrong is shown on the page and not saved.
 
 "Test connection" sends spec 000's "Say ok" to the active provider through the settings on
 the page (``core.llm.connection.test_connection``) and says what happened. Requests to a
@@ -27,13 +27,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from jawad_desktop.core.config.network import checked_network, proxy_shown, proxy_without_password
 from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError, Remedy
 from jawad_desktop.core.events import TestResult
 from jawad_desktop.core.llm.connection import test_connection
 from jawad_desktop.core.llm.factory import provider_key
-from jawad_desktop.core.llm.network import checked_network, proxy_shown, proxy_without_password
 from jawad_desktop.ui.background import run_async
 from jawad_desktop.ui.controls import button, failure_text, field_row, help_line, line_edit, set_status, status_line
 from jawad_desktop.ui.remedies import error_text, with_remedy

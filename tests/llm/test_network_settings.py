@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.serialization import Encoding
 
+from jawad_desktop.core.config.network import check_ca_bundle, check_proxy_url, checked_network, proxy_shown
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.errors import JawadError, Remedy
@@ -25,7 +26,6 @@ from jawad_desktop.core.llm.client import LLMClient
 from jawad_desktop.core.llm.connection import test_connection
 from jawad_desktop.core.llm.errors import LLMError, NetworkError
 from jawad_desktop.core.llm.local_server import free_port
-from jawad_desktop.core.llm.network import check_ca_bundle, check_proxy_url, checked_network, proxy_shown
 from jawad_desktop.core.messages import Message
 from jawad_desktop.ui.remedies import error_text
 from tests.fixtures.certificates import TestCA

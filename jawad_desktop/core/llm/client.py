@@ -32,7 +32,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import ssl
 import time
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
@@ -43,6 +42,7 @@ import httpx
 from httpx_sse import EventSource, ServerSentEvent
 
 from jawad_desktop import APP_NAME, __version__
+from jawad_desktop.core.config.network import client_options, proxy_shown
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.errors import JawadError, Remedy
@@ -63,7 +63,6 @@ from jawad_desktop.core.llm.errors import (
     parameter_refusal,
     web_page_instead,
 )
-from jawad_desktop.core.llm.network import check_ca_bundle, is_loopback, proxy_shown
 from jawad_desktop.core.llm.types import ChatResponse, StreamDelta
 from jawad_desktop.core.llm.vision import has_images, images_refused, without_images
 from jawad_desktop.core.llm.wire import (
@@ -360,13 +359,6 @@ def _current_task() -> asyncio.Task[Any] | None:
         return None
 
 
-def _verify(network: NetworkSettings) -> ssl.SSLContext | bool:
-    """Python's TLS with the user's CA bundle, else the system's certificates."""
-    try:
-        bundle = check_ca_bundle(network.ca_bundle)
-    except JawadError as exc:
-        raise LLMError(exc.message, suggestions=exc.suggestions, remedy=exc.remedy) from None
-    return ssl.create_default_context(cafile=bundle) if bundle else True
 
 
 class LLMClient:
@@ -453,20 +445,15 @@ class LLMClient:
                 except JawadError as exc:  # not installed, or it would not start
                     raise LLMError(exc.message, suggestions=exc.suggestions, remedy=exc.remedy) from None
                 self._base_url = server.base_url
-            net = self.network
-            loopback = is_loopback(self._base_url)
-            self._proxy = proxy_shown(net.proxy_url, self._base_url)
+            self._proxy = proxy_shown(self.network.proxy_url, self._base_url)
+            try:
+                options = client_options(self.network, self._base_url)
+            except JawadError as exc:  # a CA bundle that cannot be used
+                raise LLMError(exc.message, suggestions=exc.suggestions, remedy=exc.remedy) from None
             self._http = httpx.AsyncClient(
                 headers=self._headers(),
-                timeout=httpx.Timeout(
-                    connect=net.connect_timeout_s, read=net.read_timeout_s,
-                    write=net.connect_timeout_s, pool=net.connect_timeout_s,
-                ),
                 limits=httpx.Limits(max_connections=16, max_keepalive_connections=8, keepalive_expiry=30),
-                # Loopback servers never go through a proxy; others use the setting, else the environment.
-                proxy=(net.proxy_url or None) if not loopback else None,
-                trust_env=not loopback,
-                verify=_verify(net),
+                **options,
             )
         return self._http
 

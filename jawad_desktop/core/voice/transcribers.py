@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import httpx
 
+from jawad_desktop.core.config.network import client_options
+from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.errors import Remedy
 from jawad_desktop.core.voice.audio import SAMPLE_RATE, Samples, wav_bytes
 from jawad_desktop.core.voice.errors import VOICE, VoiceError, api_status_error
@@ -262,10 +264,12 @@ class WhisperAPI:
         language: str = "",
         provider_name: str = "",
         timeout_s: float = 60.0,
+        network: NetworkSettings | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.name = f"api:{provider_name or self.base_url}"
+        self._network = network  # Settings → Network: proxy, CA bundle
         self._key = api_key
         self._model = model
         self._language = language
@@ -286,7 +290,8 @@ class WhisperAPI:
         files = {"file": ("speech.wav", wav_bytes(audio), "audio/wav")}
         started = time.perf_counter()
         try:
-            async with httpx.AsyncClient(timeout=self._timeout, transport=self._transport) as client:
+            options = client_options(self._network, self.base_url, timeout=self._timeout)
+            async with httpx.AsyncClient(transport=self._transport, **options) as client:
                 response = await client.post(url, data=data, files=files, headers=headers)
         except httpx.TimeoutException:
             raise VoiceError(
@@ -411,6 +416,7 @@ def api_transcriber(ctx: AppContext, *, transport: httpx.AsyncBaseTransport | No
         model=voice.api_model,
         language=voice.language,
         provider_name=provider.name,
+        network=ctx.settings.network,
         transport=transport,
     )
 

@@ -38,6 +38,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 import httpx
 import numpy as np
 
+from jawad_desktop.core.config.network import client_options
+from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.errors import Remedy
 from jawad_desktop.core.voice.audio import Samples, resample, rms
 from jawad_desktop.core.voice.capture import PORTAUDIO_LOCK, sounddevice_module
@@ -391,6 +393,7 @@ class SpeechAPI:
         response_format: str = "wav",
         provider_name: str = "",
         timeout_s: float = 30.0,
+        network: NetworkSettings | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
@@ -402,7 +405,9 @@ class SpeechAPI:
         self._provider = provider_name or self.base_url
         self._provider_name = provider_name
         self.name = f"api:{self._provider}:{voice}"
-        self._client = httpx.AsyncClient(timeout=httpx.Timeout(timeout_s, connect=10.0), transport=transport)
+        # Settings → Network's proxy and CA bundle, as for every connection (core.config.network).
+        options = client_options(network, self.base_url, timeout=httpx.Timeout(timeout_s, connect=10.0))
+        self._client = httpx.AsyncClient(transport=transport, **options)
 
     async def aclose(self) -> None:
         await self._client.aclose()
@@ -469,7 +474,8 @@ def api_speech(ctx: AppContext, *, transport: httpx.AsyncBaseTransport | None = 
                          suggestions=[f"Enter the API key for {provider.name}."],
                          remedy=Remedy("provider-key", provider.name))
     return SpeechAPI(provider.effective_base_url, api_key=key, model=voice.tts_model, voice=voice.tts_voice,
-                     rate=voice.speech_rate, provider_name=provider.name, transport=transport)
+                     rate=voice.speech_rate, provider_name=provider.name, network=ctx.settings.network,
+                     transport=transport)
 
 
 def build_synthesizer(ctx: AppContext, backend: str | None = None) -> Synthesizer:

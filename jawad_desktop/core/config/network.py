@@ -1,10 +1,13 @@
-"""The network settings as the user gives them, checked before they are used: the proxy URL,
-the CA bundle, and the proxy the environment supplies when the setting is empty.
+"""The network settings as the user gives them, checked before they are used, and the one place
+that says how every HTTP connection of Jawad's uses them.
 
 ``checked_network(...)`` returns ``NetworkSettings`` or raises a ``JawadError`` that says what
 is wrong, with neutral suggestions and ``Remedy("network")``: the Settings page shows it inline
-and saves nothing. How the client uses the settings is ``core.llm.client`` (proxy for remote
-providers only, ``verify`` from the CA bundle, the timeouts, the retries).
+and saves nothing. ``client_options(network, url)`` are the httpx options of every client Jawad
+builds (the chat and its dialects, speech to text and text to speech APIs, model and voice
+downloads, MCP over HTTP): a server on this computer directly, any other through the proxy the
+user set (else the environment's), trusting the user's CA bundle (else the system's), with the
+user's timeouts. The chat client adds its retries (``core.llm.client``).
 """
 
 from __future__ import annotations
@@ -13,15 +16,17 @@ import ipaddress
 import ssl
 import urllib.request
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
+import httpx
 from pydantic import ValidationError
 
 from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.errors import JawadError, Remedy
 
-__all__ = ["check_ca_bundle", "check_proxy_url", "checked_network", "is_loopback", "proxy_shown",
-           "proxy_without_password"]
+__all__ = ["check_ca_bundle", "check_proxy_url", "checked_network", "client_options", "is_loopback",
+           "proxy_shown", "proxy_without_password", "tls_verify"]
 
 _NETWORK = Remedy("network")
 _PEM_CERTIFICATE = b"-----BEGIN CERTIFICATE-----"
@@ -139,3 +144,29 @@ def proxy_shown(configured: str, url: str) -> str:
             return ""
         proxy = found.get(parts.scheme) or found.get("all", "")
     return proxy_without_password(proxy) if proxy else ""
+
+
+def tls_verify(network: NetworkSettings) -> ssl.SSLContext | bool:
+    """Python's TLS with the user's CA bundle, else the system's certificates; a bundle that
+    cannot be used raises the ``JawadError`` that says why."""
+    bundle = check_ca_bundle(network.ca_bundle)
+    return ssl.create_default_context(cafile=bundle) if bundle else True
+
+
+def client_options(network: NetworkSettings | None, url: str,
+                   timeout: httpx.Timeout | float | None = None) -> dict[str, Any]:
+    """The options of an ``httpx`` client that talks to ``url`` (keyword arguments of
+    ``httpx.Client``/``AsyncClient``): loopback servers never go through a proxy and ignore the
+    environment's; others use the proxy setting, else the environment's, and the CA bundle.
+    ``timeout`` overrides the settings' connect/read timeouts. ``None``: the defaults."""
+    net = network if network is not None else NetworkSettings()
+    loopback = is_loopback(url)
+    if timeout is None:
+        timeout = httpx.Timeout(connect=net.connect_timeout_s, read=net.read_timeout_s,
+                                write=net.connect_timeout_s, pool=net.connect_timeout_s)
+    return {
+        "proxy": (net.proxy_url or None) if not loopback else None,
+        "trust_env": not loopback,
+        "verify": tls_verify(net),
+        "timeout": timeout,
+    }
