@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from jawad_desktop.ui.browser_pane import BrowserPane
     from jawad_desktop.ui.chat_view import ChatPanel
     from jawad_desktop.ui.desktop_shell import DesktopShell
+    from jawad_desktop.ui.model_picker import ModelPicker
     from jawad_desktop.ui.page_driver import QtWebEnginePage
     from jawad_desktop.ui.permission_panel import PermissionPanel
     from jawad_desktop.ui.presenter import ChatPresenter
@@ -119,7 +120,7 @@ class MainWindow(QMainWindow):
     action_log: ActionLogView  # the table, in the drawer under the chat
     action_log_drawer: ActionLogDrawer
     browser: BrowserPane
-    provider_label: QLabel
+    provider_label: ModelPicker
     left_split: QSplitter
     main_split: QSplitter
     presenter: ChatPresenter
@@ -248,13 +249,17 @@ class MainWindow(QMainWindow):
         self.action_log_drawer = ActionLogDrawer(self)
         self.action_log = self.action_log_drawer.view
         self._log_height = 200  # the drawer's height when open; remembered with the pane sizes
-        self.provider_label = QLabel(self)
-        self.provider_label.setAccessibleName("Active provider and model")
-        self.statusBar().addPermanentWidget(self.provider_label)
+        from jawad_desktop.ui.model_picker import ModelPicker
+
+        # The provider and model in use, above the chat; a click (or Ctrl+Shift+K) lists the others.
+        self.provider_label = ModelPicker(ctx, self)
+        self.provider_label.chosen.connect(self.use_provider)
+        self.provider_label.manage_requested.connect(self.open_provider_settings)
 
         left = QWidget(self)
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(4, 4, 4, 4)
+        left_layout.addWidget(self.provider_label, 0, QtCore.Qt.AlignmentFlag.AlignLeft)
         left_layout.addWidget(self.banner)
         self.left_split = QSplitter(QtCore.Qt.Orientation.Vertical, left)
         self.left_split.setObjectName("chat_log")
@@ -312,6 +317,8 @@ class MainWindow(QMainWindow):
         chat_menu.addAction(self.attach_action)
         self.summarize_action = self._action("S&ummarize this page", "Ctrl+Shift+S", self.summarize_page)
         chat_menu.addAction(self.summarize_action)
+        self.choose_model_action = self._action("Choose the &model…", "Ctrl+Shift+K", self.provider_label.open_list)
+        chat_menu.addAction(self.choose_model_action)
         self.search_action = self._action("Search conversa&tions", "Ctrl+F", self.focus_search)
         chat_menu.addAction(self.search_action)
         self.research_action = self._action("Rese&arch…", "Ctrl+Shift+R", self.start_research)
@@ -655,11 +662,18 @@ class MainWindow(QMainWindow):
             self.presenter.provider_ready()
         if provider is not None and self.offers_panel is not None:  # added in Settings: the offers are moot
             self.offers_panel.hide()
-        if provider is None:
-            self.provider_label.setText("No provider — Settings → Providers (Ctrl+,)")
-        else:
-            model = provider.model or "default model"
-            self.provider_label.setText(f"{provider.name} · {model}")
+        self.provider_label.refresh()
+
+    def use_provider(self, name: str) -> None:
+        """The model picker's choice: ``name`` answers from the next message on."""
+        if self.ctx.settings.provider(name) is None or self.ctx.settings.active_provider == name:
+            return
+        self.ctx.settings.active_provider = name
+        self.ctx.save_settings()
+        self._settings_changed()
+        if self._settings_dialog is not None:
+            self._settings_dialog.providers.refresh()
+        self.statusBar().showMessage(f"{name} answers from your next message.", 8000)
 
     def open_provider_settings(self) -> None:
         """The empty chat's "Open Settings → Providers" button."""
