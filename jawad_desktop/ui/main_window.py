@@ -259,7 +259,8 @@ class MainWindow(QMainWindow):
         left = QWidget(self)
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(4, 4, 4, 4)
-        left_layout.addWidget(self.provider_label, 0, QtCore.Qt.AlignmentFlag.AlignLeft)
+        left_layout.addWidget(self.provider_label, 0,
+                              QtCore.Qt.AlignmentFlag.AlignLeft | QtCore.Qt.AlignmentFlag.AlignAbsolute)
         left_layout.addWidget(self.banner)
         self.left_split = QSplitter(QtCore.Qt.Orientation.Vertical, left)
         self.left_split.setObjectName("chat_log")
