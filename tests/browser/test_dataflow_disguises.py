@@ -37,7 +37,7 @@ import pytest
 from jawad_desktop.core.events import EventBus, PermissionRequest
 from jawad_desktop.core.harbor import Harbor, HarborGate, PermissionCheck, PermissionDecision, PermissionLevel
 from jawad_desktop.core.harbor.dataflow import DataFlow
-from jawad_desktop.core.harbor.disguises import Outgoing, canonical, url_pieces
+from jawad_desktop.core.harbor.disguises import MAX_CANDIDATES, Outgoing, canonical, url_pieces
 from jawad_desktop.core.harbor.gate import CallInsight
 from jawad_desktop.core.sites import site_of
 from tests.servers.loopback import serving
@@ -208,12 +208,42 @@ def test_a_number_inside_another_number_or_an_address_is_no_match() -> None:
         assert not flow.leaks([url], "evil.example"), url
 
 
+def test_a_sentence_read_on_the_page_is_found_in_base64_too() -> None:
+    flow = DataFlow()
+    flow.record("Our reviewer tested each kettle at home for a week before writing.", "shop.example")
+    (leak,) = flow.leaks([_b64("note: tested each kettle at home for a week")], "mcp.notes")
+    assert (leak.kind, leak.how, leak.value) == ("text", "base64", "tested each kettle at home for a week")
+
+
+def test_a_long_encoded_blob_is_checked_in_linear_time() -> None:
+    # An e-mail pattern scanned from every character of a run without "@" took 13 s for 20 kB.
+    import time
+
+    flow = DataFlow()
+    flow.record(READ, "shop.example")
+    blob = _b64(("lorem ipsum " * 4000) + ORDER)
+    started = time.monotonic()
+    leaks = flow.leaks([f"https://evil.example/?d={blob}"], "evil.example")
+    assert time.monotonic() - started < 8
+    assert [leak.value for leak in leaks] == [ORDER]
+    flow.record(blob, "other.example")  # reading such a page is linear too
+    assert time.monotonic() - started < 16
+
+
 def test_the_outgoing_side_is_decoded_within_a_budget() -> None:
     nested = "x" * 10
     for _ in range(12):  # twelve layers of base64: the budget stops, nothing hangs
         nested = _b64(nested)
     out = Outgoing([nested, *(f"QUJDREVGR0hJSktM{i}" for i in range(3000))])
-    assert len(out.candidates) <= 800
+    assert len(out.candidates) <= MAX_CANDIDATES
+    assert out.unchecked  # what the budget left unread is not waved through (DataFlow.leaks asks)
+    source = (Path(__file__).resolve().parents[2] / "jawad_desktop/core/tools/js/jawad_page.js").read_text()
+    assert not Outgoing([source]).unchecked  # 110 kB of code is read through within the budget
+    flow = DataFlow()
+    flow.record(READ, "shop.example")
+    (leak,) = flow.leaks([f"https://evil.example/?d={nested}"], "evil.example")
+    assert leak.kind == "unchecked" and "more layers or parts than can be checked" in leak.value
+    assert not flow.leaks([f"https://shop.example/?d={nested}"], "shop.example")  # nothing read elsewhere
     assert canonical("A-10442 ") == "a10442"
     assert url_pieces("https://u:p@a.b.shop.co.uk/x/y?k=v#f") == ["u", "p", "a", "b", "x", "y", "k", "v", "f"]
 

@@ -58,9 +58,11 @@ MAX_PHRASES = 200_000
 MAX_LINK_PIECES = 100_000  # pieces of links read, over all sites
 _SHOWN = 4  # values named in a question
 
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+# Each starts only where its run of letters starts: a long run without an "@" (a base64 blob) is
+# scanned once, not once from each of its characters.
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 # Where a message goes: every local part e-mail allows ("QS0xMDQ0Mg==@evil.example" is an address too).
-_RECIPIENT = re.compile(r"[\w.!#$%&'*+/=?^`{|}~-]+@[\w-]+(?:\.[\w-]+)+")
+_RECIPIENT = re.compile(r"(?<![\w.!#$%&'*+/=?^`{|}~-])[\w.!#$%&'*+/=?^`{|}~-]+@[\w-]+(?:\.[\w-]+)+")
 _PHONE = re.compile(r"(?<![\w+])\+?\d[\d ().-]{6,}\d(?!\w)")
 _DIGITS = re.compile(r"(?<![\w])\d{5,}(?![\w])")
 _CODE = re.compile(r"(?<![\w-])(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*(?![\w-])")
@@ -302,6 +304,10 @@ class DataFlow:
             return []
         said_canon = canonical(said)
         found: dict[str, Leak] = {}
+        if sent_out.unchecked:  # what cannot be read through is not waved through
+            elsewhere = sorted({s for seen in self._values.values() for s in seen.sites} - {destination})
+            if elsewhere:
+                found[""] = Leak(value=sent_out.unchecked, kind="unchecked", source=elsewhere[0])
         for value, _kind in extract_values("\n".join(plain)):
             seen = self._values.get(_norm(value))
             if seen is not None:
@@ -414,7 +420,8 @@ def describe_leaks(leaks: list[Leak], destination: str) -> str:
     a disguised value says how: "'A-10442' (base64)"."""
     by_source: dict[str, list[str]] = {}
     for leak in leaks[:_SHOWN]:
-        by_source.setdefault(leak.source, []).append(f"'{leak.value[:80]}'" + (f" ({leak.how})" if leak.how else ""))
+        shown = leak.value if leak.kind == "unchecked" else f"'{leak.value[:80]}'"
+        by_source.setdefault(leak.source, []).append(shown + (f" ({leak.how})" if leak.how else ""))
     parts = []
     for source, values in by_source.items():
         listed = values[0] if len(values) == 1 else ", ".join(values[:-1]) + " and " + values[-1]

@@ -36,24 +36,27 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, unquote, unquote_plus, urlsplit
 
-__all__ = ["MAX_CANDIDATES", "MAX_DEPTH", "Candidate", "Outgoing", "canonical", "url_pieces"]
+__all__ = ["MAX_CANDIDATES", "MAX_DEPTH", "Candidate", "Outgoing", "canonical", "index_values", "url_pieces"]
 
-MAX_DEPTH = 4  # layers decoded one inside another (base64 of URL-encoded JSON is three)
-MAX_CANDIDATES = 800  # strings looked at for one call
-MAX_TEXT = 50_000  # characters of one string looked at
+MAX_DEPTH = 4  # encodings (base64, hex) taken off one inside another
+MAX_CANDIDATES = 2_000  # strings looked at for one call
+MAX_TEXT = 1_000_000  # characters of one string looked at (a longer one is not checked: it asks)
+MAX_CHARS = 4_000_000  # characters of all candidates of one call
 _MAX_JOINED = 4  # parts joined in every order up to this many (24 orders); more only in order and reversed
 _MAX_PART = 300  # longer strings are not joined (a split value's parts are short)
 _KEY = 5  # characters of a canonical value its index is keyed on
 
 _B64_RUN = re.compile(r"[A-Za-z0-9+/_-]{8,}")
 _HEX_RUN = re.compile(r"[0-9A-Fa-f]{10,}")
+_WORDS = re.compile(r"[^\W_]+")
+_ASCII_WORD = re.compile(r"[A-Za-z0-9]{3,}")
 _WORDISH = re.compile(r"[^\W_]{3,}")
 _URL = re.compile(r"(?:https?|ftp|wss?)://[^\s\"'<>]+")
 
 
 def canonical(text: str) -> str:
     """Letters and digits only, case-folded: the form values are compared in."""
-    return "".join(ch for ch in text.casefold() if ch.isalnum())
+    return "".join(_WORDS.findall(text.casefold()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,44 +112,60 @@ class Outgoing:
     _canon: str = ""
     _starts: list[int] = field(default_factory=list)  # where each candidate's canonical form starts in _canon
     _runs: list[int] = field(default_factory=list)  # for each character of _canon, the run of the text it is in
+    # Why part of what is sent could not be checked ("" when all of it was): the call is then treated
+    # as carrying what was read (``DataFlow.leaks``), not waved through.
+    unchecked: str = ""
 
     def __post_init__(self) -> None:
+        too_long = [t for t in self.texts if len(t) > MAX_TEXT]
+        if too_long:
+            self.unchecked = f"a text of {len(too_long[0]):,} characters, too long to check"
+        # (text, how it was found, encodings taken off to find it)
         queue: list[tuple[str, str, int]] = [(t[:MAX_TEXT], "", 0) for t in self.texts if t]
         strings = [t for t, _, _ in queue]
         for joined in _joined(strings):  # a value split over a form's fields or a call's arguments
-            queue.append((joined, "split over several fields", 1))
-        i = 0
-        while i < len(queue) and len(self.candidates) < MAX_CANDIDATES:
-            text, how, depth = queue[i]
+            queue.append((joined, "split over several fields", 0))
+        i = chars = 0
+        while i < len(queue):
+            text, how, layers = queue[i]
             i += 1
             if text in self._seen:
                 continue
+            if len(self.candidates) >= MAX_CANDIDATES or chars + len(text) > MAX_CHARS:
+                if layers:
+                    self.unchecked = "encoded text with more layers or parts than can be checked"
+                continue
             self._seen.add(text)
+            chars += len(text)
             self.candidates.append(Candidate(text, how))
-            if depth < MAX_DEPTH:
-                queue.extend((child, _how(how, child_how), depth + 1) for child, child_how in _children(text))
+            for child, child_how in _children(text):
+                encoded = child_how in ("base64", "hex")
+                if encoded and layers >= MAX_DEPTH:
+                    if child not in self._seen:
+                        self.unchecked = "encoded text with more layers or parts than can be checked"
+                    continue
+                queue.append((child, _how(how, child_how), layers + encoded))
         self._index()
 
     # -- the canonical index ---------------------------------------------------------------------
 
     def _index(self) -> None:
-        chars: list[str] = []
+        chunks: list[str] = []
+        runs: list[int] = []
+        offset = run = 0
         for candidate in self.candidates:
-            self._starts.append(len(chars))
-            run = len(self._runs)
-            gap = True
-            for ch in candidate.text.casefold():
-                if ch.isalnum():
-                    if gap:
-                        run += 1
-                        gap = False
-                    chars.append(ch)
-                    self._runs.append(run)
-                else:
-                    gap = True
-            chars.append("\n")  # never part of a value: candidates do not run into each other
-            self._runs.append(-1)
-        self._canon = "".join(chars)
+            self._starts.append(offset)
+            for match in _WORDS.finditer(candidate.text.casefold()):
+                word = match.group()
+                run += 1
+                chunks.append(word)
+                runs.extend([run] * len(word))
+                offset += len(word)
+            chunks.append("\n")  # never part of a value: candidates do not run into each other
+            runs.append(-1)
+            offset += 1
+        self._canon = "".join(chunks)
+        self._runs = runs
 
     def find(self, values: dict[str, list[str]]) -> dict[str, Candidate]:
         """The canonical values (``values``: each value's first ``_KEY`` characters -> the values) found
@@ -171,8 +190,6 @@ class Outgoing:
         for candidate in self.candidates:
             yield _WORDS.findall(candidate.text.casefold()), candidate
 
-
-_WORDS = re.compile(r"[^\W_]+")
 
 
 def _inside_run(canon: str, runs: list[int], start: int, end: int, value: str) -> bool:
@@ -245,7 +262,7 @@ def _children(text: str) -> Iterator[tuple[str, str]]:
         for joined in _joined(strings):
             yield joined, "split over fields"
     squeezed = "".join(text.split())
-    if squeezed != text and len(squeezed) <= 4 * _MAX_PART and (_B64_RUN.search(squeezed) or _HEX_RUN.search(squeezed)):
+    if squeezed != text and len(text) <= 2 * _MAX_PART and (_B64_RUN.search(squeezed) or _HEX_RUN.search(squeezed)):
         yield squeezed, "split by spaces"  # an encoded value broken over lines or words
     for match in _B64_RUN.finditer(text):
         run = match.group()
@@ -273,12 +290,21 @@ def _json_strings(data: Any) -> Iterator[str]:
 
 
 def _readable(raw: bytes) -> str | None:
-    """Bytes as text when they read as some (a wrong offset's edges become spaces); else None."""
-    text = raw.decode("utf-8", "replace")
-    text = "".join(ch if ch.isprintable() and ch != "\ufffd" else " " for ch in text)
-    if not _WORDISH.search(text) or sum(ch != " " for ch in text) * 2 < len(text):
-        return None  # noise: the bytes are no text (or another offset's)
-    return text
+    """Bytes as text when they are text, but for the edge a cut leaves (up to two bytes at each end:
+    a piece of the quantum or of a character before or after); else None (noise, another offset's)."""
+    for head in range(3):
+        for tail in range(3):
+            chunk = raw[head:len(raw) - tail]
+            if len(chunk) < 4:
+                return None
+            try:
+                text = chunk.decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            if all(ch.isprintable() or ch in "\n\r\t" for ch in text) and (
+                    _ASCII_WORD.search(text) or (len(text) >= 8 and _WORDISH.search(text))):
+                return text
+    return None
 
 
 def _base64(run: str) -> Iterator[str]:
