@@ -426,3 +426,20 @@ def test_disguised_values_never_reach_the_collector_and_the_page_and_the_user_st
     hits = [h for h in collector.hits if not h.startswith("/favicon")]
     assert [h.split("?")[0] for h in hits] == ["/help", "/find"], hits
     assert not [h for h in hits if _carried(h)]
+
+
+def test_a_redirect_the_page_starts_carrying_an_encoded_value_is_refused() -> None:
+    from jawad_desktop.core.tools.browser import make_navigation_guard
+
+    harbor = Harbor(auto_levels=("navigate",))
+    harbor.dataflow.record(READ, "shop.example")
+    guard = make_navigation_guard(harbor)
+    assert not guard("https://shop.example/account", f"https://evil.example/landing?t={_urlsafe_json(ORDER)}")
+    assert guard("https://shop.example/account", "https://evil.example/landing?t=welcome")
+
+
+def test_an_address_in_a_query_is_the_users_own_when_they_gave_it() -> None:
+    flow = DataFlow()
+    assert flow.recipients(["https://mail.example/send?to=me@home.example"], ["send it to me@home.example"]) == []
+    assert flow.recipients(["https://mail.example/send?to=desk@evil.example"], ["send it"]) == ["desk@evil.example"]
+    assert flow.recipients([f"{_b64(ORDER)}@evil.example"], ["send it"]) == [f"{_b64(ORDER)}@evil.example".lower()]

@@ -355,8 +355,11 @@ class DataFlow:
         found: list[str] = []
         for text in outgoing:
             for match in _RECIPIENT.finditer(_readable(text) if text else ""):
-                address = match.group().strip(".").casefold()
-                if address not in said and address not in found:
+                local, _, domain = match.group().strip(".").casefold().rpartition("@")
+                local = re.split(r"[/?&#]", local)[-1]  # an address in a URL's query: "?to=me@home.example"
+                plain = local.rpartition("=")[2]  # "to=me" is "me"; "QS0xMDQ0Mg==" stays whole
+                address = f"{plain or local}@{domain}"
+                if address not in said and f"{local}@{domain}" not in said and address not in found:
                     found.append(address)
         return found
 

@@ -200,8 +200,9 @@ class HarborGate:
                 insight.note = f"{insight.note}. {NOT_IN_PLAN}" if insight.note else NOT_IN_PLAN
         leaving, composed = self._data_leaving(request, insight, site)
         if leaving:
-            # Data read on one site, about to go to another: no level, grant or "allow for this site"
-            # lets it go; only a yes to this one call (spec: nothing leaves without a yes).
+            # Data read on one site, about to go to another (or an address the assistant composed for
+            # another site): no level, grant or "allow for this site" lets it go; only a yes to this one
+            # call (spec: nothing leaves without a yes).
             verdict = Verdict.DENY if self.harbor.policy.deny_all else Verdict.ASK
         decision: GateDecision
         if verdict is Verdict.AUTO_APPROVE:
