@@ -21,9 +21,12 @@ other case or spacing, separators dropped or changed, digits regrouped (``1234-5
 JSON or query string holding it, cut anywhere), hex, or split over an address's parameters, path
 segments, sub-domain labels or a form's fields, in any order. Each value is kept in its canonical
 form too (letters and digits, case-folded; a number's digits alone), and the call's strings are
-decoded into candidates compared with it. This holds in every channel that passes the gate: an
-address opened, a web search, a link followed, a form's fields and action, typed text, an MCP
-tool's arguments, an e-mail address.
+decoded into candidates compared with it; what cannot be read through within the budget (more
+than four encodings deep, a string over a million characters) counts as a leak, so it asks. This
+holds in every channel that passes the gate: an address opened, a web search, a link followed, a
+form's fields and action, typed text, an MCP tool's arguments, an e-mail address (the address
+itself too: ``QS0xMDQ0Mg@evil.example``). An address's host and port are where a link goes, not
+values read (the port of the page's own address is no order number).
 
 **Addresses the assistant composes** (``DataFlow.composed``). An address the assistant opens on a
 site other than the page's (``navigate``, a web search), once something was read on another site,

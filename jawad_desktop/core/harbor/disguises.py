@@ -8,8 +8,9 @@ hex, split over a URL's parameters or path segments or over a form's fields, dig
 (URL escapes, HTML entities, base64 from each of the four character offsets, so a value inside a
 longer encoded text is found wherever it falls; hex from both offsets; JSON), each part of a URL
 (userinfo, host labels, path segments, query keys and values, fragment) and the parts joined, in
-order and in any order. Layers are decoded again, within a budget (``MAX_DEPTH``,
-``MAX_CANDIDATES``).
+order and in any order. Layers are decoded again, within a budget (``MAX_DEPTH`` encodings one
+inside another, ``MAX_CANDIDATES`` strings, ``MAX_CHARS`` characters, ``MAX_TEXT`` a string); what
+the budget leaves unread is said (``Outgoing.unchecked``) and the data-flow check asks for it.
 
 ``canonical`` is the form values are compared in: letters and digits only, case-folded (``A-10442``,
 ``a 10442``, ``a_10442`` are all ``a10442``; ``1234-5678`` and ``12 345 678`` are ``12345678``).
@@ -189,7 +190,6 @@ class Outgoing:
         """The words of each candidate, for the check of read phrases."""
         for candidate in self.candidates:
             yield _WORDS.findall(candidate.text.casefold()), candidate
-
 
 
 def _inside_run(canon: str, runs: list[int], start: int, end: int, value: str) -> bool:
