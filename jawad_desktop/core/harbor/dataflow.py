@@ -14,6 +14,33 @@ site other than ``destination``; an e-mail address the user did not give is a de
 ``HarborGate`` puts every call that leaves through it: such a
 call always asks, shows the values and where they would go, and is never approved by a level,
 a grant or "allow for this site" (a yes is for that one call); without a person it is denied.
+
+**In any disguise.** A value is found however the call writes it (``core.harbor.disguises``): in
+other case or spacing, separators dropped or changed, digits regrouped (``1234-5678`` is
+``12 345 678``), URL-encoded (twice), base64 (either alphabet, padded or not, of the value or of a
+JSON or query string holding it, cut anywhere), hex, or split over an address's parameters, path
+segments, sub-domain labels or a form's fields, in any order. Each value is kept in its canonical
+form too (letters and digits, case-folded; a number's digits alone), and the call's strings are
+decoded into candidates compared with it; what cannot be read through within the budget (more
+than four encodings deep, a string over a million characters) counts as a leak, so it asks. This
+holds in every channel that passes the gate: an address opened, a web search, a link followed, a
+form's fields and action, typed text, an MCP tool's arguments, an e-mail address (the address
+itself too: ``QS0xMDQ0Mg@evil.example``). An address's host and port are where a link goes, not
+values read (the port of the page's own address is no order number).
+
+**Addresses the assistant composes** (``DataFlow.composed``). An address the assistant opens on a
+site other than the page's (``navigate``, a web search), once something was read on another site,
+asks for what it carries of its own making: the pieces of the address (``disguises.url_pieces``:
+user name, sub-domain labels, path segments, query keys and values, fragment) that are not in a link
+or form read on a page for that site (``record_links``; an address in a page's text counts), not the
+user's own words (the whole address, or words the user said), not the search engine's own address,
+and not one of the few words addresses are built of (``search``, ``q``, ``wiki``...). Such a call
+asks, names the pieces, and like a leak is approved by no level, grant or ``--allow`` and is
+denied without a person. What this leaves without a question, by choice: an address that is only a
+site (``https://example.com/``, no path, query, fragment or sub-domain: it carries nothing but the
+choice of site, and the issue asks that what is carried be shown), an address made only of the
+user's words or of a link read for that site, and any address before anything was read elsewhere
+(there is nothing yet it could carry).
 """
 
 from __future__ import annotations
@@ -24,15 +51,21 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote_plus
 
+from jawad_desktop.core.harbor.disguises import Outgoing, canonical, index_values, url_pieces
 from jawad_desktop.core.sites import site_of
 
-__all__ = ["DataFlow", "Leak", "describe_leaks", "extract_values", "outgoing_strings"]
+__all__ = ["DataFlow", "Leak", "describe_composed", "describe_leaks", "extract_values", "outgoing_strings"]
 
 MAX_VALUES = 20_000  # values kept per session (the oldest go first)
 MAX_PHRASES = 200_000
+MAX_LINK_PIECES = 100_000  # pieces of links read, over all sites
 _SHOWN = 4  # values named in a question
 
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+# Each starts only where its run of letters starts: a long run without an "@" (a base64 blob) is
+# scanned once, not once from each of its characters.
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+# Where a message goes: every local part e-mail allows ("QS0xMDQ0Mg==@evil.example" is an address too).
+_RECIPIENT = re.compile(r"(?<![\w.!#$%&'*+/=?^`{|}~-])[\w.!#$%&'*+/=?^`{|}~-]+@[\w-]+(?:\.[\w-]+)+")
 _PHONE = re.compile(r"(?<![\w+])\+?\d[\d ().-]{6,}\d(?!\w)")
 _DIGITS = re.compile(r"(?<![\w])\d{5,}(?![\w])")
 _CODE = re.compile(r"(?<![\w-])(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*(?![\w-])")
@@ -48,18 +81,26 @@ _TOKEN = re.compile(r"(?<![\w/+=-])(?=[A-Za-z0-9+/_=-]*\d)(?=[A-Za-z0-9+/_=-]*[A
                     r"|(?<![\w])[0-9a-fA-F]{16,}(?![\w])")
 _DATE = re.compile(r"\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4}")
 _URL = re.compile(r"https?://[^\s\"'<>)\]]+")
+_AUTHORITY = re.compile(r"(?<=://)[^/\s\"'<>?#]+")  # an address's host and port: where it goes, not data read
 _WORD = re.compile(r"[^\W_]+")
 _STOP = frozenset("a an and are as at be by for from has have i in is it its me my of on or our the this to us "
                   "was we with you your".split())
+# The words addresses are built of: they carry nothing of what was read.
+_ADDRESS_WORDS = frozenset("search q query s find results result wiki index html htm php aspx page pages home "
+                           "en lang hl".split())
+_MIN_CANON = 5  # a canonical value shorter than this is not looked for in disguise (too many false alarms)
+_MIN_CANON_LETTERS = 6  # for a value of letters only
 
 
 @dataclass(frozen=True, slots=True)
 class Leak:
-    """A value that would leave: what it is (as read), its kind, and the site it was read on."""
+    """A value that would leave: what it is (as read), its kind, the site it was read on, and how
+    it was disguised when it was not sent as read (``base64``, ``split over the address's parts``...)."""
 
     value: str
     kind: str
     source: str
+    how: str = ""
 
 
 @dataclass(slots=True)
@@ -67,6 +108,17 @@ class _Seen:
     shown: str
     kind: str
     sites: set[str] = field(default_factory=set)
+
+    def forms(self) -> list[str]:
+        """The canonical forms it is looked for in: letters and digits; a number's digits alone."""
+        canon = canonical(self.shown)
+        letters_only = not any(ch.isdigit() for ch in canon)
+        forms = [canon] if len(canon) >= (_MIN_CANON_LETTERS if letters_only else _MIN_CANON) else []
+        if self.kind in ("number", "phone number"):
+            digits = "".join(ch for ch in canon if ch.isdigit())
+            if len(digits) >= _MIN_CANON and digits not in forms:
+                forms.append(digits)
+        return forms
 
 
 def _norm(text: str) -> str:
@@ -154,6 +206,9 @@ class DataFlow:
         self._values: dict[str, _Seen] = {}
         self._phrases: dict[str, set[str]] = {}
         self._user: list[str] = []  # the user's own words, normalised
+        self._links: dict[str, set[str]] = {}  # site -> canonical pieces of links and forms read for it
+        self._sites: set[str] = set()  # sites something was read on
+        self._canon: dict[str, list[str]] | None = None  # canonical form -> value keys (built when needed)
 
     # -- recording --------------------------------------------------------------------------
 
@@ -162,12 +217,34 @@ class DataFlow:
         site = site_of(site) or site.strip().lower()
         if not text or not site:
             return
+        self._sites.add(site)
         self._remember(text, site)
         # A link on the page to another site, with a value in it, makes that value that site's too.
-        for match in _URL.finditer(text):
-            host = site_of(match.group())
+        links = [match.group() for match in _URL.finditer(text)]
+        for link in links:
+            host = site_of(link)
             if host and host != site:
-                self._remember(_readable(match.group()), host)
+                self._remember(_readable(link), host)
+        self.record_links(links)
+
+    def record_links(self, urls: Iterable[str]) -> None:
+        """Links and form actions read on a page (or in a tool's result): opening one is following the
+        page, not an address the assistant composed. A link's own links (a search result's redirect
+        carrying the address it leads to) count too."""
+        for url in urls:
+            self._add_link(url)
+            for piece in url_pieces(url)[:20]:
+                if piece.startswith(("http://", "https://")):
+                    self._add_link(piece)
+
+    def _add_link(self, url: str) -> None:
+        site = site_of(url)
+        if not site or not url.startswith(("http://", "https://")):
+            return
+        pieces = self._links.setdefault(site, set())
+        pieces.update(p for p in map(canonical, url_pieces(url)) if p)
+        if sum(len(p) for p in self._links.values()) > MAX_LINK_PIECES:
+            self._links.pop(next(iter(self._links)))
 
     def note_user(self, text: str) -> None:
         """The user said ``text`` (their values are theirs to send)."""
@@ -179,14 +256,19 @@ class DataFlow:
     def clear(self) -> None:
         self._values.clear()
         self._phrases.clear()
+        self._links.clear()
+        self._sites.clear()
+        self._canon = None
 
     def _remember(self, text: str, site: str) -> None:
+        text = _AUTHORITY.sub(" ", text) if "://" in text else text
         for value, kind in extract_values(text):
             seen = self._values.get(_norm(value))
             if seen is None:
                 if len(self._values) >= MAX_VALUES:
                     self._values.pop(next(iter(self._values)))
                 seen = self._values[_norm(value)] = _Seen(value, kind)
+                self._canon = None
             seen.sites.add(site)
         for phrase in _phrases(text):
             sites = self._phrases.get(phrase)
@@ -196,10 +278,21 @@ class DataFlow:
                 sites = self._phrases[phrase] = set()
             sites.add(site)
 
+    def _canonical(self) -> dict[str, list[str]]:
+        """Canonical form -> the keys of the values that have it (rebuilt after new values)."""
+        if self._canon is None:
+            canon: dict[str, list[str]] = {}
+            for key, seen in self._values.items():
+                for form in seen.forms():
+                    canon.setdefault(form, []).append(key)
+            self._canon = canon
+        return self._canon
+
     # -- checking ---------------------------------------------------------------------------
 
     def leaks(self, outgoing: Iterable[str], destination: str, user_texts: Iterable[str] = ()) -> list[Leak]:
-        """The recorded values in ``outgoing`` read on a site other than ``destination``.
+        """The recorded values in ``outgoing`` read on a site other than ``destination``, in any
+        disguise (``core.harbor.disguises``).
 
         Values and phrases the user said (here or in ``user_texts``) are the user's own: never a leak.
         """
@@ -207,24 +300,55 @@ class DataFlow:
         if not destination or (not self._values and not self._phrases):
             return []
         said = " \n ".join([*self._user, *(_norm(t) for t in user_texts if t)])
-        texts = [_readable(t) for t in outgoing if t]
-        sent = " \n ".join(_norm(t) for t in texts)
+        sent_out = Outgoing([t for t in outgoing if t])
+        plain = [c.text for c in sent_out.candidates if not c.how]
+        sent = " \n ".join(_norm(t) for t in plain)
         if not sent:
             return []
+        said_canon = canonical(said)
         found: dict[str, Leak] = {}
-        for value, _kind in extract_values("\n".join(texts)):
+        if sent_out.unchecked:  # what cannot be read through is not waved through
+            elsewhere = sorted({s for seen in self._values.values() for s in seen.sites} - {destination})
+            if elsewhere:
+                found[""] = Leak(value=sent_out.unchecked, kind="unchecked", source=elsewhere[0])
+        for value, _kind in extract_values("\n".join(plain)):
             seen = self._values.get(_norm(value))
             if seen is not None:
-                self._flag(found, seen.shown, seen.kind, seen.sites, destination, said)
+                self._flag(found, seen, destination, said, said_canon)
         # Values written differently in the call than where they were read (an address split by "+").
         for key, seen in self._values.items():
             if key in found or len(key) < 5 or key not in sent:
                 continue
-            self._flag(found, seen.shown, seen.kind, seen.sites, destination, said)
+            self._flag(found, seen, destination, said, said_canon)
+        # In disguise: other case, spacing or separators, encoded, split (the least disguised first).
+        canon = self._canonical()
+        for form, candidate in sent_out.find(index_values(canon)).items():
+            for key in canon.get(form, ()):
+                self._flag(found, self._values[key], destination, said, said_canon, how=candidate.how)
         covered = " \n ".join(" ".join(_WORD.findall(f.value.casefold())) for f in found.values())
-        for text in texts:
-            self._flag_phrases(found, _WORD.findall(text.casefold()), destination, said, covered)
+        for words, candidate in sent_out.words():
+            self._flag_phrases(found, words, destination, said, covered, how=candidate.how)
         return list(found.values())
+
+    def composed(self, url: str, *, current_site: str = "", user_texts: Iterable[str] = (),
+                 fixed: str = "") -> list[str]:
+        """What ``url``, an address the assistant chose to open, carries of its own making for a site
+        other than ``current_site`` (see the module docstring); [] when it carries nothing so.
+
+        ``fixed`` is the part that is not the assistant's (the search engine's own address)."""
+        url = url.strip()
+        target = url if "://" in url else "https://" + url.lstrip("/")
+        site = site_of(target)
+        if not site or site == site_of(current_site) or not (self._sites - {site}):
+            return []
+        users = [*self._user, *(_norm(t) for t in user_texts if t)]
+        bare = _norm(target.split("://", 1)[1]).removeprefix("www.").rstrip("/")
+        if any(bare in said for said in users):
+            return []  # the user gave this address
+        words = {w for said in users for w in _WORD.findall(said)}
+        known = self._links.get(site, set()) | {canonical(p) for p in (url_pieces(fixed) if fixed else [])}
+        return [piece for piece in url_pieces(target)
+                if canonical(piece) not in known and not _in_words(piece, words)]
 
     def recipients(self, outgoing: Iterable[str], user_texts: Iterable[str] = ()) -> list[str]:
         """The e-mail addresses in ``outgoing`` the user did not give. What a form sends to one of them
@@ -233,14 +357,17 @@ class DataFlow:
         said = " \n ".join([*self._user, *(_norm(t) for t in user_texts if t)])
         found: list[str] = []
         for text in outgoing:
-            for match in _EMAIL.finditer(_readable(text) if text else ""):
-                address = match.group().strip(".").casefold()
-                if address not in said and address not in found:
+            for match in _RECIPIENT.finditer(_readable(text) if text else ""):
+                local, _, domain = match.group().strip(".").casefold().rpartition("@")
+                local = re.split(r"[/?&#]", local)[-1]  # an address in a URL's query: "?to=me@home.example"
+                plain = local.rpartition("=")[2]  # "to=me" is "me"; "QS0xMDQ0Mg==" stays whole
+                address = f"{plain or local}@{domain}"
+                if address not in said and f"{local}@{domain}" not in said and address not in found:
                     found.append(address)
         return found
 
     def _flag_phrases(self, found: dict[str, Leak], words: list[str], destination: str, said: str,
-                      covered: str) -> None:
+                      covered: str, how: str = "") -> None:
         """Runs of read four-word phrases in ``words``, shown as one stretch of text each."""
         hits: list[tuple[int, set[str]]] = []
         for i in range(len(words) - 3):
@@ -257,16 +384,37 @@ class DataFlow:
             else:
                 groups.append((i, i + 4, set(seen)))
         for first, last, sites in groups:
-            self._flag(found, " ".join(words[first:last]), "text", sites, destination, said)
+            shown = " ".join(words[first:last])
+            if any(shown in f.value for f in found.values() if f.kind == "text"):
+                continue  # the same stretch, found again in a decoding of the call
+            self._flag(found, _Seen(shown, "text", sites), destination, said, canonical(said), how=how)
 
     @staticmethod
-    def _flag(found: dict[str, Leak], shown: str, kind: str, sites: set[str], destination: str, said: str) -> None:
-        key = _norm(shown)
-        if key in found or destination in sites or key in said:
+    def _flag(found: dict[str, Leak], seen: _Seen, destination: str, said: str, said_canon: str,
+              how: str = "") -> None:
+        key = _norm(seen.shown)
+        if key in found or destination in seen.sites or key in said:
             return
-        if kind in ("number", "phone number") and _digits_only(key) and _digits_only(key) in _digits_only(said):
+        if seen.kind in ("number", "phone number") and _digits_only(key) and _digits_only(key) in _digits_only(said):
             return  # the user's own number, written with other spaces or dashes
-        found[key] = Leak(value=shown, kind=kind, source=sorted(sites)[0])
+        forms = seen.forms()
+        if forms and forms[0] in said_canon:
+            return  # the user's own value, written otherwise
+        found[key] = Leak(value=seen.shown, kind=seen.kind, source=sorted(seen.sites)[0], how=how)
+
+
+def _in_words(piece: str, words: set[str]) -> bool:
+    """Whether every word of ``piece`` is one the user said (or a word addresses are built of); a
+    word the user said in another form (``shoe``, ``shoes``) counts."""
+    for word in _WORD.findall(piece.casefold()):
+        if word in words or word in _STOP or word in _ADDRESS_WORDS:
+            continue
+        if word.isalpha() and len(word) >= 4 and any(
+                w[:4] == word[:4] and abs(len(w) - len(word)) <= 2 and (w.startswith(word) or word.startswith(w))
+                for w in words):
+            continue
+        return False
+    return True
 
 
 def _digits_only(text: str) -> str:
@@ -274,13 +422,31 @@ def _digits_only(text: str) -> str:
 
 
 def describe_leaks(leaks: list[Leak], destination: str) -> str:
-    """The question's sentence: "It would send 'A-10442' and '12 Elm St' (read on shop.example) to evil.example"."""
+    """The question's sentence: "It would send 'A-10442' and '12 Elm St' (read on shop.example) to evil.example";
+    a disguised value says how: "'A-10442' (base64)"."""
     by_source: dict[str, list[str]] = {}
     for leak in leaks[:_SHOWN]:
-        by_source.setdefault(leak.source, []).append(f"'{leak.value[:80]}'")
+        shown = leak.value if leak.kind == "unchecked" else f"'{leak.value[:80]}'"
+        by_source.setdefault(leak.source, []).append(shown + (f" ({leak.how})" if leak.how else ""))
     parts = []
     for source, values in by_source.items():
         listed = values[0] if len(values) == 1 else ", ".join(values[:-1]) + " and " + values[-1]
         parts.append(f"{listed} (read on {source})")
     more = f" and {len(leaks) - _SHOWN} more" if len(leaks) > _SHOWN else ""
     return f"It would send {'; '.join(parts)}{more} to {destination or 'another site'}"
+
+
+def describe_composed(pieces: list[str], destination: str) -> str:
+    """The question's sentence for an address the assistant composed: what it carries, decoded where
+    it is encoded: "It would send 'QS0xMDQ0Mg' (base64 of 'A-10442') to evil.example in an address ..."."""
+    shown = []
+    for piece in pieces[:_SHOWN + 2]:
+        decoded = next((c for c in Outgoing([piece]).candidates if c.how in ("base64", "hex")), None)
+        text = f"'{piece[:60]}'"
+        if decoded is not None:
+            text += f" ({decoded.how} of '{' '.join(decoded.text.split())[:60]}')"
+        shown.append(text)
+    listed = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+    more = f" and {len(pieces) - len(shown)} more" if len(pieces) > len(shown) else ""
+    return (f"It would send {listed}{more} to {destination or 'another site'} in an address the assistant "
+            "composed itself (not a link read on a page, not your own words)")

@@ -28,7 +28,7 @@ from jawad_desktop.core.events import (
     new_id,
     now_ms,
 )
-from jawad_desktop.core.harbor.dataflow import describe_leaks, outgoing_strings
+from jawad_desktop.core.harbor.dataflow import describe_composed, describe_leaks, outgoing_strings
 from jawad_desktop.core.harbor.engine import Harbor
 from jawad_desktop.core.harbor.plan import NOT_IN_PLAN, PlanApproval, plan_verdict
 from jawad_desktop.core.harbor.policy import PermissionDecision, PermissionLevel, Verdict
@@ -136,6 +136,11 @@ class CallInsight:
     # submitted form's values and action), and where that goes when not to ``site`` (``dataflow``).
     sends: tuple[str, ...] = ()
     sends_to: str = ""
+    # An address the assistant chose to open (``navigate``'s URL, a web search's results address), for
+    # the rule on composed addresses (``DataFlow.composed``); ``opens_fixed``: the part of it that is
+    # not the assistant's (the search engine's own address).
+    opens: str = ""
+    opens_fixed: str = ""
 
 
 Inspector = Callable[[PermissionCheck], Awaitable[CallInsight | None]]
@@ -193,10 +198,11 @@ class HarborGate:
                                             deny_all=self.harbor.policy.deny_all)
             if outside:
                 insight.note = f"{insight.note}. {NOT_IN_PLAN}" if insight.note else NOT_IN_PLAN
-        leaving = self._data_leaving(request, insight, site)
+        leaving, composed = self._data_leaving(request, insight, site)
         if leaving:
-            # Data read on one site, about to go to another: no level, grant or "allow for this site"
-            # lets it go; only a yes to this one call (spec: nothing leaves without a yes).
+            # Data read on one site, about to go to another (or an address the assistant composed for
+            # another site): no level, grant or "allow for this site" lets it go; only a yes to this one
+            # call (spec: nothing leaves without a yes).
             verdict = Verdict.DENY if self.harbor.policy.deny_all else Verdict.ASK
         decision: GateDecision
         if verdict is Verdict.AUTO_APPROVE:
@@ -204,10 +210,11 @@ class HarborGate:
         elif verdict is Verdict.DENY:
             decision = GateDecision.denied("you chose to deny all further actions of this request", stop_run=True)
         elif not self.ask_enabled and leaving:
-            decision = GateDecision.denied(
-                f"{leaving[0].lower()}{leaving[1:]}, and nobody can be asked here; sending what was read on one "
-                "site to another needs a yes every time, so run it from an interactive terminal or the window"
-            )
+            why = ("an address the assistant composed for another site needs a yes every time, so give the address "
+                   "in your request, or run it from an interactive terminal or the window") if composed else (
+                "sending what was read on one site to another needs a yes every time, so run it from an "
+                "interactive terminal or the window")
+            decision = GateDecision.denied(f"{leaving[0].lower()}{leaving[1:]}, and nobody can be asked here; {why}")
         elif not self.ask_enabled:
             what = "critical actions (buying, paying, deleting...)" if insight.critical else (
                 f"'{request.level.value}' actions")
@@ -216,7 +223,7 @@ class HarborGate:
                 "allow the level, or ask from an interactive terminal or the window"
             )
         else:
-            answer = await self._ask(request, insight, site, leaving)
+            answer = await self._ask(request, insight, site, leaving, from_page=bool(leaving) and not composed)
             decision = GateDecision.from_user(answer) if answer is not None else GateDecision.denied(
                 f"nobody answered the permission request within {self.timeout_s:.0f} s"
             )
@@ -232,8 +239,9 @@ class HarborGate:
                 log.debug("on_settled failed", exc_info=True)
         return decision
 
-    def _data_leaving(self, request: PermissionCheck, insight: CallInsight, site: str) -> str:
-        """The question's sentence when the call would send values read on another site; else "".
+    def _data_leaving(self, request: PermissionCheck, insight: CallInsight, site: str) -> tuple[str, bool]:
+        """The question's sentence when the call would send values read on another site, or opens an
+        address the assistant composed for another site (then True); else ("", False).
 
         A read-only call on the page the user is on sends nothing anywhere (reading, finding
         text); every other call is checked: its arguments and what the inspector says it sends.
@@ -243,7 +251,7 @@ class HarborGate:
             flow.note_user(text)
         destination = site_of(insight.sends_to) or site
         if request.level is PermissionLevel.READ_ONLY and destination == site_of(request.current_site):
-            return ""
+            return "", False
         outgoing = [*outgoing_strings(request.arguments), *insight.sends]
         leaks = flow.leaks(outgoing, destination)
         if not leaks:
@@ -255,17 +263,24 @@ class HarborGate:
                 if leaks:
                     destination = address
                     break
-        if not leaks:
-            return ""
-        log.info("data flow: %s would send %d value(s) read elsewhere to %s", request.tool, len(leaks), destination)
-        return describe_leaks(leaks, destination)
+        if leaks:
+            log.info("data flow: %s would send %d value(s) read elsewhere to %s", request.tool, len(leaks),
+                     destination)
+            return describe_leaks(leaks, destination), False
+        carried = flow.composed(insight.opens, current_site=request.current_site, user_texts=request.user_texts,
+                                fixed=insight.opens_fixed) if insight.opens else []
+        if carried:
+            log.info("data flow: %s opens an address it composed for %s carrying %d piece(s)", request.tool,
+                     site_of(insight.opens), len(carried))
+            return describe_composed(carried, site_of(insight.opens)), True
+        return "", False
 
     def record_result(self, site: str, text: str) -> None:
         """What a call that ran returned to the model (a page, an MCP result) was read on ``site``."""
         self.harbor.dataflow.record(text, site)
 
     async def _ask(self, request: PermissionCheck, insight: CallInsight, site: str,
-                   leaving: str = "") -> PermissionDecision | None:
+                   leaving: str = "", *, from_page: bool = False) -> PermissionDecision | None:
         request_id = new_id("perm")
         future: asyncio.Future[PermissionDecision] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
@@ -273,8 +288,8 @@ class HarborGate:
         reason = f"Jawad wants to use '{request.tool}'{where}"
         if insight.critical:
             reason += ". This looks like a purchase, payment, deletion or sign-up: check it carefully"
-        from_page = request.from_page_content if insight.from_page_content is None else insight.from_page_content
-        from_page = from_page or bool(leaving)
+        from_page = from_page or (
+            request.from_page_content if insight.from_page_content is None else insight.from_page_content)
         if from_page:
             reason += ". The target or text comes from the web page, not from what you asked"
         if insight.note:

@@ -51,8 +51,10 @@ async def inspect(session: BrowserSession, check: PermissionCheck) -> CallInsigh
     page = session.page
     if name in NAVIGATING_TOOLS:
         url = str(args.get("url", "")) if name == "navigate" else session.search_url(str(args.get("query", "")))
-        # The gate's data-flow check looks at the URL for values read on another site.
-        return CallInsight(site=site_of(url), sends=(url,))
+        # The gate's data-flow check looks at the URL for values read on another site, and at what an
+        # address the assistant composed carries (``DataFlow.composed``; the engine's own address is not).
+        fixed = session.search_url("") if name == "search_web" else ""
+        return CallInsight(site=site_of(url), sends=(url,), opens=url, opens_fixed=fixed)
     if name == DOWNLOAD_TOOL:
         return download_insight(session.harbor, check)
     if name not in ACTING_TOOLS:

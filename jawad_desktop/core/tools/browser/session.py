@@ -74,6 +74,10 @@ class BrowserSession:
         self.last_reading = reading
         if self.harbor is not None:  # what the agent read, for the data-flow check
             self.harbor.dataflow.record(reading.text, reading.url)
+            # The page's links (and the page itself): opening one is following the page, not an
+            # address the assistant composed (``DataFlow.composed``).
+            self.harbor.dataflow.record_links([reading.url, *(str(e["href"]) for e in reading.elements
+                                                              if e.get("href"))])
         self.acted_since_reading = False
         await self._remember(reading)
         return reading
