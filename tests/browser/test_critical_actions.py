@@ -99,7 +99,9 @@ def test_a_confirmation_dialog_about_paying_or_deleting_is_critical(wired: Wired
     assert critical and "about to pay" in note, note
     # Destructive styling is only a hint: beside "cannot be undone" it counts, alone it does not.
     assert _critical(wired, arun, "#danger-yes")[0]
-    for selector in ("#delete-cancel", "#pay-back", "#plain-yes", "#colour-ok"):
+    # An edit dialog's Save is no deletion because the dialog also has a Delete button.
+    assert _critical(wired, arun, "#edit-delete")[0]
+    for selector in ("#delete-cancel", "#pay-back", "#plain-yes", "#colour-ok", "#edit-save"):
         assert _critical(wired, arun, selector) == (False, ""), selector
 
 
@@ -113,6 +115,7 @@ def test_an_amount_to_pay_beside_the_control_is_critical(wired: WiredBrowser, lo
     # A basket whose quantities are being changed, a product's price beside "Add to list": no payment.
     assert _critical(wired, arun, "#basket button") == (False, "")
     assert _critical(wired, arun, "#add") == (False, "")
+    assert _critical(wired, arun, "#review-later") == (False, "")  # a link beside the total pays nothing
 
 
 def test_a_password_change_is_critical_and_a_sign_in_is_not(wired: WiredBrowser, load: Load,
@@ -121,7 +124,7 @@ def test_a_password_change_is_critical_and_a_sign_in_is_not(wired: WiredBrowser,
     for selector in ("#change button", "#reset button"):
         critical, note = _critical(wired, arun, selector)
         assert critical and "sets a new password" in note, (selector, note)
-    for selector in ("#signin button", "#signin-plain button"):
+    for selector in ("#signin button", "#signin-plain button"):  # the second posts to /login/password
         assert _critical(wired, arun, selector) == (False, ""), selector
     # Signing in with Enter in the password field is no password change either.
     assert not _insight(wired, arun, "press_key", selector="#signin [name=pw]", key="Enter").critical

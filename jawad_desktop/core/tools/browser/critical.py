@@ -10,8 +10,8 @@ words the permission question shows ("It submits a form with payment card fields
 nothing makes the action critical. The label's own words and the destination's path are Harbor's
 (``core.harbor.policy.is_critical_action``); the inspector asks both.
 
-Only an action that commits counts (a submit, a button, a scripted link): typing into a card field
-or ticking a box in a payment form is not a payment. A sign-in form (one password field) is no
+Only an action that commits counts (a submit, a button, a scripted link; for an amount, a submit or
+a button): typing into a card field or ticking a box in a payment form is not a payment. A sign-in form (one password field) is no
 password change; a basket whose quantities are being edited is no payment though it shows a total;
 a dialog's Cancel or Close is never critical.
 """
@@ -50,7 +50,7 @@ _FRAME_TITLE = re.compile(r"card (number|payment)|payment (input|frame|form|meth
 # ``is_critical_action``'s markers, which hold for any destination).
 _POST_MARKERS = re.compile(
     r"(?:^|[/_\-.])(orders?|pay|payments?|charge|purchase|buy|subscriptions?|unsubscribe|cancel[-_]?subscription|"
-    r"destroy|delete|remove|account[-_]?delete|deactivate|close[-_]?account|password|change[-_]?password|"
+    r"destroy|delete|account[-_]?delete|deactivate|close[-_]?account|change[-_]?password|"
     r"bestellung|commande|pedido|ordine|bestelling|zamowienie)(?:$|[/_\-.])",
     re.IGNORECASE,
 )
@@ -62,7 +62,7 @@ _AMOUNT = rf"(?:{_CURRENCY}\s?(?:{_NUMBER})|(?:{_NUMBER})\s?{_CURRENCY})"
 # Words that put an amount to be paid (not a price among others): "Total: $49.99", "Pay €12.00".
 _TOTAL_WORDS = (
     "total", "grand total", "order total", "total due", "amount due", "amount", "due today", "to pay", "you pay",
-    "you'll pay", "you will pay", "you will be charged", "charged", "charge", "pay", "pay now",
+    "you'll pay", "you will pay", "you will be charged", "charged", "pay", "pay now",
     "gesamt", "gesamtbetrag", "gesamtsumme", "summe", "endbetrag", "betrag", "zu zahlen", "zahlen",
     "montant", "à payer", "total ttc", "payer", "importe", "a pagar", "pagar", "totale", "importo", "da pagare",
     "pagare", "valor", "totaal", "bedrag", "te betalen", "betalen", "razem", "suma", "do zapłaty", "kwota",
@@ -196,7 +196,7 @@ def why_critical(facts: ActionFacts, info: ElementInfo, *, submits: bool, page_u
     if facts.dialog_text and (is_critical_action(facts.dialog_text)
                               or (facts.destructive and _IRREVERSIBLE.search(facts.dialog_text))):
         return f'It confirms a dialog about paying, ordering or deleting ("{_clip(facts.dialog_text, 90)}")'
-    if not facts.quantities:
+    if not facts.quantities and (submits or info.role.upper() == "BUTTON"):  # not a link beside the total
         amount = _AMOUNT_TO_PAY.search(facts.text)
         if amount:
             return f'It {verb} a {facts.scope or "form"} that shows an amount to pay ("{amount.group(0).strip()}")'

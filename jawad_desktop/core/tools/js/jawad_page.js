@@ -2235,15 +2235,17 @@
   // largest block above it that is still short (a small checkout page: its whole body).
   function actionScope(el) {
     var form = el.form || (el.closest && el.closest("form"));
-    var dialog = null, section = null, region = null;
+    var dialog = null, section = null, region = null, short = true;
     for (var n = el, guard = 0; n && guard < 60; n = composedParent(n), guard++) {
       if (!dialog && isDialog(n)) dialog = n;
       if (!section && n !== el && n.matches("fieldset, section, article, aside, [role=form], [role=region]")) section = n;
-      if (n.tagName === "BODY" || n.tagName === "HTML") {
-        if ((n.innerText || "").length <= 4000 && n.ownerDocument === el.ownerDocument) region = n;
-        break;
+      var atTop = n.tagName === "BODY" || n.tagName === "HTML";
+      // Sized by textContent (no layout); above the first long block every block is longer.
+      if (n !== el && short) {
+        short = (n.textContent || "").length <= 4000;
+        if (short) region = n;
       }
-      if (n !== el && (n.innerText || "").length <= 4000) region = n;
+      if (atTop) break;
     }
     if (form) return { el: form, kind: "form", dialog: dialog };
     if (dialog) return { el: dialog, kind: "dialog", dialog: dialog };
@@ -2258,6 +2260,18 @@
     return lo >= 12 && lo <= 19 && hi >= 13 && hi <= 23;
   }
 
+  // The dialog's own words, not its buttons' (an edit dialog's "Delete" button is no deletion of "Save").
+  function wordsOutsideControls(root, n) {
+    var doc = root.ownerDocument, out = "";
+    var walker = doc.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (var t = walker.nextNode(); t && out.length < n; t = walker.nextNode()) {
+      var parent = t.parentElement;
+      if (!parent || parent.closest("button, [role=button], a, select, option, input, textarea, script, style")) continue;
+      out += " " + t.nodeValue;
+    }
+    return clip(out, n);
+  }
+
   function dialogWords(dialog) {
     var doc = dialog.ownerDocument, parts = [dialog.getAttribute("aria-label") || ""];
     ["aria-labelledby", "aria-describedby"].forEach(function (attr) {
@@ -2268,7 +2282,7 @@
     });
     var heads = dialog.querySelectorAll("h1, h2, h3, h4, legend, [role=heading]");
     for (var i = 0; i < heads.length && i < 3; i++) parts.push(heads[i].textContent || "");
-    parts.push(clip(dialog.innerText || dialog.textContent || "", 300));
+    parts.push(wordsOutsideControls(dialog, 300));
     return clip(parts.join(" · "), 700);
   }
 
