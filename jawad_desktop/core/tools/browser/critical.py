@@ -10,10 +10,10 @@ words the permission question shows ("It submits a form with payment card fields
 nothing makes the action critical. The label's own words and the destination's path are Harbor's
 (``core.harbor.policy.is_critical_action``); the inspector asks both.
 
-Only an action that commits counts (a submit, a button, a scripted link; for an amount, a submit or
-a button): typing into a card field or ticking a box in a payment form is not a payment. A sign-in form (one password field) is no
-password change; a basket whose quantities are being edited is no payment though it shows a total;
-a dialog's Cancel or Close is never critical.
+Only an action that commits counts (a submit, a button, a scripted link; for an amount, a submit
+or a button): typing into a card field or ticking a box in a payment form is not a payment. A
+sign-in form (one password field) is no password change; a basket whose quantities are being
+edited is no payment though it shows a total; a dialog's Cancel or Close is never critical.
 """
 
 from __future__ import annotations
