@@ -142,9 +142,10 @@ async def _why_critical(page: Page, target: Target, name: str, info: ElementInfo
     if name == "upload_file":
         return "A file given to a page is the site's at once"
     if is_critical_action(info.label):
-        return f'"{info.label}" buys, pays, orders, deletes or subscribes'
-    if is_critical_action("", leads_to) or (submits and is_critical_action("", page_url)):
-        return f"It leads to {urlsplit(leads_to or page_url).path}, an address that pays, orders or deletes"
+        return f'Its label "{info.label}" says it buys, pays, orders, deletes, subscribes or changes a password'
+    for url in (leads_to, page_url if submits else ""):
+        if url and is_critical_action("", url):
+            return f"It leads to {urlsplit(url).path}, an address that pays, orders or deletes"
     if name not in CLICKING_TOOLS and not submits:
         return ""  # typing, choosing, ticking: what surrounds the field is not done by filling it
     facts = await action_facts(page, target)
