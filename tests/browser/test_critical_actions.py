@@ -130,6 +130,17 @@ def test_a_password_change_is_critical_and_a_sign_in_is_not(wired: WiredBrowser,
     assert not _insight(wired, arun, "press_key", selector="#signin [name=pw]", key="Enter").critical
 
 
+def test_a_form_headed_by_deleting_or_subscribing_is_critical(wired: WiredBrowser, load: Load,
+                                                              arun: Callable[..., Any]) -> None:
+    load("critical/heading.html")
+    for selector, heading in (("#close button", "Delete your account"), ("#news button", "Subscribe"),
+                              ("#abo button", "Abo abschließen")):
+        critical, note = _critical(wired, arun, selector)
+        assert critical and heading in note, (selector, note)
+    for selector in ("#signin button", "#orders button"):
+        assert _critical(wired, arun, selector) == (False, ""), selector
+
+
 def test_critical_words_on_a_page_in_many_languages(wired: WiredBrowser, load: Load, arun: Callable[..., Any]) -> None:
     load("critical/words.html")
     for text in ("Kup teraz", "注文する", "Zahlung bestätigen", "حذف الحساب", "Изменить пароль", "去结算", "Afrekenen",

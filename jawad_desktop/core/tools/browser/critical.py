@@ -5,7 +5,7 @@ A checkout's "Continue", a dialog's "OK" or a settings form's "Weiter" say nothi
 them does. The page library (``J.actionFacts`` in ``jawad_page.js``) reports what surrounds the
 control as ``ActionFacts``: its form (or dialog, or section), the card fields and payment providers'
 frames there, the password fields and what their autocomplete says, where the form posts, the
-dialog's words and the region's text. ``why_critical`` weighs them and returns the reason in the
+dialog's words, the form's headings and the region's text. ``why_critical`` weighs them and returns the reason in the
 words the permission question shows ("It submits a form with payment card fields"), or "" when
 nothing makes the action critical. The label's own words and the destination's path are Harbor's
 (``core.harbor.policy.is_critical_action``); the inspector asks both.
@@ -115,7 +115,8 @@ class ActionFacts:
     ``current_passwords``: password fields and what their autocomplete says. ``quantities``: quantity
     fields (a basket being edited). ``action``/``method``: where and how the control's form submits
     (its own formaction first). ``dialog_text``: the name, headings and first words of the dialog it is
-    in ("" outside one). ``text``: the scope's text. ``destructive``: danger-like styling (a weak hint).
+    in ("" outside one). ``heading``: the name and headings of its form, section or dialog (or the
+    heading just before it). ``text``: the scope's text. ``destructive``: danger-like styling (a weak hint).
     """
 
     scope: str = ""
@@ -128,6 +129,7 @@ class ActionFacts:
     action: str = ""
     method: str = ""
     dialog_text: str = ""
+    heading: str = ""
     text: str = ""
     destructive: bool = False
 
@@ -146,6 +148,7 @@ class ActionFacts:
             action=str(data.get("action", "")),
             method=str(data.get("method", "")).lower(),
             dialog_text=str(data.get("dialogText", "")),
+            heading=str(data.get("heading", "")),
             text=str(data.get("text", "")),
             destructive=bool(data.get("destructive", False)),
         )
@@ -196,7 +199,10 @@ def why_critical(facts: ActionFacts, info: ElementInfo, *, submits: bool, page_u
     if facts.dialog_text and (is_critical_action(facts.dialog_text)
                               or (facts.destructive and _IRREVERSIBLE.search(facts.dialog_text))):
         return f'It confirms a dialog about paying, ordering or deleting ("{_clip(facts.dialog_text, 90)}")'
-    if not facts.quantities and (submits or info.role.upper() == "BUTTON"):  # not a link beside the total
+    pressed = submits or info.role.upper() == "BUTTON"  # not a link beside the heading or the total
+    if pressed and facts.heading and is_critical_action(facts.heading):
+        return f'It {verb} a {facts.scope or "form"} headed "{_clip(facts.heading, 90)}"'
+    if pressed and not facts.quantities:
         amount = _AMOUNT_TO_PAY.search(facts.text)
         if amount:
             return f'It {verb} a {facts.scope or "form"} that shows an amount to pay ("{amount.group(0).strip()}")'

@@ -2272,18 +2272,27 @@
     return clip(out, n);
   }
 
-  function dialogWords(dialog) {
-    var doc = dialog.ownerDocument, parts = [dialog.getAttribute("aria-label") || ""];
-    ["aria-labelledby", "aria-describedby"].forEach(function (attr) {
-      (dialog.getAttribute(attr) || "").split(/\s+/).forEach(function (id) {
+  // A form's, section's or dialog's name and headings (or the heading just before it: "<h2>Delete
+  // your account</h2><form>").
+  var HEADINGS = "h1, h2, h3, h4, legend, [role=heading]";
+  function nameAndHeadings(root, describedToo) {
+    var doc = root.ownerDocument, parts = [root.getAttribute("aria-label") || ""];
+    (describedToo ? ["aria-labelledby", "aria-describedby"] : ["aria-labelledby"]).forEach(function (attr) {
+      (root.getAttribute(attr) || "").split(/\s+/).forEach(function (id) {
         var n = id && doc.getElementById(id);
         if (n) parts.push(n.textContent || "");
       });
     });
-    var heads = dialog.querySelectorAll("h1, h2, h3, h4, legend, [role=heading]");
+    var heads = root.querySelectorAll(HEADINGS);
     for (var i = 0; i < heads.length && i < 3; i++) parts.push(heads[i].textContent || "");
-    parts.push(wordsOutsideControls(dialog, 300));
-    return clip(parts.join(" · "), 700);
+    for (var prev = root.previousElementSibling, k = 0; !heads.length && prev && k < 3; prev = prev.previousElementSibling, k++) {
+      if (prev.matches(HEADINGS)) { parts.push(prev.textContent || ""); break; }
+    }
+    return parts.filter(function (p) { return p.trim(); }).map(function (p) { return clip(p, 200); }).join(" · ");
+  }
+
+  function dialogWords(dialog) {
+    return clip(nameAndHeadings(dialog, true) + " · " + wordsOutsideControls(dialog, 300), 700);
   }
 
   J.actionFacts = function (target) {
@@ -2291,8 +2300,8 @@
     if (r.error) return { ok: false, error: r.error };
     var el = r.el, scope = actionScope(el);
     var out = { ok: true, scope: scope.kind, cardFields: [], frames: [], passwords: 0, newPasswords: 0,
-                currentPasswords: 0, quantities: 0, action: "", method: "", dialogText: "", text: "",
-                destructive: false };
+                currentPasswords: 0, quantities: 0, action: "", method: "", dialogText: "", heading: "",
+                text: "", destructive: false };
     var fields = scope.el.querySelectorAll("input, select, textarea");
     for (var i = 0; i < fields.length && i < 300; i++) {
       var f = fields[i], type = String(f.type || "").toLowerCase();
@@ -2327,6 +2336,7 @@
       out.method = String(el.hasAttribute && el.hasAttribute("formmethod") ? el.formMethod : form.method || "").toLowerCase();
     }
     if (scope.dialog) out.dialogText = dialogWords(scope.dialog);
+    if (scope.kind !== "region") out.heading = nameAndHeadings(scope.el, false);
     out.text = clip(scope.el.innerText || scope.el.textContent || "", 3000);
     var cls = (typeof el.className === "string" ? el.className : "") + " " + (el.id || "");
     out.destructive = DESTRUCTIVE_RE.test(cls);
