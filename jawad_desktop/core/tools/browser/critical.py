@@ -165,21 +165,10 @@ async def action_facts(page: Page, target: Target) -> ActionFacts | None:
     return ActionFacts.from_js(data) if isinstance(data, dict) and data.get("ok") else None
 
 
-def commits(info: ElementInfo, *, submits: bool, page_url: str = "") -> bool:
-    """Whether acting on ``info`` carries out what its surroundings are for: a submit, a button, a
-    clickable, or a link that only runs a script (no address of its own beyond ``page_url``)."""
-    if submits:
-        return True
-    role = info.role.upper()
-    if role in ("BUTTON", "CLICKABLE", "MENUITEM") or info.tag == "button":
-        return True
-    return role == "LINK" and _same_document(info.href, page_url)
-
-
 def why_critical(facts: ActionFacts, info: ElementInfo, *, submits: bool, page_url: str = "") -> str:
     """Why acting on ``info`` is critical, from the page around it: a sentence for the permission
     question, or "" when nothing around it pays, orders, deletes, subscribes or sets a password."""
-    if not commits(info, submits=submits, page_url=page_url) or _fold(info.label).strip(" .!?…") in _DISMISS:
+    if not _commits(info, submits=submits, page_url=page_url) or _fold(info.label).strip(" .!?…") in _DISMISS:
         return ""
     verb = "submits" if submits else "is the button of"
     if facts.card_fields:
@@ -209,6 +198,17 @@ def why_critical(facts: ActionFacts, info: ElementInfo, *, submits: bool, page_u
     if facts.destructive and _IRREVERSIBLE.search(facts.text):
         return "It is styled as a destructive action beside a warning that it cannot be undone"
     return ""
+
+
+def _commits(info: ElementInfo, *, submits: bool, page_url: str = "") -> bool:
+    """Whether acting on ``info`` carries out what its surroundings are for: a submit, a button, a
+    clickable, or a link that only runs a script (no address of its own beyond ``page_url``)."""
+    if submits:
+        return True
+    role = info.role.upper()
+    if role in ("BUTTON", "CLICKABLE", "MENUITEM") or info.tag == "button":
+        return True
+    return role == "LINK" and _same_document(info.href, page_url)
 
 
 def _posts_critically(action: str) -> bool:
