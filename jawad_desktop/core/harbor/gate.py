@@ -215,11 +215,16 @@ class HarborGate:
                 "sending what was read on one site to another needs a yes every time, so run it from an "
                 "interactive terminal or the window")
             decision = GateDecision.denied(f"{leaving[0].lower()}{leaving[1:]}, and nobody can be asked here; {why}")
-        elif not self.ask_enabled:
-            what = "critical actions (buying, paying, deleting...)" if insight.critical else (
-                f"'{request.level.value}' actions")
+        elif not self.ask_enabled and insight.critical:
+            # No level, grant or --allow lets a critical action run: only a person's yes does.
+            why = f" ({insight.note})" if insight.note else ""
             decision = GateDecision.denied(
-                f"{what} need your permission and nobody can be asked here; "
+                f"critical actions (buying, paying, deleting, changing a password...) need your yes every time{why}, "
+                "and nobody can be asked here; ask from an interactive terminal or the window"
+            )
+        elif not self.ask_enabled:
+            decision = GateDecision.denied(
+                f"'{request.level.value}' actions need your permission and nobody can be asked here; "
                 "allow the level, or ask from an interactive terminal or the window"
             )
         else:

@@ -4,8 +4,10 @@ what, where (spec 001 checkPermission, updateHarborPolicyForDecision, isCritical
 Pure logic, no I/O. Defaults: read-only actions run; navigation runs within the current site
 and asks when it leaves it; interact and submit ask. A grant for a (site, tool) pair turns
 "ask" into "auto-approve": site grants persist (``grants``), session grants end with the app.
-Critical actions (buy, pay, place order, delete, transfer, subscribe ... in several languages)
-always ask, whatever the grants. Deny-all refuses everything that would ask until it is reset.
+Critical actions (buy, pay, place order, delete, transfer, subscribe, change a password ... in
+many languages) always ask, whatever the grants; the browser inspector also finds them from
+the page around a neutral label (``core/tools/browser/critical.py``). Deny-all refuses
+everything that would ask until it is reset.
 """
 
 from __future__ import annotations
@@ -179,28 +181,44 @@ _CRITICAL_PHRASES: tuple[str, ...] = (
     "submit order", "complete order", "complete purchase", "confirm purchase", "confirm order", "confirm payment",
     "order now", "delete", "delete account", "remove account", "close account", "transfer", "send money",
     "wire transfer", "withdraw", "subscribe", "start subscription", "donate", "book now", "reserve now",
-    "proceed to payment", "authorize payment", "upgrade now",
+    "proceed to payment", "authorize payment", "upgrade now", "pay and subscribe", "complete payment",
+    "confirm and pay", "cancel subscription", "cancel membership", "delete my account", "deactivate account",
+    "change password", "update password", "change email", "change e-mail",
     # French
     "acheter", "payer", "commander", "passer la commande", "valider la commande", "confirmer l'achat",
-    "supprimer", "virement", "transférer", "s'abonner", "abonnez-vous", "faire un don",
+    "supprimer", "virement", "transférer", "s'abonner", "abonnez-vous", "faire un don", "payer maintenant",
+    "procéder au paiement", "confirmer le paiement", "supprimer le compte", "supprimer mon compte",
+    "résilier l'abonnement", "changer le mot de passe", "modifier le mot de passe",
     # German
     "kaufen", "jetzt kaufen", "bezahlen", "zahlungspflichtig bestellen", "bestellen", "kauf bestätigen",
-    "zur kasse", "löschen", "überweisen", "überweisung", "abonnieren",
+    "zur kasse", "löschen", "überweisen", "überweisung", "abonnieren", "jetzt bezahlen", "kostenpflichtig bestellen",
+    "zahlung bestätigen", "konto löschen", "abo abschließen", "abo kündigen", "passwort ändern",
     # Spanish and Portuguese
     "comprar", "pagar", "realizar pedido", "confirmar pedido", "confirmar compra", "finalizar compra",
     "eliminar", "borrar", "transferir", "suscribirse", "suscribirme", "excluir", "assinar", "finalizar pedido",
+    "pagar ahora", "tramitar pedido", "hacer pedido", "eliminar cuenta", "cambiar contraseña",
+    "comprar agora", "pagar agora", "fazer pedido", "excluir conta", "inscrever-se", "alterar senha",
     # Italian and Dutch
-    "acquista", "paga", "conferma ordine", "elimina", "trasferisci", "abbonati",
-    "kopen", "nu kopen", "betalen", "bestelling plaatsen", "verwijderen", "overmaken", "abonneren",
+    "acquista", "paga", "conferma ordine", "elimina", "trasferisci", "abbonati", "acquista ora", "paga ora",
+    "procedi al pagamento", "effettua l'ordine", "conferma pagamento", "elimina account", "cambia password",
+    "kopen", "nu kopen", "betalen", "bestelling plaatsen", "verwijderen", "overmaken", "abonneren", "afrekenen",
+    "nu betalen", "account verwijderen", "wachtwoord wijzigen",
+    # Polish
+    "kup", "kup teraz", "kupuję", "zapłać", "płacę", "zamawiam", "zamów", "złóż zamówienie", "zamawiam i płacę",
+    "przejdź do płatności", "usuń", "usuń konto", "przelew", "subskrybuj", "zasubskrybuj", "zmień hasło",
     # Turkish
     "satın al", "öde", "siparişi onayla", "sil", "abone ol",
     # Arabic
     "اشتر", "شراء", "ادفع", "الدفع", "إتمام الطلب", "تأكيد الطلب", "حذف", "تحويل", "اشترك",
+    "اطلب الآن", "حذف الحساب", "تغيير كلمة المرور",
     # Russian
-    "купить", "оплатить", "оформить заказ", "удалить", "перевести", "подписаться",
+    "купить", "оплатить", "оформить заказ", "удалить", "перевести", "подписаться", "заказать",
+    "подтвердить заказ", "удалить аккаунт", "оформить подписку", "изменить пароль", "сменить пароль",
     # Chinese, Japanese, Korean
-    "购买", "立即购买", "支付", "付款", "提交订单", "删除", "转账", "订阅",
-    "購入", "今すぐ購入", "支払", "注文を確定", "削除", "送金", "登録する",
+    "购买", "立即购买", "支付", "付款", "提交订单", "删除", "转账", "订阅", "结账", "结算", "去结算", "下单",
+    "确认支付", "注销账户", "修改密码",
+    "購入", "今すぐ購入", "支払", "注文を確定", "削除", "送金", "登録する", "注文する", "注文確定",
+    "レジに進む", "退会", "定期購入", "パスワードを変更",
     "구매", "결제", "주문하기", "삭제", "송금", "구독",
 )
 

@@ -2,7 +2,8 @@
 
 ``inspect`` is the ``HarborGate`` inspector (``inspector_for(session)`` binds it to a session). Before
 a call is allowed it resolves and highlights the target in the visible browser, and tells
-Harbor whether it is a critical action (buy, pay, delete...), whether it changes a privacy or
+Harbor whether it is a critical action (buy, pay, delete...: by its words, where it leads, and what
+surrounds it on the page, ``critical``) and why, whether it changes a privacy or
 security setting the user did not ask about (asked always), whether its target or text came
 from the page rather than from the user, and what the call sends where (a URL, a link's address, a
 submitted form's values and action) for the gate's data-flow check (``core.harbor.dataflow``).
@@ -17,16 +18,18 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from jawad_desktop.core.harbor.engine import Harbor
 from jawad_desktop.core.harbor.gate import CallInsight, Inspector, PermissionCheck
 from jawad_desktop.core.harbor.policy import PermissionLevel, Verdict, is_critical_action, is_sensitive_setting
 from jawad_desktop.core.sites import site_of
 from jawad_desktop.core.tools.browser.by_text import find_by_text
+from jawad_desktop.core.tools.browser.critical import action_facts, why_critical
 from jawad_desktop.core.tools.browser.downloads import DOWNLOAD_TOOL, download_insight
 from jawad_desktop.core.tools.browser.provenance import said_by_user
 from jawad_desktop.core.tools.keys import parse_keys
-from jawad_desktop.core.tools.page import Page, PageError, Target
+from jawad_desktop.core.tools.page import ElementInfo, Page, PageError, Target
 
 if TYPE_CHECKING:
     from jawad_desktop.core.tools.browser.session import BrowserSession
@@ -39,6 +42,7 @@ TYPING_TOOLS = ("fill_form", "type_text", "select_option")
 # What changes a setting: ticking, choosing, clicking a switch or a button (not typing, not a link: an
 # article's headline about "third-party cookies" is no setting).
 SETTING_TOOLS = ("click_element", "click_text", "select_option", "set_checked")
+CLICKING_TOOLS = ("click_element", "click_text")
 
 NavigationGuard = Callable[[str, str], bool]
 
@@ -69,8 +73,8 @@ async def inspect(session: BrowserSession, check: PermissionCheck) -> CallInsigh
     page_url = await page.url()
     submits = info.is_submit or (name == "fill_form" and bool(args.get("submit"))) or _presses_enter(name, args)
     leads_to = info.href or (info.form_action if submits else "")
-    critical = is_critical_action(info.label, leads_to) or (submits and is_critical_action("", page_url))
-    critical = critical or name == "upload_file"  # a file given to a page is the site's at once: always asked
+    why = await _why_critical(page, target, name, info, leads_to=leads_to, page_url=page_url, submits=submits)
+    critical = bool(why)
     # Without the user's words (nobody noted them) the agent's own hint decides.
     from_page: bool | None = None
     if users:
@@ -95,6 +99,8 @@ async def inspect(session: BrowserSession, check: PermissionCheck) -> CallInsigh
         notes.append(f"It leads to another site, {elsewhere}")
     if name == "upload_file":
         notes.append(f"It would give the file {args.get('path', '')} to {site_of(page_url) or 'this page'}")
+    elif why:
+        notes.insert(0, why)
     note = ". ".join(notes)
     # What leaves with the call, for the gate's data-flow check: a link's address; for a submit,
     # what the agent typed into this page's fields and the form's action, sent to the action's site.
@@ -128,6 +134,24 @@ async def inspect(session: BrowserSession, check: PermissionCheck) -> CallInsigh
     return CallInsight(critical=critical, from_page_content=True if planted or sensitive else from_page,
                        force_ask=sensitive, element_hint=hint, note=note, on_settled=settled, sends=sends,
                        sends_to=sends_to)
+
+
+async def _why_critical(page: Page, target: Target, name: str, info: ElementInfo, *, leads_to: str, page_url: str,
+                        submits: bool) -> str:
+    """Why the call is a critical action (paying, ordering, deleting, subscribing, setting a password),
+    in the question's words; "" when it is not. Its words and destination first (Harbor's lists), then
+    what surrounds the control on the page (``critical``): a neutral "Continue" hides nothing."""
+    if name == "upload_file":
+        return "A file given to a page is the site's at once"
+    if is_critical_action(info.label):
+        return f'Its label "{info.label}" says it buys, pays, orders, deletes, subscribes or changes a password'
+    for url in (leads_to, page_url if submits else ""):
+        if url and is_critical_action("", url):
+            return f"It leads to {urlsplit(url).path}, an address that pays, orders or deletes"
+    if name not in CLICKING_TOOLS and not submits:
+        return ""  # typing, choosing, ticking: what surrounds the field is not done by filling it
+    facts = await action_facts(page, target)
+    return why_critical(facts, info, submits=submits, page_url=page_url) if facts is not None else ""
 
 
 async def _target_of(page: Page, name: str, args: Mapping[str, Any]) -> Target | None:
