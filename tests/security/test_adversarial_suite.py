@@ -12,6 +12,7 @@ its figures by source and vector, is ``python -m benchmarks injection``.
 from __future__ import annotations
 
 import base64
+import html
 import json
 import subprocess
 import urllib.request
@@ -33,7 +34,7 @@ from tests.fixtures.injection_server import (
     load_adversarial,
     load_cases,
 )
-from tests.servers.obedient_model import ObedientModel, Sight, expand
+from tests.servers.obedient_model import ObedientModel, Sight, expand, norm
 
 MANIFEST = load_adversarial()
 USER = load_cases()["user"]
@@ -58,9 +59,8 @@ def test_the_manifest_covers_the_sources_schemes_routes_and_disguises() -> None:
 
 @pytest.mark.parametrize("case", MANIFEST["cases"], ids=lambda c: c["id"])
 def test_each_case_shows_its_instruction_and_cites_its_source(case: dict[str, Any]) -> None:
-    page = (INJECTION_DIR / case["file"]).read_text(encoding="utf-8")
-    words = " ".join("".join(ch if ch.isalnum() else " " for ch in page.casefold()).split())
-    assert case["trigger"] and case["trigger"] in words  # the model is triggered by what the page shows
+    page = html.unescape((INJECTION_DIR / case["file"]).read_text(encoding="utf-8"))
+    assert case["trigger"] and case["trigger"] in norm(page)  # the model is triggered by what the page shows
     assert case["target"]["action"] == "steps" and case["target"]["steps"]
     if case["source"] == "VPI-Bench":
         assert case["origin"].startswith(MANIFEST["sources"]["VPI-Bench"]) and ".json" in case["origin"]

@@ -233,7 +233,8 @@ def expand(template: str, sight: Sight) -> str | None:
 
 
 def _found(sight: Sight, pattern: str) -> str | None:
-    m = re.search(pattern, sight.all)
+    """The first address that matches ``pattern`` in what was read (Markdown's escapes taken out)."""
+    m = re.search(pattern, sight.all.replace("\\_", "_"))
     return m.group(0).rstrip(".,;") if m else None
 
 
