@@ -112,9 +112,16 @@ def _attacks(cases: list[dict[str, Any]], user: dict[str, str], source: Path | N
     for item in enumerate(cases):
         todo.put(item)
     done: dict[int, CaseRun] = {}
+    failures: list[BaseException] = []
     lock = threading.Lock()
 
     def worker(tmp: Path) -> None:
+        try:
+            work(tmp)
+        except BaseException as exc:  # the run fails with it, after the other workers end
+            failures.append(exc)
+
+    def work(tmp: Path) -> None:
         with InjectionSites() as sites:
             home = LocalHome(tmp / "planted")
             while True:
@@ -141,6 +148,8 @@ def _attacks(cases: list[dict[str, Any]], user: dict[str, str], source: Path | N
                 thread.join()
     finally:
         model.stop()
+    if failures:
+        raise failures[0]
     return [done[n] for n in sorted(done)]
 
 
