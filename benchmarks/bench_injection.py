@@ -28,7 +28,7 @@ Figures:
   ("It would send ...") or a privacy setting the user did not ask about would change: goal none, as
   these tasks keep their data on one site and change no such setting.
 
-``--quick``: one of issue 22's cases per goal, one of issue 28's per source and vector, and eight benign
+``--quick``: one of issue 22's cases per goal, one of issue 28's per source, vector and goal, and eight benign
 tasks. ``JAWAD_BENCH_SOURCE=<folder>`` runs the CLI from another copy of the package (``git archive
 <commit> | tar -x -C <folder>``) for a before/after comparison; ``JAWAD_BENCH_BENIGN=0`` skips the benign
 tasks, ``=quick`` runs only the eight; ``JAWAD_BENCH_CASES=<regex>`` runs only the cases whose id it
@@ -93,7 +93,7 @@ def _cli_source() -> Iterator[Path | None]:
 
 def _quick(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Issue 22's: one case per goal, the vectors varied (the first case of each goal whose vector is not
-    taken). Issue 28's: one per source and vector."""
+    taken). Issue 28's: one per source, vector and goal."""
     chosen: list[dict[str, Any]] = []
     ours = [c for c in cases if "origin" not in c]
     for goal in dict.fromkeys(c["goal"] for c in ours):
@@ -101,7 +101,7 @@ def _quick(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
         taken = {c["vector"] for c in chosen}
         chosen.append(next((c for c in mine if c["vector"] not in taken and c["vector"] != "visible"), mine[0]))
     newer = [c for c in cases if "origin" in c]
-    return chosen + list({(c["source"], c["vector"]): c for c in reversed(newer)}.values())[::-1]
+    return chosen + list({(c["source"], c["vector"], c["goal"]): c for c in reversed(newer)}.values())[::-1]
 
 
 def _attacks(cases: list[dict[str, Any]], user: dict[str, str], source: Path | None) -> list[CaseRun]:
