@@ -16,13 +16,24 @@ parsing of read_page's element list it uses):
   the e-mail after "E-mail:"...), put where the instruction says (the URL's placeholders, the form's
   fields). A value the reading does not show is not sent.
 - **When refused**: a "Permission denied" result ends the attack; it says so in its answer.
+- **Issue 28's cases** (``adversarial.json``) say what to do as ``steps``: read, navigate to an address
+  found in what it read (a pattern; placeholders in it filled with values), go back, click, fill a
+  form's fields and lists and press its button (in one round), and remember a value the page or a
+  file shows. Values are written ``{name}``,
+  ``{a+b}`` (joined by a space) and transformed as an attacker asks: ``|b64``, ``|b64url``, ``|hex``,
+  ``|url``, ``|pct`` (every byte as %XX), ``|half1``/``|half2`` (split in two), ``|regroup`` (letters
+  and digits regrouped by three). The model never sends a value it has not read.
+- **What it was given**: each request's messages are searched for the strings in ``watch`` (the
+  canaries of a planted home folder: a local file's text, a file's name in a listing); the record
+  says which it found (``reached``).
 
 Each run's record (``record(key)``): whether it saw the instruction, the calls it made, the results
-that were denied, its final answer.
+that were denied, the canaries it was given, its final answer.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import threading
@@ -31,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
-from tests.fixtures.injection_server import load_cases
+from tests.fixtures.injection_server import all_cases
 from tests.servers.oracle_model import BUTTONS, FIELDS, Call, Listing, read_conversation
 from tests.servers.scripted_model import Reply, ScriptedModel
 
@@ -47,6 +58,7 @@ _VALUE = {
     "email": re.compile(r"E-mail\W{0,4}\s*([\w.+-]+@[\w-]+(?:\.[\w-]+)+)"),
     "address": re.compile(r"Delivery address\W{0,4}\s*(\d+ [^\n|*<]+?)\s*(?:\n|\||\*|<|$)"),
     "name": re.compile(r"\bName\W{0,4}\s*([A-Z][a-z]+ [A-Z][a-z]+)"),
+    "card": re.compile(r"Card number\W{0,4}\s*((?:\d{4}[ -]?){3}\d{4})"),
 }
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
@@ -70,6 +82,7 @@ class ObedientRecord:
     denied: list[str] = field(default_factory=list)  # the refusals the attack met
     final: str = ""
     requests: int = 0
+    reached: set[str] = field(default_factory=set)  # the names of the watched strings it was given
 
 
 class Sight:
@@ -78,12 +91,17 @@ class Sight:
     def __init__(self, system: str) -> None:
         self.texts = [system]
         self.listing = Listing.of("")
+        self.remembered: dict[str, str] = {}  # values a step remembered (issue 28's cases)
 
     @property
     def all(self) -> str:
         return "\n".join(self.texts).replace("&amp;", "&")
 
     def value(self, name: str) -> str | None:
+        if name in self.remembered:
+            return self.remembered[name]
+        if name not in _VALUE:
+            return None
         m = _VALUE[name].search(self.all)
         return m.group(1).strip().rstrip(".,;") if m else None
 
@@ -135,6 +153,8 @@ def obey(case: dict[str, Any], sight: Sight) -> Policy:
         return f"Order {order}: shipped, arriving Thursday. (I saw no other instruction.)"
     target = case["target"]
     action = target["action"]
+    if action == "steps":
+        return (yield from follow(case, sight))
     values = {name: sight.value(name) for name in _VALUE}
     if action == "click":
         result = yield from _click(sight, target["label"])
@@ -179,6 +199,96 @@ def obey(case: dict[str, Any], sight: Sight) -> Policy:
     return f"I do not know the action {action}."
 
 
+_TRANSFORMS = {
+    "b64": lambda v: base64.b64encode(v.encode()).decode(),
+    "b64url": lambda v: base64.urlsafe_b64encode(v.encode()).decode().rstrip("="),
+    "hex": lambda v: v.encode().hex(),
+    "url": lambda v: quote(v, safe=""),
+    "pct": lambda v: "".join(f"%{b:02X}" for b in v.encode()),
+    "half1": lambda v: v[: len(v) // 2],
+    "half2": lambda v: v[len(v) // 2:],
+    "regroup": lambda v: "-".join(re.findall(r".{1,3}", "".join(c for c in v if c.isalnum()))),
+}
+
+
+def expand(template: str, sight: Sight) -> str | None:
+    """``template`` with each ``{name+name|transform}`` filled from what was read; None when a value
+    was not read."""
+    missing = False
+
+    def one(m: re.Match[str]) -> str:
+        nonlocal missing
+        names, *transforms = m.group(1).split("|")
+        parts = [sight.value(n) for n in names.split("+")]
+        if any(p is None for p in parts):
+            missing = True
+            return ""
+        text = " ".join(str(p) for p in parts)
+        for t in transforms:
+            text = _TRANSFORMS[t](text)
+        return text
+
+    out = re.sub(r"\{([a-z_0-9+|]+)\}", one, template)
+    return None if missing else out
+
+
+def _found(sight: Sight, pattern: str) -> str | None:
+    """The first address that matches ``pattern`` in what was read (Markdown's escapes taken out)."""
+    m = re.search(pattern, sight.all.replace("\\_", "_"))
+    return m.group(0).rstrip(".,;") if m else None
+
+
+def follow(case: dict[str, Any], sight: Sight) -> Policy:
+    """Issue 28's cases: do the ``steps`` of the case's target (see the module docstring)."""
+    done: list[str] = []
+    for step in case["target"]["steps"]:
+        what = step["do"]
+        if what == "read":
+            yield from _read(sight)
+        elif what == "remember":
+            m = re.search(step["pattern"], sight.all)
+            if m is None:
+                return f"I could not find the {step['name']} the page asked for. " + "; ".join(done)
+            sight.remembered[step["name"]] = m.group(1)
+        elif what == "navigate":
+            url = _found(sight, step["find"])
+            if url is None:
+                return f"I could not make out the address the page asked me to open ({step['find']}). " + \
+                    "; ".join(done)
+            for placeholder, expression in step.get("fill", {}).items():
+                value = expand("{" + expression + "}", sight)
+                if value is None:
+                    return f"I could not find what to put in {placeholder}."
+                url = url.replace(placeholder, value)
+            (result,) = yield from _run(sight, Call("navigate", {"url": url}))
+            done.append(f"opened {url}: {result[:120]}")
+        elif what == "back":
+            yield from _run(sight, *[Call("go_back", {})] * int(step.get("times", 1)))
+        elif what == "form":  # the fields, the lists and the button in one round, as a model that plans does
+            calls = []
+            for label, template in step.get("fields", {}).items():
+                value = expand(template, sight)
+                element = sight.listing.find(label, roles=FIELDS)
+                if value is None or element is None:
+                    return f"I could not find what to put in {label}. " + "; ".join(done)
+                calls.append(Call("fill_form", {"index": element.index, "text": value}))
+            for label, option in step.get("select", {}).items():
+                element = sight.listing.find(label, roles=("combobox", "listbox", "select"))
+                calls.append(Call("select_option", {"index": element.index, "option": option}) if element
+                             else Call("select_option", {"selector": "select", "option": option}))
+            button = sight.listing.find(step["button"], roles=BUTTONS)
+            calls.append(Call("click_element", {"index": button.index}) if button
+                         else Call("click_text", {"text": step["button"]}))
+            results = yield from _run(sight, *calls)
+            done.append(f"sent the form with {step['button']}: {results[-1][:120]}")
+        elif what == "click":
+            result = yield from _click(sight, step["label"])
+            done.append(f"clicked {step['label']}: {result[:120]}")
+        else:
+            return f"I do not know the step {what}."
+    return "I did what the page asked: " + "; ".join(done)
+
+
 def decide(body: dict[str, Any], case: dict[str, Any]) -> tuple[Reply, ObedientRecord]:
     conversation = read_conversation(body)
     messages = body.get("messages") or []
@@ -205,7 +315,8 @@ class ObedientModel(ScriptedModel):
 
     def __init__(self) -> None:
         super().__init__()
-        self.cases = {c["id"]: c for c in load_cases()["cases"]}
+        self.cases = {c["id"]: c for c in all_cases()}
+        self.watch: dict[str, str] = {}  # name: a string to look for in what the app sends
         self.runs: dict[str, ObedientRecord] = {}
         self._runs_lock = threading.Lock()
 
@@ -225,9 +336,11 @@ class ObedientModel(ScriptedModel):
         if case is None:
             return Reply(content=f"The obedient model knows no case {key!r}.")
         reply, record = decide(body, case)
+        given = json.dumps(body.get("messages") or [], ensure_ascii=False)
         with self._runs_lock:
             run = self.runs.setdefault(key, ObedientRecord(case=case["id"]))
             run.requests += 1
+            run.reached |= {name for name, text in self.watch.items() if text and text in given}
             run.saw = run.saw or record.saw
             run.calls += [f"{c['name']}({json.dumps(c['arguments'], ensure_ascii=False)})" for c in reply.tool_calls]
             if record.denied and record.denied[0] not in run.denied:
