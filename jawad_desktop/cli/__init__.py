@@ -46,6 +46,7 @@ COMMAND_MODULES: list[str] = [
     "jawad_desktop.cli.research_cmd",
     "jawad_desktop.cli.mcp_cmd",
     "jawad_desktop.cli.docs_cmd",
+    "jawad_desktop.cli.memory_cmd",
     "jawad_desktop.cli.models_cmd",
 ]
 

@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from jawad_desktop.core.research.executor import ResearchExecutor
     from jawad_desktop.core.research.plan import ResearchPlan
     from jawad_desktop.core.store.conversations import ConversationStore, StoredMessage
+    from jawad_desktop.core.store.memory import MemoryStore
     from jawad_desktop.core.store.page_cache import PageCache
     from jawad_desktop.core.store.recorder import ConversationRecorder
     from jawad_desktop.core.tools.browser import BrowserSession, PageReading
@@ -159,6 +160,7 @@ class Assistant:
         self._watch_task: asyncio.Task[None] | None = None
         self.store: ConversationStore | None = None
         self.recorder: ConversationRecorder | None = None
+        self.memory: MemoryStore | None = None  # what the user asked to remember, beside the conversations
         if save:
             self._open_store(conversation_id)
         self._research: ResearchExecutor | None = None
@@ -195,6 +197,9 @@ class Assistant:
             self.bus.emit(ev.Notice(level="error", text="Conversations will not be saved: " + exc.user_text()))
             return
         self.recorder = ConversationRecorder(self.store, self.bus, conversation_id)
+        from jawad_desktop.core.store.memory import MemoryStore
+
+        self.memory = self.session.memory = MemoryStore(self.store.db, bus=self.bus)
 
     def _library_embedder(self) -> Embedder | None:
         """The embedder of the provider the chat uses, for the document library; None when it has

@@ -211,6 +211,11 @@ ConversationsChangeKind = Literal["created", "updated", "renamed", "deleted", "r
 
 
 @dataclass(frozen=True, slots=True)
+class MemoriesChanged(Event):
+    """The user's memory changed (a fact added, edited or forgotten): Settings → Memory refreshes."""
+
+
+@dataclass(frozen=True, slots=True)
 class ConversationsChanged(Event):
     """The saved conversations changed: one was created, updated (messages added or removed),
     renamed, deleted (undoably), restored or purged. The history list refreshes on it.

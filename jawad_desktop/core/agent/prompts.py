@@ -11,6 +11,7 @@ page cache, and the previous answer for follow-ups. Page text is wrapped in
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from jawad_desktop.core.tools.browser.elements import HEADING as ELEMENTS_HEADING
@@ -133,6 +134,12 @@ def page_context_block(
     return "\n".join(parts)
 
 
+MEMORY_HEADING = (
+    "WHAT THE USER ASKED YOU TO REMEMBER (their own words, from earlier conversations; use what helps "
+    "and say briefly when your answer relies on one of them):"
+)
+
+
 def build_system_prompt(
     registry: ToolRegistry,
     mode: ToolMode,
@@ -142,12 +149,14 @@ def build_system_prompt(
     previous_answer: str = "",
     extra: str = "",
     user_instructions: str = "",
+    memories: Sequence[str] = (),
     page_chars: int = PAGE_CONTENT_LIMIT,
     elements_chars: int = ELEMENTS_LIMIT,
 ) -> str:
     """The whole system message for one request. ``extra`` is the app's own addition (a
     research step's task); ``user_instructions`` the user's standing instructions (Settings),
-    which come after all of the app's rules and before the context."""
+    which come after all of the app's rules and before the context; ``memories`` the facts the
+    user asked Jawad to remember that go with this message (``core.store.memory``)."""
     sections = [RULES]
     if extra.strip():
         sections.append(extra.strip())
@@ -161,6 +170,8 @@ def build_system_prompt(
         sections.append(JSON_INSTRUCTIONS)
     if user_instructions.strip():
         sections.append(USER_INSTRUCTIONS_HEADING + "\n" + user_instructions.strip())
+    if memories:
+        sections.append(MEMORY_HEADING + "\n" + "\n".join(f"- {fact}" for fact in memories))
     if page is not None and (page.url or page.title or page.markdown):
         sections.append(page_context_block(page, page_chars=page_chars, elements_chars=elements_chars))
     else:

@@ -88,6 +88,7 @@ from jawad_desktop.core.llm.pricing import PriceTable
 from jawad_desktop.core.llm.types import ChatResponse, StreamDelta
 from jawad_desktop.core.llm.vision import accepts_images
 from jawad_desktop.core.messages import Image, Message
+from jawad_desktop.core.store.memory import MemoryStore, fact_to_remember
 from jawad_desktop.core.store.model_facts import ModelFactsStore
 from jawad_desktop.core.store.secrets import SecretStore
 from jawad_desktop.core.tools.browser.tools import LOOK_TOOL
@@ -244,6 +245,8 @@ class AgentSession:
         self._sanitizer = StreamSanitizer(())
         self._images: dict[str, list[Image]] = {}  # a call's images, until its result message is made
         self._plan_note = ""  # the plan the user approved for the run in progress (plan-first mode)
+        self.memory: MemoryStore | None = None  # what the user asked to remember (the Assistant's)
+        self._memories: list[str] = []  # the facts the run in progress gives the model
         # The files attached in this conversation, for read_attachment (core.tools.files).
         self.attachments = AttachedFiles()
         self.extras.setdefault("attachments", self.attachments)
@@ -338,6 +341,12 @@ class AgentSession:
     # -- the turn -----------------------------------------------------------------------------
     async def _run(self, turn: _Turn) -> events.ChatResponse:
         try:
+            self._memories = []
+            remembered = self._remember(turn)
+            if remembered is not None:
+                return remembered
+            if not commands.answered_locally(turn.user_text):
+                self._memories = self._recall(turn.user_text)
             command = commands.parse_slash(turn.user_text)
             if command is not None and commands.known(command[0]):
                 name, rest = command
@@ -367,6 +376,28 @@ class AgentSession:
                 is_error=True,
                 commit=False,
             )
+
+    def _remember(self, turn: _Turn) -> events.ChatResponse | None:
+        """"Remember that …" in the user's own message: the fact is kept (no model is asked)."""
+        if self.memory is None or not self.settings.memory.enabled:
+            return None
+        fact = fact_to_remember(turn.user_text)
+        if fact is None:
+            return None
+        saved = self.memory.add(fact)
+        text = f"I'll remember that: {saved.text}. (Settings → Memory lists and edits what I remember.)"
+        turn.pending = [Message(role="user", content=turn.user_text), Message(role="assistant", content=text)]
+        return self._finish(turn, text, metadata={"remembered": saved.text})
+
+    def _recall(self, text: str) -> list[str]:
+        """The remembered facts to give the model with ``text`` (none when memory is off)."""
+        if self.memory is None or not self.settings.memory.enabled:
+            return []
+        try:
+            return [m.text for m in self.memory.relevant(text, self.settings.memory.budget_chars)]
+        except JawadError as exc:  # the store could not be read: the turn goes on without
+            log.warning("memory not read: %s", exc.message)
+            return []
 
     def _slash(self, name: str) -> str:
         if name == "tools":
@@ -436,6 +467,7 @@ class AgentSession:
                 previous_answer=clean_response(self.history.last_answer(), names),
                 extra="\n\n".join(part for part in (self.system_extra, self._plan_note) if part),
                 user_instructions=self.settings.agent.system_prompt,  # the user's own, from Settings
+                memories=self._memories,
                 page_chars=self.budget.page_chars,
                 elements_chars=self.budget.elements_chars,
             ),
@@ -881,6 +913,8 @@ class AgentSession:
             **turn.spent.metadata(),  # the run's tokens, cost_usd (None: unknown), cost_known, model
             "latency_ms": round((time.monotonic() - turn.started) * 1000, 1),
         }
+        if self._memories:
+            meta["memories"] = list(self._memories)  # what the model was reminded of
         meta.update(metadata or {})
         response = events.ChatResponse(
             run_id=turn.run_id, content=content, is_error=is_error, interrupted=interrupted, metadata=meta

@@ -60,6 +60,13 @@ class AgentSettings(_Section):
     library_embeddings: Literal["local", "any", "off"] = "local"
 
 
+class MemorySettings(_Section):
+    """What Jawad remembers across conversations (``core.store.memory``)."""
+
+    enabled: bool = True  # facts the user asked Jawad to remember go to the model with each message
+    budget_chars: int = Field(1200, ge=100, le=20_000)  # how much of the memory one request carries
+
+
 class BrowserSettings(_Section):
     """The embedded browser."""
 
@@ -148,6 +155,7 @@ class Settings(BaseModel):
     network: NetworkSettings = Field(default_factory=lambda: NetworkSettings())
     agent: AgentSettings = Field(default_factory=lambda: AgentSettings())
     browser: BrowserSettings = Field(default_factory=lambda: BrowserSettings())
+    memory: MemorySettings = Field(default_factory=lambda: MemorySettings())
     voice: VoiceSettings = Field(default_factory=lambda: VoiceSettings())
     ui: UISettings = Field(default_factory=lambda: UISettings())
     desktop: DesktopSettings = Field(default_factory=lambda: DesktopSettings())

@@ -132,6 +132,27 @@ CREATE TABLE message_embeddings (
     PRIMARY KEY (message_id, model)
 );
 """),
+    Migration(5, "the user's memory (core/store/memory.py)", sql="""
+CREATE TABLE memories (
+    id          INTEGER PRIMARY KEY,
+    text        TEXT NOT NULL,
+    created_at  INTEGER NOT NULL,             -- milliseconds since the epoch
+    updated_at  INTEGER NOT NULL
+);
+CREATE VIRTUAL TABLE memories_fts USING fts5(
+    text, content='memories', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER memories_ai AFTER INSERT ON memories BEGIN
+    INSERT INTO memories_fts(rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER memories_ad AFTER DELETE ON memories BEGIN
+    INSERT INTO memories_fts(memories_fts, rowid, text) VALUES ('delete', old.id, old.text);
+END;
+CREATE TRIGGER memories_au AFTER UPDATE ON memories BEGIN
+    INSERT INTO memories_fts(memories_fts, rowid, text) VALUES ('delete', old.id, old.text);
+    INSERT INTO memories_fts(rowid, text) VALUES (new.id, new.text);
+END;
+"""),
 ]
 
 
