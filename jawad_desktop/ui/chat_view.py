@@ -549,12 +549,15 @@ class ChatDelegate(QStyledItemDelegate):
 
 
 class ChatView(QListView):
-    """The message list. Emits ``link_activated(url)`` for links in messages, and
-    ``read_aloud_requested(markdown)`` from an answer's menu once ``can_read_aloud`` is set."""
+    """The message list. Emits ``link_activated(url)`` for links in messages,
+    ``read_aloud_requested(markdown)`` from an answer's menu once ``can_read_aloud`` is set, and
+    ``remember_requested(text)`` from a message's menu once ``can_remember`` is set."""
 
     link_activated = Signal(str)
     read_aloud_requested = Signal(str)
+    remember_requested = Signal(str)  # a message's Remember: its text
     can_read_aloud = False  # a speaker is attached (the window's voice set-up)
+    can_remember = False  # the assistant has a memory
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -702,6 +705,8 @@ class ChatView(QListView):
         item = self.chat_model.item_at(row)
         if self.can_read_aloud and item.role == "assistant" and item.text.strip():
             menu.addAction("Read aloud", functools.partial(self.read_aloud_requested.emit, item.text))
+        if self.can_remember and item.role in ("user", "assistant") and item.text.strip():
+            menu.addAction("Remember this", functools.partial(self.remember_requested.emit, item.text))
         for label, href in self.actions_for(row):
             menu.addAction(label, functools.partial(self.activate_link, row, href))
         where = event.globalPos() if event.reason() == QContextMenuEvent.Reason.Mouse else (

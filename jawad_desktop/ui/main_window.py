@@ -277,6 +277,8 @@ class MainWindow(QMainWindow):
 
         self.presenter = ChatPresenter(ctx, self.bridge, self.chat, self.action_log, self.permission_panel,
                                        make_page=self._agent_page, take_over=self.take_over, parent=self)
+        self.chat.view.can_remember = True  # a message's Remember (Settings → Memory lists them)
+        self.chat.view.remember_requested.connect(self.presenter.remember)
         self._settings_dialog: SettingsDialog | None = None
         self._shortcuts_dialog: QWidget | None = None
         self._offer_pending = False
@@ -707,6 +709,10 @@ class MainWindow(QMainWindow):
             from jawad_desktop.ui.library_page import LibraryPage
 
             dialog.add_page("Documents", LibraryPage(assistant.library, self.ctx.bus, dialog))
+            if assistant.memory is not None:
+                from jawad_desktop.ui.memory_page import MemoryPage
+
+                dialog.add_page("Memory", MemoryPage(self.ctx, assistant.memory, self.bridge.other, dialog))
         try:
             from jawad_desktop.ui.mcp_page import McpPage
 

@@ -302,6 +302,23 @@ class ChatPresenter(QObject):
             self.speaker = self._speaker_factory()
         return self.speaker
 
+    def remember(self, text: str) -> None:
+        """A message's Remember: its words become a fact Jawad keeps (Settings → Memory)."""
+        from jawad_desktop.core.store.memory import as_fact
+
+        assistant = self.build()
+        memory = assistant.memory if assistant is not None else None
+        if memory is None:
+            tell(self.ctx.bus, "error", "Memory is not available: the conversation history could not be opened.")
+            return
+        try:
+            saved = memory.add(as_fact(text))
+        except JawadError as exc:
+            tell(self.ctx.bus, "error", error_text(exc))
+            return
+        self.status.emit(f"Remembered: {saved.text[:80]}{'…' if len(saved.text) > 80 else ''} "
+                         "(Settings → Memory)")
+
     def speak(self, text: str) -> None:
         if self._speaker_factory is not None:
             self._speaker().say(text)
@@ -332,8 +349,12 @@ class ChatPresenter(QObject):
         content = event.content
         if event.is_error:  # the turn's error says what to change; the window says where
             content = with_remedy(content, Remedy.from_json(event.metadata.get("remedy")))
-        self.chat.end_answer(content, error=event.is_error, stopped=event.interrupted,
-                             usage=describe(event.metadata))  # "1,234 tokens · about $0.0021"
+        usage = describe(event.metadata)  # "1,234 tokens · about $0.0021"
+        remembered = event.metadata.get("memories")
+        if isinstance(remembered, list) and remembered:  # what the model was reminded of
+            usage = " · ".join(part for part in (usage, f"with {len(remembered)} remembered fact"
+                                                 f"{'s' if len(remembered) != 1 else ''}") if part)
+        self.chat.end_answer(content, error=event.is_error, stopped=event.interrupted, usage=usage)
 
     def _on_turn_finished(self, event: ev.TurnFinished) -> None:
         self.status.emit("")

@@ -21,7 +21,7 @@ from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.events import EventBus, MemoriesChanged
 from jawad_desktop.core.store.database import Database
 
-__all__ = ["MAX_FACT_CHARS", "Memory", "MemoryStore", "fact_to_remember"]
+__all__ = ["MAX_FACT_CHARS", "Memory", "MemoryStore", "as_fact", "fact_to_remember"]
 
 log = logging.getLogger("jawad.store.memory")
 
@@ -39,6 +39,17 @@ def fact_to_remember(text: str) -> str | None:
         return None
     fact = " ".join(match.group("fact").split()).rstrip(".")
     return fact or None
+
+
+def as_fact(text: str) -> str:
+    """A message as a fact to keep (a message's Remember): its words on one line, cut after the
+    last whole sentence (else word) that fits ``MAX_FACT_CHARS``."""
+    words = " ".join(text.split())
+    if len(words) <= MAX_FACT_CHARS:
+        return words
+    cut = words[:MAX_FACT_CHARS]
+    end = max(cut.rfind(". "), cut.rfind("! "), cut.rfind("? "))
+    return cut[: end + 1] if end > MAX_FACT_CHARS // 3 else cut.rsplit(" ", 1)[0]
 
 
 @dataclass(frozen=True, slots=True)
