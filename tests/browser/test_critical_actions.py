@@ -227,6 +227,7 @@ def test_only_an_action_that_commits_counts() -> None:
     "Payer maintenant", "Changer le mot de passe", "Pagar ahora", "Cambiar contraseña", "Comprar agora",
     "Alterar senha", "Procedi al pagamento", "Cambia password", "Afrekenen", "Wachtwoord wijzigen",
     "Cancel subscription", "Change password", "Confirm and pay",
+    "Invite", "Add member", "Create deploy token", "Generate new token", "Add SSH key", "Transfer ownership",
 ])
 def test_more_critical_words(text: str) -> None:
     assert is_critical_action(text)
@@ -234,6 +235,7 @@ def test_more_critical_words(text: str) -> None:
 
 @pytest.mark.parametrize("text", ["Continue", "OK", "Next", "Weiter", "Dalej", "Suivant", "Siguiente", "Avanti",
                                   "Volgende", "Далее", "下一步", "次へ", "التالي", "Sign in", "Add to list",
-                                  "Search", "Payment methods", "Order history", "Forgot password?"])
+                                  "Search", "Payment methods", "Order history", "Forgot password?",
+                                  "Invitation details", "Members", "Tokens"])
 def test_neutral_words_stay_neutral(text: str) -> None:
     assert not is_critical_action(text)

@@ -184,6 +184,12 @@ _CRITICAL_PHRASES: tuple[str, ...] = (
     "proceed to payment", "authorize payment", "upgrade now", "pay and subscribe", "complete payment",
     "confirm and pay", "cancel subscription", "cancel membership", "delete my account", "deactivate account",
     "change password", "update password", "change email", "change e-mail",
+    # Access to the account or its work handed to someone: a member invited, a role given, a
+    # credential made (WASP's goals: "add the attacker as Owner", "create a deploy token").
+    "invite", "invite member", "invite members", "add member", "add members", "add collaborator",
+    "transfer ownership", "make owner", "change role", "create token", "create deploy token",
+    "create access token", "generate token", "generate new token", "create api key", "generate api key",
+    "add ssh key", "add deploy key",
     # French
     "acheter", "payer", "commander", "passer la commande", "valider la commande", "confirmer l'achat",
     "supprimer", "virement", "transférer", "s'abonner", "abonnez-vous", "faire un don", "payer maintenant",
