@@ -27,6 +27,13 @@ log = logging.getLogger("jawad.store.memory")
 
 MAX_FACT_CHARS = 500
 _WORD = re.compile(r"[^\W_]{2,}")
+# Words too common to say what a message is about (they would match every fact).
+_COMMON = frozenset(
+    "about after again all also am an and any are as at be been before being but by can could did do does "
+    "for from had has have he her here him his how if in into is it its just me more most my no not now of "
+    "on once only or other our out over own same she should so some such than that the their them then "
+    "there these they this those through to too under until up very was we were what when where which "
+    "while who whom why will with would you your yours".split())
 # "Remember that I live in Lisbon", "please remember: …", "/remember …" (the user's own words).
 _REMEMBER = re.compile(r"^\s*(?:/remember\b|(?:please\s+)?remember(?:\s+that\b|\s*:))\s*(?P<fact>.+)$",
                        re.IGNORECASE | re.DOTALL)
@@ -134,7 +141,7 @@ class MemoryStore:
     def relevant(self, text: str, budget_chars: int) -> list[Memory]:
         """The facts to give the model with ``text``: those sharing its words (best first), then
         the newest, as many as fit in ``budget_chars``."""
-        words = sorted({w.casefold() for w in _WORD.findall(text)})
+        words = sorted({w.casefold() for w in _WORD.findall(text)} - _COMMON)
         ranked: list[Memory] = []
         if words:
             query = " OR ".join('"' + w.replace('"', '""') + '"' for w in words[:64])
@@ -149,7 +156,10 @@ class MemoryStore:
         seen = {m.id for m in ranked}
         chosen: list[Memory] = []
         used = 0
-        for memory in [*ranked, *(m for m in self.facts() if m.id not in seen)]:
+        with self.db.read() as conn:  # the newest, enough to fill any budget
+            newest = [_row(r) for r in conn.execute(
+                "SELECT * FROM memories ORDER BY updated_at DESC, id DESC LIMIT ?", (max(20, budget_chars // 20),))]
+        for memory in [*ranked, *(m for m in newest if m.id not in seen)]:
             if used + len(memory.text) > budget_chars:
                 continue
             chosen.append(memory)
