@@ -373,10 +373,12 @@ class ConversationStore:
 
     # -- conversations -------------------------------------------------------------------------
 
-    def create(self, title: str = "", *, conversation_id: str | None = None) -> ConversationSummary:
-        """A new, empty conversation (titled later from its first exchange unless ``title``)."""
+    def create(self, title: str = "", *, conversation_id: str | None = None,
+               at_ms: int | None = None) -> ConversationSummary:
+        """A new, empty conversation (titled later from its first exchange unless ``title``);
+        ``at_ms``: when it was started (an import keeps the original time), else now."""
         cid = conversation_id or new_conversation_id()
-        ts = now_ms()
+        ts = now_ms() if at_ms is None else int(at_ms)
         with self.db.transaction() as conn:
             conn.execute(
                 "INSERT INTO conversations (id, title, title_is_custom, created_at, updated_at) "
@@ -385,6 +387,11 @@ class ConversationStore:
             )
         self._changed("created", cid)
         return ConversationSummary(cid, title.strip(), ts, ts, 0, bool(title.strip()))
+
+    def exists(self, conversation_id: str) -> bool:
+        """Whether a conversation with this id is saved (deleted ones included)."""
+        with self.db.read() as conn:
+            return conn.execute("SELECT 1 FROM conversations WHERE id = ?", (conversation_id,)).fetchone() is not None
 
     def get(self, conversation_id: str, *, include_deleted: bool = False) -> ConversationSummary:
         """The conversation, or a JawadError saying it does not exist."""
@@ -558,10 +565,12 @@ class ConversationStore:
         self._changed("updated", conversation_id)
         return StoredMessage(conversation_id, position, message, ts, dict(metadata or {}))
 
-    def append_messages(self, conversation_id: str, messages: Iterable[Message]) -> int:
-        """Save many messages in one transaction (imports, benchmarks); returns how many."""
+    def append_messages(self, conversation_id: str, messages: Iterable[Message], *,
+                        at_ms: int | None = None) -> int:
+        """Save many messages in one transaction (imports, benchmarks); returns how many.
+        ``at_ms``: when they were written (an import keeps the original time), else now."""
         count = 0
-        ts = now_ms()
+        ts = now_ms() if at_ms is None else int(at_ms)
         with self.db.transaction() as conn:
             row = conn.execute(
                 "SELECT title, title_is_custom FROM conversations WHERE id = ? AND deleted_at IS NULL",
