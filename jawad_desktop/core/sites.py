@@ -13,9 +13,9 @@ answers for; the agent's navigations to them are refused (``core/tools/browser``
 from __future__ import annotations
 
 import re
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
-__all__ = ["WEB_SCHEMES", "address_of", "is_web_address", "scheme_of", "site_of"]
+__all__ = ["WEB_SCHEMES", "address_of", "is_script_link", "is_web_address", "scheme_of", "site_of"]
 
 WEB_SCHEMES = ("http", "https")
 # "name:" at the start of an address: a scheme, unless digits follow the colon (a host's port).
@@ -67,3 +67,19 @@ def is_web_address(url: str) -> bool:
         return parts.scheme.lower() in WEB_SCHEMES and bool(parts.hostname)
     except ValueError:
         return False
+
+
+# A ``javascript:`` link that does nothing itself (the page's click handler acts): "void(0)", ";"...
+_NO_OP_SCRIPT = re.compile(r"^\s*(?:void\s*\(?\s*0\s*\)?|undefined|false|null|return\s+false|)\s*;?\s*$",
+                           re.IGNORECASE)
+
+
+def is_script_link(href: str) -> bool:
+    """Whether clicking a link with ``href`` would run a script written into the address
+    (``javascript:...`` other than a no-op such as ``javascript:void(0)``): the agent does not
+    click those (issue 28: web addresses only)."""
+    text = href.strip()
+    if scheme_of(text).lower() != "javascript":
+        return False
+    body = unquote(text.split(":", 1)[1])
+    return not _NO_OP_SCRIPT.match(body)

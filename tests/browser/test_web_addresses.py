@@ -221,3 +221,34 @@ def test_going_back_to_a_local_file_the_user_opened_reads_nothing(agent: Agent, 
     after = agent("read_page")
     assert SECRET not in back.for_model + after.for_model, after.for_model
     assert not after.ok or agent.url().startswith(attack_site)
+
+
+def test_a_link_whose_address_is_a_script_is_not_clicked_a_no_op_one_is(web_page: QtWebEnginePage,
+                                                                       arun: Run) -> None:
+    """A page's <a href="javascript:..."> runs its code when clicked: the agent refuses it (issue 28's
+    script addresses). A "javascript:void(0)" link only hands the click to the page's handler."""
+    page = ("<!doctype html><html><head><meta charset='utf-8'><title>Links</title></head><body>"
+            "<a id='script' href=\"javascript:document.title='ran'\">Open the receipt</a> "
+            "<a id='noop' href='javascript:void(0)' onclick=\"document.title='clicked'\">Show more</a>"
+            "</body></html>")
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = page.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    agent = Agent(web_page, arun)
+    with serving(Handler, "script-links") as url:
+        agent("navigate", url=f"{url}/")
+        refused = agent("click_element", selector="#script")
+        assert not refused.ok and "runs a script written into its address" in refused.for_model
+        assert arun(web_page.run_js("document.title", world=0)) == "Links"
+        agent("click_element", selector="#noop")
+        assert arun(web_page.run_js("document.title", world=0)) == "clicked"

@@ -25,7 +25,7 @@ from pydantic import AfterValidator, Field
 
 from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.messages import Image
-from jawad_desktop.core.sites import address_of, is_web_address, site_of
+from jawad_desktop.core.sites import address_of, is_script_link, is_web_address, site_of
 from jawad_desktop.core.tools.browser import values
 from jawad_desktop.core.tools.browser.by_text import find_by_text
 from jawad_desktop.core.tools.browser.changes import PageChanges, field_sentence
@@ -108,6 +108,10 @@ async def act(browser: BrowserSession, target: Target, what: str, action: PageAc
     page = browser.page
     with page_errors():
         info = await page.describe(target)  # a gone or hidden element fails before it is highlighted
+        if what == "click" and is_script_link(info.href):
+            raise PageError("script_link", f'"{info.label or "This link"}" runs a script written into its address '
+                            "(javascript:) instead of opening a page: Jawad does not run scripts from links. "
+                            "Look for another way, or ask the user to click it.")
         await page.highlight(target, f"Jawad: {what}")
     if browser.highlight_s > 0:
         await asyncio.sleep(browser.highlight_s)
