@@ -193,7 +193,9 @@ class ListFormPage(QWidget, Generic[C]):
         self.list.clearSelection()
         self.name.setText(self.free_name(self.words.new_name))
         self.clear_form()
-        self.show_status("")
+        # The form shows a new entry's usual values: say it is not saved yet (it looked like one that was).
+        self.show_status(f"A new {self.words.noun}, not saved yet: check it, then press "
+                         f"“{self.words.save_text.replace('&', '')}”.")
         self.name.setFocus()
         self.name.selectAll()
 

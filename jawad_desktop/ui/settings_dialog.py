@@ -62,7 +62,8 @@ Tester = Callable[[ProviderConfig, str | None], Coroutine[Any, Any, tuple[bool, 
 ModelLister = Callable[[ProviderConfig, str | None], Coroutine[Any, Any, list[str]]]
 
 # The model a new provider of each kind starts with (the user can fetch the list).
-_FIRST_MODEL = {ProviderKind.OPENROUTER: "openai/gpt-4o-mini", ProviderKind.OPENAI_RESPONSES: "gpt-4o-mini",
+_FIRST_MODEL = {ProviderKind.OPENAI: "gpt-4o-mini",
+                ProviderKind.OPENROUTER: "openai/gpt-4o-mini", ProviderKind.OPENAI_RESPONSES: "gpt-4o-mini",
                 ProviderKind.ANTHROPIC: "claude-sonnet-4-5", ProviderKind.GEMINI: "gemini-2.5-flash"}
 _NO_MODEL = "Enter the model to use (you can fetch the list)"
 _REASONING = (("Model default", ""), ("None", "none"), ("Low", "low"), ("Medium", "medium"), ("High", "high"))
@@ -160,6 +161,7 @@ class ProvidersPage(ListFormPage[ProviderConfig]):
         self.right.addStretch(1)
 
         self.active_button.clicked.connect(self.make_active)
+        self._kind_before: ProviderKind | None = None
         self.kind.currentIndexChanged.connect(self._kind_changed)
         self.show_key.toggled.connect(self._toggle_key)
         self.session_button.clicked.connect(self._use_session_memory)
@@ -204,7 +206,7 @@ class ProvidersPage(ListFormPage[ProviderConfig]):
 
     def clear_form(self) -> None:
         self.kind.setCurrentIndex(self.kind.findData(ProviderKind.OPENAI))
-        self.model.setEditText("gpt-4o-mini")
+        self.model.setEditText(_FIRST_MODEL[ProviderKind.OPENAI])
         self.reasoning.setCurrentIndex(0)
         self.context_window.setValue(0)
         self.learned.setText("")
@@ -226,6 +228,11 @@ class ProvidersPage(ListFormPage[ProviderConfig]):
         from jawad_desktop.core.llm.embeddings import DEFAULT_EMBEDDING_MODELS, supports_embeddings
 
         kind = ProviderKind(self.kind.currentData())
+        previous, self._kind_before = self._kind_before, kind
+        # The model that came with the kind before is not one this kind's server offers.
+        if previous is not None and previous != kind and self.model.currentText().strip() in (
+                "", _FIRST_MODEL.get(previous, "")):
+            self.model.setEditText(_FIRST_MODEL.get(kind, ""))
         self.base_url.setPlaceholderText(kind.default_base_url or "(started by Jawad)")
         if self.editing is None:
             self.api_key.setPlaceholderText(self._no_key_text(kind, "Paste your API key"))
@@ -237,7 +244,6 @@ class ProvidersPage(ListFormPage[ProviderConfig]):
         # A new provider still named after the default kind is renamed after the chosen one.
         if self.editing is None and kind != ProviderKind.OPENAI and self.name.text().startswith("OpenAI"):
             self.name.setText(self.free_name(kind.label.split()[0]))
-            self.model.setEditText(_FIRST_MODEL.get(kind, ""))
         self.embedding_model.setEnabled(supports_embeddings(kind))
         self.embedding_model.setPlaceholderText(
             DEFAULT_EMBEDDING_MODELS.get(kind, "") if supports_embeddings(kind) else "(no embeddings API)")
@@ -309,7 +315,11 @@ class ProvidersPage(ListFormPage[ProviderConfig]):
             self.ctx.settings.active_provider = config.name
         self.ctx.save_settings()
         self.api_key.clear()
-        return config.name, f"Saved {config.name}." + (" The key is in your system keyring." if key else "")
+        saved = f"Saved {config.name}." + (" The key is in your system keyring." if key else "")
+        if self.ctx.settings.active_provider != config.name:  # a second provider is not the one in use
+            saved += (f" Jawad still answers with {self.ctx.settings.active_provider}: press “Use this provider”"
+                      " (or choose it above the chat) to switch.")
+        return config.name, saved
 
     def delete(self, name: str) -> str:
         self.ctx.secrets.delete(provider_key_name(name))

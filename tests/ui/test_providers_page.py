@@ -156,3 +156,26 @@ def test_settings_opened_again_shows_no_old_status(dialog: SettingsDialog, qtbot
     dialog.open()
     qtbot.waitUntil(dialog.isVisible)
     assert page.status.text() == "" and dialog.models.status.text() == ""
+
+
+def test_a_new_provider_says_it_is_not_saved_and_the_kind_brings_its_own_model(dialog: SettingsDialog) -> None:
+    """With no provider the form looked like a saved "OpenAI / gpt-4o-mini"; switching the kind kept a
+    model the new server does not offer; a second provider saved was silently not the one in use."""
+    page = dialog.providers
+    assert page.list.count() == 0 and "not saved yet" in page.status.text()
+    assert page.model.currentText() == "gpt-4o-mini"
+    page.kind.setCurrentIndex(page.kind.findData(ProviderKind.ANTHROPIC))
+    assert page.model.currentText() == "claude-sonnet-4-5"
+    page.kind.setCurrentIndex(page.kind.findData(ProviderKind.OLLAMA))
+    assert page.model.currentText() == ""  # Ollama's models are the user's own: fetch the list
+    page.model.setEditText("qwen3:1.7b")
+    page.kind.setCurrentIndex(page.kind.findData(ProviderKind.OPENAI_COMPATIBLE))
+    assert page.model.currentText() == "qwen3:1.7b"  # typed by the user: kept
+    page.name.setText("Home")
+    assert page.save(), page.status.text()
+    assert "Jawad still answers" not in page.status.text()  # the first one is the one in use
+    page.new_provider()
+    page.name.setText("Work")
+    assert page.save(), page.status.text()
+    assert "Jawad still answers with Home" in page.status.text() and "Use this provider" in page.status.text()
+    assert dialog.ctx.settings.active_provider == "Home"
