@@ -211,7 +211,7 @@ QToolButton:focus {{ border-color: {c.accent}; }}
 QToolButton:disabled {{ color: {c.disabled}; }}
 QLineEdit, QPlainTextEdit, QTextEdit, QComboBox, QKeySequenceEdit {{
   color: {c.text}; background: {c.surface}; border: {b}px solid {c.border}; border-radius: {r['md']}px;
-  selection-background-color: {c.accent}; selection-color: {c.on_accent}; }}
+  selection-background-color: {c.accent}; selection-color: {c.on_accent}; placeholder-text-color: {c.muted}; }}
 QLineEdit, QComboBox {{ padding: {s['xs']}px {s['sm']}px; }}
 QLineEdit:focus, QPlainTextEdit:focus, QTextEdit:focus, QComboBox:focus {{ border-color: {c.accent}; }}
 QLineEdit:disabled, QPlainTextEdit:disabled, QTextEdit:disabled, QComboBox:disabled {{ color: {c.disabled}; }}
@@ -219,7 +219,7 @@ QComboBox QAbstractItemView {{ background: {c.surface}; border: 1px solid {c.bor
   selection-background-color: {c.accent}; selection-color: {c.on_accent}; }}
 QListView, QTreeView, QTableView, QListWidget, QTreeWidget, QTableWidget {{ background: {c.surface};
   color: {c.text}; border: {b}px solid {c.border}; border-radius: {r['md']}px;
-  alternate-background-color: {c.surface_alt}; }}
+  alternate-background-color: {c.surface_alt}; placeholder-text-color: {c.muted}; }}
 QListView:focus, QTreeView:focus, QTableView:focus {{ border-color: {c.accent}; }}
 QListView::item:hover, QTreeView::item:hover {{ background: {c.hover}; }}
 QListView::item:selected, QTreeView::item:selected, QTableView::item:selected {{

@@ -276,3 +276,26 @@ def test_the_take_over_banner_is_drawn_in_the_themes_colours(name: str, qtbot: A
     assert image.pixelColor(image.width() - 8, image.height() // 2).name() == applied.colours.notice
     assert image.pixelColor(0, image.height() // 2).name() == applied.colours.warning  # the border
     assert banner.message.palette().color(QPalette.ColorRole.WindowText).name() == applied.colours.text
+
+
+def _shown(colour: QColor, background: QColor) -> QColor:
+    """``colour`` as painted over ``background`` (its alpha blended)."""
+    a = colour.alphaF()
+    return QColor.fromRgbF(*(a * f + (1 - a) * b for f, b in zip(
+        (colour.redF(), colour.greenF(), colour.blueF()),
+        (background.redF(), background.greenF(), background.blueF()), strict=True)))
+
+
+def test_placeholders_and_secondary_text_are_readable_in_every_theme(make_window: Any, profile_dir: Path,
+                                                                    qtbot: Any) -> None:
+    """A style sheet's text colour made Qt paint placeholders, the "Jawad" label, the usage line
+    and the history's dates at half opacity: mid-grey on black in high contrast (3.2:1 in light)."""
+    window = make_window(profile_dir)
+    for name, ratio in (("light", 4.5), ("dark", 4.5), ("high-contrast", 7.0)):
+        window.ctx.settings.ui.theme = name
+        window.apply_appearance()
+        qtbot.wait(20)
+        surface = QColor(theme.current().colours.surface)  # what the style sheet paints under the text
+        for widget in (window.chat.input, window.chat.view, window.sidebar.search_box, window.sidebar.list_view):
+            shown = _shown(widget.palette().color(QPalette.ColorRole.PlaceholderText), surface)
+            assert theme.contrast_ratio(shown, surface) >= ratio, (name, type(widget).__name__, shown.name())
