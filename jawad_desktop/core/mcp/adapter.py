@@ -2,11 +2,12 @@
 
 ``McpConnections`` opens one ``ClientSession`` per configured server, over stdio (the
 server's command is started as a child process) or streamable HTTP (headers read from
-the keyring), lists its tools, keeps those on the allow-list, and registers each as a
+the keyring, or an OAuth sign-in kept there: ``core.mcp.auth``), lists its tools, keeps those on the allow-list, and registers each as a
 ``Tool`` whose schema is the server's own and whose call goes back through the session.
 A server that cannot be reached is skipped with a message in ``problems``; the others
 still work. A tool whose name is already taken (by a built-in tool or an earlier server)
 is registered as ``<server>_<tool>`` and the rename is reported in ``problems`` too.
+A server's questions mid-call (elicitation) go to the user through ``core.mcp.elicitation``.
 
 Each session lives in its own task (the SDK's transports are anyio task groups, which must
 be entered and left by one task); calls may come from any task on the loop.
@@ -30,7 +31,7 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
@@ -38,6 +39,10 @@ from jawad_desktop.core.config.mcp import McpServerConfig, McpSettings, mcp_head
 from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.tools.registry import Tool, ToolError, ToolRegistry, normalize_tool_name
 from jawad_desktop.core.tools.untrusted import wrap_untrusted
+
+if TYPE_CHECKING:
+    from jawad_desktop.core.mcp.auth import Authorizer
+    from jawad_desktop.core.mcp.elicitation import Elicitations
 
 log = logging.getLogger("jawad.mcp")
 
@@ -47,6 +52,14 @@ __all__ = [
 
 _UNSET: Any = object()  # an optional argument the model left out: not sent to the server
 _NAME_CLEAN = re.compile(r"[^A-Za-z0-9_]+")
+
+
+def _client_info() -> Any:
+    from mcp import types
+
+    from jawad_desktop import __version__
+
+    return types.Implementation(name="jawad-desktop", title="Jawad Desktop", version=__version__)
 
 
 def mcp_site(server: str) -> str:
@@ -65,9 +78,11 @@ def permission_level(permission: str) -> PermissionLevel:
 
 
 class SecretReader(Protocol):
-    """Where header values are read from: the ``SecretStore`` (or an overlay of it)."""
+    """Where header values and sign-ins are kept: the ``SecretStore`` (or an overlay of it)."""
 
     def get(self, name: str) -> str | None: ...
+    def set(self, name: str, value: str) -> None: ...
+    def delete(self, name: str) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -96,10 +111,16 @@ class McpConnections:
     """Sessions with the configured MCP servers; ``aclose()`` ends them all."""
 
     def __init__(self, settings: McpSettings, secrets: SecretReader | None = None, *,
-                 log_dir: Path | None = None) -> None:
+                 log_dir: Path | None = None, authorizer: Authorizer | None = None,
+                 elicitations: Elicitations | None = None) -> None:
         self.settings = settings
         self.secrets = secrets
         self.log_dir = log_dir
+        # Who gets the user's consent when a server needs a sign-in (``core.mcp.auth``); None: a
+        # server that needs one is reported with how to sign in (``jawad mcp login``, Settings).
+        self.authorizer = authorizer
+        # Who answers a server's questions mid-call (``core.mcp.elicitation``); None: not offered.
+        self.elicitations = elicitations
         self._servers: dict[str, _Server] = {}
 
     @property
@@ -143,7 +164,8 @@ class McpConnections:
         try:
             async with contextlib.AsyncExitStack() as stack:
                 read, write = await self._open_transport(config, stack)
-                session = await stack.enter_async_context(ClientSession(read, write))
+                session = await stack.enter_async_context(ClientSession(
+                    read, write, client_info=_client_info(), elicitation_callback=self._elicitation_callback(config)))
                 await session.initialize()
                 listed = await session.list_tools()
                 allowed = set(config.allowed_tools)
@@ -185,9 +207,26 @@ class McpConnections:
         from mcp.shared._httpx_utils import create_mcp_http_client
 
         timeout = httpx.Timeout(self.settings.connect_timeout_s, read=self.settings.call_timeout_s)
-        http = await stack.enter_async_context(create_mcp_http_client(headers=self._headers(config), timeout=timeout))
+        auth = None
+        if config.signs_in and self.secrets is not None:
+            from jawad_desktop.core.mcp.auth import oauth_for
+
+            auth = oauth_for(config, self.settings, self.secrets, self.authorizer)
+        http = await stack.enter_async_context(
+            create_mcp_http_client(headers=self._headers(config), timeout=timeout, auth=auth))
         read, write, _session_id = await stack.enter_async_context(streamable_http_client(config.url, http_client=http))
         return read, write
+
+    def _elicitation_callback(self, config: McpServerConfig) -> Any:
+        """The session's answer to ``elicitation/create``: the user's, through ``elicitations``."""
+        elicitations = self.elicitations
+        if elicitations is None:
+            return None
+
+        async def answer(context: Any, params: Any) -> Any:
+            return await elicitations.request(config.name, params)
+
+        return answer
 
     def _errlog(self, config: McpServerConfig, stack: contextlib.AsyncExitStack) -> TextIO:
         """Where a stdio server's stderr goes: a log file per server (never the user's terminal)."""
@@ -384,21 +423,38 @@ def _result_text(result: Any) -> str:
     return "\n".join(parts)
 
 
-def _first_error(exc: BaseException) -> str:
+def _innermost(exc: BaseException) -> BaseException:
     """The innermost useful error of an exception group (anyio wraps failures in groups)."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
+    return exc
+
+
+def _first_error(exc: BaseException) -> str:
+    exc = _innermost(exc)
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
 def _explain(config: McpServerConfig, exc: BaseException) -> str:
+    from jawad_desktop.core.errors import JawadError
+
+    inner = _innermost(exc)
     detail = _first_error(exc)
+    if isinstance(inner, JawadError):  # SignInNeeded and the keyring's errors say what to do
+        return " ".join([str(inner), *inner.suggestions])
     if config.transport == "stdio":
         if "FileNotFoundError" in detail or "No such file" in detail:
             return (f"The MCP server {config.name!r} could not be started: the command {config.command!r} "
                     "was not found. Install it, or fix the server's command.")
         return (f"The MCP server {config.name!r} ({config.where}) stopped or did not speak MCP ({detail}). "
                 "Run its command in a terminal to see why; its output is in the log folder.")
+    if type(inner).__module__.startswith("mcp.client.auth"):  # OAuthFlowError, OAuthTokenError, ...
+        return (f"Signing in to the MCP server {config.name!r} at {config.url} failed ({detail}). "
+                f"Sign in again with `jawad mcp login {config.name}` (or Sign in in Settings → MCP servers); "
+                "if it fails again, the server's sign-in does not accept Jawad.")
+    if config.signs_in and ("401" in detail or "403" in detail):
+        return (f"The MCP server {config.name!r} at {config.url} refused the sign-in ({detail}). "
+                f"Sign in again with `jawad mcp login {config.name}` (or Sign in in Settings → MCP servers).")
     if "401" in detail or "403" in detail:
         return (f"The MCP server {config.name!r} at {config.url} refused the credentials ({detail}). "
                 "Set its headers (the credentials) again.")
@@ -406,15 +462,19 @@ def _explain(config: McpServerConfig, exc: BaseException) -> str:
             "Check that it is running and that the URL is its streamable-HTTP endpoint (often ending in /mcp).")
 
 
-async def mcp_registry(ctx: Any, *, only: str | None = None, reserved: Collection[str] = ()) -> McpRegistry:
+async def mcp_registry(ctx: Any, *, only: str | None = None, reserved: Collection[str] = (),
+                       elicitations: Elicitations | None = None) -> McpRegistry:
     """Connect to the MCP servers in ``ctx``'s settings; their allowed tools as a registry.
 
     Pass the ``all_names()`` of the registry it will be merged into as ``reserved``, so a
     server's ``search`` is renamed (and reported) instead of breaking the merge.
+    ``elicitations``: who answers a server's questions mid-call (the assistant's). A server that
+    needs a sign-in nobody made is reported with how to sign in (``jawad mcp login``); a kept one is
+    used, and refreshed when it expires.
     Never raises for a server that fails: see ``registry.problems``. Close it with ``aclose()``.
     """
     secrets = ctx.secrets if ctx.secrets.available else None
-    connections = McpConnections(ctx.settings.mcp, secrets, log_dir=ctx.paths.logs)
+    connections = McpConnections(ctx.settings.mcp, secrets, log_dir=ctx.paths.logs, elicitations=elicitations)
     try:
         await connections.connect(only)
     except BaseException:
