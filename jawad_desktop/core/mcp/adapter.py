@@ -2,8 +2,9 @@
 
 ``McpConnections`` opens one ``ClientSession`` per configured server, over stdio (the
 server's command is started as a child process) or streamable HTTP (headers read from
-the keyring, or an OAuth sign-in kept there: ``core.mcp.auth``), lists its tools, keeps those on the allow-list, and registers each as a
-``Tool`` whose schema is the server's own and whose call goes back through the session.
+the keyring, or an OAuth sign-in kept there: ``core.mcp.auth``), lists its tools, keeps
+those on the allow-list, and registers each as a ``Tool`` whose schema is the server's own
+and whose call goes back through the session.
 A server that cannot be reached is skipped with a message in ``problems``; the others
 still work. A tool whose name is already taken (by a built-in tool or an earlier server)
 is registered as ``<server>_<tool>`` and the rename is reported in ``problems`` too.
