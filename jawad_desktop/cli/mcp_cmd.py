@@ -342,5 +342,6 @@ async def _list(args: argparse.Namespace, ctx: AppContext) -> int:
             for tool in row["tools"]:
                 mark = "+" if tool["allowed"] else "-"
                 first = tool["description"].splitlines()[0] if tool["description"] else ""
-                print(one_line(f"  {mark} {tool['name']}: {first}"))  # a server's words, as a terminal may show them
+                # a server's words, as a terminal may show them
+                print("  " + one_line(f"{mark} {tool['name']}: {first}"))
     return 1 if problems else 0

@@ -250,3 +250,10 @@ class _Overlay:
         if self.editing and self.editing != self.name:  # renamed in the form, not saved yet
             key = key.replace(f"mcp:{self.name}:", f"mcp:{self.editing}:", 1)
         return self.ctx.secrets.get(key)
+
+    def set(self, key: str, value: str) -> None:
+        """A sign-in made by the check (a refreshed token) is kept, as a connection's would be."""
+        self.ctx.secrets.set(key, value)
+
+    def delete(self, key: str) -> None:
+        self.ctx.secrets.delete(key)

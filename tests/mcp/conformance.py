@@ -68,10 +68,10 @@ class ScenarioResult:
                 if c.get("status") == "FAILURE"]
 
 
-def run_scenario(name: str, *, timeout_s: float = 60.0) -> ScenarioResult:
-    """Run one client scenario against ``conformance_client``; its result."""
+def run_scenario(name: str, *, timeout_s: float = 60.0, client_args: list[str] | None = None) -> ScenarioResult:
+    """Run one client scenario against ``conformance_client`` (or ``python <client_args>``); its result."""
     install()
-    client = " ".join([sys.executable, *CLIENT])
+    client = " ".join([sys.executable, *(client_args or CLIENT)])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     with tempfile.TemporaryDirectory(prefix="mcp-conformance-") as out:
         try:

@@ -13,7 +13,6 @@ import pytest
 
 from tests.mcp.conformance import ConformanceUnavailable, install, run_scenario, scenarios
 
-
 # Scenarios Jawad does not pass yet, and why; strict: one that starts passing fails here, to be moved out.
 NOT_YET = {
     # The suite's 2025-03-26 server publishes, at the origin's well-known address, metadata whose issuer

@@ -106,6 +106,7 @@ class _Server:
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     problem: str = ""
     tools: list[McpToolInfo] = field(default_factory=list)
+    auth: Any = None  # the OAuth provider of an HTTP server that signs in (core.mcp.auth)
 
 
 class McpConnections:
@@ -164,7 +165,7 @@ class McpConnections:
         config = server.config
         try:
             async with contextlib.AsyncExitStack() as stack:
-                read, write = await self._open_transport(config, stack)
+                read, write = await self._open_transport(server, stack)
                 session = await stack.enter_async_context(ClientSession(
                     read, write, client_info=_client_info(), elicitation_callback=self._elicitation_callback(config)))
                 await session.initialize()
@@ -188,13 +189,14 @@ class McpConnections:
         except BaseException as exc:  # the SDK raises exception groups from its task groups
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
-            server.problem = _explain(config, exc)
+            server.problem = _explain(config, exc, server.auth)
             log.warning("MCP server %s failed: %s", config.name, _first_error(exc))
         finally:
             server.session = None
 
-    async def _open_transport(self, config: McpServerConfig, stack: contextlib.AsyncExitStack) -> tuple[Any, Any]:
+    async def _open_transport(self, server: _Server, stack: contextlib.AsyncExitStack) -> tuple[Any, Any]:
         """The message streams to and from the server, their transport entered on ``stack``."""
+        config = server.config
         if config.transport == "stdio":
             from mcp import StdioServerParameters
             from mcp.client.stdio import stdio_client
@@ -212,7 +214,7 @@ class McpConnections:
         if config.signs_in and self.secrets is not None:
             from jawad_desktop.core.mcp.auth import oauth_for
 
-            auth = oauth_for(config, self.settings, self.secrets, self.authorizer)
+            auth = server.auth = oauth_for(config, self.settings, self.secrets, self.authorizer)
         http = await stack.enter_async_context(
             create_mcp_http_client(headers=self._headers(config), timeout=timeout, auth=auth))
         read, write, _session_id = await stack.enter_async_context(streamable_http_client(config.url, http_client=http))
@@ -436,8 +438,9 @@ def _first_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
-def _explain(config: McpServerConfig, exc: BaseException) -> str:
+def _explain(config: McpServerConfig, exc: BaseException, auth: Any = None) -> str:
     from jawad_desktop.core.errors import JawadError
+    from jawad_desktop.core.mcp.auth import offers_sign_in
 
     inner = _innermost(exc)
     detail = _first_error(exc)
@@ -449,10 +452,19 @@ def _explain(config: McpServerConfig, exc: BaseException) -> str:
                     "was not found. Install it, or fix the server's command.")
         return (f"The MCP server {config.name!r} ({config.where}) stopped or did not speak MCP ({detail}). "
                 "Run its command in a terminal to see why; its output is in the log folder.")
+    if auth is not None and not offers_sign_in(auth) and ("401" in detail or "403" in detail):
+        return (f"The MCP server {config.name!r} at {config.url} refused the connection ({detail}) and offers no "
+                "OAuth sign-in. If it takes a token or key, add it again with it as a header, e.g. "
+                f"`jawad mcp add {config.name} --url {config.url} --header-env Authorization=VARIABLE`.")
     if type(inner).__module__.startswith("mcp.client.auth"):  # OAuthFlowError, OAuthTokenError, ...
         return (f"Signing in to the MCP server {config.name!r} at {config.url} failed ({detail}). "
                 f"Sign in again with `jawad mcp login {config.name}` (or Sign in in Settings → MCP servers); "
                 "if it fails again, the server's sign-in does not accept Jawad.")
+    if config.signs_in and auth is None and ("401" in detail or "403" in detail):
+        return (f"The MCP server {config.name!r} at {config.url} refused the connection ({detail}). Signing in "
+                "needs the system keyring, to keep the sign-in, and none is available: start your desktop's keyring "
+                "and try again; or, if the server takes a token or key, add it again with it as a header, e.g. "
+                f"`jawad mcp add {config.name} --url {config.url} --header-env Authorization=VARIABLE`.")
     if config.signs_in and ("401" in detail or "403" in detail):
         return (f"The MCP server {config.name!r} at {config.url} refused the sign-in ({detail}). "
                 f"Sign in again with `jawad mcp login {config.name}` (or Sign in in Settings → MCP servers).")

@@ -56,7 +56,7 @@ log = logging.getLogger("jawad.mcp.auth")
 
 __all__ = [
     "Authorizer", "KeyringTokenStorage", "LoopbackAuthorizer", "SignInNeeded", "fetch_url", "oauth_for",
-    "open_in_browser", "sign_out", "signed_in",
+    "offers_sign_in", "open_in_browser", "sign_out", "signed_in",
 ]
 
 REFRESH_MARGIN_S = 60.0  # refresh a token this long before it expires
@@ -142,6 +142,15 @@ class KeyringTokenStorage:
             context.auth_server_url = record["auth_server_url"]
 
 
+def offers_sign_in(auth: Any) -> bool:
+    """Whether the server behind a provider (``oauth_for``) showed any OAuth sign-in: metadata of a
+    protected resource or of an authorization server. A server that refuses without either takes
+    other credentials (a header)."""
+    context = getattr(auth, "context", None)
+    return context is not None and (context.protected_resource_metadata is not None
+                                    or context.oauth_metadata is not None)
+
+
 def signed_in(secrets: Any, server: str) -> bool:
     """Whether a sign-in (tokens) is kept for ``server``."""
     text = secrets.get(mcp_oauth_key_name(server)) if secrets is not None else None
@@ -219,7 +228,11 @@ class LoopbackAuthorizer(Authorizer):
             raise RuntimeError("LoopbackAuthorizer is used outside its `async with`")
         self._waiting = asyncio.get_running_loop().create_future()
         log.info("signing in: opening the authorization page")
-        await self.open_url(url)
+        try:
+            await self.open_url(url)
+        except Exception:
+            if not self._waiting.done():  # else the redirect came back first: its answer says more
+                raise
         try:
             return await asyncio.wait_for(self._waiting, self.timeout_s)
         except TimeoutError:
