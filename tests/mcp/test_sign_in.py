@@ -16,7 +16,7 @@ import pytest
 from mcp.shared.auth import OAuthClientInformationFull, OAuthMetadata, OAuthToken
 from pydantic import AnyUrl
 
-from jawad_desktop.core.config.mcp import McpServerConfig, McpSettings, mcp_oauth_key_name
+from jawad_desktop.core.config.mcp import McpServerConfig, McpSettings, mcp_oauth_key_name, mcp_oauth_secret_key_name
 from jawad_desktop.core.mcp.adapter import McpConnections
 from jawad_desktop.core.mcp.auth import (
     REFRESH_MARGIN_S,
@@ -28,6 +28,7 @@ from jawad_desktop.core.mcp.auth import (
     signed_in,
 )
 from jawad_desktop.core.store.secrets import SecretStore
+from tests.llm.test_cli import jawad
 from tests.mcp.conformance import ConformanceUnavailable, install, run_scenario
 from tests.mcp.conftest import HttpMcp
 
@@ -144,3 +145,33 @@ def test_jawad_mcp_login_signs_in_in_the_browser_and_keeps_it_in_the_keyring(
     settings = (profile_dir / "config" / "settings.json").read_text()
     token = json.loads(secret_store.get(mcp_oauth_key_name("remote")) or "{}")["tokens"]["access_token"]
     assert token not in settings
+
+
+def test_sign_in_options_keep_secrets_in_the_keyring_and_remove_forgets_them(
+        profile_dir: Path, secret_store: SecretStore) -> None:
+    added = jawad(profile_dir, "mcp", "add", "crm", "--url", "https://crm.example/mcp", "--client-id", "jawad-app",
+                  "--client-secret-env", "CRM_SECRET", "--scopes", "read write", env={"CRM_SECRET": "s3cret"})
+    assert added.returncode == 0, added.stderr
+    assert "jawad mcp login crm" in added.stdout
+    assert secret_store.get(mcp_oauth_secret_key_name("crm")) == "s3cret"
+    saved = json.loads((profile_dir / "config" / "settings.json").read_text())
+    server = saved["mcp"]["servers"][0]
+    assert server["oauth"]["client_id"] == "jawad-app" and server["oauth"]["scopes"] == "read write"
+    assert "s3cret" not in json.dumps(saved)
+    secret_store.set(mcp_oauth_key_name("crm"), json.dumps({"tokens": {"access_token": "at", "token_type": "Bearer"}}))
+    rows = json.loads(jawad(profile_dir, "mcp", "list", "--json").stdout)
+    assert rows[0]["sign_in"] == "signed in"
+    out = jawad(profile_dir, "mcp", "logout", "crm")
+    assert out.returncode == 0 and "Signed out of crm" in out.stdout
+    assert json.loads(jawad(profile_dir, "mcp", "list", "--json").stdout)[0]["sign_in"] == "not signed in"
+    assert secret_store.get(mcp_oauth_secret_key_name("crm")) == "s3cret"  # the client stays registered
+    removed = jawad(profile_dir, "mcp", "remove", "crm")
+    assert removed.returncode == 0 and "sign-in" in removed.stdout
+    assert secret_store.get(mcp_oauth_secret_key_name("crm")) is None
+
+    machine = jawad(profile_dir, "mcp", "add", "m2m", "--url", "https://m2m.example/mcp", "--client-credentials")
+    assert machine.returncode == 1 and "client ID" in machine.stderr and "Traceback" not in machine.stderr
+    stdio = jawad(profile_dir, "mcp", "add", "s", "--command", "some-server", "--client-id", "x")
+    assert stdio.returncode == 1 and "for HTTP servers that sign in" in stdio.stderr
+    login = jawad(profile_dir, "mcp", "login", "nothing")
+    assert login.returncode == 1 and "No MCP server is named 'nothing'" in login.stderr
