@@ -2,12 +2,15 @@
 
 ``python -m tests.mcp.asking_server``. Tool ``book_table(day)`` asks for the name, the number of
 guests (1 to 12) and the seating (inside by default), and returns what came back: the action and
-the values, or that it was declined or cancelled.
+the values, or that it was declined or cancelled. Tool ``clear_bookings()`` is marked destructive
+(a tool annotation) and logs a warning to the client (``notifications/message``); ``list_bookings()``
+is marked read-only.
 """
 
 from __future__ import annotations
 
 from mcp.server.fastmcp import Context, FastMCP
+from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
 server = FastMCP("jawad-asking-server")
@@ -26,6 +29,19 @@ async def book_table(day: str, ctx: Context) -> str:  # type: ignore[type-arg]
     if answer.action == "accept":
         return f"booked for {day}: {answer.data.model_dump_json()}"
     return f"not booked: the user chose {answer.action}"
+
+
+@server.tool(annotations=ToolAnnotations(destructiveHint=True, readOnlyHint=False))
+async def clear_bookings(ctx: Context) -> str:  # type: ignore[type-arg]
+    """Cancel every booking."""
+    await ctx.warning("all bookings were cleared")
+    return "cleared"
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+def list_bookings() -> str:
+    """The bookings."""
+    return "none"
 
 
 if __name__ == "__main__":

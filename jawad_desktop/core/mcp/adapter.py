@@ -49,6 +49,7 @@ log = logging.getLogger("jawad.mcp")
 
 __all__ = [
     "McpConnections", "McpRegistry", "McpRenamedTool", "McpToolInfo", "mcp_registry", "mcp_site", "permission_level",
+    "tool_level",
 ]
 
 _UNSET: Any = object()  # an optional argument the model left out: not sent to the server
@@ -78,6 +79,29 @@ def permission_level(permission: str) -> PermissionLevel:
     return PermissionLevel.SUBMIT if permission == "ask" else PermissionLevel(permission)
 
 
+def tool_level(permission: str, annotations: dict[str, Any]) -> PermissionLevel:
+    """The level of one tool: the server's ``permission``, raised to SUBMIT (asked for, like a
+    purchase) when the tool says it is destructive. A hint never lowers the level the user chose:
+    a server's "read-only" is its own claim."""
+    level = permission_level(permission)
+    destructive = annotations.get("destructiveHint") is True and annotations.get("readOnlyHint") is not True
+    return PermissionLevel.SUBMIT if destructive and level.rank < PermissionLevel.SUBMIT.rank else level
+
+
+_LOG_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "notice": logging.INFO, "warning": logging.WARNING,
+               "error": logging.ERROR, "critical": logging.CRITICAL, "alert": logging.CRITICAL,
+               "emergency": logging.CRITICAL}
+
+
+def _logging_callback(config: McpServerConfig) -> Any:
+    """A server's log messages (``notifications/message``) into our log, at their level."""
+    async def on_log(params: Any) -> None:
+        source = f"{config.name}/{params.logger}" if params.logger else config.name
+        log.log(_LOG_LEVELS.get(str(params.level), logging.INFO), "MCP server %s: %s", source, params.data)
+
+    return on_log
+
+
 class SecretReader(Protocol):
     """Where header values and sign-ins are kept: the ``SecretStore`` (or an overlay of it)."""
 
@@ -95,6 +119,7 @@ class McpToolInfo:
     description: str
     input_schema: dict[str, Any]
     allowed: bool
+    annotations: dict[str, Any] = field(default_factory=dict)  # the server's hints (readOnlyHint, ...)
 
 
 @dataclass
@@ -167,13 +192,15 @@ class McpConnections:
             async with contextlib.AsyncExitStack() as stack:
                 read, write = await self._open_transport(server, stack)
                 session = await stack.enter_async_context(ClientSession(
-                    read, write, client_info=_client_info(), elicitation_callback=self._elicitation_callback(config)))
+                    read, write, client_info=_client_info(), elicitation_callback=self._elicitation_callback(config),
+                    logging_callback=_logging_callback(config)))
                 await session.initialize()
                 listed = await session.list_tools()
                 allowed = set(config.allowed_tools)
                 server.tools = [
                     McpToolInfo(config.name, t.name, t.description or "", dict(t.inputSchema or {}),
-                                not allowed or t.name in allowed)
+                                not allowed or t.name in allowed,
+                                t.annotations.model_dump(exclude_none=True) if t.annotations else {})
                     for t in listed.tools
                 ]
                 missing = allowed - {t.name for t in listed.tools}
@@ -390,7 +417,7 @@ def _tool(connections: McpConnections, info: McpToolInfo, config: McpServerConfi
         description=(info.description or info.name).strip() + f" (MCP server: {config.name})",
         fn=call,
         arguments_model=_as_model(model),
-        level=permission_level(config.permission),
+        level=tool_level(config.permission, info.annotations),
         site=lambda ctx, args: mcp_site(config.name),
     )
     schema = dict(info.input_schema) or {"type": "object", "properties": {}}
