@@ -195,6 +195,19 @@ class ElicitationSettled(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class ToolProgress(Event):
+    """A running tool says how far it is (an MCP server's progress notifications): ``progress`` of
+    ``total`` (0 when unknown), with its words. ``call_id`` is the tool call's."""
+
+    run_id: str
+    call_id: str
+    tool_name: str
+    progress: float
+    total: float = 0.0
+    message: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class GrantsChanged(Event):
     """Harbor's site or session grants changed (a decision, a revocation, the session ended)."""
 

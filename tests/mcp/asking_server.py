@@ -4,11 +4,15 @@
 guests (1 to 12) and the seating (inside by default), and returns what came back: the action and
 the values, or that it was declined or cancelled. Tool ``clear_bookings()`` is marked destructive
 (a tool annotation) and logs a warning to the client (``notifications/message``); ``list_bookings()``
-is marked read-only.
+is marked read-only. ``slow_task(marker)`` reports progress, then works for a minute; told to stop
+(``notifications/cancelled``) it writes "cancelled" to the file ``marker``.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import anyio
 from mcp.server.fastmcp import Context, FastMCP
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
@@ -42,6 +46,18 @@ async def clear_bookings(ctx: Context) -> str:  # type: ignore[type-arg]
 def list_bookings() -> str:
     """The bookings."""
     return "none"
+
+
+@server.tool()
+async def slow_task(marker: str, ctx: Context) -> str:  # type: ignore[type-arg]
+    """Work for a minute, saying how far it is."""
+    try:
+        await ctx.report_progress(1, 60, "started")
+        await anyio.sleep(60)
+    except anyio.get_cancelled_exc_class():
+        Path(marker).write_text("cancelled")
+        raise
+    return "done"
 
 
 if __name__ == "__main__":

@@ -1,17 +1,20 @@
-"""A real server's tool annotations raise (never lower) a tool's permission level, and its log
-messages reach our log."""
+"""A real server's tool annotations raise (never lower) a tool's permission level, its log messages
+reach our log, its progress is announced, and Stop tells it to stop its work."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from jawad_desktop.core.config.mcp import McpServerConfig, McpSettings
 from jawad_desktop.core.config.settings import Settings
-from jawad_desktop.core.events import EventBus
+from jawad_desktop.core.events import EventBus, ToolProgress
 from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.mcp.adapter import McpConnections
 from jawad_desktop.core.tools.context import ToolContext
@@ -39,8 +42,9 @@ async def _levels_and_clear(permission: str) -> tuple[dict[str, PermissionLevel]
 
 
 @pytest.mark.parametrize(("permission", "expected"), [
-    ("read-only", {"book_table": "read-only", "list_bookings": "read-only", "clear_bookings": "submit"}),
-    ("ask", {"book_table": "submit", "list_bookings": "submit", "clear_bookings": "submit"}),
+    ("read-only", {"book_table": "read-only", "list_bookings": "read-only", "clear_bookings": "submit",
+                   "slow_task": "read-only"}),
+    ("ask", {"book_table": "submit", "list_bookings": "submit", "clear_bookings": "submit", "slow_task": "submit"}),
 ])
 def test_annotations_raise_the_level_and_never_lower_it(arun: Any, caplog: pytest.LogCaptureFixture,
                                                         permission: str, expected: dict[str, str]) -> None:
@@ -50,3 +54,36 @@ def test_annotations_raise_the_level_and_never_lower_it(arun: Any, caplog: pytes
     assert "cleared" in result
     assert any(r.levelno == logging.WARNING and r.getMessage() == "MCP server tables: all bookings were cleared"
                for r in caplog.records), [r.getMessage() for r in caplog.records]
+
+
+def test_progress_is_announced_and_stop_cancels_the_servers_work(arun: Any, tmp_path: Path) -> None:
+    marker = tmp_path / "cancelled.txt"
+    bus = EventBus()
+    progress: list[ToolProgress] = []
+
+    async def run() -> bool:
+        connections = McpConnections(_settings("read-only"))
+        try:
+            await connections.connect()
+            slow = connections.registry().get("slow_task")
+            assert slow is not None
+            started = asyncio.Event()
+            bus.subscribe(lambda e: (progress.append(e), started.set()) if isinstance(e, ToolProgress) else None)
+            ctx = ToolContext(settings=Settings(), bus=bus, run_id="run_1", call_id="call_1")
+            call = asyncio.create_task(slow.run(ctx, slow.validate({"marker": str(marker)})))
+            await asyncio.wait_for(started.wait(), 20)
+            call.cancel()  # what Stop does to the running tool
+            with contextlib.suppress(asyncio.CancelledError):
+                await call
+            for _ in range(100):  # the server stops its work and says so in the file, while still connected
+                if marker.exists():
+                    return True
+                await asyncio.sleep(0.05)
+            return False
+        finally:
+            await connections.aclose()
+
+    assert arun(run(), timeout=60), "the server was not told to stop"
+    assert progress and progress[0].progress == 1 and progress[0].total == 60 and progress[0].message == "started"
+    assert progress[0].call_id == "call_1" and progress[0].tool_name == "slow_task"
+    assert marker.read_text() == "cancelled"

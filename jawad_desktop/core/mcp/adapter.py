@@ -29,7 +29,7 @@ import datetime
 import logging
 import os
 import re
-from collections.abc import Collection
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
@@ -37,7 +37,9 @@ from typing import TYPE_CHECKING, Any, Protocol, TextIO
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from jawad_desktop.core.config.mcp import McpServerConfig, McpSettings, mcp_header_key_name
+from jawad_desktop.core.events import ToolProgress
 from jawad_desktop.core.harbor.policy import PermissionLevel
+from jawad_desktop.core.tools.context import ToolContext
 from jawad_desktop.core.tools.registry import Tool, ToolError, ToolRegistry, normalize_tool_name
 from jawad_desktop.core.tools.untrusted import wrap_untrusted
 
@@ -275,15 +277,25 @@ class McpConnections:
             headers[name] = value
         return headers
 
-    async def call(self, server_name: str, tool: str, arguments: dict[str, Any]) -> Any:
-        """Call ``tool`` on a connected server: the ``CallToolResult``, or ``ToolError``."""
+    async def call(self, server_name: str, tool: str, arguments: dict[str, Any],
+                   progress: Callable[[float, float | None, str | None], Awaitable[None]] | None = None) -> Any:
+        """Call ``tool`` on a connected server: the ``CallToolResult``, or ``ToolError``.
+
+        ``progress`` is called with the server's progress notifications. When the call is
+        cancelled (Stop), the server is told to stop its work (``notifications/cancelled``)."""
         server = self._servers.get(server_name)
         if server is None or server.session is None:
             raise ToolError(f"The MCP server {server_name!r} is not connected; the user can check its settings.")
+        session = server.session
+        # The id the SDK gives this request: taken synchronously by call_tool before its first wait.
+        request_id = getattr(session, "_request_id", None)
         try:
-            return await server.session.call_tool(
-                tool, arguments, read_timeout_seconds=datetime.timedelta(seconds=self.settings.call_timeout_s))
+            return await session.call_tool(
+                tool, arguments, read_timeout_seconds=datetime.timedelta(seconds=self.settings.call_timeout_s),
+                progress_callback=progress)
         except asyncio.CancelledError:
+            if isinstance(request_id, int):
+                await _tell_cancelled(session, request_id, server_name)
             raise
         except Exception as exc:
             raise ToolError(f"The MCP server {server_name!r} failed to run {tool}: {_first_error(exc)}") from None
@@ -366,6 +378,19 @@ class McpRegistry(ToolRegistry):
         await self.connections.aclose()
 
 
+async def _tell_cancelled(session: Any, request_id: int, server: str) -> None:
+    """Tell the server the user stopped request ``request_id`` (best effort, a couple of seconds)."""
+    from mcp import types
+
+    note = types.ClientNotification(types.CancelledNotification(
+        params=types.CancelledNotificationParams(requestId=request_id, reason="The user stopped the task.")))
+    try:
+        await asyncio.wait_for(asyncio.shield(session.send_notification(note)), 2)
+        log.info("MCP server %s: told to stop request %s", server, request_id)
+    except Exception as exc:  # the session may be gone: nothing more to stop
+        log.debug("MCP server %s: could not send the cancellation: %s", server, exc)
+
+
 def _tool_name(text: str) -> str:
     """``text`` as a valid registry name: letters, digits and ``_``, not starting with a digit, 64 at most."""
     name = _NAME_CLEAN.sub("_", text).strip("_")[:64] or "tool"
@@ -401,9 +426,14 @@ def _tool(connections: McpConnections, info: McpToolInfo, config: McpServerConfi
     model = create_model(f"mcp_{name}_arguments", __config__=ConfigDict(extra="forbid", populate_by_name=False),
                          **fields)
 
-    async def call(**kwargs: Any) -> str:
+    async def call(ctx: ToolContext, **kwargs: Any) -> str:
         arguments = {originals[k]: v for k, v in kwargs.items() if v is not _UNSET}
-        result = await connections.call(config.name, info.name, arguments)
+
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            ctx.bus.emit(ToolProgress(run_id=ctx.run_id, call_id=ctx.call_id, tool_name=name, progress=done,
+                                      total=total or 0.0, message=message or ""))
+
+        result = await connections.call(config.name, info.name, arguments, progress)
         text = _result_text(result)
         # What a server returns is data, like a page: fenced with a fresh marker (core.tools.untrusted).
         source = f"MCP server {config.name}"
@@ -416,6 +446,7 @@ def _tool(connections: McpConnections, info: McpToolInfo, config: McpServerConfi
         name=name,
         description=(info.description or info.name).strip() + f" (MCP server: {config.name})",
         fn=call,
+        takes_context=True,
         arguments_model=_as_model(model),
         level=tool_level(config.permission, info.annotations),
         site=lambda ctx, args: mcp_site(config.name),
