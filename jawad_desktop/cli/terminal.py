@@ -298,6 +298,7 @@ class TerminalQuestions:
         self._tasks: set[asyncio.Task[None]] = set()
         self._open: dict[str, threading.Event] = {}  # question id -> set when it is settled
         assistant.bus.subscribe(self._on_event)
+        assistant.elicitations.answered_here()  # for the life of the command
 
     def _on_event(self, event: ev.Event) -> None:
         kind = _KINDS.get(type(event))

@@ -93,6 +93,7 @@ async def main(url: str) -> int:
     bus = EventBus()
     elicitations = Elicitations(bus)
     bus.subscribe(accept_as_shown(elicitations))
+    elicitations.answered_here()
     async with LoopbackAuthorizer(fetch_url) as authorizer:
         return await _use(settings, secrets, bus, McpConnections(settings, secrets, authorizer=authorizer,
                                                                  elicitations=elicitations))

@@ -91,6 +91,7 @@ def test_a_server_question_is_answered_by_the_user_and_a_wrong_answer_is_refused
             assert elicitations.respond(event.id, "accept", {"name": "Ada", "guests": "3"}) == []
 
     bus.subscribe(person)
+    elicitations.answered_here()
     ok, result = arun(_booked(elicitations, bus), timeout=60)
     assert ok, result
     assert '"name":"Ada"' in result and '"guests":3' in result and '"seating":"inside"' in result
@@ -98,11 +99,15 @@ def test_a_server_question_is_answered_by_the_user_and_a_wrong_answer_is_refused
     assert [e.outcome for e in seen if isinstance(e, ElicitationSettled)] == ["accept"]
 
 
-def test_without_a_person_a_server_question_is_declined_with_a_notice(arun: Any) -> None:
+@pytest.mark.parametrize("who", ["no person", "no face that answers"])
+def test_without_a_person_a_server_question_is_declined_with_a_notice(arun: Any, who: str) -> None:
     bus = EventBus()
     notices: list[str] = []
     bus.subscribe(lambda e: notices.append(e.text) if isinstance(e, Notice) else None)
-    _, result = arun(_booked(Elicitations(bus, ask=False), bus), timeout=60)
+    elicitations = Elicitations(bus, ask=who != "no person")
+    if who == "no person":
+        elicitations.answered_here()  # a face is there, but nobody to answer it
+    _, result = arun(_booked(elicitations, bus), timeout=60)
     assert "not booked: the user chose decline" in result
     assert notices and "nobody can answer here" in notices[0] and "tables" in notices[0]
 
@@ -112,6 +117,7 @@ def test_the_user_may_decline_or_cancel(arun: Any, action: str) -> None:
     bus = EventBus()
     elicitations = Elicitations(bus)
     bus.subscribe(lambda e: elicitations.respond(e.id, action) if isinstance(e, ElicitationRequested) else None)
+    elicitations.answered_here()
     _, result = arun(_booked(elicitations, bus), timeout=60)
     assert f"not booked: the user chose {action}" in result
 

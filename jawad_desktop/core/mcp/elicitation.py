@@ -5,8 +5,9 @@ server's question into an ``ElicitationRequested`` event and waits for a face to
 ``respond``: the window's form, or the terminal (``cli.terminal.TerminalQuestions``). The answer is
 checked against the requested schema (``check_answer``: types, lengths, ranges, formats, choices,
 required fields; the schema's defaults fill what was left empty); an answer that does not fit is
-refused with what is wrong, and the question stays open. Without a person (``ask`` False) the
-question is declined at once, with a notice. The model never answers these: they go to the user.
+refused with what is wrong, and the question stays open. A face that answers says so
+(``answered_here()``); without a person (``ask`` False), or with no face that answers, the question is
+declined at once, with a notice. The model never answers these: they go to the user.
 
 In URL mode the server names a page (a payment, a sign-in of its own); accepting means the face
 opened it.
@@ -18,6 +19,7 @@ import asyncio
 import logging
 import math
 import re
+from collections.abc import Callable
 from datetime import date, datetime
 from typing import Any, Literal
 
@@ -146,6 +148,21 @@ class Elicitations:
         self.ask_enabled = ask
         self.timeout_s = timeout_s
         self._pending: dict[str, tuple[asyncio.Future[Answer], dict[str, Any]]] = {}
+        self._answerers = 0
+
+    def answered_here(self) -> Callable[[], None]:
+        """A face (the terminal, the window's form) answers the questions from now on; call the
+        returned function when it no longer does."""
+        self._answerers += 1
+        done = False
+
+        def detach() -> None:
+            nonlocal done
+            if not done:
+                done = True
+                self._answerers -= 1
+
+        return detach
 
     async def request(self, server: str, params: Any) -> Any:
         """The user's answer to ``params`` (``ElicitRequestFormParams`` or ``...URLParams``) as an
@@ -154,10 +171,10 @@ class Elicitations:
 
         url = str(getattr(params, "url", "") or "") if getattr(params, "mode", "form") == "url" else ""
         schema = dict(getattr(params, "requestedSchema", None) or {}) if not url else {}
-        if not self.ask_enabled:
+        if not self.ask_enabled or self._answerers == 0:
             self.bus.emit(Notice(level="warning", text=(
                 f"The MCP server {server!r} asked you something ({params.message}), but nobody can answer here: "
-                "it was declined. Run the request from an interactive terminal, or in the window.")))
+                "it was declined. Run the request from an interactive terminal.")))
             return types.ElicitResult(action="decline")
         request_id = new_id("elicit")
         future: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
