@@ -140,3 +140,46 @@ def test_jawad_ask_asks_the_server_question_on_the_terminal(profile_dir: Path, s
     assert run.returncode == 0, run.transcript
     tool_result = scripted_model.requests[1]["messages"][-1]["content"]
     assert '"name":"Ada"' in tool_result and '"guests":2' in tool_result and '"seating":"terrace"' in tool_result
+
+
+def test_the_window_form_answers_a_server_question(arun: Any, qtbot: Any) -> None:
+    from PySide6.QtCore import Qt, QTimer
+    from PySide6.QtWidgets import QComboBox, QLineEdit
+
+    from jawad_desktop.ui.elicitation_panel import ElicitationPanel
+
+    bus = EventBus()
+    elicitations = Elicitations(bus)
+    panel = ElicitationPanel(elicitations.respond)
+    qtbot.addWidget(panel)
+    seen: dict[str, Any] = {}
+
+    def fill() -> None:
+        name, guests = panel.findChild(QLineEdit, "elicit_name"), panel.findChild(QLineEdit, "elicit_guests")
+        seating = panel.findChild(QComboBox, "elicit_seating")
+        assert name is not None and guests is not None and seating is not None
+        seen["default seating"] = seating.currentData()  # the schema's default, filled in
+        name.setText("Ada")
+        guests.setText("40")
+        qtbot.mouseClick(panel.send_button, Qt.MouseButton.LeftButton)
+        seen["problems"] = panel.problems.text() if panel.problems.isVisibleTo(panel) else ""
+        seen["still open"] = panel.isVisibleTo(panel.parentWidget() or panel) or panel.current is not None
+        guests.setText("4")
+        seating.setCurrentIndex(seating.findData("terrace"))
+        qtbot.mouseClick(panel.send_button, Qt.MouseButton.LeftButton)
+
+    def on_event(event: Event) -> None:
+        if isinstance(event, ElicitationRequested):
+            panel.show_request(event)
+            QTimer.singleShot(0, fill)
+        elif isinstance(event, ElicitationSettled):
+            panel.settle(event)
+
+    bus.subscribe(on_event)
+    elicitations.answered_here()
+    ok, result = arun(_booked(elicitations, bus), timeout=60)
+    assert ok, result
+    assert seen == {"default seating": "inside", "problems": "Guests: give a number from 1 to 12",
+                    "still open": True}
+    assert '"guests":4' in result and '"seating":"terrace"' in result and '"name":"Ada"' in result
+    assert panel.current is None and not panel.isVisible()
