@@ -5,15 +5,17 @@ guests (1 to 12) and the seating (inside by default), and returns what came back
 the values, or that it was declined or cancelled. Tool ``clear_bookings()`` is marked destructive
 (a tool annotation) and logs a warning to the client (``notifications/message``); ``list_bookings()``
 is marked read-only. ``slow_task(marker)`` reports progress, then works for a minute; told to stop
-(``notifications/cancelled``) it writes "cancelled" to the file ``marker``.
+(``notifications/cancelled``) it writes "cancelled" to the file ``marker``. ``floor_plan()`` returns a
+picture (a PNG) with a caption.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import anyio
-from mcp.server.fastmcp import Context, FastMCP
+from mcp.server.fastmcp import Context, FastMCP, Image
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
@@ -58,6 +60,17 @@ async def slow_task(marker: str, ctx: Context) -> str:  # type: ignore[type-arg]
         Path(marker).write_text("cancelled")
         raise
     return "done"
+
+
+# The smallest PNG: one transparent pixel.
+PIXEL = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+                      "1f15c4890000000d49444154789c6360000002000100e221bc330000000049454e44ae426082")
+
+
+@server.tool(structured_output=False)
+def floor_plan() -> list[Any]:
+    """The restaurant's floor plan, as a picture."""
+    return ["The floor plan:", Image(data=PIXEL, format="png")]
 
 
 if __name__ == "__main__":

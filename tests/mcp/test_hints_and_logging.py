@@ -43,8 +43,9 @@ async def _levels_and_clear(permission: str) -> tuple[dict[str, PermissionLevel]
 
 @pytest.mark.parametrize(("permission", "expected"), [
     ("read-only", {"book_table": "read-only", "list_bookings": "read-only", "clear_bookings": "submit",
-                   "slow_task": "read-only"}),
-    ("ask", {"book_table": "submit", "list_bookings": "submit", "clear_bookings": "submit", "slow_task": "submit"}),
+                   "slow_task": "read-only", "floor_plan": "read-only"}),
+    ("ask", {"book_table": "submit", "list_bookings": "submit", "clear_bookings": "submit", "slow_task": "submit",
+             "floor_plan": "submit"}),
 ])
 def test_annotations_raise_the_level_and_never_lower_it(arun: Any, caplog: pytest.LogCaptureFixture,
                                                         permission: str, expected: dict[str, str]) -> None:
@@ -87,3 +88,21 @@ def test_progress_is_announced_and_stop_cancels_the_servers_work(arun: Any, tmp_
     assert progress and progress[0].progress == 1 and progress[0].total == 60 and progress[0].message == "started"
     assert progress[0].call_id == "call_1" and progress[0].tool_name == "slow_task"
     assert marker.read_text() == "cancelled"
+
+
+def test_a_tools_picture_goes_to_the_model_as_a_picture(arun: Any) -> None:
+    from tests.mcp.asking_server import PIXEL
+
+    async def run() -> Any:
+        connections = McpConnections(_settings("read-only"))
+        try:
+            await connections.connect()
+            plan = connections.registry().get("floor_plan")
+            assert plan is not None
+            return await plan.run(ToolContext(settings=Settings(), bus=EventBus()), plan.validate({}))
+        finally:
+            await connections.aclose()
+
+    result = arun(run(), timeout=60)
+    assert result.ok and "The floor plan:" in result.for_model
+    assert [(image.data, image.media_type) for image in result.images] == [(PIXEL, "image/png")]

@@ -39,8 +39,9 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from jawad_desktop.core.config.mcp import McpServerConfig, McpSettings, mcp_header_key_name
 from jawad_desktop.core.events import ToolProgress
 from jawad_desktop.core.harbor.policy import PermissionLevel
+from jawad_desktop.core.messages import Image
 from jawad_desktop.core.tools.context import ToolContext
-from jawad_desktop.core.tools.registry import Tool, ToolError, ToolRegistry, normalize_tool_name
+from jawad_desktop.core.tools.registry import Tool, ToolError, ToolRegistry, ToolResult, normalize_tool_name
 from jawad_desktop.core.tools.untrusted import wrap_untrusted
 
 if TYPE_CHECKING:
@@ -426,7 +427,7 @@ def _tool(connections: McpConnections, info: McpToolInfo, config: McpServerConfi
     model = create_model(f"mcp_{name}_arguments", __config__=ConfigDict(extra="forbid", populate_by_name=False),
                          **fields)
 
-    async def call(ctx: ToolContext, **kwargs: Any) -> str:
+    async def call(ctx: ToolContext, **kwargs: Any) -> ToolResult:
         arguments = {originals[k]: v for k, v in kwargs.items() if v is not _UNSET}
 
         async def progress(done: float, total: float | None, message: str | None) -> None:
@@ -440,7 +441,9 @@ def _tool(connections: McpConnections, info: McpToolInfo, config: McpServerConfi
         if getattr(result, "isError", False):
             raise ToolError(wrap_untrusted(text, source) if text else f"{info.name} failed on the MCP server "
                                                                        f"{config.name!r}")
-        return wrap_untrusted(text, source)
+        wrapped = wrap_untrusted(text, source)
+        # Pictures go to the model as pictures (to models that take them; core.llm.vision).
+        return ToolResult(for_model=wrapped, data=result, images=_result_images(result))
 
     tool = Tool(
         name=name,
@@ -489,6 +492,22 @@ def _innermost(exc: BaseException) -> BaseException:
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     return exc
+
+
+def _result_images(result: Any) -> list[Image]:
+    """The pictures of a tool's result (image content, base64 in the protocol)."""
+    import base64
+    import binascii
+
+    images: list[Image] = []
+    for item in getattr(result, "content", None) or []:
+        media_type = str(getattr(item, "mimeType", "") or "")
+        if getattr(item, "type", "") == "image" and media_type.startswith("image/"):
+            try:
+                images.append(Image(base64.b64decode(str(item.data), validate=True), media_type))
+            except (binascii.Error, ValueError):
+                log.warning("an MCP tool returned an image that is not base64; left out")
+    return images
 
 
 def _first_error(exc: BaseException) -> str:
