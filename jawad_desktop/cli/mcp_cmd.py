@@ -1,26 +1,40 @@
-"""``jawad mcp``: add, list and remove MCP servers whose tools the assistant may use.
+"""``jawad mcp``: add, list and remove MCP servers whose tools the assistant may use; sign in
+to remote ones (``login``, ``logout``).
 
 A server is a command started over stdio (``--command``) or a streamable-HTTP URL
 (``--url``). HTTP header values (tokens) go only to the system keyring: from an environment
 variable the user names (``--header-env NAME=VARIABLE``), or from a hidden prompt
 (``--ask-header NAME``); ``--header NAME=VALUE`` is for values that are not secret and still
-goes to the keyring (the settings file keeps only header names).
+goes to the keyring (the settings file keeps only header names). An HTTP server without headers
+signs in with OAuth: ``jawad mcp login NAME`` opens the sign-in page in the browser (the redirect
+comes back to a listener on 127.0.0.1) and keeps the tokens in the keyring; a client the server's
+owner registered for you is given with ``--client-id`` (its secret from ``--client-secret-env`` or
+a hidden prompt), and machine-to-machine servers take ``--client-credentials``.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import getpass
 import json
 import os
 import shlex
 import sys
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from jawad_desktop.cli.terminal import one_line
-from jawad_desktop.core.config.mcp import MCP_PERMISSIONS, McpServerConfig, mcp_header_key_name
+from jawad_desktop.core.config.mcp import (
+    MCP_PERMISSIONS,
+    McpOAuth,
+    McpServerConfig,
+    mcp_header_key_name,
+    mcp_oauth_key_name,
+    mcp_oauth_secret_key_name,
+)
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
 
@@ -53,6 +67,20 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                        help="an HTTP header whose value is in environment variable VAR (repeatable)")
     p_add.add_argument("--ask-header", action="append", default=[], metavar="NAME",
                        help="ask for the value of header NAME (hidden input; repeatable)")
+    sign_in = p_add.add_argument_group("sign-in", "for HTTP servers that sign in with OAuth (no --header)")
+    sign_in.add_argument("--client-id", metavar="ID", default="", help="a client registered with the server's "
+                         "sign-in beforehand (default: Jawad registers itself)")
+    sign_in.add_argument("--client-secret-env", metavar="VAR", help="the client's secret is in environment "
+                         "variable VAR (kept in the keyring)")
+    sign_in.add_argument("--ask-client-secret", action="store_true", help="ask for the client's secret (hidden)")
+    sign_in.add_argument("--private-key-file", metavar="PEM", type=Path,
+                         help="sign the client's requests with this private key (private_key_jwt; kept in the "
+                         "keyring, not read again from the file)")
+    sign_in.add_argument("--client-credentials", action="store_true",
+                         help="a machine-to-machine server: no person signs in (needs --client-id)")
+    sign_in.add_argument("--token-auth", choices=("client_secret_basic", "client_secret_post", "none"), default="",
+                         help="how the client's secret is sent to the token endpoint (default: the server's choice)")
+    sign_in.add_argument("--scopes", default="", help="space-separated scopes to ask for (default: the server's)")
     p_add.add_argument("--allow", action="append", default=[], metavar="TOOL",
                        help="only this tool of the server (repeatable, or comma-separated; default: all)")
     p_add.add_argument("--permission", choices=MCP_PERMISSIONS, default="ask",
@@ -63,8 +91,15 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p_list.add_argument("--tools", action="store_true", help="connect and list each server's tools")
     p_list.add_argument("--json", action="store_true", help="print JSON")
 
-    p_remove = actions.add_parser("remove", help="delete a saved MCP server and its header values")
+    p_remove = actions.add_parser("remove", help="delete a saved MCP server, its header values and its sign-in")
     p_remove.add_argument("name")
+
+    p_login = actions.add_parser("login", help="sign in to an HTTP MCP server in the browser")
+    p_login.add_argument("name")
+    p_login.add_argument("--no-browser", action="store_true",
+                         help="only print the sign-in address (open it in a browser on this computer)")
+    p_logout = actions.add_parser("logout", help="forget the sign-in kept for an MCP server")
+    p_logout.add_argument("name")
     return parser
 
 
@@ -73,7 +108,65 @@ async def run(args: argparse.Namespace, ctx: AppContext) -> int:
         return _add(args, ctx)
     if args.mcp_action == "remove":
         return _remove(args, ctx)
+    if args.mcp_action == "login":
+        return await _login(args, ctx)
+    if args.mcp_action == "logout":
+        return _logout(args, ctx)
     return await _list(args, ctx)
+
+
+def _saved(ctx: AppContext, name: str) -> McpServerConfig:
+    config = ctx.settings.mcp.server(name)
+    if config is None:
+        known = ", ".join(s.name for s in ctx.settings.mcp.servers) or "none yet"
+        raise JawadError(f"No MCP server is named {name!r} (saved: {known}).",
+                         suggestions=["`jawad mcp list` shows them."])
+    return config
+
+
+async def _login(args: argparse.Namespace, ctx: AppContext) -> int:
+    config = _saved(ctx, args.name)
+    if not config.signs_in:
+        raise JawadError(f"The MCP server {config.name} does not sign in with OAuth "
+                         f"({'it is a command' if config.transport == 'stdio' else 'it uses headers'}).",
+                         suggestions=["Add it again with --url and without --header to sign in."])
+    if not ctx.secrets.available:
+        raise JawadError(ctx.secrets.problem or "No keyring is available for the sign-in.",
+                         suggestions=["The sign-in is only kept in the system keyring."])
+    from jawad_desktop.core.mcp.adapter import McpConnections
+    from jawad_desktop.core.mcp.auth import LoopbackAuthorizer, open_in_browser, sign_out
+
+    async def show(url: str) -> None:
+        print(f"Sign in to {config.name} in your browser. If no page opens, open this address:\n  {url}",
+              file=sys.stderr, flush=True)
+        if not args.no_browser:
+            with contextlib.suppress(JawadError):  # the address is printed above
+                await open_in_browser(url)
+
+    sign_out(ctx.secrets, config.name)  # a fresh sign-in, not the kept one
+    async with LoopbackAuthorizer(show) as authorizer:
+        connections = McpConnections(ctx.settings.mcp, ctx.secrets, log_dir=ctx.paths.logs, authorizer=authorizer)
+        try:
+            await connections.connect(only=config.name)
+        finally:
+            await connections.aclose()
+    problem = connections.problems.get(config.name)
+    if problem:
+        raise JawadError(problem)
+    tools = [t.name for t in connections.tools()]
+    print(f"Signed in to {config.name}; the sign-in is kept in the system keyring. "
+          f"Its tools: {one_line(', '.join(tools)) or 'none'}.")
+    return 0
+
+
+def _logout(args: argparse.Namespace, ctx: AppContext) -> int:
+    config = _saved(ctx, args.name)
+    if ctx.secrets.available:
+        from jawad_desktop.core.mcp.auth import sign_out
+
+        sign_out(ctx.secrets, config.name)
+    print(f"Signed out of {config.name}: its sign-in is no longer kept.")
+    return 0
 
 
 def _pairs(values: list[str], what: str) -> list[tuple[str, str]]:
@@ -105,32 +198,73 @@ def _add(args: argparse.Namespace, ctx: AppContext) -> int:
         raise JawadError(f"The command line cannot be read: {exc}.",
                          suggestions=["Quote it as one argument, e.g. --command 'npx -y some-server'."]) from None
     allowed = [t.strip() for item in args.allow for t in item.split(",") if t.strip()]
+    client_secret = _client_secret(args)
+    if (args.client_id or client_secret or args.client_credentials) and (not args.url or headers):
+        raise JawadError("--client-id and the other sign-in options are for HTTP servers that sign in (--url, "
+                         "no --header).")
     try:
+        oauth = McpOAuth(grant="client_credentials" if args.client_credentials else "authorization_code",
+                         client_id=args.client_id.strip(),
+                         auth_method="private_key_jwt" if args.private_key_file else args.token_auth,
+                         scopes=args.scopes.strip())
         config = McpServerConfig(
             name=args.name, transport="http" if args.url else "stdio",
             command=command[0] if command else "", args=command[1:], env=dict(_pairs(args.env, "--env")),
             cwd=args.cwd or "",
             url=args.url or "", headers=list(headers), allowed_tools=allowed, permission=args.permission,
-            enabled=not args.disabled,
+            enabled=not args.disabled, oauth=oauth,
         )
     except ValidationError as exc:
         raise JawadError(f"The MCP server is not valid: {exc.errors()[0]['msg']}.") from None
-    if headers and not ctx.secrets.available:
+    if (headers or client_secret) and not ctx.secrets.available:
         raise JawadError(ctx.secrets.problem or "No keyring is available for the header values.",
                          suggestions=["Header values are only kept in the system keyring."])
     mcp = ctx.settings.mcp
     old = mcp.server(config.name)
     for name, value in headers.items():  # secrets first: if the keyring refuses, nothing changes
         ctx.secrets.set(mcp_header_key_name(config.name, name), value)
+    if client_secret:
+        ctx.secrets.set(mcp_oauth_secret_key_name(config.name), client_secret)
     if old is not None:
         _forget_headers(ctx, old, keep=set(config.headers) if old.name == config.name else set())
+        _forget_sign_in(ctx, old, keep_secret=bool(client_secret) and old.name == config.name)
     ctx.settings.mcp = mcp.model_copy(update={"servers": [s for s in mcp.servers if s is not old] + [config]})
     ctx.save_settings()
     what = "Replaced" if old is not None else "Added"
+    then = (f"If it asks you to sign in, run `jawad mcp login {config.name}`; see its tools with "
+            "`jawad mcp list --tools`." if config.signs_in and config.oauth.grant == "authorization_code"
+            else "See its tools with `jawad mcp list --tools`.")
     print(f"{what} the MCP server {config.name} ({config.where})"
-          f"{' with its header values in the system keyring' if headers else ''}. "
-          f"See its tools with `jawad mcp list --tools`.")
+          f"{' with its header values in the system keyring' if headers else ''}"
+          f"{' with its client secret in the system keyring' if client_secret else ''}. {then}")
     return 0
+
+
+def _client_secret(args: argparse.Namespace) -> str:
+    """The sign-in client's secret or private key, from where the user said (never a command-line value)."""
+    if args.private_key_file:
+        try:
+            return str(args.private_key_file.expanduser().read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            raise JawadError(f"The private key {args.private_key_file} cannot be read ({exc.__class__.__name__}).",
+                             suggestions=["Give the path of a PEM file."]) from None
+    if args.client_secret_env:
+        value = os.environ.get(args.client_secret_env, "")
+        if not value:
+            raise JawadError(f"The environment variable {args.client_secret_env} is not set or is empty.",
+                             suggestions=[f"Set it first, e.g. `export {args.client_secret_env}=...`."])
+        return value
+    if args.ask_client_secret:
+        return getpass.getpass(f"Client secret for {args.name} (input hidden): ")
+    return ""
+
+
+def _forget_sign_in(ctx: AppContext, config: McpServerConfig, *, keep_secret: bool = False) -> None:
+    if not ctx.secrets.available:
+        return
+    ctx.secrets.delete(mcp_oauth_key_name(config.name))
+    if not keep_secret:
+        ctx.secrets.delete(mcp_oauth_secret_key_name(config.name))
 
 
 def _forget_headers(ctx: AppContext, config: McpServerConfig, *, keep: set[str] | None = None) -> None:
@@ -143,16 +277,27 @@ def _forget_headers(ctx: AppContext, config: McpServerConfig, *, keep: set[str] 
 
 def _remove(args: argparse.Namespace, ctx: AppContext) -> int:
     mcp = ctx.settings.mcp
-    config = mcp.server(args.name)
-    if config is None:
-        known = ", ".join(s.name for s in mcp.servers) or "none yet"
-        raise JawadError(f"No MCP server is named {args.name!r} (saved: {known}).",
-                         suggestions=["`jawad mcp list` shows them."])
+    config = _saved(ctx, args.name)
     _forget_headers(ctx, config)
+    _forget_sign_in(ctx, config)
     ctx.settings.mcp = mcp.model_copy(update={"servers": [s for s in mcp.servers if s is not config]})
     ctx.save_settings()
-    print(f"Removed the MCP server {config.name}{' and its header values' if config.headers else ''}.")
+    print(f"Removed the MCP server {config.name}{' and its header values' if config.headers else ''}"
+          f"{' and its sign-in' if config.signs_in else ''}.")
     return 0
+
+
+def _sign_in_state(ctx: AppContext, config: McpServerConfig) -> str:
+    """"signed in", "not signed in", "client credentials", or "" (no OAuth sign-in)."""
+    if not config.signs_in:
+        return ""
+    if config.oauth.grant == "client_credentials":
+        return "client credentials"
+    if not ctx.secrets.available:
+        return "not signed in"
+    from jawad_desktop.core.mcp.auth import signed_in
+
+    return "signed in" if signed_in(ctx.secrets, config.name) else "not signed in"
 
 
 async def _list(args: argparse.Namespace, ctx: AppContext) -> int:
@@ -175,6 +320,7 @@ async def _list(args: argparse.Namespace, ctx: AppContext) -> int:
                 {"name": info.name, "description": info.description, "allowed": info.allowed})
     rows: list[dict[str, Any]] = [{"name": s.name, "transport": s.transport, "where": s.where, "headers": s.headers,
              "allowed_tools": s.allowed_tools, "permission": s.permission, "enabled": s.enabled,
+             "sign_in": _sign_in_state(ctx, s),
              **({"tools": tools.get(s.name, []), "problem": problems.get(s.name, "")} if args.tools else {})}
             for s in servers]
     if args.json:
@@ -187,12 +333,15 @@ async def _list(args: argparse.Namespace, ctx: AppContext) -> int:
     for row in rows:
         state = "" if row["enabled"] else " (disabled)"
         allow = ", ".join(row["allowed_tools"]) or "all tools"
-        print(f"{row['name']}{state}: {row['transport']} {row['where']}  [{allow}; permission {row['permission']}]")
+        signed = f"; {row['sign_in']}" if row["sign_in"] else ""
+        print(f"{row['name']}{state}: {row['transport']} {row['where']}  [{allow}; permission {row['permission']}"
+              f"{signed}]")
         if args.tools:
             if row["problem"]:
                 print(f"  ! {row['problem']}", file=sys.stderr)
             for tool in row["tools"]:
                 mark = "+" if tool["allowed"] else "-"
                 first = tool["description"].splitlines()[0] if tool["description"] else ""
-                print(one_line(f"  {mark} {tool['name']}: {first}"))  # a server's words, as a terminal may show them
+                # a server's words, as a terminal may show them
+                print("  " + one_line(f"{mark} {tool['name']}: {first}"))
     return 1 if problems else 0

@@ -8,7 +8,8 @@
   or a CAPTCHA: Enter continues, c cancels) with questions on the terminal, one at a time, read off
   the loop's thread (the page keeps running) through the one stdin reader (``StdinLines``), whose
   reading ends with its question. Without a terminal the core decides instead (deny, reject,
-  cancel: ``core.harbor``, ``core.tools.browser.hand_over``).
+  cancel: ``core.harbor``, ``core.tools.browser.hand_over``; an MCP server's question is
+  declined: ``core.mcp.elicitation``).
 - ``printable``/``one_line``/``printable_json``: text from pages and models as a terminal may show
   it (no escape sequences, carriage returns, bells, C1 controls or bidirectional overrides).
 - ``TurnPrinter``: the answer streamed to stdout as it comes, the action log and (with
@@ -253,13 +254,42 @@ _KINDS: dict[type[ev.Event], tuple[Callable[[Any], str], Answer]] = {
     ev.PlanProposed: (plan_question, _answer_plan),
     ev.HandOverRequested: (hand_over_question, _answer_hand_over),
 }
-_SETTLED = (ev.PermissionSettled, ev.PlanSettled, ev.HandOverFinished)
+_SETTLED = (ev.PermissionSettled, ev.PlanSettled, ev.HandOverFinished, ev.ElicitationSettled)
+
+
+def elicitation_question(request: ev.ElicitationRequested) -> str:
+    """An MCP server's question as the terminal shows it first: what it asks, and the choice."""
+    lines = [f"\nThe MCP server {one_line(request.server)} asks you: {one_line(request.message)}"]
+    if request.url:
+        lines.append(f"  It wants you to open this page: {one_line(request.url)}")
+        return "\n".join(lines) + "\n  [o] open it  [d] decline  [c] cancel (Enter = decline): "
+    return "\n".join(lines) + "\n  [a] answer  [d] decline  [c] cancel (Enter = decline): "
+
+
+def elicitation_field(name: str, spec: dict[str, Any], required: bool) -> str:
+    """One field of a server's form as a terminal question (its default kept on Enter)."""
+    from jawad_desktop.core.mcp.elicitation import choices
+
+    label = one_line(str(spec.get("title") or name))
+    about = f" ({one_line(str(spec['description']))})" if spec.get("description") else ""
+    options = choices(spec)
+    kind = spec.get("type", "string")
+    if options:
+        hint = ", ".join(one_line(v if v == t else f"{v} = {t}") for v, t in options)
+        hint = ("one or more of " if kind == "array" else "one of ") + hint + (", comma-separated" if kind == "array"
+                                                                                else "")
+    else:
+        hint = {"boolean": "yes or no", "integer": "a whole number", "number": "a number"}.get(kind, "text")
+    default = f"; Enter = {one_line(json.dumps(spec['default'], ensure_ascii=False))}" if "default" in spec else ""
+    need = "" if required or default else "; Enter = leave empty"
+    return f"  {label}{about} [{hint}{default}{need}]: "
 
 
 class TerminalQuestions:
     """Asks the assistant's questions on the terminal, one at a time: permission requests (o, s, e, d
-    or a; Enter denies), plan-first mode's plans (y or Enter approves) and hand-overs (Enter
-    continues, c cancels). The reading happens off the loop's thread (the page keeps running); a
+    or a; Enter denies), plan-first mode's plans (y or Enter approves), hand-overs (Enter
+    continues, c cancels) and MCP servers' questions (a answers the form field by field, d or Enter
+    declines, c cancels). The reading happens off the loop's thread (the page keeps running); a
     question settled without its answer (its clock, Stop) stops its reading and says so."""
 
     def __init__(self, assistant: Assistant, lines: StdinLines = STDIN) -> None:
@@ -268,10 +298,16 @@ class TerminalQuestions:
         self._tasks: set[asyncio.Task[None]] = set()
         self._open: dict[str, threading.Event] = {}  # question id -> set when it is settled
         assistant.bus.subscribe(self._on_event)
+        assistant.elicitations.answered_here()  # for the life of the command
 
     def _on_event(self, event: ev.Event) -> None:
         kind = _KINDS.get(type(event))
-        if kind is not None:
+        if isinstance(event, ev.ElicitationRequested):
+            self._open[event.id] = threading.Event()
+            task = asyncio.get_running_loop().create_task(self._elicit(event))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        elif kind is not None:
             question_id = str(getattr(event, "id", ""))
             self._open[question_id] = threading.Event()
             task = asyncio.get_running_loop().create_task(self._ask(event, question_id, *kind))
@@ -281,6 +317,48 @@ class TerminalQuestions:
             done = self._open.get(str(getattr(event, "id", "")))
             if done is not None and not done.is_set():
                 done.set()
+
+    async def _elicit(self, request: ev.ElicitationRequested, tries: int = 3) -> None:
+        """An MCP server's question: the choice, then (to answer) one line per field of its form,
+        checked by the core; what does not fit is said and the form asked again."""
+        from jawad_desktop.core.mcp.elicitation import fields
+
+        done = self._open[request.id]
+        elicitations = self.assistant.elicitations
+        try:
+            line = await asyncio.to_thread(self.lines.read_line, elicitation_question(request), done)
+            choice = (line or "").strip().lower()[:1]
+            if done.is_set():
+                return
+            if choice == "c":
+                elicitations.respond(request.id, "cancel")
+                return
+            if choice not in ("a", "o"):
+                elicitations.respond(request.id, "decline")
+                return
+            if request.url:
+                import webbrowser
+
+                await asyncio.to_thread(webbrowser.open, request.url)
+                elicitations.respond(request.id, "accept")
+                return
+            for _ in range(tries):
+                values: dict[str, Any] = {}
+                for name, spec, required in fields(request.schema):
+                    answer = await asyncio.to_thread(self.lines.read_line, elicitation_field(name, spec, required),
+                                                     done)
+                    if answer is None:
+                        if not done.is_set():
+                            elicitations.respond(request.id, "cancel")
+                        return
+                    values[name] = answer.strip()
+                problems = elicitations.respond(request.id, "accept", values)
+                if not problems:
+                    return
+                sys.stderr.write("".join(f"  ! {one_line(problem)}\n" for problem in problems))
+            elicitations.respond(request.id, "cancel")
+        finally:
+            self._open.pop(request.id, None)
 
     async def _ask(self, event: ev.Event, question_id: str, show: Callable[[Any], str], answer: Answer) -> None:
         done = self._open[question_id]

@@ -41,6 +41,7 @@ from jawad_desktop.core.harbor.engine import Harbor
 from jawad_desktop.core.harbor.gate import HarborGate, Inspector
 from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.llm.pricing import PriceTable
+from jawad_desktop.core.mcp.elicitation import Elicitations
 from jawad_desktop.core.messages import Message
 from jawad_desktop.core.tools.basic import basic_registry
 from jawad_desktop.core.tools.files.attachments import file_from_record, read_attachments
@@ -145,6 +146,9 @@ class Assistant:
 
             page.download_guard = make_download_guard(self.gate, self.bus)  # the agent's downloads are asked for
         self.mcp: McpRegistry | None = None
+        # An MCP server's questions mid-call go to the user (the window's form, the terminal); without
+        # a person they are declined.
+        self.elicitations = Elicitations(self.bus, ask=ask)
         self.session = AgentSession(
             client=self._client_for_run, registry=self.base_registry, settings=settings, bus=self.bus,
             gate=self.gate, secrets=ctx.secrets, browser=self.browser,
@@ -270,7 +274,7 @@ class Assistant:
                 return []
             from jawad_desktop.core.mcp.adapter import mcp_registry
 
-            mcp = await mcp_registry(self.ctx, reserved=self.base_registry.all_names())
+            mcp = await mcp_registry(self.ctx, reserved=self.base_registry.all_names(), elicitations=self.elicitations)
             self.mcp = mcp
             self.session.registry = self.base_registry.merged(mcp)
             problems = [*mcp.problems.values()]

@@ -169,6 +169,44 @@ class HandOverFinished(Event):
         return self.outcome == "continued"
 
 
+ElicitationOutcome = Literal["accept", "decline", "cancel", "stopped"]
+
+
+@dataclass(frozen=True, slots=True)
+class ElicitationRequested(Event):
+    """An MCP server asks the user for input mid-call (``core.mcp.elicitation``): a form built from
+    ``schema`` (a flat JSON schema: strings, numbers, booleans, choices; ``default``s filled in), or
+    in URL mode a page to open (``url``). Answered with ``Elicitations.respond``: accept (with the
+    values), decline or cancel. Never filled in by the model."""
+
+    id: str
+    server: str
+    message: str
+    schema: dict[str, Any] = field(default_factory=dict)
+    url: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ElicitationSettled(Event):
+    """A server's question was settled, once: accepted, declined, cancelled, or ended by Stop."""
+
+    id: str
+    outcome: ElicitationOutcome
+
+
+@dataclass(frozen=True, slots=True)
+class ToolProgress(Event):
+    """A running tool says how far it is (an MCP server's progress notifications): ``progress`` of
+    ``total`` (0 when unknown), with its words. ``call_id`` is the tool call's."""
+
+    run_id: str
+    call_id: str
+    tool_name: str
+    progress: float
+    total: float = 0.0
+    message: str = ""
+
+
 @dataclass(frozen=True, slots=True)
 class GrantsChanged(Event):
     """Harbor's site or session grants changed (a decision, a revocation, the session ended)."""

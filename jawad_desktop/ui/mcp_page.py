@@ -3,9 +3,11 @@
 List, add, edit and remove servers: a command started over stdio, or a streamable-HTTP
 URL with headers. Header values go straight to the keyring (a stored value shows as
 "stored"; leave it empty to keep it). "Check" connects and lists the server's tools, each
-with a box for the allow-list. Changes are saved at once and announced with ``changed``,
-after which the window reconnects (``core.mcp.adapter.mcp_registry``). The page is a
-``ListFormPage`` (``ui.list_form``), like the Providers page.
+with a box for the allow-list. An HTTP server without headers signs in with OAuth: the page
+says whether it is signed in, Sign in opens the sign-in page in the system browser (the
+redirect comes back to a loopback listener, ``core.mcp.auth``) and Sign out forgets it.
+Changes are saved at once and announced with ``changed``, after which the window reconnects
+(``core.mcp.adapter.mcp_registry``). The page is a ``ListFormPage`` (``ui.list_form``), like the Providers page.
 
 Add it to the dialog with ``dialog.add_page("MCP", McpPage(ctx, dialog))``.
 """
@@ -19,14 +21,24 @@ from pydantic import ValidationError
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
+    QHBoxLayout,
+    QLabel,
     QLayout,
     QListWidget,
     QListWidgetItem,
     QPlainTextEdit,
+    QPushButton,
     QWidget,
 )
 
-from jawad_desktop.core.config.mcp import McpServerConfig, McpSettings, mcp_header_key_name
+from jawad_desktop.core.config.mcp import (
+    McpOAuth,
+    McpServerConfig,
+    McpSettings,
+    mcp_header_key_name,
+    mcp_oauth_key_name,
+    mcp_oauth_secret_key_name,
+)
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.ui.controls import combo, line_edit, validation_message
@@ -69,9 +81,22 @@ class McpPage(ListFormPage[McpServerConfig]):
         self.enabled.setChecked(True)
         self.tools = QListWidget(self)
         self.tools.setAccessibleName("The server's tools; checked ones are allowed")
+        self.sign_in_state = QLabel(self)
+        self.sign_in_state.setAccessibleName("Whether Jawad is signed in to this server")
+        self.sign_in_button = QPushButton("Sign in", self)
+        self.sign_in_button.setAccessibleName("Sign in to this server in the browser")
+        self.sign_in_button.clicked.connect(self.sign_in)
+        self.sign_out_button = QPushButton("Sign out", self)
+        self.sign_out_button.setAccessibleName("Forget the sign-in to this server")
+        self.sign_out_button.clicked.connect(self.sign_out)
+        sign_in_row = QHBoxLayout()
+        sign_in_row.addWidget(self.sign_in_state, 1)
+        sign_in_row.addWidget(self.sign_in_button)
+        sign_in_row.addWidget(self.sign_out_button)
         rows: tuple[tuple[str, QWidget | QLayout], ...] = (
             ("&Reach by", self.transport), ("&Command", self.command), ("&URL", self.url),
-            ("&Headers", self.headers), ("&Permission", self.permission), ("", self.enabled), ("&Tools", self.tools),
+            ("&Headers", self.headers), ("Sign-in", sign_in_row), ("&Permission", self.permission),
+            ("", self.enabled), ("&Tools", self.tools),
         )
         for label, field in rows:
             self.form.addRow(label, field)
@@ -113,6 +138,65 @@ class McpPage(ListFormPage[McpServerConfig]):
         self.command.setEnabled(stdio)
         self.url.setEnabled(not stdio)
         self.headers.setEnabled(not stdio)
+        self._show_sign_in()
+
+    def _show_sign_in(self) -> None:
+        """Signed in or not, for the saved HTTP server being edited that signs in with OAuth."""
+        server = self.entry_named(self.editing) if self.editing else None
+        if server is None or not server.signs_in:
+            self.sign_in_state.setText("Only for a saved HTTP server without headers.")
+            self.sign_in_button.setEnabled(False)
+            self.sign_out_button.setEnabled(False)
+            return
+        from jawad_desktop.core.mcp.auth import signed_in
+
+        done = self.ctx.secrets.available and signed_in(self.ctx.secrets, server.name)
+        self.sign_in_state.setText("Signed in" if done else "Not signed in")
+        self.sign_in_button.setEnabled(self.ctx.secrets.available)
+        self.sign_out_button.setEnabled(done)
+
+    def sign_in(self) -> None:
+        """Sign in to the server being edited, in the system browser."""
+        server = self.entry_named(self.editing) if self.editing else None
+        if server is None or not server.signs_in:
+            return
+
+        def show(tools: list[str]) -> None:
+            self._show_sign_in()
+            self.show_status(f"Signed in to {server.name}; it has {len(tools)} tools.")
+            self.changed.emit()  # the window reconnects with the new sign-in
+
+        self.run_busy(self.sign_in_button, self._sign_in(server), what=f"signing in to {server.name}",
+                      busy_text="Sign in in the browser window that opened…", on_done=show)
+
+    async def _sign_in(self, server: McpServerConfig) -> list[str]:
+        from jawad_desktop.core.mcp.adapter import McpConnections
+        from jawad_desktop.core.mcp.auth import LoopbackAuthorizer, open_in_browser, sign_out
+
+        sign_out(self.ctx.secrets, server.name)
+        settings = self.ctx.settings.mcp.model_copy(update={"servers": [server.model_copy(update={"enabled": True})]})
+        async with LoopbackAuthorizer(open_in_browser) as authorizer:
+            connections = McpConnections(settings, self.ctx.secrets, log_dir=self.ctx.paths.logs,
+                                         authorizer=authorizer)
+            try:
+                await connections.connect()
+            finally:
+                await connections.aclose()
+        problem = connections.problems.get(server.name)
+        if problem:
+            raise JawadError(problem)
+        return [tool.name for tool in connections.tools()]
+
+    def sign_out(self) -> None:
+        server = self.entry_named(self.editing) if self.editing else None
+        if server is None or not self.ctx.secrets.available:
+            return
+        from jawad_desktop.core.mcp.auth import sign_out
+
+        sign_out(self.ctx.secrets, server.name)
+        self._show_sign_in()
+        self.show_status(f"Signed out of {server.name}.")
+        self.changed.emit()
 
     def _show_tools(self, tools: list[tuple[str, bool]], *, all_listed: bool) -> None:
         self._all_tools_listed = all_listed
@@ -151,12 +235,14 @@ class McpPage(ListFormPage[McpServerConfig]):
             parts = shlex.split(self.command.text()) if self.transport.currentData() == "stdio" else []
         except ValueError as exc:
             raise ValueError(f"The command line cannot be read: {exc}") from None
+        old = self.entry_named(self.editing) if self.editing else None
         try:
             config = McpServerConfig(
                 name=self.name.text(), transport=self.transport.currentData(),
                 command=parts[0] if parts else "", args=parts[1:], url=self.url.text(),
                 headers=list(headers), allowed_tools=self._allowed(),
                 permission=self.permission.currentData(), enabled=self.enabled.isChecked(),
+                oauth=old.oauth if old is not None else McpOAuth(),  # set with `jawad mcp add`: kept
             )
         except ValidationError as exc:
             raise ValueError(validation_message(exc)) from None
@@ -191,6 +277,8 @@ class McpPage(ListFormPage[McpServerConfig]):
         if server is not None and self.ctx.secrets.available:
             for header in server.headers:
                 self.ctx.secrets.delete(mcp_header_key_name(server.name, header))
+            self.ctx.secrets.delete(mcp_oauth_key_name(server.name))
+            self.ctx.secrets.delete(mcp_oauth_secret_key_name(server.name))
         self.ctx.settings.mcp = self.ctx.settings.mcp.model_copy(
             update={"servers": [s for s in self.ctx.settings.mcp.servers if s is not server]})
         self.ctx.save_settings()
@@ -250,3 +338,10 @@ class _Overlay:
         if self.editing and self.editing != self.name:  # renamed in the form, not saved yet
             key = key.replace(f"mcp:{self.name}:", f"mcp:{self.editing}:", 1)
         return self.ctx.secrets.get(key)
+
+    def set(self, key: str, value: str) -> None:
+        """A sign-in made by the check (a refreshed token) is kept, as a connection's would be."""
+        self.ctx.secrets.set(key, value)
+
+    def delete(self, key: str) -> None:
+        self.ctx.secrets.delete(key)

@@ -111,6 +111,12 @@ class ChatPresenter(QObject):
             bridge.hand_over_finished.connect(take_over.finish)
         bridge.conversation_changed.connect(self._on_conversation_changed)
         bridge.retry.connect(self._on_retry)
+        # An MCP server's question mid-call: a form above the input (ui.elicitation_panel).
+        from jawad_desktop.ui.elicitation_panel import ElicitationPanel
+
+        self.elicitation = ElicitationPanel(self._respond_to_server, chat)
+        chat.insert_above_input(self.elicitation)
+        bridge.other.connect(self._on_other_event)
 
     # -- building ---------------------------------------------------------------------------
 
@@ -132,11 +138,24 @@ class ChatPresenter(QObject):
         self.plans.answered.connect(assistant.gate.plans.respond)
         if self.take_over is not None and assistant.hand_over is not None:
             self.take_over.answered.connect(assistant.hand_over.respond)
+        assistant.elicitations.answered_here()  # the form above the input answers the servers' questions
         if self.ctx.settings.mcp.servers:
             self.reconnect_mcp()
         assistant.watch_library()  # the document library's files re-indexed as they change
         self.ready.emit()
         return assistant
+
+    def _respond_to_server(self, request_id: str, action: str, values: dict[str, Any]) -> list[str]:
+        """The form's answer to a server's question; the problems of values that do not fit."""
+        if self.assistant is None:
+            return []
+        return self.assistant.elicitations.respond(request_id, action, values)
+
+    def _on_other_event(self, event: Any) -> None:
+        if isinstance(event, ev.ElicitationRequested):
+            self.elicitation.show_request(event)
+        elif isinstance(event, ev.ElicitationSettled):
+            self.elicitation.settle(event)
 
     def reconnect_mcp(self) -> None:
         """Connect (again) to the MCP servers in Settings."""

@@ -163,7 +163,9 @@ def test_failures_are_explained_and_others_still_work(arun: Any, http_mcp: HttpM
     problems = registry.problems
     assert set(problems) == {"Missing", "NoToken", "Down"}
     assert "was not found" in problems["Missing"]
-    assert "refused the credentials" in problems["NoToken"] and "Set its headers" in problems["NoToken"]
+    # No keyring here (no secrets): no sign-in can be kept, so the user is told so, and about headers.
+    assert "refused the connection" in problems["NoToken"] and "keyring" in problems["NoToken"]
+    assert "--header-env Authorization=" in problems["NoToken"]
     assert "Can't use the MCP server 'Down'" in problems["Down"]
 
 

@@ -89,3 +89,28 @@ def test_bad_input_is_shown(page: McpPage) -> None:
     page.url.setText("http://127.0.0.1:9/mcp")
     page.headers.setPlainText("no colon here")
     assert not page.save() and "Name: value" in page.status.text()
+
+
+def test_sign_in_state_sign_out_and_the_oauth_settings_kept_on_save(
+        page: McpPage, qtbot: Any, secret_store: SecretStore) -> None:
+    from jawad_desktop.core.config.mcp import McpOAuth, McpServerConfig, mcp_oauth_key_name
+    from jawad_desktop.core.mcp.auth import signed_in
+
+    page.ctx.settings.mcp = page.ctx.settings.mcp.model_copy(update={"servers": [McpServerConfig(
+        name="crm", transport="http", url="https://crm.example/mcp", oauth=McpOAuth(client_id="jawad-app"))]})
+    secret_store.set(mcp_oauth_key_name("crm"), '{"tokens": {"access_token": "at", "token_type": "Bearer"}}')
+    page.refresh()
+    page.list.setCurrentRow(0)
+    assert page.editing == "crm"
+    assert page.sign_in_state.text() == "Signed in" and page.sign_out_button.isEnabled()
+    page.permission.setCurrentIndex(page.permission.findData("read-only"))
+    assert page.save(), page.status.text()
+    saved = page.ctx.settings.mcp.server("crm")
+    assert saved is not None and saved.oauth.client_id == "jawad-app" and saved.permission == "read-only"
+    page.list.setCurrentRow(0)
+    qtbot.mouseClick(page.sign_out_button, Qt.MouseButton.LeftButton)
+    assert not signed_in(secret_store, "crm")
+    assert page.sign_in_state.text() == "Not signed in" and not page.sign_out_button.isEnabled()
+    assert page.sign_in_button.isEnabled()
+    page.new_server()
+    assert not page.sign_in_button.isEnabled()

@@ -2,7 +2,10 @@
 
 A server is either a command started over stdio, or a streamable-HTTP URL. Header values
 (tokens) are never in this model: only their names are, and the values live in the OS
-keyring under ``mcp_header_key_name(server, header)``.
+keyring under ``mcp_header_key_name(server, header)``. An HTTP server without headers signs in
+with OAuth (``McpOAuth``): what the sign-in got (tokens, the registered client) is kept in the
+keyring under ``mcp_oauth_key_name(server)``, a pre-registered client's secret or private key
+under ``mcp_oauth_secret_key_name(server)``.
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from jawad_desktop.core.config.providers import validate_base_url
 
-__all__ = ["MCP_PERMISSIONS", "McpServerConfig", "McpSettings", "mcp_header_key_name"]
+__all__ = ["MCP_PERMISSIONS", "McpOAuth", "McpServerConfig", "McpSettings", "mcp_header_key_name",
+           "mcp_oauth_key_name", "mcp_oauth_secret_key_name"]
 
 # "ask" asks before every call (unless allowed for the session); the others are the tool
 # permission levels of spec 001 and follow the same policy as the built-in tools.
@@ -26,6 +30,40 @@ _HEADER_RE = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 def mcp_header_key_name(server: str, header: str) -> str:
     """The keyring user name under which one header value of an MCP server is kept."""
     return f"mcp:{server}:{header.lower()}"
+
+
+def mcp_oauth_key_name(server: str) -> str:
+    """The keyring user name under which an MCP server's sign-in (tokens, client) is kept."""
+    return f"mcp:{server}:oauth"
+
+
+def mcp_oauth_secret_key_name(server: str) -> str:
+    """The keyring user name of a pre-registered OAuth client's secret (or PEM private key)."""
+    return f"mcp:{server}:oauth-client-secret"
+
+
+class McpOAuth(BaseModel):
+    """How an HTTP server's OAuth sign-in is done. By default the user signs in in the browser
+    (authorization code with PKCE) as a client the server registers on the fly or knows by
+    ``McpSettings.client_metadata_url``. ``client_id``: a client registered beforehand (its secret,
+    if any, in the keyring). ``grant`` "client_credentials" is for machine-to-machine servers: no
+    person signs in; ``auth_method`` says how the client proves itself (a secret sent with HTTP
+    basic or in the form, or a JWT signed with its private key)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    grant: Literal["authorization_code", "client_credentials"] = "authorization_code"
+    client_id: str = ""
+    auth_method: Literal["", "client_secret_basic", "client_secret_post", "private_key_jwt", "none"] = ""
+    signing_algorithm: str = "RS256"  # for private_key_jwt
+    scopes: str = ""  # space-separated; empty: what the server asks for
+    issuer: str = ""  # the authorization server a pre-registered client belongs to
+
+    @model_validator(mode="after")
+    def _check(self) -> McpOAuth:
+        if self.grant == "client_credentials" and not self.client_id.strip():
+            raise ValueError("Client credentials need the client ID the server's owner gave you")
+        return self
 
 
 class McpServerConfig(BaseModel):
@@ -44,6 +82,12 @@ class McpServerConfig(BaseModel):
     allowed_tools: list[str] = Field(default_factory=list)  # empty: every tool the server has
     permission: Literal["ask", "read-only", "navigate", "interact", "submit"] = "ask"
     enabled: bool = True
+    oauth: McpOAuth = Field(default_factory=McpOAuth)  # HTTP servers without headers
+
+    @property
+    def signs_in(self) -> bool:
+        """Whether the server signs in with OAuth: an HTTP server whose credentials are not headers."""
+        return self.transport == "http" and not self.headers
 
     @field_validator("name")
     @classmethod
@@ -88,6 +132,9 @@ class McpSettings(BaseModel):
     servers: list[McpServerConfig] = Field(default_factory=list)
     connect_timeout_s: float = Field(30.0, gt=0, le=600)
     call_timeout_s: float = Field(120.0, gt=0, le=3600)
+    # Jawad's OAuth client metadata document (an https URL serving its client metadata), used as its
+    # client ID by authorization servers that accept one; empty: the server registers a client.
+    client_metadata_url: str = ""
 
     @model_validator(mode="after")
     def _unique(self) -> McpSettings:

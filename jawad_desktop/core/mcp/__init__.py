@@ -1,8 +1,10 @@
 """MCP servers as tools (spec 003's MCP tool adapter), through the official ``mcp`` SDK.
 
-- ``config``: McpServerConfig, McpSettings (the ``mcp`` section of the settings)
 - ``adapter``: McpConnections / mcp_registry: connect to the configured servers (stdio or
   streamable HTTP), list their tools, and register the allowed ones in a ToolRegistry
+- ``auth``: signing in to remote servers (OAuth 2.1 through the SDK): the keyring storage, the
+  authorizers (loopback redirect, system browser), ``oauth_for``
+- ``elicitation``: a server's questions to the user mid-call, as events the faces answer
 
 Nothing is imported here: ``core.store.settings`` imports ``config`` and must not pull in
 the SDK.

@@ -2,11 +2,13 @@
 
 ``McpConnections`` opens one ``ClientSession`` per configured server, over stdio (the
 server's command is started as a child process) or streamable HTTP (headers read from
-the keyring), lists its tools, keeps those on the allow-list, and registers each as a
-``Tool`` whose schema is the server's own and whose call goes back through the session.
+the keyring, or an OAuth sign-in kept there: ``core.mcp.auth``), lists its tools, keeps
+those on the allow-list, and registers each as a ``Tool`` whose schema is the server's own
+and whose call goes back through the session.
 A server that cannot be reached is skipped with a message in ``problems``; the others
 still work. A tool whose name is already taken (by a built-in tool or an earlier server)
 is registered as ``<server>_<tool>`` and the rename is reported in ``problems`` too.
+A server's questions mid-call (elicitation) go to the user through ``core.mcp.elicitation``.
 
 Each session lives in its own task (the SDK's transports are anyio task groups, which must
 be entered and left by one task); calls may come from any task on the loop.
@@ -27,26 +29,42 @@ import datetime
 import logging
 import os
 import re
-from collections.abc import Collection
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from jawad_desktop.core.config.mcp import McpServerConfig, McpSettings, mcp_header_key_name
+from jawad_desktop.core.events import ToolProgress
 from jawad_desktop.core.harbor.policy import PermissionLevel
-from jawad_desktop.core.tools.registry import Tool, ToolError, ToolRegistry, normalize_tool_name
+from jawad_desktop.core.messages import Image
+from jawad_desktop.core.tools.context import ToolContext
+from jawad_desktop.core.tools.registry import Tool, ToolError, ToolRegistry, ToolResult, normalize_tool_name
 from jawad_desktop.core.tools.untrusted import wrap_untrusted
+
+if TYPE_CHECKING:
+    from jawad_desktop.core.mcp.auth import Authorizer
+    from jawad_desktop.core.mcp.elicitation import Elicitations
 
 log = logging.getLogger("jawad.mcp")
 
 __all__ = [
     "McpConnections", "McpRegistry", "McpRenamedTool", "McpToolInfo", "mcp_registry", "mcp_site", "permission_level",
+    "tool_level",
 ]
 
 _UNSET: Any = object()  # an optional argument the model left out: not sent to the server
 _NAME_CLEAN = re.compile(r"[^A-Za-z0-9_]+")
+
+
+def _client_info() -> Any:
+    from mcp import types
+
+    from jawad_desktop import __version__
+
+    return types.Implementation(name="jawad-desktop", title="Jawad Desktop", version=__version__)
 
 
 def mcp_site(server: str) -> str:
@@ -64,10 +82,35 @@ def permission_level(permission: str) -> PermissionLevel:
     return PermissionLevel.SUBMIT if permission == "ask" else PermissionLevel(permission)
 
 
+def tool_level(permission: str, annotations: dict[str, Any]) -> PermissionLevel:
+    """The level of one tool: the server's ``permission``, raised to SUBMIT (asked for, like a
+    purchase) when the tool says it is destructive. A hint never lowers the level the user chose:
+    a server's "read-only" is its own claim."""
+    level = permission_level(permission)
+    destructive = annotations.get("destructiveHint") is True and annotations.get("readOnlyHint") is not True
+    return PermissionLevel.SUBMIT if destructive and level.rank < PermissionLevel.SUBMIT.rank else level
+
+
+_LOG_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "notice": logging.INFO, "warning": logging.WARNING,
+               "error": logging.ERROR, "critical": logging.CRITICAL, "alert": logging.CRITICAL,
+               "emergency": logging.CRITICAL}
+
+
+def _logging_callback(config: McpServerConfig) -> Any:
+    """A server's log messages (``notifications/message``) into our log, at their level."""
+    async def on_log(params: Any) -> None:
+        source = f"{config.name}/{params.logger}" if params.logger else config.name
+        log.log(_LOG_LEVELS.get(str(params.level), logging.INFO), "MCP server %s: %s", source, params.data)
+
+    return on_log
+
+
 class SecretReader(Protocol):
-    """Where header values are read from: the ``SecretStore`` (or an overlay of it)."""
+    """Where header values and sign-ins are kept: the ``SecretStore`` (or an overlay of it)."""
 
     def get(self, name: str) -> str | None: ...
+    def set(self, name: str, value: str) -> None: ...
+    def delete(self, name: str) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -79,6 +122,7 @@ class McpToolInfo:
     description: str
     input_schema: dict[str, Any]
     allowed: bool
+    annotations: dict[str, Any] = field(default_factory=dict)  # the server's hints (readOnlyHint, ...)
 
 
 @dataclass
@@ -90,16 +134,23 @@ class _Server:
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     problem: str = ""
     tools: list[McpToolInfo] = field(default_factory=list)
+    auth: Any = None  # the OAuth provider of an HTTP server that signs in (core.mcp.auth)
 
 
 class McpConnections:
     """Sessions with the configured MCP servers; ``aclose()`` ends them all."""
 
     def __init__(self, settings: McpSettings, secrets: SecretReader | None = None, *,
-                 log_dir: Path | None = None) -> None:
+                 log_dir: Path | None = None, authorizer: Authorizer | None = None,
+                 elicitations: Elicitations | None = None) -> None:
         self.settings = settings
         self.secrets = secrets
         self.log_dir = log_dir
+        # Who gets the user's consent when a server needs a sign-in (``core.mcp.auth``); None: a
+        # server that needs one is reported with how to sign in (``jawad mcp login``, Settings).
+        self.authorizer = authorizer
+        # Who answers a server's questions mid-call (``core.mcp.elicitation``); None: not offered.
+        self.elicitations = elicitations
         self._servers: dict[str, _Server] = {}
 
     @property
@@ -142,14 +193,17 @@ class McpConnections:
         config = server.config
         try:
             async with contextlib.AsyncExitStack() as stack:
-                read, write = await self._open_transport(config, stack)
-                session = await stack.enter_async_context(ClientSession(read, write))
+                read, write = await self._open_transport(server, stack)
+                session = await stack.enter_async_context(ClientSession(
+                    read, write, client_info=_client_info(), elicitation_callback=self._elicitation_callback(config),
+                    logging_callback=_logging_callback(config)))
                 await session.initialize()
                 listed = await session.list_tools()
                 allowed = set(config.allowed_tools)
                 server.tools = [
                     McpToolInfo(config.name, t.name, t.description or "", dict(t.inputSchema or {}),
-                                not allowed or t.name in allowed)
+                                not allowed or t.name in allowed,
+                                t.annotations.model_dump(exclude_none=True) if t.annotations else {})
                     for t in listed.tools
                 ]
                 missing = allowed - {t.name for t in listed.tools}
@@ -165,13 +219,14 @@ class McpConnections:
         except BaseException as exc:  # the SDK raises exception groups from its task groups
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
-            server.problem = _explain(config, exc)
+            server.problem = _explain(config, exc, server.auth)
             log.warning("MCP server %s failed: %s", config.name, _first_error(exc))
         finally:
             server.session = None
 
-    async def _open_transport(self, config: McpServerConfig, stack: contextlib.AsyncExitStack) -> tuple[Any, Any]:
+    async def _open_transport(self, server: _Server, stack: contextlib.AsyncExitStack) -> tuple[Any, Any]:
         """The message streams to and from the server, their transport entered on ``stack``."""
+        config = server.config
         if config.transport == "stdio":
             from mcp import StdioServerParameters
             from mcp.client.stdio import stdio_client
@@ -185,9 +240,26 @@ class McpConnections:
         from mcp.shared._httpx_utils import create_mcp_http_client
 
         timeout = httpx.Timeout(self.settings.connect_timeout_s, read=self.settings.call_timeout_s)
-        http = await stack.enter_async_context(create_mcp_http_client(headers=self._headers(config), timeout=timeout))
+        auth = None
+        if config.signs_in and self.secrets is not None:
+            from jawad_desktop.core.mcp.auth import oauth_for
+
+            auth = server.auth = oauth_for(config, self.settings, self.secrets, self.authorizer)
+        http = await stack.enter_async_context(
+            create_mcp_http_client(headers=self._headers(config), timeout=timeout, auth=auth))
         read, write, _session_id = await stack.enter_async_context(streamable_http_client(config.url, http_client=http))
         return read, write
+
+    def _elicitation_callback(self, config: McpServerConfig) -> Any:
+        """The session's answer to ``elicitation/create``: the user's, through ``elicitations``."""
+        elicitations = self.elicitations
+        if elicitations is None:
+            return None
+
+        async def answer(context: Any, params: Any) -> Any:
+            return await elicitations.request(config.name, params)
+
+        return answer
 
     def _errlog(self, config: McpServerConfig, stack: contextlib.AsyncExitStack) -> TextIO:
         """Where a stdio server's stderr goes: a log file per server (never the user's terminal)."""
@@ -206,15 +278,25 @@ class McpConnections:
             headers[name] = value
         return headers
 
-    async def call(self, server_name: str, tool: str, arguments: dict[str, Any]) -> Any:
-        """Call ``tool`` on a connected server: the ``CallToolResult``, or ``ToolError``."""
+    async def call(self, server_name: str, tool: str, arguments: dict[str, Any],
+                   progress: Callable[[float, float | None, str | None], Awaitable[None]] | None = None) -> Any:
+        """Call ``tool`` on a connected server: the ``CallToolResult``, or ``ToolError``.
+
+        ``progress`` is called with the server's progress notifications. When the call is
+        cancelled (Stop), the server is told to stop its work (``notifications/cancelled``)."""
         server = self._servers.get(server_name)
         if server is None or server.session is None:
             raise ToolError(f"The MCP server {server_name!r} is not connected; the user can check its settings.")
+        session = server.session
+        # The id the SDK gives this request: taken synchronously by call_tool before its first wait.
+        request_id = getattr(session, "_request_id", None)
         try:
-            return await server.session.call_tool(
-                tool, arguments, read_timeout_seconds=datetime.timedelta(seconds=self.settings.call_timeout_s))
+            return await session.call_tool(
+                tool, arguments, read_timeout_seconds=datetime.timedelta(seconds=self.settings.call_timeout_s),
+                progress_callback=progress)
         except asyncio.CancelledError:
+            if isinstance(request_id, int):
+                await _tell_cancelled(session, request_id, server_name)
             raise
         except Exception as exc:
             raise ToolError(f"The MCP server {server_name!r} failed to run {tool}: {_first_error(exc)}") from None
@@ -297,6 +379,19 @@ class McpRegistry(ToolRegistry):
         await self.connections.aclose()
 
 
+async def _tell_cancelled(session: Any, request_id: int, server: str) -> None:
+    """Tell the server the user stopped request ``request_id`` (best effort, a couple of seconds)."""
+    from mcp import types
+
+    note = types.ClientNotification(types.CancelledNotification(
+        params=types.CancelledNotificationParams(requestId=request_id, reason="The user stopped the task.")))
+    try:
+        await asyncio.wait_for(asyncio.shield(session.send_notification(note)), 2)
+        log.info("MCP server %s: told to stop request %s", server, request_id)
+    except Exception as exc:  # the session may be gone: nothing more to stop
+        log.debug("MCP server %s: could not send the cancellation: %s", server, exc)
+
+
 def _tool_name(text: str) -> str:
     """``text`` as a valid registry name: letters, digits and ``_``, not starting with a digit, 64 at most."""
     name = _NAME_CLEAN.sub("_", text).strip("_")[:64] or "tool"
@@ -332,23 +427,31 @@ def _tool(connections: McpConnections, info: McpToolInfo, config: McpServerConfi
     model = create_model(f"mcp_{name}_arguments", __config__=ConfigDict(extra="forbid", populate_by_name=False),
                          **fields)
 
-    async def call(**kwargs: Any) -> str:
+    async def call(ctx: ToolContext, **kwargs: Any) -> ToolResult:
         arguments = {originals[k]: v for k, v in kwargs.items() if v is not _UNSET}
-        result = await connections.call(config.name, info.name, arguments)
+
+        async def progress(done: float, total: float | None, message: str | None) -> None:
+            ctx.bus.emit(ToolProgress(run_id=ctx.run_id, call_id=ctx.call_id, tool_name=name, progress=done,
+                                      total=total or 0.0, message=message or ""))
+
+        result = await connections.call(config.name, info.name, arguments, progress)
         text = _result_text(result)
         # What a server returns is data, like a page: fenced with a fresh marker (core.tools.untrusted).
         source = f"MCP server {config.name}"
         if getattr(result, "isError", False):
             raise ToolError(wrap_untrusted(text, source) if text else f"{info.name} failed on the MCP server "
                                                                        f"{config.name!r}")
-        return wrap_untrusted(text, source)
+        wrapped = wrap_untrusted(text, source)
+        # Pictures go to the model as pictures (to models that take them; core.llm.vision).
+        return ToolResult(for_model=wrapped, data=result, images=_result_images(result))
 
     tool = Tool(
         name=name,
         description=(info.description or info.name).strip() + f" (MCP server: {config.name})",
         fn=call,
+        takes_context=True,
         arguments_model=_as_model(model),
-        level=permission_level(config.permission),
+        level=tool_level(config.permission, info.annotations),
         site=lambda ctx, args: mcp_site(config.name),
     )
     schema = dict(info.input_schema) or {"type": "object", "properties": {}}
@@ -384,21 +487,64 @@ def _result_text(result: Any) -> str:
     return "\n".join(parts)
 
 
-def _first_error(exc: BaseException) -> str:
+def _innermost(exc: BaseException) -> BaseException:
     """The innermost useful error of an exception group (anyio wraps failures in groups)."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
+    return exc
+
+
+def _result_images(result: Any) -> list[Image]:
+    """The pictures of a tool's result (image content, base64 in the protocol)."""
+    import base64
+    import binascii
+
+    images: list[Image] = []
+    for item in getattr(result, "content", None) or []:
+        media_type = str(getattr(item, "mimeType", "") or "")
+        if getattr(item, "type", "") == "image" and media_type.startswith("image/"):
+            try:
+                images.append(Image(base64.b64decode(str(item.data), validate=True), media_type))
+            except (binascii.Error, ValueError):
+                log.warning("an MCP tool returned an image that is not base64; left out")
+    return images
+
+
+def _first_error(exc: BaseException) -> str:
+    exc = _innermost(exc)
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
-def _explain(config: McpServerConfig, exc: BaseException) -> str:
+def _explain(config: McpServerConfig, exc: BaseException, auth: Any = None) -> str:
+    from jawad_desktop.core.errors import JawadError
+    from jawad_desktop.core.mcp.auth import offers_sign_in
+
+    inner = _innermost(exc)
     detail = _first_error(exc)
+    if isinstance(inner, JawadError):  # SignInNeeded and the keyring's errors say what to do
+        return " ".join([str(inner), *inner.suggestions])
     if config.transport == "stdio":
         if "FileNotFoundError" in detail or "No such file" in detail:
             return (f"The MCP server {config.name!r} could not be started: the command {config.command!r} "
                     "was not found. Install it, or fix the server's command.")
         return (f"The MCP server {config.name!r} ({config.where}) stopped or did not speak MCP ({detail}). "
                 "Run its command in a terminal to see why; its output is in the log folder.")
+    if auth is not None and not offers_sign_in(auth) and ("401" in detail or "403" in detail):
+        return (f"The MCP server {config.name!r} at {config.url} refused the connection ({detail}) and offers no "
+                "OAuth sign-in. If it takes a token or key, add it again with it as a header, e.g. "
+                f"`jawad mcp add {config.name} --url {config.url} --header-env Authorization=VARIABLE`.")
+    if type(inner).__module__.startswith("mcp.client.auth"):  # OAuthFlowError, OAuthTokenError, ...
+        return (f"Signing in to the MCP server {config.name!r} at {config.url} failed ({detail}). "
+                f"Sign in again with `jawad mcp login {config.name}` (or Sign in in Settings → MCP servers); "
+                "if it fails again, the server's sign-in does not accept Jawad.")
+    if config.signs_in and auth is None and ("401" in detail or "403" in detail):
+        return (f"The MCP server {config.name!r} at {config.url} refused the connection ({detail}). Signing in "
+                "needs the system keyring, to keep the sign-in, and none is available: start your desktop's keyring "
+                "and try again; or, if the server takes a token or key, add it again with it as a header, e.g. "
+                f"`jawad mcp add {config.name} --url {config.url} --header-env Authorization=VARIABLE`.")
+    if config.signs_in and ("401" in detail or "403" in detail):
+        return (f"The MCP server {config.name!r} at {config.url} refused the sign-in ({detail}). "
+                f"Sign in again with `jawad mcp login {config.name}` (or Sign in in Settings → MCP servers).")
     if "401" in detail or "403" in detail:
         return (f"The MCP server {config.name!r} at {config.url} refused the credentials ({detail}). "
                 "Set its headers (the credentials) again.")
@@ -406,15 +552,19 @@ def _explain(config: McpServerConfig, exc: BaseException) -> str:
             "Check that it is running and that the URL is its streamable-HTTP endpoint (often ending in /mcp).")
 
 
-async def mcp_registry(ctx: Any, *, only: str | None = None, reserved: Collection[str] = ()) -> McpRegistry:
+async def mcp_registry(ctx: Any, *, only: str | None = None, reserved: Collection[str] = (),
+                       elicitations: Elicitations | None = None) -> McpRegistry:
     """Connect to the MCP servers in ``ctx``'s settings; their allowed tools as a registry.
 
     Pass the ``all_names()`` of the registry it will be merged into as ``reserved``, so a
     server's ``search`` is renamed (and reported) instead of breaking the merge.
+    ``elicitations``: who answers a server's questions mid-call (the assistant's). A server that
+    needs a sign-in nobody made is reported with how to sign in (``jawad mcp login``); a kept one is
+    used, and refreshed when it expires.
     Never raises for a server that fails: see ``registry.problems``. Close it with ``aclose()``.
     """
     secrets = ctx.secrets if ctx.secrets.available else None
-    connections = McpConnections(ctx.settings.mcp, secrets, log_dir=ctx.paths.logs)
+    connections = McpConnections(ctx.settings.mcp, secrets, log_dir=ctx.paths.logs, elicitations=elicitations)
     try:
         await connections.connect(only)
     except BaseException:
