@@ -145,7 +145,8 @@ async def _login(args: argparse.Namespace, ctx: AppContext) -> int:
 
     sign_out(ctx.secrets, config.name)  # a fresh sign-in, not the kept one
     async with LoopbackAuthorizer(show) as authorizer:
-        connections = McpConnections(ctx.settings.mcp, ctx.secrets, log_dir=ctx.paths.logs, authorizer=authorizer)
+        connections = McpConnections(ctx.settings.mcp, ctx.secrets, log_dir=ctx.paths.logs, authorizer=authorizer,
+                                     network=ctx.settings.network)
         try:
             await connections.connect(only=config.name)
         finally:
@@ -308,7 +309,7 @@ async def _list(args: argparse.Namespace, ctx: AppContext) -> int:
         from jawad_desktop.core.mcp.adapter import McpConnections
 
         secrets = ctx.secrets if ctx.secrets.available else None
-        connections = McpConnections(ctx.settings.mcp, secrets, log_dir=ctx.paths.logs)
+        connections = McpConnections(ctx.settings.mcp, secrets, log_dir=ctx.paths.logs, network=ctx.settings.network)
         try:
             for server in servers:
                 await connections.connect(only=server.name)

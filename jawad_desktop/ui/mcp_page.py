@@ -177,7 +177,7 @@ class McpPage(ListFormPage[McpServerConfig]):
         settings = self.ctx.settings.mcp.model_copy(update={"servers": [server.model_copy(update={"enabled": True})]})
         async with LoopbackAuthorizer(open_in_browser) as authorizer:
             connections = McpConnections(settings, self.ctx.secrets, log_dir=self.ctx.paths.logs,
-                                         authorizer=authorizer)
+                                         authorizer=authorizer, network=self.ctx.settings.network)
             try:
                 await connections.connect()
             finally:
@@ -310,7 +310,8 @@ class McpPage(ListFormPage[McpServerConfig]):
         secrets = _Overlay(self.ctx, values, config.name, editing)
         settings = self.ctx.settings.mcp.model_copy(
             update={"servers": [config.model_copy(update={"allowed_tools": [], "enabled": True})]})
-        connections = McpConnections(settings, secrets, log_dir=self.ctx.paths.logs)
+        connections = McpConnections(settings, secrets, log_dir=self.ctx.paths.logs,
+                                     network=self.ctx.settings.network)
         try:
             await connections.connect()
         finally:

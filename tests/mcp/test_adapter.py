@@ -9,8 +9,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from jawad_desktop.core.config.mcp import McpServerConfig, McpSettings, mcp_header_key_name
-from jawad_desktop.core.config.settings import Settings
+from jawad_desktop.core.config.settings import NetworkSettings, Settings
 from jawad_desktop.core.events import EventBus
 from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.mcp.adapter import McpConnections, McpRegistry
@@ -18,7 +20,9 @@ from jawad_desktop.core.sites import site_of
 from jawad_desktop.core.store.secrets import SecretStore
 from jawad_desktop.core.tools.context import ToolContext
 from jawad_desktop.core.tools.registry import ToolRegistry
+from tests.fixtures.network import PROVIDER_HOST
 from tests.mcp.conftest import ROOT, HttpMcp
+from tests.servers.http_proxy import HttpProxy
 
 STDIO = McpServerConfig(name="Test stdio", transport="stdio", command=sys.executable,
                         args=["-m", "tests.servers.mcp_server", "stdio"], cwd=str(ROOT))
@@ -183,3 +187,30 @@ def test_two_servers_with_the_same_tool_names(arun: Any, http_mcp: HttpMcp, secr
     names, who = arun(run(), timeout=60)
     assert names[:4] == ["add", "echo", "fail", "whoami"] and "Remote_add" in names
     assert who == (True, "http")
+
+
+@pytest.mark.usefixtures("no_environment_proxy")
+def test_a_server_over_http_is_reached_through_the_users_proxy(arun: Any, http_mcp: HttpMcp,
+                                                               provider_proxy: HttpProxy,
+                                                               secret_store: SecretStore) -> None:
+    """Settings → Network's proxy reaches MCP over HTTP too (issue 31). The server is called by a
+    name only the test proxy resolves, so an answer shows the request went through it."""
+    url = http_mcp.url.replace("127.0.0.1", PROVIDER_HOST)
+    config = McpServerConfig(name="Remote", transport="http", url=url, headers=["Authorization"])
+    secret_store.set(mcp_header_key_name("Remote", "Authorization"), f"Bearer {http_mcp.token}")
+
+    async def run(network: NetworkSettings) -> tuple[dict[str, str], tuple[bool, str] | None]:
+        connections = McpConnections(McpSettings(servers=[config], connect_timeout_s=20), secret_store,
+                                     network=network)
+        await connections.connect()
+        registry = connections.registry()
+        try:
+            return registry.problems, (await _call(registry, "add", {"a": 2, "b": 3}) if "add" in registry else None)
+        finally:
+            await registry.aclose()
+
+    problems, added = arun(run(NetworkSettings(proxy_url=provider_proxy.url)), timeout=60)
+    assert problems == {} and added == (True, "5")
+    assert any(target.startswith(url.rsplit("/", 1)[0]) for target in provider_proxy.targets("POST"))
+    problems, added = arun(run(NetworkSettings()), timeout=60)  # without it the name means nothing
+    assert "Remote" in problems and added is None

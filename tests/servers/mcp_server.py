@@ -15,8 +15,12 @@ import sys
 from typing import Any
 
 from mcp.server.fastmcp import Context, FastMCP
+from mcp.server.transport_security import TransportSecuritySettings
 
-server = FastMCP("jawad-test-server")
+# Reached by its address, or as provider.test through the network tests' proxy (a name only that
+# proxy resolves): the host check of a real deployment lets both in.
+server = FastMCP("jawad-test-server", transport_security=TransportSecuritySettings(
+    allowed_hosts=["127.0.0.1:*", "localhost:*", "provider.test:*"], allowed_origins=[]))
 TRANSPORT = "stdio"
 
 

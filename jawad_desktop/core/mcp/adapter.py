@@ -37,6 +37,8 @@ from typing import TYPE_CHECKING, Any, Protocol, TextIO
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from jawad_desktop.core.config.mcp import McpServerConfig, McpSettings, mcp_header_key_name
+from jawad_desktop.core.config.network import client_options
+from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.events import ToolProgress
 from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.messages import Image
@@ -142,8 +144,9 @@ class McpConnections:
 
     def __init__(self, settings: McpSettings, secrets: SecretReader | None = None, *,
                  log_dir: Path | None = None, authorizer: Authorizer | None = None,
-                 elicitations: Elicitations | None = None) -> None:
+                 elicitations: Elicitations | None = None, network: NetworkSettings | None = None) -> None:
         self.settings = settings
+        self.network = network  # Settings → Network: the proxy and CA bundle of servers over HTTP
         self.secrets = secrets
         self.log_dir = log_dir
         # Who gets the user's consent when a server needs a sign-in (``core.mcp.auth``); None: a
@@ -237,7 +240,6 @@ class McpConnections:
             return read, write
         import httpx
         from mcp.client.streamable_http import streamable_http_client
-        from mcp.shared._httpx_utils import create_mcp_http_client
 
         timeout = httpx.Timeout(self.settings.connect_timeout_s, read=self.settings.call_timeout_s)
         auth = None
@@ -245,8 +247,10 @@ class McpConnections:
             from jawad_desktop.core.mcp.auth import oauth_for
 
             auth = server.auth = oauth_for(config, self.settings, self.secrets, self.authorizer)
-        http = await stack.enter_async_context(
-            create_mcp_http_client(headers=self._headers(config), timeout=timeout, auth=auth))
+        # As the SDK's client (no redirects followed: the transport keeps to the server's origin), with
+        # the proxy and CA bundle of Settings → Network like every other connection.
+        http = await stack.enter_async_context(httpx.AsyncClient(
+            headers=self._headers(config), auth=auth, **client_options(self.network, config.url, timeout=timeout)))
         read, write, _session_id = await stack.enter_async_context(streamable_http_client(config.url, http_client=http))
         return read, write
 
@@ -564,7 +568,8 @@ async def mcp_registry(ctx: Any, *, only: str | None = None, reserved: Collectio
     Never raises for a server that fails: see ``registry.problems``. Close it with ``aclose()``.
     """
     secrets = ctx.secrets if ctx.secrets.available else None
-    connections = McpConnections(ctx.settings.mcp, secrets, log_dir=ctx.paths.logs, elicitations=elicitations)
+    connections = McpConnections(ctx.settings.mcp, secrets, log_dir=ctx.paths.logs, elicitations=elicitations,
+                                 network=ctx.settings.network)
     try:
         await connections.connect(only)
     except BaseException:
