@@ -176,7 +176,7 @@ class Assistant:
 
     def _browser_for(self, page: Page, *, remember: bool) -> BrowserSession:
         from jawad_desktop.core.store.page_cache import PageCache
-        from jawad_desktop.core.tools.browser import BrowserSession, make_navigation_guard
+        from jawad_desktop.core.tools.browser import BrowserSession, make_navigation_guard, make_request_guard
 
         browser = self.ctx.settings.browser
         if remember:
@@ -189,6 +189,8 @@ class Assistant:
                                  max_elements=browser.max_elements, highlight_s=browser.highlight_ms / 1000)
         if hasattr(page, "navigation_guard"):
             page.navigation_guard = make_navigation_guard(self.harbor)
+        if hasattr(page, "request_guard"):
+            page.request_guard = make_request_guard(self.harbor, session)
         return session
 
     def _open_store(self, conversation_id: str | None) -> None:

@@ -35,6 +35,7 @@ import json
 import logging
 import re
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,7 +43,12 @@ from typing import Any
 import shiboken6
 from PySide6.QtCore import QEvent, QPointF, Qt, QUrl
 from PySide6.QtGui import QKeyEvent, QMouseEvent
-from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile
+from PySide6.QtWebEngineCore import (
+    QWebEnginePage,
+    QWebEngineProfile,
+    QWebEngineUrlRequestInfo,
+    QWebEngineUrlRequestInterceptor,
+)
 from PySide6.QtWebEngineWidgets import QWebEngineView
 from PySide6.QtWidgets import QApplication
 
@@ -90,6 +96,7 @@ def _well_formed(value: Any) -> Any:
 
 # A navigation guard answers: may the agent's action take the page from ``from_url`` to ``to_url``?
 NavigationGuard = Callable[[str, str], bool]
+RequestGuard = Callable[[str, str, str], bool]  # (page address, request address, method) -> allowed
 
 
 def _cover_of(prepared: dict[str, Any]) -> str:
@@ -110,6 +117,26 @@ class _Parked:
     waiters: list[asyncio.Future[bool]] = field(default_factory=list)
 
 
+class _RequestFilter(QWebEngineUrlRequestInterceptor):
+    """Asks the driver's ``request_guard`` about each request a page makes to another site (its
+    scripts' fetches and beacons, its frames, its images): one that would carry what the agent read
+    is blocked. The page's own navigations are ``acceptNavigationRequest``'s."""
+
+    def __init__(self, driver: QtWebEnginePage) -> None:
+        super().__init__()
+        self._driver = weakref.ref(driver)
+
+    def interceptRequest(self, info: QWebEngineUrlRequestInfo) -> None:
+        driver = self._driver()
+        if driver is None or driver.request_guard is None:
+            return
+        if info.resourceType() == QWebEngineUrlRequestInfo.ResourceType.ResourceTypeMainFrame:
+            return
+        method = bytes(info.requestMethod().data()).decode("latin-1") or "GET"
+        if not driver.allow_request(info.firstPartyUrl().toString(), info.requestUrl().toString(), method):
+            info.block(True)
+
+
 class QtWebEnginePage:
     """Drives one ``QWebEngineView`` for the agent (implements ``core.tools.page.Page``).
 
@@ -127,6 +154,9 @@ class QtWebEnginePage:
     ) -> None:
         self.view = view
         self.navigation_guard = navigation_guard
+        # Decides a page's own requests to other sites (core.tools.browser.make_request_guard); None: all go.
+        self.request_guard: RequestGuard | None = None
+        self.blocked_requests: list[str] = []
         old = view.page()
         shown = old.url() if old is not None else QUrl()
         # The browser pane's page is made for a driver: adopted as it is, with the document
@@ -161,6 +191,8 @@ class QtWebEnginePage:
         self._loading = self.page.loading
         # When the document can be read (DOMContentLoaded and a quiet moment, not the load event).
         self.readiness = PageReadiness(self.page, self.run_js, loading=self._loading)
+        self._request_filter = _RequestFilter(self)
+        self.profile.setUrlRequestInterceptor(self._request_filter)
         self._init_tabs(view)
         if self.adopted:
             return
@@ -174,6 +206,9 @@ class QtWebEnginePage:
         right after would lose them). The other tabs' pages go too (with the profile released, or
         when the driver made the tabs itself)."""
         self._close_tabs(every_page=release_profile)
+        # The profile outlives this driver: it must not keep asking it about requests.
+        if shiboken6.isValid(self.profile):
+            self.profile.setUrlRequestInterceptor(None)  # type: ignore[arg-type]
         view_page = self.view.page() if shiboken6.isValid(self.view) else None
         if view_page is self.page and shiboken6.isValid(self.view):
             self.view.setPage(None)  # type: ignore[arg-type]
@@ -233,6 +268,22 @@ class QtWebEnginePage:
         if not allowed:
             log.info("blocked a navigation the agent's action started: %s -> %s", current, target)
             self.blocked_navigations.append(target)
+        return allowed
+
+    def allow_request(self, page_url: str, url: str, method: str) -> bool:
+        """Whether the page at ``page_url`` may send a ``method`` request to ``url`` (``request_guard``)."""
+        guard = self.request_guard
+        if guard is None:
+            return True
+        try:
+            allowed = bool(guard(page_url, url, method))
+        except Exception:
+            log.exception("request guard failed; letting %s %s through", method, url)
+            return True
+        if not allowed:
+            log.info("blocked a request of %s: %s %s (it would carry what the agent read)", page_url, method, url)
+            self.blocked_requests.append(f"{method} {url}")
+            del self.blocked_requests[:-50]
         return allowed
 
     def allow_navigation_once(self, url: str) -> None:

