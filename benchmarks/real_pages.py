@@ -87,11 +87,11 @@ def _offline_interceptor() -> Any:
     from PySide6.QtWebEngineCore import QWebEngineUrlRequestInfo, QWebEngineUrlRequestInterceptor
 
     class Offline(QWebEngineUrlRequestInterceptor):
-        """Blocks every request that is not to 127.0.0.1."""
+        """Blocks every request but plain HTTP to 127.0.0.1 (a page's "move to https" included)."""
 
         def interceptRequest(self, info: QWebEngineUrlRequestInfo) -> None:
             url = info.requestUrl()
-            if url.scheme() in ("http", "https", "ws", "wss") and url.host() != "127.0.0.1":
+            if url.scheme() in ("https", "ws", "wss", "ftp") or (url.scheme() == "http" and url.host() != "127.0.0.1"):
                 info.block(True)
 
     return Offline()
