@@ -91,3 +91,20 @@ def test_identifiers_and_stock_from_the_product_block() -> None:
 def test_availability_from_the_button_then_the_words(block: str, availability: str) -> None:
     _root, facts = read_html(f"<html><body><main><div><h1>Thing</h1>{block}</div></main></body></html>")
     assert facts.availability == availability
+
+
+def test_a_price_in_an_article_makes_no_product_and_a_buy_button_does() -> None:
+    # A news article quoting a car's price: no structured product, no product's button.
+    article = ("<html><body><nav><a href='/'>Home</a></nav><article><h1>The electric estate car, driven</h1>"
+               "<p>The new estate costs $44,000 before the tax credit, and its range is 300 miles.</p>"
+               "<p>We drove it from Hartford to Boston in the rain.</p></article></body></html>")
+    texts = [{"text": "$44,000", "size": 16, "h1": 40}]
+    assert extract_product("<html><head></head><body></body></html>", "http://127.0.0.1/a", h1="The electric "
+                           "estate car, driven", price_texts=texts, text="The new estate costs $44,000",
+                           page_html=article) is None
+    # The same heading and price with the product's button: a product page without structured data.
+    shop = article.replace("<p>We drove", "<button>Add to cart</button><p>We drove")
+    product = extract_product("<html><head></head><body></body></html>", "http://127.0.0.1/a", h1="The electric "
+                              "estate car, driven", price_texts=texts, text="The new estate costs $44,000",
+                              page_html=shop)
+    assert product is not None and product["price"] == "44000.00" and product["source"] == "visible text"

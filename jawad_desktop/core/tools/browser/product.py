@@ -276,7 +276,9 @@ def extract_product(html: str, url: str, *, h1: str = "", price_texts: Iterable[
             visible[key], sources[key] = value, origin
     elif h1:
         visible["name"] = h1
-    if not structured and not visible.get("price"):
+    # Without structured data, a price alone does not make a product page (an article quoting a car's
+    # price, a list of offers): the page must also have the product's button (buy, pre-order, sold out).
+    if not structured and not (visible.get("price") and facts is not None and facts.action):
         return None
     page_first = _page_overrides(structured, shown)
     if page_first:

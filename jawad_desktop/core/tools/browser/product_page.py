@@ -286,6 +286,7 @@ class PageFacts:
     name: str = ""
     availability: str = ""
     ids: dict[str, tuple[str, str]] = field(default_factory=dict)  # key -> (value, where it came from)
+    action: str = ""  # the kind of the product's button ("buy", "preorder", "soldout", "notify"), "" for none
 
 
 def _heading(root: Any) -> Any:
@@ -469,7 +470,7 @@ def read_html(page_html: str) -> tuple[Any, PageFacts]:
     block_text = _text(block) if block is not None else _text(root)[:6000]
     facts = PageFacts(name=_text(heading) if heading is not None else "",
                       availability=_availability(block_text, action),
-                      ids=_identifiers(root, block))
+                      ids=_identifiers(root, block), action=action[1] if action else "")
     return root, facts
 
 
