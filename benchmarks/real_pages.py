@@ -157,7 +157,7 @@ def _child(folder: Path, names: list[str]) -> int:
             if keep:
                 snapshot = await page.snapshot()
                 Path(keep).mkdir(parents=True, exist_ok=True)
-                (Path(keep) / f"{name}.json").write_text(json.dumps(dataclasses.asdict(snapshot)))
+                (Path(keep) / f"{name.replace('/', '_')}.json").write_text(json.dumps(dataclasses.asdict(snapshot)))
         return 0
 
     try:

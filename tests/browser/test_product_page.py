@@ -108,3 +108,8 @@ def test_a_price_in_an_article_makes_no_product_and_a_buy_button_does() -> None:
                               "estate car, driven", price_texts=texts, text="The new estate costs $44,000",
                               page_html=shop)
     assert product is not None and product["price"] == "44000.00" and product["source"] == "visible text"
+    # A long page whose HTML the snapshot cut before the button: the element list has it.
+    listed = extract_product("<html><head></head><body></body></html>", "http://127.0.0.1/a", h1="The electric "
+                             "estate car, driven", price_texts=texts, text="The new estate costs $44,000",
+                             page_html=article, controls=["Add to Favorites", "Add to Bag"])
+    assert listed is not None and listed["price"] == "44000.00"

@@ -273,7 +273,8 @@ def _button_label(el: Any) -> str:
     return _text(el)
 
 
-def _action_kind(label: str) -> str:
+def action_kind(label: str) -> str:
+    """What a button's label does to a product: "buy", "preorder", "soldout", "notify", or ""."""
     if not label or len(label) > 60:
         return ""
     return next((kind for kind, rx in _ACTION_WORDS if rx.search(label)), "")
@@ -300,7 +301,7 @@ def _action(root: Any, heading: Any) -> tuple[Any, str, bool] | None:
     order = {el: i for i, el in enumerate(root.iter())} if heading is not None else {}
     h_at = order.get(heading, 0)
     for el in root.iter("button", "input", "a"):
-        kind = _action_kind(_button_label(el))
+        kind = action_kind(_button_label(el))
         if not kind or _in_chrome(el, heading):
             continue
         enabled = el.get("disabled") is None and el.get("aria-disabled") != "true" and not re.search(
