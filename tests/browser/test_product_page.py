@@ -113,3 +113,17 @@ def test_a_price_in_an_article_makes_no_product_and_a_buy_button_does() -> None:
                              "estate car, driven", price_texts=texts, text="The new estate costs $44,000",
                              page_html=article, controls=["Add to Favorites", "Add to Bag"])
     assert listed is not None and listed["price"] == "44000.00"
+
+
+def test_a_price_of_nothing_is_no_price() -> None:
+    # A shop's microdata left at 0.00 (its script fills the price in later), and an empty cart's $0.00
+    # beside the heading: the price is the one the page shows for the product.
+    html = ("<html><head></head><body><div itemscope itemtype='https://schema.org/Product'>"
+            "<h1 itemprop='name'>Rose gold ring</h1><div itemprop='offers' itemscope "
+            "itemtype='https://schema.org/Offer'><meta itemprop='price' content='0.00'>"
+            "<meta itemprop='priceCurrency' content='USD'></div></div></body></html>")
+    texts = [{"text": "$0.00", "main": True, "h1": 20}, {"text": "$54.95", "main": True, "h1": 900}]
+    product = extract_product(html, "http://127.0.0.1/ring", h1="Rose gold ring", price_texts=texts,
+                              page_html=html.replace("</h1>", "</h1><button>Add to cart</button>"))
+    assert product is not None and product["price"] == "54.95"
+    assert parse_price("$0.00") is None and parse_price("$54.95") == ("54.95", "USD")

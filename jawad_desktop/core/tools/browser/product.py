@@ -85,12 +85,12 @@ def _walk_items(data: Any) -> Iterable[dict[str, Any]]:
 
 
 def _amount(value: Any) -> str:
-    """"96.75" for 96.75, "96.75", "96,75"; "" when it is no amount."""
+    """"96.75" for 96.75, "96.75", "96,75"; "" when it is no amount, or nothing (``parse_price``)."""
     if isinstance(value, int | float):
-        return f"{float(value):.2f}"
+        return f"{float(value):.2f}" if value else ""
     text = str(value or "").strip()
     if re.fullmatch(r"\d+(?:\.\d+)?", text):
-        return f"{float(text):.2f}"
+        return f"{float(text):.2f}" if float(text) else ""
     parsed = parse_price(text) if text else None
     return parsed[0] if parsed else ""
 

@@ -49,12 +49,14 @@ PRICE_RE = re.compile(rf"{_CUR}\s?{_NUM}|{_NUM}\s?{_CUR}(?!\s?\d)")
 
 
 def parse_price(text: str) -> tuple[str, str] | None:
-    """("1249.00", "USD") for a price text, or None when it holds no amount."""
+    """("1249.00", "USD") for a price text, or None when it holds no amount. An amount of nothing is
+    none: "$0.00" is a placeholder (an empty cart, a price a script never filled in), never what the
+    product costs."""
     from price_parser import Price
 
     cleaned = re.sub(r"([.,])[-–]{1,2}", r"\g<1>00", text).replace("’", "'")  # "1.299,–" is 1299.00
     price = Price.fromstring(cleaned)
-    if price.amount is None:
+    if price.amount is None or price.amount == 0:
         return None
     return f"{price.amount:.2f}", currency_code(price.currency)
 
