@@ -150,15 +150,19 @@ def _tidy(markdown: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
-def trafilatura_markdown(html: str, url: str = "") -> str:
-    """trafilatura's main content of ``html`` as Markdown ("" when it finds none)."""
+def trafilatura_markdown(html: str, url: str = "", *, fast: bool = False) -> str:
+    """trafilatura's main content of ``html`` as Markdown ("" when it finds none).
+
+    ``fast``: without trafilatura's second pass (its own Readability port and jusText, compared with
+    its reading), for a page Readability.js has already read: on web-snippets the same F1 (0.925
+    against 0.924), in less time."""
     import trafilatura
 
     try:
         # trafilatura's own balance between precision and recall (no favour_recall): it reads real
         # pages better so (web-snippets: F1 0.928 against 0.925).
         text = trafilatura.extract(html, url=url or None, output_format="markdown", include_links=False,
-                                   include_tables=True, include_comments=False, deduplicate=False)
+                                   include_tables=True, include_comments=False, deduplicate=False, fast=fast)
     except Exception:
         log.debug("trafilatura failed on %s", url, exc_info=True)
         return ""
@@ -190,7 +194,7 @@ def main_content(snapshot: RawSnapshot) -> MainContent:
     those pages better than either alone.
     """
     article = article_markdown(snapshot.article_html) if snapshot.article_html else ""
-    extracted = trafilatura_markdown(snapshot.html, snapshot.url)
+    extracted = trafilatura_markdown(snapshot.html, snapshot.url, fast=bool(article))
     if len(_plain(article)) >= ARTICLE_MIN_CHARS:
         return MainContent(agreed_content(article, extracted), "readability")
     if _flattened_tables(snapshot.html, extracted):
