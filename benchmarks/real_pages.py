@@ -83,15 +83,27 @@ _PLAIN_READABILITY = """(function (raw) {
 })(%s)"""
 
 
-def _offline_interceptor() -> Any:
+# A page that sends itself to https (the server here speaks HTTP only) is loaded again from this path,
+# with its own scripts off (as saved, without the script that moves it).
+NO_SCRIPTS = "/_as-saved"
+
+
+def _offline_interceptor(port: int) -> Any:
+    from PySide6.QtCore import QUrl
     from PySide6.QtWebEngineCore import QWebEngineUrlRequestInfo, QWebEngineUrlRequestInterceptor
 
     class Offline(QWebEngineUrlRequestInterceptor):
-        """Blocks every request but plain HTTP to 127.0.0.1 (a page's "move to https" included)."""
+        """Blocks every request but plain HTTP to 127.0.0.1; a page's own move to https comes back to
+        its saved copy without its scripts."""
 
         def interceptRequest(self, info: QWebEngineUrlRequestInfo) -> None:
             url = info.requestUrl()
-            if url.scheme() in ("https", "ws", "wss", "ftp") or (url.scheme() == "http" and url.host() != "127.0.0.1"):
+            if (url.scheme() == "https" and url.host() == "127.0.0.1"
+                    and info.resourceType() == QWebEngineUrlRequestInfo.ResourceType.ResourceTypeMainFrame
+                    and not url.path().startswith(NO_SCRIPTS)):
+                info.redirect(QUrl(f"http://127.0.0.1:{port}{NO_SCRIPTS}{url.path()}"))
+            elif url.scheme() in ("https", "ws", "wss", "ftp") or (
+                    url.scheme() == "http" and url.host() != "127.0.0.1"):
                 info.block(True)
 
     return Offline()
@@ -111,6 +123,14 @@ def _child(folder: Path, names: list[str]) -> int:
     from jawad_desktop.ui.app import end_process, run_loop
 
     class Served(SimpleHTTPRequestHandler):
+        def translate_path(self, path: str) -> str:
+            return super().translate_path(path.removeprefix(NO_SCRIPTS))
+
+        def end_headers(self) -> None:
+            if self.path.startswith(NO_SCRIPTS):
+                self.send_header("Content-Security-Policy", "script-src 'none'")
+            super().end_headers()
+
         def guess_type(self, path: Any) -> str:
             kind = super().guess_type(path)
             if kind == "text/html":
@@ -125,7 +145,7 @@ def _child(folder: Path, names: list[str]) -> int:
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}"
     page = offscreen_page(None, private=True)
-    offline = _offline_interceptor()  # kept alive for the page's life
+    offline = _offline_interceptor(server.server_address[1])  # kept alive for the page's life
     page.page.profile().setUrlRequestInterceptor(offline)
     keep = os.environ.get("JAWAD_BENCH_SNAPSHOTS", "")
     out: dict[str, dict[str, Any]] = {}
