@@ -48,9 +48,10 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import Figure
+from benchmarks.real_pages import CORPORA
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT.parent / "shared" / "corpora" / "articles" / "pages"
+CORPUS = CORPORA / "articles" / "pages"
 QUICK_PAGES = 15
 
 

@@ -18,6 +18,7 @@ from benchmarks.bench_articles import CORPUS, f1, html_text, markdown_text
 from jawad_desktop.core.tools.browser import PageReading, read_page
 from jawad_desktop.core.tools.browser.content import (
     OTHER_LINE_MAX_CHARS,
+    agreed_content,
     article_markdown,
     main_content,
     other_visible_text,
@@ -151,6 +152,30 @@ def test_readability_is_kept_when_it_finds_an_article_else_trafilatura() -> None
     assert chosen.source == "readability" and "ferry crosses" in chosen.markdown
     short = main_content(RawSnapshot(url="http://127.0.0.1/", title="T", html=page, article_html="<p>Menu</p>"))
     assert short.source == "trafilatura" and "ferry crosses" in short.markdown
+
+
+def test_readabilitys_article_is_checked_against_trafilaturas_reading() -> None:
+    # Readability keeps its subtree whole: a photo credit and a teaser inside it are read as the article.
+    # trafilatura dropped them; it kept a paragraph Readability's subtree did not hold.
+    story = "The harbour authority opened the new ferry terminal on Monday after four years of building. "
+    quay = "Passengers waited on the old quay for the last time, some of them for over an hour in the rain. "
+    article = (f"# The new terminal\n\n{story * 2}\n\nPhoto: Harbour Press/Agency\n\n"
+               f"More on this: Ferry fares rise again\n\n{quay * 2}")
+    cafe = ("The terminal's café opens at six in the morning and closes when the last boat of the night "
+            "has left the quay.")
+    extracted = f"{story * 2}\n\n{quay * 2}\n\n{cafe * 2}\n\n- Chapters"
+    agreed = agreed_content(article, extracted)
+    assert "Photo: Harbour Press" not in agreed and "More on this" not in agreed
+    assert agreed.startswith("# The new terminal")  # the title stays
+    assert story.strip() in agreed and quay.strip() in agreed
+    assert agreed.endswith(cafe.strip())  # trafilatura's paragraph; not its short "Chapters" line
+    assert "Chapters" not in agreed
+    assert "## Related" not in agreed_content(article + "\n\n## Related\n\n" + quay, extracted)
+    # A long block trafilatura lacks is Readability's find, not boilerplate: it stays.
+    longer = "The old quay will become a park with a market on Saturdays and a path along the water. " * 2
+    assert longer.strip() in agreed_content(article + "\n\n" + longer, extracted)
+    # With next to nothing from trafilatura (a page it could not read), the article stands as it is.
+    assert agreed_content(article, "Menu") == article
 
 
 def test_a_table_trafilatura_reads_cell_by_cell_keeps_its_rows_and_columns() -> None:

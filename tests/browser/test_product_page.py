@@ -91,3 +91,39 @@ def test_identifiers_and_stock_from_the_product_block() -> None:
 def test_availability_from_the_button_then_the_words(block: str, availability: str) -> None:
     _root, facts = read_html(f"<html><body><main><div><h1>Thing</h1>{block}</div></main></body></html>")
     assert facts.availability == availability
+
+
+def test_a_price_in_an_article_makes_no_product_and_a_buy_button_does() -> None:
+    # A news article quoting a car's price: no structured product, no product's button.
+    article = ("<html><body><nav><a href='/'>Home</a></nav><article><h1>The electric estate car, driven</h1>"
+               "<p>The new estate costs $44,000 before the tax credit, and its range is 300 miles.</p>"
+               "<p>We drove it from Hartford to Boston in the rain.</p></article></body></html>")
+    texts = [{"text": "$44,000", "size": 16, "h1": 40}]
+    assert extract_product("<html><head></head><body></body></html>", "http://127.0.0.1/a", h1="The electric "
+                           "estate car, driven", price_texts=texts, text="The new estate costs $44,000",
+                           page_html=article) is None
+    # The same heading and price with the product's button: a product page without structured data.
+    shop = article.replace("<p>We drove", "<button>Add to cart</button><p>We drove")
+    product = extract_product("<html><head></head><body></body></html>", "http://127.0.0.1/a", h1="The electric "
+                              "estate car, driven", price_texts=texts, text="The new estate costs $44,000",
+                              page_html=shop)
+    assert product is not None and product["price"] == "44000.00" and product["source"] == "visible text"
+    # A long page whose HTML the snapshot cut before the button: the element list has it.
+    listed = extract_product("<html><head></head><body></body></html>", "http://127.0.0.1/a", h1="The electric "
+                             "estate car, driven", price_texts=texts, text="The new estate costs $44,000",
+                             page_html=article, controls=["Add to Favorites", "Add to Bag"])
+    assert listed is not None and listed["price"] == "44000.00"
+
+
+def test_a_price_of_nothing_is_no_price() -> None:
+    # A shop's microdata left at 0.00 (its script fills the price in later), and an empty cart's $0.00
+    # beside the heading: the price is the one the page shows for the product.
+    html = ("<html><head></head><body><div itemscope itemtype='https://schema.org/Product'>"
+            "<h1 itemprop='name'>Rose gold ring</h1><div itemprop='offers' itemscope "
+            "itemtype='https://schema.org/Offer'><meta itemprop='price' content='0.00'>"
+            "<meta itemprop='priceCurrency' content='USD'></div></div></body></html>")
+    texts = [{"text": "$0.00", "main": True, "h1": 20}, {"text": "$54.95", "main": True, "h1": 900}]
+    product = extract_product(html, "http://127.0.0.1/ring", h1="Rose gold ring", price_texts=texts,
+                              page_html=html.replace("</h1>", "</h1><button>Add to cart</button>"))
+    assert product is not None and product["price"] == "54.95"
+    assert parse_price("$0.00") is None and parse_price("$54.95") == ("54.95", "USD")

@@ -23,6 +23,7 @@ from urllib.parse import parse_qs, urlsplit
 from jawad_desktop.core.tools.browser.product_page import (
     PRICE_RE,
     VisiblePrice,
+    action_kind,
     currency_code,
     html_price,
     parse_price,
@@ -84,12 +85,12 @@ def _walk_items(data: Any) -> Iterable[dict[str, Any]]:
 
 
 def _amount(value: Any) -> str:
-    """"96.75" for 96.75, "96.75", "96,75"; "" when it is no amount."""
+    """"96.75" for 96.75, "96.75", "96,75"; "" when it is no amount, or nothing (``parse_price``)."""
     if isinstance(value, int | float):
-        return f"{float(value):.2f}"
+        return f"{float(value):.2f}" if value else ""
     text = str(value or "").strip()
     if re.fullmatch(r"\d+(?:\.\d+)?", text):
-        return f"{float(text):.2f}"
+        return f"{float(text):.2f}" if float(text) else ""
     parsed = parse_price(text) if text else None
     return parsed[0] if parsed else ""
 
@@ -247,12 +248,13 @@ def _text_price(text: str) -> tuple[str, str] | None:
 
 
 def extract_product(html: str, url: str, *, h1: str = "", price_texts: Iterable[dict[str, Any] | str] = (),
-                    text: str = "", page_html: str = "") -> dict[str, Any] | None:
+                    text: str = "", page_html: str = "", controls: Iterable[str] = ()) -> dict[str, Any] | None:
     """The product on a page, or None when the page shows none.
 
     ``html``: what the structured-data parsers read (the head and the structured parts); ``page_html``:
     the page as rendered; ``price_texts``: the page script's measured prices (``priceTexts``);
-    ``text``: the visible text. ``source`` names the structured syntax (or "visible text");
+    ``text``: the visible text; ``controls``: the labels of the page's interactive elements (the
+    element list, which a long page's HTML may not reach). ``source`` names the structured syntax (or "visible text");
     ``sources`` says where each field came from.
     """
     hints = list(price_texts)
@@ -276,7 +278,11 @@ def extract_product(html: str, url: str, *, h1: str = "", price_texts: Iterable[
             visible[key], sources[key] = value, origin
     elif h1:
         visible["name"] = h1
-    if not structured and not visible.get("price"):
+    # Without structured data, a price alone does not make a product page (an article quoting a car's
+    # price, a list of offers): the page must also have the product's button (buy, pre-order, sold out),
+    # in its HTML or among its interactive elements.
+    if not structured and not (visible.get("price") and (
+            (facts is not None and facts.action) or any(action_kind(label) for label in controls))):
         return None
     page_first = _page_overrides(structured, shown)
     if page_first:

@@ -49,12 +49,14 @@ PRICE_RE = re.compile(rf"{_CUR}\s?{_NUM}|{_NUM}\s?{_CUR}(?!\s?\d)")
 
 
 def parse_price(text: str) -> tuple[str, str] | None:
-    """("1249.00", "USD") for a price text, or None when it holds no amount."""
+    """("1249.00", "USD") for a price text, or None when it holds no amount. An amount of nothing is
+    none: "$0.00" is a placeholder (an empty cart, a price a script never filled in), never what the
+    product costs."""
     from price_parser import Price
 
     cleaned = re.sub(r"([.,])[-–]{1,2}", r"\g<1>00", text).replace("’", "'")  # "1.299,–" is 1299.00
     price = Price.fromstring(cleaned)
-    if price.amount is None:
+    if price.amount is None or price.amount == 0:
         return None
     return f"{price.amount:.2f}", currency_code(price.currency)
 
@@ -273,7 +275,8 @@ def _button_label(el: Any) -> str:
     return _text(el)
 
 
-def _action_kind(label: str) -> str:
+def action_kind(label: str) -> str:
+    """What a button's label does to a product: "buy", "preorder", "soldout", "notify", or ""."""
     if not label or len(label) > 60:
         return ""
     return next((kind for kind, rx in _ACTION_WORDS if rx.search(label)), "")
@@ -286,6 +289,7 @@ class PageFacts:
     name: str = ""
     availability: str = ""
     ids: dict[str, tuple[str, str]] = field(default_factory=dict)  # key -> (value, where it came from)
+    action: str = ""  # the kind of the product's button ("buy", "preorder", "soldout", "notify"), "" for none
 
 
 def _heading(root: Any) -> Any:
@@ -299,7 +303,7 @@ def _action(root: Any, heading: Any) -> tuple[Any, str, bool] | None:
     order = {el: i for i, el in enumerate(root.iter())} if heading is not None else {}
     h_at = order.get(heading, 0)
     for el in root.iter("button", "input", "a"):
-        kind = _action_kind(_button_label(el))
+        kind = action_kind(_button_label(el))
         if not kind or _in_chrome(el, heading):
             continue
         enabled = el.get("disabled") is None and el.get("aria-disabled") != "true" and not re.search(
@@ -469,7 +473,7 @@ def read_html(page_html: str) -> tuple[Any, PageFacts]:
     block_text = _text(block) if block is not None else _text(root)[:6000]
     facts = PageFacts(name=_text(heading) if heading is not None else "",
                       availability=_availability(block_text, action),
-                      ids=_identifiers(root, block))
+                      ids=_identifiers(root, block), action=action[1] if action else "")
     return root, facts
 
 

@@ -217,7 +217,8 @@ def parse_snapshot(snapshot: RawSnapshot, *, max_markdown: int = MAX_MARKDOWN_CH
         notes.append(STILL_LOADING_NOTE)
     product = extract_product(snapshot.structured_html or snapshot.html, snapshot.url, h1=snapshot.h1,
                               price_texts=snapshot.price_texts,
-                              text=snapshot.text, page_html=snapshot.html)
+                              text=snapshot.text, page_html=snapshot.html,
+                              controls=[str(item.get("label", "")) for item in snapshot.elements])
     listing = list_elements(snapshot)
     injections = find_injections(snapshot.text + "\n" + "\n".join(snapshot.shadow_text))
     labels = {str(item.get("label", "")) for item in snapshot.elements}  # the element list shows them
