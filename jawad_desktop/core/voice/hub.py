@@ -101,6 +101,14 @@ class ModelDownload(HubDownload):
 
     # --- errors, in the words of speech models -------------------------------------------------
 
+    def _copy_by_hand(self) -> str:
+        files = f"{', '.join(REQUIRED_FILES)} and vocabulary.txt or vocabulary.json"
+        if self.pin.fully_pinned:  # a copy there is checked against the pin
+            return (f"Or copy the model's files ({files}) from {self.endpoint}/{self.repo} at revision "
+                    f"{self.pin.revision[:12]} into {self.model_folder}.")
+        return (f"Or copy the model's files ({files}) from {self.endpoint}/{self.repo} into a folder of your "
+                f"own and choose that folder as the model (Jawad cannot check a copy put into {self.model_folder}).")
+
     def _error(self, kind: FailureKind, detail: str = "") -> JawadError:
         label, host = self.label, self.endpoint
         if kind == "offline":
@@ -111,8 +119,7 @@ class ModelDownload(HubDownload):
                 suggestions=[
                     "Connect to the internet and try the download again: what already arrived is kept and the "
                     "download resumes where it stopped.",
-                    f"Or copy the model's files ({', '.join(REQUIRED_FILES)} and vocabulary.txt or vocabulary.json) "
-                    f"from {self.endpoint}/{self.repo} into {self.model_folder}.",
+                    self._copy_by_hand(),
                     "Or choose 'tiny.en', which works offline, or use the Whisper API backend.",
                 ],
                 remedy=VOICE,
