@@ -36,6 +36,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import sys
 import threading
 from collections.abc import Mapping
@@ -255,8 +256,9 @@ def check_file(pin: Pin, name: str, path: Path, *, what: str, recorded: str = ""
 
 def package_copy(pin: Pin, *, what: str) -> dict[str, Path] | None:
     """The pin's files as its package carries them, each checked, by their name in the repository;
-    None when the package is not installed. Raises ``UntrustedFile`` when it is installed but a file
-    is missing or differs. The package is found through its installed file list, never imported."""
+    None when the package is not installed (or none of the files is there). Raises
+    ``UntrustedFile`` when it is installed but a file is missing or differs. The package is found
+    through its installed file list, never imported."""
     if not pin.package:
         return None
     import importlib.metadata  # only when a package is looked for (not at the app's start)
@@ -269,6 +271,8 @@ def package_copy(pin: Pin, *, what: str) -> dict[str, Path] | None:
     except (OSError, ValueError):  # a broken installation's RECORD
         listed = []
     by_name = {PurePosixPath(str(f)).name: Path(str(dist.locate_file(f))) for f in listed}
+    if not any(by_name.get(PurePosixPath(name).name, Path("/nonexistent")).is_file() for name in pin.files):
+        return None  # its metadata without its files (a bundle that moved them into its voice pack)
     fix = [f"Reinstall it: pip install --force-reinstall --no-deps {pin.package}",
            f"Or remove it (pip uninstall {pin.package}): Jawad then works without it."]
     found: dict[str, Path] = {}
@@ -311,15 +315,13 @@ def remove_record(path: Path) -> None:
 
 
 def under_python_path(path: Path) -> bool:
-    """True when ``path`` lies inside a folder Python imports from (an installed package's files)."""
-    try:
-        resolved = path.resolve()
-    except OSError:
-        return False
+    """True when ``path`` lies inside a folder Python imports from (an installed package's files).
+    Where it is, not where a link in it points: a link in the user's own folder stays theirs."""
+    where = Path(os.path.normpath(path.absolute()))
     for entry in sys.path:
-        if not entry:
+        if not entry or not Path(entry).is_dir():
             continue
-        folder = Path(entry)
-        if folder.is_dir() and resolved.is_relative_to(folder.resolve()):
+        folder = Path(entry).absolute()
+        if where.is_relative_to(os.path.normpath(folder)) or where.is_relative_to(folder.resolve()):
             return True
     return False
