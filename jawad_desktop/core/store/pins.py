@@ -13,14 +13,16 @@ of the files, if any. Nothing a pin covers is loaded before each of its files ma
   file was never on the machine the table was made on: the rule is never to write a hash we did
   not compute or could not check), the SHA-256 the hub announces for it at that revision (the LFS
   object id; for a small file its git blob id, then its SHA-256 is computed) is the check. What
-  was checked is recorded beside the files (``record_download``), and a later load checks the
-  files against the pin or that record.
+  was checked is recorded beside the files (``record_download`` for a GGUF, the manifest of a
+  speech model), and a later load checks the files against the pin or that record; a file with
+  neither is refused.
 - **A pin whose revision is not known yet** (``revision == ""``: the table was made without access
   to the hub) downloads the commit the hub names for ``main`` on the first request, and every
   file of that download comes from that one commit; the record keeps it.
 
-The SHA-256 values were computed from the files in the packages named (and agree with the
-hashes others published for the same commits); the revisions are those commits.
+The SHA-256 values were computed from the files of the PyPI packages named beside each pin (they
+agree with the hashes others published for the same commits); the revisions are the commits those
+packages' files come from.
 
 Files the user puts in place themselves (a voice in their voices folder, a model folder or a
 GGUF path they type) are their own choice, like an address they type, and are not checked here.
