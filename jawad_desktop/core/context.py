@@ -59,6 +59,9 @@ class AppContext:
         """Create the folders, load settings (recovering a bad file) and find the keyring
         (in the background when ``defer_keyring``; ``secrets`` waits for it on first use)."""
         paths = AppPaths.for_profile(profile).ensure()
+        from jawad_desktop.core.store import pins
+
+        pins.remember_in(paths.cache)  # model and voice files verified once are not hashed at every start
         store = SettingsStore(paths.settings_file)
         settings = store.load()
         found: SecretStore | _DeferredSecrets

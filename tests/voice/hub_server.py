@@ -4,7 +4,9 @@
 ``Content-Length``, an ``ETag`` that is its git blob SHA-1 and ``X-Repo-Commit``; ``model.bin``
 (stored with LFS on the hub) answers 302 to ``/cdn/{sha256}`` with ``X-Linked-Size``,
 ``X-Linked-Etag`` (its SHA-256) and ``X-Repo-Commit``, as huggingface_hub's
-``get_hf_file_metadata`` reads them; a ``.gguf`` file is served the same way. The CDN address
+``get_hf_file_metadata`` reads them; a ``.gguf`` file is served the same way. ``X-Repo-Commit`` is
+the commit asked for (a revision of 40 hex digits), else ``COMMIT`` (what ``main`` is now);
+``revisions`` records every revision asked for; ``commit`` forces the commit answered. The CDN address
 honours ``Range: bytes=N-`` (206 with ``Content-Range``). A file the repository lacks is a 404 with
 ``X-Error-Code: EntryNotFound``.
 
@@ -44,6 +46,8 @@ class HubServer:
     throttle_s: float = 0.0  # a pause after each 256 KiB of a body (a slow line, to cancel midway)
     gets: list[tuple[str, int]] = field(default_factory=list)
     heads: int = 0
+    revisions: list[str] = field(default_factory=list)
+    commit: str = ""  # answer with this commit whatever was asked (a server that serves another version)
     _by_sha: dict[str, Path] = field(default_factory=dict)
 
     def file(self, repo: str, name: str) -> Path | None:
@@ -94,6 +98,9 @@ def serve_hub(repos: dict[str, Path]) -> Iterator[HubServer]:
             if match is None or path is None:
                 self._not_found()
                 return
+            with lock:
+                state.revisions.append(match["rev"])
+            commit = state.commit or (match["rev"] if re.fullmatch(r"[0-9a-f]{40}", match["rev"]) else COMMIT)
             data = path.read_bytes()
             if path.name in LFS_FILES or path.suffix == ".gguf":
                 sha = hashlib.sha256(data).hexdigest()
@@ -103,13 +110,13 @@ def serve_hub(repos: dict[str, Path]) -> Iterator[HubServer]:
                 self.send_header("X-Linked-Size", str(len(data)))
                 self.send_header("X-Linked-Etag", f'"{sha}"')
                 self.send_header("ETag", f'"{_git_sha1(path.name.encode())}"')  # the pointer's, not the file's
-                self.send_header("X-Repo-Commit", COMMIT)
+                self.send_header("X-Repo-Commit", commit)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
                 return
-            self._send_file(path, body=body, etag=_git_sha1(data))
+            self._send_file(path, body=body, etag=_git_sha1(data), commit=commit)
 
-        def _send_file(self, path: Path, *, body: bool, etag: str = "") -> None:
+        def _send_file(self, path: Path, *, body: bool, etag: str = "", commit: str = COMMIT) -> None:
             data = path.read_bytes()
             name = path.name
             if name in state.corrupt:
@@ -133,7 +140,7 @@ def serve_hub(repos: dict[str, Path]) -> Iterator[HubServer]:
             self.send_header("Content-Length", str(len(data) - start))
             if etag:
                 self.send_header("ETag", f'"{etag}"')
-                self.send_header("X-Repo-Commit", COMMIT)
+                self.send_header("X-Repo-Commit", commit)
             self.end_headers()
             if not body:
                 return

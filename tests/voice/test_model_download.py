@@ -142,9 +142,21 @@ def test_a_checksum_mismatch_is_refused(hub: HubServer, tmp_path: Path, damaged:
 
 
 def test_a_repository_that_is_no_model(hub: HubServer, tmp_path: Path) -> None:
-    with pytest.raises(VoiceError) as caught:
-        resolve_model("Systran/faster-whisper-nothing", tmp_path, download=True, endpoint=hub.base_url)
+    with pytest.raises(VoiceError) as caught:  # the hub has no such repository
+        resolve_model("small", tmp_path, download=True, endpoint=hub.base_url)
     assert caught.value.code == "MODEL_NOT_FOUND" and "has no config.json" in caught.value.message
+
+
+def test_a_repository_no_pin_names_is_not_downloaded(hub: HubServer, tmp_path: Path) -> None:
+    hub.repos["someone/faster-whisper-tweaked"] = hub.repos[REPO]
+    with pytest.raises(VoiceError) as caught:
+        resolve_model("someone/faster-whisper-tweaked", tmp_path, download=True, endpoint=hub.base_url)
+    assert caught.value.code == "MODEL_NOT_PINNED" and "not one Jawad knows" in caught.value.message
+    assert "choose that folder as the model" in caught.value.user_text()
+    assert hub.heads == 0 and hub.gets == [], "nothing was asked of the hub"
+    # A repository a pin names may be typed instead of the model's name.
+    path = resolve_model(REPO, tmp_path, download=True, endpoint=hub.base_url)
+    assert path == model_folder(REPO, tmp_path) and (path / "model.bin").is_file()
 
 
 def test_offline_says_what_to_do(tmp_path: Path) -> None:
@@ -158,15 +170,22 @@ def test_offline_says_what_to_do(tmp_path: Path) -> None:
     assert "'tiny.en'" in text
 
 
-def test_files_copied_by_hand_are_used(tiny_files: Path, tmp_path: Path) -> None:
+def test_files_copied_by_hand_are_used_only_where_they_can_be_checked(tiny_files: Path, tmp_path: Path) -> None:
     folder = model_folder("small.en", tmp_path)
     folder.mkdir(parents=True)
     for name in ("config.json", "model.bin", "tokenizer.json"):
         (folder / name).symlink_to(tiny_files / name)
-    with pytest.raises(VoiceError):  # no vocabulary yet: not a whole model
+    with pytest.raises(VoiceError) as caught:  # no vocabulary yet: not a whole model
         resolve_model("small.en", tmp_path)
+    assert caught.value.code == "MODEL_NOT_DOWNLOADED"
     (folder / "vocabulary.txt").symlink_to(tiny_files / "vocabulary.txt")
-    assert resolve_model("small.en", tmp_path) == folder
+    # small.en's pin has no SHA-256 of its own and nothing was downloaded: its files cannot be checked.
+    with pytest.raises(VoiceError) as caught:
+        resolve_model("small.en", tmp_path)
+    assert caught.value.code == "MODEL_UNTRUSTED" and "was not loaded" in caught.value.message
+    assert "download the model again" in caught.value.user_text()
+    # The same folder chosen as the model is the user's own choice.
+    assert resolve_model(str(folder), tmp_path) == folder
 
 
 def test_progress_reaches_the_bus(hub: HubServer, voice_ctx: AppContext, arun: Callable[..., Any]) -> None:
@@ -243,11 +262,13 @@ def test_settings_page_downloads_with_progress_and_saves_the_beam(
 
 
 def test_settings_page_says_a_multilingual_model_detects_the_language(
-    tiny_files: Path, voice_ctx: AppContext, qtbot: Any
+    hub: HubServer, tiny_files: Path, voice_ctx: AppContext, qtbot: Any
 ) -> None:
     from jawad_desktop.ui.voice_settings import VoiceSettingsPage
 
-    folder = model_folder("base", voice_ctx.paths.cache)  # files put where the offline message says
+    hub.repos["Systran/faster-whisper-small"] = tiny_files  # downloaded, so its files can be checked
+    resolve_model("small", voice_ctx.paths.cache, download=True, endpoint=hub.base_url)
+    folder = model_folder("base", voice_ctx.paths.cache)  # files that are not base's, put where it is kept
     folder.mkdir(parents=True)
     for name in ("config.json", "model.bin", "tokenizer.json", "vocabulary.txt"):
         (folder / name).symlink_to(tiny_files / name)
@@ -255,6 +276,8 @@ def test_settings_page_says_a_multilingual_model_detects_the_language(
     qtbot.addWidget(page)
     assert page.model.findText("base") >= 0 and page.model.findText("distil-small.en") >= 0
     page.model.setCurrentText("base")
+    assert "was not loaded" in page.model_status.text() and "is not the file Jawad trusts" in page.model_status.text()
+    page.model.setCurrentText("small")
     assert page.model_status.text() == "Ready: works offline. It detects the language you speak."
     page.language.setCurrentIndex(page.language.findData("de"))
     assert page.model_status.text() == "Ready: works offline."

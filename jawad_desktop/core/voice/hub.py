@@ -7,8 +7,9 @@ How the hub is read (HEAD for size and checksum, ``Range`` to resume) is told th
 
 ``download_model`` fetches the files faster-whisper loads (config.json, model.bin,
 tokenizer.json, the vocabulary, and preprocessor_config.json when the repository has one) into
-``<folder>.partial/``. The manifest (``jawad-model.json``: repository, commit,
-each file's size and checksum) is written last and the folder renamed into place, so a model
+``<folder>.partial/``, from the model's pinned revision (``core.store.pins``). The manifest
+(``jawad-model.json``: repository, commit, each file's size, the hub's checksum and the SHA-256 it
+was checked to have) is written last and the folder renamed into place, so a model
 folder is always complete. Progress is reported in bytes over all files; ``cancel`` stops
 between chunks and keeps what arrived for a later resume.
 """
@@ -37,8 +38,8 @@ from jawad_desktop.core.store.hub import (
     git_blob_sha1,
     hub_endpoint,
     resolve_url,
-    sha256_of,
 )
+from jawad_desktop.core.store.pins import Pin, sha256_of
 from jawad_desktop.core.voice.errors import VOICE, VoiceError
 
 __all__ = [
@@ -58,9 +59,9 @@ PARTIAL_SUFFIX = ".partial"
 class ModelDownload(HubDownload):
     """One speech model's download from the hub into ``folder`` (see the module docstring)."""
 
-    def __init__(self, repo: str, folder: Path, **options: Any) -> None:
+    def __init__(self, pin: Pin, folder: Path, **options: Any) -> None:
         self.model_folder = folder
-        super().__init__(repo, folder.with_name(folder.name + PARTIAL_SUFFIX), **options)
+        super().__init__(pin, folder.with_name(folder.name + PARTIAL_SUFFIX), **options)
 
     @property
     def partial(self) -> Path:
@@ -76,8 +77,10 @@ class ModelDownload(HubDownload):
             files = self._list(client)
             self.fetch(client, files)
         manifest = {
-            "repo": self.repo, "revision": self.revision, "commit": files[0].commit, "endpoint": self.endpoint,
-            "files": {f.name: {"size": f.size, f.algorithm or "etag": f.etag} for f in files},
+            "pin": self.pin.key, "repo": self.repo, "revision": self.revision, "commit": self.commit,
+            "endpoint": self.endpoint,
+            "files": {f.name: {"size": f.size, f.algorithm or "etag": f.etag, "sha256": self.checked[f.name]}
+                      for f in files},
         }
         (self.partial / MANIFEST).write_text(json.dumps(manifest, indent=2), encoding="utf-8")
         if target.exists():  # files put there by hand that were not a whole model
@@ -98,6 +101,14 @@ class ModelDownload(HubDownload):
 
     # --- errors, in the words of speech models -------------------------------------------------
 
+    def _copy_by_hand(self) -> str:
+        files = f"{', '.join(REQUIRED_FILES)} and vocabulary.txt or vocabulary.json"
+        if self.pin.fully_pinned:  # a copy there is checked against the pin
+            return (f"Or copy the model's files ({files}) from {self.endpoint}/{self.repo} at revision "
+                    f"{self.pin.revision[:12]} into {self.model_folder}.")
+        return (f"Or copy the model's files ({files}) from {self.endpoint}/{self.repo} into a folder of your "
+                f"own and choose that folder as the model (Jawad cannot check a copy put into {self.model_folder}).")
+
     def _error(self, kind: FailureKind, detail: str = "") -> JawadError:
         label, host = self.label, self.endpoint
         if kind == "offline":
@@ -108,8 +119,7 @@ class ModelDownload(HubDownload):
                 suggestions=[
                     "Connect to the internet and try the download again: what already arrived is kept and the "
                     "download resumes where it stopped.",
-                    f"Or copy the model's files ({', '.join(REQUIRED_FILES)} and vocabulary.txt or vocabulary.json) "
-                    f"from {self.endpoint}/{self.repo} into {self.model_folder}.",
+                    self._copy_by_hand(),
                     "Or choose 'tiny.en', which works offline, or use the Whisper API backend.",
                 ],
                 remedy=VOICE,
@@ -138,6 +148,14 @@ class ModelDownload(HubDownload):
                              "different file than it announces: choose another model or the Whisper API."],
                 remedy=VOICE,
             )
+        if kind == "revision":
+            return VoiceError(
+                "MODEL_DOWNLOAD_FAILED",
+                f"The model server did not send the version of the speech model {label!r} Jawad trusts: {detail}.",
+                suggestions=["Check the model server set in JAWAD_MODEL_ENDPOINT (or HF_ENDPOINT).",
+                             "Or choose another model, or use the Whisper API."],
+                remedy=VOICE,
+            )
         if kind == "cancelled":
             return VoiceError("MODEL_DOWNLOAD_CANCELLED", f"The download of the speech model {label!r} was cancelled.",
                               suggestions=["Start it again to go on where it stopped."])
@@ -157,6 +175,6 @@ class ModelDownload(HubDownload):
         )
 
 
-def download_model(repo: str, folder: Path, **options: Any) -> Path:
-    """Download the faster-whisper model ``repo`` from the hub into ``folder`` (see ``ModelDownload``)."""
-    return ModelDownload(repo, folder, **options).run()
+def download_model(pin: Pin, folder: Path, **options: Any) -> Path:
+    """Download the faster-whisper model ``pin`` from the hub into ``folder`` (see ``ModelDownload``)."""
+    return ModelDownload(pin, folder, **options).run()

