@@ -61,7 +61,7 @@ async def run(args: argparse.Namespace, ctx: AppContext) -> int:
     if action == "list":
         return _list(args, ctx, folder)
     if action == "download":
-        return _download(args.name, folder)
+        return _download(args.name, folder, ctx)
     if action == "remove":
         if not lm.remove_model(args.name, folder):
             print(f"jawad: {args.name} is not downloaded", file=sys.stderr)
@@ -104,7 +104,7 @@ def _list(args: argparse.Namespace, ctx: AppContext, folder: Any) -> int:
     return 0
 
 
-def _download(name: str, folder: Any) -> int:
+def _download(name: str, folder: Any, ctx: AppContext) -> int:
     from jawad_desktop.core.llm.local_models import download_model
 
     shown = [0.0]
@@ -117,7 +117,7 @@ def _download(name: str, folder: Any) -> int:
             line = f"{name}: {human_size(done)} of {human_size(total)} ({done * 100 // total}%)"
             print(f"\r{line}" if tty else line, end="" if tty else "\n", file=sys.stderr, flush=True)
 
-    path = download_model(name, folder, progress=progress)
+    path = download_model(name, folder, progress=progress, network=ctx.settings.network)
     if tty:
         print(file=sys.stderr)
     print(path)

@@ -92,7 +92,7 @@ def _progress_printer(what: str, terminal: bool) -> Callable[[int, int], None]:
 def _download_model(ctx: AppContext, name: str, endpoint: str | None) -> int:
     terminal = sys.stderr.isatty()
     try:
-        path = resolve_model(name, ctx.paths.cache, download=True, endpoint=endpoint,
+        path = resolve_model(name, ctx.paths.cache, download=True, endpoint=endpoint, network=ctx.settings.network,
                              progress=_progress_printer(f"the speech model {name}", terminal))
     finally:
         if terminal:

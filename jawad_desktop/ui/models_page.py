@@ -253,6 +253,7 @@ class ModelsPage(QWidget):
         self._update_buttons()
         signal: SignalInstance = self._progress.download
         folder, endpoint, what = self.folder, self.endpoint, f"downloading {entry.title}"
+        network = self.ctx.settings.network
 
         def report(done: int, total: int) -> None:
             try:
@@ -261,7 +262,8 @@ class ModelsPage(QWidget):
                 cancel.set()
 
         def work() -> Path:
-            return download_model(entry.name, folder, endpoint=endpoint, progress=report, cancel=cancel)
+            return download_model(entry.name, folder, endpoint=endpoint, progress=report, cancel=cancel,
+                                  network=network)
 
         run_in_thread(work, what=what, bus=self.ctx.bus, on_done=lambda _: self._download_done(entry, None),
                       on_error=lambda exc: self._download_done(entry, exc))

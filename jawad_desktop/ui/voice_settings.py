@@ -548,11 +548,12 @@ class VoiceSettingsPage(QWidget):
         self.model_status.setText(f"Downloading {name}…")
 
         progress, cache = bus_progress(self.ctx.bus, name), self.ctx.paths.cache
+        network = self.ctx.settings.network
         what = f"downloading the speech model {name}"
 
         def work() -> None:
             resolve_model(name, cache, download=True, progress=progress,
-                          endpoint=endpoint, cancel=cancel)
+                          endpoint=endpoint, cancel=cancel, network=network)
 
         def failed(exc: BaseException) -> None:
             if not isinstance(exc, VoiceError):

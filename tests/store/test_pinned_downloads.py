@@ -13,12 +13,16 @@ from pathlib import Path
 
 import pytest
 
+from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.llm.local_models import download_model, remove_model
 from jawad_desktop.core.llm.local_server import check_model_file
 from jawad_desktop.core.store import pins
+from jawad_desktop.core.store.hub import HubError
 from jawad_desktop.core.voice import hub as speech_hub
 from jawad_desktop.core.voice.errors import VoiceError
 from jawad_desktop.core.voice.models import bundled_model_path, model_folder, resolve_model
+from tests.fixtures.network import PROVIDER_HOST
+from tests.servers.http_proxy import HttpProxy
 from tests.voice.hub_server import COMMIT, HubServer, serve_catalog_model, serve_hub
 
 TINY = pins.PINS["whisper:tiny.en"]
@@ -109,3 +113,26 @@ def test_a_downloaded_gguf_is_checked_again_before_it_runs(gguf_hub: HubServer, 
     download_model("qwen2.5-0.5b-instruct", models / "again", endpoint=gguf_hub.base_url)
     assert remove_model("qwen2.5-0.5b-instruct", models / "again")
     assert list((models / "again").iterdir()) == [], "the record goes with the file"
+
+
+@pytest.mark.usefixtures("no_environment_proxy")
+def test_model_and_speech_model_downloads_go_through_the_users_proxy(gguf_hub: HubServer, hub: HubServer,
+                                                                     tmp_path: Path) -> None:
+    """Settings → Network reaches the model and voice downloads (issue 31): behind a company proxy they
+    failed. The hubs are called by a name only the test proxy resolves (their file redirects point at
+    127.0.0.1, which the proxy forwards too, as a real one forwards the hub's CDN)."""
+    with HttpProxy({PROVIDER_HOST: "127.0.0.1", "127.0.0.1": "127.0.0.1"}) as provider_proxy:
+        _downloads_through(provider_proxy, gguf_hub, hub, tmp_path)
+
+
+def _downloads_through(provider_proxy: HttpProxy, gguf_hub: HubServer, hub: HubServer, tmp_path: Path) -> None:
+    through = NetworkSettings(proxy_url=provider_proxy.url)
+    gguf_endpoint = gguf_hub.base_url.replace("127.0.0.1", PROVIDER_HOST)
+    path = download_model("qwen2.5-0.5b-instruct", tmp_path / "models", endpoint=gguf_endpoint, network=through)
+    assert path.is_file() and any(PROVIDER_HOST in target for _, target in provider_proxy.seen)
+    folder = resolve_model("tiny.en", tmp_path / "cache", download=True,
+                           endpoint=hub.base_url.replace("127.0.0.1", PROVIDER_HOST), network=through)
+    assert (folder / "model.bin").is_file()
+    with pytest.raises(HubError, match="offline"):  # without the proxy the name means nothing
+        download_model("qwen2.5-0.5b-instruct", tmp_path / "direct", endpoint=gguf_endpoint,
+                       network=NetworkSettings())

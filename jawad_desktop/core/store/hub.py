@@ -40,6 +40,8 @@ from urllib.parse import quote, urljoin, urlparse
 
 import httpx
 
+from jawad_desktop.core.config.network import client_options
+from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.store.pins import Pin, sha256_of
 
@@ -150,8 +152,10 @@ class HubDownload:
         cancel: threading.Event | None = None,
         transport: httpx.BaseTransport | None = None,
         timeout_s: float = 30.0,
+        network: NetworkSettings | None = None,
     ) -> None:
         self.pin = pin
+        self._network = network  # Settings → Network: proxy, CA bundle (core.config.network)
         self.repo = pin.repo
         self.folder = folder
         self.label = label or pin.repo
@@ -204,8 +208,8 @@ class HubDownload:
     @contextmanager
     def session(self) -> Iterator[httpx.Client]:
         """An HTTP client for the download; a file system failure inside becomes a ``disk`` error."""
-        with httpx.Client(timeout=self._timeout, transport=self._transport,
-                          headers={"User-Agent": "jawad-desktop"}) as client:
+        options = client_options(self._network, self.endpoint, timeout=self._timeout)
+        with httpx.Client(transport=self._transport, headers={"User-Agent": "jawad-desktop"}, **options) as client:
             try:
                 yield client
             except OSError as exc:  # a full disk, a folder that cannot be written

@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.events import EventBus, ModelDownloadProgress
 from jawad_desktop.core.store import pins
 from jawad_desktop.core.voice import hub, pack
@@ -215,9 +216,10 @@ def resolve_model(
     progress: ProgressCallback | None = None,
     endpoint: str | None = None,
     cancel: threading.Event | None = None,
+    network: NetworkSettings | None = None,
 ) -> Path:
     """The folder of model ``size``; downloads it only when ``download`` is true (blocking:
-    call it from a worker thread)."""
+    call it from a worker thread), through Settings → Network's proxy and CA bundle (``network``)."""
     missing = pack.local_engine_error()
     if missing is not None:  # a model is of no use without the engine that runs it
         raise missing
@@ -254,4 +256,5 @@ def resolve_model(
             remedy=VOICE,
         )
     log.info("downloading speech model %s from %s", size, pin.repo)
-    return hub.download_model(pin, folder, label=size, endpoint=endpoint, progress=progress, cancel=cancel)
+    return hub.download_model(pin, folder, label=size, endpoint=endpoint, progress=progress, cancel=cancel,
+                              network=network)
