@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import gettext
+import os
 import re
 import statistics
 import sysconfig
@@ -36,9 +37,8 @@ from pathlib import Path
 from benchmarks import Figure
 from jawad_desktop.core.tokens import BpeCounter, ScriptEstimate, script_counts
 
-CORPORA = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
-if not CORPORA.is_dir():  # a worktree beside the checkout
-    CORPORA = Path("/work/shared/corpora")
+# ../shared/corpora beside the checkout (JAWAD_CORPORA names it for a checkout elsewhere).
+CORPORA = Path(os.environ.get("JAWAD_CORPORA") or Path(__file__).resolve().parents[1].parent / "shared" / "corpora")
 LOCALE = Path("/usr/share/locale")
 # Languages whose scripts the corpora lack (or have little of), from the gettext catalogs.
 CATALOG_LANGUAGES = ["ru", "uk", "bg", "el", "ar", "he", "fa", "hi", "th", "ko", "ja", "zh_CN", "zh_TW"]

@@ -62,29 +62,20 @@ class TokenCounter:
     def _count(self, text: str) -> int:
         raise NotImplementedError
 
-    def fit(self, text: str, tokens: int) -> int:
-        """How many leading characters of ``text`` fit in ``tokens`` tokens."""
-        if tokens <= 0:
-            return 0
-        total = self.count(text)
-        if total <= tokens:
-            return len(text)
-        # Tokens run roughly evenly through a text: guess from the ratio, then step down.
-        end = min(len(text), int(len(text) * tokens / total))
-        while end > 0 and self._count(text[:end]) > tokens:
-            end = int(end * 0.95)
-        return end
-
     def chars_for(self, text: str, chars: int) -> int:
         """A budget of ``chars`` characters (sized at ``CHARS_PER_TOKEN`` a token), as characters
-        of ``text``: as many as cost the same tokens, never more than ``chars``. 0 stays 0 (no limit)."""
+        of ``text``: the leading characters that cost at most as many tokens (a few more after
+        three steps at worst), never more than ``chars``. 0 stays 0 (no limit)."""
         if chars <= 0 or len(text) <= chars // CHARS_PER_TOKEN:
             return chars
-        sample = text[: 8 * chars]  # the part a budget of ``chars`` can reach, and some
-        tokens = self.count(sample)
-        if tokens <= 0:
-            return chars
-        return max(1, min(chars, int(len(sample) * chars / CHARS_PER_TOKEN / tokens)))
+        budget = chars / CHARS_PER_TOKEN
+        end = chars
+        for _ in range(3):  # tokens run roughly evenly through a text: a step or two from above
+            tokens = self.count(text[:end])
+            if tokens <= budget:
+                break
+            end = int(end * budget / tokens)
+        return max(1, end)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"
