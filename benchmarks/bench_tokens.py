@@ -19,6 +19,25 @@ Figures: per kind of text, the estimate over the real count (median, and the low
 estimate counts short and a budget could overflow) for both tokenizers, and the old count's
 (characters / 4) lowest ratio for comparison; tokens per second counting 100 KB of text, exact
 and estimated, uncached.
+
+Measured 2026-11-27 (the held-out half; 2 shared cores), estimate / real count, median (lowest):
+
+| text (chunks)                  | vs o200k    | vs cl100k   | characters / 4, lowest vs cl100k |
+|--------------------------------|-------------|-------------|----------------------------------|
+| English and ASCII (496)        | 1.20 (0.90) | 1.14 (0.86) | 0.31                             |
+| other Latin-script (258)       | 1.35 (0.73) | 1.13 (0.72) | 0.49                             |
+| Chinese / Japanese (70)        | 1.47 (1.17) | 1.17 (0.93) | 0.17                             |
+| Korean (33)                    | 1.60 (1.25) | 1.16 (0.94) | 0.26                             |
+| Cyrillic (78)                  | 1.54 (1.12) | 1.07 (0.86) | 0.41                             |
+| Greek (29)                     | 2.57 (1.84) | 1.20 (1.12) | 0.25                             |
+| Arabic / Hebrew (28)           | 2.07 (1.69) | 1.25 (0.96) | 0.25                             |
+| Hindi (10)                     | 2.72 (2.12) | 1.16 (1.14) | 0.25                             |
+| Thai (13)                      | 2.21 (1.81) | 1.18 (1.11) | 0.28                             |
+| code, Python (124)             | 1.17 (0.74) | 1.18 (0.74) | 0.59                             |
+
+Counting 100 KB of mixed text, uncached: o200k_base 0.76 M tokens/s (33 ms), cl100k_base
+2.0 M tokens/s (14 ms), the estimate 3.3 M tokens/s (10 ms); a text counted before is a look-up.
+Reading an encoding's file takes 0.3 to 0.7 s once (the agent does it off the event loop).
 """
 
 from __future__ import annotations
