@@ -44,7 +44,7 @@ def test_self_test_passes_with_a_real_keyring(secret_service: dict[str, str], pr
     report = json.loads(out.stdout)
     assert out.returncode == 0, report
     assert report["ok"] is True
-    assert set(report["checks"]) >= {"settings", "main_window", "web_view", "javascript", "keyring"}
+    assert set(report["checks"]) >= {"settings", "main_window", "web_view", "javascript", "keyring", "tokens"}
     assert all(check["ok"] for check in report["checks"].values())
     assert "SecretService" in report["checks"]["keyring"]["detail"]
     assert (profile_dir / "config" / "settings.json").exists()

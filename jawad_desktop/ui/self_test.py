@@ -2,8 +2,8 @@
 
 Checks: settings load and save in the profile, the main window builds and shows, the web view
 loads a local page, a JavaScript round trip through the page, the keyring backend (a real
-round trip of a probe secret). Exit 0 only if every check passed. The packaged app is
-checked with this command.
+round trip of a probe secret), tokens counted with OpenAI's encoding shipped in the app (offline).
+Exit 0 only if every check passed. The packaged app is checked with this command.
 """
 
 from __future__ import annotations
@@ -109,6 +109,14 @@ def run_self_test(profile: str | None) -> int:
                 record("keyring", round_trip == "ok", store.backend_name)
             except Exception as exc:
                 record("keyring", False, f"{store.backend_name}: {exc}")
+        try:
+            from jawad_desktop.core.tokens import counter_for
+
+            counter = counter_for("gpt-4o")
+            counted = await asyncio.to_thread(counter.count, "hello world")
+            record("tokens", counted == 2, f"{counter.name}: {counted} tokens for 'hello world'")
+        except Exception as exc:
+            record("tokens", False, f"{type(exc).__name__}: {exc}")
         window.close()
         window.dispose()
         return 0

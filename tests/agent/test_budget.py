@@ -129,3 +129,77 @@ def test_read_page_text_is_shortened_to_fit_keeping_its_end() -> None:
         return re.sub(r'(untrusted_page_content id="|untrusted content )[0-9a-f]{10}', r"\1X", text)
 
     assert same(reading.for_model(100_000)) == same(whole)
+
+
+# -- budgets in Chinese and Japanese --------------------------------------------------------------
+
+
+def _cjk_corpus() -> str:
+    """Real Traditional Chinese, Japanese and Chinese articles (../shared/corpora, Apache-2.0)."""
+    from benchmarks.bench_tokens import CORPORA, _page_text
+
+    return "\n".join(_page_text(CORPORA / "articles" / "pages" / name / "expected.html")
+                     for name in ("pixnet", "yahoo-4", "qq"))
+
+
+class CjkPage(OnePage):
+    """A long Chinese page with Chinese and Japanese element labels."""
+
+    def __init__(self, text: str) -> None:
+        self.text = (text * 20)[:40_000]
+
+    async def page_context(self) -> PageContext:
+        return PageContext(title="楓紅", url="https://blog.example/maple", markdown=self.text,
+                           interactive_elements="\n".join(f'[{i}] BUTTON "{self.text[i * 7:i * 7 + 12]}" -> #b{i}'
+                                                          for i in range(300)))
+
+
+@pytest.mark.parametrize("model", ["gpt-4o", "gpt-4", "qwen2.5-7b-instruct"])
+def test_a_long_chinese_and_japanese_conversation_fits_the_window_as_the_model_counts_it(
+    model: str, scripted_model: ScriptedModel, arun: Any
+) -> None:
+    """80 turns of Chinese and Japanese, a 40,000-character Chinese page in the prompt and a
+    100,000-character Chinese tool result: every request fits the window as OpenAI's tokenizer
+    counts it (for a model whose tokenizer is not known, as the costlier of o200k and cl100k,
+    which the estimate is calibrated to cover). Counted as characters / 4 it overflowed them
+    more than twice over."""
+    from jawad_desktop.core.tokens import counter_for
+
+    corpus = _cjk_corpus()
+    window = 16_000
+    registry = basic_registry()
+
+    @registry.tool
+    def long_report() -> str:
+        """Return a very long report."""
+        return (corpus * 30)[:100_000]
+
+    settings = Settings()
+    settings.network.max_retries = 0
+    provider = scripted_model.provider().model_copy(update={"context_window": window, "model": model})
+    client = LLMClient(provider, network=settings.network)
+    session = AgentSession(client=client, registry=registry, settings=settings, bus=EventBus(),
+                           browser=CjkPage(corpus))  # type: ignore[arg-type]
+    for i in range(80):
+        start = (i * 397) % (len(corpus) - 700)
+        session.history.commit([Message(role="user", content=f"問題 {i}：" + corpus[start:start + 300]),
+                                Message(role="assistant", content=f"回答 {i}：" + corpus[start + 300:start + 700])])
+    scripted_model.script(call("long_report", {}), text("完成。"))
+
+    async def turn() -> None:
+        async with client:
+            await session.run("報告をまとめてください。")
+
+    arun(turn())
+    requests = list(scripted_model.requests)
+    assert len(requests) == 2
+    counters = [counter_for(model)] if counter_for(model).exact else [counter_for("gpt-4o"), counter_for("gpt-4")]
+    for request in requests:
+        for counter in counters:
+            messages = [Message(role=m["role"], content=m.get("content") or "") for m in request["messages"]]
+            tokens = estimate_tokens(messages, counter) + counter.count(str(request.get("tools", [])))
+            assert tokens + request["max_tokens"] <= window, (model, counter, tokens)
+    system, result = requests[0]["messages"][0]["content"], requests[1]["messages"][-1]["content"]
+    assert "楓" in system and "more characters not shown" in system  # the page, cut to its share
+    assert result.endswith("more characters cut]") or "not shown" in result  # the report, cut to its share
+    assert len(requests[0]["messages"]) > 6  # some of the conversation is still there

@@ -6,7 +6,23 @@ from __future__ import annotations
 import inspect
 
 from jawad_desktop.core.errors import JawadError
-from jawad_desktop.core.llm import client, connection, errors, factory, local_server
+from jawad_desktop.core.llm import (
+    anthropic,
+    bedrock,
+    chat_api,
+    client,
+    connection,
+    errors,
+    factory,
+    gemini,
+    local_server,
+    ollama_native,
+    responses,
+)
+
+# What a provider with another API overrides in its LLMClient subclass (core.llm.chat_api).
+CHAT_API_HOOKS = {"accumulator", "chat_path", "chat_url", "request_headers", "http_client", "request_body",
+                  "stream_events", "status_error", "response_for", "supports_schema", "list_models"}
 
 
 def test_public_names() -> None:
@@ -15,6 +31,18 @@ def test_public_names() -> None:
                                        "FIRST_START_MESSAGE"}
     assert set(factory.__all__) >= {"client_for", "resolve_provider"}
     assert callable(local_server.shared_local_server) and callable(local_server.local_available)
+
+
+def test_provider_clients_speak_through_the_public_chat_api_only() -> None:
+    assert set(chat_api.__all__) == {"ChatCall"}
+    for module, cls in ((anthropic, anthropic.AnthropicClient), (bedrock, bedrock.BedrockClient),
+                        (gemini, gemini.GeminiClient), (ollama_native, ollama_native.OllamaNativeClient),
+                        (responses, responses.ResponsesClient)):
+        overridden = {name for name in vars(cls) if not name.startswith("__") and hasattr(client.LLMClient, name)}
+        assert overridden and overridden <= CHAT_API_HOOKS, (cls.__name__, overridden - CHAT_API_HOOKS)
+        source = inspect.getsource(module)
+        imported = [line for line in source.splitlines() if line.startswith("from jawad_desktop.core.llm.client ")]
+        assert all("import _" not in line and ", _" not in line for line in imported), (module.__name__, imported)
 
 
 def test_chat_signature() -> None:

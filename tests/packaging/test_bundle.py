@@ -70,7 +70,7 @@ def test_unpacked_bundle_passes_its_self_test_from_another_folder(
     assert result.returncode == 0, f"{result.stdout}\n{result.stderr[-4000:]}"
     report = json.loads(result.stdout)
     assert report["ok"] is True and report["version"] == __version__
-    assert {"settings", "main_window", "web_view", "javascript", "keyring"} <= set(report["checks"])
+    assert {"settings", "main_window", "web_view", "javascript", "keyring", "tokens"} <= set(report["checks"])
     assert "SecretService" in report["checks"]["keyring"]["detail"]
 
 

@@ -6,9 +6,10 @@ messages (tool results among them) and, after it, the answer. Given the model's 
 
 - ``answer``: the ``max_tokens`` sent (the setting, but at most a quarter of the window, so a
   small model still has room to read);
-- a margin of an eighth of the window for the error of the token estimate;
-- ``input``: the tokens the prompt may take (the window less the answer and a safety margin
-  for the estimate, which counts characters);
+- a margin of an eighth of the window for what counting cannot see (the chat template, the
+  tools' schemas as the provider renders them, an estimate's error for a model whose tokenizer
+  is not known: ``core.tokens``);
+- ``input``: the tokens the prompt may take (the window less the answer and the margin);
 - ``history``: the budget of the conversation history (trimmed for the system prompt and
   this turn at each request), at most the user's ``history_token_budget``;
 - ``page_chars``: the page text put in the system prompt and returned by ``read_page``;
@@ -17,16 +18,20 @@ messages (tool results among them) and, after it, the answer. Given the model's 
 
 Small windows get small shares and big windows bigger ones, within fixed bounds: a page never
 takes more than ``PAGE_CHARS_MAX`` whatever the window, so a long page does not cost every
-request of a big model a fortune.
+request of a big model a fortune. The ``*_chars`` shares are sized in English (``CHARS_PER_TOKEN``
+characters a token); where they are spent, the model's counter turns them into characters of
+the text at hand (``TokenCounter.chars_for``), fewer in a script that costs more tokens, so each
+share holds in every language.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["ContextBudget"]
+from jawad_desktop.core.tokens import CHARS_PER_TOKEN
 
-CHARS_PER_TOKEN = 4  # as core.agent.history estimates
+__all__ = ["CHARS_PER_TOKEN", "ContextBudget"]
+
 PAGE_SHARE = 0.12  # of the input, for the page text (it is in the prompt and may come back from read_page)
 ELEMENTS_SHARE = 0.05
 TOOL_RESULT_SHARE = 0.2
@@ -58,8 +63,6 @@ class ContextBudget:
         history at most ``history_cap`` tokens (the user's setting)."""
         window = max(window, 1024)
         answer = min(max_tokens, max(ANSWER_MIN, window // 4))
-        # The estimate counts 4 characters a token; real text runs 3.7 to 3.9 in English and
-        # fewer in other scripts, until the provider's counts correct it (ConversationHistory).
         margin = max(128, window // 8)
         room = window - answer - margin
         chars = room * CHARS_PER_TOKEN

@@ -2,8 +2,9 @@
 
 The system message is not stored here: the agent rebuilds it each iteration (it carries
 the current page). What is stored is trimmed to the last ``max_messages`` messages and to a
-token budget. Tokens are estimated from characters and the estimate is corrected by what
-the provider reports it actually counted. Trimming drops whole units from the oldest end:
+token budget. Tokens are counted by the model's counter (``core.tokens``: exact for OpenAI's
+models, an estimate per script for the others) and the count is corrected by what the
+provider reports it actually counted. Trimming drops whole units from the oldest end:
 a user message, or an assistant message together with the tool results that answer it, so
 a tool call is never separated from its results. The most recent unit is always kept.
 """
@@ -14,25 +15,27 @@ import logging
 from collections.abc import Iterable, Sequence
 
 from jawad_desktop.core.messages import Message
+from jawad_desktop.core.tokens import TokenCounter, counter_for
 
 log = logging.getLogger("jawad.agent.history")
 
-CHARS_PER_TOKEN = 4.0
 _MESSAGE_OVERHEAD_TOKENS = 4  # role and separators per message, as chat templates add them
+_CALL_OVERHEAD_TOKENS = 8  # a tool call's id, type and braces around its name and arguments
 
 
-def estimate_tokens(messages: Iterable[Message]) -> int:
-    """A provider-neutral estimate: characters / 4 (rounded up) plus a little per message.
+def estimate_tokens(messages: Iterable[Message], counter: TokenCounter | None = None) -> int:
+    """The tokens of ``messages`` as ``counter`` counts them (default: the estimate per script),
+    plus a little per message and per tool call.
 
-    Additive: the estimate of a list is the sum of its messages' estimates, so trimming
+    Additive: the count of a list is the sum of its messages' counts, so trimming
     unit by unit and counting the whole agree exactly.
     """
+    counter = counter or counter_for()
     total = 0
     for message in messages:
-        chars = len(message.content)
+        total += counter.count(message.content) + _MESSAGE_OVERHEAD_TOKENS
         for call in message.tool_calls:
-            chars += len(call.name) + len(call.arguments_json()) + 16
-        total += -(-chars // int(CHARS_PER_TOKEN)) + _MESSAGE_OVERHEAD_TOKENS
+            total += counter.count(call.name) + counter.count(call.arguments_json()) + _CALL_OVERHEAD_TOKENS
     return total
 
 
@@ -54,12 +57,17 @@ def _answers(unit: list[Message], message: Message) -> bool:
 
 
 class ConversationHistory:
-    """The messages of past turns, trimmed by count and by an estimated token budget."""
+    """The messages of past turns, trimmed by count and by a token budget.
 
-    def __init__(self, max_messages: int = 100, token_budget: int = 24_000) -> None:
+    ``counter`` counts as the model does (``core.tokens.counter_for``: the agent sets it for
+    the model of each run); the default is the estimate per script."""
+
+    def __init__(self, max_messages: int = 100, token_budget: int = 24_000,
+                 counter: TokenCounter | None = None) -> None:
         self.max_messages = max_messages
         self.token_budget = token_budget
-        self.correction = 1.0  # provider-reported tokens / our estimate, smoothed
+        self.counter = counter or counter_for()
+        self.correction = 1.0  # provider-reported tokens / our count, smoothed
         self._messages: list[Message] = []
 
     @property
@@ -73,8 +81,9 @@ class ConversationHistory:
         self._messages.clear()
 
     def tokens(self, messages: Iterable[Message] | None = None) -> int:
-        """Estimated tokens of ``messages`` (default: the history), with the correction applied."""
-        return int(estimate_tokens(self._messages if messages is None else messages) * self.correction)
+        """Tokens of ``messages`` (default: the history), with the correction applied."""
+        return int(estimate_tokens(self._messages if messages is None else messages, self.counter)
+                   * self.correction)
 
     def commit(self, messages: Sequence[Message]) -> None:
         """Add the messages of a finished turn, then trim. System messages are not kept."""
@@ -97,7 +106,7 @@ class ConversationHistory:
         grouped = units(self._messages)
         count = len(self._messages)
         budget = max(0, self.token_budget - reserve_tokens)
-        unit_tokens = [estimate_tokens(u) for u in grouped]
+        unit_tokens = [estimate_tokens(u, self.counter) for u in grouped]
         total = sum(unit_tokens)
         first = 0
         while first < len(grouped) - 1 and (count > self.max_messages or total * self.correction > budget):

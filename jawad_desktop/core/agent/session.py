@@ -91,6 +91,7 @@ from jawad_desktop.core.messages import Image, Message
 from jawad_desktop.core.store.memory import MemoryStore, fact_to_remember
 from jawad_desktop.core.store.model_facts import ModelFactsStore
 from jawad_desktop.core.store.secrets import SecretStore
+from jawad_desktop.core.tokens import counter_for
 from jawad_desktop.core.tools.browser.tools import LOOK_TOOL
 from jawad_desktop.core.tools.context import ToolContext
 from jawad_desktop.core.tools.files.attachments import ATTACHMENT_SHARE, AttachedFiles, file_record, user_message
@@ -291,11 +292,18 @@ class AgentSession:
         returned message holds their text, as the model was given it."""
         for name, file in files:
             self.attachments.files[name] = file
-        room = min(self.budget.input, self.budget.history)
-        share = int(room * CHARS_PER_TOKEN * ATTACHMENT_SHARE) - len(typed)
-        message = user_message(typed, list(files), budget_chars=share)
+        message = user_message(typed, list(files), budget_chars=self._attachment_chars(typed, files))
         self._typed[id(message)] = (message.content, typed)
         return message
+
+    def _attachment_chars(self, typed: str, files: Sequence[tuple[str, ExtractedFile]]) -> int:
+        """The characters the files' text may take in the user's message: a share of what the
+        history may hold (so the files are still in the next turn's request), as characters
+        of these files' text (``core.tokens``: fewer in a script that costs more tokens)."""
+        room = min(self.budget.input, self.budget.history)
+        share = int(room * CHARS_PER_TOKEN * ATTACHMENT_SHARE)
+        text = "\n".join(part.text for _name, file in files for part in file.parts[:50])
+        return self.history.counter.chars_for(text, share) - len(typed)
 
     def typed_text(self, message: Message) -> str:
         """What the user typed in ``message`` (its content without the files attached to it)."""
@@ -450,6 +458,8 @@ class AgentSession:
         window = await context_window(client, self.facts)
         self.budget = ContextBudget.for_window(window.tokens, agent.max_tokens, agent.history_token_budget)
         self.history.token_budget = self.budget.history
+        self.history.counter = counter_for(self._model[2])
+        await asyncio.to_thread(self.history.counter.load)  # an encoding's file, read off the loop once
         log.debug("context window of %s: %d tokens (%s); budget %s", self._model[2] or "the model",
                   window.tokens, window.source, self.budget)
 
@@ -468,10 +478,16 @@ class AgentSession:
                 extra="\n\n".join(part for part in (self.system_extra, self._plan_note) if part),
                 user_instructions=self.settings.agent.system_prompt,  # the user's own, from Settings
                 memories=self._memories,
-                page_chars=self.budget.page_chars,
-                elements_chars=self.budget.elements_chars,
+                # The budgets' characters as characters of this page (fewer where they cost more tokens).
+                page_chars=self._chars_for(page.markdown if page else "", self.budget.page_chars),
+                elements_chars=self._chars_for(page.interactive_elements if page else "",
+                                               self.budget.elements_chars),
             ),
         )
+
+    def _chars_for(self, text: str, chars: int) -> int:
+        """A budget of ``chars`` (``ContextBudget``, sized in English) as characters of ``text``."""
+        return self.history.counter.chars_for(text, chars)
 
     def _model_remedy(self) -> Remedy:
         """Where another model is chosen: this run's provider (a scripted client names none)."""
@@ -500,11 +516,9 @@ class AgentSession:
             for name in hidden & set(offered.names()):
                 offered.remove(name)
         tools_spec = offered.openai_tools()
-        # Within what the history may hold, so the files are still in the next turn's request.
-        room = min(self.budget.input, self.budget.history)
-        share = int(room * CHARS_PER_TOKEN * ATTACHMENT_SHARE) - len(turn.user_text)
         if turn.files:
-            message = user_message(turn.user_text, turn.files, budget_chars=share)
+            message = user_message(turn.user_text, turn.files,
+                                   budget_chars=self._attachment_chars(turn.user_text, turn.files))
             self._typed[id(message)] = (message.content, turn.user_text)
         else:
             message = Message(role="user", content=turn.user_text)
@@ -520,7 +534,7 @@ class AgentSession:
             self.bus.emit(AgentStep(turn.run_id, "thinking", turn.iterations, agent.max_iterations))
             page, last_product = await _page_state(self.browser)
             system = self._system_message(page, last_product, names, offered)
-            reserve = self.history.tokens([system]) + sum(len(str(t)) for t in tools_spec) // 4
+            reserve = self.history.tokens([system]) + self.history.counter.count(str(tools_spec))
             messages = [system, *self.history.for_request(turn.pending, reserve_tokens=reserve)]
             native = self.mode == "native" and bool(tools_spec)
             tool_choice: dict[str, Any] | None = None
@@ -775,6 +789,7 @@ class AgentSession:
             call_id=item.call.id,
             site=page.site if page is not None else "",
             result_chars=self.budget.tool_result_chars,
+            tokens=self.history.counter,
             extras=dict(self.extras),
         )
         entry = ActionLogEntry(
@@ -853,7 +868,8 @@ class AgentSession:
         record = getattr(self.gate, "record_result", None)  # the data-flow record (HarborGate's)
         if record is not None and result.ok:
             record(site or ctx.site, text)
-        limit = self.budget.tool_result_chars  # the model's share; tools that can shorten have done so
+        # The model's share, as characters of this text; tools that can shorten have done so.
+        limit = self._chars_for(text, self.budget.tool_result_chars)
         if len(text) > limit:
             text = text[:limit] + f"\n[... {len(text) - limit} more characters cut]"
         return text

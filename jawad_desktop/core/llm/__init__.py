@@ -4,6 +4,8 @@
   in ``core.messages``; ProviderKind and ProviderConfig, what the user configures, in
   ``core.config.providers``; keys in the keyring)
 - ``client``: LLMClient, ChatStream, RetryPolicy, forget_capabilities
+- ``chat_api``: ChatCall and the public hooks a provider with another API overrides in its
+  ``LLMClient`` subclass (request_body, chat_url, request_headers, response_for...)
 - ``errors``: LLMError and its kinds (AuthError, RateLimitedError, ModelNotFoundError,
   BadRequestError, ToolsRejectedError, ServerError, NetworkError, LLMTimeoutError, ProtocolError,
   CancelledRequest)

@@ -13,7 +13,8 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from jawad_desktop.core.llm.client import LLMClient, _Call
+from jawad_desktop.core.llm.chat_api import ChatCall
+from jawad_desktop.core.llm.client import LLMClient
 from jawad_desktop.core.llm.formats import (
     EventAccumulator,
     alternating_turns,
@@ -92,7 +93,7 @@ class AnthropicAccumulator(EventAccumulator):
     def __init__(self) -> None:
         super().__init__()
         # Thinking blocks by content index, kept verbatim (signature included): they must go
-        # back with the tool calls they preceded (see AnthropicClient._finish).
+        # back with the tool calls they preceded (see AnthropicClient.response_for).
         self.thinking: dict[int, dict[str, Any]] = {}
 
     def add_event(self, kind: str, data: dict[str, Any]) -> StreamDelta | None:
@@ -196,24 +197,24 @@ class AnthropicClient(LLMClient):
     request without thinking instead of failing.
     """
 
-    _accumulator = AnthropicAccumulator
-    _chat_path = "/messages"
+    accumulator = AnthropicAccumulator
+    chat_path = "/messages"
     _MEMORY = 64  # tool-call groups remembered
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._thinking: dict[str, list[dict[str, Any]]] = {}
 
-    def _headers(self) -> dict[str, str]:
-        headers = super()._headers()
+    def request_headers(self) -> dict[str, str]:
+        headers = super().request_headers()
         headers.pop("Authorization", None)
         if self._api_key:
             headers["x-api-key"] = self._api_key
         headers["anthropic-version"] = ANTHROPIC_VERSION
         return headers
 
-    def _finish(self, call: _Call, *, interrupted: bool = False) -> ChatResponse:
-        result = super()._finish(call, interrupted=interrupted)
+    def response_for(self, call: ChatCall, *, interrupted: bool = False) -> ChatResponse:
+        result = super().response_for(call, interrupted=interrupted)
         acc = call.acc
         if isinstance(acc, AnthropicAccumulator) and acc.thinking and result.tool_calls and not interrupted:
             blocks = [acc.thinking[i] for i in sorted(acc.thinking)]
@@ -230,7 +231,7 @@ class AnthropicClient(LLMClient):
             return True
         return last.tool_calls[0].id in self._thinking
 
-    def _build_body(self, call: _Call) -> dict[str, Any]:
+    def request_body(self, call: ChatCall) -> dict[str, Any]:
         system, messages = anthropic_messages(call.messages, self._thinking)
         thinking_ok = self._thinking_possible(call.messages)
         if call.response_schema is not None:

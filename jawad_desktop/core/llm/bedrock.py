@@ -26,7 +26,8 @@ import httpx
 from httpx_sse import ServerSentEvent
 
 from jawad_desktop.core.errors import Remedy
-from jawad_desktop.core.llm.client import LLMClient, _Call
+from jawad_desktop.core.llm.chat_api import ChatCall
+from jawad_desktop.core.llm.client import LLMClient
 from jawad_desktop.core.llm.errors import AuthError, LLMError, ProtocolError
 from jawad_desktop.core.llm.formats import (
     EventAccumulator,
@@ -221,21 +222,21 @@ class BedrockAccumulator(EventAccumulator):
 class BedrockClient(LLMClient):
     """``LLMClient`` speaking Bedrock Converse, every request signed with SigV4."""
 
-    _accumulator = BedrockAccumulator
+    accumulator = BedrockAccumulator
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.region = bedrock_region(self.provider.region, self.provider.profile)
         self._base_url = self.provider.base_url or f"https://bedrock-runtime.{self.region}.amazonaws.com"
 
-    def _headers(self) -> dict[str, str]:
-        headers = super()._headers()
+    def request_headers(self) -> dict[str, str]:
+        headers = super().request_headers()
         headers.pop("Authorization", None)  # SigV4 signs each request instead
         return headers
 
-    async def _client(self) -> httpx.AsyncClient:
+    async def http_client(self) -> httpx.AsyncClient:
         fresh = self._http is None
-        http = await super()._client()
+        http = await super().http_client()
         if fresh:
             credentials = find_credentials(self.provider.profile)
             if credentials is None:
@@ -250,16 +251,16 @@ class BedrockClient(LLMClient):
             http.auth = SigV4Auth(credentials, self.region)
         return http
 
-    def _chat_url(self, call: _Call) -> str:
+    def chat_url(self, call: ChatCall) -> str:
         action = "converse-stream" if call.stream_now else "converse"
         return f"{self._base_url}/model/{quote(call.model, safe='')}/{action}"
 
-    def _stream_events(self, response: httpx.Response) -> AsyncGenerator[ServerSentEvent, None] | None:
+    def stream_events(self, response: httpx.Response) -> AsyncGenerator[ServerSentEvent, None] | None:
         if "eventstream" in response.headers.get("content-type", ""):
             return _events(response)
-        return super()._stream_events(response)
+        return super().stream_events(response)
 
-    def _build_body(self, call: _Call) -> dict[str, Any]:
+    def request_body(self, call: ChatCall) -> dict[str, Any]:
         system, messages = bedrock_messages(call.messages)
         if call.response_schema is not None:
             system.append({"text": "Answer with one JSON object following this JSON schema, and nothing else:\n"
@@ -282,8 +283,8 @@ class BedrockClient(LLMClient):
             body["toolConfig"] = tool_config
         return body
 
-    def _status_error(self, status: int, raw: str, headers: httpx.Headers | None) -> LLMError:
-        error = super()._status_error(status, raw, headers)
+    def status_error(self, status: int, raw: str, headers: httpx.Headers | None) -> LLMError:
+        error = super().status_error(status, raw, headers)
         if status in (401, 403):
             error.suggestions = ["Check the AWS credentials (AWS_ACCESS_KEY_ID / AWS_PROFILE) and that this "
                                  f"account may use the model in Bedrock's model access page ({self.region}).",
@@ -292,7 +293,7 @@ class BedrockClient(LLMClient):
         return error
 
     async def list_models(self) -> list[str]:
-        http = await self._client()
+        http = await self.http_client()
         root = self.provider.base_url or f"https://bedrock.{self.region}.amazonaws.com"
         data = await self._get_json(http, f"{root}/foundation-models")
         names = [str(obj(m).get("modelId")) for m in obj(data).get("modelSummaries") or [] if obj(m).get("modelId")]

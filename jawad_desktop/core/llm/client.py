@@ -34,7 +34,7 @@ import json
 import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, ClassVar
 
@@ -47,6 +47,7 @@ from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.errors import JawadError, Remedy
 from jawad_desktop.core.events import EventBus, Notice, RetryNotice
+from jawad_desktop.core.llm.chat_api import ChatCall
 from jawad_desktop.core.llm.context_window import forget_lookups
 from jawad_desktop.core.llm.dialects import Dialect, dialect_for, find_param, has_path, shape_body
 from jawad_desktop.core.llm.errors import (
@@ -142,30 +143,6 @@ class _EmptyStream(Exception):
     """HTTP 200 with no events at all (llama.cpp streaming with tool_choice "auto")."""
 
 
-@dataclass
-class _Call:
-    messages: list[Message]
-    tools: list[dict[str, Any]] | None
-    stream: bool
-    temperature: float | None
-    max_tokens: int | None
-    tool_choice: str | dict[str, Any] | None
-    response_schema: dict[str, Any] | None = None  # JSON schema the answer must follow (chat_structured)
-    # Filled as the call runs:
-    acc: StreamAccumulator = field(default_factory=StreamAccumulator)
-    model: str = ""
-    started: float = 0.0
-    first_token: float | None = None
-    api_calls: int = 0
-    retries: int = 0
-    waited: float = 0.0
-    capability: tuple[str, str, str] = ("", "", "")
-    send_tools: list[dict[str, Any]] | None = None  # the tools this call sends
-    stream_now: bool = True  # False once the stream came back empty
-    body: dict[str, Any] | None = None  # what the last attempt sent
-    repaired: tuple[str, ...] = ()  # parameters changed after a refusal (rare: no set per call)
-
-
 class ChatStream:
     """An answer as it streams. ``async for delta in stream`` then ``await stream.response()``.
 
@@ -178,7 +155,7 @@ class ChatStream:
     Also an async context manager that stops the request if the block is left early.
     """
 
-    def __init__(self, client: LLMClient, call: _Call) -> None:
+    def __init__(self, client: LLMClient, call: ChatCall) -> None:
         self._client = client
         self._call = call
         self._steps: AsyncGenerator[StreamDelta, None] | None = None
@@ -229,7 +206,7 @@ class ChatStream:
                     return await self._steps.__anext__()
             return await self._steps.__anext__()
         except StopAsyncIteration:
-            self._result = self._client._finish(self._call)
+            self._result = self._client.response_for(self._call)
             raise
         except LLMError as exc:
             self._error = exc
@@ -269,10 +246,10 @@ class ChatStream:
                 with contextlib.suppress(asyncio.CancelledError):
                     await asyncio.sleep(0)
             if task.uncancel() > 0:  # someone else cancelled this task too: honour it
-                self._result = self._client._finish(self._call, interrupted=True)
+                self._result = self._client.response_for(self._call, interrupted=True)
                 raise asyncio.CancelledError
         if not self.done:
-            self._result = self._client._finish(self._call, interrupted=True)
+            self._result = self._client.response_for(self._call, interrupted=True)
 
     async def response(self) -> ChatResponse:
         """The final answer, after consuming whatever has not been read yet.
@@ -321,7 +298,7 @@ class ChatStream:
         """Keep the partial answer of a request cancelled in ``task``, interrupted; True when
         the cancellation was our own ``cancel()`` (taken back: the request ends normally),
         False when someone else cancelled the task and it must stay cancelled."""
-        self._result = self._client._finish(self._call, interrupted=True)
+        self._result = self._client.response_for(self._call, interrupted=True)
         return self._cancel_requested and task is not None and task.uncancel() == 0
 
     def _unexpected(self, exc: Exception) -> LLMError:
@@ -423,7 +400,7 @@ class LLMClient:
             return (self.provider.kind.value, "", self._model)
         return (self.provider.kind.value, self._base_url, self._model)
 
-    def _headers(self) -> dict[str, str]:
+    def request_headers(self) -> dict[str, str]:
         headers = {"User-Agent": f"JawadDesktop/{__version__}", "Accept": "application/json"}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
@@ -431,7 +408,8 @@ class LLMClient:
             headers.update(OPENROUTER_HEADERS)
         return headers
 
-    async def _client(self) -> httpx.AsyncClient:
+    async def http_client(self) -> httpx.AsyncClient:
+        """The HTTP client every request of this provider goes through, made at first use."""
         if self._http is None:
             if self.provider.kind is ProviderKind.LOCAL and not self.provider.base_url:
                 from pathlib import Path
@@ -451,7 +429,7 @@ class LLMClient:
             except JawadError as exc:  # a CA bundle that cannot be used
                 raise LLMError(exc.message, suggestions=exc.suggestions, remedy=exc.remedy) from None
             self._http = httpx.AsyncClient(
-                headers=self._headers(),
+                headers=self.request_headers(),
                 limits=httpx.Limits(max_connections=16, max_keepalive_connections=8, keepalive_expiry=30),
                 **options,
             )
@@ -477,7 +455,7 @@ class LLMClient:
     # -- models ----------------------------------------------------------------------------
     async def list_models(self) -> list[str]:
         """The provider's model names (Ollama's native ``/api/tags``, else ``/v1/models``)."""
-        http = await self._client()
+        http = await self.http_client()
         if self.provider.kind is ProviderKind.OLLAMA:
             root = self._base_url[: -len("/v1")] if self._base_url.endswith("/v1") else self._base_url
             try:
@@ -491,7 +469,7 @@ class LLMClient:
     async def get_json(self, url: str) -> Any:
         """GET ``url`` on this provider's connection (its key, proxy, CA bundle): the JSON
         answer, or the ``LLMError`` for the failure (model details: context windows...)."""
-        return await self._get_json(await self._client(), url)
+        return await self._get_json(await self.http_client(), url)
 
     async def _get_json(self, http: httpx.AsyncClient, url: str) -> Any:
         try:
@@ -540,7 +518,7 @@ class LLMClient:
         tool_choice: str | dict[str, Any] | None = None,
     ) -> ChatStream:
         """Start a chat request; nothing is sent until the stream is iterated or awaited."""
-        call = _Call(list(messages), tools or None, stream, temperature, max_tokens, tool_choice)
+        call = ChatCall(list(messages), tools or None, stream, temperature, max_tokens, tool_choice)
         return ChatStream(self, call)
 
     def chat_structured(
@@ -554,7 +532,7 @@ class LLMClient:
         """An unstreamed request whose answer must be JSON following ``schema``. Providers
         with a schema mode are given it (``supports_schema``); callers validate the answer
         either way (``core.llm.structured.generate_structured`` does, with retries)."""
-        call = _Call(list(messages), None, False, temperature, max_tokens, None, response_schema=schema)
+        call = ChatCall(list(messages), None, False, temperature, max_tokens, None, response_schema=schema)
         return ChatStream(self, call)
 
     @property
@@ -565,13 +543,13 @@ class LLMClient:
     async def post_json(self, url: str, body: dict[str, Any]) -> Any:
         """POST ``body`` to ``url`` on this provider's connection; the JSON answer, or the
         ``LLMError`` for the failure (embeddings and other single requests use it)."""
-        http = await self._client()
+        http = await self.http_client()
         try:
             response = await http.post(url, json=body)
         except httpx.HTTPError as exc:
             raise self._transport_error(exc) from None
         if response.status_code >= 400:
-            raise self._status_error(response.status_code, response.text[:_MAX_ERROR_BODY], response.headers)
+            raise self.status_error(response.status_code, response.text[:_MAX_ERROR_BODY], response.headers)
         try:
             return response.json()
         except ValueError:
@@ -585,11 +563,11 @@ class LLMClient:
                 detail=response.text[:300],
             ) from None
 
-    def _status_error(self, status: int, raw: str, headers: httpx.Headers | None) -> LLMError:
+    def status_error(self, status: int, raw: str, headers: httpx.Headers | None) -> LLMError:
         """The error for an HTTP error status (providers override it for their own codes)."""
         return classify_status(self.provider, self._model, status, raw, headers)
 
-    def _finish(self, call: _Call, *, interrupted: bool = False) -> ChatResponse:
+    def response_for(self, call: ChatCall, *, interrupted: bool = False) -> ChatResponse:
         """The response for what ``call`` received, with spec 003's metadata."""
         result = call.acc.response()
         usage = result.usage
@@ -614,7 +592,7 @@ class LLMClient:
             result.finish_reason = "interrupted"
         return result
 
-    def _tools_rejected(self, call: _Call, detail: str) -> ToolsRejectedError:
+    def _tools_rejected(self, call: ChatCall, detail: str) -> ToolsRejectedError:
         """The error that tells the caller this model takes no ``tools`` (``detail``: the
         provider's words; empty when it said so earlier in this process)."""
         return ToolsRejectedError(
@@ -627,7 +605,7 @@ class LLMClient:
             detail=detail or "it refused tools earlier in this session",
         )
 
-    def _total_timeout(self, call: _Call) -> LLMTimeoutError:
+    def _total_timeout(self, call: ChatCall) -> LLMTimeoutError:
         error = LLMTimeoutError(
             f"{self.provider.kind.label} did not finish the answer within "
             f"{self.network.total_timeout_s:g} s.",
@@ -635,12 +613,12 @@ class LLMClient:
             remedy=Remedy("network"),
         )
         if call.acc.has_output:
-            error.partial = self._finish(call, interrupted=True)
+            error.partial = self.response_for(call, interrupted=True)
         return error
 
-    async def _begin(self, call: _Call) -> httpx.AsyncClient:
+    async def _begin(self, call: ChatCall) -> httpx.AsyncClient:
         call.started = time.monotonic()
-        http = await self._client()
+        http = await self.http_client()
         call.model = await self._ensure_model()
         # ``chat`` takes no model of its own: the call's is the client's, and what this call
         # learns is remembered under the key the agent uses too.
@@ -655,12 +633,12 @@ class LLMClient:
         call.stream_now = call.stream
         return http
 
-    def _next_body(self, call: _Call) -> dict[str, Any]:
+    def _next_body(self, call: ChatCall) -> dict[str, Any]:
         if call.stream_now and call.send_tools and call.capability in _STREAMED_TOOLS_BROKEN:
             call.stream_now = False
-        call.acc = self._accumulator()
+        call.acc = self.accumulator()
         call.api_calls += 1
-        body = self._build_body(call)
+        body = self.request_body(call)
         if self._shaping:
             shape_body(body, self._dialect, self.provider.reasoning, self._known)
         call.body = body
@@ -679,7 +657,7 @@ class LLMClient:
         self._known = known if (known.renamed or known.dropped) else None
         self._shaping = self._known is not None or not self._dialect.changes_nothing
 
-    def _learn_no_images(self, call: _Call, said: str) -> None:
+    def _learn_no_images(self, call: ChatCall, said: str) -> None:
         """The provider refused an image: remember the model takes none, and ask again with each
         image replaced by a line saying it was left out (``core.llm.vision``)."""
         model = call.model or self._model
@@ -691,7 +669,7 @@ class LLMClient:
             self.bus.emit(Notice(level="info", text=f"The model {model} cannot see images; Jawad sends it "
                                                     "the page as text only."))
 
-    def _repair(self, call: _Call, refusal: ParameterRefusal) -> bool:
+    def _repair(self, call: ChatCall, refusal: ParameterRefusal) -> bool:
         """After the provider refused one parameter of ``call.body``: drop it (or rename it as
         the provider asks), remember that for this model, and say so. False when the body has
         no such parameter or it was changed once already in this call: nothing to repair."""
@@ -727,14 +705,14 @@ class LLMClient:
             self.bus.emit(Notice(level="info", text=note))
         return True
 
-    # -- the wire format: what a provider with another API overrides (see core.llm.providers)
+    # -- the wire format: the hooks a provider with another API overrides (``core.llm.chat_api``)
     # Folds this provider's answers into deltas: streamed chunks, and whole answers read
     # with its ``parse_whole``.
-    _accumulator: ClassVar[type[StreamAccumulator]] = StreamAccumulator
-    # Where a chat is posted, under the base URL (override ``_chat_url`` when it depends on the call).
-    _chat_path: ClassVar[str] = "/chat/completions"
+    accumulator: ClassVar[type[StreamAccumulator]] = StreamAccumulator
+    # Where a chat is posted, under the base URL (override ``chat_url`` when it depends on the call).
+    chat_path: ClassVar[str] = "/chat/completions"
 
-    def _build_body(self, call: _Call) -> dict[str, Any]:
+    def request_body(self, call: ChatCall) -> dict[str, Any]:
         """The JSON body of one attempt of ``call`` (streamed when ``call.stream_now``)."""
         return build_body(
             call.model, call.messages, tools=call.send_tools, tool_choice=call.tool_choice,
@@ -742,7 +720,7 @@ class LLMClient:
             include_usage=self.provider.kind in (ProviderKind.OPENAI, ProviderKind.OPENROUTER),
         ) | self._extra_body(call)
 
-    def _extra_body(self, call: _Call) -> dict[str, Any]:
+    def _extra_body(self, call: ChatCall) -> dict[str, Any]:
         extra: dict[str, Any] = {}
         if call.response_schema is not None and self.supports_schema:
             extra["response_format"] = {"type": "json_schema", "json_schema": {
@@ -750,17 +728,17 @@ class LLMClient:
         # reasoning_effort, max_completion_tokens, OpenRouter's reasoning object: the dialect's.
         return extra
 
-    def _chat_url(self, call: _Call) -> str:
+    def chat_url(self, call: ChatCall) -> str:
         """Where one attempt of ``call`` is posted."""
-        return f"{self._base_url}{self._chat_path}"
+        return f"{self._base_url}{self.chat_path}"
 
-    def _stream_events(self, response: httpx.Response) -> AsyncGenerator[ServerSentEvent, None] | None:
+    def stream_events(self, response: httpx.Response) -> AsyncGenerator[ServerSentEvent, None] | None:
         """The events of a streamed answer, or None when the body is not a stream (read whole)."""
         if "text/event-stream" in response.headers.get("content-type", ""):
             return EventSource(response).aiter_sse()
         return None
 
-    def _recover(self, call: _Call, failure: Exception) -> float:
+    def _recover(self, call: ChatCall, failure: Exception) -> float:
         """After a failed attempt: 0 to try again at once, seconds to wait first, or raise."""
         if isinstance(failure, _EmptyStream) and call.stream_now:
             # Ask again without streaming; with tools, remember it for later calls.
@@ -794,7 +772,7 @@ class LLMClient:
             )
         if call.acc.has_output:
             # Text already reached the user: a retry would repeat it. Keep it in the error.
-            error.partial = self._finish(call, interrupted=True)
+            error.partial = self.response_for(call, interrupted=True)
             raise error
         delay = self.retry.delay(error, call.retries)
         if (
@@ -814,7 +792,7 @@ class LLMClient:
                                       delay_s=delay, reason=error.message))
         return delay
 
-    async def _generate(self, call: _Call) -> AsyncGenerator[StreamDelta, None]:
+    async def _generate(self, call: ChatCall) -> AsyncGenerator[StreamDelta, None]:
         """The deltas of one chat call, with its retries and fallbacks; fills ``call``."""
         http = await self._begin(call)
         while True:
@@ -837,7 +815,7 @@ class LLMClient:
             if delay:
                 await asyncio.sleep(delay)
 
-    async def _complete(self, call: _Call) -> ChatResponse:
+    async def _complete(self, call: ChatCall) -> ChatResponse:
         """An unstreamed call as one coroutine (no generator layers): the same retries and
         fallbacks as ``_generate``, at the cost of a bare request."""
         http = await self._begin(call)
@@ -846,13 +824,13 @@ class LLMClient:
             try:
                 if await self._attempt_whole(http, body, call) is not None:
                     call.first_token = time.monotonic()
-                return self._finish(call)
+                return self.response_for(call)
             except (_EmptyStream, _ToolsRejected, LLMError) as failure:
                 delay = self._recover(call, failure)
             if delay:
                 await asyncio.sleep(delay)
 
-    async def _attempt_whole(self, http: httpx.AsyncClient, body: dict[str, Any], call: _Call) -> StreamDelta | None:
+    async def _attempt_whole(self, http: httpx.AsyncClient, body: dict[str, Any], call: ChatCall) -> StreamDelta | None:
         """One unstreamed request: the whole answer as one delta, or the error it ended with.
 
         A plain coroutine, not a generator: this is the path whose cost the benchmark holds
@@ -860,29 +838,29 @@ class LLMClient:
         """
         with_tools = "tools" in body
         try:
-            whole = await http.post(self._chat_url(call), json=body)
+            whole = await http.post(self.chat_url(call), json=body)
         except httpx.HTTPError as exc:
             raise self._transport_error(exc) from None
         if whole.status_code >= 400:
             self._raise_status(whole.status_code, whole.text[:_MAX_ERROR_BODY], whole.headers, with_tools)
         if whole.content[:1] == b"{":  # the usual case: JSON, parsed from bytes (no text decoding)
             try:
-                return call.acc.absorb(self._accumulator.parse_whole(json.loads(whole.content)))
+                return call.acc.absorb(self.accumulator.parse_whole(json.loads(whole.content)))
             except (ValueError, RecursionError, MalformedResponse):
                 pass  # explained below, from the text
         return await self._whole_from_text(whole.text, call, with_tools)
 
     async def _attempt_stream(
-        self, http: httpx.AsyncClient, body: dict[str, Any], call: _Call
+        self, http: httpx.AsyncClient, body: dict[str, Any], call: ChatCall
     ) -> AsyncGenerator[StreamDelta, None]:
         """One streamed request: its deltas as they come, or the error it ended with."""
         with_tools = "tools" in body
         try:
-            async with http.stream("POST", self._chat_url(call), json=body) as response:
+            async with http.stream("POST", self.chat_url(call), json=body) as response:
                 if response.status_code >= 400:
                     raw = await _read_limited(response)
                     self._raise_status(response.status_code, raw, response.headers, with_tools)
-                events = self._stream_events(response)
+                events = self.stream_events(response)
                 if events is not None:
                     async with contextlib.aclosing(self._read_events(events, call, with_tools)) as deltas:
                         async for delta in deltas:
@@ -896,7 +874,7 @@ class LLMClient:
         if whole is not None:
             yield whole
 
-    async def _whole_from_text(self, raw: str, call: _Call, with_tools: bool) -> StreamDelta | None:
+    async def _whole_from_text(self, raw: str, call: ChatCall, with_tools: bool) -> StreamDelta | None:
         """An answer read whole: JSON, or server-sent events without their content type."""
         if not raw.strip():
             raise _EmptyStream()
@@ -910,7 +888,7 @@ class LLMClient:
         data: Any = None
         try:
             data = json.loads(raw)
-            parsed = self._accumulator.parse_whole(data)
+            parsed = self.accumulator.parse_whole(data)
         except (ValueError, RecursionError, MalformedResponse) as exc:
             failure = call.acc.error_in(data)
             if failure is not None:
@@ -926,7 +904,7 @@ class LLMClient:
         return call.acc.absorb(parsed)
 
     async def _read_events(
-        self, events: AsyncGenerator[ServerSentEvent, None], call: _Call, with_tools: bool
+        self, events: AsyncGenerator[ServerSentEvent, None], call: ChatCall, with_tools: bool
     ) -> AsyncGenerator[StreamDelta, None]:
         try:
             async with contextlib.aclosing(events), contextlib.aclosing(fold_events(events, call.acc)) as deltas:
@@ -943,7 +921,7 @@ class LLMClient:
             raise _EmptyStream()
 
     def _raise_status(self, status: int, raw: str, headers: httpx.Headers | None, with_tools: bool) -> None:
-        error = self._status_error(status, raw, headers)
+        error = self.status_error(status, raw, headers)
         refusal = parameter_refusal(status, raw)  # checked first: it is no tools rejection
         if refusal is not None:
             raise _ParameterRefused(error, refusal)

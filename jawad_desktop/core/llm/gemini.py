@@ -13,7 +13,8 @@ from typing import Any
 
 import httpx
 
-from jawad_desktop.core.llm.client import LLMClient, _Call
+from jawad_desktop.core.llm.chat_api import ChatCall
+from jawad_desktop.core.llm.client import LLMClient
 from jawad_desktop.core.llm.errors import LLMError
 from jawad_desktop.core.llm.formats import (
     alternating_turns,
@@ -198,14 +199,14 @@ class GeminiClient(LLMClient):
     Thought signatures of function calls are remembered by call id and sent back with them
     (the agent's messages have no place for them)."""
 
-    _accumulator = GeminiAccumulator
+    accumulator = GeminiAccumulator
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._signatures: dict[str, str] = {}
 
-    def _headers(self) -> dict[str, str]:
-        headers = super()._headers()
+    def request_headers(self) -> dict[str, str]:
+        headers = super().request_headers()
         headers.pop("Authorization", None)
         if self._api_key:
             headers["x-goog-api-key"] = self._api_key
@@ -218,19 +219,19 @@ class GeminiClient(LLMClient):
     def _model_path(self, model: str) -> str:
         return model if model.startswith(("models/", "tunedModels/")) else f"models/{model}"
 
-    def _chat_url(self, call: _Call) -> str:
+    def chat_url(self, call: ChatCall) -> str:
         method = "streamGenerateContent?alt=sse" if call.stream_now else "generateContent"
         return f"{self._base_url}/{self._model_path(call.model)}:{method}"
 
-    def _finish(self, call: _Call, *, interrupted: bool = False) -> ChatResponse:
-        result = super()._finish(call, interrupted=interrupted)
+    def response_for(self, call: ChatCall, *, interrupted: bool = False) -> ChatResponse:
+        result = super().response_for(call, interrupted=interrupted)
         if isinstance(call.acc, GeminiAccumulator) and call.acc.signatures:
             self._signatures.update(call.acc.signatures)
             while len(self._signatures) > 256:
                 self._signatures.pop(next(iter(self._signatures)))
         return result
 
-    def _build_body(self, call: _Call) -> dict[str, Any]:
+    def request_body(self, call: ChatCall) -> dict[str, Any]:
         system, contents = gemini_contents(call.messages, self._signatures)
         body: dict[str, Any] = {"contents": contents}
         if system:
@@ -255,14 +256,14 @@ class GeminiClient(LLMClient):
             body["toolConfig"] = {"functionCallingConfig": function_config}
         return body
 
-    def _status_error(self, status: int, raw: str, headers: httpx.Headers | None) -> LLMError:
+    def status_error(self, status: int, raw: str, headers: httpx.Headers | None) -> LLMError:
         # Gemini answers a wrong key with 400 API_KEY_INVALID: it is an authentication failure.
         if status == 400 and ("API_KEY_INVALID" in raw or "API key not valid" in raw):
             status = 401
-        return super()._status_error(status, raw, headers)
+        return super().status_error(status, raw, headers)
 
     async def list_models(self) -> list[str]:
-        data = await self._get_json(await self._client(), f"{self._base_url}/models")
+        data = await self._get_json(await self.http_client(), f"{self._base_url}/models")
         names: list[str] = []
         for item in obj(data).get("models") or []:
             name = str(obj(item).get("name") or "")

@@ -20,7 +20,8 @@ from httpx_sse import ServerSentEvent
 
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.config.settings import NetworkSettings
-from jawad_desktop.core.llm.client import LLMClient, _Call
+from jawad_desktop.core.llm.chat_api import ChatCall
+from jawad_desktop.core.llm.client import LLMClient
 from jawad_desktop.core.llm.errors import (
     LLMError,
     ModelNotFoundError,
@@ -141,8 +142,8 @@ async def _lines(response: httpx.Response) -> AsyncGenerator[ServerSentEvent, No
 class OllamaNativeClient(LLMClient):
     """``LLMClient`` speaking Ollama's own ``/api/chat``."""
 
-    _accumulator = OllamaAccumulator
-    _chat_path = "/api/chat"
+    accumulator = OllamaAccumulator
+    chat_path = "/api/chat"
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -153,12 +154,12 @@ class OllamaNativeClient(LLMClient):
     def supports_schema(self) -> bool:
         return True
 
-    def _stream_events(self, response: httpx.Response) -> AsyncGenerator[ServerSentEvent, None] | None:
+    def stream_events(self, response: httpx.Response) -> AsyncGenerator[ServerSentEvent, None] | None:
         if "ndjson" in response.headers.get("content-type", ""):
             return _lines(response)
-        return super()._stream_events(response)
+        return super().stream_events(response)
 
-    def _build_body(self, call: _Call) -> dict[str, Any]:
+    def request_body(self, call: ChatCall) -> dict[str, Any]:
         functions = functions_of(call.send_tools)
         if isinstance(call.acc, OllamaAccumulator):
             call.acc.offered = {f.name for f in functions}
@@ -176,12 +177,12 @@ class OllamaNativeClient(LLMClient):
         return body
 
     async def list_models(self) -> list[str]:
-        data = await self._get_json(await self._client(), f"{self._base_url}/api/tags")
+        data = await self._get_json(await self.http_client(), f"{self._base_url}/api/tags")
         return [str(obj(m).get("name")) for m in obj(data).get("models") or [] if obj(m).get("name")]
 
     async def installed_models(self) -> list[OllamaModel]:
         """The models Ollama has (``GET /api/tags``), with their size and details."""
-        data = await self._get_json(await self._client(), f"{self._base_url}/api/tags")
+        data = await self._get_json(await self.http_client(), f"{self._base_url}/api/tags")
         models = []
         for item in obj(data).get("models") or []:
             model = obj(item)
@@ -197,7 +198,7 @@ class OllamaNativeClient(LLMClient):
     async def pull(self, name: str) -> AsyncGenerator[PullProgress, None]:
         """Pull ``name`` (``POST /api/pull``), yielding each progress line until ``success``; cancel by
         closing the generator (Ollama keeps the layers it has and goes on from there next time)."""
-        http = await self._client()
+        http = await self.http_client()
         url = f"{self._base_url}/api/pull"
         try:
             async with http.stream("POST", url, json={"model": name, "stream": True},

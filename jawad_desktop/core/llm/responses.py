@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from jawad_desktop.core.llm.client import LLMClient, _Call
+from jawad_desktop.core.llm.chat_api import ChatCall
+from jawad_desktop.core.llm.client import LLMClient
 from jawad_desktop.core.llm.formats import EventAccumulator, forced_tool, functions_of, json_text, obj
 from jawad_desktop.core.llm.types import ChatResponse, StreamDelta, Usage
 from jawad_desktop.core.llm.vision import images_note
@@ -143,14 +144,14 @@ class ResponsesAccumulator(EventAccumulator):
 class ResponsesClient(LLMClient):
     """``LLMClient`` speaking the Responses API, with a stateless tool loop."""
 
-    _accumulator = ResponsesAccumulator
-    _chat_path = "/responses"
+    accumulator = ResponsesAccumulator
+    chat_path = "/responses"
 
     @property
     def supports_schema(self) -> bool:
         return True
 
-    def _build_body(self, call: _Call) -> dict[str, Any]:
+    def request_body(self, call: ChatCall) -> dict[str, Any]:
         body: dict[str, Any] = {"model": call.model, "input": responses_input(call.messages),
                                 "stream": call.stream_now, "store": False}
         # Reasoning models refuse a temperature; ``reasoning.effort`` and what each family

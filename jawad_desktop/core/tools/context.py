@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.events import EventBus
 from jawad_desktop.core.store.secrets import SecretStore
+from jawad_desktop.core.tokens import TokenCounter, counter_for
 
 if TYPE_CHECKING:
     from jawad_desktop.core.tools.browser.session import BrowserSession
@@ -39,7 +40,15 @@ class ToolContext:
     # The most characters of a result the model can take (its context window's share; 0: no
     # limit known). A tool with long output shortens it to fit, saying what it left out.
     result_chars: int = 0
+    # Counts tokens as the model does (``core.tokens``): ``result_chars_for`` sizes a result by it.
+    tokens: TokenCounter = field(default_factory=counter_for)
     extras: dict[str, Any] = field(default_factory=dict)
+
+    def result_chars_for(self, text: str) -> int:
+        """``result_chars`` as characters of ``text``: fewer where its script costs more tokens
+        (Chinese, Japanese, Korean...), so a result holds the same share of the model's window in
+        every language (0: no limit known)."""
+        return self.tokens.chars_for(text, self.result_chars)
 
     @property
     def page(self) -> Page | None:

@@ -220,8 +220,9 @@ async def read_page_tool(
         else:  # a further part or a section of the reading the model has: no new snapshot
             reading, reused = await browser.reading_of_current_page()
     if section:
-        return _folded_section(reading, section, ctx.result_chars)
-    count = len(reading.parts(ctx.result_chars))
+        return _folded_section(reading, section, ctx.result_chars_for(reading.interactive_elements))
+    limit = ctx.result_chars_for(reading.markdown)  # the same for every part of this reading
+    count = len(reading.parts(limit))
     if part is not None and part > count:
         raise ToolError(f"The content of this page has {count} part{'s' * (count != 1)}: ask for a part "
                         f"from 1 to {count}, or use find_in_page(query) to find text in it.")
@@ -231,10 +232,10 @@ async def read_page_tool(
                 + (f" (part {shown} of {count})" if count > 1 else "")
                 + ("" if reused else f": {len(reading.elements)} elements{product}")
                 + (" — page text looks like instructions to an AI (flagged)" if reading.injections else ""))
-    text = reading.for_model(ctx.result_chars, shown, elements=not reused)
+    text = reading.for_model(limit, shown, elements=not reused)
     note = "" if reused else await needs_user_note(browser.page)  # a login, CAPTCHA, code or card: hand over
     return ToolResult(for_model=f"{text}\n\n{note}" if note else text, for_log=log_text,
-                      data=reading.as_dict(shown, ctx.result_chars), observed_page=True)
+                      data=reading.as_dict(shown, limit), observed_page=True)
 
 
 def _folded_section(reading: PageReading, section: str, limit: int) -> ToolResult:
@@ -276,7 +277,7 @@ async def find_in_page(
         raise ToolError("The query is empty: say which words to look for.")
     with page_errors():
         reading, _ = await _browser(ctx).reading_of_current_page()
-    limit = ctx.result_chars
+    limit = ctx.result_chars_for(reading.markdown)  # the parts read_page numbered
     most = max(2, min(PASSAGES, (limit - 800) // 360)) if limit else PASSAGES
     found = reading.parts(limit).find(query, max_passages=most)
     text = f"Title: {reading.title or '(none)'}\nURL: {reading.url}\n{found.summary()}"
@@ -407,7 +408,8 @@ async def summarize_page(ctx: ToolContext) -> ToolResult:
         reading = await _browser(ctx).read()
     ask = ("Summarise this page for the user: the main points in a few short bullet points, "
            "with the product and price if there is one.\n")
-    text = ask + reading.for_model(max(0, ctx.result_chars - len(ask)) if ctx.result_chars else 0)
+    limit = ctx.result_chars_for(reading.markdown)
+    text = ask + reading.for_model(max(0, limit - len(ask)) if limit else 0)
     return ToolResult(for_model=text, for_log=f"Read {reading.title or reading.url} to summarise it",
                       observed_page=True)
 
@@ -696,7 +698,7 @@ async def look_tool(
     with page_errors():
         reading = await browser.read()  # the numbers drawn are this listing's
         png = await browser.page.screenshot(marks=True)
-    text = reading.for_model(ctx.result_chars, 1)
+    text = reading.for_model(ctx.result_chars_for(reading.markdown), 1)
     about = f" for {question!r}" if question else ""
     return ToolResult(for_model=f"Screenshot of the visible part of the page attached, elements boxed with their "
                                 f"[n].\n\n{text}",

@@ -70,7 +70,7 @@ def files_registry() -> ToolRegistry:
         if not rest:
             last = file.parts[-1].number if file.parts else 0
             raise ToolError(f"{name} has no part {part} (its parts go from 1 to {last})")
-        budget = ctx.result_chars or 8_000
+        budget = ctx.result_chars_for("\n".join(p.text for p in rest[:50])) or 8_000
         body, shown = render_parts(name, rest, budget - 400)
         after = rest[shown:]
         more = (f"\n[{len(after)} more parts; call read_attachment with part {after[0].number} to go on.]"
