@@ -47,3 +47,9 @@ def test_slow_tests_and_their_groups_run_first_and_the_rest_keeps_its_order() ->
     pytest_collection_modifyitems(items)  # type: ignore[arg-type]
     assert [item.name for item in items] == ["grouped-fast", "slow-b", "grouped-slow", "fast-a", "fast-c",
                                              "other-group"]
+
+
+def test_a_test_over_its_time_ends_its_process_instead_of_hanging(pytestconfig: pytest.Config) -> None:
+    """With SIGALRM a timeout inside a qtbot wait is swallowed by Qt and the run hangs for good
+    (seen with the llama.cpp context test on a loaded machine): the thread method ends the worker."""
+    assert pytestconfig.getini("timeout_method") == "thread"
