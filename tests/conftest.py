@@ -6,6 +6,8 @@
   Never call ``asyncio.run`` or ``loop.run_until_complete`` in a test.
 - Fixture modules live in ``tests/fixtures/``; add yours to ``pytest_plugins`` below.
 - Unexpected Qt warnings fail the test (``qt_log_level_fail`` in pyproject.toml).
+- ``scripts/test`` runs the suite on every core (pytest-xdist): each worker is a process with
+  its own home and session fixtures (``tests/fixtures/workers.py``).
 """
 
 from __future__ import annotations
@@ -13,18 +15,22 @@ from __future__ import annotations
 import os
 import sys
 
+from tests.fixtures.home import private_home
+
 # Before anything imports Qt.
+private_home()
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["QT_API"] = "pyside6"
 if hasattr(os, "geteuid") and os.geteuid() == 0:
     os.environ.setdefault("QTWEBENGINE_CHROMIUM_FLAGS", "--no-sandbox")
 os.environ.setdefault("QTWEBENGINE_DISABLE_SANDBOX", "1")
 
-from PySide6 import QtWebEngineWidgets  # noqa: F401  (must precede QApplication)
+from PySide6 import QtWebEngineWidgets  # noqa: E402,F401  (after the environment; must precede QApplication)
 
 sys.dont_write_bytecode = True
 
 pytest_plugins = [
+    "tests.fixtures.workers",
     "tests.fixtures.qt_loop",
     "tests.fixtures.keyring_service",
     "tests.fixtures.page_server",

@@ -6,6 +6,7 @@ library), so its modules are loaded from their files.
 
 from __future__ import annotations
 
+import fcntl
 import importlib.util
 import subprocess
 import sys
@@ -47,15 +48,23 @@ def build_info() -> ModuleType:
 def built(build_info: ModuleType) -> Any:
     """The BuildInfo of a bundle made from the current sources: the last build's when it is
     still fresh, otherwise a new ``packaging/build``'s (sources edited while it ran do not
-    make it stale for this run)."""
-    info = build_info.fresh_build()
-    if info is None:
-        result = subprocess.run(
-            ["bash", str(PACKAGING / "build")], cwd=ROOT, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S
-        )
-        assert result.returncode == 0, f"packaging/build failed:\n{result.stdout[-3000:]}\n{result.stderr[-6000:]}"
-        info = build_info.load()
-        assert info is not None, "packaging/build finished without writing its record"
+    make it stale for this run).
+
+    One process builds at a time (``build/bundle.lock``): another one waiting for it then
+    finds the fresh build. The bundle's tests are one ``xdist_group``, so a parallel run
+    builds it once, on one worker."""
+    lock_path = ROOT / "build" / "bundle.lock"
+    lock_path.parent.mkdir(exist_ok=True)
+    with lock_path.open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        info = build_info.fresh_build()
+        if info is None:
+            result = subprocess.run(
+                ["bash", str(PACKAGING / "build")], cwd=ROOT, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S
+            )
+            assert result.returncode == 0, f"packaging/build failed:\n{result.stdout[-3000:]}\n{result.stderr[-6000:]}"
+            info = build_info.load()
+            assert info is not None, "packaging/build finished without writing its record"
     return info
 
 

@@ -27,7 +27,8 @@ from tests.packaging import debian
 from tests.packaging.conftest import BUILD_TIMEOUT_S, ROOT, runtime_debs
 from tests.servers.loopback import serving
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(BUILD_TIMEOUT_S + 300)]
+# One worker builds the bundle and runs these (tests/fixtures/workers.py).
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(BUILD_TIMEOUT_S + 300), pytest.mark.xdist_group("bundle")]
 
 APP_ID = "jawad-desktop"
 # The goal of issue 8: at most 450 MB unpacked (offline speech is the voice pack, installed

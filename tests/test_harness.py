@@ -1,0 +1,55 @@
+"""The harness that lets the suite run on every core (``tests/fixtures/workers.py``, ``home.py``)."""
+
+from __future__ import annotations
+
+import os
+import pwd
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fixtures.home import worker_id
+from tests.fixtures.workers import pytest_collection_modifyitems
+
+
+def test_the_test_process_has_a_home_of_its_own() -> None:
+    real_home = Path(pwd.getpwuid(os.getuid()).pw_dir)
+    home = Path.home()
+    assert home != real_home and home.name.startswith(f"jawad-test-home-{worker_id()}-")
+    for variable in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
+        assert Path(os.environ[variable]).is_relative_to(home), variable
+    assert (home / "run").stat().st_mode & 0o777 == 0o700  # XDG_RUNTIME_DIR (the keyring fixture may move it)
+
+
+@dataclass
+class _Item:
+    """What the ordering hook reads of a test: its name and markers."""
+
+    name: str
+    markers: dict[str, Any] = field(default_factory=dict)
+
+    def get_closest_marker(self, name: str) -> Any:
+        return self.markers.get(name)
+
+
+def test_slow_tests_and_their_groups_run_first_and_the_rest_keeps_its_order() -> None:
+    items = [
+        _Item("fast-a"),
+        _Item("grouped-fast", {"xdist_group": pytest.mark.xdist_group("bundle").mark}),
+        _Item("slow-b", {"slow": pytest.mark.slow.mark}),
+        _Item("fast-c"),
+        _Item("grouped-slow", {"slow": pytest.mark.slow.mark,
+                               "xdist_group": pytest.mark.xdist_group(name="bundle").mark}),
+        _Item("other-group", {"xdist_group": pytest.mark.xdist_group("other").mark}),
+    ]
+    pytest_collection_modifyitems(items)  # type: ignore[arg-type]
+    assert [item.name for item in items] == ["grouped-fast", "slow-b", "grouped-slow", "fast-a", "fast-c",
+                                             "other-group"]
+
+
+def test_a_test_over_its_time_ends_its_process_instead_of_hanging(pytestconfig: pytest.Config) -> None:
+    """With SIGALRM a timeout inside a qtbot wait is swallowed by Qt and the run hangs for good
+    (seen with the llama.cpp context test on a loaded machine): the thread method ends the worker."""
+    assert pytestconfig.getini("timeout_method") == "thread"
