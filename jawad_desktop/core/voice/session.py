@@ -109,6 +109,7 @@ class VoiceSession:
         self.turn_wait_s: float = 0.0  # the pause that ended the last turn (vad.turn_wait_s)
         self.speculations: int = 0  # transcriptions started on a pause in the last turn
         self.speculation_used = False  # the last turn's transcript came from one of them
+        self.judged_waits: list[float] = []  # the wait each of them set, in order (tests, the log)
         self.result_at: float = 0.0
         self.first_partial_latency_s: float | None = None
         self.partial_latencies: list[float] = []
@@ -300,6 +301,7 @@ class VoiceSession:
         )
         self.speculations = 0
         self.speculation_used = False
+        self.judged_waits = []
         spec: asyncio.Task[Transcript] | None = None
         spec_end = 0.0  # detector.last_speech_at when ``spec`` started: it covers the speech up to there
         judged = False  # ``spec``'s words have set the wait
@@ -324,7 +326,12 @@ class VoiceSession:
                 )
                 if spec is not None and not judged and spec.done():
                     judged = True
-                    detector.config.silence_s = turn_wait_s(self._text_of(spec), longest)
+                    heard = self._text_of(spec)
+                    detector.config.silence_s = turn_wait_s(heard, longest)
+                    self.judged_waits.append(detector.config.silence_s)
+                    log.debug("pause after %r: the turn ends after %.2f s of it", heard, detector.config.silence_s)
+                    if heard and partials_on:
+                        self._emit("partial", transcript=heard, is_final=False)  # the words so far, at once
                     if detector.trailing_silence_s >= detector.config.silence_s:
                         getter.cancel()
                         reason = "silence"
