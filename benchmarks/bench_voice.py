@@ -301,4 +301,8 @@ def run(quick: bool) -> list[Figure]:
         from benchmarks.voice_conversation import measure as conversation_figures
 
         figures.extend(conversation_figures(pulse, quick))
+        # The end of a turn on real recorded speech, from the true end of the voice (issue 33).
+        from benchmarks.voice_turns import measure as turn_figures
+
+        figures.extend(turn_figures(pulse, quick))
         return figures

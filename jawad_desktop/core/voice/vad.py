@@ -53,7 +53,7 @@ FINISHED_WAIT_S = 0.5  # the pause that ends a turn after a finished sentence
 
 @dataclass
 class VadConfig:
-    silence_s: float = 1.2
+    silence_s: float = 1.5
     max_length_s: float = 60.0
     no_speech_timeout_s: float = 8.0
 
