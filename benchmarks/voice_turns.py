@@ -138,11 +138,15 @@ class _Tap:
         signal = np.concatenate([b for _, b in blocks])
         ends = np.cumsum([b.size for _, b in blocks])  # the index after each block's last sample
         arrivals = np.array([t for t, _ in blocks])
-        for item in played:
+        for index, item in enumerate(played):
             audio = read_audio(item.clip.wav)
             first = int(np.searchsorted(arrivals, item.requested_at))
             start = int(ends[first - 1]) if first > 0 else 0
-            window = signal[start : start + int(12 * SAMPLE_RATE) + audio.size]
+            stop = start + int(12 * SAMPLE_RATE) + audio.size
+            if index + 1 < len(played):  # not into the next clip: two clips may end alike
+                following = int(np.searchsorted(arrivals, played[index + 1].requested_at))
+                stop = min(stop, int(ends[following - 1]) if following > 0 else 0)
+            window = signal[start:stop]
             # The last second of voice, found in the signal: a block lost earlier (the machine is
             # busy) does not move the end.
             tail = int(item.clip.true_end_s * SAMPLE_RATE)
