@@ -88,4 +88,4 @@ def test_a_pause_mid_sentence_does_not_cut_the_speaker_off(
     session, text = listen_to(voice_ctx, pulse_server, joined, arun)
     assert "apostle" in text and "gospel" in text, text
     assert session.judged_waits[0] == LONGEST, session.judged_waits  # "...glad to" waited for the rest
-    assert session.turn_wait_s == FINISHED_WAIT_S  # and "...his gospel." ended it soon
+    assert session.speculations >= 2  # the one made in the pause was dropped when the speaker went on

@@ -64,6 +64,12 @@ SPECULATE_AFTER_S = 0.15  # a pause this long starts transcribing the utterance 
 _io_threads = ThreadPoolExecutor(max_workers=2, thread_name_prefix="jawad-voice-io")
 
 
+def _settled(task: asyncio.Task[Transcript]) -> None:
+    """A transcription made in a pause may be dropped: its failure is not an unretrieved error."""
+    if not task.cancelled():
+        task.exception()
+
+
 async def _in_io_thread(func: Callable[..., T], *args: object) -> T:
     return await asyncio.get_running_loop().run_in_executor(_io_threads, func, *args)
 
@@ -305,6 +311,9 @@ class VoiceSession:
         spec: asyncio.Task[Transcript] | None = None
         spec_end = 0.0  # detector.last_speech_at when ``spec`` started: it covers the speech up to there
         judged = False  # ``spec``'s words have set the wait
+        # A dropped transcription still occupies the model's one worker until it is done: no new one
+        # starts before (they would queue up on a busy machine and come too late).
+        stale: asyncio.Task[Transcript] | None = None
         chunks: list[Samples] = []
         last_level = 0.0
         partial: asyncio.Task[None] | None = None
@@ -394,15 +403,20 @@ class VoiceSession:
                 if speculate and detector.last_speech_at is not None:
                     if spec is not None and detector.last_speech_at > spec_end:
                         # The user went on after the pause: that transcript is not the turn's.
-                        spec.cancel()
+                        stale = None if spec.done() else spec
                         spec, judged = None, False
                         detector.config.silence_s = longest
-                    if spec is None and detector.trailing_silence_s >= SPECULATE_AFTER_S:
+                    if (
+                        spec is None
+                        and (stale is None or stale.done())
+                        and detector.trailing_silence_s >= SPECULATE_AFTER_S
+                    ):
                         spec_end = detector.last_speech_at
                         self.speculations += 1
                         spec = asyncio.ensure_future(
                             transcriber.transcribe(self._trim(np.concatenate(chunks), detector))
                         )
+                        spec.add_done_callback(_settled)
                 if (
                     partials_on
                     and detector.speech_started
@@ -417,6 +431,8 @@ class VoiceSession:
                     )
         finally:
             stop_wait.cancel()
+            if stale is not None:
+                stale.cancel()
             if reason is None and spec is not None:  # an error ends the recording: no transcript
                 spec.cancel()
         if reason == "user":
