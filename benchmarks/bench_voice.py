@@ -1,5 +1,7 @@
 """Voice: end of speech to transcript, real-time factor, model load, partial latency, loop stalls;
-conversation mode's first audio, barge-in and lost utterances (``benchmarks/voice_conversation.py``).
+conversation mode's first audio, barge-in and lost utterances (``benchmarks/voice_conversation.py``);
+the end of a turn on real recorded speech, from the true end of the voice to the first reply audio,
+and speakers cut off, energy detector vs voice activity model (``benchmarks/voice_turns.py``).
 
 Runs the real path: espeak-ng speech played into a private PulseAudio null sink, recorded by
 the app's own capture code, cut by its VAD and transcribed by tiny.en int8 on this machine.
@@ -301,4 +303,8 @@ def run(quick: bool) -> list[Figure]:
         from benchmarks.voice_conversation import measure as conversation_figures
 
         figures.extend(conversation_figures(pulse, quick))
+        # The end of a turn on real recorded speech, from the true end of the voice (issue 33).
+        from benchmarks.voice_turns import measure as turn_figures
+
+        figures.extend(turn_figures(pulse, quick))
         return figures

@@ -29,7 +29,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--backend", choices=["local", "api"], help="override the backend from the settings")
     parser.add_argument("--device", help="input device name (or part of it); default: the settings' input")
     parser.add_argument("--max-seconds", type=float, help="stop after this many seconds at most")
-    parser.add_argument("--silence", type=float, help="seconds of silence that end the recording")
+    parser.add_argument("--silence", type=float,
+                        help="the longest silence that ends the recording (after an unfinished sentence;"
+                             " a finished one ends after 0.5 s)")
     parser.add_argument("--json", action="store_true", help="print JSON: text, language, duration_s, elapsed_s")
     parser.add_argument("--quiet", action="store_true", help="no status or partial transcripts on stderr")
     parser.add_argument("--list-devices", action="store_true", help="list the microphones and exit")

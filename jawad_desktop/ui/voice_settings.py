@@ -167,7 +167,9 @@ class VoiceSettingsPage(QWidget):
         self.api_model = line_edit("Whisper API model", self)
 
         self.silence = QDoubleSpinBox(self)
-        self.silence.setAccessibleName("Silence that ends the recording, in seconds")
+        self.silence.setAccessibleName("Longest silence that ends the recording, in seconds")
+        self.silence.setToolTip("How long Jawad waits when you pause mid-sentence. After a finished "
+                                "sentence it answers after half a second.")
         self.silence.setRange(0.3, 10.0)
         self.silence.setSingleStep(0.1)
         self.silence.setSuffix(" s")

@@ -141,7 +141,9 @@ def test_a_spoken_turn_is_answered_aloud_then_goodbye_ends_it(
     # The first sentence is spoken while the rest still streams (the whole reply takes 2.3 s to stream).
     assert turn.first_audio_at - turn.speech_end_at < 2.0, turn.as_dict()
     timings = turn.as_dict()["timings_s"]
-    assert set(timings) == {"speech_end_to_transcript", "speech_end_to_first_token", "speech_end_to_first_audio"}
+    assert set(timings) == {"speech_end_to_transcript", "speech_end_to_first_token", "speech_end_to_first_audio",
+                            "voice_end_to_first_audio"}
+    assert timings["voice_end_to_first_audio"] > timings["speech_end_to_first_audio"]  # the pause came first
     time.sleep(0.3)
     heard = said_aloud(speaker, arun, tmp_path)
     # What the speaker played, heard back by tiny.en: the reply's words (Whisper may hear "Seine" as

@@ -1,11 +1,27 @@
-"""End-of-speech detection on real speech (espeak-ng) and on measured noise."""
+"""End-of-speech detection: the energy detector on espeak-ng speech and noise; the voice activity
+model on real recorded speech (``clips/``), silence, a fan and a hum; its fallback; the end-of-turn wait."""
 
 from __future__ import annotations
 
-import numpy as np
+import json
+import logging
+import sys
+from pathlib import Path
 
-from jawad_desktop.core.voice import EndOfSpeechDetector, VadConfig, read_audio
+import numpy as np
+import pytest
+
+from jawad_desktop.core.voice import EndOfSpeechDetector, VadConfig, read_audio, vad
 from jawad_desktop.core.voice.audio import SAMPLE_RATE, Samples
+from jawad_desktop.core.voice.vad import (
+    FINISHED_WAIT_S,
+    VoiceActivityDetector,
+    load_silero,
+    make_detector,
+    sentence_finished,
+    speech_end_in,
+    turn_wait_s,
+)
 from tests.fixtures.pulseaudio import PulseServer
 
 
@@ -18,7 +34,7 @@ def silence(seconds: float, level: float = 0.0, seed: int = 1) -> Samples:
     return (rng.standard_normal(int(seconds * SAMPLE_RATE)) * level).astype(np.float32)
 
 
-def run(detector: EndOfSpeechDetector, audio: Samples) -> str | None:
+def run(detector: vad.SpeechDetector, audio: Samples) -> str | None:
     for block in blocks(audio):
         reason = detector.feed(block)
         if reason:
@@ -61,3 +77,115 @@ def test_max_length_stops_endless_speech(pulse_server: PulseServer) -> None:
     detector = EndOfSpeechDetector(VadConfig(silence_s=5, max_length_s=2.0))
     assert run(detector, np.tile(speech, 3)) == "max_length"
     assert abs(detector.elapsed_s - 2.0) < 0.05
+
+
+# --- the voice activity model (Silero VAD v6) on real recorded speech -------------------------
+
+CLIPS = Path(__file__).parent / "clips"  # public recordings, see clips/NOTICE
+
+
+def clip(name: str) -> Samples:
+    return read_audio(CLIPS / name)
+
+
+def word_end(name: str) -> float:
+    """The end of the last word in the source's own word timings."""
+    entry = next(c for c in json.loads((CLIPS / "clips.json").read_text())["clips"] if c["file"] == name)
+    return float(entry["words"][-1][2])
+
+
+def model_detector(silence_s: float, no_speech_timeout_s: float = 5.0) -> VoiceActivityDetector:
+    detector = make_detector(VadConfig(silence_s=silence_s, max_length_s=60, no_speech_timeout_s=no_speech_timeout_s))
+    assert isinstance(detector, VoiceActivityDetector), "the Silero model faster-whisper ships should load here"
+    return detector
+
+
+def test_the_model_hears_the_voice_not_the_crowd_and_waits_through_pauses() -> None:
+    # JFK, 1961: a crowd under the voice, and two pauses of about a second mid-sentence.
+    audio = np.concatenate([clip("jfk.flac"), silence(2.0)])
+    detector = model_detector(silence_s=1.2)
+    assert run(detector, audio) == "silence"
+    assert detector.speech_started_at is not None and 0.2 <= detector.speech_started_at <= 0.5
+    assert detector.last_speech_at is not None and 10.3 <= detector.last_speech_at <= 10.7  # "...your country."
+    # The energy threshold takes the crowd for speech from the first frames and never hears the end.
+    energy = EndOfSpeechDetector(VadConfig(silence_s=1.2, max_length_s=60))
+    run(energy, audio)
+    assert energy.speech_started_at is not None and energy.speech_started_at < 0.2
+    assert energy.last_speech_at is not None and energy.last_speech_at > 10.9
+
+
+def test_the_model_ends_where_the_words_end() -> None:
+    for name in ("quilter.flac", "arenas_es.flac"):
+        end = speech_end_in(clip(name))
+        assert end is not None and abs(end - word_end(name)) <= 0.2, (name, end, word_end(name))
+
+
+def test_silence_a_fan_and_a_hum_are_not_speech() -> None:
+    rng = np.random.default_rng(3)
+    fan = np.concatenate([silence(1.0), (rng.standard_normal(5 * SAMPLE_RATE) * 0.03).astype(np.float32)])
+    t = np.arange(6 * SAMPLE_RATE) / SAMPLE_RATE
+    hum = (0.05 * np.sin(2 * np.pi * 120 * t) + 0.02 * np.sin(2 * np.pi * 240 * t)).astype(np.float32)
+    for noise in (silence(6.0), fan, hum):
+        detector = model_detector(silence_s=0.8, no_speech_timeout_s=4)
+        assert run(detector, noise) == "no_speech" and not detector.speech_started
+    # The energy threshold hears the fan switched on as someone speaking.
+    energy = EndOfSpeechDetector(VadConfig(silence_s=0.8, max_length_s=60, no_speech_timeout_s=4))
+    run(energy, fan)
+    assert energy.speech_started
+    # Real speech over the fan is heard, and its end.
+    speech = clip("quilter.flac")
+    noisy = np.concatenate([fan[: 2 * SAMPLE_RATE], speech + fan[: speech.size], fan[: 2 * SAMPLE_RATE]])
+    detector = model_detector(silence_s=0.8)
+    assert run(detector, noisy) == "silence"
+    assert detector.last_speech_at is not None and abs(detector.last_speech_at - (2.0 + word_end("quilter.flac"))) < 0.3
+
+
+def test_without_onnxruntime_the_energy_detector_takes_over(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(vad, "_model", None)  # not loaded yet in this process
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # as if it were not installed
+    with caplog.at_level(logging.WARNING, logger="jawad.voice"):
+        detector = make_detector(VadConfig(silence_s=0.8, max_length_s=30, no_speech_timeout_s=5))
+    assert type(detector) is EndOfSpeechDetector
+    assert "using the energy detector" in caplog.text and "onnxruntime" in caplog.text
+    assert speech_end_in(clip("quilter.flac")) is None
+    # It still does the job on the same speech.
+    assert run(detector, np.concatenate([clip("quilter.flac"), silence(2.0)])) == "silence"
+
+
+def test_a_missing_or_damaged_model_file_falls_back(caplog: pytest.LogCaptureFixture, tmp_path: Path) -> None:
+    damaged = tmp_path / "silero_vad_v6.onnx"
+    damaged.write_bytes(b"not a model")
+    with caplog.at_level(logging.WARNING, logger="jawad.voice"):
+        assert load_silero(tmp_path / "missing.onnx") is None
+        assert load_silero(damaged) is None
+    assert "not found" in caplog.text and "could not be loaded" in caplog.text
+    assert load_silero() is not None  # the installed one is unaffected
+
+
+# --- the end of a turn: short after a finished sentence, long after an unfinished one -------------
+
+
+@pytest.mark.parametrize("text", [
+    "Book the earlier one.", "What is the weather like in Paris today?", "Thank you!", "Summarize this.",
+    "Mr. Quilter is the apostle of the middle classes and we are glad to welcome his gospel.",
+])
+def test_a_finished_sentence_ends_the_turn_soon(text: str) -> None:
+    assert sentence_finished(text)
+    assert turn_wait_s(text, 1.5) == FINISHED_WAIT_S
+
+
+@pytest.mark.parametrize("text", [
+    "I'd like to", "I'd like to...", "I'd like to.", "Book the earlier one and", "Um.", "So, uh,", "because",
+    "Find me a cheaper alternative to the", "And so, my fellow Americans,", "Mr. Quilter is the apostle of the",
+    "I would like", "Can you", "",
+])
+def test_an_unfinished_sentence_waits_the_longest(text: str) -> None:
+    assert not sentence_finished(text)
+    assert turn_wait_s(text, 1.5) == 1.5
+
+
+def test_without_a_transcript_the_wait_is_halfway() -> None:
+    assert turn_wait_s(None, 1.5) == pytest.approx((FINISHED_WAIT_S + 1.5) / 2)
+    assert turn_wait_s("Done.", 0.4) == 0.4  # never longer than the longest

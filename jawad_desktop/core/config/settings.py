@@ -92,7 +92,9 @@ class VoiceSettings(_Section):
     language: str = ""  # empty: automatic (a multilingual model detects it; the .en models are English)
     api_provider: str = ""  # a provider name whose key and base URL are used for the Whisper API
     api_model: str = "whisper-1"
-    silence_stop_s: float = Field(1.2, ge=0.3, le=10.0)
+    # The longest pause that ends a turn: after an unfinished sentence ("I'd like to..."); a finished
+    # one ends after 0.5 s, and without a transcript (Whisper API) halfway (core.voice.vad.turn_wait_s).
+    silence_stop_s: float = Field(1.5, ge=0.3, le=10.0)
     max_length_s: float = Field(60.0, ge=2.0, le=600.0)
     no_speech_timeout_s: float = Field(8.0, ge=1.0, le=120.0)  # stop when nothing is said at all
     partial_results: bool = True  # live transcripts while speaking (local backend)

@@ -163,6 +163,12 @@ class Recorder:
     def is_open(self) -> bool:
         return self._stream is not None
 
+    @property
+    def latency_s(self) -> float:
+        """The input latency the stream reports (sound to callback), 0 when closed."""
+        stream = self._stream
+        return float(stream.latency) if stream is not None else 0.0
+
     def open(self) -> None:
         """Open and start the stream (blocking; run it in a worker thread)."""
         sd = sounddevice_module()

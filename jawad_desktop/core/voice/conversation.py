@@ -142,8 +142,8 @@ class TurnTiming:
 
     transcript: str = ""
     answer: str = ""
-    speech_end_at: float = 0.0  # the end-of-speech detector decided the user stopped
-    last_speech_at: float = 0.0  # the last loud frame of the user's speech
+    speech_end_at: float = 0.0  # the detector decided the turn ended (the pause after the voice included)
+    last_speech_at: float = 0.0  # the last voiced frame of the user's speech, as the detector heard it
     transcript_at: float = 0.0
     first_token_at: float | None = None
     first_audio_at: float | None = None  # the reply's first sound left the speaker
@@ -165,6 +165,8 @@ class TurnTiming:
                 "speech_end_to_transcript": since_end(self.transcript_at),
                 "speech_end_to_first_token": since_end(self.first_token_at),
                 "speech_end_to_first_audio": since_end(self.first_audio_at),
+                "voice_end_to_first_audio": round(self.first_audio_at - self.last_speech_at, 3)
+                if self.first_audio_at is not None and self.last_speech_at else None,
             },
         }
         if self.barge_in_at is not None:
@@ -379,7 +381,7 @@ class Conversation:
                 self.end_reason = "stop-word"
                 return
             turn = TurnTiming(transcript=transcript.text, speech_end_at=session.speech_end_at,
-                              transcript_at=session.result_at)
+                              last_speech_at=session.last_speech_at, transcript_at=session.result_at)
             self.turns.append(turn)
             await self._answer(turn, synthesizer, microphone, output)
             if turn.barge_in_at is not None:

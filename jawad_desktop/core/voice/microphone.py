@@ -43,6 +43,11 @@ class OpenMicrophone:
         return self._recorder.is_open
 
     @property
+    def latency_s(self) -> float:
+        """The input latency the stream reports: a block arrives this long after it was heard."""
+        return self._recorder.latency_s
+
+    @property
     def device_name(self) -> str:
         return self._recorder.device.name if self._recorder.device else ""
 

@@ -1,9 +1,17 @@
-"""One conversation turn by voice: record, detect the end of speech, transcribe, report.
+"""One conversation turn by voice: record, detect the end of the turn, transcribe, report.
 
 ``VoiceSession`` is what the mic button, the ``listen`` command and the tests drive. It emits
 ``VoiceState`` events on the app's EventBus, mirroring spec 001: ``started`` (mic is live),
 ``level`` (about 20 per second), ``partial`` (live draft text while speaking, local backend),
 ``transcribing``, ``result`` (final text), ``error`` and always ``end`` last.
+
+The end of the turn: the voice activity model (``vad.make_detector``) says where the user's voice
+stops; how long a pause then ends the turn depends on what was said (``vad.turn_wait_s``). With a
+local model the whole utterance is transcribed as soon as the voice pauses (speculatively, on the
+model's worker, while the pause goes on): a finished sentence ends the turn after 0.5 s, and
+its transcript is ready by then; an unfinished one ("I'd like to...") waits the longest,
+``voice.silence_stop_s``; if the user goes on, that transcript is dropped. Without a local model
+(the Whisper API), the wait is halfway between the two.
 
 Audio blocks arrive on PortAudio's thread and are handed to the event loop; detection and
 bookkeeping run on the loop, transcription on the model's worker thread. What was said is
@@ -20,7 +28,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import numpy as np
 
@@ -30,7 +38,7 @@ from jawad_desktop.core.voice.capture import Recorder
 from jawad_desktop.core.voice.errors import VOICE, VoiceError
 from jawad_desktop.core.voice.microphone import MicAttachment, OpenMicrophone
 from jawad_desktop.core.voice.transcribers import Backend, Transcriber, Transcript, build_transcriber
-from jawad_desktop.core.voice.vad import EndOfSpeechDetector, StopReason, VadConfig
+from jawad_desktop.core.voice.vad import SpeechDetector, StopReason, VadConfig, make_detector, turn_wait_s
 
 if TYPE_CHECKING:
     from jawad_desktop.core.context import AppContext
@@ -48,11 +56,18 @@ _KEEP_AFTER_SPEECH_S = 0.4  # and after the last one
 FIRST_BLOCK_TIMEOUT_S = 6.0
 STALL_TIMEOUT_S = 2.0  # blocks come every 30 ms: this long without one means the input died
 _PARTIAL_MAX_SILENCE_S = 0.25  # no draft once the user has paused: it would say nothing new
+SPECULATE_AFTER_S = 0.15  # a pause this long starts transcribing the utterance (dropped if the user goes on)
 
 
 # Opening and closing streams and file reads block; they run here, not on the loop's default
 # executor (under qasync that is a QThread pool, which must not outlive the application).
 _io_threads = ThreadPoolExecutor(max_workers=2, thread_name_prefix="jawad-voice-io")
+
+
+def _settled(task: asyncio.Task[Transcript]) -> None:
+    """A transcription made in a pause may be dropped: its failure is not an unretrieved error."""
+    if not task.cancelled():
+        task.exception()
 
 
 async def _in_io_thread(func: Callable[..., T], *args: object) -> T:
@@ -69,8 +84,14 @@ class VoiceSession:
         backend: Backend | None = None,
         transcriber_factory: Callable[[], Transcriber] | None = None,
         microphone: OpenMicrophone | None = None,
+        detector_factory: Callable[[VadConfig], SpeechDetector] = make_detector,
+        adaptive_wait: bool = True,
     ) -> None:
         self.ctx = ctx
+        # ``adaptive_wait=False``: every pause waits ``voice.silence_stop_s`` and nothing is transcribed
+        # before the turn ends (how turns ended before; the benchmark compares the two).
+        self._detector_factory = detector_factory
+        self._adaptive_wait = adaptive_wait
         # Conversation mode: an input kept open across turns (None: each turn opens its own).
         self._microphone = microphone
         self._since: float | None = None  # a turn on it starts with the audio kept since then
@@ -89,7 +110,12 @@ class VoiceSession:
         self.pending_audio: Path | None = None  # a recording whose transcription failed
         self.last_transcript: Transcript | None = None
         # Timings of the last turn, for the benchmarks and the log.
-        self.speech_end_at: float = 0.0  # monotonic time the detector decided speech ended
+        self.speech_end_at: float = 0.0  # monotonic time the detector decided the turn ended
+        self.last_speech_at: float = 0.0  # monotonic time of the last voiced frame the detector heard
+        self.turn_wait_s: float = 0.0  # the pause that ended the last turn (vad.turn_wait_s)
+        self.speculations: int = 0  # transcriptions started on a pause in the last turn
+        self.speculation_used = False  # the last turn's transcript came from one of them
+        self.judged_waits: list[float] = []  # the wait each of them set, in order (tests, the log)
         self.result_at: float = 0.0
         self.first_partial_latency_s: float | None = None
         self.partial_latencies: list[float] = []
@@ -218,8 +244,9 @@ class VoiceSession:
             self._fail(error)
             self._emit("end")
             return None
+        ready: asyncio.Task[Transcript] | None = None
         try:
-            audio, reason = await self._record(blocks, transcriber)
+            audio, reason, ready = await self._record(blocks, transcriber)
             self.last_reason = reason
         except VoiceError as exc:
             await _in_io_thread(recorder.close)
@@ -230,6 +257,9 @@ class VoiceSession:
         finally:
             if recorder.is_open:
                 await _in_io_thread(recorder.close)
+        if ready is not None and (self._discard or reason == "no_speech"):
+            ready.cancel()
+            ready = None
         if self._discard:
             self.phase = "idle"
             self._emit("end")
@@ -254,21 +284,36 @@ class VoiceSession:
         )
         with contextlib.suppress(asyncio.CancelledError, VoiceError):
             await warm  # a load failure is reported by transcribe() below
-        return await self._transcribe(transcriber, audio, path)
+        return await self._transcribe(transcriber, audio, path, ready=ready)
 
     async def _record(
         self,
         blocks: asyncio.Queue[Samples | VoiceError],
         transcriber: Transcriber,
-    ) -> tuple[Samples, StopReason | Literal["user"]]:
+    ) -> tuple[Samples, StopReason | Literal["user"], asyncio.Task[Transcript] | None]:
+        """Record until the turn ends; returns the audio, why it ended, and the transcription
+        started on the final pause when it covers all the speech (else None)."""
         voice = self.ctx.settings.voice
-        detector = EndOfSpeechDetector(
+        longest = voice.silence_stop_s
+        # Speculation needs a local model (drafts cost nothing but CPU) and a turn that ends itself.
+        speculate = self._adaptive_wait and self.auto_stop and transcriber.supports_partials
+        detector = self._detector_factory(
             VadConfig(
-                silence_s=voice.silence_stop_s,
+                # Until the words are known: the longest wait while they may come, else halfway.
+                silence_s=longest if speculate or not self._adaptive_wait else turn_wait_s(None, longest),
                 max_length_s=voice.max_length_s,
                 no_speech_timeout_s=self._no_speech_timeout_s or voice.no_speech_timeout_s,
             )
         )
+        self.speculations = 0
+        self.speculation_used = False
+        self.judged_waits = []
+        spec: asyncio.Task[Transcript] | None = None
+        spec_end = 0.0  # detector.last_speech_at when ``spec`` started: it covers the speech up to there
+        judged = False  # ``spec``'s words have set the wait
+        # A dropped transcription still occupies the model's one worker until it is done: no new one
+        # starts before (they would queue up on a busy machine and come too late).
+        stale: asyncio.Task[Transcript] | None = None
         chunks: list[Samples] = []
         last_level = 0.0
         partial: asyncio.Task[None] | None = None
@@ -280,11 +325,30 @@ class VoiceSession:
         try:
             while reason is None:
                 getter = asyncio.ensure_future(blocks.get())
+                waiting: set[asyncio.Future[Any]] = {getter, stop_wait}
+                if spec is not None and not judged:
+                    waiting.add(spec)  # its words may end the turn before the next block
                 done, _ = await asyncio.wait(
-                    {getter, stop_wait},
+                    waiting,
                     timeout=STALL_TIMEOUT_S if chunks else FIRST_BLOCK_TIMEOUT_S,
                     return_when=asyncio.FIRST_COMPLETED,
                 )
+                if spec is not None and not judged and spec.done():
+                    judged = True
+                    heard = self._text_of(spec)
+                    detector.config.silence_s = turn_wait_s(heard, longest)
+                    self.judged_waits.append(detector.config.silence_s)
+                    log.debug("pause after %r: the turn ends after %.2f s of it", heard, detector.config.silence_s)
+                    if heard and partials_on:
+                        self._emit("partial", transcript=heard, is_final=False)  # the words so far, at once
+                    if detector.trailing_silence_s >= detector.config.silence_s:
+                        getter.cancel()
+                        reason = "silence"
+                        self._ended(detector)
+                        break
+                    if getter not in done and stop_wait not in done:
+                        getter.cancel()
+                        continue
                 item: Samples | VoiceError
                 if not done:
                     getter.cancel()
@@ -316,7 +380,7 @@ class VoiceSession:
                     log.warning("input lost while recording (%s); keeping what was said", item.code)
                     self._lost_input = item
                     reason = "user"
-                    self.speech_end_at = time.monotonic()
+                    self._ended(detector)
                     break
                 if not chunks:
                     # The mic is live only once sound flows (PulseAudio takes about 2 s):
@@ -334,8 +398,25 @@ class VoiceSession:
                     detector.stopped = None
                 if decided is not None:
                     reason = decided
-                    self.speech_end_at = now
+                    self._ended(detector)
                     break
+                if speculate and detector.last_speech_at is not None:
+                    if spec is not None and detector.last_speech_at > spec_end:
+                        # The user went on after the pause: that transcript is not the turn's.
+                        stale = None if spec.done() else spec
+                        spec, judged = None, False
+                        detector.config.silence_s = longest
+                    if (
+                        spec is None
+                        and (stale is None or stale.done())
+                        and detector.trailing_silence_s >= SPECULATE_AFTER_S
+                    ):
+                        spec_end = detector.last_speech_at
+                        self.speculations += 1
+                        spec = asyncio.ensure_future(
+                            transcriber.transcribe(self._trim(np.concatenate(chunks), detector))
+                        )
+                        spec.add_done_callback(_settled)
                 if (
                     partials_on
                     and detector.speech_started
@@ -350,8 +431,12 @@ class VoiceSession:
                     )
         finally:
             stop_wait.cancel()
+            if stale is not None:
+                stale.cancel()
+            if reason is None and spec is not None:  # an error ends the recording: no transcript
+                spec.cancel()
         if reason == "user":
-            self.speech_end_at = time.monotonic()
+            self._ended(detector)
             # Blocks already delivered belong to the recording.
             while not blocks.empty():
                 item = blocks.get_nowait()
@@ -362,12 +447,31 @@ class VoiceSession:
             reason = "no_speech"  # nothing but silence until the limit: nothing to transcribe
         if partial is not None and not partial.done():
             partial.cancel()
+        if spec is not None and (detector.last_speech_at is None or detector.last_speech_at > spec_end):
+            spec.cancel()  # speech came after it
+            spec = None
+        self.turn_wait_s = detector.config.silence_s
         audio = np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.float32)
         if reason == "user" and audio.size < SAMPLE_RATE * 0.2 and not self._discard:
-            return audio, "no_speech"
-        return self._trim(audio, detector), reason
+            if spec is not None:
+                spec.cancel()
+            return audio, "no_speech", None
+        return self._trim(audio, detector), reason, spec
 
-    def _trim(self, audio: Samples, detector: EndOfSpeechDetector) -> Samples:
+    def _ended(self, detector: SpeechDetector) -> None:
+        """Note when the turn ended and when the voice stopped (blocks arrive as they are heard)."""
+        now = time.monotonic()
+        self.speech_end_at = now
+        self.last_speech_at = now - detector.trailing_silence_s if detector.last_speech_at is not None else now
+
+    @staticmethod
+    def _text_of(spec: asyncio.Task[Transcript]) -> str | None:
+        """The words of a finished speculative transcription, None when it failed."""
+        if spec.cancelled() or spec.exception() is not None:
+            return None
+        return spec.result().text
+
+    def _trim(self, audio: Samples, detector: SpeechDetector) -> Samples:
         """Drop long silence before the first and after the last word (less to decode, fewer ghosts)."""
         if detector.speech_started_at is None or detector.last_speech_at is None:
             return audio
@@ -375,7 +479,7 @@ class VoiceSession:
         end = min(audio.size, int((detector.last_speech_at + _KEEP_AFTER_SPEECH_S) * SAMPLE_RATE))
         return audio[start:end] if end > start else audio
 
-    async def _partial(self, transcriber: Transcriber, audio: Samples, detector: EndOfSpeechDetector) -> None:
+    async def _partial(self, transcriber: Transcriber, audio: Samples, detector: SpeechDetector) -> None:
         started = time.monotonic()
         try:
             draft = await transcriber.transcribe(self._trim(audio, detector), partial=True)
@@ -390,12 +494,24 @@ class VoiceSession:
             self.first_partial_latency_s = latency
         self._emit("partial", transcript=draft.text, is_final=False)
 
-    async def _transcribe(self, transcriber: Transcriber, audio: Samples, path: Path) -> Transcript | None:
+    async def _transcribe(
+        self, transcriber: Transcriber, audio: Samples, path: Path, *, ready: asyncio.Task[Transcript] | None = None
+    ) -> Transcript | None:
+        """Transcribe ``audio``, or take the transcription ``ready`` started on the pause (it covers
+        the same speech); one that failed is done again."""
         self.phase = "transcribing"
         self.pending_audio = path
         self._emit("transcribing")
         try:
-            result = await transcriber.transcribe(audio)
+            result: Transcript | None = None
+            if ready is not None:
+                try:
+                    result = await ready
+                    self.speculation_used = True
+                except VoiceError as exc:
+                    log.debug("the transcription started on the pause failed (%s): again", exc.code)
+            if result is None:
+                result = await transcriber.transcribe(audio)
         except VoiceError as exc:
             self.phase = "idle"
             self._fail(exc, retryable=True)

@@ -1,0 +1,91 @@
+"""The end of a turn on real recorded speech played into a private PulseAudio, through the app's
+capture, the voice activity model and tiny.en: a finished sentence ends the turn after a short
+pause with the transcript made during it; an unfinished one waits the longest; a pause
+mid-sentence does not cut the speaker off. The clips are public recordings (``clips/NOTICE``);
+the cut and joined variants are labelled where they are made."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from jawad_desktop.core.context import AppContext
+from jawad_desktop.core.events import Event, VoiceState
+from jawad_desktop.core.voice import VoiceSession, read_audio, write_wav
+from jawad_desktop.core.voice.audio import SAMPLE_RATE
+from jawad_desktop.core.voice.vad import FINISHED_WAIT_S
+from tests.fixtures.pulseaudio import PulseServer
+
+pytestmark = pytest.mark.slow
+
+CLIPS = Path(__file__).parent / "clips"
+# Long enough that the transcript made in a pause is back before it, even on a loaded machine
+# (tiny.en took 2 s there): the tests see the decision, not the time-out.
+LONGEST = 4.0
+# quilter.flac's own word timings: "...and we are glad to" ends at 4.16 s, "welcome" starts at 4.26 s.
+AFTER_TO = int(4.2 * SAMPLE_RATE)
+
+
+def play_when_listening(ctx: AppContext, pulse: PulseServer, wav: Path) -> list[subprocess.Popen[bytes]]:
+    players: list[subprocess.Popen[bytes]] = []
+
+    def on_event(event: Event) -> None:
+        if isinstance(event, VoiceState) and event.state == "started" and not players:
+            players.append(pulse.play(wav))
+
+    ctx.bus.subscribe(on_event)
+    return players
+
+
+def listen_to(ctx: AppContext, pulse: PulseServer, wav: Path, arun: Callable[..., Any]) -> tuple[VoiceSession, str]:
+    ctx.settings.voice.silence_stop_s = LONGEST
+    ctx.settings.voice.partial_results = False
+    session = VoiceSession(ctx)
+    arun(session.warm_up())
+    players = play_when_listening(ctx, pulse, wav)
+    result = arun(session.listen(), timeout=60)
+    assert players and players[0].wait(timeout=10) == 0
+    assert result is not None
+    return session, result.text.lower()
+
+
+def test_a_finished_sentence_ends_soon_with_the_transcript_made_in_the_pause(
+    pulse_server: PulseServer, voice_ctx: AppContext, arun: Callable[..., Any]
+) -> None:
+    session, text = listen_to(voice_ctx, pulse_server, CLIPS / "quilter.flac", arun)
+    assert "apostle" in text and "gospel" in text
+    assert session.turn_wait_s == FINISHED_WAIT_S, (session.judged_waits, session.speculations)
+    assert session.speculation_used, "the transcript made during the pause was not used"
+    waited = session.speech_end_at - session.last_speech_at
+    assert FINISHED_WAIT_S - 0.05 <= waited < LONGEST - 1.0, waited
+    assert session.result_at - session.speech_end_at < 0.1  # it was ready when the turn ended
+
+
+def test_an_unfinished_sentence_waits_the_longest(
+    pulse_server: PulseServer, voice_ctx: AppContext, arun: Callable[..., Any], tmp_path: Path
+) -> None:
+    # Cut from the real clip after "...and we are glad to" (its word timings): unfinished.
+    cut = write_wav(tmp_path / "quilter-to.wav", read_audio(CLIPS / "quilter.flac")[:AFTER_TO])
+    session, text = listen_to(voice_ctx, pulse_server, cut, arun)
+    assert "glad" in text and "gospel" not in text
+    assert session.judged_waits[-1:] == [LONGEST] and session.turn_wait_s == LONGEST
+    assert session.speech_end_at - session.last_speech_at >= LONGEST - 0.05
+
+
+def test_a_pause_mid_sentence_does_not_cut_the_speaker_off(
+    pulse_server: PulseServer, voice_ctx: AppContext, arun: Callable[..., Any], tmp_path: Path
+) -> None:
+    # Joined, not recorded so: the real clip with 2.5 s of its own room tone inserted after "glad to"
+    # (longer than a transcription takes here, so the pause is judged before the speaker goes on).
+    audio = read_audio(CLIPS / "quilter.flac")
+    room = np.tile(audio[: int(0.4 * SAMPLE_RATE)], 7)[: int(2.5 * SAMPLE_RATE)]
+    joined = write_wav(tmp_path / "quilter-pause.wav", np.concatenate([audio[:AFTER_TO], room, audio[AFTER_TO:]]))
+    session, text = listen_to(voice_ctx, pulse_server, joined, arun)
+    assert "apostle" in text and "gospel" in text, text
+    assert session.judged_waits[0] == LONGEST, session.judged_waits  # "...glad to" waited for the rest
+    assert session.speculations >= 2  # the one made in the pause was dropped when the speaker went on
