@@ -62,7 +62,8 @@ def test_plain_and_streamed_chat(llama_server: LocalServer, arun: Any) -> None:
     plain, deltas, streamed = arun(run(), timeout=60)
     assert plain.content.strip() and plain.finish_reason in ("stop", "length")
     assert plain.usage.input_tokens and plain.usage.output_tokens and plain.metadata["response_id"]
-    assert len(deltas) > 3 and "".join(d.text for d in deltas) == streamed.content
+    # Streamed in pieces (how many depends on the tiny model's answer: "1, 2, 3" is a few tokens).
+    assert len(deltas) >= 2 and "".join(d.text for d in deltas) == streamed.content
     assert streamed.metadata["time_to_first_token_ms"] is not None and streamed.metadata["api_calls"] == 1
 
 

@@ -20,7 +20,9 @@ from tests.servers.scripted_model import ScriptedModel, call, text
 
 def _window_with_provider(make_window: Any, profile_dir: Path, scripted_model: ScriptedModel) -> MainWindow:
     ctx = AppContext.open(str(profile_dir))
-    ctx.settings.providers = [scripted_model.provider("Scripted")]
+    # A window like today's models' (the fake reports none: an unknown model is budgeted as 8k
+    # tokens, which the tools' descriptions and the rules nearly fill, leaving no history).
+    ctx.settings.providers = [scripted_model.provider("Scripted").model_copy(update={"context_window": 32_768})]
     ctx.settings.active_provider = "Scripted"
     ctx.save_settings()
     window: MainWindow = make_window(profile_dir)
