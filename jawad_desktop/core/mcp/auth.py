@@ -22,6 +22,7 @@ Jawad's around it:
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import contextlib
 import html
@@ -185,15 +186,16 @@ async def fetch_url(url: str) -> None:
         raise SignInNeeded(f"The sign-in page answered {response.status_code}.")
 
 
-class Authorizer:
+class Authorizer(abc.ABC):
     """Gets the authorization code for a sign-in: ``redirect_uri`` is where the authorization
     server sends the browser back; ``authorize(url)`` shows ``url`` to the user and returns the
     code and state the redirect carried."""
 
     redirect_uri: str = ""
 
-    async def authorize(self, url: str) -> tuple[str, str | None]:  # pragma: no cover - an interface
-        raise NotImplementedError
+    @abc.abstractmethod
+    async def authorize(self, url: str) -> tuple[str, str | None]:
+        """The code and state the authorization server's redirect carried, once the user agreed."""
 
 
 _DONE_PAGE = ("<!doctype html><meta charset=utf-8><title>Jawad Desktop</title>"

@@ -18,6 +18,7 @@ Counts are cached per text, so a history counted at every request costs one coun
 
 from __future__ import annotations
 
+import abc
 import base64
 import hashlib
 import logging
@@ -39,7 +40,7 @@ CHARS_PER_TOKEN = 4
 _CACHE_SIZE = 4096  # texts whose count is remembered, per counter
 
 
-class TokenCounter:
+class TokenCounter(abc.ABC):
     """Counts tokens for one model. ``exact``: counted with the model's own tokenizer."""
 
     name = "tokens"
@@ -48,7 +49,7 @@ class TokenCounter:
     def __init__(self) -> None:
         self._cached = lru_cache(maxsize=_CACHE_SIZE)(self._count)
 
-    def load(self) -> None:
+    def load(self) -> None:  # noqa: B027 (nothing to get ready for an estimate; a tokenizer overrides it)
         """Get ready to count (a tokenizer's file read now rather than at the first count)."""
 
     def count(self, text: str) -> int:
@@ -59,8 +60,9 @@ class TokenCounter:
             return self._count(text)
         return self._cached(text)
 
+    @abc.abstractmethod
     def _count(self, text: str) -> int:
-        raise NotImplementedError
+        """The tokens of ``text``, as this counter counts them."""
 
     def chars_for(self, text: str, chars: int) -> int:
         """A budget of ``chars`` characters (sized at ``CHARS_PER_TOKEN`` a token), as characters
