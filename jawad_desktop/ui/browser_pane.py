@@ -34,7 +34,7 @@ from jawad_desktop.ui.theme import Colours
 
 log = logging.getLogger("jawad.ui.browser")
 
-# The isolated JavaScript world of the agent's page library (core/tools/js/jawad_page.js).
+# The isolated JavaScript world of the agent's page library (core/tools/js/page).
 WORLD = int(QWebEngineScript.ScriptWorldId.ApplicationWorld)
 SCRIPT_NAME = "jawad-page-library"
 # The watcher of the page's own click handlers (core/tools/js/jawad_clicks.js), in the page's world.

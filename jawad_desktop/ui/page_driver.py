@@ -3,7 +3,7 @@
 ``QtWebEnginePage(view)`` drives a ``QWebEngineView`` the user can see (the main window's
 browser pane, or an offscreen view in the CLI and tests):
 
-- The page library (``core/tools/js/jawad_page.js``) is injected with ``QWebEngineScript`` into
+- The page library (``core/tools/js/page``) is injected with ``QWebEngineScript`` into
   an isolated JavaScript world (``ApplicationWorld``), subframes included, so the page's own
   scripts can neither see nor tamper with it. Calls go through ``runJavaScript`` wrapped in
   asyncio Futures, which works on the one qasync loop.

@@ -1,7 +1,7 @@
 """When a page in the QtWebEngine driver can be read: its document has passed DOMContentLoaded and
 its DOM has been quiet for a moment, not when the last advert of the page has loaded.
 
-``PageReadiness`` asks the page library (``core/tools/js/jawad_page.js``, ``J.readiness``) about the
+``PageReadiness`` asks the page library (``core/tools/js/page``, ``J.readiness``) about the
 document it runs in: an id of its own (the library runs once per document), ``document.readyState``,
 the time since DOMContentLoaded and the time since the DOM's nodes or text last changed. While a load
 runs, the document that counts is a new one: a document whose id is the one shown when the load

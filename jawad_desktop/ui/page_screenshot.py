@@ -3,7 +3,7 @@ listing that is on screen gets a box and its ``[n]`` drawn on it, so the model c
 by the same numbers the element list and the action tools use.
 
 ``marked_screenshot(view, rects)`` draws; ``QtWebEnginePage.screenshot`` (ui/page_driver.py) asks
-the page for the listed elements' boxes (``J.markRects`` in jawad_page.js) and calls it. The view is
+the page for the listed elements' boxes (``J.markRects`` in the page library) and calls it. The view is
 grabbed as it is shown (offscreen views render too), scaled to at most ``MAX_WIDTH`` pixels across.
 """
 

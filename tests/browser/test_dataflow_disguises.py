@@ -40,6 +40,7 @@ from jawad_desktop.core.harbor.dataflow import DataFlow
 from jawad_desktop.core.harbor.disguises import MAX_CANDIDATES, Outgoing, canonical, url_pieces
 from jawad_desktop.core.harbor.gate import CallInsight
 from jawad_desktop.core.sites import site_of
+from jawad_desktop.core.tools.page import page_script
 from tests.servers.loopback import serving
 from tests.servers.scripted_model import ScriptedModel, call, text
 
@@ -237,7 +238,7 @@ def test_the_outgoing_side_is_decoded_within_a_budget() -> None:
     out = Outgoing([nested, *(f"QUJDREVGR0hJSktM{i}" for i in range(3000))])
     assert len(out.candidates) <= MAX_CANDIDATES
     assert out.unchecked  # what the budget left unread is not waved through (DataFlow.leaks asks)
-    source = (Path(__file__).resolve().parents[2] / "jawad_desktop/core/tools/js/jawad_page.js").read_text()
+    source = page_script()
     assert not Outgoing([source]).unchecked  # 110 kB of code is read through within the budget
     flow = DataFlow()
     flow.record(READ, "shop.example")

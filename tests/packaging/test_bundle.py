@@ -191,7 +191,9 @@ def test_bundle_holds_what_the_app_uses_and_not_what_it_does_not(built: Any, unp
         "PySide6/Qt/libexec/QtWebEngineProcess",
         "PySide6/Qt/resources/qtwebengine_resources.pak",
         "PySide6/Qt/translations/qtwebengine_locales/en-US.pak",
-        "jawad_desktop/core/tools/js/jawad_page.js",
+        "jawad_desktop/core/tools/js/page/open.js",  # the page library, in modules
+        "jawad_desktop/core/tools/js/page/04_elements.js",
+        "jawad_desktop/core/tools/js/page/close.js",
         "jawad_desktop/core/tools/js/jawad_clicks.js",  # the marker of the page's click handlers
         "jawad_desktop/core/tools/js/vendor/Readability.js",  # page_script() loads them with the library
         "jawad_desktop/core/tools/js/vendor/Readability-readerable.js",

@@ -354,13 +354,21 @@ class Page(Protocol):
         ...
 
 
-# Third-party scripts a page script uses, shipped in ``core/tools/js/vendor`` and loaded in the same
+# The page library is written in modules (``core/tools/js/page``: ``open.js``, then ``NN_name.js`` in
+# the order of their numbers, then ``close.js``), one function's body cut by subject: the core,
+# what scripts make clickable, names, click_text, the element list, products, reading, actions,
+# sturdy actions, changes, popups, readiness, critical actions, the call door. They share one scope,
+# so they are joined into one script when it is loaded (``library_modules`` lists them; ESLint
+# checks the joined script, tests/browser/test_page_modules.py each module's entry points).
+LIBRARY = "jawad_page.js"
+
+# Third-party scripts the library uses, shipped in ``core/tools/js/vendor`` and loaded in the same
 # injection ahead of it (one script, one isolated world): Mozilla's Readability, the reader view of
 # Firefox (Apache-2.0, vendor/Readability-LICENSE.md and -NOTICE), 0.6.0 with the fixes made upstream
 # since (github.com/mozilla/readability at ab4027a: MathJax kept, en and em dashes in titles,
 # paragraph wrapping). They are wrapped in a function, so their names stay out of the world's
 # globals but ``__jawadReader``.
-_VENDORED: dict[str, tuple[str, ...]] = {"jawad_page.js": ("Readability.js", "Readability-readerable.js")}
+_VENDORED: dict[str, tuple[str, ...]] = {LIBRARY: ("Readability.js", "Readability-readerable.js")}
 
 
 # The name of the events on which the page library asks jawad_clicks.js (in the page's world) which
@@ -368,11 +376,24 @@ _VENDORED: dict[str, tuple[str, ...]] = {"jawad_page.js": ("Readability.js", "Re
 _CLICK_CHANNEL = "c" + secrets.token_hex(12)
 
 
+def library_modules() -> list[tuple[str, str]]:
+    """The page library's modules, in the order they are joined: (file name, source)."""
+    folder = resources.files("jawad_desktop.core.tools").joinpath("js", "page")
+    numbered = sorted(f.name for f in folder.iterdir() if f.name[:2].isdigit() and f.name.endswith(".js"))
+    return [(name, folder.joinpath(name).read_text(encoding="utf-8")) for name in ["open.js", *numbered, "close.js"]]
+
+
 @functools.cache
-def page_script(name: str = "jawad_page.js") -> str:
-    """The source of a page script shipped in ``core/tools/js``, with the vendored code it uses."""
+def page_script(name: str = LIBRARY) -> str:
+    """The source of a page script shipped in ``core/tools/js``, with the vendored code it uses.
+
+    ``jawad_page.js`` is the page library, joined from its modules (``library_modules``)."""
     folder = resources.files("jawad_desktop.core.tools").joinpath("js")
-    own = folder.joinpath(name).read_text(encoding="utf-8").replace("__JAWAD_CHANNEL__", _CLICK_CHANNEL)
+    if name == LIBRARY:
+        own = "\n".join(source for _, source in library_modules())
+    else:
+        own = folder.joinpath(name).read_text(encoding="utf-8")
+    own = own.replace("__JAWAD_CHANNEL__", _CLICK_CHANNEL)
     vendored = [folder.joinpath("vendor", v).read_text(encoding="utf-8") for v in _VENDORED.get(name, ())]
     if not vendored:
         return own

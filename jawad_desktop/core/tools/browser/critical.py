@@ -2,7 +2,7 @@
 new password, recognised from the page around the control, whatever its label says (issue 28).
 
 A checkout's "Continue", a dialog's "OK" or a settings form's "Weiter" say nothing; the page around
-them does. The page library (``J.actionFacts`` in ``jawad_page.js``) reports what surrounds the
+them does. The page library (``J.actionFacts`` in the page library (``core/tools/js/page``)) reports what surrounds the
 control as ``ActionFacts``: its form (or dialog, or section), the card fields and payment providers'
 frames there, the password fields and what their autocomplete says, where the form posts, the
 dialog's words, the form's headings and the region's text. ``why_critical`` weighs them and returns the reason in the

@@ -1,6 +1,6 @@
 """The element list the model reads: short numbered lines, state shown, navigation folded, a budget.
 
-The page library (``J.elements`` in ``core/tools/js/jawad_page.js``) gives the visible interactive
+The page library (``J.elements`` in ``core/tools/js/page``) gives the visible interactive
 elements already in reading order, each with its index into the page's references, its region
 (``dialog``, ``main``, ``other``, ``navigation``), whether it is in the viewport, its state and its
 selector; links to the same place under the same label come as one, and so does a control inside

@@ -1,6 +1,6 @@
 """Open menus, listboxes and dialogs over a page, as read_page shows them to the model.
 
-The page library (``J.snapshot``'s ``popups``, ``core/tools/js/jawad_page.js``) finds what is open
+The page library (``J.snapshot``'s ``popups``, ``core/tools/js/page``) finds what is open
 over the page (a combobox's suggestions, a menu button's menu, a dialog) with its entries; here they
 become the lines the model reads first, each entry with its ``[n]`` from the element list, so the
 model can click it::

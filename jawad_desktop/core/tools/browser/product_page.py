@@ -1,7 +1,7 @@
 """The product as the page shows it: the current price, SKU/MPN/GTIN and availability read from the
 rendered page, for ``product.extract_product`` to weigh against the structured data.
 
-Price: the page script's ``priceTexts`` (jawad_page.js) give every price shown with what tells
+Price: the page script's ``priceTexts`` (core/tools/js/page) give every price shown with what tells
 the product's current price from the others (struck through, font size, distance to the heading
 and the buy button, inside the product's block or in the site's chrome, a pinned bar, another
 product's tile, and the words around it); here the words are read in several languages ("was",

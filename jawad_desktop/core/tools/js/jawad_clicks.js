@@ -1,4 +1,4 @@
-// Notes the elements a page's own scripts make clickable. The page library (jawad_page.js) runs in
+// Notes the elements a page's own scripts make clickable. The page library (core/tools/js/page) runs in
 // an isolated world and cannot see the page's listeners, so this runs in the page's MAIN world at
 // document creation, before any page script, and wraps addEventListener and the on* property
 // setters: an element that gets a click, dblclick, mousedown, mouseup, pointerdown, pointerup,

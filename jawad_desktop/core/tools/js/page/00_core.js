@@ -1,0 +1,263 @@
+  // -- the core: selectors, finding elements again, roles, labels, visibility, roots of shadow trees and frames
+  var SEP = " >>> ";
+  var CANDIDATES = [
+    "a[href]", "button", "input:not([type=hidden])", "select", "textarea", "summary",
+    "[role=button]", "[role=link]", "[role=checkbox]", "[role=radio]", "[role=tab]",
+    "[role=menuitem]", "[role=switch]", "[role=option]", "[role=combobox]", "[role=textbox]",
+    "[role=treeitem]", "[role=menuitemcheckbox]", "[role=menuitemradio]", "[role=slider]", "[role=spinbutton]",
+    "[role=searchbox]", "[contenteditable=''], [contenteditable=true]"
+  ].join(",");  // what scripts make clickable (handlers, tabindex, pointer groups): SCRIPTED_SEL, below
+  var HIGHLIGHT_ID = "__jawad_highlight__";
+
+  var J = { version: 1, refs: [null], refInfo: [null], refound: {} };
+
+  function clip(text, n) {
+    text = (text || "").replace(/\s+/g, " ").trim();
+    return text.length > n ? text.slice(0, n - 1) + "…" : text;
+  }
+
+  function cssEscape(s) {
+    return window.CSS && CSS.escape ? CSS.escape(s) : String(s).replace(/[^\w-]/g, "\\$&");
+  }
+
+  // A selector unique within the element's own root (document or shadow root).
+  function localSelector(el) {
+    var root = el.getRootNode();
+    var tag = el.tagName.toLowerCase();
+    function unique(sel) {
+      try { return root.querySelectorAll(sel).length === 1; } catch (e) { return false; }
+    }
+    if (el.id && unique("#" + cssEscape(el.id))) return "#" + cssEscape(el.id);
+    var attrs = ["data-testid", "data-test", "name", "aria-label", "href"];
+    for (var i = 0; i < attrs.length; i++) {
+      var v = el.getAttribute(attrs[i]);
+      if (v && v.length < 80) {
+        var s = tag + "[" + attrs[i] + "=\"" + v.replace(/"/g, "\\\"") + "\"]";
+        if (unique(s)) return s;
+      }
+    }
+    var classes = (typeof el.className === "string" ? el.className : "").split(/\s+/);
+    for (var k = 0; k < classes.length; k++) {
+      if (classes[k] && /^[A-Za-z_-][\w-]*$/.test(classes[k]) && unique(tag + "." + classes[k])) {
+        return tag + "." + classes[k];
+      }
+    }
+    var parts = [];
+    var node = el;
+    while (node && node.nodeType === 1) {
+      var part = node.tagName.toLowerCase();
+      if (node.id && unique("#" + cssEscape(node.id))) { parts.unshift("#" + cssEscape(node.id)); break; }
+      var parent = node.parentElement;
+      if (parent) {
+        var same = 0, pos = 0;
+        for (var c = parent.firstElementChild; c; c = c.nextElementSibling) {
+          if (c.tagName === node.tagName) { same++; if (c === node) pos = same; }
+        }
+        if (same > 1) part += ":nth-of-type(" + pos + ")";
+      } else if (node.parentNode && node.parentNode !== root) {
+        break;
+      }
+      parts.unshift(part);
+      node = parent;
+    }
+    return parts.join(" > ");
+  }
+
+  // The full selector, through iframes and shadow hosts.
+  function fullSelector(el) {
+    var steps = [];
+    var node = el;
+    while (node) {
+      steps.unshift(localSelector(node));
+      var root = node.getRootNode();
+      if (root instanceof ShadowRoot) { node = root.host; continue; }
+      var win = node.ownerDocument.defaultView;
+      node = win && win.frameElement ? win.frameElement : null;
+    }
+    return steps.join(SEP);
+  }
+
+  function resolveSelector(selector) {
+    var steps = selector.split(SEP);
+    var root = document;
+    var el = null;
+    for (var i = 0; i < steps.length; i++) {
+      if (!root) return null;
+      try { el = root.querySelector(steps[i]); } catch (e) { return { error: "invalid" }; }
+      if (!el) return null;
+      if (i < steps.length - 1) {
+        if (el.shadowRoot) root = el.shadowRoot;
+        else if (el.tagName === "IFRAME" || el.tagName === "FRAME") {
+          try { root = el.contentDocument; } catch (e) { root = null; }
+        } else root = el;  // a plain descendant step
+      }
+    }
+    return el;
+  }
+
+  function resolve(target) {
+    if (target.index !== undefined && target.index !== null) {
+      var el = J.refs[target.index];
+      if (!el) return { error: "unknown_index" };
+      // Gone (a re-render replaced it) or hidden (moved): found again from its listing's description.
+      if (!el.isConnected || !isVisible(el)) {
+        var again = refind(target.index, el.isConnected);
+        if (again) { J.refs[target.index] = again; J.refound[target.index] = true; el = again; }
+        else if (!el.isConnected) return { error: "detached" };
+      }
+      return { el: el, refound: !!J.refound[target.index] };
+    }
+    var found = resolveSelector(String(target.selector || ""));
+    if (found && found.error) return { error: "invalid_selector" };
+    if (!found) return { error: "not_found" };
+    return { el: found };
+  }
+
+  function roleOf(el) {
+    var control = standsFor(el);  // a label standing for its concealed checkbox
+    if (control) return roleOf(control);
+    var role = (el.getAttribute("role") || "").toLowerCase();
+    if (role) return role.toUpperCase();
+    var tag = el.tagName;
+    if (tag === "A") return "LINK";
+    if (tag === "BUTTON" || tag === "SUMMARY") return "BUTTON";
+    if (tag === "SELECT") return "SELECT";
+    if (tag === "TEXTAREA") return "TEXTAREA";
+    if (tag === "INPUT") {
+      var t = (el.getAttribute("type") || "text").toLowerCase();
+      if (t === "submit" || t === "button" || t === "reset" || t === "image") return "BUTTON";
+      if (t === "checkbox") return "CHECKBOX";
+      if (t === "radio") return "RADIO";
+      return "INPUT[" + t + "]";
+    }
+    if (el.isContentEditable) return "TEXTBOX";
+    if (el.draggable && el.getAttribute("draggable") === "true") return "DRAGGABLE";
+    return DRAGGING[getComputedStyle(el).cursor] ? "DRAGGABLE" : "CLICKABLE";
+  }
+
+  function labelOf(el) {
+    var doc = el.ownerDocument;
+    var aria = el.getAttribute("aria-label");
+    if (aria) return clip(aria, 80);
+    var by = el.getAttribute("aria-labelledby");
+    if (by) {
+      var t = by.split(/\s+/).map(function (id) {
+        var n = doc.getElementById(id); return n ? n.textContent : "";
+      }).join(" ");
+      if (t.trim()) return clip(t, 80);
+    }
+    var tag = el.tagName;
+    if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") {
+      var type = (el.getAttribute("type") || "").toLowerCase();
+      if ((type === "submit" || type === "button" || type === "reset") && el.value) return clip(el.value, 80);
+      if (el.labels && el.labels.length) return clip(el.labels[0].textContent, 80);
+      var ph = el.getAttribute("placeholder");
+      if (ph) return clip(ph, 80);
+      if (el.title) return clip(el.title, 80);
+      if (el.name) return clip(el.name, 80);
+      return "";
+    }
+    var text = (el.getAttribute("role") || "").toLowerCase() === "treeitem" ? ownText(el) :
+               el.innerText !== undefined ? el.innerText : el.textContent;
+    text = clip(text, 80);
+    if (HAS_WORD.test(text)) return text;
+    // An icon ("☆", "⋯", "🗑" or nothing): its name, with the symbol it shows; a number ("12", "09:00")
+    // is a name itself; words from class names are the last resort (not for links: their address is).
+    var name = iconName(el, false);
+    if (!name && !/\d/.test(text) && !(tag === "A" && el.hasAttribute("href"))) name = classWords(el);
+    if (name && text && name.indexOf(text) < 0) return clip(name + " " + text, 80);
+    return name || text || clip(el.getAttribute("href") || "", 80);
+  }
+
+  function isVisible(el) {
+    return !!visibleRect(el);
+  }
+
+  // The element's rectangle when it is visible, else null.
+  function visibleRect(el) {
+    if (el.checkVisibility && !el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) return null;
+    var r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 ? r : null;
+  }
+
+  // The element's rectangle in the top-level viewport (adds the offsets of enclosing iframes).
+  function topRect(el) {
+    var r = el.getBoundingClientRect();
+    var x = r.left, y = r.top;
+    var win = el.ownerDocument.defaultView;
+    while (win && win.frameElement) {
+      var fr = win.frameElement.getBoundingClientRect();
+      x += fr.left + win.frameElement.clientLeft;
+      y += fr.top + win.frameElement.clientTop;
+      win = win.frameElement.ownerDocument.defaultView;
+    }
+    return { x: x, y: y, width: r.width, height: r.height };
+  }
+
+  // The element under a top-viewport point, through iframes and open shadow roots.
+  function deepHit(x, y) {
+    var doc = document, ox = 0, oy = 0, el = null;
+    for (var guard = 0; guard < 20; guard++) {
+      el = doc.elementFromPoint(x - ox, y - oy);
+      while (el && el.shadowRoot) {
+        var inner = el.shadowRoot.elementFromPoint(x - ox, y - oy);
+        if (!inner || inner === el) break;
+        el = inner;
+      }
+      if (el && (el.tagName === "IFRAME" || el.tagName === "FRAME")) {
+        var sub = null;
+        try { sub = el.contentDocument; } catch (e) { sub = null; }
+        if (!sub) return el;
+        var fr = el.getBoundingClientRect();
+        ox += fr.left + el.clientLeft; oy += fr.top + el.clientTop;
+        doc = sub;
+        continue;
+      }
+      return el;
+    }
+    return el;
+  }
+
+  function contains(outer, inner) {
+    for (var n = inner; n; ) {
+      if (n === outer) return true;
+      if (n.parentNode) n = n.parentNode;
+      else if (n instanceof ShadowRoot) n = n.host;
+      else return false;
+    }
+    return false;
+  }
+
+  function info(el) {
+    var form = el.form || (el.closest && el.closest("form"));
+    var control = standsFor(el);  // a label standing for its concealed checkbox: the box's state
+    var type = ((control || el).getAttribute("type") || "").toLowerCase();
+    var isSubmit = (el.tagName === "BUTTON" && (type === "" || type === "submit") && !!form) ||
+                   (el.tagName === "INPUT" && (type === "submit" || type === "image"));
+    return {
+      tag: el.tagName.toLowerCase(), role: roleOf(el), label: labelOf(el), selector: fullSelector(el),
+      visible: isVisible(el), disabled: !!el.disabled || el.getAttribute("aria-disabled") === "true",
+      href: el.href ? String(el.href) : "", formAction: form ? String(form.action || "") : "",
+      isSubmit: isSubmit, type: type, checked: !!(control || el).checked,
+      // A password's characters never leave the page.
+      value: el.value === undefined || String(el.type).toLowerCase() === "password" ? "" : String(el.value),
+      editable: el.tagName === "INPUT" || el.tagName === "TEXTAREA" || !!el.isContentEditable,
+      inFrame: el.ownerDocument !== document
+    };
+  }
+
+  // Every root to scan: the document, same-origin iframes, open shadow roots (document order).
+  function collectRoots(root, out, depth) {
+    out.push(root);
+    if (depth > 6) return;
+    var all = root.querySelectorAll("*");
+    for (var i = 0; i < all.length; i++) {
+      var el = all[i];
+      if (el.shadowRoot) collectRoots(el.shadowRoot, out, depth + 1);
+      if (el.tagName === "IFRAME" || el.tagName === "FRAME") {
+        var sub = null;
+        try { sub = el.contentDocument; } catch (e) { sub = null; }
+        if (sub && sub.documentElement) collectRoots(sub, out, depth + 1);
+      }
+    }
+  }

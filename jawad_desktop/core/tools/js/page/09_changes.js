@@ -1,0 +1,153 @@
+  // -- what an action changed: a fingerprint before it (changesMark) compared after it (changesSince):
+  // elements that appeared or went (one re-rendered as its twin counts as neither), dialogs that
+  // opened or closed, and new lines of text (a status message, a validation error).
+  var mark = null;
+  var CHANGES_LISTED = 5, NEW_LINES = 4;
+
+  function visibleControls() {
+    var roots = [], out = [];
+    collectRoots(document, roots, 0);
+    for (var r = 0; r < roots.length; r++) {
+      var list = scriptedMatches(roots[r], CANDIDATES + ", " + SCRIPTED_SEL);
+      for (var i = 0; i < list.length; i++) if (isVisible(list[i])) out.push(list[i]);
+    }
+    return out;
+  }
+
+  function openDialogs() {
+    var found = document.querySelectorAll(DIALOG_SEL), out = [];
+    for (var i = 0; i < found.length; i++) {
+      if (found[i].getAttribute("aria-hidden") !== "true" && isVisible(found[i])) out.push(found[i]);
+    }
+    return out;
+  }
+
+  function pageLines() {
+    var text = document.body ? document.body.innerText || "" : "";
+    var out = [];
+    text.split("\n").forEach(function (line) {
+      line = line.replace(/\s+/g, " ").trim();
+      if (line) out.push(line);
+    });
+    return out;
+  }
+
+  function dialogName(d) {
+    var heading = d.querySelector("h1, h2, h3, h4, legend, [role=heading]");
+    return ownLabel(d) || (heading ? clip(heading.textContent, 60) : "") || clip(d.innerText, 60);
+  }
+
+  // A dialog's words without its controls' labels (those are listed as new elements).
+  function proseOf(box) {
+    var parts = [], walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+    for (var n = walker.nextNode(); n && parts.length < 60; n = walker.nextNode()) {
+      var parent = n.parentElement;
+      if (!parent || parent.closest("button, select, textarea, script, style, [role=button]")) continue;
+      var t = n.data.replace(/\s+/g, " ").trim();
+      if (t && isVisible(parent)) parts.push(t);
+    }
+    return parts.join(" ");
+  }
+
+  J.changesMark = function () {
+    mark = { url: String(location.href), controls: new Set(visibleControls()), dialogs: openDialogs(),
+             lines: new Set(pageLines()) };
+    return { ok: true };
+  };
+
+  J.changesSince = function () {
+    if (!mark) return { ok: true, fresh: true, url: String(location.href) };
+    var before = mark;
+    mark = null;
+    var now = visibleControls(), nowSet = new Set(now);
+    var added = now.filter(function (el) { return !before.controls.has(el); });
+    var removed = [];
+    before.controls.forEach(function (el) { if (!nowSet.has(el)) removed.push(el); });
+    // A control replaced by its twin (same role and label) was re-rendered, not added.
+    var goneKeys = new Map();
+    removed.forEach(function (el) {
+      var key = roleOf(el) + "\n" + labelOf(el);
+      goneKeys.set(key, (goneKeys.get(key) || 0) + 1);
+    });
+    var fresh = [], rerendered = 0;
+    added.forEach(function (el) {
+      var key = roleOf(el) + "\n" + labelOf(el);
+      var left = goneKeys.get(key) || 0;
+      if (left > 0) { goneKeys.set(key, left - 1); rerendered++; } else fresh.push({ role: roleOf(el), label: labelOf(el) });
+    });
+    var gone = [];
+    goneKeys.forEach(function (count, key) {
+      var parts = key.split("\n");
+      for (var k = 0; k < count; k++) gone.push({ role: parts[0], label: parts[1] });
+    });
+    var dialogsNow = openDialogs();
+    var opened = dialogsNow.filter(function (d) { return before.dialogs.indexOf(d) < 0; }).map(function (d) {
+      var name = dialogName(d), prose = proseOf(d);
+      if (name && prose.indexOf(name) === 0) prose = prose.slice(name.length).trim();
+      return { label: name, text: clip(prose, 300) };
+    });
+    var closed = before.dialogs.filter(function (d) { return dialogsNow.indexOf(d) < 0; }).map(dialogName);
+    var skip = new Set(fresh.map(function (f) { return f.label; }));
+    var lines = [], dialogText = opened.map(function (o) { return o.text; }).join("\n");
+    pageLines().forEach(function (line) {
+      if (lines.length < NEW_LINES && !before.lines.has(line) && !skip.has(line) && dialogText.indexOf(line) < 0) {
+        lines.push(clip(line, 160));
+      }
+    });
+    return { ok: true, url: String(location.href), urlBefore: before.url, added: fresh.slice(0, CHANGES_LISTED),
+             addedCount: fresh.length, removed: gone.slice(0, CHANGES_LISTED), removedCount: gone.length,
+             rerendered: rerendered, dialogsOpened: opened, dialogsClosed: closed, newText: lines };
+  };
+
+  J.submit = function (target) {
+    var r = resolve(target);
+    if (r.error) return { ok: false, error: r.error };
+    var form = r.el.form || (r.el.closest && r.el.closest("form"));
+    if (!form) return { ok: false, error: "no_form" };
+    if (form.requestSubmit) form.requestSubmit(); else form.submit();
+    return { ok: true, action: String(form.action || "") };
+  };
+
+  J.selectOption = function (target, wanted) {
+    var r = resolve(target);
+    if (r.error) return { ok: false, error: r.error };
+    var el = r.el;
+    if (el.tagName !== "SELECT") return { ok: false, error: "not_select" };
+    var want = String(wanted).trim().toLowerCase();
+    var choice = null, options = [];
+    for (var i = 0; i < el.options.length; i++) {
+      var o = el.options[i];
+      options.push(clip(o.text, 40));
+      if (o.value.toLowerCase() === want || o.text.trim().toLowerCase() === want) { choice = o; break; }
+    }
+    if (!choice) {
+      for (var k = 0; k < el.options.length; k++) {
+        if (el.options[k].text.toLowerCase().indexOf(want) >= 0) { choice = el.options[k]; break; }
+      }
+    }
+    if (!choice) return { ok: false, error: "no_option", options: options.slice(0, 30) };
+    setNativeValue(el, choice.value);
+    var Ev = el.ownerDocument.defaultView.Event;
+    el.dispatchEvent(new Ev("input", { bubbles: true }));
+    el.dispatchEvent(new Ev("change", { bubbles: true }));
+    return { ok: true, value: choice.value, text: clip(choice.text, 80) };
+  };
+
+  J.scroll = function (direction) {
+    var se = document.scrollingElement || document.documentElement;
+    var before = window.scrollY;
+    var step = Math.round(window.innerHeight * 0.8);
+    if (direction === "down") window.scrollBy({ top: step, behavior: "instant" });
+    else if (direction === "up") window.scrollBy({ top: -step, behavior: "instant" });
+    else if (direction === "top") window.scrollTo({ top: 0, behavior: "instant" });
+    else if (direction === "bottom") window.scrollTo({ top: se.scrollHeight, behavior: "instant" });
+    return { ok: true, before: before, after: window.scrollY,
+             max: Math.max(0, se.scrollHeight - window.innerHeight) };
+  };
+
+  J.scrollTo = function (target) {
+    var r = resolve(target);
+    if (r.error) return { ok: false, error: r.error };
+    r.el.scrollIntoView({ block: "center", behavior: "instant" });
+    return { ok: true, after: window.scrollY };
+  };

@@ -1,0 +1,2 @@
+  Object.defineProperty(window, "__jawad", { value: J, writable: false, configurable: true });
+})();
