@@ -193,7 +193,7 @@ def _child(quick: bool) -> int:
     from jawad_desktop.cli.terminal import offscreen_page
     from jawad_desktop.core.tools.browser import read_page
     from jawad_desktop.core.tools.page import PageError
-    from jawad_desktop.ui.app import end_process, run_loop
+    from jawad_desktop.ui.app.application import end_process, run_loop
 
     class Quiet(SimpleHTTPRequestHandler):
         extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".html": "text/html; charset=utf-8"}
@@ -248,7 +248,7 @@ def _child(quick: bool) -> int:
         server.shutdown()
     print(json.dumps({"f1": scores, "f1_as_is": as_is, "f1_readability": reader, "titles": titles,
                       "median_ms": median(times), "median_tokens": median(tokens)}), flush=True)
-    end_process(0)  # skip interpreter teardown of Qt objects (see ui/app.py)
+    end_process(0)  # skip interpreter teardown of Qt objects (see ui/app/application.py)
     return 0
 
 

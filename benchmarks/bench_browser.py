@@ -67,7 +67,7 @@ def run(quick: bool) -> list[Figure]:
 
 async def _elements_ms(page: Any) -> float:
     """Milliseconds ``J.elements(150)`` takes inside the page (its isolated world)."""
-    from jawad_desktop.ui.browser_pane import WORLD
+    from jawad_desktop.ui.window.browser_pane import WORLD
 
     took = await page.run_js("(function () { var t = performance.now(); window.__jawad.elements(150); "
                              "return performance.now() - t; })()", world=WORLD, timeout=60)
@@ -77,7 +77,7 @@ async def _elements_ms(page: Any) -> float:
 def _child(quick: bool) -> int:
     import asyncio
 
-    from jawad_desktop.ui.app import create_application, end_process, run_loop
+    from jawad_desktop.ui.app.application import create_application, end_process, run_loop
 
     create_application(headless=True)
     from PySide6.QtCore import QTimer
@@ -150,7 +150,7 @@ def _child(quick: bool) -> int:
     finally:
         timer.stop()
     print(json.dumps(result), flush=True)
-    end_process(0)  # skip interpreter teardown of Qt objects (see ui/app.py)
+    end_process(0)  # skip interpreter teardown of Qt objects (see ui/app/application.py)
 
 
 if __name__ == "__main__":

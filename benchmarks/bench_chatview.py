@@ -38,11 +38,11 @@ def run(quick: bool) -> list[Figure]:
     from PySide6.QtCore import QEvent, QObject
     from PySide6.QtWidgets import QApplication
 
-    from jawad_desktop.ui import qt_env
+    from jawad_desktop.ui.app import qt_env
 
     qt_env.prepare(headless=True)
     app = QApplication.instance() or QApplication([])
-    from jawad_desktop.ui.chat_view import ChatItem, ChatPanel
+    from jawad_desktop.ui.chat.chat_view import ChatItem, ChatPanel
 
     class PaintSpy(QObject):
         painted = 0.0

@@ -108,7 +108,7 @@ def _measure(*, record: bool) -> dict[str, Any]:
 def _child(record: bool) -> int:
     import dataclasses
 
-    from jawad_desktop.ui.app import create_application, end_process, run_loop
+    from jawad_desktop.ui.app.application import create_application, end_process, run_loop
 
     create_application(headless=True)
 
@@ -146,7 +146,7 @@ def _child(record: bool) -> int:
 
     run_loop(main)
     print(json.dumps(out), flush=True)
-    end_process(0)  # skip interpreter teardown of Qt objects (see ui/app.py)
+    end_process(0)  # skip interpreter teardown of Qt objects (see ui/app/application.py)
     return 0
 
 

@@ -52,7 +52,7 @@ def run(quick: bool) -> list[Figure]:
 
 
 def _child() -> int:
-    from jawad_desktop.ui.app import create_application, end_process, run_loop
+    from jawad_desktop.ui.app.application import create_application, end_process, run_loop
 
     create_application(headless=True)
 
@@ -76,7 +76,7 @@ def _child() -> int:
 
     run_loop(main)
     print(json.dumps(out), flush=True)
-    end_process(0)  # skip interpreter teardown of Qt objects (see ui/app.py)
+    end_process(0)  # skip interpreter teardown of Qt objects (see ui/app/application.py)
     return 0
 
 

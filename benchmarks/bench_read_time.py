@@ -3,7 +3,7 @@ product pages whose HTML comes at once and whose images, scripts and advert ifra
 (one page in five also has an image that never comes), served on 127.0.0.1 by
 ``tests/servers/slow_pages.py``.
 
-A read waits for DOMContentLoaded and a short quiet period (``ui/page_driver.py``), not for the load
+A read waits for DOMContentLoaded and a short quiet period (``browser/driver.py``), not for the load
 event; for comparison, the load event of the same pages is timed too (what a read waited for before),
 up to the 30 s after which ``navigate`` stopped a load (a page whose image never comes never fires it).
 Each read must have the page's content (its heading, price and description) to count.
@@ -70,7 +70,7 @@ def run(quick: bool) -> list[Figure]:
 
 
 def _child(quick: bool) -> int:
-    from jawad_desktop.ui.app import create_application, end_process, run_loop
+    from jawad_desktop.ui.app.application import create_application, end_process, run_loop
 
     create_application(headless=True)
     from jawad_desktop.cli.terminal import offscreen_page
@@ -115,7 +115,7 @@ def _child(quick: bool) -> int:
     finally:
         server.stop()
     print(json.dumps(result), flush=True)
-    end_process(0)  # skip interpreter teardown of Qt objects (see ui/app.py)
+    end_process(0)  # skip interpreter teardown of Qt objects (see ui/app/application.py)
     return 0
 
 

@@ -149,8 +149,8 @@ def _gui_probe() -> None:
     from PySide6.QtCore import QElapsedTimer, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from jawad_desktop.ui.bridge import EventBridge
-    from jawad_desktop.ui.voice_button import VoiceButton
+    from jawad_desktop.ui.app.bridge import EventBridge
+    from jawad_desktop.ui.chat.voice_button import VoiceButton
 
     speaker = _Speaker(dict(os.environ))
     app = QApplication([])

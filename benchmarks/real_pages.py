@@ -120,7 +120,7 @@ def _child(folder: Path, names: list[str]) -> int:
     from jawad_desktop.cli.terminal import offscreen_page
     from jawad_desktop.core.tools.browser import read_page
     from jawad_desktop.core.tools.page import PageError
-    from jawad_desktop.ui.app import end_process, run_loop
+    from jawad_desktop.ui.app.application import end_process, run_loop
 
     class Served(SimpleHTTPRequestHandler):
         def translate_path(self, path: str) -> str:
@@ -185,7 +185,7 @@ def _child(folder: Path, names: list[str]) -> int:
     finally:
         server.shutdown()
     print(json.dumps(out), flush=True)
-    end_process(0)  # skip interpreter teardown of Qt objects (see ui/app.py)
+    end_process(0)  # skip interpreter teardown of Qt objects (see ui/app/application.py)
     return 0
 
 

@@ -194,13 +194,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     _activate_voice_pack(paths)
     try:
         if args.self_test or args.command is None:
-            from jawad_desktop.ui.app import end_process
+            from jawad_desktop.ui.app.application import end_process
 
             if args.self_test:
-                from jawad_desktop.ui.self_test import run_self_test
+                from jawad_desktop.ui.app.self_test import run_self_test
 
                 end_process(run_self_test(args.profile))
-            from jawad_desktop.ui.app import run_gui
+            from jawad_desktop.ui.app.application import run_gui
 
             end_process(run_gui(args.profile, screenshot=args.screenshot, startup_report=args.startup_report))
         return _run_handler(args)

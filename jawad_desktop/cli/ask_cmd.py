@@ -100,7 +100,7 @@ async def run(args: argparse.Namespace, ctx: AppContext, prompt: str, levels: li
 
 
 def run_on_page(args: argparse.Namespace, ctx: AppContext, prompt: str, url: str, levels: list[str]) -> int:
-    """One turn with browser tools on ``url``; ends the process (Qt, see ``ui/app.py``)."""
+    """One turn with browser tools on ``url``; ends the process (Qt, see ``ui/app/application.py``)."""
     from jawad_desktop.core.tools.page import PageError
 
     page = offscreen_page(ctx, private=args.private)

@@ -143,7 +143,7 @@ class _Progress:
 
 
 def _run_plan(args: argparse.Namespace, ctx: AppContext, plan: ResearchPlan, interactive: bool) -> int:
-    """Run the approved plan in an offscreen browser; ends the process (Qt, see ui/app.py)."""
+    """Run the approved plan in an offscreen browser; ends the process (Qt, see ui/app/application.py)."""
     from jawad_desktop.core import events
     from jawad_desktop.core.assistant import Assistant
 

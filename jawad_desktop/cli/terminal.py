@@ -2,7 +2,7 @@
 
 - ``offscreen_page``: a QtWebEngine page in an offscreen view (Jawad's browser profile, or a
   private one), for the commands that work on a web page; ``run_on_qt`` runs a command's
-  coroutine on Qt's loop and ends the process the way Qt needs (see ``ui/app.py``).
+  coroutine on Qt's loop and ends the process the way Qt needs (see ``ui/app/application.py``).
 - ``TerminalQuestions``: the terminal asker. It answers the gate's permission requests, plan-first
   mode's plans (y or Enter approves) and hand-overs (the agent gives the user the page for a login
   or a CAPTCHA: Enter continues, c cancels) with questions on the terminal, one at a time, read off
@@ -40,9 +40,9 @@ from jawad_desktop.core.sites import address_of, is_web_address, scheme_of
 from jawad_desktop.core.tools.page import not_web_address
 
 if TYPE_CHECKING:
+    from jawad_desktop.browser.driver import QtWebEnginePage
     from jawad_desktop.core.assistant import Assistant
     from jawad_desktop.core.context import AppContext
-    from jawad_desktop.ui.page_driver import QtWebEnginePage
 
 LEVEL_NAMES = tuple(level.value for level in PermissionLevel)
 
@@ -429,13 +429,13 @@ def action_log_line(entry: ev.ActionLogEntry) -> str:
 
 def offscreen_page(ctx: AppContext | None, *, private: bool) -> QtWebEnginePage:
     """A page in an offscreen view: on Jawad's browser profile, or a private one (nothing kept)."""
-    from jawad_desktop.ui.app import create_application
+    from jawad_desktop.ui.app.application import create_application
 
     create_application(headless=True)
     from PySide6.QtWebEngineWidgets import QWebEngineView
 
-    from jawad_desktop.ui.browser_pane import make_profile
-    from jawad_desktop.ui.page_driver import QtWebEnginePage
+    from jawad_desktop.browser.driver import QtWebEnginePage
+    from jawad_desktop.ui.window.browser_pane import make_profile
 
     off_record = private or ctx is None or ctx.settings.browser.off_the_record
     profile = make_profile(None if off_record or ctx is None else ctx.paths.data / "browser")
@@ -446,8 +446,8 @@ def offscreen_page(ctx: AppContext | None, *, private: bool) -> QtWebEnginePage:
 
 
 def run_on_qt(main: Callable[[], Coroutine[Any, Any, int]], *, after: Callable[[], None] | None = None) -> NoReturn:
-    """Run ``main`` on Qt's loop, call ``after`` (printing), and end the process (``ui/app.py``)."""
-    from jawad_desktop.ui.app import end_process, run_loop
+    """Run ``main`` on Qt's loop, call ``after`` (printing), and end the process (``ui/app/application.py``)."""
+    from jawad_desktop.ui.app.application import end_process, run_loop
 
     try:
         code = run_loop(main)

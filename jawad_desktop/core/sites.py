@@ -7,7 +7,7 @@ address have no site (``""``).
 The agent goes to web addresses only (``is_web_address``): ``http``, ``https`` and ``about:blank``.
 A ``file:`` address would hand the user's files to the model, a ``javascript:`` one runs a script
 in the page, and ``data:``, ``blob:``, ``view-source:``, ``chrome:`` and the rest are pages no site
-answers for; the agent's navigations to them are refused (``core/tools/browser``, ``ui/page_driver``).
+answers for; the agent's navigations to them are refused (``core/tools/browser``, ``browser/driver``).
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from jawad_desktop.browser.driver import QtWebEnginePage
 from jawad_desktop.core import events
 from jawad_desktop.core.agent.session import AgentSession
 from jawad_desktop.core.config.settings import Settings
@@ -19,7 +20,6 @@ from jawad_desktop.core.harbor import Harbor, HarborGate
 from jawad_desktop.core.llm.client import LLMClient
 from jawad_desktop.core.tools.basic import basic_registry
 from jawad_desktop.core.tools.browser import BrowserSession, browser_registry
-from jawad_desktop.ui.page_driver import QtWebEnginePage
 from tests.browser.wiring import wire_browser
 from tests.servers.scripted_model import ScriptedModel, call, text
 

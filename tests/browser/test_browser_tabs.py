@@ -10,9 +10,9 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWebEngineCore import QWebEngineProfile
 
+from jawad_desktop.browser.driver import QtWebEnginePage
 from jawad_desktop.core.tools.page import Target
-from jawad_desktop.ui.browser_pane import BrowserPane
-from jawad_desktop.ui.page_driver import QtWebEnginePage
+from jawad_desktop.ui.window.browser_pane import BrowserPane
 
 Run = Callable[..., Any]
 

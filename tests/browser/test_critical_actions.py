@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
+from jawad_desktop.browser.driver import QtWebEnginePage
 from jawad_desktop.core import events
 from jawad_desktop.core.harbor import CallInsight, PermissionCheck, PermissionLevel
 from jawad_desktop.core.harbor.policy import is_critical_action
 from jawad_desktop.core.tools.browser.critical import ActionFacts, why_critical
 from jawad_desktop.core.tools.page import ElementInfo
-from jawad_desktop.ui.page_driver import QtWebEnginePage
 from tests.browser.wiring import WiredBrowser, wire_browser
 
 Load = Callable[[str], str]

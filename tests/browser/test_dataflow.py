@@ -280,7 +280,7 @@ def test_a_page_cannot_close_the_fence() -> None:
 def test_in_the_window_a_session_grant_still_shows_the_question_with_the_values(arun: Any, qtbot: Any) -> None:
     """The window's permission panel, on the gate's bus: the values and where they go are shown,
     "allow for this site / session" cannot be chosen, and "Allow once" lets this call go."""
-    from jawad_desktop.ui.permission_panel import PermissionPanel
+    from jawad_desktop.ui.prompts.permission_panel import PermissionPanel
 
     panel = PermissionPanel()
     qtbot.addWidget(panel)

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from jawad_desktop.browser.driver import QtWebEnginePage
 from jawad_desktop.core.tools.page import PageError, Target
-from jawad_desktop.ui.page_driver import QtWebEnginePage
 
 
 async def page_text(page: QtWebEnginePage, selector: str) -> str:

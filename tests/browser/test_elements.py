@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from jawad_desktop.browser.driver import QtWebEnginePage
 from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.events import EventBus
 from jawad_desktop.core.tools.browser import BrowserSession, PageReading, browser_registry, read_page
@@ -18,7 +19,6 @@ from jawad_desktop.core.tools.browser.elements import ELEMENTS_BUDGET_CHARS, lis
 from jawad_desktop.core.tools.context import ToolContext
 from jawad_desktop.core.tools.page import RawSnapshot, Target
 from jawad_desktop.core.tools.registry import ToolResult
-from jawad_desktop.ui.page_driver import QtWebEnginePage
 
 Load = Callable[[str], str]
 Run = Callable[..., Any]

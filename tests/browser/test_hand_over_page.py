@@ -9,6 +9,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from jawad_desktop.browser.driver import QtWebEnginePage
 from jawad_desktop.core import events
 from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.events import EventBus
@@ -17,7 +18,6 @@ from jawad_desktop.core.tools.browser.hand_over import HandOver, needs_user_note
 from jawad_desktop.core.tools.context import ToolContext
 from jawad_desktop.core.tools.page import Target
 from jawad_desktop.core.tools.registry import ToolResult
-from jawad_desktop.ui.page_driver import QtWebEnginePage
 
 Load = Callable[[str], str]
 Run = Callable[..., Any]

@@ -9,8 +9,8 @@ from typing import Any
 
 from PySide6.QtGui import QImage
 
+from jawad_desktop.browser.driver import QtWebEnginePage
 from jawad_desktop.core.llm.client import LLMClient
-from jawad_desktop.ui.page_driver import QtWebEnginePage
 from tests.browser.test_agent_flows import Flow, flow  # noqa: F401  (the fixture)
 from tests.servers.scripted_model import call, text
 

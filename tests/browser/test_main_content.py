@@ -15,6 +15,7 @@ import pytest
 
 from benchmarks import serve_folder
 from benchmarks.bench_articles import CORPUS, f1, html_text, markdown_text
+from jawad_desktop.browser.driver import QtWebEnginePage
 from jawad_desktop.core.tools.browser import PageReading, read_page
 from jawad_desktop.core.tools.browser.content import (
     OTHER_LINE_MAX_CHARS,
@@ -24,7 +25,6 @@ from jawad_desktop.core.tools.browser.content import (
     other_visible_text,
 )
 from jawad_desktop.core.tools.page import RawSnapshot
-from jawad_desktop.ui.page_driver import QtWebEnginePage
 
 Load = Callable[[str], str]
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from jawad_desktop.browser.driver import QtWebEnginePage
 from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.events import EventBus
 from jawad_desktop.core.tools.browser import BrowserSession, PageReading, browser_registry
 from jawad_desktop.core.tools.context import ToolContext
 from jawad_desktop.core.tools.registry import ToolResult
-from jawad_desktop.ui.page_driver import QtWebEnginePage
 
 Load = Callable[[str], str]
 Run = Callable[..., Any]

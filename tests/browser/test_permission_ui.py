@@ -7,7 +7,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 
 from jawad_desktop.core.events import PermissionRequest, PermissionSettled, now_ms
-from jawad_desktop.ui.permission_panel import PermissionPanel
+from jawad_desktop.ui.prompts.permission_panel import PermissionPanel
 
 
 def _request(n: int, *, critical: bool = False, from_page: bool = False, timeout_s: float = 60) -> PermissionRequest:

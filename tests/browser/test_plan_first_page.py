@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
+from jawad_desktop.browser.driver import QtWebEnginePage
 from jawad_desktop.core import events as ev
 from jawad_desktop.core.assistant import Assistant
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.llm.client import LLMClient
 from jawad_desktop.core.store.secrets import SecretStore
-from jawad_desktop.ui.page_driver import QtWebEnginePage
 from tests.servers.scripted_model import ScriptedModel, call, text
 
 PLAN = {"sites": ["127.0.0.1"], "actions": ["interact: type the message", "submit: send the form"],

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from jawad_desktop.browser.driver import QtWebEnginePage
 from jawad_desktop.core.tools.browser import read_page
-from jawad_desktop.ui.page_driver import QtWebEnginePage
 from tests.browser.product_score import Score, devset, wrong_fields
 
 Load = Callable[[str], str]

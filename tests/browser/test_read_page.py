@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
+from jawad_desktop.browser.driver import QtWebEnginePage
 from jawad_desktop.core.tools.browser import PageReading, read_page
 from jawad_desktop.core.tools.page import Target
-from jawad_desktop.ui.page_driver import QtWebEnginePage
 
 Load = Callable[[str], str]
 

@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
+from jawad_desktop.browser.driver import QtWebEnginePage
 from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.events import EventBus
 from jawad_desktop.core.tools.browser import BrowserSession, browser_registry
 from jawad_desktop.core.tools.context import ToolContext
 from jawad_desktop.core.tools.registry import ToolResult
-from jawad_desktop.ui.page_driver import QtWebEnginePage
 from tests.fixtures.page_server import PAGES
 
 Load = Callable[[str], str]

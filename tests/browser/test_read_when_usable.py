@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from jawad_desktop.browser.driver import QtWebEnginePage
 from jawad_desktop.core.tools.browser import read_page
 from jawad_desktop.core.tools.browser.reading import STILL_LOADING_NOTE
 from jawad_desktop.core.tools.page import PageError
-from jawad_desktop.ui.page_driver import QtWebEnginePage
 from tests.servers.slow_pages import SlowPageServer
 
 Run = Callable[..., Any]
@@ -75,7 +75,7 @@ def test_a_site_that_does_not_answer_still_fails_to_load(web_page: QtWebEnginePa
 
 def test_the_page_cache_event_still_fires_when_the_load_finishes(qtbot: Any, web_profile: Any, arun: Run,
                                                                   slow_pages: SlowPageServer) -> None:
-    from jawad_desktop.ui.browser_pane import BrowserPane
+    from jawad_desktop.ui.window.browser_pane import BrowserPane
 
     pane = BrowserPane(web_profile, shortcuts=False)
     qtbot.addWidget(pane)

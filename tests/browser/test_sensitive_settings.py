@@ -8,10 +8,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from jawad_desktop.browser.driver import QtWebEnginePage
 from jawad_desktop.core import events
 from jawad_desktop.core.harbor import PermissionCheck, PermissionLevel
 from jawad_desktop.core.harbor.policy import is_sensitive_setting
-from jawad_desktop.ui.page_driver import QtWebEnginePage
 from tests.browser.wiring import wire_browser
 
 Load = Callable[[str], str]

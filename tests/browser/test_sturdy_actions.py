@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from jawad_desktop.browser.driver import QtWebEnginePage
 from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.events import EventBus
 from jawad_desktop.core.tools.browser import BrowserSession, browser_registry
@@ -22,7 +23,6 @@ from jawad_desktop.core.tools.browser.changes import field_sentence
 from jawad_desktop.core.tools.context import ToolContext
 from jawad_desktop.core.tools.page import PageError, Target
 from jawad_desktop.core.tools.registry import ToolResult
-from jawad_desktop.ui.page_driver import QtWebEnginePage
 from tests.fixtures.task_server import TaskServer
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from jawad_desktop.browser.driver import QtWebEnginePage
 from jawad_desktop.core import events
 from jawad_desktop.core.agent.confirm import CONFIRM_HEADER
 from jawad_desktop.core.agent.session import AgentSession
@@ -22,7 +23,6 @@ from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.llm.client import LLMClient
 from jawad_desktop.core.tools.basic import basic_registry
 from jawad_desktop.core.tools.browser import BrowserSession, browser_registry
-from jawad_desktop.ui.page_driver import QtWebEnginePage
 from tests.browser.wiring import wire_browser
 from tests.fixtures.task_server import TaskServer
 from tests.servers.scripted_model import ScriptedModel, call, text

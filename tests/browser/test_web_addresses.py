@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QUrl
 
+from jawad_desktop.browser.driver import QtWebEnginePage
 from jawad_desktop.core import events
 from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.tools.browser import BrowserSession, browser_registry, read_page
 from jawad_desktop.core.tools.context import ToolContext
 from jawad_desktop.core.tools.page import PageError
 from jawad_desktop.core.tools.registry import ToolArgumentsError, ToolResult
-from jawad_desktop.ui.page_driver import QtWebEnginePage
 from tests.servers.loopback import serving
 
 Run = Callable[..., Any]
@@ -195,7 +195,7 @@ def test_a_tab_the_user_opened_on_a_local_file_is_not_read(agent: Agent, secret_
 def test_the_address_bar_still_opens_a_local_file(qtbot: Any, web_profile: Any, secret_file: Path,
                                                   arun: Run) -> None:
     """Typing a file's address is the user's own, visible choice: the agent's driver lets it load."""
-    from jawad_desktop.ui.browser_pane import BrowserPane
+    from jawad_desktop.ui.window.browser_pane import BrowserPane
 
     pane = BrowserPane(web_profile)
     qtbot.addWidget(pane)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from jawad_desktop.browser.driver import QtWebEnginePage
 from jawad_desktop.core.tools.browser import PageReading, read_page
-from jawad_desktop.ui.page_driver import QtWebEnginePage
 
 Load = Callable[[str], str]
 

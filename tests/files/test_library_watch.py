@@ -121,7 +121,7 @@ from jawad_desktop.core.tools.files.watch import LibraryWatcher
 
 app = QCoreApplication([])
 loop = qasync.QEventLoop(app, already_running=True)  # as the window runs it: inside Qt's event processing
-loop.set_default_executor(concurrent.futures.ThreadPoolExecutor())  # as ui.app does
+loop.set_default_executor(concurrent.futures.ThreadPoolExecutor())  # as ui.app.application does
 asyncio.set_event_loop(loop)
 root = Path(sys.argv[1])
 library = DocumentLibrary.open(root / "config", root / "data")

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.skipif(bundled_model_path() is None, reason="the built-
 CHILD = """
 import asyncio, sys
 from jawad_desktop.core.llm.local_server import shared_local_server
-from jawad_desktop.ui.app import end_process
+from jawad_desktop.ui.app.application import end_process
 server = shared_local_server()
 asyncio.run(server.ensure_started())
 print(server._proc.pid, flush=True)

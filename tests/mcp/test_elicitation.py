@@ -146,7 +146,7 @@ def test_the_window_form_answers_a_server_question(arun: Any, qtbot: Any) -> Non
     from PySide6.QtCore import Qt, QTimer
     from PySide6.QtWidgets import QComboBox, QLineEdit
 
-    from jawad_desktop.ui.elicitation_panel import ElicitationPanel
+    from jawad_desktop.ui.prompts.elicitation_panel import ElicitationPanel
 
     bus = EventBus()
     elicitations = Elicitations(bus)

@@ -15,8 +15,8 @@ from PySide6.QtCore import Qt
 from jawad_desktop.core.config.mcp import mcp_header_key_name
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.store.secrets import SecretStore
-from jawad_desktop.ui.mcp_page import McpPage
-from jawad_desktop.ui.settings_dialog import SettingsDialog
+from jawad_desktop.ui.settings.dialog import SettingsDialog
+from jawad_desktop.ui.settings.mcp_page import McpPage
 from tests.mcp.conftest import HttpMcp
 
 

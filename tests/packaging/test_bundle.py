@@ -201,7 +201,7 @@ def test_bundle_holds_what_the_app_uses_and_not_what_it_does_not(built: Any, unp
         "resources/jawad-desktop.desktop",
         "resources/icons/jawad.svg",
         *(f"resources/icons/jawad-{size}.png" for size in (16, 32, 48, 64, 128, 256, 512)),
-        "resources/icons/ui/send.svg",  # the interface's icons (ui.icons) and their licence
+        "resources/icons/ui/send.svg",  # the interface's icons (ui.look.icons) and their licence
         "resources/icons/ui/LICENSE",
     ]:
         assert (internal / needed).exists(), needed

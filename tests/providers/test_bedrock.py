@@ -167,7 +167,7 @@ def test_region_and_models(aws_env: None, monkeypatch: pytest.MonkeyPatch, provi
 
 def test_settings_page_has_bedrock_fields(qtbot: Any, profile_dir: Any, secret_store: Any) -> None:
     from jawad_desktop.core.context import AppContext
-    from jawad_desktop.ui.settings_dialog import SettingsDialog
+    from jawad_desktop.ui.settings.dialog import SettingsDialog
 
     dialog = SettingsDialog(AppContext.open(str(profile_dir), secrets=secret_store))
     qtbot.addWidget(dialog)

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from jawad_desktop.browser.driver import QtWebEnginePage
 from jawad_desktop.core import events
 from jawad_desktop.core.agent.session import AgentSession
 from jawad_desktop.core.config.settings import Settings
@@ -21,7 +22,6 @@ from jawad_desktop.core.store.conversations import ConversationStore
 from jawad_desktop.core.store.page_cache import PageCache
 from jawad_desktop.core.tools.basic import basic_registry
 from jawad_desktop.core.tools.browser import BrowserSession, browser_registry, inspector_for, make_navigation_guard
-from jawad_desktop.ui.page_driver import QtWebEnginePage
 from tests.servers.scripted_model import ScriptedModel
 
 

@@ -12,6 +12,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
 
+from jawad_desktop.browser.driver import QtWebEnginePage
 from jawad_desktop.core import events
 from jawad_desktop.core.assistant import Assistant
 from jawad_desktop.core.context import AppContext
@@ -20,9 +21,8 @@ from jawad_desktop.core.llm.client import LLMClient
 from jawad_desktop.core.research import PlanStatus, ResearchPlan, ResearchStore, StepStatus, parse_plan
 from jawad_desktop.core.store.conversations import ConversationStore
 from jawad_desktop.core.store.secrets import SecretStore
-from jawad_desktop.ui.bridge import EventBridge
-from jawad_desktop.ui.page_driver import QtWebEnginePage
-from jawad_desktop.ui.research_panel import ResearchController, ResearchPanel
+from jawad_desktop.ui.app.bridge import EventBridge
+from jawad_desktop.ui.chat.research_panel import ResearchController, ResearchPanel
 from tests.servers.scripted_model import ScriptedModel, call, text
 
 STEPS = [

@@ -11,8 +11,8 @@ from typing import Any
 from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile
 from PySide6.QtWebEngineWidgets import QWebEngineView
 
-from jawad_desktop.ui.browser_pane import GuardedWebPage
-from jawad_desktop.ui.page_driver import QtWebEnginePage
+from jawad_desktop.browser.driver import QtWebEnginePage
+from jawad_desktop.ui.window.browser_pane import GuardedWebPage
 
 
 class TabbedWebPage(GuardedWebPage):

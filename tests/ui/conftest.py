@@ -10,7 +10,7 @@ import pytest
 
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.store.secrets import SecretStore
-from jawad_desktop.ui.main_window import MainWindow
+from jawad_desktop.ui.window.main_window import MainWindow
 
 
 @pytest.fixture

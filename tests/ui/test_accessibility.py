@@ -29,11 +29,11 @@ from jawad_desktop.core.events import HandOverRequested, PermissionRequest, Plan
 from jawad_desktop.core.harbor import PermissionLevel
 from jawad_desktop.core.llm.connection import ProviderOffer
 from jawad_desktop.core.research.plan import PlanStatus, ResearchPlan, ResearchStep
-from jawad_desktop.ui.first_start import OffersPanel
-from jawad_desktop.ui.focus_order import reading_order
-from jawad_desktop.ui.main_window import MainWindow
-from jawad_desktop.ui.quick_ask import QuickAskWindow
-from jawad_desktop.ui.settings_dialog import SettingsDialog
+from jawad_desktop.ui.desktop.quick_ask import QuickAskWindow
+from jawad_desktop.ui.settings.dialog import SettingsDialog
+from jawad_desktop.ui.window.first_start import OffersPanel
+from jawad_desktop.ui.window.focus_order import reading_order
+from jawad_desktop.ui.window.main_window import MainWindow
 from tests.servers.scripted_model import ScriptedModel, call, text
 from tests.ui.accessibility import (
     controls,
@@ -98,7 +98,7 @@ def test_the_main_window_with_every_panel_open(window: MainWindow, qtbot: Any) -
         window.research.panel.show_plan(plan)
         clashes = mnemonic_clashes(window)
         assert not clashes, f"with a {status.value} research plan shown: " + "; ".join(clashes)
-    # Every control Tab can reach is in the window's reading order (ui.focus_order), panels included.
+    # Every control Tab can reach is in the window's reading order (ui.window.focus_order), panels included.
     chain = {id(w) for w in reading_order(window.main_split)}
     for control in controls(window):
         if control.focusPolicy() & Qt.FocusPolicy.TabFocus and control.window() is window:

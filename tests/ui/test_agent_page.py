@@ -16,8 +16,8 @@ from jawad_desktop.core.config.settings import SYSTEM_PROMPT_MAX_CHARS
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.llm.client import LLMClient
 from jawad_desktop.core.store.secrets import SecretStore
-from jawad_desktop.ui.agent_page import AgentPage
-from jawad_desktop.ui.settings_dialog import SettingsDialog
+from jawad_desktop.ui.settings.agent_page import AgentPage
+from jawad_desktop.ui.settings.dialog import SettingsDialog
 from tests.servers.scripted_model import ScriptedModel, call, text
 from tests.ui.page_checks import assert_named_and_labelled
 

@@ -9,7 +9,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QToolButton
 
-from jawad_desktop.ui.chat_view import CARET, ChatInput, ChatItem, ChatPanel
+from jawad_desktop.ui.chat.chat_view import CARET, ChatInput, ChatItem, ChatPanel
 
 
 def _panel(qtbot: Any) -> ChatPanel:

@@ -20,10 +20,10 @@ from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.events import ConversationState, Event, Notice, VoiceState
 from jawad_desktop.core.store.secrets import SecretStore, provider_key_name
 from jawad_desktop.core.voice.tts import piper_voices
-from jawad_desktop.ui.controls import ERROR_STYLE
-from jawad_desktop.ui.main_window import MainWindow
-from jawad_desktop.ui.voice_button import VoiceButton
-from jawad_desktop.ui.voice_settings import VoiceSettingsPage
+from jawad_desktop.ui.chat.voice_button import VoiceButton
+from jawad_desktop.ui.look.controls import ERROR_STYLE
+from jawad_desktop.ui.settings.voice_page import VoiceSettingsPage
+from jawad_desktop.ui.window.main_window import MainWindow
 from tests.fixtures.pulseaudio import PulseServer
 from tests.servers.scripted_model import ScriptedModel, text
 from tests.servers.speech_server import SpeechServer, speech_server  # noqa: F401  (the fixture)

@@ -14,7 +14,7 @@ import pytest
 
 from jawad_desktop.core import events as ev
 from jawad_desktop.core.context import AppContext
-from jawad_desktop.ui.main_window import MainWindow
+from jawad_desktop.ui.window.main_window import MainWindow
 from tests.servers.scripted_model import ScriptedModel, text
 from tests.ui.desktop_bus import NotificationDaemon
 

@@ -15,9 +15,9 @@ from jawad_desktop.core.llm.connection import ProviderOffer
 from jawad_desktop.core.llm.factory import client_for
 from jawad_desktop.core.messages import Message
 from jawad_desktop.core.store.secrets import provider_key_name
-from jawad_desktop.ui.first_start import adopt_offer
-from jawad_desktop.ui.main_window import _provider_hooks
-from jawad_desktop.ui.settings_dialog import SettingsDialog
+from jawad_desktop.ui.settings.dialog import SettingsDialog
+from jawad_desktop.ui.window.first_start import adopt_offer
+from jawad_desktop.ui.window.main_window import _provider_hooks
 from tests.servers.scripted_model import ScriptedModel, text
 
 ENV_KEY = "sk-env-page-key-9137"

@@ -11,8 +11,8 @@ from PySide6.QtCore import Qt
 
 from jawad_desktop.core.events import EventBus
 from jawad_desktop.core.harbor import Harbor
-from jawad_desktop.ui.bridge import EventBridge
-from jawad_desktop.ui.grants_page import GrantsPage
+from jawad_desktop.ui.app.bridge import EventBridge
+from jawad_desktop.ui.settings.grants_page import GrantsPage
 
 
 def _page(qtbot: Any, harbor: Harbor, bus: EventBus) -> GrantsPage:

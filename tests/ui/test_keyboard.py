@@ -18,10 +18,10 @@ from pytestqt.exceptions import TimeoutError as WaitTimedOut
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.events import PlanProposed, now_ms
 from jawad_desktop.core.harbor import PermissionCheck, PermissionLevel
-from jawad_desktop.ui.history_sidebar import HistorySidebar
-from jawad_desktop.ui.main_window import MainWindow
-from jawad_desktop.ui.settings_dialog import SettingsDialog
-from jawad_desktop.ui.shortcuts_dialog import ShortcutsDialog, menu_shortcuts
+from jawad_desktop.ui.chat.history_sidebar import HistorySidebar
+from jawad_desktop.ui.settings.dialog import SettingsDialog
+from jawad_desktop.ui.window.main_window import MainWindow
+from jawad_desktop.ui.window.shortcuts_dialog import ShortcutsDialog, menu_shortcuts
 from tests.servers.scripted_model import ScriptedModel, text
 from tests.ui.accessibility import describe, stray_ampersands, unnamed_controls
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from jawad_desktop.core import events as ev
 from jawad_desktop.core.tools.files.library import DocumentLibrary
-from jawad_desktop.ui.library_page import LibraryPage
+from jawad_desktop.ui.settings.library_page import LibraryPage
 from tests.files.samples import make_pdf
 from tests.ui.page_checks import assert_named_and_labelled
 

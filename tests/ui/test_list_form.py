@@ -17,9 +17,9 @@ from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.events import Event, Notice
 from jawad_desktop.core.llm.connection import list_models, test_connection
 from jawad_desktop.core.store.secrets import SecretStore
-from jawad_desktop.ui.mcp_page import McpPage
-from jawad_desktop.ui.settings_dialog import ProvidersPage, SettingsDialog
-from jawad_desktop.ui.theme import current
+from jawad_desktop.ui.look.theme import current
+from jawad_desktop.ui.settings.dialog import ProvidersPage, SettingsDialog
+from jawad_desktop.ui.settings.mcp_page import McpPage
 from tests.servers.fault_server import FaultServer
 
 
@@ -183,8 +183,8 @@ def test_a_server_that_cannot_start_is_shown(mcp: McpPage, qtbot: Any) -> None:
 
 def test_an_unexpected_download_failure_is_shown(qtbot: Any, ctx: AppContext, aio_loop: Any,
                                                  monkeypatch: pytest.MonkeyPatch, notices: list[Notice]) -> None:
-    from jawad_desktop.ui import voice_settings
-    from jawad_desktop.ui.voice_settings import VoiceSettingsPage
+    from jawad_desktop.ui.settings import voice_page as voice_settings
+    from jawad_desktop.ui.settings.voice_page import VoiceSettingsPage
 
     page = VoiceSettingsPage(ctx)
     qtbot.addWidget(page)
@@ -208,7 +208,7 @@ def test_an_unexpected_download_failure_is_shown(qtbot: Any, ctx: AppContext, ai
 def test_a_microphone_that_cannot_open_is_shown(qtbot: Any, ctx: AppContext, aio_loop: Any,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     from jawad_desktop.core.voice import LevelMonitor
-    from jawad_desktop.ui.voice_settings import VoiceSettingsPage
+    from jawad_desktop.ui.settings.voice_page import VoiceSettingsPage
 
     closed: list[LevelMonitor] = []
 

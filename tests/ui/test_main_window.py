@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QAbstractButton, QLineEdit, QWidget
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.store.first_frame import FirstFrame
 from jawad_desktop.core.store.secrets import SecretStore
-from jawad_desktop.ui.main_window import FIRST_START, MainWindow
+from jawad_desktop.ui.window.main_window import FIRST_START, MainWindow
 
 
 def _image_colours(widget: QWidget) -> int:
@@ -109,7 +109,7 @@ def test_send_without_provider_keeps_the_text(make_window: Any, profile_dir: Pat
 
 def _notice_contrast(window: MainWindow, qtbot: Any) -> float:
     """The contrast of the chat's text colour on the notice's fill, as painted."""
-    from jawad_desktop.ui.theme import contrast_ratio
+    from jawad_desktop.ui.look.theme import contrast_ratio
 
     view = window.chat.view
     qtbot.waitUntil(lambda: view.visualRect(view.model().index(0, 0)).height() > 20)
@@ -161,9 +161,9 @@ HEAVY_FOR_THE_FRAME = [
     "logging.handlers",
     "jawad_desktop.core.context",
     "jawad_desktop.core.store.settings",
-    "jawad_desktop.ui.chat_view",
-    "jawad_desktop.ui.presenter",
-    "jawad_desktop.ui.browser_pane",
+    "jawad_desktop.ui.chat.chat_view",
+    "jawad_desktop.ui.chat.presenter",
+    "jawad_desktop.ui.window.browser_pane",
 ]
 
 
@@ -171,7 +171,8 @@ def test_the_way_to_the_first_frame_loads_no_settings_models_panels_or_asyncio()
     code = (
         "import sys\n"
         "import jawad_desktop.cli, jawad_desktop.core.logging_setup, jawad_desktop.core.store.paths\n"
-        "import jawad_desktop.ui.app, jawad_desktop.core.store.first_frame, jawad_desktop.ui.main_window\n"
+        "import jawad_desktop.ui.app.application, jawad_desktop.core.store.first_frame\n"
+        "import jawad_desktop.ui.window.main_window\n"
         f"print(' '.join(m for m in {HEAVY_FOR_THE_FRAME!r} if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
@@ -223,7 +224,7 @@ def test_closing_the_frame_before_it_is_built(qtbot: Any) -> None:
 def test_the_offers_go_once_a_provider_is_added_in_settings(make_window: Any, profile_dir: Path, qtbot: Any) -> None:
     from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
     from jawad_desktop.core.llm.connection import ProviderOffer
-    from jawad_desktop.ui.first_start import OffersPanel
+    from jawad_desktop.ui.window.first_start import OffersPanel
 
     window: MainWindow = make_window(profile_dir)
     offers = OffersPanel(window.ctx, [ProviderOffer(
@@ -273,7 +274,7 @@ def test_the_start_page_follows_the_theme(make_window: Any, profile_dir: Path, q
 
     from PySide6.QtGui import QColor
 
-    from jawad_desktop.ui import theme
+    from jawad_desktop.ui.look import theme
 
     window: MainWindow = make_window(profile_dir)
     qtbot.waitUntil(lambda: window.browser.view.title() == "Jawad Desktop", timeout=10_000)

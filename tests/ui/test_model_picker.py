@@ -13,7 +13,7 @@ from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.llm.model_card import model_card
 from jawad_desktop.core.llm.providers import facts_key
 from jawad_desktop.core.store.model_facts import ModelFacts
-from jawad_desktop.ui.main_window import MainWindow
+from jawad_desktop.ui.window.main_window import MainWindow
 from tests.servers.scripted_model import ScriptedModel, text
 
 

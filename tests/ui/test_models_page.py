@@ -17,8 +17,8 @@ from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.llm.local_models import models_folder
 from jawad_desktop.core.store.hub import INCOMPLETE_SUFFIX
 from jawad_desktop.core.store.secrets import SecretStore
-from jawad_desktop.ui.models_page import ModelsPage
-from jawad_desktop.ui.settings_dialog import SettingsDialog
+from jawad_desktop.ui.settings.dialog import SettingsDialog
+from jawad_desktop.ui.settings.models_page import ModelsPage
 from tests.servers.ollama_models import OllamaModels, serve_ollama
 from tests.ui.page_checks import assert_named_and_labelled
 from tests.voice.hub_server import HubServer, serve_catalog_model

@@ -17,8 +17,8 @@ from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.llm.local_server import free_port
 from jawad_desktop.core.store.secrets import SecretStore
-from jawad_desktop.ui.network_page import NetworkPage
-from jawad_desktop.ui.settings_dialog import SettingsDialog
+from jawad_desktop.ui.settings.dialog import SettingsDialog
+from jawad_desktop.ui.settings.network_page import NetworkPage
 from tests.fixtures.certificates import TestCA
 from tests.fixtures.network import PROVIDER_HOST
 from tests.servers.fault_server import FaultServer

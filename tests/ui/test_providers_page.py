@@ -10,7 +10,7 @@ import pytest
 from jawad_desktop.core.config.providers import ProviderKind
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.store.secrets import SecretStore, provider_key_name
-from jawad_desktop.ui.settings_dialog import SettingsDialog
+from jawad_desktop.ui.settings.dialog import SettingsDialog
 
 KEY = "sk-test-Zq8vW3nT5yR1uP0oLk7Jh2Gf"
 

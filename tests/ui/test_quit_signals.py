@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 
 from jawad_desktop.core.events import Event, EventBus, Notice
-from jawad_desktop.ui.app import UnhandledErrors
+from jawad_desktop.ui.app.application import UnhandledErrors
 from tests.fixtures.gui_process import alive, gui_env, virtual_display, wait_until, webengine_helpers
 
 COOKIE = "jawad_quit_test"
@@ -172,7 +172,7 @@ def test_a_second_signal_while_quitting_ends_the_process_at_once(
 
 QUIT_REQUEST_SCRIPT = """
 import asyncio, sys
-from jawad_desktop.ui import app as gui
+from jawad_desktop.ui.app import application as gui
 
 app = gui.create_application(headless=True)
 from PySide6.QtCore import QTimer

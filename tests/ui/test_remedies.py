@@ -16,9 +16,9 @@ from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import Remedy, RemedyPlace
 from jawad_desktop.core.events import VoiceState
 from jawad_desktop.core.store.secrets import SecretStore, provider_key_name
-from jawad_desktop.ui.main_window import MainWindow, _provider_hooks
-from jawad_desktop.ui.remedies import remedy_text, with_remedy
-from jawad_desktop.ui.voice_button import VoiceButton
+from jawad_desktop.ui.app.remedies import remedy_text, with_remedy
+from jawad_desktop.ui.chat.voice_button import VoiceButton
+from jawad_desktop.ui.window.main_window import MainWindow, _provider_hooks
 
 TERMINAL_WORDS = ("jawad ", "--", "`")
 

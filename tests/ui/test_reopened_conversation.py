@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from jawad_desktop.core.agent.confirm import confirmation_message
 from jawad_desktop.core.messages import Message, ToolCall
-from jawad_desktop.ui.presenter import chat_items
+from jawad_desktop.ui.chat.presenter import chat_items
 
 
 def test_the_page_check_and_the_held_back_answer_are_not_shown_again() -> None:

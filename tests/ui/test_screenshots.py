@@ -18,7 +18,7 @@ from PySide6.QtCore import QEvent, QObject, QRect, Qt
 from PySide6.QtGui import QImage
 
 from jawad_desktop.core.events import VoiceState
-from jawad_desktop.ui.main_window import MainWindow
+from jawad_desktop.ui.window.main_window import MainWindow
 from tests.fixtures.gui_process import gui_env, virtual_display
 
 ROOT = Path(__file__).resolve().parent.parent.parent

@@ -12,7 +12,7 @@ import pytest
 from jawad_desktop.core.config.providers import ProviderKind
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.store.secrets import SecretStore
-from jawad_desktop.ui.settings_dialog import SettingsDialog
+from jawad_desktop.ui.settings.dialog import SettingsDialog
 from tests.servers.fault_server import FaultServer
 
 
@@ -25,7 +25,7 @@ def server() -> Iterator[FaultServer]:
 
 @pytest.fixture
 def dialog(qtbot: Any, profile_dir: Path, secret_store: SecretStore, aio_loop: Any) -> SettingsDialog:
-    from jawad_desktop.ui.main_window import MainWindow
+    from jawad_desktop.ui.window.main_window import MainWindow
 
     ctx = AppContext.open(str(profile_dir), secrets=secret_store)
     window = MainWindow(ctx)

@@ -19,10 +19,10 @@ import jawad_desktop
 from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.events import ActionLogEntry
 from jawad_desktop.core.store.settings import SettingsStore
-from jawad_desktop.ui import icons, theme
-from jawad_desktop.ui.action_log import COLUMNS, ActionLogModel
-from jawad_desktop.ui.chat_view import ChatItem, ChatPanel
-from jawad_desktop.ui.icons import ICON_NAMES, TOOL_STATES, icon
+from jawad_desktop.ui.chat.chat_view import ChatItem, ChatPanel
+from jawad_desktop.ui.look import icons, theme
+from jawad_desktop.ui.look.icons import ICON_NAMES, TOOL_STATES, icon
+from jawad_desktop.ui.window.action_log import COLUMNS, ActionLogModel
 
 Window = QPalette.ColorRole.Window
 
@@ -135,9 +135,9 @@ def test_every_bundled_svg_draws_and_the_licence_ships(qapp: QApplication) -> No
 def _names_in_code() -> set[str]:
     """The icon names the package asks for: ``icon("x")`` calls, the (widget, "x") pairs of
     the loops that set icons, and the tables of (icon, role) pairs."""
-    from jawad_desktop.ui.permission_panel import DECISION_ICONS
-    from jawad_desktop.ui.research_panel import STATUS_ICONS
-    from jawad_desktop.ui.voice_button import _ICON
+    from jawad_desktop.ui.chat.research_panel import STATUS_ICONS
+    from jawad_desktop.ui.chat.voice_button import _ICON
+    from jawad_desktop.ui.prompts.permission_panel import DECISION_ICONS
 
     patterns = [
         re.compile(r'\bicon\(\s*"([^"]+)"'),
@@ -264,7 +264,7 @@ def test_the_action_log_shows_a_calls_result_as_the_cards_icon(qapp: QApplicatio
 @pytest.mark.parametrize("name", ["light", "dark", "high-contrast"])
 def test_the_take_over_banner_is_drawn_in_the_themes_colours(name: str, qtbot: Any, qapp: QApplication) -> None:
     from jawad_desktop.core.events import HandOverRequested
-    from jawad_desktop.ui.take_over_banner import TakeOverBanner
+    from jawad_desktop.ui.prompts.take_over_banner import TakeOverBanner
 
     applied = theme.apply_theme(name)
     assert applied is not None

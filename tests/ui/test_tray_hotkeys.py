@@ -17,9 +17,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 
 from jawad_desktop.core.context import AppContext
-from jawad_desktop.ui.desktop_shell import DesktopShell, HotkeyService
-from jawad_desktop.ui.global_hotkeys import HotkeyError, X11Hotkeys, choose_backend, parse_combination
-from jawad_desktop.ui.main_window import MainWindow
+from jawad_desktop.ui.desktop.global_hotkeys import HotkeyError, X11Hotkeys, choose_backend, parse_combination
+from jawad_desktop.ui.desktop.shell import DesktopShell, HotkeyService
+from jawad_desktop.ui.window.main_window import MainWindow
 from tests.fixtures.gui_process import virtual_display
 from tests.servers.scripted_model import ScriptedModel, text
 from tests.ui.desktop_bus import GlobalShortcutsPortal, private_bus

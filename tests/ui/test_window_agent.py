@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.store.conversations import ConversationStore
-from jawad_desktop.ui.main_window import MainWindow
+from jawad_desktop.ui.window.main_window import MainWindow
 from tests.servers.scripted_model import ScriptedModel, call, text
 
 

@@ -13,7 +13,7 @@ from PySide6.QtGui import QColor, QDropEvent, QImage
 from PySide6.QtWidgets import QToolButton
 
 from jawad_desktop.core.context import AppContext
-from jawad_desktop.ui.main_window import MainWindow
+from jawad_desktop.ui.window.main_window import MainWindow
 from tests.files.samples import make_pdf, make_sample, planted
 from tests.servers.scripted_model import ScriptedModel, text
 

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication
 
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.harbor import HarborGate, PermissionCheck, PermissionLevel
-from jawad_desktop.ui.main_window import MainWindow
+from jawad_desktop.ui.window.main_window import MainWindow
 from tests.servers.scripted_model import ScriptedModel, call, text
 from tests.servers.slow_pages import SlowPageServer
 

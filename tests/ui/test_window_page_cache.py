@@ -10,7 +10,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 
 from jawad_desktop.core.context import AppContext
-from jawad_desktop.ui.main_window import MainWindow
+from jawad_desktop.ui.window.main_window import MainWindow
 from tests.servers.scripted_model import ScriptedModel, text
 
 

@@ -11,8 +11,8 @@ from PySide6.QtCore import Qt
 
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.store.secrets import SecretStore
-from jawad_desktop.ui.main_window import MainWindow
-from jawad_desktop.ui.settings_dialog import SettingsDialog
+from jawad_desktop.ui.settings.dialog import SettingsDialog
+from jawad_desktop.ui.window.main_window import MainWindow
 from tests.servers.scripted_model import ScriptedModel, call, text
 
 PLAN = {"sites": ["127.0.0.1"], "actions": ["interact: type the message"], "steps": ["Type Hello"]}

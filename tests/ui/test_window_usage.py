@@ -11,8 +11,8 @@ from typing import Any
 from PySide6.QtCore import Qt
 
 from jawad_desktop.core.context import AppContext
-from jawad_desktop.ui.chat_view import ChatPanel
-from jawad_desktop.ui.main_window import MainWindow
+from jawad_desktop.ui.chat.chat_view import ChatPanel
+from jawad_desktop.ui.window.main_window import MainWindow
 from tests.servers.scripted_model import ScriptedModel, call, text
 
 USAGE = {"prompt_tokens": 1000, "completion_tokens": 234, "total_tokens": 1234}

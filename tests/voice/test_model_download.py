@@ -241,7 +241,7 @@ def test_beam_size_setting(voice_ctx: AppContext, profile_dir: Path) -> None:
 def test_settings_page_downloads_with_progress_and_saves_the_beam(
     hub: HubServer, voice_ctx: AppContext, qtbot: Any, aio_loop: Any
 ) -> None:
-    from jawad_desktop.ui.voice_settings import VoiceSettingsPage
+    from jawad_desktop.ui.settings.voice_page import VoiceSettingsPage
 
     page = VoiceSettingsPage(voice_ctx)
     qtbot.addWidget(page)
@@ -264,7 +264,7 @@ def test_settings_page_downloads_with_progress_and_saves_the_beam(
 def test_settings_page_says_a_multilingual_model_detects_the_language(
     hub: HubServer, tiny_files: Path, voice_ctx: AppContext, qtbot: Any
 ) -> None:
-    from jawad_desktop.ui.voice_settings import VoiceSettingsPage
+    from jawad_desktop.ui.settings.voice_page import VoiceSettingsPage
 
     hub.repos["Systran/faster-whisper-small"] = tiny_files  # downloaded, so its files can be checked
     resolve_model("small", voice_ctx.paths.cache, download=True, endpoint=hub.base_url)

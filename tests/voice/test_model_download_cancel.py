@@ -13,7 +13,7 @@ import pytest
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.voice.hub import INCOMPLETE_SUFFIX
 from jawad_desktop.core.voice.models import bundled_model_path, model_folder
-from jawad_desktop.ui.voice_settings import VoiceSettingsPage
+from jawad_desktop.ui.settings.voice_page import VoiceSettingsPage
 from tests.voice.hub_server import HubServer, serve_hub
 
 REPO = "Systran/faster-whisper-base.en"

@@ -18,10 +18,10 @@ from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.events import Event, VoiceState
 from jawad_desktop.core.voice import Recorder, VoicePack, VoiceSession
 from jawad_desktop.core.voice.audio import Samples, rms
-from jawad_desktop.ui.bridge import EventBridge
-from jawad_desktop.ui.tts import ReplySpeaker
-from jawad_desktop.ui.voice_button import VoiceButton
-from jawad_desktop.ui.voice_settings import VoiceSettingsPage
+from jawad_desktop.ui.app.bridge import EventBridge
+from jawad_desktop.ui.chat.reply_speaker import ReplySpeaker
+from jawad_desktop.ui.chat.voice_button import VoiceButton
+from jawad_desktop.ui.settings.voice_page import VoiceSettingsPage
 from tests.fixtures.pulseaudio import PulseServer
 from tests.voice.pack_server import PackServer, make_pack
 
@@ -258,7 +258,7 @@ def test_push_to_talk_key_and_auto_send(
 ) -> None:
     from PySide6.QtWidgets import QLineEdit, QVBoxLayout, QWidget
 
-    from jawad_desktop.ui.voice_button import PushToTalkKey
+    from jawad_desktop.ui.chat.voice_button import PushToTalkKey
 
     voice_ctx.settings.voice.partial_results = False
     voice_ctx.settings.voice.auto_send = True

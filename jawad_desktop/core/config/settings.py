@@ -135,7 +135,7 @@ class UISettings(_Section):
 
 
 class DesktopSettings(_Section):
-    """The tray icon, the global hotkeys and desktop notifications (``ui.desktop_shell``)."""
+    """The tray icon, the global hotkeys and desktop notifications (``ui.desktop.shell``)."""
 
     keep_in_tray: bool = False  # closing the window hides it to the tray instead of quitting
     quick_ask_hotkey: str = "Ctrl+Alt+Space"  # Qt key-sequence text ("" or disabled: none)

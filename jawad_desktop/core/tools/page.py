@@ -1,7 +1,7 @@
 """The small ``Page`` interface the browser tools are written against, and its value types
 (``PageContext`` is the page as the agent's system prompt describes it, spec 000).
 
-The core never touches a browser engine: the QtWebEngine driver (``jawad_desktop.ui.page_driver``)
+The core never touches a browser engine: the QtWebEngine driver (``jawad_desktop.browser.driver``)
 implements ``Page``, and so could a headless page. Elements are addressed by a ``Target``: the
 index ``[n]`` from the last ``read_page`` listing, or a CSS selector (steps into same-origin
 iframes and open shadow roots are joined with `` >>> ``). The page library that runs inside the

@@ -1,4 +1,4 @@
-  // -- readiness: is this document usable yet? (ui/page_driver.py waits on it, not on the load event)
+  // -- readiness: is this document usable yet? (browser/driver.py waits on it, not on the load event)
   // An id per document (the library runs once per document), so the driver tells the document a
   // navigation brought from the one it replaces; and the time of the last change to the DOM's nodes or
   // text (not attributes: carousels and animations toggle those all the time), watched from when the

@@ -1,0 +1,141 @@
+"""``jawad --self-test``: start headless, check the parts a user relies on, print JSON.
+
+Checks: settings load and save in the profile, the main window builds and shows, the web view
+loads a local page, a JavaScript round trip through the page, the keyring backend (a real
+round trip of a probe secret), tokens counted with OpenAI's encoding shipped in the app (offline).
+Exit 0 only if every check passed. The packaged app is checked with this command.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from typing import Any
+
+from jawad_desktop import __version__
+from jawad_desktop.ui.app.application import create_application, run_loop
+
+TIMEOUT_S = 45.0
+
+PAGE = """<!doctype html><html><head><title>Jawad self-test</title></head>
+<body><h1 id="t">Self-test</h1><button id="b" onclick="this.dataset.clicked='yes'">Press</button></body></html>"""
+
+
+def run_self_test(profile: str | None) -> int:
+    started = time.perf_counter()
+    create_application(headless=True)
+    checks: dict[str, dict[str, Any]] = {}
+
+    def record(name: str, ok: bool, detail: str = "", **extra: Any) -> None:
+        checks[name] = {"ok": ok, "detail": detail, **extra}
+
+    async def main() -> int:
+        from PySide6.QtCore import QUrl
+
+        from jawad_desktop.core.context import AppContext
+        from jawad_desktop.core.store.secrets import SecretStore
+        from jawad_desktop.ui.window.main_window import MainWindow
+
+        try:
+            ctx = AppContext.open(profile)
+            ctx.save_settings()
+            record("settings", True, str(ctx.paths.settings_file))
+        except Exception as exc:
+            record("settings", False, f"{type(exc).__name__}: {exc}")
+            return 1
+        try:
+            t0 = time.perf_counter()
+            window = MainWindow(ctx)
+            window.show()
+            await asyncio.sleep(0.05)  # let Qt show it (no nested processEvents inside a task)
+            record("main_window", window.isVisible(), "built and shown",
+                   ms=round((time.perf_counter() - t0) * 1000, 1))
+        except Exception as exc:
+            record("main_window", False, f"{type(exc).__name__}: {exc}")
+            return 1
+
+        view = window.browser.view
+        start_page: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        loaded: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+
+        def on_loaded(ok: bool) -> None:
+            # The window's start page loads first (it is started with the window); then ours.
+            waiting = start_page if not start_page.done() else loaded
+            if not waiting.done():
+                waiting.set_result(ok)
+
+        view.loadFinished.connect(on_loaded)
+        t0 = time.perf_counter()
+        try:
+            if not window.browser.loads_finished:
+                await asyncio.wait_for(start_page, 20)
+            else:
+                start_page.set_result(True)
+            view.setHtml(PAGE, QUrl("http://127.0.0.1/self-test"))
+            ok = await asyncio.wait_for(loaded, 20)
+            record("web_view", ok and view.title() == "Jawad self-test", f"title={view.title()!r}",
+                   ms=round((time.perf_counter() - t0) * 1000, 1))
+        except TimeoutError:
+            record("web_view", False, "the page did not load within 20 s")
+
+        result: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        script = (
+            "document.getElementById('b').click();"
+            "JSON.stringify([6 * 7, document.getElementById('b').dataset.clicked])"
+        )
+
+        def on_result(value: Any) -> None:
+            if not result.done():
+                result.set_result(value)
+
+        view.page().runJavaScript(script, 0, on_result)
+        try:
+            value = await asyncio.wait_for(result, 10)
+            record("javascript", value == '[42,"yes"]', f"result={value!r}")
+        except TimeoutError:
+            record("javascript", False, "no answer from the page within 10 s")
+
+        store = await asyncio.to_thread(SecretStore.detect)
+        if store.backend is None:
+            record("keyring", False, store.problem)
+        else:
+            probe = "self-test-probe"
+            try:
+                await asyncio.to_thread(store.set, probe, "ok")
+                round_trip = await asyncio.to_thread(store.get, probe)
+                await asyncio.to_thread(store.delete, probe)
+                record("keyring", round_trip == "ok", store.backend_name)
+            except Exception as exc:
+                record("keyring", False, f"{store.backend_name}: {exc}")
+        try:
+            from jawad_desktop.core.tokens import counter_for
+
+            counter = counter_for("gpt-4o")
+            counted = await asyncio.to_thread(counter.count, "hello world")
+            record("tokens", counted == 2, f"{counter.name}: {counted} tokens for 'hello world'")
+        except Exception as exc:
+            record("tokens", False, f"{type(exc).__name__}: {exc}")
+        window.close()
+        window.dispose()
+        return 0
+
+    async def guarded() -> int:
+        try:
+            return await asyncio.wait_for(main(), TIMEOUT_S)
+        except TimeoutError:
+            record("timeout", False, f"the self-test did not finish within {TIMEOUT_S:.0f} s")
+            return 1
+
+    run_loop(guarded)
+    ok = bool(checks) and all(c["ok"] for c in checks.values())
+    report = {
+        "ok": ok,
+        "version": __version__,
+        "checks": checks,
+        "seconds": round(time.perf_counter() - started, 2),
+    }
+    print(json.dumps(report, indent=2))
+    sys.stdout.flush()
+    return 0 if ok else 1

@@ -1,0 +1,689 @@
+"""The history sidebar: saved conversations newest first, search, rename, delete with undo.
+
+Owns the list of conversations beside the chat: a search box (full-text over every
+message, matches highlighted), a ``QListView`` over ``ConversationListModel``, "New chat",
+rename in place (F2, double-click on the selected row, or the context menu), delete (Del or
+the context menu) with an Undo bar that stays ``UNDO_MS`` before the deletion becomes final,
+and export to Markdown or JSON (context menu; keys and tokens redacted). A row's tooltip says
+what the conversation used ("12,345 tokens · about $0.04"), summed by the store when asked.
+It talks to ``ConversationStore`` only; it tells the window what the user chose through
+``conversation_selected(id)``, ``match_selected(id, position)`` and ``new_chat_requested()``.
+The core's ``ConversationsChanged`` events, given to it as the bridge's
+``conversations_changed`` signal, refresh it, so the window never has to. Searches run in the
+background through ``ui.app.background``; a failed search says so in the list's place.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QEvent,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QPoint,
+    QRect,
+    QRectF,
+    QSize,
+    Qt,
+    QTimer,
+    Signal,
+    SignalInstance,
+    Slot,
+)
+from PySide6.QtGui import (
+    QAbstractTextDocumentLayout,
+    QFont,
+    QFontMetrics,
+    QKeyEvent,
+    QKeySequence,
+    QPainter,
+    QPalette,
+    QShortcut,
+    QTextDocument,
+    QTextOption,
+)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListView,
+    QMenu,
+    QSizePolicy,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.llm.pricing import totals_text
+from jawad_desktop.core.store.conversations import (
+    ConversationMatch,
+    ConversationStore,
+    ConversationSummary,
+    highlight_html,
+)
+from jawad_desktop.core.store.export import write_export
+from jawad_desktop.ui.app.background import run_async
+from jawad_desktop.ui.app.remedies import error_text
+from jawad_desktop.ui.look.controls import button
+from jawad_desktop.ui.look.icons import icon
+
+log = logging.getLogger("jawad.ui.history")
+
+UNDO_MS = 10_000
+STATUS_MS = 8_000  # how long "Exported to ..." stays
+_EXPORT_FILTERS = {"md": "Markdown (*.md)", "json": "JSON (*.json)"}
+SEARCH_DELAY_MS = 150  # wait for a pause in typing before searching
+LIST_LIMIT = 1000
+
+IdRole = Qt.ItemDataRole.UserRole + 1
+DetailHtmlRole = Qt.ItemDataRole.UserRole + 2
+TitleHtmlRole = Qt.ItemDataRole.UserRole + 3
+PositionRole = Qt.ItemDataRole.UserRole + 4
+
+
+def when_text(ms: int, now: datetime | None = None) -> str:
+    """A short, human date: ``14:05`` today, ``Yesterday``, ``Mon``, ``12 Nov``, ``12 Nov 2024``."""
+    moment = datetime.fromtimestamp(ms / 1000)
+    now = now or datetime.now()
+    if moment.date() == now.date():
+        return moment.strftime("%H:%M")
+    if moment.date() == (now - timedelta(days=1)).date():
+        return "Yesterday"
+    if now - moment < timedelta(days=7):
+        return moment.strftime("%a")
+    if moment.year == now.year:
+        return moment.strftime("%d %b").lstrip("0")
+    return moment.strftime("%d %b %Y").lstrip("0")
+
+
+@dataclass(frozen=True, slots=True)
+class SidebarRow:
+    """One row: the conversation, its title and detail line as HTML, and the matched message."""
+
+    summary: ConversationSummary
+    title_html: str
+    detail_html: str
+    accessible: str
+    position: int = -1  # the best matching message when the row came from a search
+
+
+def _row_for_summary(summary: ConversationSummary) -> SidebarRow:
+    count = summary.shown_count
+    detail = f"{when_text(summary.updated_at)} · {count} message{'s' if count != 1 else ''}"
+    return SidebarRow(
+        summary,
+        html.escape(summary.display_title),
+        html.escape(detail),
+        f"{summary.display_title}, {detail}",
+    )
+
+
+def _row_for_match(match: ConversationMatch) -> SidebarRow:
+    summary = match.conversation
+    title_html = highlight_html(match.title_snippet) if match.title_snippet else html.escape(
+        summary.display_title
+    )
+    if match.best is not None:
+        detail_html = highlight_html(" ".join(match.best.snippet.split()))
+        detail_plain = match.best.marked("", "")
+        more = f" (+{match.hit_count - 1} more)" if match.hit_count > 1 else ""
+        detail_html += html.escape(more)
+        position = match.best.position
+    else:
+        detail_plain = f"{when_text(summary.updated_at)} · title matches"
+        detail_html = html.escape(detail_plain)
+        position = -1
+    return SidebarRow(summary, title_html, detail_html, f"{summary.display_title}: {detail_plain}", position)
+
+
+class ConversationListModel(QAbstractListModel):
+    """The rows the sidebar shows; renaming a row renames the conversation in the store."""
+
+    def __init__(self, store: ConversationStore, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._store = store
+        self._rows: list[SidebarRow] = []
+        self._usage: dict[str, str] = {}  # conversation id -> its usage line, until the rows change
+        self.last_error: JawadError | None = None
+
+    def set_rows(self, rows: list[SidebarRow]) -> None:
+        self.beginResetModel()
+        self._rows = list(rows)
+        self._usage.clear()
+        self.endResetModel()
+
+    def usage_text(self, conversation_id: str) -> str:
+        """What the conversation used ("" before its first answer): summed by the store on
+        first hover (one indexed query, about a millisecond), then kept until the next refresh."""
+        text = self._usage.get(conversation_id)
+        if text is None:
+            try:
+                text = totals_text(self._store.usage_totals(conversation_id))
+            except JawadError as exc:
+                log.info("usage of %s not shown: %s", conversation_id, exc.message)
+                text = ""
+            self._usage[conversation_id] = text
+        return text
+
+    def row_of(self, conversation_id: str) -> int:
+        for i, row in enumerate(self._rows):
+            if row.summary.id == conversation_id:
+                return i
+        return -1
+
+    def row_at(self, index: int) -> SidebarRow:
+        return self._rows[index]
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        row = self._rows[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return row.summary.display_title
+        if role == Qt.ItemDataRole.EditRole:
+            return row.summary.title
+        if role == Qt.ItemDataRole.ToolTipRole:
+            usage = self.usage_text(row.summary.id)
+            return f"{row.summary.display_title}\n{usage}" if usage else row.summary.display_title
+        if role == Qt.ItemDataRole.AccessibleTextRole:
+            return row.accessible
+        if role == IdRole:
+            return row.summary.id
+        if role == TitleHtmlRole:
+            return row.title_html
+        if role == DetailHtmlRole:
+            return row.detail_html
+        if role == PositionRole:
+            return row.position
+        return None
+
+    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
+        base = super().flags(index)
+        return base | Qt.ItemFlag.ItemIsEditable if index.isValid() else base
+
+    def setData(
+        self, index: QModelIndex | QPersistentModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole
+    ) -> bool:
+        if role != Qt.ItemDataRole.EditRole or not index.isValid():
+            return False
+        row = self._rows[index.row()]
+        try:
+            self._store.rename(row.summary.id, str(value))
+        except JawadError as exc:
+            self.last_error = exc
+            log.warning("rename failed: %s", exc.message)
+            return False
+        # The ConversationsChanged event refreshes the list; show the new title at once too.
+        summary = self._store.get(row.summary.id)
+        self._rows[index.row()] = _row_for_summary(summary)
+        self.dataChanged.emit(index, index)
+        return True
+
+
+class ConversationDelegate(QStyledItemDelegate):
+    """Paints a row as two lines: the title, then the date or the highlighted match."""
+
+    PADDING = 6
+
+    def _document(self, html_text: str, option: QStyleOptionViewItem, width: int, small: bool,
+                  one_line: bool = False) -> QTextDocument:
+        doc = QTextDocument()
+        if one_line:
+            no_wrap = QTextOption()
+            no_wrap.setWrapMode(QTextOption.WrapMode.NoWrap)
+            doc.setDefaultTextOption(no_wrap)
+        font = option.font
+        if small:
+            font.setPointSizeF(max(6.0, font.pointSizeF() * 0.88))
+        doc.setDefaultFont(font)
+        doc.setDocumentMargin(0)
+        doc.setTextWidth(width)
+        doc.setHtml(html_text)
+        return doc
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
+        metrics = option.fontMetrics
+        detail_lines = 2 if index.data(PositionRole) not in (None, -1) else 1
+        return QSize(200, metrics.height() * (1 + detail_lines) + 3 * self.PADDING)
+
+    def paint(
+        self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> None:
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        opt.text = ""
+        style = opt.widget.style() if opt.widget is not None else None
+        if style is not None:
+            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
+        rect: QRect = opt.rect.adjusted(self.PADDING, self.PADDING, -self.PADDING, -self.PADDING)
+        selected = bool(opt.state & QStyle.StateFlag.State_Selected)
+        palette: QPalette = opt.palette
+        group = QPalette.ColorGroup.Active
+        text_role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
+        title_html = str(index.data(TitleHtmlRole) or "")
+        plain = str(index.data(Qt.ItemDataRole.DisplayRole) or "")
+        if title_html == html.escape(plain):  # no search highlight: a long title ends in "…"
+            bold = QFont(opt.font)
+            bold.setBold(True)
+            title_html = html.escape(QFontMetrics(bold).elidedText(plain, Qt.TextElideMode.ElideRight, rect.width()))
+        title_html = f"<b>{title_html}</b>"
+        detail_html = str(index.data(DetailHtmlRole) or "")
+        painter.save()
+        try:
+            context = QAbstractTextDocumentLayout.PaintContext()
+            context.palette.setColor(QPalette.ColorRole.Text, palette.color(group, text_role))
+            # One line: a wrapped second line showed its glyph tops under the clip.
+            title = self._document(title_html, opt, rect.width(), small=False, one_line=True)
+            painter.translate(rect.topLeft())
+            # Clip the title to one line: long titles end at the row's edge.
+            line_height = opt.fontMetrics.height()
+            context.clip = QRectF(0, 0, rect.width(), line_height + 2)
+            painter.setClipRect(context.clip)
+            title.documentLayout().draw(painter, context)
+            painter.setClipping(False)
+            painter.translate(0, line_height + self.PADDING // 2)
+            detail = self._document(detail_html, opt, rect.width(), small=True)
+            dim = palette.color(group, text_role if selected else QPalette.ColorRole.PlaceholderText)
+            context.palette.setColor(QPalette.ColorRole.Text, dim)
+            context.clip = QRectF(0, 0, rect.width(), rect.height() - line_height - self.PADDING // 2)
+            painter.setClipRect(context.clip)
+            detail.documentLayout().draw(painter, context)
+        finally:
+            painter.restore()
+
+
+class HistorySidebar(QWidget):
+    """Saved conversations with search, rename, delete with undo, and "New chat"."""
+
+    conversation_selected = Signal(str)
+    match_selected = Signal(str, int)  # a search result: the conversation and the matching message
+    new_chat_requested = Signal()
+    conversation_deleted = Signal(str)  # soft-deleted: the window may close it if it is open
+    listing_changed = Signal()  # the rows were refilled (after a refresh or a search)
+    exported = Signal(str)  # the path an export was written to
+
+    def __init__(
+        self, store: ConversationStore, conversations_changed: SignalInstance, parent: QWidget | None = None
+    ) -> None:
+        """``conversations_changed(kind, id)`` is the bridge's signal for the core's
+        ``ConversationsChanged`` events (``EventBridge.conversations_changed``)."""
+        super().__init__(parent)
+        self.store = store
+        self.setObjectName("historySidebar")
+        self.setAccessibleName("Conversation history")
+        self._current_id: str | None = None
+        self._pending_delete: str | None = None
+        self._deleted_was_open = False  # the pending deletion took the conversation the chat showed
+        self._after_refresh_select: str | None = None
+        self._generation = 0  # bumped by every refresh: a search result of an older one is stale
+
+        self.new_chat_button = button("New chat", "New chat", self, tooltip="Start a new conversation (Ctrl+N)")
+        self.new_chat_button.setIcon(icon("message-square-plus"))
+        self.new_chat_button.clicked.connect(self.new_chat_requested)
+
+        self.search_box = QLineEdit(self)
+        self.search_box.setPlaceholderText("Search conversations")
+        self.search_box.setAccessibleName("Search conversations")
+        self.search_box.setClearButtonEnabled(True)
+        self.search_box.textChanged.connect(self._on_text_changed)
+        self.search_box.returnPressed.connect(self._open_first)
+        self.search_box.installEventFilter(self)
+
+        self.model = ConversationListModel(store, self)
+        self.list_view = QListView(self)
+        self.list_view.setAccessibleName("Conversations")
+        self.list_view.setModel(self.model)
+        self.list_view.setItemDelegate(ConversationDelegate(self.list_view))
+        self.list_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        # F2 or a double-click renames; a single click only opens (no surprise editor).
+        self.list_view.setEditTriggers(
+            QAbstractItemView.EditTrigger.EditKeyPressed | QAbstractItemView.EditTrigger.DoubleClicked
+        )
+        self.list_view.setUniformItemSizes(False)
+        self.list_view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.list_view.customContextMenuRequested.connect(self._show_menu)
+        self.list_view.clicked.connect(self._open_index)  # Enter is handled in eventFilter
+        self.list_view.installEventFilter(self)
+
+        self.empty_label = QLabel("No conversations yet.", self)
+        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_label.setWordWrap(True)
+        self.empty_label.setAccessibleName("History status")
+
+        self.status_label = QLabel(self)
+        self.status_label.setWordWrap(True)
+        self.status_label.setAccessibleName("History status message")
+        self.status_label.hide()
+        self._status_timer = self._single_shot(STATUS_MS, self.status_label.hide)
+
+        self.undo_label = QLabel(self)
+        # A long title must not widen the sidebar (the whole window shifted): the label takes the
+        # width it is given, and the text is cut to it.
+        self.undo_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.undo_button = button("Undo", "Undo delete", self, tooltip="Bring the deleted conversation back (Ctrl+Z)")
+        self.undo_button.setIcon(icon("undo-2"))
+        self.undo_button.clicked.connect(self.undo_delete)
+        self.undo_bar = QWidget(self)
+        self.undo_bar.setAccessibleName("Deleted conversation")
+        undo_layout = QHBoxLayout(self.undo_bar)
+        undo_layout.setContentsMargins(4, 2, 4, 2)
+        undo_layout.addWidget(self.undo_label, 1)
+        undo_layout.addWidget(self.undo_button)
+        self.undo_bar.hide()
+        self._undo_timer = self._single_shot(UNDO_MS, self._finish_delete)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.new_chat_button)
+        layout.addWidget(self.search_box)
+        layout.addWidget(self.list_view, 1)
+        layout.addWidget(self.empty_label)
+        layout.addWidget(self.status_label)
+        layout.addWidget(self.undo_bar)
+
+        undo = QShortcut(QKeySequence.StandardKey.Undo, self)
+        undo.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        undo.activated.connect(self._undo_shortcut)
+
+        self._search_timer = self._single_shot(SEARCH_DELAY_MS, self.refresh)
+        self._refresh_timer = self._single_shot(0, self.refresh)
+
+        # A change written on another thread is announced there; Qt queues the signal to this
+        # widget's (the GUI) thread. The refresh timer coalesces a burst of changes into one.
+        conversations_changed.connect(self._on_conversations_changed)
+        self.refresh()
+
+    def _single_shot(self, ms: int, slot: Callable[[], Any]) -> QTimer:
+        """A timer that calls ``slot`` once, ``ms`` after its last start (restarting delays it)."""
+        timer = QTimer(self)
+        timer.setSingleShot(True)
+        timer.setInterval(ms)
+        timer.timeout.connect(slot)
+        return timer
+
+    # -- public API for the window ------------------------------------------------------------------
+
+    @property
+    def current_id(self) -> str | None:
+        return self._current_id
+
+    def set_current(self, conversation_id: str | None) -> None:
+        """Mark the conversation the chat shows (selected, scrolled into view). A conversation
+        not listed yet (a new chat, announced before the store's refresh) is selected once its
+        row arrives, not the row the keyboard was on before."""
+        self._current_id = conversation_id
+        if conversation_id is None or self.model.row_of(conversation_id) < 0:
+            self._after_refresh_select = conversation_id
+        self._select_current()
+
+    def focus_search(self) -> None:
+        """Put the cursor in the search box (the window binds Ctrl+F or similar)."""
+        self.search_box.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.search_box.selectAll()
+
+    def focus_list(self) -> None:
+        """Put the keyboard on the conversations (the one shown), or on the search box when
+        there are none yet."""
+        if self.model.rowCount() == 0:
+            self.focus_search()
+            return
+        if not self.list_view.currentIndex().isValid():
+            self.list_view.setCurrentIndex(self.model.index(0))
+        self.list_view.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def query(self) -> str:
+        return self.search_box.text().strip()
+
+    def refresh(self) -> None:
+        """Reload the rows: the newest conversations, or the results for the search text."""
+        self._refresh_timer.stop()
+        self._search_timer.stop()
+        query = self.query()
+        self._generation += 1
+        if query:
+            generation = self._generation
+            run_async(
+                self.store.search_conversations_async(query, limit=200),
+                what="searching the conversations",
+                on_done=lambda matches: self._on_search_done(generation, matches),
+                on_error=lambda exc: self._on_search_failed(generation, exc),
+            )
+            return
+        try:
+            rows = [_row_for_summary(s) for s in self.store.list_conversations(limit=LIST_LIMIT)]
+        except JawadError as exc:
+            self._show_rows([], exc.message)
+            return
+        self._show_rows(rows, "No conversations yet. Start one with New chat.")
+
+    def rename_current(self) -> None:
+        """Start editing the selected row's title in place."""
+        index = self.list_view.currentIndex()
+        if index.isValid():
+            self.list_view.edit(index)
+
+    def delete_conversation(self, conversation_id: str) -> None:
+        """Delete (softly) and offer Undo for ``UNDO_MS``; an earlier pending delete becomes final."""
+        if self._pending_delete and self._pending_delete != conversation_id:
+            self._finish_delete()
+        try:
+            title = self.store.get(conversation_id).display_title
+            self.store.delete(conversation_id)
+        except JawadError as exc:
+            self.empty_label.setText(exc.message)
+            return
+        self._pending_delete = conversation_id
+        self._deleted_was_open = conversation_id == self._current_id
+        self.undo_label.setText(f"Deleted “{title}”")
+        self.undo_label.setToolTip(f"Deleted “{title}”")
+        self.undo_bar.show()
+        self._undo_timer.start()
+        self.conversation_deleted.emit(conversation_id)
+        if conversation_id == self._current_id:
+            self._current_id = None
+
+    def undo_delete(self) -> bool:
+        """Bring back the conversation deleted last; False when there is none to bring back."""
+        cid = self._end_undo_offer()
+        if cid is None:
+            return False
+        restored = self.store.restore(cid)
+        if restored:
+            self.list_view.setFocus()
+            self._after_refresh_select = cid
+            if self._deleted_was_open:  # the chat showed it: show it again, not an empty chat
+                self._current_id = cid
+                self.conversation_selected.emit(cid)
+        return restored
+
+    def choose_export_file(self, conversation_id: str, fmt: str) -> QFileDialog:
+        """Ask where to save the export (a non-modal dialog: qasync breaks under exec())."""
+        try:
+            title = self.store.get(conversation_id).display_title
+        except JawadError as exc:
+            self.show_status(exc.message)
+            raise
+        safe = "".join(c if c.isalnum() or c in " -_" else " " for c in title).strip() or "conversation"
+        dialog = QFileDialog(self, "Export conversation", f"{' '.join(safe.split())[:60]}.{fmt}",
+                             _EXPORT_FILTERS[fmt])
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setDefaultSuffix(fmt)
+        dialog.setAccessibleName("Export conversation")
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.fileSelected.connect(lambda path: self.export_to(conversation_id, fmt, path))
+        dialog.open()
+        return dialog
+
+    def export_to(self, conversation_id: str, fmt: str, path: str) -> bool:
+        """Write the export (API keys and tokens redacted) and say where it went."""
+        try:
+            written = write_export(self.store, conversation_id, fmt, Path(path))
+        except JawadError as exc:
+            self.show_status(error_text(exc))
+            return False
+        self.show_status(f"Exported to {written} (API keys and tokens redacted).")
+        self.exported.emit(str(written))
+        return True
+
+    def show_status(self, text: str) -> None:
+        self.status_label.setText(text)
+        self.status_label.show()
+        self._status_timer.start()
+
+    # -- internals ------------------------------------------------------------------------------------
+
+    def _end_undo_offer(self) -> str | None:
+        """Hide the Undo bar; returns the conversation it offered to bring back, if any."""
+        cid, self._pending_delete = self._pending_delete, None
+        self._undo_timer.stop()
+        self.undo_bar.hide()
+        return cid
+
+    def _finish_delete(self) -> None:
+        cid = self._end_undo_offer()
+        if cid is None:
+            return
+        try:
+            self.store.purge_deleted(cid)
+        except (JawadError, sqlite3.ProgrammingError) as exc:
+            # The store closed (the window is going away): the next start purges old deletions.
+            log.info("deletion of %s left for the next start: %s", cid, exc)
+
+    def _undo_shortcut(self) -> None:
+        # Ctrl+Z inside the search box or the rename editor undoes typing, not a deletion.
+        if self.undo_bar.isVisible() and not isinstance(self.focusWidget(), QLineEdit):
+            self.undo_delete()
+
+    def _on_text_changed(self, _text: str) -> None:
+        self._search_timer.start()
+
+    @Slot(str, str)
+    def _on_conversations_changed(self, _kind: str, _cid: str) -> None:
+        self._refresh_timer.start()
+
+    def _on_search_done(self, generation: int, matches: list[ConversationMatch]) -> None:
+        if generation != self._generation:
+            return  # the user typed on (or the list changed): a newer search is coming
+        rows = [_row_for_match(m) for m in matches]
+        self._show_rows(rows, f"No conversation mentions “{self.query()}”.")
+
+    def _on_search_failed(self, generation: int, exc: BaseException) -> None:
+        if generation != self._generation:
+            return
+        # The sidebar must survive a bad query or a locked file, and say what went wrong.
+        if not isinstance(exc, JawadError):
+            log.error("history search failed", exc_info=exc)
+            exc = JawadError(f"Search failed: {exc}.", suggestions=["Try different words."])
+        self._show_rows([], error_text(exc))
+
+    def _show_rows(self, rows: list[SidebarRow], empty_text: str) -> None:
+        # Keep the keyboard position across refreshes (a new message re-sorts the list).
+        focused = self.list_view.currentIndex()
+        keep_id = self._after_refresh_select or (focused.data(IdRole) if focused.isValid() else None)
+        self._after_refresh_select = None
+        editing = self.list_view.state() == QAbstractItemView.State.EditingState
+        if editing:
+            return  # do not pull the row out from under the rename editor
+        self.model.set_rows(rows)
+        self.empty_label.setText(empty_text)
+        self.empty_label.setVisible(not rows)
+        target = keep_id if keep_id and self.model.row_of(keep_id) >= 0 else self._current_id
+        if target is not None and self.model.row_of(target) >= 0:
+            self.list_view.setCurrentIndex(self.model.index(self.model.row_of(target)))
+        self.listing_changed.emit()
+
+    def _select_current(self) -> None:
+        if self._current_id is None:
+            # Forget the keyboard position too: a refresh keeps the current row selected.
+            self.list_view.selectionModel().clearCurrentIndex()
+            self.list_view.clearSelection()
+            return
+        row = self.model.row_of(self._current_id)
+        if row >= 0:
+            index = self.model.index(row)
+            self.list_view.setCurrentIndex(index)
+            self.list_view.scrollTo(index)
+
+    def _open_index(self, index: QModelIndex) -> None:
+        if not index.isValid():
+            return
+        cid = str(index.data(IdRole))
+        self._current_id = cid
+        self.conversation_selected.emit(cid)
+        position = index.data(PositionRole)
+        if self.query() and isinstance(position, int) and position >= 0:
+            self.match_selected.emit(cid, position)
+
+    def _open_first(self) -> None:
+        if self._search_timer.isActive():
+            return  # results for what was just typed are not in yet
+        if self.model.rowCount() > 0:
+            index = self.model.index(0)
+            self.list_view.setCurrentIndex(index)
+            self._open_index(index)
+
+    def _show_menu(self, pos: QPoint) -> None:
+        index = self.list_view.indexAt(pos)
+        if not index.isValid():
+            return
+        self.list_view.setCurrentIndex(index)
+        menu = self._context_menu(index)
+        menu.popup(self.list_view.viewport().mapToGlobal(pos))
+
+    def _context_menu(self, index: QModelIndex) -> QMenu:
+        cid = str(index.data(IdRole))
+        menu = QMenu(self)
+        menu.setAccessibleName("Conversation actions")
+        menu.addAction("Open", lambda: self._open_index(index))
+        rename = menu.addAction(icon("pencil"), "Rename", self.rename_current)
+        rename.setShortcut(QKeySequence(Qt.Key.Key_F2))
+        menu.addAction(icon("download"), "Export as Markdown…", lambda: self.choose_export_file(cid, "md"))
+        menu.addAction("Export as JSON…", lambda: self.choose_export_file(cid, "json"))
+        menu.addSeparator()
+        delete = menu.addAction(icon("trash-2"), "Delete", lambda: self.delete_conversation(cid))
+        delete.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
+        return menu
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() != QEvent.Type.KeyPress or not isinstance(event, QKeyEvent):
+            return super().eventFilter(watched, event)
+        key = event.key()
+        if watched is self.search_box:
+            if key == Qt.Key.Key_Down and self.model.rowCount() > 0:
+                self.list_view.setFocus(Qt.FocusReason.OtherFocusReason)
+                if not self.list_view.currentIndex().isValid():
+                    self.list_view.setCurrentIndex(self.model.index(0))
+                return True
+            if key == Qt.Key.Key_Escape and self.search_box.text():
+                self.search_box.clear()
+                return True
+        elif watched is self.list_view and self.list_view.state() != QAbstractItemView.State.EditingState:
+            index = self.list_view.currentIndex()
+            if key in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace) and index.isValid():
+                self.delete_conversation(str(index.data(IdRole)))
+                return True
+            if key == Qt.Key.Key_Up and index.isValid() and index.row() == 0:
+                self.focus_search()
+                return True
+            if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and index.isValid():
+                self._open_index(index)
+                return True
+        return super().eventFilter(watched, event)

@@ -1,0 +1,149 @@
+"""Small builders for the window's controls: a button, a field or a list of choices with the
+name a screen reader says for it, a help line saying what a setting does, a status line and
+its colours, and the words for a failure.
+
+Every control needs an accessible name (screen readers and the tests find controls by it);
+building them here keeps each page to one line a control. Validation messages from pydantic and
+failures of background work are turned into plain words here too, the same way on every page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from pydantic import ValidationError
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QKeyEvent, QPalette
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLayout,
+    QLineEdit,
+    QPushButton,
+    QWidget,
+)
+
+from jawad_desktop.core.errors import JawadError
+from jawad_desktop.ui.app.remedies import error_text
+from jawad_desktop.ui.look.theme import current
+
+ERROR_STYLE = "color: #c01c28;"
+
+
+def button(text: str, accessible_name: str, parent: QWidget, *, tooltip: str = "") -> QPushButton:
+    """A push button with the name a screen reader says for it."""
+    made = QPushButton(text, parent)
+    made.setAccessibleName(accessible_name)
+    if tooltip:
+        made.setToolTip(tooltip)
+    return made
+
+
+def line_edit(accessible_name: str, parent: QWidget, *, hint: str = "", tooltip: str = "") -> QLineEdit:
+    """A one-line text field; ``hint`` shows, greyed, what to type (or what an empty field means)."""
+    field = QLineEdit(parent)
+    field.setAccessibleName(accessible_name)
+    field.setPlaceholderText(hint)
+    if tooltip:
+        field.setToolTip(tooltip)
+    return field
+
+
+def combo(accessible_name: str, parent: QWidget, choices: Iterable[tuple[str, object]] = ()) -> QComboBox:
+    """A list of choices, each a (label, value) pair; ``currentData()`` is the chosen value."""
+    box = QComboBox(parent)
+    box.setAccessibleName(accessible_name)
+    for label, value in choices:
+        box.addItem(label, value)
+    return box
+
+
+def field_row(field: QWidget, *beside: QWidget) -> QHBoxLayout:
+    """``field`` taking the width, with small controls beside it ("Fetch models", "Show")."""
+    row = QHBoxLayout()
+    row.addWidget(field, 1)
+    for widget in beside:
+        row.addWidget(widget)
+    return row
+
+
+def add_form_row(form: QFormLayout, label: str, field: QWidget | QLayout) -> None:
+    """``form.addRow(label, field)``, with the label's mnemonic ("&Model") moving to the field
+    even when ``field`` is a row of controls: QFormLayout gives such a label no buddy, and a
+    label without a buddy shows its "&" instead of underlining the letter."""
+    if not isinstance(field, QLayout):
+        form.addRow(label, field)
+        return
+    named = QLabel(label, form.parentWidget())
+    item = field.itemAt(0)
+    first = item.widget() if item is not None else None
+    if first is not None:
+        named.setBuddy(first)
+    form.addRow(named, field)
+
+
+def help_line(text: str, parent: QWidget, *, describes: QWidget) -> QLabel:
+    """A short line under a setting saying what it does; the control it ``describes`` gets the
+    same words as its tool tip and its accessible description (what a screen reader adds)."""
+    label = QLabel(text, parent)
+    label.setWordWrap(True)
+    label.setForegroundRole(QPalette.ColorRole.PlaceholderText)  # quieter than the setting itself
+    describes.setToolTip(text)
+    describes.setAccessibleDescription(text)
+    return label
+
+
+STATUS_LINE = "jawadStatusLine"  # the property that marks a status line
+
+
+def status_line(accessible_name: str, parent: QWidget) -> QLabel:
+    """A wrapped, selectable line for results and problems (the user may copy an error)."""
+    label = QLabel(parent)
+    label.setWordWrap(True)
+    label.setAccessibleName(accessible_name)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    label.setProperty(STATUS_LINE, True)
+    return label
+
+
+def clear_status_lines(root: QWidget) -> None:
+    """Empty every status line under ``root`` (a dialog opened again starts without old news)."""
+    for label in root.findChildren(QLabel):
+        if label.property(STATUS_LINE):
+            label.clear()
+
+
+def set_status(label: QLabel, text: str, *, error: bool = False) -> None:
+    """Show ``text`` on a status line, red for a problem, green otherwise (the theme's shades)."""
+    colours = current().colours
+    label.setStyleSheet(f"color: {colours.danger if error else colours.success};")
+    label.setText(text)
+
+
+def validation_message(exc: ValidationError) -> str:
+    """The first problem of a pydantic error, in plain words."""
+    first = exc.errors()[0]
+    message = str(first.get("msg", "Invalid value"))
+    return message.removeprefix("Value error, ")
+
+
+def failure_text(what: str, exc: BaseException) -> str:
+    """What a failed background job tells the user: a ``JawadError`` says what to do itself;
+    anything else is named, so that it can be reported."""
+    if isinstance(exc, JawadError):
+        return error_text(exc)
+    return f"{what[:1].upper()}{what[1:]} failed: {type(exc).__name__}: {exc}"
+
+
+def claims_escape(event: QEvent, asking: Callable[[], bool]) -> bool:
+    """Whether a panel takes Escape for its own answer (deny, reject) while ``asking()``: Qt runs
+    the window's Esc shortcut (Stop the whole run) first unless the focus claims the key. Call it
+    from the panel's ``event`` (also called while the panel is being made, so ``asking`` is only
+    called for an Escape); True means the event was accepted there."""
+    if (event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent)
+            and event.key() == Qt.Key.Key_Escape and asking()):
+        event.accept()
+        return True
+    return False

@@ -1,0 +1,196 @@
+"""The permission prompt: a panel inside the chat, never a modal dialog (spec 001 PERMISSION_REQUEST).
+
+It shows the tool, the site, the level, the arguments, the reason, the highlighted element, the
+flags (critical action, target taken from the page) and the five decisions, each with an Alt
+shortcut. Requests that arrive while one is shown wait in a queue. The time left is shown from
+the request's own deadline; the clock that decides is the gate's (``core.harbor.gate``): when the
+gate settles a request on its own (no answer in time, Stop), ``settle`` closes it here.
+
+Wiring: ``bridge.permission_request -> panel.show_request``, ``bridge.permission_settled ->
+panel.settle`` and ``panel.decided -> gate.respond``.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import logging
+import time
+from collections import deque
+
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
+
+from jawad_desktop.core.events import PermissionRequest, PermissionSettled
+from jawad_desktop.ui.look import theme
+from jawad_desktop.ui.look.controls import claims_escape
+from jawad_desktop.ui.look.icons import icon
+
+log = logging.getLogger("jawad.ui.permissions")
+
+# (decision, button text with its Alt mnemonic, what it means)
+DECISIONS: tuple[tuple[str, str, str], ...] = (
+    ("allow-once", "Allow &once", "Run this action this one time"),
+    ("allow-site", "Allow on this &site", "Always allow this tool on this site (saved; revoke in Settings)"),
+    ("allow-session", "Allow for this s&ession", "Allow this tool on this site until Jawad closes"),
+    ("deny", "&Deny", "Do not run this action"),
+    ("deny-all", "Deny &all", "Deny this and every further action of this request"),
+)
+DECISION_ICONS: dict[str, tuple[str, str]] = {  # (icon, colour role) beside each answer's words
+    "allow-once": ("check", "success"), "allow-site": ("shield-check", "success"),
+    "allow-session": ("clock", "success"), "deny": ("x", "danger"), "deny-all": ("ban", "danger"),
+}
+
+
+class PermissionPanel(QFrame):
+    """Shows one permission request at a time and emits ``decided(request_id, decision)``."""
+
+    decided = Signal(str, str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("permissionPanel")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setAccessibleName("Permission request")
+        self.current: PermissionRequest | None = None
+        self.queue: deque[PermissionRequest] = deque()
+
+        self.title = QLabel(self)
+        self.title.setObjectName("permissionTitle")
+        self.title.setWordWrap(True)
+        self.flags = QLabel(self)
+        self.flags.setObjectName("permissionFlags")
+        self.flags.setWordWrap(True)
+        self.details = QLabel(self)
+        self.details.setObjectName("permissionDetails")
+        self.details.setWordWrap(True)
+        self.details.setTextFormat(Qt.TextFormat.RichText)
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.countdown = QLabel(self)
+        self.countdown.setObjectName("permissionCountdown")
+
+        # Two buttons a row, and the panel takes the chat column's width whatever its contents want
+        # (Ignored): opening it never widens the column, so the splitter and the page do not move.
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        buttons = QGridLayout()
+        self.buttons: dict[str, QPushButton] = {}
+        for n, (decision, text, tip) in enumerate(DECISIONS):
+            button = QPushButton(text, self)
+            button.setObjectName(f"permission-{decision}")
+            button.setAccessibleName(text.replace("&", ""))
+            button.setToolTip(tip)
+            button.setIcon(icon(*DECISION_ICONS[decision]))
+            button.setAutoDefault(False)
+            button.clicked.connect(lambda _=False, d=decision: self.decide(d))
+            buttons.addWidget(button, n // 2, n % 2)
+            self.buttons[decision] = button
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.title)
+        layout.addWidget(self.flags)
+        layout.addWidget(self.details)
+        layout.addLayout(buttons)
+        layout.addWidget(self.countdown)
+
+        self._tick = QTimer(self)
+        self._tick.setInterval(1000)
+        self._tick.timeout.connect(self._update_countdown)
+        self.hide()
+
+    def event(self, event: QEvent) -> bool:
+        # Escape here must reach keyPressEvent (deny), not the window's Esc (Stop the whole run).
+        return claims_escape(event, lambda: self.current is not None) or super().event(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        # Escape while the panel (or one of its buttons) has focus: the safe answer, deny.
+        if event.key() == Qt.Key.Key_Escape and self.current is not None:
+            self.decide("deny")
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    # -- requests ------------------------------------------------------------------------------
+
+    def show_request(self, request: PermissionRequest) -> None:
+        """Show ``request`` now, or after the ones already waiting."""
+        if self.current is not None:
+            self.queue.append(request)
+            self._update_countdown()
+            return
+        self.current = request
+        where = f" on <b>{html.escape(request.site)}</b>" if request.site else ""
+        self.title.setText(f"Jawad wants to use <b>{html.escape(request.tool_name)}</b>{where} "
+                           f"({html.escape(request.permission_level)})")
+        flags = []
+        if request.critical:
+            flags.append("⚠ This looks like a purchase, payment, deletion or sign-up. Check it carefully.")
+        if request.from_page_content:
+            flags.append("⚠ The target or text comes from the web page, not from what you asked.")
+        if request.data_flow:  # values read on one site leaving for another: a yes is for this call only
+            flags.append(f"⚠ {request.data_flow}.")
+        self.flags.setText("\n".join(flags))
+        self.flags.setVisible(bool(flags))
+        colours = theme.current().colours  # legible on the theme's background, high contrast included
+        self.flags.setStyleSheet(f"color: {colours.danger}; font-weight: bold;" if request.critical
+                                 or request.data_flow else f"color: {colours.warning};")
+        rows = [f"<i>{html.escape(request.reason)}</i>"]
+        if request.element_hint:
+            rows.append(f"Element (highlighted in the browser): <code>{html.escape(request.element_hint)}</code>")
+        if request.parameters:
+            shown = json.dumps(request.parameters, ensure_ascii=False)
+            rows.append(f"Arguments: <code>{html.escape(shown[:400])}</code>")
+        self.details.setText("<br>".join(rows))
+        for decision, button in self.buttons.items():
+            # Data leaving for another site is never granted for a site or the session.
+            button.setEnabled(not (request.data_flow and decision in ("allow-site", "allow-session")))
+        self.show()
+        self._update_countdown()
+        self._tick.start()
+
+    def decide(self, decision: str) -> None:
+        """Answer the request shown (a button, its Alt shortcut, or Escape for deny)."""
+        request = self.current
+        if request is None:
+            return
+        self.current = None
+        self._tick.stop()
+        log.info("permission %s for %s: %s", request.id, request.tool_name, decision)
+        self.decided.emit(request.id, decision)
+        self._next()
+
+    def settle(self, event: PermissionSettled) -> None:
+        """The gate settled a request: answered here (nothing left to do), or on its own: no
+        answer in time (said for a moment), or the run was stopped (closed at once)."""
+        self.queue = deque(r for r in self.queue if r.id != event.id)
+        if self.current is None or self.current.id != event.id:
+            return
+        self.current = None
+        self._tick.stop()
+        if event.outcome != "timeout":
+            self._next()
+            return
+        log.info("permission %s: no answer, denied", event.id)
+        self.countdown.setText("No answer in time: the action was denied.")
+        for button in self.buttons.values():
+            button.setEnabled(False)
+        QTimer.singleShot(1500, self._after_expiry)
+
+    def _next(self) -> None:
+        if self.queue:
+            self.show_request(self.queue.popleft())
+        else:
+            self.hide()
+
+    def _after_expiry(self) -> None:
+        if self.current is None:  # a request that arrived meanwhile is already showing
+            self._next()
+
+    def _update_countdown(self) -> None:
+        if self.current is None:
+            return
+        deadline = self.current.timestamp / 1000 + self.current.timeout_s
+        left = max(0.0, deadline - time.time())
+        waiting = f" · {len(self.queue)} more waiting" if self.queue else ""
+        self.countdown.setText(f"Denied automatically in {int(left + 0.999)} s{waiting}. "
+                               "Alt+O once · Alt+S site · Alt+E session · Alt+D deny · Alt+A deny all")

@@ -1,0 +1,167 @@
+"""Plan-first mode's plan, shown for approval: a panel inside the chat, never a modal dialog.
+
+With plan-first mode on (Settings → Agent) the agent proposes, before acting, the sites it will
+use, the kinds of actions with what each is for, and its steps (``core.harbor.plan``). This panel
+shows them with Approve (Ctrl+Return, also while typing elsewhere in the window) and Reject
+(Escape while the panel has the focus). The clock is the core's: the time left is shown from
+the plan's own deadline, and whatever settles the plan (an answer, the timeout, Stop) comes back
+as ``PlanSettled`` and closes it.
+
+Wiring: ``bridge.plan_proposed -> panel.show_plan``, ``bridge.plan_settled -> panel.settle`` and
+``panel.answered -> gate.plans.respond``.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import time
+
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
+
+from jawad_desktop.core.events import PlanProposed, PlanSettled
+from jawad_desktop.ui.look.controls import claims_escape
+from jawad_desktop.ui.look.icons import icon
+
+log = logging.getLogger("jawad.ui.plans")
+
+APPROVE_KEYS = "Ctrl+Return"
+
+
+class PlanPanel(QFrame):
+    """Shows one proposed plan and emits ``answered(plan_id, approved)``.
+
+    ``shortcut_parent``: where Ctrl+Return works (the window; the panel itself by default).
+    """
+
+    answered = Signal(str, bool)
+
+    def __init__(self, parent: QWidget | None = None, *, shortcut_parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("planPanel")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setAccessibleName("Plan to approve")
+        # The chat column's width whatever the plan's lines want: opening it never moves the splitter.
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.current: PlanProposed | None = None
+
+        self.title = QLabel(self)
+        self.title.setObjectName("planTitle")
+        self.title.setWordWrap(True)
+        self.title.setTextFormat(Qt.TextFormat.RichText)
+        self.details = QLabel(self)
+        self.details.setObjectName("planDetails")
+        self.details.setWordWrap(True)
+        self.details.setTextFormat(Qt.TextFormat.RichText)
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.countdown = QLabel(self)
+        self.countdown.setObjectName("planCountdown")
+        self.approve_button = QPushButton("A&pprove", self)
+        self.approve_button.setObjectName("planApprove")
+        self.approve_button.setAccessibleName("Approve the plan")
+        self.approve_button.setToolTip(f"Let Jawad act within this plan without asking again ({APPROVE_KEYS})")
+        self.approve_button.setAutoDefault(False)
+        self.approve_button.setIcon(icon("check", "success"))
+        self.approve_button.clicked.connect(lambda: self.answer(True))
+        self.reject_button = QPushButton("Re&ject", self)
+        self.reject_button.setObjectName("planReject")
+        self.reject_button.setAccessibleName("Reject the plan")
+        self.reject_button.setToolTip("Nothing is done; ask again with what to change (Escape)")
+        self.reject_button.setAutoDefault(False)
+        self.reject_button.setIcon(icon("x", "danger"))
+        self.reject_button.clicked.connect(lambda: self.answer(False))
+
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.approve_button)
+        buttons.addWidget(self.reject_button)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.title)
+        layout.addWidget(self.details)
+        layout.addLayout(buttons)
+        layout.addWidget(self.countdown)
+
+        # Window-wide while a plan is shown: the focus may still be in the message input.
+        self.approve_shortcut = QShortcut(QKeySequence(APPROVE_KEYS), shortcut_parent or self)
+        self.approve_shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
+        self.approve_shortcut.setEnabled(False)
+        self.approve_shortcut.activated.connect(lambda: self.answer(True))
+        self._tick = QTimer(self)
+        self._tick.setInterval(1000)
+        self._tick.timeout.connect(self._update_countdown)
+        self.hide()
+
+    def event(self, event: QEvent) -> bool:
+        # Escape here must reach keyPressEvent (reject), not the window's Esc (Stop the whole run).
+        return claims_escape(event, lambda: self.current is not None) or super().event(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        # Escape while the panel (or one of its buttons) has focus: the safe answer, reject.
+        if event.key() == Qt.Key.Key_Escape and self.current is not None:
+            self.answer(False)
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    def show_plan(self, plan: PlanProposed) -> None:
+        """Show ``plan`` (one at a time: the agent waits on it)."""
+        self.current = plan
+        request = " ".join(plan.request.split())
+        shown = html.escape(request[:200] + ("…" if len(request) > 200 else ""))
+        self.title.setText("<b>Jawad proposes a plan</b>" + (f" for: <i>{shown}</i>" if shown else ""))
+        rows = ["<b>Sites:</b> " + (html.escape(", ".join(plan.sites)) or "none")]
+        rows.append("<b>Actions:</b><ul style='margin:0'>"
+                    + "".join(f"<li>{html.escape(a)}</li>" for a in plan.actions) + "</ul>")
+        if plan.steps:
+            rows.append("<b>Steps:</b><ol style='margin:0'>"
+                        + "".join(f"<li>{html.escape(s)}</li>" for s in plan.steps) + "</ol>")
+        rows.append("<i>Approved, what stays within it runs without asking; anything else asks. Purchases and "
+                    "data sent to another site always ask.</i>")
+        self.details.setText("".join(rows))
+        self.setAccessibleDescription(f"Sites: {', '.join(plan.sites) or 'none'}. Actions: {'; '.join(plan.actions)}.")
+        self.approve_button.setEnabled(True)
+        self.reject_button.setEnabled(True)
+        self.approve_shortcut.setEnabled(True)
+        self.show()
+        self.approve_button.setFocus()
+        self._update_countdown()
+        self._tick.start()
+
+    def answer(self, approved: bool) -> None:
+        """Approve or reject the plan shown."""
+        plan = self.current
+        if plan is None:
+            return
+        log.info("plan %s: %s", plan.id, "approved" if approved else "rejected")
+        self._close()
+        self.answered.emit(plan.id, approved)
+
+    def settle(self, event: PlanSettled) -> None:
+        """The plan was settled: answered here (closed already), or by the timeout or Stop."""
+        if self.current is None or self.current.id != event.id:
+            return
+        if event.outcome != "timeout":
+            self._close()
+            return
+        self.current = None
+        self.approve_shortcut.setEnabled(False)
+        self._tick.stop()
+        self.countdown.setText("No answer in time: the plan was rejected.")
+        self.approve_button.setEnabled(False)
+        self.reject_button.setEnabled(False)
+        QTimer.singleShot(1500, lambda: self.hide() if self.current is None else None)
+
+    def _close(self) -> None:
+        self.current = None
+        self.approve_shortcut.setEnabled(False)
+        self._tick.stop()
+        self.hide()
+
+    def _update_countdown(self) -> None:
+        if self.current is None:
+            return
+        left = max(0.0, self.current.timestamp / 1000 + self.current.timeout_s - time.time())
+        self.countdown.setText(f"Rejected automatically in {int(left + 0.999)} s. "
+                               f"{APPROVE_KEYS} approves · Alt+R rejects")

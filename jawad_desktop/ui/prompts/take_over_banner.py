@@ -1,0 +1,109 @@
+"""The "Take over" banner above the browser: the agent hands the page to the user.
+
+When the agent needs the user on the page (signing in, a CAPTCHA, a two-factor code, payment
+details) the core emits ``HandOverRequested`` and waits (``core.tools.browser.hand_over``). This
+banner says why ("Jawad needs you: sign in. Use the page, then press Continue."), gives the
+browser the keyboard, and answers with Continue (Ctrl+Return, also while typing in the page) or
+Cancel. Whatever ends the hand-over (an answer, Stop) comes back as ``HandOverFinished`` and
+closes it; the banner keeps no state of its own beyond the request shown.
+
+Wiring: ``bridge.hand_over_requested -> banner.show_request``, ``bridge.hand_over_finished ->
+banner.finish`` and ``banner.answered -> hand_over.respond``.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
+
+from jawad_desktop.core.events import HandOverFinished, HandOverRequested
+from jawad_desktop.ui.look.icons import icon
+
+log = logging.getLogger("jawad.ui.hand_over")
+
+CONTINUE_KEYS = "Ctrl+Return"
+
+
+class TakeOverBanner(QFrame):
+    """Shows one hand-over and emits ``answered(request_id, continued)``.
+
+    ``focus_page``: gives the keyboard to the page shown when the banner opens (the browser's view
+    of the tab shown), so the user can type into the page at once.
+    """
+
+    answered = Signal(str, bool)
+
+    def __init__(self, parent: QWidget | None = None, *, focus_page: Callable[[], None] | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("takeOverBanner")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setAccessibleName("Jawad needs you to take over the page")
+        # Its colours are the theme's (ui.theme: the notice background, a warning-coloured border).
+        # The banner never widens the browser's column: its text wraps instead.
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Maximum)
+        self.focus_page = focus_page
+        self.current: HandOverRequested | None = None
+
+        self.message = QLabel(self)
+        self.message.setObjectName("takeOverMessage")
+        self.message.setWordWrap(True)
+        self.message.setTextFormat(Qt.TextFormat.RichText)
+        self.continue_button = QPushButton("Continue", self)
+        self.continue_button.setObjectName("takeOverContinue")
+        self.continue_button.setAccessibleName("Continue: I am done on the page")
+        self.continue_button.setToolTip(f"Let Jawad go on from the page as it is now ({CONTINUE_KEYS})")
+        self.continue_button.setIcon(icon("play"))
+        self.continue_button.clicked.connect(lambda: self.answer(True))
+        self.cancel_button = QPushButton("Cancel", self)
+        self.cancel_button.setObjectName("takeOverCancel")
+        self.cancel_button.setAccessibleName("Cancel the hand-over")
+        self.cancel_button.setToolTip("Tell Jawad you will not do it; it stops trying this step")
+        self.cancel_button.setIcon(icon("x"))
+        self.cancel_button.clicked.connect(lambda: self.answer(False))
+
+        row = QHBoxLayout(self)
+        row.setContentsMargins(8, 6, 8, 6)
+        row.addWidget(self.message, 1)
+        row.addWidget(self.continue_button)
+        row.addWidget(self.cancel_button)
+
+        # Window-wide: the user is typing in the page, not in the banner, when they are done.
+        self.continue_shortcut = QShortcut(QKeySequence(CONTINUE_KEYS), parent or self)
+        self.continue_shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
+        self.continue_shortcut.setEnabled(False)
+        self.continue_shortcut.activated.connect(lambda: self.answer(True))
+        self.hide()
+
+    def show_request(self, request: HandOverRequested) -> None:
+        """Show the hand-over (one at a time: the agent waits on it) and give the page the keyboard."""
+        self.current = request
+        self.message.setText(f"<b>Jawad needs you:</b> {html.escape(request.reason.strip().rstrip('.'))}. "
+                             f"Use the page, then press <b>Continue</b> ({CONTINUE_KEYS}).")
+        self.continue_shortcut.setEnabled(True)
+        self.show()
+        if self.focus_page is not None:
+            self.focus_page()
+
+    def answer(self, continued: bool) -> None:
+        """Continue or Cancel the hand-over shown."""
+        request = self.current
+        if request is None:
+            return
+        log.info("hand-over %s: %s", request.id, "continue" if continued else "cancel")
+        self._close()
+        self.answered.emit(request.id, continued)
+
+    def finish(self, event: HandOverFinished) -> None:
+        """The hand-over ended (answered here, or the run was stopped): close it."""
+        if self.current is not None and self.current.id == event.id:
+            self._close()
+
+    def _close(self) -> None:
+        self.current = None
+        self.continue_shortcut.setEnabled(False)
+        self.hide()

@@ -1,0 +1,1 @@
+"""The Settings dialog and every one of its pages."""

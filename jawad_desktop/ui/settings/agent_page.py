@@ -1,0 +1,208 @@
+"""The Agent page of the Settings dialog: how the agent works through a message.
+
+The step limit (``AgentSettings.max_iterations``: model answers and tool rounds in one turn),
+the tool-call format, the temperature, the longest answer, plan-first mode (the agent proposes
+the sites and the kinds of actions it will use, and waits for the user's approval before
+acting: ``core.agent.plan_first``), whether the document library is searched by meaning with
+the provider's embeddings (only a model on this computer by default), and the user's own standing
+instructions, which the agent puts into its system prompt after the app's rules
+(``core.agent.prompts``). Each setting says what it does under it (and in its tool tip).
+
+Like the other pages it saves as changes are made; the instructions are saved a moment after
+the typing stops, and when the page hides. The agent reads the settings at each turn, so the
+next message uses them.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from pydantic import ValidationError
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtGui import QHideEvent
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QLabel,
+    QPlainTextEdit,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from jawad_desktop.core.config.settings import SYSTEM_PROMPT_MAX_CHARS
+from jawad_desktop.core.context import AppContext
+from jawad_desktop.ui.look.controls import combo, help_line, set_status, status_line, validation_message
+
+log = logging.getLogger("jawad.ui.settings")
+
+TOOL_FORMATS = (
+    ("Automatic: native, or text for a model that needs it", "auto"),
+    ("Native function calling", "native"),
+    ("XML tags in the text (spec 000)", "xml"),
+    ("JSON objects in the text (spec 004)", "json"),
+)
+LIBRARY_EMBEDDINGS = (
+    ("Only with a model on this computer", "local"),
+    ("With any provider (sends your documents' text to it)", "any"),
+    ("Never: words only", "off"),
+)
+SAVE_DELAY_MS = 600  # the instructions are saved once the typing pauses this long
+
+
+class AgentPage(QWidget):
+    """Settings → Agent."""
+
+    changed = Signal()
+
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self._loading = True
+
+        self.max_steps = QSpinBox(self)
+        self.max_steps.setAccessibleName("Step limit")
+        self.max_steps.setRange(1, 50)
+        self.tool_format = combo("Tool format", self, TOOL_FORMATS)
+        self.temperature = QDoubleSpinBox(self)
+        self.temperature.setAccessibleName("Temperature")
+        self.temperature.setRange(0.0, 2.0)
+        self.temperature.setSingleStep(0.1)
+        self.temperature.setDecimals(2)
+        self.max_tokens = QSpinBox(self)
+        self.max_tokens.setAccessibleName("Maximum output tokens")
+        self.max_tokens.setRange(16, 200_000)
+        self.max_tokens.setSingleStep(256)
+        self.max_run_tokens = QSpinBox(self)
+        self.max_run_tokens.setAccessibleName("Token budget of a request")
+        self.max_run_tokens.setRange(0, 100_000_000)
+        self.max_run_tokens.setSingleStep(10_000)
+        self.max_run_tokens.setSpecialValueText("No limit")
+        self.max_run_cost = QDoubleSpinBox(self)
+        self.max_run_cost.setAccessibleName("Cost budget of a request, in US dollars")
+        self.max_run_cost.setRange(0.0, 1000.0)
+        self.max_run_cost.setDecimals(2)
+        self.max_run_cost.setSingleStep(0.05)
+        self.max_run_cost.setPrefix("$")
+        self.max_run_cost.setSpecialValueText("No limit")
+        self.library_embeddings = combo("Search documents by meaning", self, LIBRARY_EMBEDDINGS)
+        self.plan_first = QCheckBox("Show me a plan before acting", self)
+        self.plan_first.setAccessibleName("Plan first: show me a plan before acting")
+        self.instructions = QPlainTextEdit(self)
+        self.instructions.setAccessibleName("Your instructions for every conversation")
+        self.instructions.setPlaceholderText("e.g. Answer in French. Keep answers short. I live in Lyon.")
+        self.instructions.setTabChangesFocus(True)  # Tab leaves the field, as in a form
+        self.status = status_line("Agent settings status", self)
+        self._save_later = QTimer(self)
+        self._save_later.setSingleShot(True)
+        self._save_later.setInterval(SAVE_DELAY_MS)
+        self._save_later.timeout.connect(self.save)
+
+        form = QFormLayout()
+        rows: tuple[tuple[str, QWidget, str], ...] = (
+            ("&Step limit", self.max_steps,
+             "How many steps (a model answer, then its tool calls) one message may take. When they run out, "
+             "Jawad stops and says what it has done so far."),
+            ("Tool &format", self.tool_format,
+             "How the model asks for tools. Automatic uses the provider's function calling and switches to "
+             "text for a model that turns it down; choose XML or JSON for a model that calls tools badly."),
+            ("T&emperature", self.temperature,
+             "How varied the answers are: 0 always gives the likeliest words, higher is more inventive."),
+            ("Max output &tokens", self.max_tokens,
+             "The longest answer the model may write in one step (a token is about three quarters of a word)."),
+            ("Token &budget", self.max_run_tokens,
+             "The most tokens (sent and received) one message may use over all its steps; Jawad stops "
+             "when it is spent and says what it has done. 0 is no limit."),
+            ("C&ost budget", self.max_run_cost,
+             "The most one message may cost, estimated from the price table (prices.json in the config "
+             "folder); a model whose price is unknown is not held to it, and you are told. 0 is no limit."),
+            ("Documents by &meaning", self.library_embeddings,
+             "Besides their words, your document library can be searched by meaning with the provider's "
+             "embeddings. That sends the text of every indexed page to the provider (and may cost): by "
+             "default only a model running on this computer does it."),
+            ("&Plan first", self.plan_first,
+             "Before acting, Jawad shows the sites it will use and the kinds of actions (read, navigate, click "
+             "and type, submit, download) for your approval; within the approved plan it does not ask again, "
+             "and anything outside it asks. Purchases and data sent to another site always ask."),
+        )
+        for label, field, text in rows:
+            form.addRow(label, field)
+            form.addRow("", help_line(text, self, describes=field))
+        instructions_label = QLabel("Your &instructions", self)
+        instructions_label.setBuddy(self.instructions)
+        form.addRow(instructions_label, self.instructions)
+        form.addRow("", help_line(
+            "Standing instructions for every conversation, given to the model after Jawad's own rules: "
+            "your language, tone, or facts about you. Leave empty for none.", self, describes=self.instructions))
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.status)
+
+        self.load()
+        self.max_steps.valueChanged.connect(self.save)
+        self.tool_format.currentIndexChanged.connect(self.save)
+        self.temperature.valueChanged.connect(self.save)
+        self.max_tokens.valueChanged.connect(self.save)
+        self.max_run_tokens.valueChanged.connect(self.save)
+        self.max_run_cost.valueChanged.connect(self.save)
+        self.plan_first.toggled.connect(self.save)
+        self.library_embeddings.currentIndexChanged.connect(self.save)
+        self.instructions.textChanged.connect(self._save_later.start)
+
+    def load(self) -> None:
+        """Show the saved settings."""
+        self._loading = True
+        agent = self.ctx.settings.agent
+        self.max_steps.setValue(agent.max_iterations)
+        self.tool_format.setCurrentIndex(max(0, self.tool_format.findData(agent.tool_format)))
+        self.temperature.setValue(agent.temperature)
+        self.max_tokens.setValue(agent.max_tokens)
+        self.max_run_tokens.setValue(agent.max_run_tokens)
+        self.max_run_cost.setValue(agent.max_run_cost_usd)
+        self.instructions.setPlainText(agent.system_prompt)
+        self.plan_first.setChecked(agent.plan_first)
+        self.library_embeddings.setCurrentIndex(max(0, self.library_embeddings.findData(agent.library_embeddings)))
+        self._loading = False
+
+    def save(self) -> bool:
+        """Save the page's settings; a value the settings refuse is shown and not saved."""
+        self._save_later.stop()
+        if self._loading:
+            return True
+        agent = self.ctx.settings.agent
+        values = {
+            "max_iterations": self.max_steps.value(),
+            "tool_format": self.tool_format.currentData(),
+            "temperature": round(self.temperature.value(), 2),
+            "max_tokens": self.max_tokens.value(),
+            "max_run_tokens": self.max_run_tokens.value(),
+            "max_run_cost_usd": round(self.max_run_cost.value(), 2),
+            "system_prompt": self.instructions.toPlainText().strip(),
+            "plan_first": self.plan_first.isChecked(),
+            "library_embeddings": self.library_embeddings.currentData(),
+        }
+        if len(values["system_prompt"]) > SYSTEM_PROMPT_MAX_CHARS:
+            set_status(self.status, f"Your instructions are {len(values['system_prompt']):,} characters long; "
+                                    f"keep them under {SYSTEM_PROMPT_MAX_CHARS:,}. They were not saved.", error=True)
+            return False
+        if all(getattr(agent, name) == value for name, value in values.items()):
+            return True
+        try:
+            # Validated as a whole first: one bad value leaves the saved settings as they were.
+            updated = agent.model_validate({**agent.model_dump(), **values})
+        except ValidationError as exc:
+            set_status(self.status, validation_message(exc), error=True)
+            return False
+        self.ctx.settings.agent = updated
+        self.ctx.save_settings()
+        self.status.clear()
+        log.info("agent settings saved (step limit %d, tool format %s, instructions: %d characters)",
+                 updated.max_iterations, updated.tool_format, len(updated.system_prompt))
+        self.changed.emit()
+        return True
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        if self._save_later.isActive():  # typed just before the page was left
+            self.save()
+        super().hideEvent(event)

@@ -1,0 +1,433 @@
+"""Settings → Models: the recommended GGUF models for the built-in model, and Ollama's models.
+
+The table lists the catalog (``core.llm.catalog``): size, the memory each needs, how well it
+calls tools (the tooltip says why), and whether it is on this computer. Download runs on a
+worker thread (``ui.app.background``) with a progress bar and Cancel; a cancelled download keeps
+what arrived and the next Download resumes it (``core.store.hub``). Delete removes a model's
+file; "Use this model" makes the local provider run it (``core.llm.local_models.use_model``):
+the built-in server restarts with it on the next request.
+
+The Ollama section lists the models of the first Ollama provider and pulls one by name with
+progress and Cancel (``core.llm.ollama_native``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Qt, Signal, SignalInstance
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractItemView,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QListWidget,
+    QProgressBar,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
+from jawad_desktop.core.context import AppContext
+from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.llm.catalog import CatalogModel, human_size
+from jawad_desktop.core.llm.local_models import (
+    ModelState,
+    chosen_model,
+    download_model,
+    model_states,
+    models_folder,
+    remove_model,
+    use_model,
+)
+from jawad_desktop.core.llm.ollama_native import PullProgress, ollama_client
+from jawad_desktop.ui.app.background import run_async, run_in_thread
+from jawad_desktop.ui.look.controls import button, failure_text, line_edit, set_status, status_line
+
+log = logging.getLogger("jawad.ui.models")
+
+COLUMNS = ("Model", "Size", "Memory", "Tool calls", "Status")
+TOOL_WORDS = {"good": "Good", "fair": "Fair", "poor": "Poor"}
+
+
+class _Progress(QObject):
+    """How a download on a worker thread reports progress to the GUI thread (a queued signal)."""
+
+    download = Signal(object, object)
+
+
+def ollama_provider(providers: list[ProviderConfig]) -> ProviderConfig | None:
+    """The first configured Ollama provider (either kind), if any."""
+    return next((p for p in providers if p.kind in (ProviderKind.OLLAMA, ProviderKind.OLLAMA_NATIVE)), None)
+
+
+class ModelsPage(QWidget):
+    """Settings → Models."""
+
+    changed = Signal()  # the local provider's model changed (saved)
+
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None, *, endpoint: str | None = None) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.endpoint = endpoint  # the hub to download from; None: JAWAD_MODEL_ENDPOINT, HF_ENDPOINT or huggingface.co
+        self.folder: Path = models_folder(ctx.paths.data)
+        self._states: list[ModelState] = []
+        self._cancel: threading.Event | None = None
+        self._downloading = ""
+        self._progress = _Progress(self)
+        self._progress.download.connect(self._on_progress)
+        self._pull_task: asyncio.Task[None] | None = None
+
+        self.table = QTableWidget(0, len(COLUMNS), self)
+        self.table.setAccessibleName("Recommended models")
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().hide()
+        self.table.setTabKeyNavigation(False)  # Tab leaves the table; the arrows move in it
+        self.table.setCornerButtonEnabled(False)
+        for corner in self.table.findChildren(QAbstractButton):  # Qt's "select all" corner: hidden with the header
+            corner.setAccessibleName("Select all models")
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in range(1, len(COLUMNS)):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        self.why = QLabel(self)
+        self.why.setWordWrap(True)
+        self.why.setAccessibleName("About the selected model")
+
+        self.download = button("&Download", "Download the selected model", self,
+                               tooltip="Download the model from Hugging Face; a stopped download resumes")
+        self.cancel = button("Cancel", "Cancel the download", self,
+                             tooltip="Stop the download; what arrived is kept for the next Download")
+        self.cancel.hide()
+        self.delete = button("De&lete", "Delete the selected model's file", self,
+                             tooltip="Delete the downloaded file (and any unfinished download)")
+        self.use = button("&Use this model", "Use the selected model for the built-in provider", self,
+                          tooltip="The built-in local provider runs this model from its next request")
+        self.progress = QProgressBar(self)
+        self.progress.setAccessibleName("Model download progress")
+        self.progress.hide()
+        self.status = status_line("Models status", self)
+
+        self.ollama_box = QGroupBox("Ollama", self)
+        self.ollama_where = QLabel(self.ollama_box)
+        self.ollama_where.setWordWrap(True)
+        self.ollama_models = QListWidget(self.ollama_box)
+        self.ollama_models.setAccessibleName("Ollama's models")
+        self.ollama_models.setMaximumHeight(120)
+        self.ollama_refresh = button("&Refresh", "Refresh the list of Ollama's models", self.ollama_box,
+                                     tooltip="Ask Ollama which models it has")
+        self.pull_name = line_edit("Model to pull", self.ollama_box, hint="e.g. qwen2.5:1.5b",
+                                   tooltip="The name of a model in Ollama's library, with its size tag")
+        pull_label = QLabel("&Name:", self.ollama_box)
+        pull_label.setBuddy(self.pull_name)
+        self.pull = button("&Pull", "Pull the named model into Ollama", self.ollama_box,
+                           tooltip="Ollama downloads the model; a stopped pull goes on where it stopped")
+        self.cancel_pull = button("Cancel", "Cancel the pull", self.ollama_box,
+                                  tooltip="Stop the pull; Ollama keeps what it downloaded")
+        self.cancel_pull.hide()
+        self.pull_progress = QProgressBar(self.ollama_box)
+        self.pull_progress.setAccessibleName("Ollama pull progress")
+        self.pull_progress.hide()
+        self.ollama_status = status_line("Ollama status", self.ollama_box)
+
+        buttons = QHBoxLayout()
+        for widget in (self.download, self.cancel, self.delete, self.use):
+            buttons.addWidget(widget)
+        buttons.addStretch(1)
+        pull_row = QHBoxLayout()
+        for part in (pull_label, self.pull_name, self.pull, self.cancel_pull, self.ollama_refresh):
+            pull_row.addWidget(part)
+        ollama = QVBoxLayout(self.ollama_box)
+        ollama.addWidget(self.ollama_where)
+        ollama.addWidget(self.ollama_models)
+        ollama.addLayout(pull_row)
+        ollama.addWidget(self.pull_progress)
+        ollama.addWidget(self.ollama_status)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.why)
+        layout.addLayout(buttons)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.status)
+        layout.addWidget(self.ollama_box)
+
+        self.table.itemSelectionChanged.connect(self._update_buttons)
+        self.download.clicked.connect(self.start_download)
+        self.cancel.clicked.connect(self.cancel_download)
+        self.delete.clicked.connect(self.delete_selected)
+        self.use.clicked.connect(self.use_selected)
+        self.ollama_refresh.clicked.connect(self.refresh_ollama)
+        self.pull.clicked.connect(self.start_pull)
+        self.pull_name.returnPressed.connect(self.start_pull)
+        self.cancel_pull.clicked.connect(self.stop_pull)
+        QShortcut(QKeySequence(Qt.Key.Key_Delete), self.table, self.delete_selected,
+                  context=Qt.ShortcutContext.WidgetShortcut)
+        self.refresh()
+        self.table.selectRow(0)
+        self._show_ollama_provider()
+
+    # --- the catalog ------------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Read again what is on disk and which model the local provider runs."""
+        selected = self.selected()
+        self._states = model_states(self.folder)
+        chosen = chosen_model(self.ctx.settings)
+        self.table.setRowCount(len(self._states))
+        for row, state in enumerate(self._states):
+            entry = state.entry
+            if state.installed:
+                status = "In use" if entry.name == chosen else ("Bundled" if entry.bundled else "Downloaded")
+            elif state.partial:
+                status = f"Paused at {state.partial * 100 // max(entry.size_bytes, 1)}%"
+            else:
+                status = "Not downloaded"
+            cells = (entry.title, human_size(entry.size_bytes), human_size(entry.memory_bytes),
+                     TOOL_WORDS[entry.tools], status)
+            for column, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setData(Qt.ItemDataRole.UserRole, entry.name)
+                if column == 3:
+                    item.setToolTip(entry.tools_why)
+                self.table.setItem(row, column, item)
+        if selected is not None:
+            self.select(selected.name)
+        self._update_buttons()
+
+    def select(self, name: str) -> None:
+        for row, state in enumerate(self._states):
+            if state.entry.name == name:
+                self.table.selectRow(row)
+                return
+
+    def selected(self) -> CatalogModel | None:
+        rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []
+        if not rows or rows[0].row() >= len(self._states):
+            return None
+        return self._states[rows[0].row()].entry
+
+    def _state(self, name: str) -> ModelState | None:
+        return next((s for s in self._states if s.entry.name == name), None)
+
+    def _update_buttons(self) -> None:
+        entry = self.selected()
+        state = self._state(entry.name) if entry else None
+        busy = self._cancel is not None
+        self.download.setEnabled(bool(state and not state.installed and not busy))
+        self.delete.setEnabled(bool(state and not state.entry.bundled and (state.installed or state.partial)
+                                    and self._downloading != state.entry.name))
+        self.use.setEnabled(bool(state and state.installed and state.entry.name != chosen_model(self.ctx.settings)))
+        if entry is None:
+            self.why.clear()
+            return
+        note = (f"{entry.title} — tool calls: {entry.tools}. {entry.tools_why} "
+                f"Needs about {human_size(entry.memory_bytes)} of memory.")
+        if not entry.bundled:
+            note += f" From {entry.repo}."
+        self.why.setText(note)
+
+    def start_download(self) -> None:
+        """Download the selected model on a worker thread, with progress and Cancel."""
+        entry = self.selected()
+        if entry is None or self._cancel is not None:
+            return
+        cancel = threading.Event()
+        self._cancel, self._downloading = cancel, entry.name
+        self.cancel.show()
+        self.cancel.setEnabled(True)
+        self.progress.setRange(0, 0)  # busy until the size is known
+        self.progress.show()
+        self.status.setStyleSheet("")
+        self.status.setText(f"Downloading {entry.title}…")
+        self._update_buttons()
+        signal: SignalInstance = self._progress.download
+        folder, endpoint, what = self.folder, self.endpoint, f"downloading {entry.title}"
+        network = self.ctx.settings.network
+
+        def report(done: int, total: int) -> None:
+            try:
+                signal.emit(done, total)
+            except RuntimeError:  # the page was closed: stop, keeping what arrived
+                cancel.set()
+
+        def work() -> Path:
+            return download_model(entry.name, folder, endpoint=endpoint, progress=report, cancel=cancel,
+                                  network=network)
+
+        run_in_thread(work, what=what, bus=self.ctx.bus, on_done=lambda _: self._download_done(entry, None),
+                      on_error=lambda exc: self._download_done(entry, exc))
+
+    def cancel_download(self) -> None:
+        if self._cancel is not None:
+            self._cancel.set()
+            self.cancel.setEnabled(False)
+            self.status.setText("Cancelling…")
+
+    def _on_progress(self, done: int, total: int) -> None:
+        if total > 0:
+            self.progress.setRange(0, 1000)  # per mille: sizes exceed int32
+            self.progress.setValue(int(done * 1000 / total))
+            self.progress.setFormat(f"{human_size(done)} of {human_size(total)}")
+
+    def _download_done(self, entry: CatalogModel, exc: BaseException | None) -> None:
+        self._cancel, self._downloading = None, ""
+        self.cancel.hide()
+        self.progress.hide()
+        self.refresh()
+        if exc is None:
+            set_status(self.status, f"{entry.title} is downloaded and checked. Choose “Use this model” to run it.")
+            return
+        if not isinstance(exc, JawadError):
+            log.warning("downloading %s failed", entry.name, exc_info=exc)
+        cancelled = getattr(exc, "code", "") == "HUB_CANCELLED"
+        text = failure_text(f"downloading {entry.title}", exc)
+        if cancelled:
+            self.status.setStyleSheet("")
+            self.status.setText(text)
+        else:
+            set_status(self.status, text, error=True)
+
+    def delete_selected(self) -> None:
+        entry = self.selected()
+        if entry is None or entry.bundled or self._downloading == entry.name:
+            return
+        try:
+            remove_model(entry.name, self.folder)
+        except (JawadError, OSError) as exc:
+            set_status(self.status, failure_text(f"deleting {entry.title}", exc), error=True)
+            return
+        if chosen_model(self.ctx.settings) == entry.name:  # what the local provider ran is gone: back to the bundled
+            use_model(self.ctx.settings, "smollm2", self.folder)
+            self.ctx.save_settings()
+            self.changed.emit()
+        self.refresh()
+        set_status(self.status, f"{entry.title} was deleted.")
+
+    def use_selected(self) -> None:
+        entry = self.selected()
+        if entry is None:
+            return
+        try:
+            provider = use_model(self.ctx.settings, entry.name, self.folder)
+            self.ctx.save_settings()
+        except JawadError as exc:
+            set_status(self.status, failure_text(f"choosing {entry.title}", exc), error=True)
+            return
+        self.refresh()
+        self.changed.emit()
+        set_status(self.status, f"The provider {provider.name!r} now runs {entry.title} (from its next request).")
+
+    # --- Ollama --------------------------------------------------------------------------------
+
+    def _ollama(self) -> ProviderConfig | None:
+        return ollama_provider(self.ctx.settings.providers)
+
+    def _show_ollama_provider(self) -> None:
+        provider = self._ollama()
+        for widget in (self.ollama_refresh, self.pull_name, self.pull, self.ollama_models):
+            widget.setEnabled(provider is not None)
+        if provider is None:
+            self.ollama_where.setText("No Ollama provider is set up. Add one on the Providers page to list and "
+                                      "pull its models here.")
+            return
+        self.ollama_where.setText(f"The models of {provider.name!r} ({provider.effective_base_url}).")
+
+    def refresh_ollama(self, *, then: str = "") -> None:
+        """List the Ollama provider's models (in the background); ``then``: what to say before the count."""
+        provider = self._ollama()
+        self._show_ollama_provider()
+        if provider is None:
+            return
+        self.ollama_refresh.setEnabled(False)
+        self.ollama_status.setStyleSheet("")
+        self.ollama_status.setText("Asking Ollama…")
+
+        async def work() -> list[str]:
+            client = ollama_client(provider, None, self.ctx.settings.network)
+            async with client:
+                models = await client.installed_models()
+            return [f"{m.name}  ({human_size(m.size)}{', ' + m.parameter_size if m.parameter_size else ''})"
+                    for m in models]
+
+        def shown(names: list[str]) -> None:
+            self.ollama_refresh.setEnabled(True)
+            self.ollama_models.clear()
+            self.ollama_models.addItems(names)
+            count = f"Ollama has {len(names)} model{'s' if len(names) != 1 else ''}."
+            set_status(self.ollama_status, f"{then} {count}" if then else count)
+
+        def failed(exc: BaseException) -> None:
+            self.ollama_refresh.setEnabled(True)
+            set_status(self.ollama_status, failure_text("listing Ollama's models", exc), error=True)
+
+        run_async(work(), what="listing Ollama's models", bus=self.ctx.bus, on_done=shown, on_error=failed)
+
+    def start_pull(self) -> None:
+        """Pull the named model into Ollama, with progress and Cancel."""
+        provider, name = self._ollama(), self.pull_name.text().strip()
+        if provider is None or self._pull_task is not None:
+            return
+        if not name:
+            set_status(self.ollama_status, "Type the name of a model to pull, e.g. qwen2.5:1.5b.", error=True)
+            self.pull_name.setFocus()
+            return
+        self.pull.setEnabled(False)
+        self.cancel_pull.show()
+        self.cancel_pull.setEnabled(True)
+        self.pull_progress.setRange(0, 0)
+        self.pull_progress.show()
+        self.ollama_status.setStyleSheet("")
+        self.ollama_status.setText(f"Pulling {name}…")
+        layers: dict[str, tuple[int, int]] = {}
+
+        async def work() -> None:
+            client = ollama_client(provider, None, self.ctx.settings.network)
+            async with client:
+                async for event in client.pull(name):
+                    self._pull_event(name, event, layers)
+
+        self._pull_task = run_async(work(), what=f"pulling {name}", bus=self.ctx.bus,
+                                    on_done=lambda _: self._pull_done(name, None),
+                                    on_error=lambda exc: self._pull_done(name, exc))
+        self._pull_task.add_done_callback(lambda t: self._pull_done(name, None) if t.cancelled() else None)
+
+    def _pull_event(self, name: str, event: PullProgress, layers: dict[str, tuple[int, int]]) -> None:
+        if event.digest and event.total:
+            layers[event.digest] = (event.completed, event.total)
+            done, total = sum(c for c, _ in layers.values()), sum(t for _, t in layers.values())
+            self.pull_progress.setRange(0, 1000)
+            self.pull_progress.setValue(int(done * 1000 / total))
+            self.pull_progress.setFormat(f"{human_size(done)} of {human_size(total)}")
+        self.ollama_status.setText(f"{name}: {event.status}")
+
+    def stop_pull(self) -> None:
+        if self._pull_task is not None:
+            self._pull_task.cancel()
+            self.cancel_pull.setEnabled(False)
+
+    def _pull_done(self, name: str, exc: BaseException | None) -> None:
+        task, self._pull_task = self._pull_task, None
+        if task is None:
+            return  # already told
+        self.cancel_pull.hide()
+        self.pull_progress.hide()
+        self.pull.setEnabled(True)
+        if task.cancelled():
+            self.ollama_status.setStyleSheet("")
+            self.ollama_status.setText(f"The pull of {name} was cancelled; Ollama keeps what it downloaded.")
+            return
+        if exc is not None:
+            set_status(self.ollama_status, failure_text(f"pulling {name}", exc), error=True)
+            return
+        self.refresh_ollama(then=f"{name} is ready in Ollama.")

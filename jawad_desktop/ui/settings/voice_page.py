@@ -1,0 +1,693 @@
+"""The Voice page of the Settings dialog: microphone, level meter, transcription and replies.
+
+Changes are saved as they are made (like the other pages) and announced with ``changed``.
+While the page is visible the chosen input is opened and its live level shown, so the user
+can see the microphone works before talking to Jawad; it is closed when the page hides.
+The Piper voices installed on this computer (``core.voice.tts.piper_voices``) are listed for
+spoken replies, found on a worker thread; "Test voice" speaks a sample with the chosen engine.
+Opening a device and downloading a model run on worker threads (``ui.app.background``): the dialog
+never freezes, and a failure is shown on the page.
+
+In the packaged app without its voice pack (``core.voice.pack``), an "Offline speech" row
+offers to install it: from the release's download or from a file, with progress and Cancel.
+The row is hidden once the pack is installed, and never shown in a source install.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, QTimer, Signal, SignalInstance
+from PySide6.QtGui import QHideEvent, QShowEvent
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLayout,
+    QProgressBar,
+    QSpinBox,
+    QWidget,
+)
+
+from jawad_desktop.core.context import AppContext
+from jawad_desktop.core.events import Event, ModelDownloadProgress
+from jawad_desktop.core.voice import (
+    BUNDLED_MODEL,
+    LevelMonitor,
+    VoiceError,
+    VoicePack,
+    known_model_sizes,
+    list_input_devices,
+    resolve_model,
+)
+from jawad_desktop.core.voice.models import bus_progress, is_multilingual
+from jawad_desktop.core.voice.tts import (
+    PiperVoiceFile,
+    ReplyReader,
+    piper_voice_folders,
+    piper_voices,
+)
+from jawad_desktop.ui.app.background import run_async, run_in_thread
+from jawad_desktop.ui.app.remedies import error_text
+from jawad_desktop.ui.look.controls import (
+    ERROR_STYLE,
+    add_form_row,
+    button,
+    combo,
+    failure_text,
+    field_row,
+    line_edit,
+    status_line,
+)
+
+log = logging.getLogger("jawad.ui.voice")
+
+COMPUTE_TYPES = [
+    ("int8", "int8 (fastest, any CPU)"),
+    ("int8_float32", "int8 with float32"),
+    ("int16", "int16"),
+    ("float32", "float32 (most precise, slowest)"),
+]
+LANGUAGES = [("", "Automatic"), ("en", "English"), ("ar", "Arabic"), ("fr", "French"), ("de", "German"),
+             ("es", "Spanish"), ("it", "Italian"), ("pt", "Portuguese"), ("nl", "Dutch"), ("tr", "Turkish"),
+             ("ru", "Russian"), ("zh", "Chinese"), ("ja", "Japanese"), ("hi", "Hindi")]
+
+
+SAMPLE_SENTENCE = "Hello, I am Jawad. This is how my answers will sound."
+
+
+async def speak(ctx: AppContext, text: str) -> str:
+    """Say ``text`` with the engine Settings → Voice chooses, on the output device (the way replies
+    are read, ``tts.ReplyReader``); returns the engine's name."""
+    reader = ReplyReader(ctx)
+    await reader.read(text)
+    return reader.engine
+
+
+class _Progress(QObject):
+    """How a download on a worker thread reports progress to the GUI thread (queued signals);
+    its end comes back through ``run_in_thread``'s callbacks."""
+
+    pack = Signal(object, object)
+
+
+class VoiceSettingsPage(QWidget):
+    """Settings → Voice."""
+
+    changed = Signal()
+
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None, *, pack: VoicePack | None = None) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.pack = pack or VoicePack.for_app(ctx.paths)
+        voice = ctx.settings.voice
+        self._progress = _Progress(self)
+        unsubscribe = ctx.bus.subscribe(self._on_event)  # a model's download progress
+        self.destroyed.connect(lambda *_: unsubscribe())
+        self._progress.pack.connect(self._on_pack_progress)
+        self._pack_cancel: threading.Event | None = None
+        self._file_dialog: QFileDialog | None = None
+        self._monitor: LevelMonitor | None = None
+        self._monitor_generation = 0
+        self._loading = True
+
+        self.device = combo("Microphone", self)
+        self.refresh_devices = button("Refresh", "Refresh the list of microphones", self)
+        self.level = QProgressBar(self)
+        self.level.setRange(0, 100)
+        self.level.setTextVisible(False)
+        self.level.setMaximumHeight(10)
+        self.level.setAccessibleName("Microphone level")
+        self.device_status = status_line("Microphone status", self)
+        self._level_timer = QTimer(self)
+        self._level_timer.setInterval(50)
+        self._level_timer.timeout.connect(self._show_level)
+
+        self.backend = combo("Transcription", self, (("On this computer (Whisper)", "local"),
+                                                     ("Whisper API (OpenAI, Groq or compatible)", "api")))
+        self.fallback = QCheckBox("If it fails, try the other one", self)
+
+        self.model = combo("Speech model", self)
+        self.model.setEditable(True)
+        self.model.addItems(known_model_sizes())
+        self.download = button("Download", "Download the speech model", self)
+        self.cancel_download = button("Cancel", "Cancel the speech model download", self,
+                                      tooltip="Stop the download; what arrived is kept for the next Download")
+        self.cancel_download.hide()
+        self._download_cancel: threading.Event | None = None
+        self.download_progress = QProgressBar(self)
+        self.download_progress.setAccessibleName("Model download progress")
+        self.download_progress.hide()
+        self.model_status = status_line("Speech model status", self)
+        self.compute = combo("Compute type", self, ((label, value) for value, label in COMPUTE_TYPES))
+        self.beam = QSpinBox(self)
+        self.beam.setAccessibleName("Beam size: 1 is fastest, wider may hear better")
+        self.beam.setToolTip("How many guesses the local model keeps while decoding: 1 is fastest; "
+                             "2 heard short commands best in our measurements.")
+        self.beam.setRange(1, 10)
+        self.language = combo("Language", self, ((label, value) for value, label in LANGUAGES))
+
+        self.install_pack = button("Install offline speech…", "Download and install offline speech (the voice pack)",
+                                   self)
+        self.install_pack_file = button("Install from file…", "Install offline speech from a voice pack file", self)
+        self.cancel_pack = button("Cancel", "Cancel the voice pack installation", self)
+        self.cancel_pack.hide()
+        self.pack_progress = QProgressBar(self)
+        self.pack_progress.setAccessibleName("Voice pack installation progress")
+        self.pack_status = status_line("Offline speech status", self)
+
+        self.api_provider = combo("Whisper API provider", self,
+                                  [("The active provider", ""), *((p.name, p.name) for p in ctx.settings.providers)])
+        self.api_model = line_edit("Whisper API model", self)
+
+        self.silence = QDoubleSpinBox(self)
+        self.silence.setAccessibleName("Longest silence that ends the recording, in seconds")
+        self.silence.setToolTip("How long Jawad waits when you pause mid-sentence. After a finished "
+                                "sentence it answers after half a second.")
+        self.silence.setRange(0.3, 10.0)
+        self.silence.setSingleStep(0.1)
+        self.silence.setSuffix(" s")
+        self.max_length = QDoubleSpinBox(self)
+        self.max_length.setAccessibleName("Maximum recording length, in seconds")
+        self.max_length.setRange(2.0, 600.0)
+        self.max_length.setDecimals(0)
+        self.max_length.setSuffix(" s")
+        self.partials = QCheckBox("Show the words while I speak", self)
+        self.auto_send = QCheckBox("Send what I said right away", self)
+        self.speak_replies = QCheckBox("Read replies aloud", self)
+
+        self.tts_backend = combo("Spoken replies with", self, (
+            ("Automatic: a Piper voice if set up, else espeak-ng", "auto"),
+            ("A speech API (OpenAI or compatible)", "api"), ("A Piper voice on this computer", "piper"),
+            ("espeak-ng", "espeak")))
+        self.tts_provider = combo("Speech API provider", self,
+                                  [("The active provider", ""), *((p.name, p.name) for p in ctx.settings.providers)])
+        self.tts_model = line_edit("Speech API model", self, hint="tts-1")
+        self.tts_voice = line_edit("Speech API voice", self, hint="alloy")
+        self.piper_voices = combo("Piper voice", self, [("None chosen", "")])
+        self.piper_voices.setToolTip("The Piper voices installed on this computer: in the voices folder "
+                                     f"({piper_voice_folders(ctx)[0]}) and as Python packages")
+        self.piper_voice = line_edit("Piper voice file", self, hint="A .onnx voice, with its .onnx.json beside it")
+        self.choose_piper = button("Choose…", "Choose a Piper voice file", self)
+        self.espeak_voice = line_edit("espeak-ng voice", self, hint="Its default (e.g. en-us, fr, ar)")
+        self.speech_rate = QDoubleSpinBox(self)
+        self.speech_rate.setAccessibleName("Speech rate: 1 is the voice's normal speed")
+        self.speech_rate.setRange(0.25, 4.0)
+        self.speech_rate.setSingleStep(0.05)
+        self.speech_rate.setSuffix(" ×")
+        self.test_voice = button("Test voice", "Test voice: speak a sample sentence with the chosen engine", self)
+        self.test_status = status_line("Test voice result", self)
+        self.conversation_timeout = QDoubleSpinBox(self)
+        self.conversation_timeout.setAccessibleName("Silence that ends conversation mode, in seconds")
+        self.conversation_timeout.setRange(3.0, 600.0)
+        self.conversation_timeout.setDecimals(0)
+        self.conversation_timeout.setSuffix(" s")
+        self.announce_tools = QCheckBox("Say briefly what Jawad is doing (\"Reading the page\")", self)
+        self.barge_in = QCheckBox("Stop speaking when I talk over Jawad", self)
+        self.echo_cancel = QCheckBox("Use the sound server's echo cancellation", self)
+
+        self._pack_row = QWidget(self)
+        pack_row = QHBoxLayout(self._pack_row)
+        pack_row.setContentsMargins(0, 0, 0, 0)
+        pack_row.addWidget(self.install_pack)
+        pack_row.addWidget(self.install_pack_file)
+        pack_row.addWidget(self.cancel_pack)
+        pack_row.addStretch(1)
+        form = QFormLayout(self)
+        self._form = form
+        rows: tuple[tuple[str, QWidget | QLayout], ...] = (
+            ("&Microphone", field_row(self.device, self.refresh_devices)), ("Level", self.level),
+            ("", self.device_status),
+            ("&Transcription", self.backend), ("", self.fallback),
+            ("Offline speech", self._pack_row), ("", self.pack_progress), ("", self.pack_status),
+            ("Speech &model", field_row(self.model, self.download, self.cancel_download)), ("", self.download_progress),
+            ("", self.model_status),
+            ("&Compute type", self.compute), ("&Beam size", self.beam), ("&Language", self.language),
+            ("API &provider", self.api_provider), ("API m&odel", self.api_model),
+            ("&Silence to stop", self.silence), ("Ma&ximum length", self.max_length),
+            ("", self.partials), ("", self.auto_send), ("", self.speak_replies),
+            ("Spoken replies &with", self.tts_backend), ("Speech API pro&vider", self.tts_provider),
+            ("Speech API mo&del", self.tts_model), ("Speech API voic&e", self.tts_voice),
+            ("P&iper voice", field_row(self.piper_voices, self.choose_piper)), ("Piper voice &file", self.piper_voice),
+            ("espeak-n&g voice", self.espeak_voice),
+            ("Speech &rate", field_row(self.speech_rate, self.test_voice)), ("", self.test_status),
+            ("Hands-free timeo&ut", self.conversation_timeout), ("", self.announce_tools), ("", self.barge_in),
+            ("", self.echo_cancel),
+        )
+        for label, field in rows:
+            add_form_row(form, label, field)
+        form.setRowVisible(self.pack_progress, False)  # while installing
+
+        self.fill_devices()
+        self._select(self.backend, voice.backend)
+        self.fallback.setChecked(voice.fallback)
+        self.model.setCurrentText(voice.model_size)
+        self._select(self.compute, voice.compute_type)
+        self.beam.setValue(voice.beam_size)
+        self._select(self.language, voice.language)
+        self._select(self.api_provider, voice.api_provider)
+        self.api_model.setText(voice.api_model)
+        self.silence.setValue(voice.silence_stop_s)
+        self.max_length.setValue(voice.max_length_s)
+        self.partials.setChecked(voice.partial_results)
+        self.auto_send.setChecked(voice.auto_send)
+        self.speak_replies.setChecked(voice.speak_replies)
+        self._select(self.tts_backend, voice.tts_backend)
+        self._select(self.tts_provider, voice.tts_provider)
+        self.tts_model.setText(voice.tts_model)
+        self.tts_voice.setText(voice.tts_voice)
+        self.piper_voice.setText(voice.piper_voice)
+        self._show_piper_choice()
+        self.espeak_voice.setText(voice.espeak_voice)
+        self.speech_rate.setValue(voice.speech_rate)
+        self.conversation_timeout.setValue(voice.conversation_timeout_s)
+        self.announce_tools.setChecked(voice.announce_tools)
+        self.barge_in.setChecked(voice.barge_in)
+        self.echo_cancel.setChecked(voice.echo_cancel)
+        self._loading = False
+        self._update_pack_row()
+        self._update_model_status()
+
+        for choice in (self.backend, self.compute, self.language, self.api_provider, self.tts_backend,
+                       self.tts_provider):
+            choice.currentIndexChanged.connect(self._save)
+        for edit in (self.tts_model, self.tts_voice, self.piper_voice, self.espeak_voice):
+            edit.editingFinished.connect(self._save)
+        for number in (self.speech_rate, self.conversation_timeout):
+            number.valueChanged.connect(self._save)
+        for box in (self.announce_tools, self.barge_in, self.echo_cancel):
+            box.toggled.connect(self._save)
+        self.choose_piper.clicked.connect(self.choose_piper_voice)
+        self.piper_voices.activated.connect(self._piper_listed)
+        self.piper_voice.editingFinished.connect(self._show_piper_choice)
+        self.find_piper_voices()
+        self.test_voice.clicked.connect(self.speak_sample)
+        self.language.currentIndexChanged.connect(self._update_model_status)  # "detects the language"
+        self.device.currentIndexChanged.connect(self._device_changed)
+        self.model.currentTextChanged.connect(self._model_changed)
+        self.api_model.editingFinished.connect(self._save)
+        for spin in (self.silence, self.max_length, self.beam):
+            spin.valueChanged.connect(self._save)
+        for box in (self.fallback, self.partials, self.auto_send, self.speak_replies):
+            box.toggled.connect(self._save)
+        self.refresh_devices.clicked.connect(self.fill_devices)
+        self.download.clicked.connect(lambda: self.download_model())
+        self.cancel_download.clicked.connect(self.cancel_model_download)
+        self.install_pack.clicked.connect(lambda: self.install_voice_pack())
+        self.install_pack_file.clicked.connect(self.choose_pack_file)
+        self.cancel_pack.clicked.connect(self.cancel_pack_install)
+
+    @staticmethod
+    def _select(combo: QComboBox, value: str) -> None:
+        index = combo.findData(value)
+        if index < 0:
+            combo.addItem(value, value)
+            index = combo.count() - 1
+        combo.setCurrentIndex(index)
+
+    # --- saving ----------------------------------------------------------------------------------
+
+    def _save(self) -> None:
+        if self._loading:
+            return
+        voice = self.ctx.settings.voice
+        voice.backend = self.backend.currentData()
+        voice.fallback = self.fallback.isChecked()
+        voice.input_device = self.device.currentData() or ""
+        voice.model_size = self.model.currentText().strip() or BUNDLED_MODEL
+        voice.compute_type = self.compute.currentData()
+        voice.beam_size = self.beam.value()
+        voice.language = self.language.currentData()
+        voice.api_provider = self.api_provider.currentData()
+        voice.api_model = self.api_model.text().strip() or "whisper-1"
+        voice.silence_stop_s = self.silence.value()
+        voice.max_length_s = self.max_length.value()
+        voice.partial_results = self.partials.isChecked()
+        voice.auto_send = self.auto_send.isChecked()
+        voice.speak_replies = self.speak_replies.isChecked()
+        voice.tts_backend = self.tts_backend.currentData()
+        voice.tts_provider = self.tts_provider.currentData()
+        voice.tts_model = self.tts_model.text().strip() or "tts-1"
+        voice.tts_voice = self.tts_voice.text().strip() or "alloy"
+        voice.piper_voice = self.piper_voice.text().strip()
+        voice.espeak_voice = self.espeak_voice.text().strip()
+        voice.speech_rate = self.speech_rate.value()
+        voice.conversation_timeout_s = self.conversation_timeout.value()
+        voice.announce_tools = self.announce_tools.isChecked()
+        voice.barge_in = self.barge_in.isChecked()
+        voice.echo_cancel = self.echo_cancel.isChecked()
+        self.ctx.save_settings()
+        self.changed.emit()
+
+    # --- spoken replies --------------------------------------------------------------------------
+
+    def choose_piper_voice(self) -> None:
+        """Ask for a Piper voice file (a non-blocking dialog)."""
+        dialog = QFileDialog(self, "Choose a Piper voice")
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dialog.setNameFilter("Piper voice (*.onnx)")
+        dialog.fileSelected.connect(self._piper_chosen)
+        self._file_dialog = dialog
+        dialog.open()
+
+    def _piper_chosen(self, path: str) -> None:
+        self.piper_voice.setText(path)
+        self._save()
+        self._show_piper_choice()
+
+    def find_piper_voices(self) -> None:
+        """List the installed Piper voices (reading the installed packages takes a moment: on a worker thread)."""
+        folders = piper_voice_folders(self.ctx)
+        run_in_thread(lambda: piper_voices(folders), what="looking for Piper voices", bus=self.ctx.bus,
+                      on_done=self._fill_piper_voices,
+                      on_error=lambda exc: log.warning("looking for Piper voices failed", exc_info=exc))
+
+    def _fill_piper_voices(self, voices: list[PiperVoiceFile]) -> None:
+        try:
+            self.piper_voices.clear()
+        except RuntimeError:  # the dialog was closed meanwhile
+            return
+        self.piper_voices.addItem("None chosen" if voices else "None installed", "")
+        for voice in voices:
+            self.piper_voices.addItem(voice.label, str(voice.path))
+            self.piper_voices.setItemData(self.piper_voices.count() - 1, str(voice.path), Qt.ItemDataRole.ToolTipRole)
+        self._show_piper_choice()
+
+    def _show_piper_choice(self) -> None:
+        """Select the chosen voice file in the list (added to it when it is not an installed one)."""
+        path = self.piper_voice.text().strip()
+        index = self.piper_voices.findData(path)
+        if index < 0 and path:
+            self.piper_voices.addItem(Path(path).name, path)
+            index = self.piper_voices.count() - 1
+        self.piper_voices.setCurrentIndex(max(0, index))
+
+    def _piper_listed(self, index: int) -> None:
+        """A voice picked from the list is the voice file."""
+        self.piper_voice.setText(str(self.piper_voices.itemData(index) or ""))
+        self._save()
+
+    def speak_sample(self) -> None:
+        """Speak a sample sentence with the chosen engine and settings, off the GUI thread."""
+        self._save()
+        self.test_voice.setEnabled(False)
+        self.test_status.setStyleSheet("")
+        self.test_status.setText("Speaking…")
+        run_async(speak(self.ctx, SAMPLE_SENTENCE), what="testing the voice", bus=self.ctx.bus,
+                  on_done=lambda name: self._on_test_done(f"Spoken with {name}.", error=False),
+                  on_error=lambda exc: self._on_test_done(failure_text("testing the voice", exc), error=True))
+
+    def _on_test_done(self, text: str, *, error: bool) -> None:
+        try:
+            self.test_voice.setEnabled(True)
+            self.test_status.setStyleSheet(ERROR_STYLE if error else "")
+            self.test_status.setText(text)
+        except RuntimeError:  # the dialog was closed meanwhile
+            pass
+
+    # --- microphone and level meter ------------------------------------------------------------
+
+    def fill_devices(self) -> None:
+        """List the inputs again (a headset was plugged in)."""
+        wanted = self.ctx.settings.voice.input_device
+        loading, self._loading = self._loading, True
+        self.device.clear()
+        self.device.addItem("System default", "")
+        try:
+            devices = list_input_devices()
+        except VoiceError as exc:
+            devices = []
+            self._device_problem(error_text(exc))
+        else:
+            self.device_status.clear()
+            if not devices:
+                self._device_problem("No microphone was found. Plug one in, then press Refresh.")
+        for device in devices:
+            self.device.addItem(device.name + (" (default)" if device.is_default else ""), device.name)
+        if wanted and self.device.findData(wanted) < 0:
+            self.device.addItem(f"{wanted} (not connected)", wanted)
+        self.device.setCurrentIndex(max(0, self.device.findData(wanted)))
+        self._loading = loading
+        if self.isVisible():
+            self.start_level_meter()
+
+    def _device_problem(self, text: str) -> None:
+        self.device_status.setStyleSheet(ERROR_STYLE)
+        self.device_status.setText(text)
+
+    def _device_changed(self) -> None:
+        self._save()
+        if self.isVisible():
+            self.start_level_meter()
+
+    def start_level_meter(self) -> None:
+        """Open the chosen input on a worker thread and show its level."""
+        self.stop_level_meter()
+        self._monitor_generation += 1
+        generation = self._monitor_generation
+        monitor = LevelMonitor(self.device.currentData() or "")  # PortAudio calls are serialised in core.voice
+
+        def failed(exc: BaseException) -> None:
+            self._close_monitor(monitor)
+            log.warning("opening the microphone failed", exc_info=exc)
+            if generation == self._monitor_generation:  # still the device the user wants
+                self._device_problem(failure_text("opening the microphone", exc))
+
+        run_in_thread(monitor.open, what="opening the microphone", bus=self.ctx.bus,
+                      on_done=lambda _: self._on_monitor_ready(monitor, generation), on_error=failed)
+
+    def _on_monitor_ready(self, monitor: LevelMonitor, generation: int) -> None:
+        try:
+            wanted = generation == self._monitor_generation and self.isVisible()
+        except RuntimeError:  # the page was closed while the device opened
+            wanted = False
+        if not wanted:
+            self._close_monitor(monitor)  # the user moved on
+            return
+        if monitor.error is not None:
+            self._device_problem(error_text(monitor.error))
+            return
+        self._monitor = monitor
+        self.device_status.setStyleSheet("")
+        self.device_status.setText("Speak: the bar should move.")
+        self._level_timer.start()
+
+    def _show_level(self) -> None:
+        monitor = self._monitor
+        if monitor is None:
+            return
+        if monitor.error is not None:
+            self._device_problem(error_text(monitor.error))
+            self.stop_level_meter()
+            return
+        self.level.setValue(int(monitor.level * 100))
+
+    def stop_level_meter(self) -> None:
+        self._monitor_generation += 1
+        self._level_timer.stop()
+        self.level.setValue(0)
+        monitor, self._monitor = self._monitor, None
+        if monitor is not None:
+            self._close_monitor(monitor)
+
+    def _close_monitor(self, monitor: LevelMonitor) -> None:
+        # Closing a stream can block briefly: never on the GUI thread.
+        run_in_thread(monitor.close, what="closing the microphone", bus=self.ctx.bus)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self.start_level_meter()
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        self.stop_level_meter()
+        super().hideEvent(event)
+
+    # --- models ---------------------------------------------------------------------------------
+
+    def _model_changed(self) -> None:
+        self._save()
+        self._update_model_status()
+
+    def _update_model_status(self) -> None:
+        name = self.model.currentText().strip()
+        if self.pack_missing:
+            self.model_status.setStyleSheet(ERROR_STYLE)
+            self.model_status.setText(self.pack.missing_error().message)
+            self.download.setEnabled(False)
+            return
+        try:
+            resolve_model(name, self.ctx.paths.cache)
+        except VoiceError as exc:
+            self.model_status.setStyleSheet(ERROR_STYLE)
+            self.model_status.setText(exc.message)
+            self.download.setEnabled(exc.code == "MODEL_NOT_DOWNLOADED" and name in known_model_sizes())
+            return
+        self.model_status.setStyleSheet("")
+        detects = is_multilingual(name) and not self.ctx.settings.voice.language
+        self.model_status.setText("Ready: works offline." + (" It detects the language you speak." if detects else ""))
+        self.download.setEnabled(False)
+
+    def download_model(self, *, endpoint: str | None = None) -> None:
+        """Download the chosen model on a worker thread, with a progress bar and Cancel (a
+        cancelled download keeps what arrived; the next Download resumes it)."""
+        if self._download_cancel is not None:
+            return
+        name = self.model.currentText().strip()
+        cancel = threading.Event()
+        self._download_cancel = cancel
+        self.download.setEnabled(False)
+        self.cancel_download.show()
+        self.cancel_download.setEnabled(True)
+        self.download_progress.setRange(0, 0)  # busy until the size is known
+        self.download_progress.show()
+        self.model_status.setStyleSheet("")
+        self.model_status.setText(f"Downloading {name}…")
+
+        progress, cache = bus_progress(self.ctx.bus, name), self.ctx.paths.cache
+        network = self.ctx.settings.network
+        what = f"downloading the speech model {name}"
+
+        def work() -> None:
+            resolve_model(name, cache, download=True, progress=progress,
+                          endpoint=endpoint, cancel=cancel, network=network)
+
+        def failed(exc: BaseException) -> None:
+            if not isinstance(exc, VoiceError):
+                log.warning("%s failed", what, exc_info=exc)
+            cancelled = isinstance(exc, VoiceError) and exc.code == "MODEL_DOWNLOAD_CANCELLED"
+            self._on_download_done(failure_text(what, exc), cancelled=cancelled)
+
+        run_in_thread(work, what=what, bus=self.ctx.bus, on_done=lambda _: self._on_download_done(""),
+                      on_error=failed)
+
+    def _on_event(self, event: Event) -> None:
+        if isinstance(event, ModelDownloadProgress) and event.model == self.model.currentText().strip():
+            self._on_progress(event.done, event.total)
+
+    def _on_progress(self, done: int, total: int) -> None:
+        if total > 0:
+            # Sizes can exceed int32 for large models: show per mille.
+            self.download_progress.setRange(0, 1000)
+            self.download_progress.setValue(int(done * 1000 / total))
+
+    def cancel_model_download(self) -> None:
+        """Stop the speech model's download (between chunks); what arrived is kept."""
+        if self._download_cancel is not None:
+            self._download_cancel.set()
+            self.cancel_download.setEnabled(False)
+            self.model_status.setText("Cancelling…")
+
+    def _on_download_done(self, error: str, *, cancelled: bool = False) -> None:
+        self._download_cancel = None
+        self.cancel_download.hide()
+        self.download_progress.hide()
+        if error:
+            self.model_status.setStyleSheet("" if cancelled else ERROR_STYLE)
+            self.model_status.setText(error)
+            self.download.setEnabled(True)
+            return
+        self._update_model_status()
+
+    # --- the voice pack (packaged app) ---------------------------------------------------------
+
+    @property
+    def pack_missing(self) -> bool:
+        """True in a packaged app whose offline speech is not installed yet."""
+        return self.pack.required and not self.pack.status().installed
+
+    def _update_pack_row(self) -> None:
+        missing = self.pack_missing
+        for widget in (self._pack_row, self.pack_status):
+            self._form.setRowVisible(widget, missing)
+        if missing and self._pack_cancel is None:
+            status = self.pack.status()
+            size = f" (~{status.download_bytes / 1e6:.0f} MB download)" if status.download_bytes else ""
+            self.pack_status.setStyleSheet("")
+            self.pack_status.setText(
+                f"Transcribing on this computer needs the voice pack{size}. "
+                "Until then, choose the Whisper API above."
+            )
+
+    def install_voice_pack(self, source: str | None = None) -> None:
+        """Install the voice pack on a worker thread (``source``: a URL or a file; default:
+        the release's download), with progress and Cancel."""
+        if self._pack_cancel is not None:
+            return
+        cancel = threading.Event()
+        self._pack_cancel = cancel
+        self.install_pack.setEnabled(False)
+        self.install_pack_file.setEnabled(False)
+        self.cancel_pack.show()
+        self.cancel_pack.setEnabled(True)
+        self.pack_progress.setRange(0, 0)  # busy until the size is known
+        self._form.setRowVisible(self.pack_progress, True)
+        self.pack_status.setStyleSheet("")
+        self.pack_status.setText("Installing offline speech…")
+
+        progress: SignalInstance = self._progress.pack
+        pack, what = self.pack, "installing offline speech"
+
+        def report(done: int, total: int) -> None:
+            try:
+                progress.emit(done, total)
+            except RuntimeError:  # the dialog was closed: stop, leaving nothing behind
+                cancel.set()
+
+        def failed(exc: BaseException) -> None:
+            if isinstance(exc, VoiceError):
+                self._on_pack_done(exc.code, error_text(exc))
+                return
+            log.warning("%s failed", what, exc_info=exc)
+            self._on_pack_done("VOICE_PACK_DOWNLOAD_FAILED", failure_text(what, exc))
+
+        def work() -> None:
+            pack.install(source, progress=report, cancel=cancel)
+
+        run_in_thread(work, what=what, bus=self.ctx.bus, on_done=lambda _: self._on_pack_done("", ""),
+                      on_error=failed)
+
+    def choose_pack_file(self) -> None:
+        """Ask for a voice pack file (a non-blocking dialog), then install it."""
+        dialog = QFileDialog(self, "Install offline speech from a voice pack file")
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dialog.setNameFilter("Voice pack (*.tar.gz)")
+        dialog.fileSelected.connect(self.install_voice_pack)
+        self._file_dialog = dialog
+        dialog.open()
+
+    def cancel_pack_install(self) -> None:
+        if self._pack_cancel is not None:
+            self._pack_cancel.set()
+            self.cancel_pack.setEnabled(False)
+            self.pack_status.setText("Cancelling…")
+
+    def _on_pack_progress(self, done: int, total: int) -> None:
+        if total > 0:
+            self.pack_progress.setRange(0, 1000)
+            self.pack_progress.setValue(int(done * 1000 / total))
+
+    def _on_pack_done(self, code: str, error: str) -> None:
+        self._pack_cancel = None
+        self._form.setRowVisible(self.pack_progress, False)
+        self.cancel_pack.hide()
+        self.install_pack.setEnabled(True)
+        self.install_pack_file.setEnabled(True)
+        if code:
+            self._update_pack_row()
+            self.pack_status.setStyleSheet("" if code == "VOICE_PACK_CANCELLED" else ERROR_STYLE)
+            self.pack_status.setText(error)
+            return
+        self._update_pack_row()
+        known = [size for size in known_model_sizes() if self.model.findText(size) < 0]
+        self.model.addItems(known)
+        self._update_model_status()
+
+    def values(self) -> dict[str, Any]:
+        """The voice settings as saved (for tests and the dialog)."""
+        return self.ctx.settings.voice.model_dump()

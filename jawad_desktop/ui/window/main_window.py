@@ -1,0 +1,938 @@
+"""The main window: chat, action log and browser side by side, a status bar, menus.
+
+The window lays out the widgets and owns a ``ChatPresenter`` (``ui.chat.presenter``), which drives
+the core ``Assistant`` and maps its events (through the ``EventBridge``) onto the chat panel,
+the action log and the permission panel; menus and buttons call the presenter. Splitter sizes
+and geometry are restored; closing the window stops running work, and ``aclose`` releases it.
+
+It is made in two steps so the user sees it at once: ``MainWindow(frame=..., data_dir=...)``
+is the frame (title, icon, menus, saved size and theme, the browser with its start page, and
+"Starting…" where the chat goes), shown before the settings models or the chat panel are even
+imported; ``build(ctx)`` then fills it in place. The browser is in the frame from the start,
+its page already loading: a web view added (or first loaded) once the window is on screen
+makes Qt re-create the native window, which vanishes and reappears. ``MainWindow(ctx)`` does
+both steps, for tests and the self-test. This module therefore imports only Qt at the top;
+the parts are imported in ``build``.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import shiboken6
+from PySide6 import QtCore
+from PySide6.QtCore import QByteArray, QTimer, Signal
+from PySide6.QtGui import QAction, QFont, QIcon, QKeySequence, QPalette
+from PySide6.QtWidgets import (
+    QApplication,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QSplitter,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from jawad_desktop import APP_NAME, __version__
+from jawad_desktop.core.store.first_frame import FirstFrame
+from jawad_desktop.ui.look.resources import app_icon
+from jawad_desktop.ui.look.theme import apply_frame_palette, apply_theme
+
+if TYPE_CHECKING:
+    from PySide6.QtGui import QCloseEvent, QShowEvent
+
+    from jawad_desktop.browser.driver import QtWebEnginePage
+    from jawad_desktop.core.config.providers import ProviderConfig
+    from jawad_desktop.core.context import AppContext
+    from jawad_desktop.ui.app.bridge import EventBridge
+    from jawad_desktop.ui.chat.chat_view import ChatPanel
+    from jawad_desktop.ui.chat.model_picker import ModelPicker
+    from jawad_desktop.ui.chat.presenter import ChatPresenter
+    from jawad_desktop.ui.chat.research_panel import ResearchController
+    from jawad_desktop.ui.desktop.shell import DesktopShell
+    from jawad_desktop.ui.prompts.permission_panel import PermissionPanel
+    from jawad_desktop.ui.prompts.take_over_banner import TakeOverBanner
+    from jawad_desktop.ui.settings.dialog import SettingsDialog
+    from jawad_desktop.ui.window.action_log import ActionLogDrawer, ActionLogView
+    from jawad_desktop.ui.window.browser_pane import BrowserPane
+
+log = logging.getLogger("jawad.ui.window")
+
+# The deferred start-up work waits for the start page at most this long.
+DEFERRED_START_MAX_MS = 1000
+
+FIRST_START = (
+    "**Welcome to Jawad Desktop.** No model provider is set up yet.\n\n"
+    "Open **Settings → Providers** (Ctrl+,) and add one: OpenAI or OpenRouter with your API key, "
+    "Ollama or LM Studio running on this computer, or any OpenAI-compatible server. "
+    "Your key is kept in the system keyring, never in a file."
+)
+
+
+class Banner(QWidget):
+    """A dismissable line above the chat for notices (corrupt settings, no keyring, ...)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.label = QLabel(self)
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.label.setAccessibleName("Notice")
+        close = QToolButton(self)
+        close.setIcon(_icon("x"))
+        close.setToolTip("Dismiss")
+        close.setAccessibleName("Dismiss notice")
+        close.clicked.connect(self.hide)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 4, 4, 4)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(close, 0, QtCore.Qt.AlignmentFlag.AlignTop)
+        self.setAutoFillBackground(True)
+        self.hide()
+
+    def show_text(self, level: str, text: str) -> None:
+        palette = self.palette()
+        colour = {"error": "#f6d5d5", "warning": "#fff1c2"}.get(level, "#dbeafe")
+        palette.setColor(QPalette.ColorRole.Window, colour)
+        palette.setColor(QPalette.ColorRole.WindowText, QtCore.Qt.GlobalColor.black)
+        self.setPalette(palette)
+        current = self.label.text() if self.isVisible() else ""
+        self.label.setText(f"{current}\n{text}".strip())
+        self.show()
+
+
+class MainWindow(QMainWindow):
+    """Chat | action log | browser. ``closed`` fires once the window has closed."""
+
+    closed = Signal()
+
+    # Made by ``build``.
+    ctx: AppContext
+    bridge: EventBridge
+    banner: Banner
+    chat: ChatPanel
+    permission_panel: PermissionPanel
+    take_over: TakeOverBanner
+    action_log: ActionLogView  # the table, in the drawer under the chat
+    action_log_drawer: ActionLogDrawer
+    browser: BrowserPane
+    provider_label: ModelPicker
+    left_split: QSplitter
+    main_split: QSplitter
+    presenter: ChatPresenter
+
+    def __init__(
+        self,
+        ctx: AppContext | None = None,
+        *,
+        frame: FirstFrame | None = None,
+        data_dir: Path | None = None,
+    ) -> None:
+        super().__init__()
+        self.built = False
+        self._closing = False
+        self._quitting = False  # Quit, not a close that may only hide the window to the tray
+        self.desktop: DesktopShell | None = None  # the tray, global hotkeys, quick ask, notifications
+        self._deferred_timer: QTimer | None = None
+        self.setWindowTitle(APP_NAME)
+        self.setWindowIcon(app_icon())
+        self.setAccessibleName(APP_NAME)
+        # The menus and the status bar exist from the first frame, so nothing moves when
+        # the window is built.
+        self.file_menu = self.menuBar().addMenu("&File")
+        self.chat_menu = self.menuBar().addMenu("&Chat")
+        self.view_menu = self.menuBar().addMenu("&View")
+        self.help_menu = self.menuBar().addMenu("&Help")
+        self.statusBar()
+        self._starting: QWidget | None = None
+        if ctx is not None:
+            self.build(ctx)
+        else:
+            self._show_frame(frame or FirstFrame(), data_dir)
+
+    def _show_frame(self, frame: FirstFrame, data_dir: Path | None) -> None:
+        """The window before it is built: its saved size and theme, the browser showing its
+        start page, and a "Starting…" line where the chat goes."""
+        apply_frame_palette(frame.theme)  # the whole theme once built (apply_appearance)
+        if not (frame.geometry and self.restoreGeometry(QByteArray.fromBase64(frame.geometry.encode()))):
+            self.resize(1280, 800)
+        storage = None if frame.off_the_record or data_dir is None else data_dir / "browser"
+        # The start page starts loading before the window is shown: that makes the web view's
+        # GPU-composited child now, so the native window is created for it. Made after the
+        # window is on screen, it would make Qt re-create the native window (the window
+        # would vanish and come back on a desktop).
+        self._make_browser(storage, frame.home_url)
+        # Laid out with plain boxes and stretches: the frame touches no enum of Qt's namespace
+        # (PySide builds all of its 100-odd Python enums on the first use of ``Qt``, even
+        # through an overloaded constructor such as QSplitter's: 30 ms, paid after the frame;
+        # this module reaches it as ``QtCore.Qt`` when a method runs). ``build`` moves the
+        # browser into the real splitter, in the same native window.
+        self._starting = QWidget(self)
+        label = QLabel("Starting…", self._starting)
+        label.setAccessibleName("Starting")
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(label)
+        row.addStretch(1)
+        column = QVBoxLayout(self._starting)
+        column.addStretch(1)
+        column.addLayout(row)
+        column.addStretch(1)
+        frame_box = QWidget(self)
+        box = QHBoxLayout(frame_box)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(self._starting, 2)
+        box.addWidget(self.browser, 3)
+        self.setCentralWidget(frame_box)
+
+    def _make_browser(self, storage: Path | None, home_url: str) -> None:
+        """The browser, loading its start page (Chromium works on it while the rest is built)."""
+        from jawad_desktop.ui.window.browser_pane import BrowserPane, make_profile
+
+        self.browser = BrowserPane(make_profile(storage, self), shortcuts=False, parent=self)
+        self.browser.show_start_page(home_url)
+
+    def _make_main_split(self, left: QWidget) -> None:
+        self.main_split = QSplitter(QtCore.Qt.Orientation.Horizontal, self)
+        self.main_split.setObjectName("main")
+        self.main_split.addWidget(left)
+        # The browser's column: the "Take over" banner (hidden until the agent hands the page over) above it.
+        column = QWidget(self)
+        column_layout = QVBoxLayout(column)
+        column_layout.setContentsMargins(0, 0, 0, 0)
+        column_layout.setSpacing(0)
+        column_layout.addWidget(self.take_over)
+        column_layout.addWidget(self.browser, 1)
+        self.main_split.addWidget(column)
+        self.main_split.setStretchFactor(0, 2)
+        self.main_split.setStretchFactor(1, 3)
+        self.main_split.setSizes([520, 760])
+        self.setCentralWidget(self.main_split)
+
+    def build(self, ctx: AppContext) -> None:
+        """Make the chat, the action log, the browser, the menus, and restore the layout."""
+        self.ctx = ctx
+        browser = ctx.settings.browser
+        if not hasattr(self, "browser"):  # no frame: the browser first, as the frame does
+            self._make_browser(None if browser.off_the_record else ctx.paths.data / "browser", browser.home_url)
+        self.browser.search_template = browser.search_engine
+        _browser_icons(self.browser)
+        self.browser.add_shortcuts()
+        self.browser.install_page_script()
+
+        # Imported here, not at the top: the frame is shown before these modules load.
+        from jawad_desktop.ui.app.bridge import EventBridge
+        from jawad_desktop.ui.chat.chat_view import ChatPanel
+        from jawad_desktop.ui.chat.presenter import ChatPresenter
+        from jawad_desktop.ui.prompts.permission_panel import PermissionPanel
+        from jawad_desktop.ui.prompts.take_over_banner import TakeOverBanner
+        from jawad_desktop.ui.window.action_log import ActionLogDrawer
+
+        self.bridge = EventBridge(ctx.bus, self)
+        self.take_over = TakeOverBanner(self, focus_page=lambda: self.browser.view.setFocus())
+        self.banner = Banner(self)
+        self.chat = ChatPanel(self)
+        self.permission_panel = PermissionPanel(self.chat)
+        self.permission_panel.hide()
+        self.chat.insert_above_input(self.permission_panel)
+        self.voice_button: QWidget | None = None
+        self.conversation_button: Any = None  # ui.chat.conversation_button.ConversationButton, once voice is ready
+        self.offers_panel: QWidget | None = None
+        self.sidebar: QWidget | None = None
+        self.research: ResearchController | None = None
+        self.driver: QtWebEnginePage | None = None
+        self.voice_session: Any = None
+        self.action_log_drawer = ActionLogDrawer(self)
+        self.action_log = self.action_log_drawer.view
+        self._log_height = 200  # the drawer's height when open; remembered with the pane sizes
+        from jawad_desktop.ui.chat.model_picker import ModelPicker
+
+        # The provider and model in use, above the chat; a click (or Ctrl+Shift+K) lists the others.
+        self.provider_label = ModelPicker(ctx, self)
+        self.provider_label.chosen.connect(self.use_provider)
+        self.provider_label.manage_requested.connect(self.open_provider_settings)
+
+        left = QWidget(self)
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(4, 4, 4, 4)
+        left_layout.addWidget(self.provider_label, 0,
+                              QtCore.Qt.AlignmentFlag.AlignLeft | QtCore.Qt.AlignmentFlag.AlignAbsolute)
+        left_layout.addWidget(self.banner)
+        self.left_split = QSplitter(QtCore.Qt.Orientation.Vertical, left)
+        self.left_split.setObjectName("chat_log")
+        self.left_split.addWidget(self.chat)
+        self.left_split.addWidget(self.action_log_drawer)
+        self.left_split.setChildrenCollapsible(False)
+        self.left_split.setStretchFactor(0, 1)
+        self.left_split.setStretchFactor(1, 0)
+        self.action_log_drawer.expanded_changed.connect(self._log_drawer_changed)
+        self.left_split.splitterMoved.connect(self._remember_log_height)
+        left_layout.addWidget(self.left_split)
+        self._make_main_split(left)  # takes the frame's browser; the frame's box goes
+        self._starting = None
+
+        self.presenter = ChatPresenter(ctx, self.bridge, self.chat, self.action_log, self.permission_panel,
+                                       make_page=self._agent_page, take_over=self.take_over, parent=self)
+        self.chat.view.can_remember = True  # a message's Remember (Settings → Memory lists them)
+        self.chat.view.remember_requested.connect(self.presenter.remember)
+        self._settings_dialog: SettingsDialog | None = None
+        self._shortcuts_dialog: QWidget | None = None
+        self._offer_pending = False
+        self._build_menus()
+        self._connect()
+        self.apply_appearance()
+        self._restore_layout()
+        self.order_focus_chain()
+        self.update_provider_label()
+        self._greet()
+        self.built = True
+        if self.isVisible():  # built behind a frame that is already on screen
+            self._after_first_show()
+
+    # Construction
+    def _build_menus(self) -> None:
+        file_menu = self.file_menu
+        self.new_chat_action = self._action("&New chat", "Ctrl+N", self.presenter.new_chat)
+        file_menu.addAction(self.new_chat_action)
+        file_menu.addSeparator()
+        self.settings_action = self._action("&Settings…", "Ctrl+,", self.open_settings)
+        self.settings_action.setMenuRole(QAction.MenuRole.PreferencesRole)
+        file_menu.addAction(self.settings_action)
+        file_menu.addSeparator()
+        self.quit_action = self._action("&Quit", "Ctrl+Q", self.quit)
+        self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
+        file_menu.addAction(self.quit_action)
+        chat_menu = self.chat_menu
+        self.stop_action = self._action("&Stop", "Esc", self.presenter.stop)
+        self.stop_action.setEnabled(False)
+        chat_menu.addAction(self.stop_action)
+        self.regenerate_action = self._action("&Regenerate the last answer", "Ctrl+R", self.presenter.regenerate)
+        chat_menu.addAction(self.regenerate_action)
+        self.edit_last_action = self._action("&Edit the last message", "Ctrl+E", self.presenter.edit_last)
+        chat_menu.addAction(self.edit_last_action)
+        self.copy_action = self._action("&Copy the selected message", "Ctrl+Shift+C", self.chat.view.copy_selected)
+        chat_menu.addAction(self.copy_action)
+        self.attach_action = self._action("Attac&h files…", "Ctrl+Shift+O", self.chat.attachments.choose_files)
+        chat_menu.addAction(self.attach_action)
+        self.summarize_action = self._action("S&ummarize this page", "Ctrl+Shift+S", self.summarize_page)
+        chat_menu.addAction(self.summarize_action)
+        self.choose_model_action = self._action("Choose the &model…", "Ctrl+Shift+K", self.provider_label.open_list)
+        chat_menu.addAction(self.choose_model_action)
+        self.search_action = self._action("Search conversa&tions", "Ctrl+F", self.focus_search)
+        chat_menu.addAction(self.search_action)
+        self.research_action = self._action("Rese&arch…", "Ctrl+Shift+R", self.start_research)
+        self.research_action.setEnabled(False)  # until the agent is ready, right after start
+        chat_menu.addAction(self.research_action)
+        self.voice_action = QAction("Start or stop &voice input", self)
+        self.voice_action.setShortcut(QKeySequence("Ctrl+Space"))
+        self.voice_action.setEnabled(False)  # until voice is ready, right after start
+        self.addAction(self.voice_action)
+        chat_menu.addAction(self.voice_action)
+        self.conversation_action = self._action("C&onversation mode", "Ctrl+Shift+Space", self._toggle_conversation)
+        self.conversation_action.setEnabled(False)  # until voice is ready, right after start
+        chat_menu.addAction(self.conversation_action)
+        self.focus_input_action = self._action("&Focus the input", "Ctrl+L", self.focus_input)
+        chat_menu.addAction(self.focus_input_action)
+        view_menu = self.view_menu
+        self.toggle_log_action = self._action("Action &log", "Ctrl+Shift+A", self._toggle_log)
+        self.toggle_log_action.setCheckable(True)
+        self.toggle_log_action.setChecked(False)  # the drawer starts closed to its header line
+        view_menu.addAction(self.toggle_log_action)
+        self.focus_history_action = self._action("Go to the &history", "Ctrl+Shift+H", self.focus_history)
+        view_menu.addAction(self.focus_history_action)
+        self.focus_address_action = self._action("Go to the &address bar", "F6", self.browser.focus_address)
+        view_menu.addAction(self.focus_address_action)
+        help_menu = self.help_menu
+        self.shortcuts_action = self._action("&Keyboard shortcuts", "Ctrl+/", self.show_shortcuts)
+        help_menu.addAction(self.shortcuts_action)
+        help_menu.addAction(self._action("&About Jawad Desktop", "", self._about))
+        for action, name in ((self.new_chat_action, "message-square-plus"), (self.settings_action, "settings"),
+                             (self.stop_action, "square"), (self.regenerate_action, "refresh-cw"),
+                             (self.edit_last_action, "pencil"), (self.copy_action, "copy"),
+                             (self.summarize_action, "scroll-text"), (self.search_action, "search"),
+                             (self.research_action, "telescope"), (self.voice_action, "mic"),
+                             (self.conversation_action, "audio-lines"),
+                             (self.shortcuts_action, "keyboard")):
+            action.setIcon(_icon(name))
+
+    def _action(self, text: str, shortcut: str, slot: Any) -> QAction:
+        action = QAction(text, self)
+        if shortcut:
+            action.setShortcut(QKeySequence(shortcut))
+            action.setShortcutContext(QtCore.Qt.ShortcutContext.WindowShortcut)
+        action.triggered.connect(slot)
+        self.addAction(action)
+        return action
+
+    def _connect(self) -> None:
+        presenter = self.presenter
+        self.chat.send_requested.connect(presenter.send)
+        self.chat.stop_requested.connect(presenter.stop)
+        self.chat.view.link_activated.connect(self.browser.load)
+        self.chat.empty_state.settings_requested.connect(self.open_provider_settings)
+        self.browser.summarize_requested.connect(self.summarize_page)
+        self.browser.page_ready.connect(self._page_ready)
+        self.bridge.notice.connect(self.show_notice)
+        presenter.busy_changed.connect(self._busy_changed)
+        presenter.status.connect(self._show_status)
+        presenter.settings_needed.connect(self.open_settings)
+        presenter.ready.connect(self._assistant_ready)
+        # The store, sidebar, agent, browser tools and voice import a lot: built right after
+        # the window is shown (see _start_deferred); a Send that comes first builds them at once.
+        self._build_timer = QTimer(self)
+        self._build_timer.setSingleShot(True)
+        self._build_timer.setInterval(30)
+        self._build_timer.timeout.connect(self.presenter.build)
+
+    def _page_ready(self, url: str) -> None:
+        """A page finished loading: the assistant reads it into the page cache in the background
+        (a page browsed by hand becomes "the previous product" later)."""
+        assistant = self.presenter.assistant
+        if assistant is None or self._closing:
+            return
+        from jawad_desktop.ui.app.background import run_async
+
+        run_async(assistant.page_loaded(url), what="remembering the page", bus=self.ctx.bus)
+
+    def _agent_page(self) -> QtWebEnginePage:
+        """The browser pane's page, for the agent's tools (made once, when the assistant is built)."""
+        from jawad_desktop.browser.driver import QtWebEnginePage
+
+        view = self.browser.view
+        showing_start_page = view.url().scheme() not in ("http", "https", "file")
+        self.driver = QtWebEnginePage(view)
+        if showing_start_page and not self.driver.adopted:
+            # A new page keeps web pages in view, not built-in HTML (the pane's own page is adopted).
+            self.browser.show_start_page(self.ctx.settings.browser.home_url)
+        return self.driver
+
+    def _assistant_ready(self) -> None:
+        """The assistant is built: the history, research and voice controls join the window."""
+        assistant = self.presenter.assistant
+        assert assistant is not None
+        self._add_sidebar()
+        self._add_research(assistant)
+        try:
+            self._add_voice()
+            self._add_conversation()
+        except Exception as exc:
+            log.exception("voice could not start")
+            self.show_notice("warning", f"Voice input is unavailable: {exc}")
+        self.order_focus_chain()
+
+    def _add_sidebar(self) -> None:
+        store = self.presenter.store
+        if store is None or self.sidebar is not None:
+            return
+        from jawad_desktop.ui.chat.history_sidebar import HistorySidebar
+
+        sidebar = HistorySidebar(store, self.bridge.conversations_changed, self)
+        self.sidebar = sidebar
+        self.main_split.insertWidget(0, sidebar)
+        self.main_split.setStretchFactor(0, 0)
+        sidebar.conversation_selected.connect(self.presenter.open_conversation)
+        sidebar.match_selected.connect(lambda cid, _position: self.presenter.open_conversation(cid))
+        sidebar.new_chat_requested.connect(self.presenter.new_chat)
+        sidebar.conversation_deleted.connect(self._conversation_deleted)
+        self.bridge.conversation_changed.connect(lambda cid: sidebar.set_current(cid or None))
+        self._restore_splitter(self.main_split)
+        last = self.ctx.settings.ui.last_conversation_id
+        if last:
+            try:
+                store.get(last)
+            except Exception:
+                self.ctx.settings.ui.last_conversation_id = ""
+            else:
+                self.presenter.open_conversation(last)
+
+    def _add_research(self, assistant: Any) -> None:
+        """Research mode: /research INTENT or the Research button plans, shows the plan, runs it."""
+        from PySide6.QtWidgets import QPushButton
+
+        from jawad_desktop.ui.chat.research_panel import ResearchController, ResearchPanel
+
+        panel = ResearchPanel(self.chat)
+        self.chat.insert_above_input(panel)
+        self.research = ResearchController(assistant, panel)
+        self.bridge.workflow_update.connect(self.research.on_workflow_update)
+        self.presenter.attach_research(self.research)
+        self.research_action.setEnabled(True)
+        button = QPushButton(_icon("telescope"), "", self.chat)
+        button.setAccessibleName("Research: plan and run a multi-step search for what the input says")
+        button.setToolTip("Plan a multi-step research for what you typed (Ctrl+Shift+R)")
+        button.clicked.connect(self.start_research)
+        self.chat.add_input_button(button)
+        self.chat.busy_widgets.append(button)
+
+    def _add_voice(self) -> None:
+        from jawad_desktop.core.voice import VoiceSession
+        from jawad_desktop.ui.chat.reply_speaker import ReplySpeaker
+        from jawad_desktop.ui.chat.voice_button import VoiceButton
+
+        self.voice_session = VoiceSession(self.ctx)
+        button = VoiceButton(self.voice_session, self.bridge.voice_state, self)
+        self.chat.add_input_button(button)
+        # Ctrl+Space toggles listening (hold the Mic button to push-to-talk). An application-wide
+        # key filter would see every event of every object, including ones being destroyed.
+        self.voice_action.triggered.connect(self.voice_key)
+        self.voice_action.setEnabled(True)
+        self.voice_button = button
+        self._idle_placeholder: str | None = None  # the input's placeholder while a live draft shows
+        button.transcript_ready.connect(self._on_transcript)
+        button.partial_transcript.connect(self._show_hearing)
+        button.state_changed.connect(self._voice_state_changed)
+        button.send_requested.connect(self._send_spoken)
+        # What went wrong is said in words above the chat, not only by a red icon and its tooltip.
+        button.failed.connect(lambda text: self.show_notice("error", text))
+        button.pressed_to_talk.connect(self.presenter.stop_speaking)
+        self.presenter.attach_speaker(lambda: ReplySpeaker(self.ctx, self))
+        self.chat.view.can_read_aloud = True  # an answer's menu: Read aloud
+        self.chat.view.read_aloud_requested.connect(self.presenter.speak)
+
+    def voice_key(self) -> None:
+        """Ctrl+Space (and the push-to-talk hotkey's toggle): in conversation mode it cuts Jawad's
+        spoken reply short; otherwise it starts or stops listening."""
+        if self.conversation_button is not None and self.conversation_button.interrupt():
+            return
+        if self.voice_button is not None:
+            self.voice_button.click()  # type: ignore[attr-defined]  # a VoiceButton: a click toggles listening
+
+    def _add_conversation(self) -> None:
+        """Conversation mode (``ui.chat.conversation_button``): its toggle and state line in the composer."""
+        from jawad_desktop.ui.chat.conversation_button import ConversationButton
+
+        button = ConversationButton(self.ctx, self.presenter.build, self.bridge.conversation_state, self)
+        self.chat.add_input_button(button)
+        self.chat.add_input_button(button.status)
+        self.conversation_button = button
+        self.conversation_action.setEnabled(True)
+        self.stop_action.triggered.connect(button.stop)  # Esc ends it too
+        self.new_chat_action.triggered.connect(button.stop)
+        if self.sidebar is not None:
+            self.sidebar.new_chat_requested.connect(button.stop)  # type: ignore[attr-defined]
+        button.active_changed.connect(self._conversation_active)
+
+    def _toggle_conversation(self) -> None:
+        if self.conversation_button is not None:
+            self.conversation_button.click()
+
+    def _conversation_active(self, active: bool) -> None:
+        """While a conversation runs the mic button only shows its level (the conversation listens
+        and sends), replies are not read aloud twice, and Esc ends it."""
+        self.presenter.hands_free = active
+        # A message typed meanwhile is the conversation's next turn (``ChatPresenter.send``).
+        self.presenter.conversation = self.conversation_button.conversation if active else None
+        if self.voice_button is not None:
+            self.voice_button.blockSignals(active)
+        self.stop_action.setEnabled(active or self.presenter.busy)
+
+    def _show_hearing(self, text: str) -> None:
+        """The live transcript in the empty input. A placeholder change does not repaint a
+        QPlainTextEdit by itself: without the update the draft stayed invisible."""
+        if self._idle_placeholder is None:
+            self._idle_placeholder = self.chat.input.placeholderText()
+        self.chat.input.setPlaceholderText(f"Hearing: {text.rstrip(' .…')}…")
+        self.chat.input.viewport().update()
+
+    def _voice_state_changed(self, state: str) -> None:
+        if state in ("idle", "error"):
+            self._end_hearing()
+
+    def _end_hearing(self) -> None:
+        """The input's own placeholder again (a cancelled or failed turn leaves no stale draft)."""
+        if self._idle_placeholder is not None:
+            self.chat.input.setPlaceholderText(self._idle_placeholder)
+            self.chat.input.viewport().update()
+            self._idle_placeholder = None
+
+    def _on_transcript(self, text: str) -> None:
+        self._end_hearing()
+        current = self.chat.input.toPlainText().rstrip()
+        self.chat.edit_text(f"{current} {text}".strip() if current else text)
+
+    def _send_spoken(self, text: str) -> None:
+        self.chat.input.setPlainText(text)
+        self.presenter.send(text)
+
+    def start_research(self) -> None:
+        """The Research button: research what the input says (or ask for it)."""
+        intent = self.chat.input.toPlainText().strip()
+        if not intent:
+            self.chat.add_message(
+                "notice", "Type what to research in the input, then press the Research button "
+                "(the telescope beside Send), or type `/research …`.")
+            self.focus_input()
+            return
+        self.presenter.send(f"/research {intent}")
+
+    def _busy_changed(self, busy: bool) -> None:
+        self.stop_action.setEnabled(busy or (self.conversation_button is not None and self.conversation_button.active))
+
+    def _show_status(self, text: str) -> None:
+        if text:
+            self.statusBar().showMessage(text)
+        else:
+            self.statusBar().clearMessage()
+
+    def _conversation_deleted(self, conversation_id: str) -> None:
+        if conversation_id == self.presenter.conversation_id:
+            self.presenter.new_chat()
+
+    # Behaviour
+    def order_focus_chain(self) -> None:
+        """Tab in reading order (``ui.window.focus_order``): the history, the chat and its input, the
+        action log, the browser; called again whenever the window gains controls."""
+        from jawad_desktop.ui.window.focus_order import order_focus_chain
+
+        order_focus_chain(self.main_split)
+
+    def focus_input(self) -> None:
+        self.chat.input.setFocus()
+
+    def focus_search(self) -> None:
+        if self.sidebar is not None:
+            self.sidebar.focus_search()  # type: ignore[attr-defined]
+
+    def focus_history(self) -> None:
+        if self.sidebar is not None:
+            self.sidebar.focus_list()  # type: ignore[attr-defined]
+
+    def show_shortcuts(self) -> None:
+        """Help → Keyboard shortcuts: every key of the menus and of each place, in one table."""
+        from jawad_desktop.ui.window.shortcuts_dialog import ShortcutsDialog
+
+        if self._shortcuts_dialog is None:
+            self._shortcuts_dialog = ShortcutsDialog(self.menuBar(), self)
+        self._shortcuts_dialog.show()
+        self._shortcuts_dialog.raise_()
+        self._shortcuts_dialog.activateWindow()
+
+    def summarize_page(self) -> None:
+        """The Summarize button: the same as typing /summarize."""
+        self.presenter.send("/summarize")
+
+    def show_notice(self, level: str, text: str) -> None:
+        """A notice in the banner above the chat (it stays until dismissed; the status bar
+        keeps the provider in view)."""
+        self.banner.show_text(level, text)
+
+    def _greet(self) -> None:
+        message = self.ctx.settings_store.recovery_message()
+        if message:
+            self.show_notice("warning", message)
+        QTimer.singleShot(0, self._check_keyring)
+        if self.ctx.settings.active() is None:  # FIRST_START shows in the empty chat (update_provider_label)
+            self._offer_pending = True  # looked for once the window is on screen (showEvent)
+
+    async def _offer_providers(self) -> None:
+        """First start: show the providers found on this computer, one click each."""
+        from jawad_desktop.core.llm.connection import discover_providers
+        from jawad_desktop.ui.window.first_start import OffersPanel
+
+        try:
+            offers = await discover_providers()
+        except Exception as exc:  # discovery is a convenience: never fail the window for it
+            log.info("provider discovery failed: %s", exc)
+            return
+        if not offers or self.ctx.settings.active() is not None or self.offers_panel is not None:
+            return  # a provider was added meanwhile, or the offers are already on screen
+        if not shiboken6.isValid(self.chat):
+            return  # the window closed while the computer was searched
+        panel = OffersPanel(self.ctx, offers, self.chat)
+        self.offers_panel = panel
+        self.chat.insert_above_input(panel)
+        panel.adopted.connect(self._provider_adopted)
+        self.order_focus_chain()
+
+    def _provider_adopted(self, name: str) -> None:
+        self.update_provider_label()
+        self.statusBar().showMessage(f"{name} is ready. Ask away! Add a stronger model any time in "
+                                     "Settings → Providers.", 15_000)
+        self.focus_input()
+
+    def _check_keyring(self) -> None:
+        if not self.ctx.secrets.available:
+            self.show_notice("warning", self.ctx.secrets.problem + " (Settings → Providers)")
+
+    def update_provider_label(self) -> None:
+        provider = self.ctx.settings.active()
+        self.chat.empty_state.set_provider_ready(provider is not None, FIRST_START)
+        if provider is not None:
+            self.presenter.provider_ready()
+        if provider is not None and self.offers_panel is not None:  # added in Settings: the offers are moot
+            self.offers_panel.hide()
+        self.provider_label.refresh()
+
+    def use_provider(self, name: str) -> None:
+        """The model picker's choice: ``name`` answers from the next message on."""
+        if self.ctx.settings.provider(name) is None or self.ctx.settings.active_provider == name:
+            return
+        self.ctx.settings.active_provider = name
+        self.ctx.save_settings()
+        self._settings_changed()
+        if self._settings_dialog is not None:
+            self._settings_dialog.providers.refresh()
+        self.statusBar().showMessage(f"{name} answers from your next message.", 8000)
+
+    def open_provider_settings(self) -> None:
+        """The empty chat's "Open Settings → Providers" button."""
+        self.open_settings()
+        if self._settings_dialog is not None:
+            self._settings_dialog.show_page("Providers")
+
+    def open_settings(self) -> None:
+        if self._settings_dialog is None:
+            from jawad_desktop.ui.settings.dialog import SettingsDialog  # imported when first needed
+
+            self._settings_dialog = SettingsDialog(self.ctx, self, **_provider_hooks(self.ctx))
+            self._settings_dialog.settings_changed.connect(self._settings_changed)
+            self._extend_settings(self._settings_dialog)
+        self._settings_dialog.open()
+        self._settings_dialog.raise_()
+
+    def _settings_changed(self) -> None:
+        """The next turn uses the new provider (the assistant rebuilds its client when it changed)."""
+        self.update_provider_label()
+        self.apply_appearance()
+
+    def _extend_settings(self, dialog: SettingsDialog) -> None:
+        """The pages other parts of the window own: site permissions, MCP servers, voice."""
+        assistant = self.presenter.build()
+        if assistant is not None:
+            from jawad_desktop.ui.settings.grants_page import GrantsPage
+
+            dialog.add_page("Site permissions", GrantsPage(assistant.harbor, self.bridge.grants_changed, dialog))
+            from jawad_desktop.ui.settings.library_page import LibraryPage
+
+            dialog.add_page("Documents", LibraryPage(assistant.library, self.ctx.bus, dialog))
+            if assistant.memory is not None:
+                from jawad_desktop.ui.settings.memory_page import MemoryPage
+
+                dialog.add_page("Memory", MemoryPage(self.ctx, assistant.memory, self.bridge.other, dialog))
+        try:
+            from jawad_desktop.ui.settings.mcp_page import McpPage
+
+            mcp_page = McpPage(self.ctx, dialog)
+            dialog.add_page("MCP servers", mcp_page)
+            mcp_page.changed.connect(self.presenter.reconnect_mcp)
+        except Exception as exc:
+            log.warning("MCP settings unavailable: %s", exc)
+        try:
+            from jawad_desktop.ui.settings.voice_page import VoiceSettingsPage
+
+            dialog.add_page("Voice", VoiceSettingsPage(self.ctx, dialog))
+        except Exception as exc:  # a missing audio library must not hide the other pages
+            log.warning("voice settings unavailable: %s", exc)
+        desktop = self.start_desktop()
+        if desktop is not None:
+            dialog.add_page("Tray and hotkeys", desktop.settings_page(dialog))
+
+    def apply_appearance(self) -> None:
+        app = QApplication.instance()
+        if not isinstance(app, QApplication):
+            return
+        ui = self.ctx.settings.ui
+        font = QFont(app.font())
+        font.setPointSize(ui.font_size)
+        self.chat.view.setFont(font)
+        self.chat.input.setFont(font)
+        apply_theme(ui.theme, ui.accent)
+        self.chat.view.viewport().update()
+        self.browser.restyle_start_page()
+
+    def _toggle_log(self, shown: bool) -> None:
+        self.action_log_drawer.set_expanded(shown)
+
+    def _log_drawer_changed(self, expanded: bool) -> None:
+        """The drawer opened (it gets its remembered height) or closed (the chat gets the room)."""
+        self.toggle_log_action.setChecked(expanded)
+        total = max(sum(self.left_split.sizes()), self.left_split.height(), 400)
+        if expanded:
+            height = min(self._log_height, max(60, total - 120))
+            self.left_split.setSizes([total - height, height])
+        else:
+            collapsed = self.action_log_drawer.collapsed_height()
+            self.left_split.setSizes([total - collapsed, collapsed])
+
+    def _remember_log_height(self, *args: Any) -> None:
+        if self.action_log_drawer.is_expanded():
+            self._log_height = self.left_split.sizes()[1]
+
+    def _about(self) -> None:
+        box = QMessageBox(self)
+        box.setWindowTitle(f"About {APP_NAME}")
+        box.setText(f"{APP_NAME} {__version__}\nAn AI assistant that works in a browser you can watch.")
+        box.open()
+
+    # Layout persistence
+    def _restore_layout(self) -> None:
+        ui = self.ctx.settings.ui
+        if ui.window_geometry:
+            self.restoreGeometry(QByteArray.fromBase64(ui.window_geometry.encode()))
+        else:
+            self.resize(1280, 800)
+        self._restore_splitter(self.main_split)
+        self._restore_log_drawer()
+
+    def _restore_log_drawer(self) -> None:
+        """The chat and the action log: "chat_log" holds their sizes with the drawer open,
+        "action_log" whether it was open ([1]) or closed ([0], the default)."""
+        saved = self.ctx.settings.ui.splitter_sizes
+        sizes = saved.get("chat_log")
+        if sizes and len(sizes) == 2 and sizes[1] > 0:
+            self._log_height = sizes[1]
+            self.left_split.setSizes(sizes)
+        self.action_log_drawer.set_expanded(saved.get("action_log") == [1])
+        self._log_drawer_changed(self.action_log_drawer.is_expanded())
+
+    def _restore_splitter(self, splitter: QSplitter) -> None:
+        sizes = self.ctx.settings.ui.splitter_sizes.get(splitter.objectName())
+        if sizes and len(sizes) == splitter.count() and sum(sizes) > 0:
+            splitter.setSizes(sizes)
+        else:
+            splitter.setSizes([220, 480, 580] if splitter.count() == 3 else [520, 760])
+
+    def save_layout(self) -> None:
+        ui = self.ctx.settings.ui
+        ui.window_geometry = bytes(self.saveGeometry().toBase64().data()).decode()
+        self._remember_log_height()
+        total = sum(self.left_split.sizes())
+        ui.splitter_sizes = {
+            "main": list(self.main_split.sizes()),
+            "chat_log": [max(0, total - self._log_height), self._log_height],  # as when the drawer is open
+            "action_log": [1 if self.action_log_drawer.is_expanded() else 0],
+        }
+        try:
+            self.ctx.save_settings()
+        except OSError as exc:
+            log.error("could not save the window layout: %s", exc)
+
+    async def aclose(self) -> None:
+        """Release what needs an orderly end, after the window closed: the page (cookies to
+        disk), the assistant's client, MCP servers, page cache and store, voice."""
+        import asyncio
+        import contextlib
+
+        if not self.built:
+            return
+        if self.voice_session is not None:
+            with contextlib.suppress(Exception):
+                self.voice_session.cancel()
+        if self.conversation_button is not None:
+            await self.conversation_button.aclose()
+        if self.driver is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.driver.close(release_profile=True), 1.0)
+        await self.presenter.aclose()
+
+    def dispose(self) -> None:
+        """Release the web page before the window (and its browser profile) goes away."""
+        if self.desktop is not None:
+            self.desktop.dispose()
+        if self.built:
+            self.bridge.detach()
+        if hasattr(self, "browser"):
+            self.browser.dispose()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self.built:
+            self._after_first_show()
+
+    def _after_first_show(self) -> None:
+        """Start the deferred start-up work once the start page is on screen too (Chromium
+        renders it on this thread, which that work would hold up), or after a second."""
+        if self._deferred_timer is not None:
+            return
+        self._deferred_timer = QTimer(self)
+        self._deferred_timer.setSingleShot(True)
+        self._deferred_timer.timeout.connect(self._start_deferred)
+        if self.browser.loads_finished:
+            self._deferred_timer.start(0)
+        else:
+            self.browser.first_load_finished.connect(lambda: self._deferred_timer and self._deferred_timer.start(0))
+            self._deferred_timer.start(DEFERRED_START_MAX_MS)
+
+    def _start_deferred(self) -> None:
+        if self._closing:
+            return
+        if self.presenter.assistant is None and not self._build_timer.isActive():
+            self._build_timer.start()  # the store, sidebar, agent, browser tools and voice
+        if self._offer_pending:
+            self._offer_pending = False
+            from jawad_desktop.ui.app.background import run_async
+
+            run_async(self._offer_providers(), what="looking for providers", bus=None)
+        self.start_desktop()
+
+    def start_desktop(self) -> DesktopShell | None:
+        """The tray, global hotkeys, quick ask and notifications (``ui.desktop.shell``), once."""
+        if self.desktop is None and self.built and not self._closing:
+            from jawad_desktop.ui.desktop.shell import DesktopShell
+
+            try:
+                self.desktop = DesktopShell(self)
+            except Exception as exc:  # the desktop's extras must never keep the window from working
+                log.exception("tray and hotkeys unavailable")
+                self.show_notice("warning", f"The tray icon and global hotkeys are unavailable: {exc}")
+        return self.desktop
+
+    def quit(self) -> None:
+        """Quit (File → Quit, the tray, a quit signal): close even when closing would hide to the tray."""
+        self._quitting = True
+        self.close()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if not self._quitting and self.desktop is not None and self.desktop.hides_on_close():
+            event.ignore()  # the setting "keep running in the tray": hidden, still running
+            self.hide()
+            return
+        self._closing = True
+        if self._deferred_timer is not None:
+            self._deferred_timer.stop()
+        if self.built:
+            self.save_layout()
+            self.presenter.stop()
+            if self.conversation_button is not None:
+                self.conversation_button.stop()
+        event.accept()
+        QTimer.singleShot(0, self.closed.emit)
+
+
+def _icon(name: str) -> QIcon:
+    """A bundled icon (``ui.look.icons``, imported on first use: not on the way to the first frame)."""
+    from jawad_desktop.ui.look.icons import icon
+
+    return icon(name)
+
+
+def _browser_icons(browser: BrowserPane) -> None:
+    """Icons instead of the glyphs on the browser's toolbar (a font may lack "⟳")."""
+    for button, name in ((browser.back_button, "arrow-left"), (browser.forward_button, "arrow-right"),
+                         (browser.reload_button, "rotate-cw"), (browser.summarize_button, "scroll-text")):
+        button.setIcon(_icon(name))
+    for button in (browser.back_button, browser.forward_button, browser.reload_button):
+        button.setToolButtonStyle(QtCore.Qt.ToolButtonStyle.ToolButtonIconOnly)
+    browser.summarize_button.setToolButtonStyle(QtCore.Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+
+
+def _provider_hooks(ctx: AppContext) -> dict[str, Any]:
+    """Test connection and the model list, for the Providers page, on the network settings."""
+    from jawad_desktop.core.errors import Remedy
+    from jawad_desktop.core.llm.connection import list_models, test_connection
+    from jawad_desktop.ui.app.remedies import with_remedy
+
+    async def tester(provider: ProviderConfig, key: str | None) -> tuple[bool, str]:
+        result = await test_connection(provider, key, ctx.settings.network)
+        if result.success:
+            return True, f"Connected to {provider.name} in {result.latency_ms:.0f} ms."
+        return False, with_remedy(result.error, Remedy.from_json(result.remedy))
+
+    async def lister(provider: ProviderConfig, key: str | None) -> list[str]:
+        return await list_models(provider, key, ctx.settings.network)
+
+    return {"tester": tester, "model_lister": lister}
