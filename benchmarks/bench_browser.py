@@ -67,7 +67,7 @@ def run(quick: bool) -> list[Figure]:
 
 async def _elements_ms(page: Any) -> float:
     """Milliseconds ``J.elements(150)`` takes inside the page (its isolated world)."""
-    from jawad_desktop.ui.window.browser_pane import WORLD
+    from jawad_desktop.browser.guarded_page import WORLD
 
     took = await page.run_js("(function () { var t = performance.now(); window.__jawad.elements(150); "
                              "return performance.now() - t; })()", world=WORLD, timeout=60)

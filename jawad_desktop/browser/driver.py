@@ -54,6 +54,7 @@ from PySide6.QtWidgets import QApplication
 
 from jawad_desktop.browser import page_input
 from jawad_desktop.browser.downloads import AGENT_WINDOW_S, DownloadGuard, DownloadKeeper
+from jawad_desktop.browser.guarded_page import WORLD, GuardedWebPage, install_page_script
 from jawad_desktop.browser.readiness import PageReadiness
 from jawad_desktop.browser.screenshot import marked_screenshot
 from jawad_desktop.browser.tabs import PageTabs, offscreen_tabs
@@ -74,7 +75,6 @@ from jawad_desktop.core.tools.page import (
     not_web_address,
     page_script,
 )
-from jawad_desktop.ui.window.browser_pane import WORLD, GuardedWebPage, install_page_script
 
 log = logging.getLogger("jawad.browser")
 

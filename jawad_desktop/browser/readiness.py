@@ -30,8 +30,8 @@ from typing import Any
 
 from PySide6.QtWebEngineCore import QWebEnginePage
 
+from jawad_desktop.browser.guarded_page import WORLD
 from jawad_desktop.core.tools.page import PageError, page_script
-from jawad_desktop.ui.window.browser_pane import WORLD
 
 log = logging.getLogger("jawad.browser")
 

@@ -21,7 +21,7 @@ from PySide6.QtCore import QObject, Qt, QUrl, Signal
 from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile
 from PySide6.QtWebEngineWidgets import QWebEngineView
 
-from jawad_desktop.ui.window.browser_pane import GuardedWebPage, install_page_script
+from jawad_desktop.browser.guarded_page import GuardedWebPage, install_page_script
 
 log = logging.getLogger("jawad.ui.browser")
 

@@ -435,7 +435,7 @@ def offscreen_page(ctx: AppContext | None, *, private: bool) -> QtWebEnginePage:
     from PySide6.QtWebEngineWidgets import QWebEngineView
 
     from jawad_desktop.browser.driver import QtWebEnginePage
-    from jawad_desktop.ui.window.browser_pane import make_profile
+    from jawad_desktop.browser.guarded_page import make_profile
 
     off_record = private or ctx is None or ctx.settings.browser.off_the_record
     profile = make_profile(None if off_record or ctx is None else ctx.paths.data / "browser")

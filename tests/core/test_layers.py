@@ -1,7 +1,7 @@
 """The layers import downward only: import-linter's contract in pyproject.toml, run as a test.
 
-The contract lists the layers from the faces (cli, ui) down to the ground floor (events,
-messages, errors, sites); a module that imports from a layer above its own breaks it.
+The contract lists the layers from the faces (cli, ui) and the page driver (browser) down to the
+ground floor (events, messages, errors, sites); a module that imports from a layer above its own breaks it.
 """
 
 from __future__ import annotations

@@ -24,8 +24,8 @@ from PySide6.QtWebEngineCore import QWebEngineProfile, QWebEngineScript
 from PySide6.QtWebEngineWidgets import QWebEngineView
 
 from jawad_desktop.browser.driver import QtWebEnginePage
+from jawad_desktop.browser.guarded_page import install_page_script
 from jawad_desktop.core.tools.page import PageError, Target
-from jawad_desktop.ui.window.browser_pane import install_page_script
 from tests.fixtures.task_server import TaskServer
 from tests.fixtures.task_suite import TASKS_DIR, TaskInstance, TaskSpec, load_manifest, seeds, task_instance
 from tests.tasks import trusted_input as real

@@ -12,7 +12,7 @@ from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile
 from PySide6.QtWebEngineWidgets import QWebEngineView
 
 from jawad_desktop.browser.driver import QtWebEnginePage
-from jawad_desktop.ui.window.browser_pane import GuardedWebPage
+from jawad_desktop.browser.guarded_page import GuardedWebPage
 
 
 class TabbedWebPage(GuardedWebPage):

@@ -191,7 +191,8 @@ class MainWindow(QMainWindow):
 
     def _make_browser(self, storage: Path | None, home_url: str) -> None:
         """The browser, loading its start page (Chromium works on it while the rest is built)."""
-        from jawad_desktop.ui.window.browser_pane import BrowserPane, make_profile
+        from jawad_desktop.browser.guarded_page import make_profile
+        from jawad_desktop.ui.window.browser_pane import BrowserPane
 
         self.browser = BrowserPane(make_profile(storage, self), shortcuts=False, parent=self)
         self.browser.show_start_page(home_url)

@@ -1,0 +1,159 @@
+"""The page the agent drives, and its profile: ``GuardedWebPage`` asks its driver about the
+navigations an agent action starts, opens popups as tabs and answers JavaScript dialogs while the
+agent acts; ``install_page_script`` injects the page library into every document it loads;
+``make_profile`` is the persistent (or off-the-record) profile the window's and the terminal's
+pages share."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import shiboken6
+from PySide6.QtCore import QUrl
+from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile, QWebEngineScript
+from PySide6.QtWidgets import QWidget
+
+from jawad_desktop.core.sites import is_web_address
+
+log = logging.getLogger("jawad.ui.browser")
+
+# The isolated JavaScript world of the agent's page library (core/tools/js/page).
+WORLD = int(QWebEngineScript.ScriptWorldId.ApplicationWorld)
+SCRIPT_NAME = "jawad-page-library"
+# The watcher of the page's own click handlers (core/tools/js/jawad_clicks.js), in the page's world.
+CLICKS_SCRIPT_NAME = "jawad-click-marks"
+
+
+
+def make_profile(storage: Path | None, parent: QWidget | None = None) -> QWebEngineProfile:
+    """A persistent profile under ``storage``, or an off-the-record one when None."""
+    if storage is None:
+        return QWebEngineProfile(parent)
+    storage.mkdir(parents=True, exist_ok=True)
+    # A named profile: Qt 6's default profile is off the record (cookies would not be kept).
+    profile = QWebEngineProfile("jawad", parent)
+    profile.setPersistentStoragePath(str(storage / "storage"))
+    profile.setCachePath(str(storage / "cache"))
+    profile.setPersistentCookiesPolicy(QWebEngineProfile.PersistentCookiesPolicy.ForcePersistentCookies)
+    return profile
+
+
+class GuardedWebPage(QWebEnginePage):
+    """A QWebEnginePage that asks its driver (the agent's ``page_driver.QtWebEnginePage``, once
+    one drives it) about navigations an agent action starts, opens new windows as tabs of its
+    ``tab_host`` (``browser/tabs.PageTabs``; in place when it has none), and answers the page's
+    JavaScript dialogs itself while the agent acts (a modal dialog would block the agent and the
+    window; confirm and prompt get Cancel). ``loading`` is true from a load's start to its end;
+    ``opener_url`` is the address of the page that opened this one as a popup."""
+
+    def __init__(self, profile: QWebEngineProfile, parent: QWidget | None, driver: Any = None) -> None:
+        super().__init__(profile, parent)
+        self.driver = driver
+        self.tab_host: Any = None  # the PageTabs this page is a tab of
+        self.opener_url = ""
+        self.loading = False
+        self._popups: list[QWebEnginePage] = []
+        self.loadStarted.connect(self._load_started)
+        self.loadFinished.connect(self._load_finished)
+
+    def _load_started(self) -> None:
+        self.loading = True
+
+    def _load_finished(self, _ok: bool) -> None:
+        self.loading = False
+
+    def _acting(self) -> bool:
+        return self.driver is not None and self.driver._agent_depth > 0
+
+    def createWindow(self, _type: QWebEnginePage.WebWindowType) -> QWebEnginePage:
+        if self.tab_host is not None:  # a tab of its own, which keeps window.opener
+            return self.tab_host.open_from(self, _type)
+        # Without tabs, a link meant for a new window opens here instead. A throwaway
+        # page receives the new window's first navigation and hands its URL over.
+        catcher = QWebEnginePage(self.profile(), self)
+        self._popups.append(catcher)
+
+        def hand_over(url: QUrl) -> None:
+            if url.isEmpty() or not shiboken6.isValid(catcher):
+                return
+            catcher.urlChanged.disconnect(hand_over)
+            self._popups.remove(catcher)
+            catcher.deleteLater()
+            if self.driver is not None and self.driver._agent_driving() and not is_web_address(url.toString()):
+                log.info("a popup to %s (not a web address) while the agent acts was not opened", url.toString())
+                return
+            self.load(url)
+
+        catcher.urlChanged.connect(hand_over)
+        return catcher
+
+    def chooseFiles(self, mode: QWebEnginePage.FileSelectionMode, oldFiles: Sequence[str],
+                    acceptedMimeTypes: Sequence[str]) -> list[str]:
+        # The agent's upload (allowed by the user, for a file the user named) answers the chooser it opened.
+        files = self.driver.take_upload() if self.driver is not None else None
+        if files is not None:
+            return files
+        return super().chooseFiles(mode, oldFiles, acceptedMimeTypes)
+
+    def javaScriptAlert(self, securityOrigin: QUrl | str, msg: str) -> None:
+        if self._acting():
+            self.driver.dialogs.append(f'alert: "{msg}"')
+            return
+        super().javaScriptAlert(securityOrigin, msg)
+
+    def javaScriptConfirm(self, securityOrigin: QUrl | str, msg: str) -> bool:
+        if self._acting():
+            self.driver.dialogs.append(f'confirm: "{msg}" (Jawad answered Cancel)')
+            return False
+        return bool(super().javaScriptConfirm(securityOrigin, msg))
+
+    def javaScriptPrompt(self, securityOrigin: QUrl | str, msg: str, defaultValue: str) -> tuple[bool, str]:
+        if self._acting():
+            self.driver.dialogs.append(f'prompt: "{msg}" (Jawad answered Cancel)')
+            return False, ""
+        return super().javaScriptPrompt(securityOrigin, msg, defaultValue)
+
+    def acceptNavigationRequest(
+        self, url: QUrl | str, type: QWebEnginePage.NavigationType, isMainFrame: bool
+    ) -> bool:
+        target = url.toString() if isinstance(url, QUrl) else str(url)
+        if self.driver is None:
+            return True
+        if not isMainFrame:
+            return bool(self.driver._allow_frame_navigation(target))
+        typed = type == QWebEnginePage.NavigationType.NavigationTypeTyped
+        return bool(self.driver._allow_navigation(target, self, typed=typed))
+
+
+def install_page_script(page: QWebEnginePage) -> None:
+    """Inject the agent's page library into every document ``page`` loads, subframes included,
+    in its own isolated world (the page's scripts can neither see nor change it), and the watcher
+    of the page's click handlers (``jawad_clicks.js``) into the page's world, which leaves nothing
+    there a page can read or forge (it answers the library on a channel whose name the page never
+    learns)."""
+    from jawad_desktop.core.tools.page import page_script
+
+    scripts = page.scripts()
+    for old in scripts.find(SCRIPT_NAME):
+        scripts.remove(old)
+    script = QWebEngineScript()
+    script.setName(SCRIPT_NAME)
+    script.setSourceCode(page_script())
+    script.setWorldId(WORLD)
+    script.setInjectionPoint(QWebEngineScript.InjectionPoint.DocumentReady)
+    script.setRunsOnSubFrames(True)
+    scripts.insert(script)
+    # The page's listeners are out of the library's sight: this small script notes the elements
+    # that get click handlers, in the page's own world, before any of the page's scripts runs.
+    for old in scripts.find(CLICKS_SCRIPT_NAME):
+        scripts.remove(old)
+    marks = QWebEngineScript()
+    marks.setName(CLICKS_SCRIPT_NAME)
+    marks.setSourceCode(page_script("jawad_clicks.js"))
+    marks.setWorldId(int(QWebEngineScript.ScriptWorldId.MainWorld))
+    marks.setInjectionPoint(QWebEngineScript.InjectionPoint.DocumentCreation)
+    marks.setRunsOnSubFrames(True)
+    scripts.insert(marks)
