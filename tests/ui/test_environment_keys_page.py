@@ -16,8 +16,8 @@ from jawad_desktop.core.llm.factory import client_for
 from jawad_desktop.core.messages import Message
 from jawad_desktop.core.store.secrets import provider_key_name
 from jawad_desktop.ui.settings.dialog import SettingsDialog
+from jawad_desktop.ui.settings.providers_page import connection_hooks
 from jawad_desktop.ui.window.first_start import adopt_offer
-from jawad_desktop.ui.window.main_window import _provider_hooks
 from tests.servers.scripted_model import ScriptedModel, text
 
 ENV_KEY = "sk-env-page-key-9137"
@@ -27,7 +27,7 @@ pytestmark = pytest.mark.usefixtures("no_environment_keys")
 
 @pytest.fixture
 def dialog(qtbot: Any, keyring_ctx: AppContext, aio_loop: Any) -> Iterator[SettingsDialog]:
-    dlg = SettingsDialog(keyring_ctx, **_provider_hooks(keyring_ctx))  # the window's own Test connection
+    dlg = SettingsDialog(keyring_ctx, **connection_hooks(keyring_ctx))  # the window's own Test connection
     qtbot.addWidget(dlg)
     dlg.open()
     yield dlg

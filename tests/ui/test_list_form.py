@@ -18,8 +18,9 @@ from jawad_desktop.core.events import Event, Notice
 from jawad_desktop.core.llm.connection import list_models, test_connection
 from jawad_desktop.core.store.secrets import SecretStore
 from jawad_desktop.ui.look.theme import current
-from jawad_desktop.ui.settings.dialog import ProvidersPage, SettingsDialog
+from jawad_desktop.ui.settings.dialog import SettingsDialog
 from jawad_desktop.ui.settings.mcp_page import McpPage
+from jawad_desktop.ui.settings.providers_page import ProvidersPage
 from tests.servers.fault_server import FaultServer
 
 

@@ -18,7 +18,8 @@ from jawad_desktop.core.events import VoiceState
 from jawad_desktop.core.store.secrets import SecretStore, provider_key_name
 from jawad_desktop.ui.app.remedies import remedy_text, with_remedy
 from jawad_desktop.ui.chat.voice_button import VoiceButton
-from jawad_desktop.ui.window.main_window import MainWindow, _provider_hooks
+from jawad_desktop.ui.settings.providers_page import connection_hooks
+from jawad_desktop.ui.window.main_window import MainWindow
 
 TERMINAL_WORDS = ("jawad ", "--", "`")
 
@@ -66,7 +67,7 @@ def test_the_connection_test_and_the_voice_button_say_where(
     make_window: Any, profile_dir: Path, secret_store: SecretStore, arun: Any
 ) -> None:
     window = _keyless_window(make_window, profile_dir, secret_store)
-    tester = _provider_hooks(window.ctx)["tester"]
+    tester = connection_hooks(window.ctx)["tester"]
     ok, text = arun(tester(ProviderConfig(name="Work", kind=ProviderKind.OPENAI), None))
     assert not ok and "check the key of 'Work'" in text and _no_terminal_words(text), text
 

@@ -15,8 +15,9 @@ from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.llm.client import forget_capabilities
 from jawad_desktop.core.llm.providers import make_client
 from jawad_desktop.core.store.secrets import SecretStore
-from jawad_desktop.ui.settings.dialog import ProvidersPage, SettingsDialog
+from jawad_desktop.ui.settings.dialog import SettingsDialog
 from jawad_desktop.ui.settings.learned_facts import NOTHING_LEARNED
+from jawad_desktop.ui.settings.providers_page import ProvidersPage
 from tests.servers.scripted_model import Reply, ScriptedModel, call, reject_tools, text
 
 

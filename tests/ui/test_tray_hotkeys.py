@@ -19,6 +19,7 @@ from PySide6.QtGui import QKeySequence
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.ui.desktop.global_hotkeys import HotkeyError, X11Hotkeys, choose_backend, parse_combination
 from jawad_desktop.ui.desktop.shell import DesktopShell, HotkeyService
+from jawad_desktop.ui.settings.desktop_page import DesktopPage
 from jawad_desktop.ui.window.main_window import MainWindow
 from tests.fixtures.gui_process import virtual_display
 from tests.servers.scripted_model import ScriptedModel, text
@@ -233,7 +234,7 @@ def test_settings_page_applies_hotkeys_live(
 ) -> None:
     window = _window(make_window, profile_dir, scripted_model, qtbot)
     shell = _shell(window)
-    page = shell.settings_page()
+    page = DesktopPage(shell.ctx, shell)
     qtbot.addWidget(page)
     assert page.quick_ask_key.keySequence().toString() == "Ctrl+Alt+Space"
     page.talk_enabled.setChecked(False)

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from jawad_desktop.core.llm.providers import make_client
-from jawad_desktop.ui.settings.dialog import ProvidersPage
 from jawad_desktop.ui.settings.learned_facts import NOTHING_LEARNED
+from jawad_desktop.ui.settings.providers_page import ProvidersPage
 from tests.servers.scripted_model import ScriptedModel, text
 from tests.ui.test_tool_calling_button import page  # noqa: F401  (the fixture)
 

@@ -13,10 +13,11 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QWidget
 
 from jawad_desktop.ui.desktop.global_hotkeys import (
     BackendChoice,
@@ -30,10 +31,11 @@ from jawad_desktop.ui.desktop.quick_ask import QuickAskWindow
 from jawad_desktop.ui.desktop.tray import TrayMenu
 
 if TYPE_CHECKING:
-    from PySide6.QtWidgets import QWidget
-
     from jawad_desktop.core.config.settings import DesktopSettings
-    from jawad_desktop.ui.window.main_window import MainWindow
+    from jawad_desktop.core.context import AppContext
+    from jawad_desktop.ui.app.bridge import EventBridge
+    from jawad_desktop.ui.chat.chat_view import ChatPanel
+    from jawad_desktop.ui.chat.presenter import ChatPresenter
 
 log = logging.getLogger("jawad.ui.desktop")
 
@@ -125,17 +127,44 @@ class HotkeyService(QObject):
             self.active = set()
 
 
+class ShellWindow(Protocol):
+    """What the shell uses of the window it serves (the main window, a ``QWidget``)."""
+
+    @property
+    def ctx(self) -> AppContext: ...
+    @property
+    def bridge(self) -> EventBridge: ...
+    @property
+    def presenter(self) -> ChatPresenter: ...
+    @property
+    def chat(self) -> ChatPanel: ...
+    @property
+    def voice_button(self) -> QWidget | None: ...
+    @property
+    def conversation_button(self) -> Any: ...
+    def isVisible(self) -> bool: ...
+    def isMinimized(self) -> bool: ...
+    def hide(self) -> None: ...
+    def show(self) -> None: ...
+    def showNormal(self) -> None: ...
+    def raise_(self) -> None: ...
+    def activateWindow(self) -> None: ...
+    def open_settings(self) -> None: ...
+    def quit(self) -> None: ...
+
+
 class DesktopShell(QObject):
     """The tray, the hotkeys, the quick-ask window and notifications of one main window."""
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
+    def __init__(self, window: ShellWindow) -> None:
+        frame = cast(QWidget, window)  # the main window is a widget: the parent of what the shell shows
+        super().__init__(frame)
         self.window = window
         self.ctx = window.ctx
-        self.tray = TrayMenu(self, window)
+        self.tray = TrayMenu(self, frame)
         self.quick = QuickAskWindow()
         self.quick.asked.connect(self.ask)
-        self.notifier = DesktopNotifier(window.bridge, self.settings, window, self.tray.icon, self)
+        self.notifier = DesktopNotifier(window.bridge, self.settings, frame, self.tray.icon, self)
         self.notifier.clicked.connect(self.show_window)
         self.hotkeys = HotkeyService(QGuiApplication.platformName(), self)
         self.hotkeys.pressed.connect(self._hotkey_pressed)
@@ -252,13 +281,6 @@ class DesktopShell(QObject):
                 button.release()  # type: ignore[attr-defined]
 
     # -- Settings ---------------------------------------------------------------------------------
-
-    def settings_page(self, parent: QWidget | None = None) -> QWidget:
-        from jawad_desktop.ui.settings.desktop_page import DesktopPage
-
-        page = DesktopPage(self.ctx, self, parent)
-        page.changed.connect(self.apply_settings)
-        return page
 
     def dispose(self) -> None:
         """Release the hotkeys and the tray icon, close the quick-ask box (once)."""

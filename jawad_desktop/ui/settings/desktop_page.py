@@ -31,6 +31,7 @@ class DesktopPage(QWidget):
         super().__init__(parent)
         self.ctx = ctx
         self.shell = shell
+        self.changed.connect(shell.apply_settings)
         desktop = ctx.settings.desktop
         self.keep_in_tray = QCheckBox("Keep running in the tray when the window is closed", self)
         self.keep_in_tray.setAccessibleName("Keep running in the tray when the window is closed")

@@ -46,7 +46,6 @@ if TYPE_CHECKING:
     from PySide6.QtGui import QCloseEvent, QShowEvent
 
     from jawad_desktop.browser.driver import QtWebEnginePage
-    from jawad_desktop.core.config.providers import ProviderConfig
     from jawad_desktop.core.context import AppContext
     from jawad_desktop.ui.app.bridge import EventBridge
     from jawad_desktop.ui.chat.chat_view import ChatPanel
@@ -688,10 +687,14 @@ class MainWindow(QMainWindow):
     def open_settings(self) -> None:
         if self._settings_dialog is None:
             from jawad_desktop.ui.settings.dialog import SettingsDialog  # imported when first needed
+            from jawad_desktop.ui.settings.providers_page import connection_hooks
 
-            self._settings_dialog = SettingsDialog(self.ctx, self, **_provider_hooks(self.ctx))
-            self._settings_dialog.settings_changed.connect(self._settings_changed)
-            self._extend_settings(self._settings_dialog)
+            dialog = SettingsDialog(self.ctx, self, **connection_hooks(self.ctx))
+            dialog.settings_changed.connect(self._settings_changed)
+            dialog.mcp_changed.connect(self.presenter.reconnect_mcp)
+            assistant = self.presenter.build()
+            dialog.add_window_pages(assistant, self.bridge, self.start_desktop())
+            self._settings_dialog = dialog
         self._settings_dialog.open()
         self._settings_dialog.raise_()
 
@@ -699,38 +702,6 @@ class MainWindow(QMainWindow):
         """The next turn uses the new provider (the assistant rebuilds its client when it changed)."""
         self.update_provider_label()
         self.apply_appearance()
-
-    def _extend_settings(self, dialog: SettingsDialog) -> None:
-        """The pages other parts of the window own: site permissions, MCP servers, voice."""
-        assistant = self.presenter.build()
-        if assistant is not None:
-            from jawad_desktop.ui.settings.grants_page import GrantsPage
-
-            dialog.add_page("Site permissions", GrantsPage(assistant.harbor, self.bridge.grants_changed, dialog))
-            from jawad_desktop.ui.settings.library_page import LibraryPage
-
-            dialog.add_page("Documents", LibraryPage(assistant.library, self.ctx.bus, dialog))
-            if assistant.memory is not None:
-                from jawad_desktop.ui.settings.memory_page import MemoryPage
-
-                dialog.add_page("Memory", MemoryPage(self.ctx, assistant.memory, self.bridge.other, dialog))
-        try:
-            from jawad_desktop.ui.settings.mcp_page import McpPage
-
-            mcp_page = McpPage(self.ctx, dialog)
-            dialog.add_page("MCP servers", mcp_page)
-            mcp_page.changed.connect(self.presenter.reconnect_mcp)
-        except Exception as exc:
-            log.warning("MCP settings unavailable: %s", exc)
-        try:
-            from jawad_desktop.ui.settings.voice_page import VoiceSettingsPage
-
-            dialog.add_page("Voice", VoiceSettingsPage(self.ctx, dialog))
-        except Exception as exc:  # a missing audio library must not hide the other pages
-            log.warning("voice settings unavailable: %s", exc)
-        desktop = self.start_desktop()
-        if desktop is not None:
-            dialog.add_page("Tray and hotkeys", desktop.settings_page(dialog))
 
     def apply_appearance(self) -> None:
         app = QApplication.instance()
@@ -919,21 +890,3 @@ def _browser_icons(browser: BrowserPane) -> None:
     for button in (browser.back_button, browser.forward_button, browser.reload_button):
         button.setToolButtonStyle(QtCore.Qt.ToolButtonStyle.ToolButtonIconOnly)
     browser.summarize_button.setToolButtonStyle(QtCore.Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-
-
-def _provider_hooks(ctx: AppContext) -> dict[str, Any]:
-    """Test connection and the model list, for the Providers page, on the network settings."""
-    from jawad_desktop.core.errors import Remedy
-    from jawad_desktop.core.llm.connection import list_models, test_connection
-    from jawad_desktop.ui.app.remedies import with_remedy
-
-    async def tester(provider: ProviderConfig, key: str | None) -> tuple[bool, str]:
-        result = await test_connection(provider, key, ctx.settings.network)
-        if result.success:
-            return True, f"Connected to {provider.name} in {result.latency_ms:.0f} ms."
-        return False, with_remedy(result.error, Remedy.from_json(result.remedy))
-
-    async def lister(provider: ProviderConfig, key: str | None) -> list[str]:
-        return await list_models(provider, key, ctx.settings.network)
-
-    return {"tester": tester, "model_lister": lister}
