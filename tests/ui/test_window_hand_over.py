@@ -72,8 +72,8 @@ def test_take_over_banner_continue_resumes_with_a_fresh_reading(
     _run_js(qtbot, window, "document.getElementById('email').value='me@example.com';"
                            "document.getElementById('password').value='hunter2-secret';"
                            "document.querySelector('button').click(); true")
-    assert banner.continue_shortcut.key().toString() == "Ctrl+Return"
-    banner.continue_shortcut.activated.emit()
+    assert banner.yes_shortcut is not None and banner.yes_shortcut.key().toString() == "Ctrl+Return"
+    banner.yes_shortcut.activated.emit()
     qtbot.waitUntil(lambda: not window.presenter.busy, timeout=30_000)
     assert not banner.isVisible()
     result = scripted_model.requests[1]["messages"][-1]

@@ -63,7 +63,7 @@ def test_the_plan_panel_approves_with_ctrl_return(make_window: Any, profile_dir:
     assert panel.reject_button.accessibleName() == "Reject the plan"
     assert "interact: type the message" in panel.details.text() and "Type Hello" in panel.details.text()
     assert "Rejected automatically in" in panel.countdown.text()
-    assert panel.approve_shortcut.key().toString() == "Ctrl+Return"
+    assert panel.yes_shortcut is not None and panel.yes_shortcut.key().toString() == "Ctrl+Return"
     qtbot.keyClick(window.chat.input, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: not window.presenter.busy, timeout=30_000)
     assert not panel.isVisible()

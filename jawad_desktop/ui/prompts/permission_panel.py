@@ -15,17 +15,15 @@ from __future__ import annotations
 import html
 import json
 import logging
-import time
 from collections import deque
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from jawad_desktop.core.events import PermissionRequest, PermissionSettled
 from jawad_desktop.ui.look import theme
-from jawad_desktop.ui.look.controls import claims_escape
 from jawad_desktop.ui.look.icons import icon
+from jawad_desktop.ui.prompts.prompt_panel import PromptPanel
 
 log = logging.getLogger("jawad.ui.permissions")
 
@@ -43,17 +41,13 @@ DECISION_ICONS: dict[str, tuple[str, str]] = {  # (icon, colour role) beside eac
 }
 
 
-class PermissionPanel(QFrame):
+class PermissionPanel(PromptPanel[PermissionRequest]):
     """Shows one permission request at a time and emits ``decided(request_id, decision)``."""
 
     decided = Signal(str, str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("permissionPanel")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setAccessibleName("Permission request")
-        self.current: PermissionRequest | None = None
+        super().__init__(parent, name="permissionPanel", accessible_name="Permission request", countdown=True)
         self.queue: deque[PermissionRequest] = deque()
 
         self.title = QLabel(self)
@@ -67,12 +61,8 @@ class PermissionPanel(QFrame):
         self.details.setWordWrap(True)
         self.details.setTextFormat(Qt.TextFormat.RichText)
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.countdown = QLabel(self)
-        self.countdown.setObjectName("permissionCountdown")
 
-        # Two buttons a row, and the panel takes the chat column's width whatever its contents want
-        # (Ignored): opening it never widens the column, so the splitter and the page do not move.
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        # Two buttons a row.
         buttons = QGridLayout()
         self.buttons: dict[str, QPushButton] = {}
         for n, (decision, text, tip) in enumerate(DECISIONS):
@@ -92,23 +82,12 @@ class PermissionPanel(QFrame):
         layout.addWidget(self.details)
         layout.addLayout(buttons)
         layout.addWidget(self.countdown)
-
-        self._tick = QTimer(self)
-        self._tick.setInterval(1000)
-        self._tick.timeout.connect(self._update_countdown)
         self.hide()
 
-    def event(self, event: QEvent) -> bool:
-        # Escape here must reach keyPressEvent (deny), not the window's Esc (Stop the whole run).
-        return claims_escape(event, lambda: self.current is not None) or super().event(event)
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        # Escape while the panel (or one of its buttons) has focus: the safe answer, deny.
-        if event.key() == Qt.Key.Key_Escape and self.current is not None:
-            self.decide("deny")
-            event.accept()
-            return
-        super().keyPressEvent(event)
+    def safe_answer(self) -> bool:
+        """Escape while the panel (or one of its buttons) has focus: deny."""
+        self.decide("deny")
+        return True
 
     # -- requests ------------------------------------------------------------------------------
 
@@ -116,9 +95,8 @@ class PermissionPanel(QFrame):
         """Show ``request`` now, or after the ones already waiting."""
         if self.current is not None:
             self.queue.append(request)
-            self._update_countdown()
+            self.update_countdown()
             return
-        self.current = request
         where = f" on <b>{html.escape(request.site)}</b>" if request.site else ""
         self.title.setText(f"Jawad wants to use <b>{html.escape(request.tool_name)}</b>{where} "
                            f"({html.escape(request.permission_level)})")
@@ -144,17 +122,13 @@ class PermissionPanel(QFrame):
         for decision, button in self.buttons.items():
             # Data leaving for another site is never granted for a site or the session.
             button.setEnabled(not (request.data_flow and decision in ("allow-site", "allow-session")))
-        self.show()
-        self._update_countdown()
-        self._tick.start()
+        self.open_prompt(request)
 
     def decide(self, decision: str) -> None:
         """Answer the request shown (a button, its Alt shortcut, or Escape for deny)."""
-        request = self.current
+        request = self.release()
         if request is None:
             return
-        self.current = None
-        self._tick.stop()
         log.info("permission %s for %s: %s", request.id, request.tool_name, decision)
         self.decided.emit(request.id, decision)
         self._next()
@@ -165,16 +139,12 @@ class PermissionPanel(QFrame):
         self.queue = deque(r for r in self.queue if r.id != event.id)
         if self.current is None or self.current.id != event.id:
             return
-        self.current = None
-        self._tick.stop()
         if event.outcome != "timeout":
+            self.release()
             self._next()
             return
         log.info("permission %s: no answer, denied", event.id)
-        self.countdown.setText("No answer in time: the action was denied.")
-        for button in self.buttons.values():
-            button.setEnabled(False)
-        QTimer.singleShot(1500, self._after_expiry)
+        self.expire("No answer in time: the action was denied.", list(self.buttons.values()), self._after_expiry)
 
     def _next(self) -> None:
         if self.queue:
@@ -186,11 +156,7 @@ class PermissionPanel(QFrame):
         if self.current is None:  # a request that arrived meanwhile is already showing
             self._next()
 
-    def _update_countdown(self) -> None:
-        if self.current is None:
-            return
-        deadline = self.current.timestamp / 1000 + self.current.timeout_s
-        left = max(0.0, deadline - time.time())
+    def countdown_text(self, request: PermissionRequest, left_s: int) -> str:
         waiting = f" · {len(self.queue)} more waiting" if self.queue else ""
-        self.countdown.setText(f"Denied automatically in {int(left + 0.999)} s{waiting}. "
-                               "Alt+O once · Alt+S site · Alt+E session · Alt+D deny · Alt+A deny all")
+        return (f"Denied automatically in {left_s} s{waiting}. "
+                "Alt+O once · Alt+S site · Alt+E session · Alt+D deny · Alt+A deny all")

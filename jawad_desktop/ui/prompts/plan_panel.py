@@ -15,22 +15,20 @@ from __future__ import annotations
 
 import html
 import logging
-import time
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from jawad_desktop.core.events import PlanProposed, PlanSettled
-from jawad_desktop.ui.look.controls import claims_escape
 from jawad_desktop.ui.look.icons import icon
+from jawad_desktop.ui.prompts.prompt_panel import PromptPanel
 
 log = logging.getLogger("jawad.ui.plans")
 
 APPROVE_KEYS = "Ctrl+Return"
 
 
-class PlanPanel(QFrame):
+class PlanPanel(PromptPanel[PlanProposed]):
     """Shows one proposed plan and emits ``answered(plan_id, approved)``.
 
     ``shortcut_parent``: where Ctrl+Return works (the window; the panel itself by default).
@@ -39,14 +37,8 @@ class PlanPanel(QFrame):
     answered = Signal(str, bool)
 
     def __init__(self, parent: QWidget | None = None, *, shortcut_parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("planPanel")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setAccessibleName("Plan to approve")
-        # The chat column's width whatever the plan's lines want: opening it never moves the splitter.
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.current: PlanProposed | None = None
-
+        super().__init__(parent, name="planPanel", accessible_name="Plan to approve", countdown=True,
+                         yes_keys=APPROVE_KEYS, on_yes=lambda: self.answer(True), shortcut_parent=shortcut_parent)
         self.title = QLabel(self)
         self.title.setObjectName("planTitle")
         self.title.setWordWrap(True)
@@ -56,8 +48,6 @@ class PlanPanel(QFrame):
         self.details.setWordWrap(True)
         self.details.setTextFormat(Qt.TextFormat.RichText)
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.countdown = QLabel(self)
-        self.countdown.setObjectName("planCountdown")
         self.approve_button = QPushButton("A&pprove", self)
         self.approve_button.setObjectName("planApprove")
         self.approve_button.setAccessibleName("Approve the plan")
@@ -82,32 +72,15 @@ class PlanPanel(QFrame):
         layout.addWidget(self.details)
         layout.addLayout(buttons)
         layout.addWidget(self.countdown)
-
-        # Window-wide while a plan is shown: the focus may still be in the message input.
-        self.approve_shortcut = QShortcut(QKeySequence(APPROVE_KEYS), shortcut_parent or self)
-        self.approve_shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
-        self.approve_shortcut.setEnabled(False)
-        self.approve_shortcut.activated.connect(lambda: self.answer(True))
-        self._tick = QTimer(self)
-        self._tick.setInterval(1000)
-        self._tick.timeout.connect(self._update_countdown)
         self.hide()
 
-    def event(self, event: QEvent) -> bool:
-        # Escape here must reach keyPressEvent (reject), not the window's Esc (Stop the whole run).
-        return claims_escape(event, lambda: self.current is not None) or super().event(event)
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        # Escape while the panel (or one of its buttons) has focus: the safe answer, reject.
-        if event.key() == Qt.Key.Key_Escape and self.current is not None:
-            self.answer(False)
-            event.accept()
-            return
-        super().keyPressEvent(event)
+    def safe_answer(self) -> bool:
+        """Escape while the panel (or one of its buttons) has focus: reject."""
+        self.answer(False)
+        return True
 
     def show_plan(self, plan: PlanProposed) -> None:
         """Show ``plan`` (one at a time: the agent waits on it)."""
-        self.current = plan
         request = " ".join(plan.request.split())
         shown = html.escape(request[:200] + ("…" if len(request) > 200 else ""))
         self.title.setText("<b>Jawad proposes a plan</b>" + (f" for: <i>{shown}</i>" if shown else ""))
@@ -123,11 +96,8 @@ class PlanPanel(QFrame):
         self.setAccessibleDescription(f"Sites: {', '.join(plan.sites) or 'none'}. Actions: {'; '.join(plan.actions)}.")
         self.approve_button.setEnabled(True)
         self.reject_button.setEnabled(True)
-        self.approve_shortcut.setEnabled(True)
-        self.show()
+        self.open_prompt(plan)
         self.approve_button.setFocus()
-        self._update_countdown()
-        self._tick.start()
 
     def answer(self, approved: bool) -> None:
         """Approve or reject the plan shown."""
@@ -135,7 +105,7 @@ class PlanPanel(QFrame):
         if plan is None:
             return
         log.info("plan %s: %s", plan.id, "approved" if approved else "rejected")
-        self._close()
+        self.close_prompt()
         self.answered.emit(plan.id, approved)
 
     def settle(self, event: PlanSettled) -> None:
@@ -143,25 +113,10 @@ class PlanPanel(QFrame):
         if self.current is None or self.current.id != event.id:
             return
         if event.outcome != "timeout":
-            self._close()
+            self.close_prompt()
             return
-        self.current = None
-        self.approve_shortcut.setEnabled(False)
-        self._tick.stop()
-        self.countdown.setText("No answer in time: the plan was rejected.")
-        self.approve_button.setEnabled(False)
-        self.reject_button.setEnabled(False)
-        QTimer.singleShot(1500, lambda: self.hide() if self.current is None else None)
+        self.expire("No answer in time: the plan was rejected.", [self.approve_button, self.reject_button],
+                    lambda: self.hide() if self.current is None else None)
 
-    def _close(self) -> None:
-        self.current = None
-        self.approve_shortcut.setEnabled(False)
-        self._tick.stop()
-        self.hide()
-
-    def _update_countdown(self) -> None:
-        if self.current is None:
-            return
-        left = max(0.0, self.current.timestamp / 1000 + self.current.timeout_s - time.time())
-        self.countdown.setText(f"Rejected automatically in {int(left + 0.999)} s. "
-                               f"{APPROVE_KEYS} approves · Alt+R rejects")
+    def countdown_text(self, request: PlanProposed, left_s: int) -> str:
+        return f"Rejected automatically in {left_s} s. {APPROVE_KEYS} approves · Alt+R rejects"

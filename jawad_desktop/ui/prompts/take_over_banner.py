@@ -18,18 +18,18 @@ import logging
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
 
 from jawad_desktop.core.events import HandOverFinished, HandOverRequested
 from jawad_desktop.ui.look.icons import icon
+from jawad_desktop.ui.prompts.prompt_panel import PromptPanel
 
 log = logging.getLogger("jawad.ui.hand_over")
 
 CONTINUE_KEYS = "Ctrl+Return"
 
 
-class TakeOverBanner(QFrame):
+class TakeOverBanner(PromptPanel[HandOverRequested]):
     """Shows one hand-over and emits ``answered(request_id, continued)``.
 
     ``focus_page``: gives the keyboard to the page shown when the banner opens (the browser's view
@@ -39,15 +39,13 @@ class TakeOverBanner(QFrame):
     answered = Signal(str, bool)
 
     def __init__(self, parent: QWidget | None = None, *, focus_page: Callable[[], None] | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("takeOverBanner")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setAccessibleName("Jawad needs you to take over the page")
+        # Window-wide Continue: the user is typing in the page, not in the banner, when they are done.
+        super().__init__(parent, name="takeOverBanner", accessible_name="Jawad needs you to take over the page",
+                         height_policy=QSizePolicy.Policy.Maximum, yes_keys=CONTINUE_KEYS,
+                         on_yes=lambda: self.answer(True), shortcut_parent=parent)
         # Its colours are the theme's (ui.theme: the notice background, a warning-coloured border).
         # The banner never widens the browser's column: its text wraps instead.
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Maximum)
         self.focus_page = focus_page
-        self.current: HandOverRequested | None = None
 
         self.message = QLabel(self)
         self.message.setObjectName("takeOverMessage")
@@ -71,21 +69,13 @@ class TakeOverBanner(QFrame):
         row.addWidget(self.message, 1)
         row.addWidget(self.continue_button)
         row.addWidget(self.cancel_button)
-
-        # Window-wide: the user is typing in the page, not in the banner, when they are done.
-        self.continue_shortcut = QShortcut(QKeySequence(CONTINUE_KEYS), parent or self)
-        self.continue_shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
-        self.continue_shortcut.setEnabled(False)
-        self.continue_shortcut.activated.connect(lambda: self.answer(True))
         self.hide()
 
     def show_request(self, request: HandOverRequested) -> None:
         """Show the hand-over (one at a time: the agent waits on it) and give the page the keyboard."""
-        self.current = request
         self.message.setText(f"<b>Jawad needs you:</b> {html.escape(request.reason.strip().rstrip('.'))}. "
                              f"Use the page, then press <b>Continue</b> ({CONTINUE_KEYS}).")
-        self.continue_shortcut.setEnabled(True)
-        self.show()
+        self.open_prompt(request)
         if self.focus_page is not None:
             self.focus_page()
 
@@ -95,15 +85,10 @@ class TakeOverBanner(QFrame):
         if request is None:
             return
         log.info("hand-over %s: %s", request.id, "continue" if continued else "cancel")
-        self._close()
+        self.close_prompt()
         self.answered.emit(request.id, continued)
 
     def finish(self, event: HandOverFinished) -> None:
         """The hand-over ended (answered here, or the run was stopped): close it."""
         if self.current is not None and self.current.id == event.id:
-            self._close()
-
-    def _close(self) -> None:
-        self.current = None
-        self.continue_shortcut.setEnabled(False)
-        self.hide()
+            self.close_prompt()
