@@ -366,6 +366,8 @@ def run_gui(profile: str | None, *, screenshot: str | None = None, startup_repor
             await asyncio.sleep(2.0)
             report = {"shown": shown, "built": built, "web_ready": ready, "idle_rss_kb": _rss_kb(),
                       "idle_pss_kb": _tree_pss_kb(),
+                      # what the idle app has imported (tests/test_cli.py: no heavy module before its use)
+                      "packages": sorted({name.partition(".")[0] for name in sys.modules}),
                       # Qt re-creating the native window makes it vanish and come back.
                       "native_windows": sorted({native_window, int(window.winId())})}
             with open(startup_report, "w", encoding="utf-8") as fh:

@@ -27,7 +27,7 @@ Run = Callable[..., Any]
 class _Pages(BaseHTTPRequestHandler):
     pages: dict[str, str] = {}
 
-    def do_GET(self) -> None:  # noqa: N802  (the http.server name)
+    def do_GET(self) -> None:
         body = self.pages.get(self.path.split("?", 1)[0])
         if body is None:
             self.send_error(404)
