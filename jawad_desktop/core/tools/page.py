@@ -358,8 +358,10 @@ class Page(Protocol):
 # the order of their numbers, then ``close.js``), one function's body cut by subject: the core,
 # what scripts make clickable, names, click_text, the element list, products, reading, actions,
 # sturdy actions, changes, popups, readiness, critical actions, the call door. They share one scope,
-# so they are joined into one script when it is loaded (``library_modules`` lists them; ESLint
-# checks the joined script, tests/browser/test_page_modules.py each module's entry points).
+# so they are joined into one script when it is loaded (``library_modules`` lists them). ESLint
+# (tools/eslint) checks the joined script, its problems named at their module's line
+# (tests/page_script/test_lint.py); tests/page_script/test_<module>.py test each module's entry points
+# in QtWebEngine.
 LIBRARY = "jawad_page.js"
 
 # The reader the library's read_page uses, shipped in ``core/tools/js/vendor``: Mozilla's Readability,
