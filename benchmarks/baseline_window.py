@@ -1,7 +1,8 @@
 """The baseline for start-up: a bare PySide6 window holding a QWebEngineView, nothing else.
 
 Run as a script by bench_startup: ``python baseline_window.py REPORT_FILE``. It writes the
-same report as ``jawad --startup-report`` (wall-clock shown / web_ready, idle RSS).
+same report as ``jawad --startup-report`` (wall-clock shown / web_ready, idle RSS, and the idle
+PSS of the process tree).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 if os.geteuid() == 0:
     os.environ.setdefault("QTWEBENGINE_CHROMIUM_FLAGS", "--no-sandbox")
 
+from procmem import tree_pss_kb  # benchmarks/procmem.py, beside this script
 from PySide6.QtCore import QTimer, QUrl
 from PySide6.QtWebEngineWidgets import QWebEngineView
 from PySide6.QtWidgets import QApplication, QMainWindow
@@ -43,6 +45,7 @@ def main() -> None:
 
     def finish() -> None:
         report["idle_rss_kb"] = rss_kb()
+        report["idle_pss_kb"] = tree_pss_kb()
         with open(report_file, "w", encoding="utf-8") as fh:
             json.dump(report, fh)
         sys.stdout.flush()

@@ -4,6 +4,12 @@ The package has two halves: ``core`` (pure asyncio, no Qt) and ``ui`` (the Qt ed
 ``cli`` drives the same core from a terminal.
 """
 
+import sys
+
+# httpx imports its command line (httpx._main: click, rich and pygments, about 100 modules and 6 MB)
+# whenever those happen to be installed; Jawad never runs it. Marked absent, httpx skips it.
+sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+
 __version__ = "0.1.0"
 
 APP_NAME = "Jawad Desktop"

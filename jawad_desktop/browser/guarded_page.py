@@ -23,6 +23,7 @@ log = logging.getLogger("jawad.ui.browser")
 # The isolated JavaScript world of the agent's page library (core/tools/js/page).
 WORLD = int(QWebEngineScript.ScriptWorldId.ApplicationWorld)
 SCRIPT_NAME = "jawad-page-library"
+READER_SCRIPT_NAME = "jawad-page-reader"  # Readability, for the main frame's library only
 # The watcher of the page's own click handlers (core/tools/js/jawad_clicks.js), in the page's world.
 CLICKS_SCRIPT_NAME = "jawad-click-marks"
 
@@ -130,22 +131,25 @@ class GuardedWebPage(QWebEnginePage):
 
 def install_page_script(page: QWebEnginePage) -> None:
     """Inject the agent's page library into every document ``page`` loads, subframes included,
-    in its own isolated world (the page's scripts can neither see nor change it), and the watcher
+    in its own isolated world (the page's scripts can neither see nor change it), with the reader
+    (Readability, half its size) in the main frame only, where articles are read; and the watcher
     of the page's click handlers (``jawad_clicks.js``) into the page's world, which leaves nothing
     there a page can read or forge (it answers the library on a channel whose name the page never
     learns)."""
-    from jawad_desktop.core.tools.page import page_script
+    from jawad_desktop.core.tools.page import READER, page_script
 
     scripts = page.scripts()
-    for old in scripts.find(SCRIPT_NAME):
-        scripts.remove(old)
-    script = QWebEngineScript()
-    script.setName(SCRIPT_NAME)
-    script.setSourceCode(page_script())
-    script.setWorldId(WORLD)
-    script.setInjectionPoint(QWebEngineScript.InjectionPoint.DocumentReady)
-    script.setRunsOnSubFrames(True)
-    scripts.insert(script)
+    for name, source, sub_frames in ((READER_SCRIPT_NAME, page_script(READER), False),
+                                     (SCRIPT_NAME, page_script(with_reader=False), True)):
+        for old in scripts.find(name):
+            scripts.remove(old)
+        script = QWebEngineScript()
+        script.setName(name)
+        script.setSourceCode(source)
+        script.setWorldId(WORLD)
+        script.setInjectionPoint(QWebEngineScript.InjectionPoint.DocumentReady)
+        script.setRunsOnSubFrames(sub_frames)
+        scripts.insert(script)
     # The page's listeners are out of the library's sight: this small script notes the elements
     # that get click handlers, in the page's own world, before any of the page's scripts runs.
     for old in scripts.find(CLICKS_SCRIPT_NAME):

@@ -358,17 +358,21 @@ class Page(Protocol):
 # the order of their numbers, then ``close.js``), one function's body cut by subject: the core,
 # what scripts make clickable, names, click_text, the element list, products, reading, actions,
 # sturdy actions, changes, popups, readiness, critical actions, the call door. They share one scope,
-# so they are joined into one script when it is loaded (``library_modules`` lists them; ESLint
-# checks the joined script, tests/browser/test_page_modules.py each module's entry points).
+# so they are joined into one script when it is loaded (``library_modules`` lists them). ESLint
+# (tools/eslint) checks the joined script, its problems named at their module's line
+# (tests/page_script/test_lint.py); tests/page_script/test_<module>.py test each module's entry points
+# in QtWebEngine.
 LIBRARY = "jawad_page.js"
 
-# Third-party scripts the library uses, shipped in ``core/tools/js/vendor`` and loaded in the same
-# injection ahead of it (one script, one isolated world): Mozilla's Readability, the reader view of
-# Firefox (Apache-2.0, vendor/Readability-LICENSE.md and -NOTICE), 0.6.0 with the fixes made upstream
-# since (github.com/mozilla/readability at ab4027a: MathJax kept, en and em dashes in titles,
-# paragraph wrapping). They are wrapped in a function, so their names stay out of the world's
-# globals but ``__jawadReader``.
-_VENDORED: dict[str, tuple[str, ...]] = {LIBRARY: ("Readability.js", "Readability-readerable.js")}
+# The reader the library's read_page uses, shipped in ``core/tools/js/vendor``: Mozilla's Readability,
+# the reader view of Firefox (Apache-2.0, vendor/Readability-LICENSE.md and -NOTICE), 0.6.0 with the
+# fixes made upstream since (github.com/mozilla/readability at ab4027a: MathJax kept, en and em dashes
+# in titles, paragraph wrapping). Wrapped in a function, so its names stay out of the isolated world's
+# globals but ``__jawadReader``. Only the main frame's library reads articles (a frame's document is
+# read from the main frame, never by its own copy of the library), so the browser injects the reader
+# into the main frame alone (about half the library's bytes) and the library into every frame.
+READER = "jawad_reader.js"
+_VENDORED: dict[str, tuple[str, ...]] = {READER: ("Readability.js", "Readability-readerable.js")}
 
 
 # The name of the events on which the page library asks jawad_clicks.js (in the page's world) which
@@ -384,22 +388,23 @@ def library_modules() -> list[tuple[str, str]]:
 
 
 @functools.cache
-def page_script(name: str = LIBRARY) -> str:
-    """The source of a page script shipped in ``core/tools/js``, with the vendored code it uses.
+def page_script(name: str = LIBRARY, *, with_reader: bool = True) -> str:
+    """The source of a page script shipped in ``core/tools/js``.
 
-    ``jawad_page.js`` is the page library, joined from its modules (``library_modules``)."""
+    ``jawad_page.js`` is the page library, joined from its modules (``library_modules``), with the
+    reader (``READER``) ahead of it unless ``with_reader`` is false (the library of a sub-frame);
+    ``jawad_reader.js`` the reader alone (vendored Readability as ``__jawadReader``)."""
     folder = resources.files("jawad_desktop.core.tools").joinpath("js")
+    if name == READER:
+        vendored = [folder.joinpath("vendor", v).read_text(encoding="utf-8") for v in _VENDORED[READER]]
+        return ("var __jawadReader = (function () {\n" + "\n".join(vendored) +
+                "\nreturn { Readability: Readability, isProbablyReaderable: isProbablyReaderable };\n})();\n")
     if name == LIBRARY:
         own = "\n".join(source for _, source in library_modules())
     else:
         own = folder.joinpath(name).read_text(encoding="utf-8")
     own = own.replace("__JAWAD_CHANNEL__", _CLICK_CHANNEL)
-    vendored = [folder.joinpath("vendor", v).read_text(encoding="utf-8") for v in _VENDORED.get(name, ())]
-    if not vendored:
-        return own
-    reader = ("var __jawadReader = (function () {\n" + "\n".join(vendored) +
-              "\nreturn { Readability: Readability, isProbablyReaderable: isProbablyReaderable };\n})();\n")
-    return reader + own
+    return page_script(READER) + own if name == LIBRARY and with_reader else own
 
 
 ERROR_MESSAGES: dict[str, str] = {

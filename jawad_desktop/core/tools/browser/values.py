@@ -16,8 +16,6 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from dateutil import parser as date_parser
-
 # The format each kind of input takes, in the words the model reads.
 FORMATS: dict[str, str] = {
     "date": "yyyy-mm-dd",
@@ -119,6 +117,8 @@ def _convert(kind: str, raw: str) -> tuple[str | None, str]:
 def _parse(raw: str, *, need: tuple[str, ...]) -> datetime | None:
     """``raw`` as a date and time, or None when it is not one or lacks a part in ``need`` (a missing
     year is this year)."""
+    from dateutil import parser as date_parser  # on the first date typed, not with the app
+
     dayfirst = bool(re.search(r"\d{1,2}\.\d{1,2}\.\d{2,4}", raw))  # 26.07.2017: day first
     try:
         first = date_parser.parse(raw, dayfirst=dayfirst, default=_DEFAULT_A)

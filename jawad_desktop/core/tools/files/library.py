@@ -42,14 +42,15 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from jawad_desktop.core import events as ev
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.store.jsonfile import move_aside, write_json
 from jawad_desktop.core.tools.files.extract import ExtractedFile, FileReadError, extract_file, file_kind
+
+if TYPE_CHECKING:  # numpy (20 MB) is imported by the first search by meaning, not with the app
+    import numpy as np
 
 log = logging.getLogger("jawad.files.library")
 
@@ -476,6 +477,8 @@ class DocumentLibrary:
                  limit: int) -> list[tuple[int, float]]:
         """The pages (chunk row, cosine) nearest to ``query`` under ``key`` (on the database thread;
         the vectors are kept in memory until the index changes)."""
+        import numpy as np
+
         target = _unit(query)
         if self._matrix is None or self._matrix[:2] != (key, version):
             rows = conn.execute("SELECT chunk_id, vector FROM vectors WHERE model = ?", (key,)).fetchall()
@@ -639,6 +642,8 @@ def _fuse(rankings: list[list[DocumentHit]], limit: int) -> list[DocumentHit]:
 
 
 def _unit(vector: list[float]) -> np.ndarray:
+    import numpy as np
+
     array = np.asarray(vector, dtype="<f4")
     norm = float(np.linalg.norm(array))
     return array / norm if norm > 0 else array

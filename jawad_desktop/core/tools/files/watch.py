@@ -27,8 +27,6 @@ import logging
 import threading
 from pathlib import Path
 
-from watchfiles import watch
-
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.tools.files.library import DocumentLibrary
 
@@ -114,6 +112,8 @@ class LibraryWatcher:
         def hand(item: set[str] | BaseException | None) -> None:
             with contextlib.suppress(RuntimeError):  # the loop closed: nobody is waiting any more
                 loop.call_soon_threadsafe(batches.put_nowait, item)
+
+        from watchfiles import watch  # with the first folder watched, not with the app
 
         try:
             for changes in watch(*roots, debounce=self.debounce_ms, step=50, stop_event=stop,

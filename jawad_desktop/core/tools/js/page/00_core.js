@@ -16,6 +16,11 @@
     return text.length > n ? text.slice(0, n - 1) + "…" : text;
   }
 
+  // A frame's document when the library may read it (the same origin), else null.
+  function frameDocument(frame) {
+    try { return frame.contentDocument; } catch (e) { return null; }
+  }
+
   function cssEscape(s) {
     return window.CSS && CSS.escape ? CSS.escape(s) : String(s).replace(/[^\w-]/g, "\\$&");
   }
@@ -88,7 +93,7 @@
       if (i < steps.length - 1) {
         if (el.shadowRoot) root = el.shadowRoot;
         else if (el.tagName === "IFRAME" || el.tagName === "FRAME") {
-          try { root = el.contentDocument; } catch (e) { root = null; }
+          root = frameDocument(el);
         } else root = el;  // a plain descendant step
       }
     }
@@ -205,8 +210,7 @@
         el = inner;
       }
       if (el && (el.tagName === "IFRAME" || el.tagName === "FRAME")) {
-        var sub = null;
-        try { sub = el.contentDocument; } catch (e) { sub = null; }
+        var sub = frameDocument(el);
         if (!sub) return el;
         var fr = el.getBoundingClientRect();
         ox += fr.left + el.clientLeft; oy += fr.top + el.clientTop;
@@ -255,8 +259,7 @@
       var el = all[i];
       if (el.shadowRoot) collectRoots(el.shadowRoot, out, depth + 1);
       if (el.tagName === "IFRAME" || el.tagName === "FRAME") {
-        var sub = null;
-        try { sub = el.contentDocument; } catch (e) { sub = null; }
+        var sub = frameDocument(el);
         if (sub && sub.documentElement) collectRoots(sub, out, depth + 1);
       }
     }

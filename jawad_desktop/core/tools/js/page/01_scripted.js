@@ -103,13 +103,14 @@
   var HOVER_RULES_MAX = 20000, HOVER_SUBJECTS_MAX = 40;
 
   function hoverSubjects(root) {
-    var sheets = [];
+    var sheets;
     try {
       sheets = Array.prototype.slice.call(root.styleSheets || []).concat(Array.prototype.slice.call(root.adoptedStyleSheets || []));
     } catch (e) { return []; }
     var subjects = new Set(), seen = 0;
     function walk(rules) {
-      for (var i = 0; rules && i < rules.length && seen < HOVER_RULES_MAX; i++) {
+      if (!rules) return;
+      for (var i = 0; i < rules.length && seen < HOVER_RULES_MAX; i++) {
         var rule = rules[i];
         seen++;
         if (rule.cssRules && !rule.selectorText) { walk(rule.cssRules); continue; }
@@ -128,7 +129,7 @@
       }
     }
     for (var s = 0; s < sheets.length; s++) {
-      var rules = null;
+      var rules;
       try { rules = sheets[s].cssRules; } catch (e) { rules = null; }  // another origin's sheet
       walk(rules);
     }

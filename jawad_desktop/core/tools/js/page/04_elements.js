@@ -257,17 +257,17 @@
     segments.push(visible.length);
     // What the page's scripts made clickable, placed in page order among the rest (a binary search
     // in its root's run of controls).
-    var scripted = [], containers = new Set(), hovers = new Set();
+    var scriptedByRoot = [], containers = new Set(), hovers = new Set();
     for (var sr = 0; sr < roots.length; sr++) {
       var got = scriptedIn(roots[sr], taken, hovers);
       candidates += got.found.length;
-      scripted.push(got.found);
+      scriptedByRoot.push(got.found);
       for (var g = 0; g < got.pointers.length; g++) {
         for (var up = got.pointers[g].parentElement; up && !containers.has(up); up = up.parentElement) containers.add(up);
       }
     }
     for (var sr2 = 0; sr2 < roots.length; sr2++) {
-      var found = scripted[sr2], lo0 = segments[sr2], hi0 = segments[sr2 + 1];
+      var found = scriptedByRoot[sr2], lo0 = segments[sr2], hi0 = segments[sr2 + 1];
       for (var f = 0; f < found.length; f++) {
         var sel = found[f], srect = visibleRect(sel);
         if (!srect) { hidden++; continue; }

@@ -196,8 +196,8 @@
       }
     }
     // The most telling first: inside the product's block, then nearest the heading.
-    found.sort(function (a, b) {
-      return (b.main - a.main) || ((a.h1 === null ? 1e9 : a.h1) - (b.h1 === null ? 1e9 : b.h1));
+    found.sort(function (x, y) {
+      return (y.main - x.main) || ((x.h1 === null ? 1e9 : x.h1) - (y.h1 === null ? 1e9 : y.h1));
     });
     return found.slice(0, 40);
   }

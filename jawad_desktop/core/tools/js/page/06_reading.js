@@ -149,8 +149,7 @@
     var frames = [];
     var iframes = document.querySelectorAll("iframe, frame");
     for (var i = 0; i < iframes.length && frames.length < 10; i++) {
-      var sub = null;
-      try { sub = iframes[i].contentDocument; } catch (e) { sub = null; }
+      var sub = frameDocument(iframes[i]);
       if (sub && sub.body && isVisible(iframes[i])) {
         frames.push({ url: String(sub.location.href), selector: fullSelector(iframes[i]),
                       html: scrubPasswords(cappedHtml(sub.body, 20000, { truncated: false })) });

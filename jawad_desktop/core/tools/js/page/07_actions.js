@@ -51,8 +51,7 @@
     for (var guard = 0; el && guard < 20; guard++) {
       if (el.shadowRoot && el.shadowRoot.activeElement) { el = el.shadowRoot.activeElement; continue; }
       if (el.tagName === "IFRAME" || el.tagName === "FRAME") {
-        var sub = null;
-        try { sub = el.contentDocument; } catch (e) { sub = null; }
+        var sub = frameDocument(el);
         if (sub && sub.activeElement && sub.activeElement !== sub.body) { el = sub.activeElement; continue; }
       }
       break;

@@ -1,0 +1,33 @@
+"""The proportional memory (PSS) of a process and all its descendants, for the baseline window
+(``jawad_desktop/ui/app/application.py`` measures the app the same way; the baseline imports nothing of the app)."""
+
+from __future__ import annotations
+
+import os
+
+
+def tree_pss_kb(root: int | None = None) -> int:
+    """PSS of ``root`` (this process) and every descendant (Chromium's helpers), in KB: shared
+    pages counted once across the tree. 0 off Linux."""
+    children: dict[int, list[int]] = {}
+    try:
+        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+                ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(pid)
+    total, todo = 0, [os.getpid() if root is None else root]
+    while todo:
+        pid = todo.pop()
+        todo.extend(children.get(pid, []))
+        try:
+            with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as fh:
+                total += sum(int(line.split()[1]) for line in fh if line.startswith("Pss:"))
+        except (OSError, ValueError):
+            continue
+    return total

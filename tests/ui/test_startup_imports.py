@@ -1,0 +1,62 @@
+"""What loads before the window's first frame, and what the idle app has not loaded: the heavy
+modules (models, numbers, the network client, tokenizers, speech) come with their first use."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+# The first frame is the window's frame with its browser: none of the assistant is needed for it.
+NOT_IN_THE_FIRST_FRAME = [
+    "asyncio", "qasync", "pydantic", "httpx", "numpy", "tiktoken", "keyring", "sqlite3", "faster_whisper",
+    "onnxruntime", "sounddevice", "trafilatura", "jawad_desktop.core.context", "jawad_desktop.core.assistant",
+    "jawad_desktop.core.store.settings", "jawad_desktop.ui.chat.chat_view", "jawad_desktop.ui.chat.presenter",
+]
+# The idle window, built, with no document searched, no date typed, no folder watched, no model run.
+NOT_IN_THE_IDLE_APP = [
+    "click", "rich", "pygments",  # httpx's command line (jawad_desktop/__init__.py)
+    "watchfiles", "dateutil", "tiktoken", "faster_whisper", "onnxruntime", "ctranslate2", "llama_cpp",
+    "trafilatura", "lxml", "bs4", "mcp",
+]
+
+FRAME = """
+import os, sys, tempfile
+from jawad_desktop.ui.app.application import create_application
+app = create_application(headless=True)
+from jawad_desktop.core.store.first_frame import peek_first_frame
+from jawad_desktop.core.store.paths import AppPaths
+from jawad_desktop.ui.window.main_window import MainWindow
+paths = AppPaths.for_profile(sys.argv[1])
+window = MainWindow(frame=peek_first_frame(paths.settings_file), data_dir=paths.data)
+window.show()
+app.processEvents()
+print(" ".join(m for m in sys.argv[2:] if m in sys.modules), flush=True)
+os._exit(0)
+"""
+
+
+def _env() -> dict[str, str]:
+    root = str(Path(__file__).resolve().parents[2])
+    return {**os.environ, "QT_QPA_PLATFORM": "offscreen",
+            "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+
+
+def test_the_first_frame_loads_none_of_the_assistant(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, "-c", FRAME, str(tmp_path / "p"), *NOT_IN_THE_FIRST_FRAME],
+                         capture_output=True, text=True, timeout=120, env=_env(), stdin=subprocess.DEVNULL)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == []
+
+
+def test_the_idle_app_has_not_loaded_what_it_has_not_used(tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    out = subprocess.run([sys.executable, "-m", "jawad_desktop", "--profile", str(tmp_path / "p"),
+                          "--startup-report", str(report)],
+                         capture_output=True, text=True, timeout=120, env=_env(), stdin=subprocess.DEVNULL)
+    assert out.returncode == 0, out.stderr[-3000:]
+    loaded = set(json.loads(report.read_text())["packages"])
+    assert "jawad_desktop" in loaded and "PySide6" in loaded  # the report lists what was imported
+    assert sorted(loaded & set(NOT_IN_THE_IDLE_APP)) == []
