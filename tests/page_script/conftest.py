@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from jawad_desktop.browser.guarded_page import WORLD
 from jawad_desktop.browser.driver import QtWebEnginePage
+from jawad_desktop.browser.guarded_page import WORLD
 from tests.servers.loopback import serving
 
 Run = Callable[..., Any]
