@@ -39,6 +39,7 @@ from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError, Remedy
 from jawad_desktop.core.harbor.engine import Harbor
 from jawad_desktop.core.harbor.gate import HarborGate, Inspector
+from jawad_desktop.core.harbor.plan import ActionPlan
 from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.llm.pricing import PriceTable
 from jawad_desktop.core.mcp.elicitation import Elicitations
@@ -94,7 +95,8 @@ class Assistant:
     everything that would ask. ``save``: record the conversation in the history and remember
     the pages read (the page cache); off for a private read. ``plan_first``: propose a plan for
     the user's approval before acting (``jawad ask --plan-first``); None follows the setting
-    (``agent.plan_first``).
+    (``agent.plan_first``). ``scope``: a plan approved ahead for every request (a scheduled task's,
+    ``core.tasks``): no plan is proposed, and anything outside it asks (without a person: denied).
     """
 
     def __init__(
@@ -109,6 +111,7 @@ class Assistant:
         save: bool = True,
         conversation_id: str | None = None,
         plan_first: bool | None = None,
+        scope: ActionPlan | None = None,
     ) -> None:
         self.ctx = ctx
         self.plan_first = plan_first
@@ -135,6 +138,9 @@ class Assistant:
             self.harbor, self.bus, timeout_s=settings.browser.permission_timeout_s,
             inspector=inspector, ask=ask,
         )
+        if scope is not None:
+            self.plan_first = False
+            self.gate.plans.hold(scope)
         self.hand_over: HandOver | None = None
         if self.browser is not None:
             from jawad_desktop.core.tools.browser.hand_over import HandOver

@@ -380,6 +380,23 @@ class LibraryProgress(Event):
     summary: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class TasksChanged(Event):
+    """A scheduled task was added, changed or removed (``core.tasks.store``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TaskRunFinished(Event):
+    """A scheduled task's run ended (``core.tasks.runner``): ``outcome`` done, stopped (it needed
+    something outside its approved scope: ``reason`` says what) or failed (``reason`` says why)."""
+
+    task_id: int
+    name: str
+    outcome: Literal["done", "stopped", "failed"]
+    answer: str = ""
+    reason: str = ""
+
+
 Subscriber = Callable[[Event], None]
 
 

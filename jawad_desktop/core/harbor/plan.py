@@ -190,6 +190,13 @@ class PlanApproval:
         self.ask_enabled = ask
         self._pending: dict[str, asyncio.Future[bool]] = {}
         self._approved: tuple[str, ActionPlan] | None = None  # (run id, plan): one run at a time
+        self._standing: ActionPlan | None = None  # approved ahead of every run (``hold``)
+
+    def hold(self, plan: ActionPlan | None) -> None:
+        """Approve ``plan`` ahead, for every run (a scheduled task's scope, approved when the user
+        made the task): no plan is proposed, and what is outside it is asked for (or denied without
+        a person). None ends it."""
+        self._standing = plan
 
     async def propose(self, plan: ActionPlan, *, run_id: str, request: str = "") -> PlanAnswer:
         """Show ``plan`` and wait for the user's answer; Stop cancels the wait (announced as "stopped")."""
@@ -238,7 +245,9 @@ class PlanApproval:
         return True
 
     def approved_for(self, run_id: str) -> ActionPlan | None:
-        """The plan the user approved for ``run_id``, if any."""
+        """The plan the user approved for ``run_id``, if any (a standing plan: for every run)."""
+        if self._standing is not None:
+            return self._standing
         if self._approved is not None and run_id and self._approved[0] == run_id:
             return self._approved[1]
         return None

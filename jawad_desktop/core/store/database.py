@@ -153,6 +153,33 @@ CREATE TRIGGER memories_au AFTER UPDATE ON memories BEGIN
     INSERT INTO memories_fts(rowid, text) VALUES (new.id, new.text);
 END;
 """),
+    Migration(6, "scheduled tasks and their runs (core/tasks/store.py)", sql="""
+CREATE TABLE tasks (
+    id          INTEGER PRIMARY KEY,
+    name        TEXT NOT NULL,
+    prompt      TEXT NOT NULL,
+    schedule    TEXT NOT NULL,                -- JSON: core.tasks.schedule.Schedule.to_json
+    wording     TEXT NOT NULL DEFAULT '',     -- the schedule as the user wrote it
+    sites       TEXT NOT NULL DEFAULT '[]',   -- JSON: the scope approved when it was made
+    kinds       TEXT NOT NULL DEFAULT '[]',   -- JSON: read, navigate, interact, submit, download
+    enabled     INTEGER NOT NULL DEFAULT 1,
+    next_at     INTEGER,                      -- ms since the epoch; NULL: never again
+    created_at  INTEGER NOT NULL
+);
+CREATE TABLE task_runs (
+    id              INTEGER PRIMARY KEY,
+    task_id         INTEGER NOT NULL REFERENCES tasks(id) ON DELETE CASCADE,
+    due_at          INTEGER NOT NULL,         -- the occurrence it ran for
+    started_at      INTEGER NOT NULL,
+    finished_at     INTEGER,
+    outcome         TEXT NOT NULL DEFAULT 'running',  -- running, done, stopped, failed
+    answer          TEXT NOT NULL DEFAULT '',
+    reason          TEXT NOT NULL DEFAULT '',
+    actions         TEXT NOT NULL DEFAULT '[]',       -- JSON: [{tool, site, decision, result}]
+    conversation_id TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX task_runs_by_task ON task_runs(task_id, started_at DESC);
+"""),
 ]
 
 
