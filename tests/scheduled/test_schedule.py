@@ -52,6 +52,7 @@ def test_the_next_time_skips_what_the_rule_leaves_out() -> None:
 @pytest.mark.parametrize(("words", "why"), [
     ("sometimes", "is not a schedule Jawad knows"),
     ("every day", "say at what time"),
+    ("every day at", "say at what time"),
     ("every day at 25", "25:00 is not a time of day"),
     ("every day at 13pm", "13 pm is not a time"),
     ("today at 8", "08:00 today has passed"),

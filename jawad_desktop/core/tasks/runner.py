@@ -189,10 +189,16 @@ class Scheduler:
                 log.exception("checking the scheduled tasks failed")
             await asyncio.sleep(self.check_every_s)
 
-    async def stop(self) -> None:
+    def cancel(self) -> None:
+        """Stop checking and stop the run in progress (it is recorded as stopped, or, when the
+        process ends first, as failed by the next start: ``TaskStore.abandoned``)."""
         self.runner.stop()
         if self._task is not None:
             self._task.cancel()
+
+    async def stop(self) -> None:
+        self.cancel()
+        if self._task is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None

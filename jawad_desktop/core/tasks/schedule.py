@@ -124,6 +124,7 @@ def parse_schedule(text: str, now: datetime) -> Schedule:
     now = now.astimezone().replace(second=0, microsecond=0)
     if not words:
         raise _unclear("it is empty")
+    words = words.removesuffix(" at")  # "every day at": the time is missing (said as such below)
     if match := re.fullmatch(r"(?:every\s+)?hourly|every\s+hour", words):
         return Schedule("hours", hours=1, start=now + timedelta(hours=1))
     if match := re.fullmatch(r"every\s+(?P<n>\d+)\s+hours?", words):

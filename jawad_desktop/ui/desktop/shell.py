@@ -19,6 +19,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QWidget
 
+from jawad_desktop.ui.app.background import tell
 from jawad_desktop.ui.desktop.global_hotkeys import (
     BackendChoice,
     HotkeyBackend,
@@ -28,6 +29,7 @@ from jawad_desktop.ui.desktop.global_hotkeys import (
 )
 from jawad_desktop.ui.desktop.notifications import DesktopNotifier
 from jawad_desktop.ui.desktop.quick_ask import QuickAskWindow
+from jawad_desktop.ui.desktop.task_scheduler import ScheduledTasks
 from jawad_desktop.ui.desktop.tray import TrayMenu
 
 if TYPE_CHECKING:
@@ -172,6 +174,13 @@ class DesktopShell(QObject):
         self._talk_held = False
         self._disposed = False
         self.apply_settings()
+        self.tasks: ScheduledTasks | None = None
+        try:  # scheduled tasks run while the window or its tray icon is open (ui.desktop.task_scheduler)
+            self.tasks = ScheduledTasks(self.ctx, window.bridge, self.notifier.notify, self)
+            self.tasks.start()
+        except Exception as exc:  # the database could not be opened: the rest of the desktop still works
+            log.exception("scheduled tasks unavailable")
+            tell(self.ctx.bus, "warning", f"Scheduled tasks will not run: {exc}")
 
     def settings(self) -> DesktopSettings:
         return self.ctx.settings.desktop
@@ -287,6 +296,8 @@ class DesktopShell(QObject):
         if self._disposed:
             return
         self._disposed = True
+        if self.tasks is not None:
+            self.tasks.dispose()
         self.hotkeys.stop()
         self.notifier.dispose()
         self.tray.dispose()

@@ -101,7 +101,7 @@ class SettingsDialog(QDialog):
                          desktop: DesktopShell | None) -> None:
         """The pages of what the window runs: site permissions, documents and memory (of its
         ``assistant``, when it has one), MCP servers (``mcp_changed`` after a change), voice, and
-        the tray and hotkeys (of its ``desktop`` shell, once it is made)."""
+        the tray and hotkeys and the scheduled tasks (of its ``desktop`` shell, once it is made)."""
         if assistant is not None:
             from jawad_desktop.ui.settings.grants_page import GrantsPage
 
@@ -131,6 +131,10 @@ class SettingsDialog(QDialog):
             from jawad_desktop.ui.settings.desktop_page import DesktopPage
 
             self.add_page("Tray and hotkeys", DesktopPage(self.ctx, desktop, self))
+            if desktop.tasks is not None:
+                from jawad_desktop.ui.settings.tasks_page import TasksPage
+
+                self.add_page("Tasks", TasksPage(desktop.tasks, bridge.other, self))
 
     def current_page(self) -> QWidget:
         """The page on show (inside its scroller)."""
