@@ -53,7 +53,7 @@ from PySide6.QtWebEngineWidgets import QWebEngineView
 from PySide6.QtWidgets import QApplication
 
 from jawad_desktop.browser import page_input
-from jawad_desktop.browser.downloads import AGENT_WINDOW_S, DownloadGuard, DownloadKeeper
+from jawad_desktop.browser.download_keeper import AGENT_WINDOW_S, DownloadGuard, DownloadKeeper
 from jawad_desktop.browser.guarded_page import WORLD, GuardedWebPage, install_page_script
 from jawad_desktop.browser.readiness import PageReadiness
 from jawad_desktop.browser.screenshot import marked_screenshot

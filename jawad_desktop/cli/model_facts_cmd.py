@@ -14,7 +14,7 @@ from typing import Any
 
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.llm.factory import saved_provider
-from jawad_desktop.core.llm.providers import facts_key
+from jawad_desktop.core.llm.provider_clients import facts_key
 from jawad_desktop.core.store.model_facts import ModelFacts, ModelKey
 
 __all__ = ["add_parsers", "facts", "forget"]

@@ -47,8 +47,8 @@ from jawad_desktop.core.messages import Message
 from jawad_desktop.core.tools.basic import basic_registry
 from jawad_desktop.core.tools.files.attachments import file_from_record, read_attachments
 from jawad_desktop.core.tools.files.extract import ExtractedFile
+from jawad_desktop.core.tools.files.file_tools import files_registry
 from jawad_desktop.core.tools.files.library import DocumentLibrary
-from jawad_desktop.core.tools.files.tools import files_registry
 from jawad_desktop.core.tools.registry import ToolRegistry
 from jawad_desktop.core.tools.untrusted import fenced_parts
 

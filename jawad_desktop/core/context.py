@@ -16,7 +16,7 @@ from jawad_desktop.core.events import EventBus
 from jawad_desktop.core.store.model_facts import ModelFactsStore
 from jawad_desktop.core.store.paths import AppPaths
 from jawad_desktop.core.store.secrets import SecretStore
-from jawad_desktop.core.store.settings import SettingsStore
+from jawad_desktop.core.store.settings_file import SettingsStore
 
 log = logging.getLogger("jawad.context")
 

@@ -117,7 +117,7 @@ PlanOutcome = Literal["approved", "rejected", "timeout", "stopped"]
 @dataclass(frozen=True, slots=True)
 class PlanProposed(Event):
     """Plan-first mode: before acting, the agent's plan waits for the user's approval
-    (``core.harbor.plan.PlanApproval.respond``). ``sites`` it will use; ``actions`` the kinds of
+    (``core.harbor.plan_approval.PlanApproval.respond``). ``sites`` it will use; ``actions`` the kinds of
     actions, each "kind: what for" (read, navigate, interact, submit, download); ``steps`` in words.
     Once approved, what stays within it runs without questions; the rest asks."""
 

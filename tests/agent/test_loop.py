@@ -13,9 +13,9 @@ from jawad_desktop.core.harbor.engine import Harbor
 from jawad_desktop.core.harbor.gate import HarborGate
 from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.tools.basic import basic_registry
-from jawad_desktop.core.tools.context import ToolContext
 from jawad_desktop.core.tools.page import PageContext
 from jawad_desktop.core.tools.registry import ToolRegistry
+from jawad_desktop.core.tools.tool_context import ToolContext
 from tests.servers.scripted_model import Reply, call, calls, error, reject_tools, text
 
 

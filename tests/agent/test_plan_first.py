@@ -16,7 +16,7 @@ from jawad_desktop.core import events as ev
 from jawad_desktop.core.agent.plan_first import PLAN_TOOL, plan_from_reply
 from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.harbor import CallInsight, Harbor, HarborGate, PermissionCheck, PermissionLevel
-from jawad_desktop.core.harbor.plan import ActionPlan, PlanError
+from jawad_desktop.core.harbor.plan_approval import ActionPlan, PlanError
 from jawad_desktop.core.llm.types import ChatResponse
 from jawad_desktop.core.messages import ToolCall
 from tests.servers.scripted_model import call, text

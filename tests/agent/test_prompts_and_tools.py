@@ -17,9 +17,9 @@ from jawad_desktop.core.harbor.engine import Harbor
 from jawad_desktop.core.harbor.gate import HarborGate, PermissionCheck
 from jawad_desktop.core.harbor.policy import PermissionDecision, PermissionLevel
 from jawad_desktop.core.tools.basic import basic_registry, safe_eval
-from jawad_desktop.core.tools.context import ToolContext
 from jawad_desktop.core.tools.page import PageContext
 from jawad_desktop.core.tools.registry import ToolRegistry
+from jawad_desktop.core.tools.tool_context import ToolContext
 
 
 def test_prompt_sections_per_format() -> None:

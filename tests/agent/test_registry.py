@@ -15,7 +15,6 @@ from jawad_desktop.core.events import EventBus
 from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.sites import site_of
 from jawad_desktop.core.tools.basic import basic_registry
-from jawad_desktop.core.tools.context import ToolContext
 from jawad_desktop.core.tools.registry import (
     ToolArgumentsError,
     ToolError,
@@ -23,6 +22,7 @@ from jawad_desktop.core.tools.registry import (
     ToolResult,
     normalize_tool_name,
 )
+from jawad_desktop.core.tools.tool_context import ToolContext
 
 
 class Unit(StrEnum):

@@ -21,8 +21,8 @@ from jawad_desktop.core import events
 from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.events import EventBus
 from jawad_desktop.core.tools.browser import BrowserSession, browser_registry
-from jawad_desktop.core.tools.context import ToolContext
 from jawad_desktop.core.tools.registry import ToolResult
+from jawad_desktop.core.tools.tool_context import ToolContext
 from tests.browser.wiring import WiredBrowser, wire_browser
 from tests.fixtures.task_server import TaskServer, task_server  # noqa: F401  (a fixture)
 from tests.fixtures.task_suite import task_instance

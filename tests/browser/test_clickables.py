@@ -25,9 +25,9 @@ from jawad_desktop.browser.driver import QtWebEnginePage
 from jawad_desktop.core import events
 from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.tools.browser import BrowserSession, browser_registry, read_page
-from jawad_desktop.core.tools.context import ToolContext
 from jawad_desktop.core.tools.page import _CLICK_CHANNEL
 from jawad_desktop.core.tools.registry import ToolResult
+from jawad_desktop.core.tools.tool_context import ToolContext
 from tests.browser.wiring import wire_browser
 from tests.fixtures.task_server import TaskServer, task_server  # noqa: F401  (a fixture)
 from tests.fixtures.task_suite import TaskInstance, task_instance

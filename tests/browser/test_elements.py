@@ -16,9 +16,9 @@ from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.events import EventBus
 from jawad_desktop.core.tools.browser import BrowserSession, PageReading, browser_registry, read_page
 from jawad_desktop.core.tools.browser.elements import ELEMENTS_BUDGET_CHARS, list_elements
-from jawad_desktop.core.tools.context import ToolContext
 from jawad_desktop.core.tools.page import RawSnapshot, Target
 from jawad_desktop.core.tools.registry import ToolResult
+from jawad_desktop.core.tools.tool_context import ToolContext
 
 Load = Callable[[str], str]
 Run = Callable[..., Any]

@@ -15,9 +15,9 @@ from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.events import EventBus
 from jawad_desktop.core.tools.browser import BrowserSession, browser_registry
 from jawad_desktop.core.tools.browser.hand_over import HandOver, needs_user_note
-from jawad_desktop.core.tools.context import ToolContext
 from jawad_desktop.core.tools.page import Target
 from jawad_desktop.core.tools.registry import ToolResult
+from jawad_desktop.core.tools.tool_context import ToolContext
 
 Load = Callable[[str], str]
 Run = Callable[..., Any]

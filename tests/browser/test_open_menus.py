@@ -10,8 +10,8 @@ from jawad_desktop.browser.driver import QtWebEnginePage
 from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.events import EventBus
 from jawad_desktop.core.tools.browser import BrowserSession, PageReading, browser_registry
-from jawad_desktop.core.tools.context import ToolContext
 from jawad_desktop.core.tools.registry import ToolResult
+from jawad_desktop.core.tools.tool_context import ToolContext
 
 Load = Callable[[str], str]
 Run = Callable[..., Any]

@@ -15,8 +15,8 @@ from jawad_desktop.browser.driver import QtWebEnginePage
 from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.events import EventBus
 from jawad_desktop.core.tools.browser import BrowserSession, browser_registry
-from jawad_desktop.core.tools.context import ToolContext
 from jawad_desktop.core.tools.registry import ToolResult
+from jawad_desktop.core.tools.tool_context import ToolContext
 from tests.fixtures.page_server import PAGES
 
 Load = Callable[[str], str]

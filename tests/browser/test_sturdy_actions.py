@@ -20,9 +20,9 @@ from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.events import EventBus
 from jawad_desktop.core.tools.browser import BrowserSession, browser_registry
 from jawad_desktop.core.tools.browser.changes import field_sentence
-from jawad_desktop.core.tools.context import ToolContext
 from jawad_desktop.core.tools.page import PageError, Target
 from jawad_desktop.core.tools.registry import ToolResult
+from jawad_desktop.core.tools.tool_context import ToolContext
 from tests.fixtures.task_server import TaskServer
 
 

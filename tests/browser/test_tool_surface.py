@@ -17,8 +17,8 @@ from jawad_desktop.core.tools.browser import (
     find_injections,
     said_by_user,
 )
-from jawad_desktop.core.tools.context import ToolContext
 from jawad_desktop.core.tools.page import ActionOutcome, ElementInfo, PageError, Target
+from jawad_desktop.core.tools.tool_context import ToolContext
 
 EXPECTED = {
     "read_page": ("read-only", {"part", "section"}),

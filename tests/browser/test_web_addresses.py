@@ -18,9 +18,9 @@ from jawad_desktop.browser.driver import QtWebEnginePage
 from jawad_desktop.core import events
 from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.tools.browser import BrowserSession, browser_registry, read_page
-from jawad_desktop.core.tools.context import ToolContext
 from jawad_desktop.core.tools.page import PageError
 from jawad_desktop.core.tools.registry import ToolArgumentsError, ToolResult
+from jawad_desktop.core.tools.tool_context import ToolContext
 from tests.servers.loopback import serving
 
 Run = Callable[..., Any]

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.config.settings import Settings
-from jawad_desktop.core.store.settings import SettingsStore
+from jawad_desktop.core.store.settings_file import SettingsStore
 
 
 def test_missing_file_gives_defaults(tmp_path: Path) -> None:

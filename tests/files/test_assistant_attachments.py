@@ -14,7 +14,7 @@ from jawad_desktop.core.assistant import Assistant
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
-from jawad_desktop.core.llm.providers import make_client
+from jawad_desktop.core.llm.provider_clients import make_client
 from jawad_desktop.core.store.secrets import SecretStore
 from tests.files.samples import make_pdf, make_sample, planted
 from tests.servers.reader_model import ReaderModel, planted_in

@@ -186,8 +186,8 @@ def test_what_the_files_tools_read_is_the_users_data_for_the_data_flow_check() -
     from jawad_desktop.core.config.settings import Settings
     from jawad_desktop.core.events import EventBus
     from jawad_desktop.core.harbor.dataflow import DataFlow
-    from jawad_desktop.core.tools.context import ToolContext
-    from jawad_desktop.core.tools.files.tools import FILES_SITE, files_registry
+    from jawad_desktop.core.tools.files.file_tools import FILES_SITE, files_registry
+    from jawad_desktop.core.tools.tool_context import ToolContext
 
     ctx = ToolContext(settings=Settings(), bus=EventBus(), site="shop.example")
     registry = files_registry()

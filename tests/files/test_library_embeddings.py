@@ -16,7 +16,7 @@ from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.llm.embeddings import Embedder
-from jawad_desktop.core.llm.providers import make_client
+from jawad_desktop.core.llm.provider_clients import make_client
 from jawad_desktop.core.store.secrets import SecretStore
 from jawad_desktop.core.tools.files.library import DocumentLibrary
 from tests.servers.provider_servers import ProviderServer, vector

@@ -19,7 +19,7 @@ from jawad_desktop.core.llm.context_window import (
     window_from_name,
 )
 from jawad_desktop.core.llm.local_server import LOCAL_CONTEXT_TOKENS
-from jawad_desktop.core.llm.providers import make_client
+from jawad_desktop.core.llm.provider_clients import make_client
 from jawad_desktop.core.store.model_facts import ModelFactsStore
 from tests.servers.model_details import ModelDetailsServer
 

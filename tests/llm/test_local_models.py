@@ -30,7 +30,7 @@ from jawad_desktop.core.llm.local_models import (
     resolve_model_file,
     use_model,
 )
-from jawad_desktop.core.store.hub import INCOMPLETE_SUFFIX
+from jawad_desktop.core.store.hub_download import INCOMPLETE_SUFFIX
 from tests.voice.hub_server import HubServer, serve_hub
 
 NAME = "qwen2.5-0.5b-instruct"

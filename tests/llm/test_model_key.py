@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
-from jawad_desktop.core.llm import client as client_module
+from jawad_desktop.core.llm import recovery
 from jawad_desktop.core.llm.client import LLMClient
 from jawad_desktop.core.llm.errors import ToolsRejectedError
 from tests.llm.test_client_faults import HELLO, TOOLS, make_client
@@ -33,7 +33,7 @@ def test_what_a_call_learns_is_remembered_under_model_key(fault_server: FaultSer
                 await client.chat(HELLO, TOOLS, tool_choice="auto").response()
 
     arun(run())
-    assert {client.model_key} == client_module._TOOLS_UNSUPPORTED
+    assert {client.model_key} == recovery.TOOLS_UNSUPPORTED
 
 
 def test_the_built_in_model_key_names_no_port() -> None:

@@ -15,7 +15,7 @@ from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.events import Event, EventBus, Notice
 from jawad_desktop.core.llm.client import LLMClient, RetryPolicy
 from jawad_desktop.core.llm.errors import BadRequestError, LLMError
-from jawad_desktop.core.llm.providers import make_client
+from jawad_desktop.core.llm.provider_clients import make_client
 from jawad_desktop.core.llm.types import ChatResponse
 from jawad_desktop.core.messages import Message
 from jawad_desktop.core.store.model_facts import ModelFactsStore

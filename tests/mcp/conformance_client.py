@@ -32,7 +32,7 @@ from jawad_desktop.core.mcp.adapter import McpConnections
 from jawad_desktop.core.mcp.auth import LoopbackAuthorizer, fetch_url
 from jawad_desktop.core.mcp.elicitation import Elicitations
 from jawad_desktop.core.store.secrets import SecretStore
-from jawad_desktop.core.tools.context import ToolContext
+from jawad_desktop.core.tools.tool_context import ToolContext
 
 log = logging.getLogger("jawad.mcp.conformance")
 

@@ -18,8 +18,8 @@ from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.mcp.adapter import McpConnections, McpRegistry
 from jawad_desktop.core.sites import site_of
 from jawad_desktop.core.store.secrets import SecretStore
-from jawad_desktop.core.tools.context import ToolContext
 from jawad_desktop.core.tools.registry import ToolRegistry
+from jawad_desktop.core.tools.tool_context import ToolContext
 from tests.fixtures.network import PROVIDER_HOST
 from tests.mcp.conftest import ROOT, HttpMcp
 from tests.servers.http_proxy import HttpProxy

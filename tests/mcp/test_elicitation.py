@@ -15,7 +15,7 @@ from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.events import ElicitationRequested, ElicitationSettled, Event, EventBus, Notice
 from jawad_desktop.core.mcp.adapter import McpConnections
 from jawad_desktop.core.mcp.elicitation import Elicitations, check_answer
-from jawad_desktop.core.tools.context import ToolContext
+from jawad_desktop.core.tools.tool_context import ToolContext
 from tests.fixtures.terminal import prompts, run_on_terminal
 from tests.llm.test_cli import jawad
 from tests.mcp.conftest import ROOT

@@ -17,7 +17,7 @@ from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.events import EventBus, ToolProgress
 from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.mcp.adapter import McpConnections
-from jawad_desktop.core.tools.context import ToolContext
+from jawad_desktop.core.tools.tool_context import ToolContext
 from tests.mcp.conftest import ROOT
 
 

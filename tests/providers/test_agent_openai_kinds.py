@@ -13,7 +13,7 @@ from jawad_desktop.core.agent.session import AgentSession
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.events import EventBus
-from jawad_desktop.core.llm.providers import make_client
+from jawad_desktop.core.llm.provider_clients import make_client
 from jawad_desktop.core.store.model_facts import ModelFactsStore
 from jawad_desktop.core.tools.basic import basic_registry
 from tests.servers.openai_rules import UNKNOWN_REASONER

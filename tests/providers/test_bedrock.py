@@ -12,7 +12,7 @@ from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.llm.bedrock import bedrock_region
 from jawad_desktop.core.llm.client import LLMClient, RetryPolicy
 from jawad_desktop.core.llm.errors import AuthError, LLMError, ModelNotFoundError, RateLimitedError
-from jawad_desktop.core.llm.providers import make_client
+from jawad_desktop.core.llm.provider_clients import make_client
 from jawad_desktop.core.llm.types import ChatResponse
 from jawad_desktop.core.messages import Message
 from tests.providers.test_providers import HELLO, TOOLS

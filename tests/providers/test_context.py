@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from jawad_desktop.core.config.providers import ProviderKind
-from jawad_desktop.core.llm.context import ContextualClient, FunctionContext, PromptContext, PromptContexts
+from jawad_desktop.core.llm.prompt_context import ContextualClient, FunctionContext, PromptContext, PromptContexts
 from jawad_desktop.core.llm.types import ChatResponse
 from jawad_desktop.core.messages import Message
 from tests.providers.test_providers import HELLO, client

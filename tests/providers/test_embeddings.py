@@ -14,7 +14,7 @@ from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.llm.embeddings import Embedder, EmbeddingsResult
 from jawad_desktop.core.llm.errors import LLMError
-from jawad_desktop.core.llm.providers import make_client
+from jawad_desktop.core.llm.provider_clients import make_client
 from jawad_desktop.core.messages import Message
 from jawad_desktop.core.store.conversations import ConversationStore
 from jawad_desktop.core.store.semantic import SemanticIndex

@@ -19,7 +19,7 @@ from jawad_desktop.core.llm.errors import (
     RateLimitedError,
     ServerError,
 )
-from jawad_desktop.core.llm.providers import make_client
+from jawad_desktop.core.llm.provider_clients import make_client
 from jawad_desktop.core.llm.types import ChatResponse
 from jawad_desktop.core.messages import Message
 from tests.servers.provider_servers import ANSWER, WORDS, ProviderServer, weather_answer

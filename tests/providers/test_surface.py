@@ -10,14 +10,14 @@ from jawad_desktop.core.config.providers import ProviderKind
 from jawad_desktop.core.llm import (
     anthropic,
     bedrock,
-    context,
     embeddings,
     gemini,
     ollama_native,
-    providers,
     responses,
     structured,
 )
+from jawad_desktop.core.llm import prompt_context as context
+from jawad_desktop.core.llm import provider_clients as providers
 from jawad_desktop.core.llm.client import LLMClient
 from jawad_desktop.core.mcp import adapter
 

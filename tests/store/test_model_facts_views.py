@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
-from jawad_desktop.core.llm.providers import facts_key, make_client
+from jawad_desktop.core.llm.provider_clients import facts_key, make_client
 from jawad_desktop.core.store.model_facts import ModelFacts, ModelFactsStore
 
 

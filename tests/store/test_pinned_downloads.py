@@ -1,4 +1,4 @@
-"""Downloads ask for the pinned revision and are checked against the pin (``core.store.hub``, ``pins``).
+"""Downloads ask for the pinned revision and are checked against the pin (``core.store.hub_download``, ``pins``).
 
 The loopback hub (``tests.voice.hub_server``) answers as the Hugging Face hub: ``X-Repo-Commit`` is
 the commit asked for, or its own ``COMMIT`` for ``main``. It serves the real tiny.en files
@@ -17,8 +17,8 @@ from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.llm.local_models import download_model, remove_model
 from jawad_desktop.core.llm.local_server import check_model_file
 from jawad_desktop.core.store import pins
-from jawad_desktop.core.store.hub import HubError
-from jawad_desktop.core.voice import hub as speech_hub
+from jawad_desktop.core.store.hub_download import HubError
+from jawad_desktop.core.voice import whisper_download as speech_hub
 from jawad_desktop.core.voice.errors import VoiceError
 from jawad_desktop.core.voice.models import bundled_model_path, model_folder, resolve_model
 from tests.fixtures.network import PROVIDER_HOST

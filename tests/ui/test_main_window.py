@@ -160,7 +160,7 @@ HEAVY_FOR_THE_FRAME = [
     "dataclasses",
     "logging.handlers",
     "jawad_desktop.core.context",
-    "jawad_desktop.core.store.settings",
+    "jawad_desktop.core.store.settings_file",
     "jawad_desktop.ui.chat.chat_view",
     "jawad_desktop.ui.chat.presenter",
     "jawad_desktop.ui.window.browser_pane",

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.llm.model_card import model_card
-from jawad_desktop.core.llm.providers import facts_key
+from jawad_desktop.core.llm.provider_clients import facts_key
 from jawad_desktop.core.store.model_facts import ModelFacts
 from jawad_desktop.ui.window.main_window import MainWindow
 from tests.servers.scripted_model import ScriptedModel, text

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QTableWidgetItem
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.llm.local_models import models_folder
-from jawad_desktop.core.store.hub import INCOMPLETE_SUFFIX
+from jawad_desktop.core.store.hub_download import INCOMPLETE_SUFFIX
 from jawad_desktop.core.store.secrets import SecretStore
 from jawad_desktop.ui.settings.dialog import SettingsDialog
 from jawad_desktop.ui.settings.models_page import ModelsPage

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QPushButton
 import jawad_desktop
 from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.events import ActionLogEntry
-from jawad_desktop.core.store.settings import SettingsStore
+from jawad_desktop.core.store.settings_file import SettingsStore
 from jawad_desktop.ui.chat.chat_view import ChatItem, ChatPanel
 from jawad_desktop.ui.look import icons, theme
 from jawad_desktop.ui.look.icons import ICON_NAMES, TOOL_STATES, icon

@@ -13,7 +13,7 @@ import pytest
 from jawad_desktop.core.config.providers import ProviderKind
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.llm.client import forget_capabilities
-from jawad_desktop.core.llm.providers import make_client
+from jawad_desktop.core.llm.provider_clients import make_client
 from jawad_desktop.core.store.secrets import SecretStore
 from jawad_desktop.ui.settings.dialog import SettingsDialog
 from jawad_desktop.ui.settings.learned_facts import NOTHING_LEARNED

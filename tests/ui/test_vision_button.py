@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from jawad_desktop.core.llm.providers import make_client
+from jawad_desktop.core.llm.provider_clients import make_client
 from jawad_desktop.ui.settings.learned_facts import NOTHING_LEARNED
 from jawad_desktop.ui.settings.providers_page import ProvidersPage
 from tests.servers.scripted_model import ScriptedModel, text

@@ -26,9 +26,9 @@ from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.events import Event, ModelDownloadProgress
 from jawad_desktop.core.voice import LocalWhisper, VoiceError, read_audio, resolve_model
-from jawad_desktop.core.voice.hub import INCOMPLETE_SUFFIX, MANIFEST, sha256_of
 from jawad_desktop.core.voice.models import bundled_model_path, bus_progress, model_folder
 from jawad_desktop.core.voice.transcribers import local_transcriber
+from jawad_desktop.core.voice.whisper_download import INCOMPLETE_SUFFIX, MANIFEST, sha256_of
 from tests.voice.hub_server import HubServer, serve_hub
 
 REPO = "Systran/faster-whisper-base.en"

@@ -1,5 +1,5 @@
 """Settings → Voice: the speech model's Download has a Cancel, through the downloader's cancel
-(``core.store.hub``): what arrived is kept, and the next Download resumes it with a Range request.
+(``core.store.hub_download``): what arrived is kept, and the next Download resumes it with a Range request.
 The loopback hub serves the real tiny.en files under base.en's name (see test_model_download)."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from jawad_desktop.core.context import AppContext
-from jawad_desktop.core.voice.hub import INCOMPLETE_SUFFIX
 from jawad_desktop.core.voice.models import bundled_model_path, model_folder
+from jawad_desktop.core.voice.whisper_download import INCOMPLETE_SUFFIX
 from jawad_desktop.ui.settings.voice_page import VoiceSettingsPage
 from tests.voice.hub_server import HubServer, serve_hub
 

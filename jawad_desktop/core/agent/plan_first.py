@@ -6,7 +6,7 @@ calling: the simplest structured answer every provider gives alike). In the text
 or from a model that answers in prose anyway, the plan is read from the reply's text: a written
 ``propose_plan`` call, else the first JSON object. A reply that is not a usable plan goes back to
 the model once with what is wrong. The plan itself, its approval round trip and what it allows
-are Harbor's (``core.harbor.plan``); the session (``core.agent.session``) awaits the approval and
+are Harbor's (``core.harbor.plan_approval``); the session (``core.agent.session``) awaits the approval and
 ends the turn when the plan is rejected.
 """
 
@@ -18,7 +18,7 @@ from typing import Any
 
 from jawad_desktop.core.agent.textcalls import parse_text_reply
 from jawad_desktop.core.errors import JawadError, Remedy
-from jawad_desktop.core.harbor.plan import ActionPlan, PlanError
+from jawad_desktop.core.harbor.plan_approval import ActionPlan, PlanError
 from jawad_desktop.core.llm.structured import extract_json
 from jawad_desktop.core.llm.types import ChatResponse
 from jawad_desktop.core.messages import Message

@@ -92,16 +92,16 @@ from jawad_desktop.core.store.memory import MemoryStore, fact_to_remember
 from jawad_desktop.core.store.model_facts import ModelFactsStore
 from jawad_desktop.core.store.secrets import SecretStore
 from jawad_desktop.core.tokens import counter_for
-from jawad_desktop.core.tools.browser.tools import LOOK_TOOL
-from jawad_desktop.core.tools.context import ToolContext
+from jawad_desktop.core.tools.browser.browser_tools import LOOK_TOOL
 from jawad_desktop.core.tools.files.attachments import ATTACHMENT_SHARE, AttachedFiles, file_record, user_message
 from jawad_desktop.core.tools.files.extract import ExtractedFile
-from jawad_desktop.core.tools.files.tools import hidden_file_tools
+from jawad_desktop.core.tools.files.file_tools import hidden_file_tools
 from jawad_desktop.core.tools.page import PageContext
 from jawad_desktop.core.tools.registry import ToolRegistry
+from jawad_desktop.core.tools.tool_context import ToolContext
 
 if TYPE_CHECKING:
-    from jawad_desktop.core.tools.browser.session import BrowserSession
+    from jawad_desktop.core.tools.browser.browser_session import BrowserSession
 
 log = logging.getLogger("jawad.agent")
 
@@ -625,7 +625,7 @@ class AgentSession:
     async def _agree_on_plan(self, turn: _Turn, client: ChatClient, names: frozenset[str],
                              offered: ToolRegistry) -> events.ChatResponse | None:
         """Plan-first mode: the model's plan, approved by the user through the gate's round trip
-        (``core.harbor.plan``); the turn's end when it is not approved, else None (the run goes on
+        (``core.harbor.plan_approval``); the turn's end when it is not approved, else None (the run goes on
         with the plan in its system prompt, and the gate lets what is within it through)."""
         plans = getattr(self.gate, "plans", None)  # HarborGate's; a gate without one cannot ask
         if plans is None:

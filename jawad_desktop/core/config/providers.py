@@ -23,7 +23,7 @@ class ProviderKind(StrEnum):
     OLLAMA = "ollama"
     OPENAI_COMPATIBLE = "openai-compatible"
     LOCAL = "local"  # the built-in llama.cpp server with the bundled small model
-    # Providers with their own wire format (core.llm.providers):
+    # Providers with their own wire format (core.llm.provider_clients):
     ANTHROPIC = "anthropic"
     GEMINI = "gemini"
     OPENAI_RESPONSES = "openai-responses"

@@ -1,7 +1,7 @@
 """The settings schema: what the user can set, as pydantic models (one JSON file on disk).
 
 This is the vocabulary of the whole app's configuration: the providers (``providers``), the MCP
-servers (``mcp``) and each section below. Loading and saving the file is ``core.store.settings``;
+servers (``mcp``) and each section below. Loading and saving the file is ``core.store.settings_file``;
 API keys are never part of it (see ``core.store.secrets``).
 """
 

@@ -30,7 +30,7 @@ from jawad_desktop.core.events import (
 )
 from jawad_desktop.core.harbor.dataflow import describe_composed, describe_leaks, outgoing_strings
 from jawad_desktop.core.harbor.engine import Harbor
-from jawad_desktop.core.harbor.plan import NOT_IN_PLAN, PlanApproval, plan_verdict
+from jawad_desktop.core.harbor.plan_approval import NOT_IN_PLAN, PlanApproval, plan_verdict
 from jawad_desktop.core.harbor.policy import PermissionDecision, PermissionLevel, Verdict
 from jawad_desktop.core.sites import site_of
 

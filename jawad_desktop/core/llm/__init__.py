@@ -17,7 +17,7 @@
 - ``connection``: test_connection, list_models, discover_providers (Settings, first start)
 - ``factory``: client_for / resolve_provider (saved, active or command-line provider)
 - ``local_server``: the built-in llama.cpp server with the bundled SmolLM2 model or a chosen gguf
-- ``catalog``, ``local_models``: the recommended GGUF models; downloading (``core.store.hub``),
+- ``catalog``, ``local_models``: the recommended GGUF models; downloading (``core.store.hub_download``),
   removing and choosing the one the local provider runs
 - ``context_window``: each model's context window (the user's setting, what was learned, the
   provider's model details, a table of model families)

@@ -2,10 +2,11 @@
 server, and the built-in local model.
 
 Owns the HTTP side of a chat: the httpx client (timeouts, connection reuse, proxy, CA
-bundle), streaming through httpx-sse, retries with backoff (spec 002), recognising a tools
-rejection (spec 000: raised as ``ToolsRejectedError``, so the caller asks again with the tools
-described in its prompt rather than without them), cancellation, and per-call metadata
-(spec 003).
+bundle), streaming through httpx-sse, the request's shape for the model (its dialect, what it
+refused before), cancellation, and per-call metadata (spec 003). What happens after a failed
+attempt (retries with backoff, spec 002; a refused parameter repaired; a tools rejection raised
+as ``ToolsRejectedError``, spec 000) is its own layer, ``core.llm.recovery``; the answer as it
+streams is ``core.llm.chat_stream``; the hooks a provider's API overrides are ``core.llm.chat_api``.
 
 ``LLMClient.chat`` returns a ``ChatStream``: iterate it for ``StreamDelta``s, then
 ``await stream.response()`` for the final ``ChatResponse`` (or only await ``response()``).
@@ -33,8 +34,7 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import AsyncGenerator, AsyncIterator
-from dataclasses import dataclass
+from collections.abc import AsyncGenerator
 from types import TracebackType
 from typing import Any, ClassVar
 
@@ -46,26 +46,32 @@ from jawad_desktop.core.config.network import client_options, proxy_shown
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.errors import JawadError, Remedy
-from jawad_desktop.core.events import EventBus, Notice, RetryNotice
+from jawad_desktop.core.events import EventBus
 from jawad_desktop.core.llm.chat_api import ChatCall
-from jawad_desktop.core.llm.context_window import forget_lookups
-from jawad_desktop.core.llm.dialects import Dialect, dialect_for, find_param, has_path, shape_body
+from jawad_desktop.core.llm.chat_stream import ChatStream
+from jawad_desktop.core.llm.dialects import Dialect, dialect_for, shape_body
 from jawad_desktop.core.llm.errors import (
-    BadRequestError,
     LLMError,
     LLMTimeoutError,
     ModelNotFoundError,
-    ParameterRefusal,
     ProtocolError,
-    RateLimitedError,
-    ToolsRejectedError,
     classify_status,
     classify_transport,
     parameter_refusal,
     web_page_instead,
 )
+from jawad_desktop.core.llm.recovery import (
+    STREAMED_TOOLS_BROKEN,
+    TOOLS_UNSUPPORTED,
+    CallRecovery,
+    EmptyStream,
+    ParameterRefusedAttempt,
+    RetryPolicy,
+    ToolsRejectedAttempt,
+    forget_capabilities,
+)
 from jawad_desktop.core.llm.types import ChatResponse, StreamDelta
-from jawad_desktop.core.llm.vision import has_images, images_refused, without_images
+from jawad_desktop.core.llm.vision import has_images, without_images
 from jawad_desktop.core.llm.wire import (
     MalformedResponse,
     StreamAccumulator,
@@ -84,261 +90,7 @@ __all__ = ["ChatStream", "LLMClient", "RetryPolicy", "forget_capabilities"]
 OPENROUTER_HEADERS = {"HTTP-Referer": "https://github.com/jawad-desktop/jawad-desktop", "X-Title": APP_NAME}
 _MAX_ERROR_BODY = 64 * 1024
 
-# What we learned about a provider+model in this process: later calls skip the failed try
-# (a call with tools to a model that refused them is reported at once, without a request).
-_TOOLS_UNSUPPORTED: set[tuple[str, str, str]] = set()
-_STREAMED_TOOLS_BROKEN: set[tuple[str, str, str]] = set()  # 200 + empty body when streaming with tools
-
-
-def forget_capabilities() -> None:
-    """Forget which models reject tools, and what providers said of context windows, in this
-    process (after the user changes a provider or forgets what was learned, and in tests)."""
-    _TOOLS_UNSUPPORTED.clear()
-    _STREAMED_TOOLS_BROKEN.clear()
-    forget_lookups()
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    """Spec 002's retries: network and 5xx errors back off exponentially, malformed answers
-    linearly, 429 waits as long as Retry-After says. Bounded in count and in total wait."""
-
-    max_retries: int = 3
-    base_delay_s: float = 1.0
-    max_delay_s: float = 30.0
-    max_total_wait_s: float = 60.0
-
-    def delay(self, error: LLMError, retry: int) -> float | None:
-        """Seconds to wait before retry number ``retry`` (0-based), or None: do not retry."""
-        if not error.retryable:
-            return None
-        if isinstance(error, RateLimitedError) and error.retry_after is not None:
-            return error.retry_after
-        linear = isinstance(error, ProtocolError)  # network, timeout, 5xx, bare 429: exponential
-        wait = self.base_delay_s * ((1 + retry) if linear else 2**retry)
-        return min(wait, self.max_delay_s)
-
-
-class _ToolsRejected(Exception):
-    """The provider refused ``tools``: reported to the caller as ``ToolsRejectedError``."""
-
-    def __init__(self, error: LLMError) -> None:
-        super().__init__(error.message)
-        self.error = error
-
-
-class _ParameterRefused(BadRequestError):
-    """The provider refused one request parameter (a 400 naming it): ``_recover`` drops or
-    renames it, remembers that for the model and asks again, once per parameter. A
-    ``BadRequestError`` itself, so where it cannot be repaired it is the error to show."""
-
-    def __init__(self, error: LLMError, refusal: ParameterRefusal) -> None:
-        super().__init__(error.message, suggestions=error.suggestions, remedy=error.remedy,
-                         status=error.status, detail=error.detail)
-        self.error = error
-        self.refusal = refusal
-
-
-class _EmptyStream(Exception):
-    """HTTP 200 with no events at all (llama.cpp streaming with tool_choice "auto")."""
-
-
-class ChatStream:
-    """An answer as it streams. ``async for delta in stream`` then ``await stream.response()``.
-
-    The HTTP work runs in the task that consumes the stream (no extra task, no queue), so
-    the connection is always opened and closed by one task. ``cancel()`` may be called
-    from any task on the loop: a consumer waiting for the next piece is woken at once, the
-    connection is closed, and the stream ends normally with an ``interrupted`` response.
-    Cancelling the consuming task closes the connection too (and the task stays
-    cancelled); ``response()`` afterwards returns the interrupted response.
-    Also an async context manager that stops the request if the block is left early.
-    """
-
-    def __init__(self, client: LLMClient, call: ChatCall) -> None:
-        self._client = client
-        self._call = call
-        self._steps: AsyncGenerator[StreamDelta, None] | None = None
-        self._deadline = 0.0
-        self._result: ChatResponse | None = None
-        self._error: LLMError | None = None
-        self._cancel_requested = False
-        self._consumer: asyncio.Task[Any] | None = None
-        self._timed = True  # __anext__ applies the total timeout itself
-
-    @property
-    def interrupted(self) -> bool:
-        return self._result is not None and self._result.interrupted
-
-    @property
-    def done(self) -> bool:
-        return self._result is not None or self._error is not None
-
-    def cancel(self) -> None:
-        """Stop the request now; ``response()`` then returns the partial answer, interrupted."""
-        if self.done:
-            return
-        self._cancel_requested = True
-        consumer = self._consumer
-        if consumer is not None and not consumer.done() and consumer is not _current_task():
-            consumer.cancel()  # wakes it inside __anext__, which turns this into a normal end
-
-    # -- consuming -------------------------------------------------------------------------
-    def __aiter__(self) -> AsyncIterator[StreamDelta]:
-        return self
-
-    async def __anext__(self) -> StreamDelta:
-        if self.done:
-            if self._error is not None:
-                raise self._error
-            raise StopAsyncIteration
-        if self._cancel_requested:
-            await self._stop()
-            raise StopAsyncIteration
-        if self._steps is None:
-            self._steps = self._client._generate(self._call)
-            if self._timed:
-                self._deadline = asyncio.get_running_loop().time() + self._client.network.total_timeout_s
-        task = self._consumer = asyncio.current_task()
-        try:
-            if self._timed:  # response() times the whole call at once: one timer, not one per piece
-                async with asyncio.timeout_at(self._deadline):
-                    return await self._steps.__anext__()
-            return await self._steps.__anext__()
-        except StopAsyncIteration:
-            self._result = self._client.response_for(self._call)
-            raise
-        except LLMError as exc:
-            self._error = exc
-            raise
-        except TimeoutError:
-            self._error = self._client._total_timeout(self._call)
-            raise self._error from None
-        except asyncio.CancelledError:
-            # The HTTP stream was closed as the cancellation went through it.
-            if self._interrupted_by_us(task):
-                raise StopAsyncIteration from None  # our own cancel(): end the stream normally
-            raise
-        except Exception as exc:
-            self._error = self._unexpected(exc)
-            raise self._error from exc
-        finally:
-            self._consumer = None
-
-    async def _stop(self) -> None:
-        """End a stream that is paused between two pieces (cancel() came while the consumer
-        was busy elsewhere), closing its HTTP stream in this task."""
-        steps, task = self._steps, _current_task()
-        if steps is not None and task is not None:
-            # Closing the generator from the outside (aclose) would leave httpx's own inner
-            # generators half-read, to be finalised by the garbage collector from another
-            # task, which httpcore does not survive. Instead let the cancellation go in at
-            # the innermost wait (the socket read) so every layer unwinds here, as it does
-            # when cancel() wakes a waiting consumer; then take the cancellation back.
-            task.cancel()
-            try:
-                while True:
-                    await steps.__anext__()  # pieces already buffered still count as received
-            except asyncio.CancelledError:
-                pass
-            except (StopAsyncIteration, Exception):
-                # It ended without waiting again: consume our cancellation at the next step.
-                with contextlib.suppress(asyncio.CancelledError):
-                    await asyncio.sleep(0)
-            if task.uncancel() > 0:  # someone else cancelled this task too: honour it
-                self._result = self._client.response_for(self._call, interrupted=True)
-                raise asyncio.CancelledError
-        if not self.done:
-            self._result = self._client.response_for(self._call, interrupted=True)
-
-    async def response(self) -> ChatResponse:
-        """The final answer, after consuming whatever has not been read yet.
-
-        Raises the ``LLMError`` the request ended with (its ``partial`` keeps streamed text).
-        """
-        if not self.done and self._steps is None and not self._call.stream and not self._cancel_requested:
-            await self._complete()
-        if not self.done:
-            if self._steps is None:
-                self._deadline = asyncio.get_running_loop().time() + self._client.network.total_timeout_s
-            self._timed = False
-            try:
-                async with asyncio.timeout_at(self._deadline):
-                    async for _ in self:
-                        pass
-            except TimeoutError:
-                self._error = self._client._total_timeout(self._call)
-            finally:
-                self._timed = True
-        if self._error is not None:
-            raise self._error
-        assert self._result is not None
-        return self._result
-
-    async def _complete(self) -> None:
-        """An unstreamed answer nobody iterates: run it as one coroutine (cheapest path)."""
-        task = self._consumer = asyncio.current_task()
-        deadline = asyncio.get_running_loop().time() + self._client.network.total_timeout_s
-        try:
-            async with asyncio.timeout_at(deadline):
-                self._result = await self._client._complete(self._call)
-        except LLMError as exc:
-            self._error = exc
-        except TimeoutError:
-            self._error = self._client._total_timeout(self._call)
-        except asyncio.CancelledError:
-            if not self._interrupted_by_us(task):
-                raise
-        except Exception as exc:
-            self._error = self._unexpected(exc)
-        finally:
-            self._consumer = None
-
-    def _interrupted_by_us(self, task: asyncio.Task[Any] | None) -> bool:
-        """Keep the partial answer of a request cancelled in ``task``, interrupted; True when
-        the cancellation was our own ``cancel()`` (taken back: the request ends normally),
-        False when someone else cancelled the task and it must stay cancelled."""
-        self._result = self._client.response_for(self._call, interrupted=True)
-        return self._cancel_requested and task is not None and task.uncancel() == 0
-
-    def _unexpected(self, exc: Exception) -> LLMError:
-        """The error for a failure that is a bug, logged: it must not take the window down with it."""
-        log.exception("unexpected failure in a chat request")
-        return LLMError(
-            f"Something went wrong while talking to {self._client.provider.kind.label}: "
-            f"{type(exc).__name__}: {exc}",
-            suggestions=["Try again.", "The details are in the log file."],
-        )
-
-    async def aclose(self) -> None:
-        """Stop the request if it still runs and close its connection."""
-        if self.done:
-            return
-        if self._consumer is not None and self._consumer is not _current_task():
-            self.cancel()  # the consumer closes it as it wakes
-            return
-        self._cancel_requested = True
-        await self._stop()
-
-    async def __aenter__(self) -> ChatStream:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.aclose()
-
-
-def _current_task() -> asyncio.Task[Any] | None:
-    try:
-        return asyncio.current_task()
-    except RuntimeError:  # no running loop (called from plain code)
-        return None
-
-
-
-
-class LLMClient:
+class LLMClient(CallRecovery):
     """Talks to one provider. Build it with the provider, its key, the network settings and
     (optionally) the event bus retries are announced on; use it as ``async with``.
 
@@ -592,19 +344,6 @@ class LLMClient:
             result.finish_reason = "interrupted"
         return result
 
-    def _tools_rejected(self, call: ChatCall, detail: str) -> ToolsRejectedError:
-        """The error that tells the caller this model takes no ``tools`` (``detail``: the
-        provider's words; empty when it said so earlier in this process)."""
-        return ToolsRejectedError(
-            f"{self.provider.kind.label} model {call.model or self._model!r} does not accept tools "
-            "(native function calling).",
-            suggestions=["Use the text tool format (XML or JSON) for this model, or choose a model "
-                         "that supports tools."],
-            remedy=Remedy("provider-model", self.provider.name),
-            status=400,
-            detail=detail or "it refused tools earlier in this session",
-        )
-
     def _total_timeout(self, call: ChatCall) -> LLMTimeoutError:
         error = LLMTimeoutError(
             f"{self.provider.kind.label} did not finish the answer within "
@@ -628,13 +367,13 @@ class LLMClient:
         call.send_tools = call.tools
         if has_images(call.messages) and self.facts.get(call.capability).vision is False:
             call.messages = without_images(call.messages)  # it refused one before: never sent again
-        if call.send_tools and call.capability in _TOOLS_UNSUPPORTED:
+        if call.send_tools and call.capability in TOOLS_UNSUPPORTED:
             raise self._tools_rejected(call, "")
         call.stream_now = call.stream
         return http
 
     def _next_body(self, call: ChatCall) -> dict[str, Any]:
-        if call.stream_now and call.send_tools and call.capability in _STREAMED_TOOLS_BROKEN:
+        if call.stream_now and call.send_tools and call.capability in STREAMED_TOOLS_BROKEN:
             call.stream_now = False
         call.acc = self.accumulator()
         call.api_calls += 1
@@ -656,54 +395,6 @@ class LLMClient:
         known = self.facts.get(key)
         self._known = known if (known.renamed or known.dropped) else None
         self._shaping = self._known is not None or not self._dialect.changes_nothing
-
-    def _learn_no_images(self, call: ChatCall, said: str) -> None:
-        """The provider refused an image: remember the model takes none, and ask again with each
-        image replaced by a line saying it was left out (``core.llm.vision``)."""
-        model = call.model or self._model
-        log.info("%s / %s refuses images (%s); asking again without them", self.provider.name, model, said[:200])
-        self.facts.learn(call.capability, lambda facts: setattr(facts, "vision", False),
-                         note=f"Takes no images: {self.provider.kind.label} refused one ({said[:160]}).")
-        call.messages = without_images(call.messages)
-        if self.bus is not None:
-            self.bus.emit(Notice(level="info", text=f"The model {model} cannot see images; Jawad sends it "
-                                                    "the page as text only."))
-
-    def _repair(self, call: ChatCall, refusal: ParameterRefusal) -> bool:
-        """After the provider refused one parameter of ``call.body``: drop it (or rename it as
-        the provider asks), remember that for this model, and say so. False when the body has
-        no such parameter or it was changed once already in this call: nothing to repair."""
-        body = call.body or {}
-        path = find_param(body, refusal)
-        if path is None or path in call.repaired:
-            return False
-        call.repaired += (path,)
-        model = call.model or self._model
-        new = refusal.rename_to
-        if new and new != path and not has_path(body, new) and new not in call.repaired:
-            note = f"{model} takes {new!r} instead of {path!r}: the provider refused {path!r} and asked for {new!r}."
-
-            def change(facts: ModelFacts) -> None:
-                facts.renamed[path] = new
-                if path in facts.dropped:
-                    facts.dropped.remove(path)
-        else:
-            new = ""
-            value = f" the value {refusal.value}" if refusal.value else ""
-            note = (f"{model} is sent no {path!r}: the provider refused{value or ' it'}"
-                    + (" (the model's default is used)." if value else "."))
-
-            def change(facts: ModelFacts) -> None:
-                facts.renamed.pop(path, None)
-                if path not in facts.dropped:
-                    facts.dropped.append(path)
-        self.facts.learn(call.capability, change, note)
-        self._read_shape(call.capability, call.model)
-        log.info("%s / %s refused %r: %s", self.provider.name, model, path,
-                 f"sending {new!r} instead" if new else "leaving it out")
-        if self.bus is not None:
-            self.bus.emit(Notice(level="info", text=note))
-        return True
 
     # -- the wire format: the hooks a provider with another API overrides (``core.llm.chat_api``)
     # Folds this provider's answers into deltas: streamed chunks, and whole answers read
@@ -738,60 +429,6 @@ class LLMClient:
             return EventSource(response).aiter_sse()
         return None
 
-    def _recover(self, call: ChatCall, failure: Exception) -> float:
-        """After a failed attempt: 0 to try again at once, seconds to wait first, or raise."""
-        if isinstance(failure, _EmptyStream) and call.stream_now:
-            # Ask again without streaming; with tools, remember it for later calls.
-            log.info("%s sent an empty stream; asking again without streaming", self.provider.name)
-            if call.send_tools:
-                _STREAMED_TOOLS_BROKEN.add(call.capability)
-            call.stream_now = False
-            return 0.0
-        if isinstance(failure, _ParameterRefused):
-            # A model that refuses max_tokens, then temperature, is repaired one parameter at a
-            # time; nothing reached the user yet, so asking again repeats nothing.
-            if not call.acc.has_output and self._repair(call, failure.refusal):
-                return 0.0
-            failure = failure.error
-        if (isinstance(failure, LLMError) and not call.acc.has_output and has_images(call.messages)
-                and images_refused(failure.status, f"{failure.detail} {failure.message}")):
-            self._learn_no_images(call, failure.detail or failure.message)
-            return 0.0
-        if isinstance(failure, _ToolsRejected):
-            # Not retried blind: without the tools described in its prompt the model could not
-            # call any. The caller asks again in its text format (the agent does, at once).
-            log.info("%s / %s rejects tools (%s)", self.provider.name, call.model, failure.error.detail)
-            _TOOLS_UNSUPPORTED.add(call.capability)
-            raise self._tools_rejected(call, failure.error.detail or failure.error.message)
-        if isinstance(failure, LLMError):
-            error = failure
-        else:
-            error = ProtocolError(
-                f"{self.provider.kind.label} answered with an empty body.",
-                suggestions=["Try again.", "Check that the model is loaded on the server."],
-            )
-        if call.acc.has_output:
-            # Text already reached the user: a retry would repeat it. Keep it in the error.
-            error.partial = self.response_for(call, interrupted=True)
-            raise error
-        delay = self.retry.delay(error, call.retries)
-        if (
-            delay is None
-            or call.retries >= self.retry.max_retries
-            or call.waited + delay > self.retry.max_total_wait_s
-        ):
-            raise error
-        call.retries += 1
-        call.waited += delay
-        # Announced to the user as a RetryNotice (the window's status line, the terminal's one
-        # "jawad:" line); the log keeps it below the terminal's warning level, so it is said once.
-        log.info("%s: %s; retry %d of %d in %.1f s", self.provider.name, error.message,
-                    call.retries, self.retry.max_retries, delay)
-        if self.bus is not None:
-            self.bus.emit(RetryNotice(attempt=call.retries, max_attempts=self.retry.max_retries,
-                                      delay_s=delay, reason=error.message))
-        return delay
-
     async def _generate(self, call: ChatCall) -> AsyncGenerator[StreamDelta, None]:
         """The deltas of one chat call, with its retries and fallbacks; fills ``call``."""
         http = await self._begin(call)
@@ -810,7 +447,7 @@ class LLMClient:
                             call.first_token = time.monotonic()
                         yield delta
                 return
-            except (_EmptyStream, _ToolsRejected, LLMError) as failure:
+            except (EmptyStream, ToolsRejectedAttempt, LLMError) as failure:
                 delay = self._recover(call, failure)
             if delay:
                 await asyncio.sleep(delay)
@@ -825,7 +462,7 @@ class LLMClient:
                 if await self._attempt_whole(http, body, call) is not None:
                     call.first_token = time.monotonic()
                 return self.response_for(call)
-            except (_EmptyStream, _ToolsRejected, LLMError) as failure:
+            except (EmptyStream, ToolsRejectedAttempt, LLMError) as failure:
                 delay = self._recover(call, failure)
             if delay:
                 await asyncio.sleep(delay)
@@ -877,7 +514,7 @@ class LLMClient:
     async def _whole_from_text(self, raw: str, call: ChatCall, with_tools: bool) -> StreamDelta | None:
         """An answer read whole: JSON, or server-sent events without their content type."""
         if not raw.strip():
-            raise _EmptyStream()
+            raise EmptyStream()
         if raw.lstrip().startswith(("data:", "event:", ":")):
             async with contextlib.aclosing(self._read_events(_events_from_text(raw), call, with_tools)) as deltas:
                 pieces = [delta async for delta in deltas]
@@ -918,15 +555,15 @@ class LLMClient:
                     f"{self.provider.kind.label} sent a stream that could not be read.",
                     suggestions=["Try again.", "Check that the base URL points at an OpenAI-compatible API."],
                 )
-            raise _EmptyStream()
+            raise EmptyStream()
 
     def _raise_status(self, status: int, raw: str, headers: httpx.Headers | None, with_tools: bool) -> None:
         error = self.status_error(status, raw, headers)
         refusal = parameter_refusal(status, raw)  # checked first: it is no tools rejection
         if refusal is not None:
-            raise _ParameterRefused(error, refusal)
+            raise ParameterRefusedAttempt(error, refusal)
         if with_tools and is_tools_rejection(status, error.detail or raw):
-            raise _ToolsRejected(error)
+            raise ToolsRejectedAttempt(error)
         raise error
 
 

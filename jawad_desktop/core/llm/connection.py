@@ -30,7 +30,7 @@ from jawad_desktop.core.errors import JawadError, Remedy
 from jawad_desktop.core.events import TestResult
 from jawad_desktop.core.llm.client import RetryPolicy
 from jawad_desktop.core.llm.local_server import MODEL_ALIAS, local_available
-from jawad_desktop.core.llm.providers import make_client
+from jawad_desktop.core.llm.provider_clients import make_client
 from jawad_desktop.core.messages import Message
 
 log = logging.getLogger("jawad.llm.connection")

@@ -21,7 +21,7 @@ from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError, Remedy
 from jawad_desktop.core.llm.client import LLMClient, RetryPolicy
 from jawad_desktop.core.llm.connection import FIRST_START_MESSAGE, missing_key_error
-from jawad_desktop.core.llm.providers import make_client
+from jawad_desktop.core.llm.provider_clients import make_client
 from jawad_desktop.core.store.secrets import SecretStore, provider_key_name
 
 __all__ = [

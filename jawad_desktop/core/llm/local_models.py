@@ -1,7 +1,7 @@
 """The GGUF models the built-in llama.cpp server can run: downloaded, listed, removed, chosen (no Qt).
 
 Models live in ``<data>/models/`` as ``<file>.gguf``; a download in progress is
-``<file>.gguf.incomplete`` beside it (``core.store.hub``: the pinned revision, resumed with Range
+``<file>.gguf.incomplete`` beside it (``core.store.hub_download``: the pinned revision, resumed with Range
 requests, checked against the pin's or the hub's SHA-256, renamed into place only when whole), and
 ``<file>.gguf.jawad.json`` records what it was checked against (``core.store.pins``), so the server
 checks the file again before it runs it. The catalog (``catalog``) says
@@ -24,7 +24,7 @@ from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.llm.catalog import BUNDLED_NAME, CATALOG, CatalogModel, catalog_entry
 from jawad_desktop.core.llm.local_server import bundled_model, bundled_model_path
 from jawad_desktop.core.store import pins
-from jawad_desktop.core.store.hub import INCOMPLETE_SUFFIX, FailureKind, HubDownload, HubError, Progress
+from jawad_desktop.core.store.hub_download import INCOMPLETE_SUFFIX, FailureKind, HubDownload, HubError, Progress
 
 log = logging.getLogger("jawad.llm.local")
 

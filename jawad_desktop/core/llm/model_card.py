@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from jawad_desktop.core.config.network import is_loopback
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
-from jawad_desktop.core.llm.providers import facts_key
+from jawad_desktop.core.llm.provider_clients import facts_key
 from jawad_desktop.core.llm.vision import known_vision
 from jawad_desktop.core.store.model_facts import ModelFactsStore
 

@@ -34,7 +34,7 @@ from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.llm.client import LLMClient, RetryPolicy
 from jawad_desktop.core.llm.connection import connection_timeout_s
-from jawad_desktop.core.llm.providers import make_client
+from jawad_desktop.core.llm.provider_clients import make_client
 from jawad_desktop.core.messages import Image, Message
 from jawad_desktop.core.store.model_facts import ModelFacts, ModelFactsStore, ModelKey
 

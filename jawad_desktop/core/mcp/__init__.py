@@ -6,6 +6,6 @@
   authorizers (loopback redirect, system browser), ``oauth_for``
 - ``elicitation``: a server's questions to the user mid-call, as events the faces answer
 
-Nothing is imported here: ``core.store.settings`` imports ``config`` and must not pull in
+Nothing is imported here: ``core.store.settings_file`` imports ``config`` and must not pull in
 the SDK.
 """

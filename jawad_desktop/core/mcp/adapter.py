@@ -42,8 +42,8 @@ from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.events import ToolProgress
 from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.messages import Image
-from jawad_desktop.core.tools.context import ToolContext
 from jawad_desktop.core.tools.registry import Tool, ToolError, ToolRegistry, ToolResult, normalize_tool_name
+from jawad_desktop.core.tools.tool_context import ToolContext
 from jawad_desktop.core.tools.untrusted import wrap_untrusted
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ of the files, if any. Nothing a pin covers is loaded before each of its files ma
   the files are found through the distribution's file list (``importlib.metadata``), never by
   importing the package, hashed, and used only when every one matches the pin
   (``package_copy``); a copy that differs is refused with ``UntrustedFile``.
-- **A download** (``core.store.hub``) asks for the pin's revision in the URL, and the hub must
+- **A download** (``core.store.hub_download``) asks for the pin's revision in the URL, and the hub must
   answer with that commit. Each file must match the pin's SHA-256; where the pin has none (the
   file was never on the machine the table was made on: the rule is never to write a hash we did
   not compute or could not check), the SHA-256 the hub announces for it at that revision (the LFS

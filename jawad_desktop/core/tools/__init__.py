@@ -5,7 +5,6 @@ Public surface: ``ToolRegistry``, ``Tool``, ``ToolContext``, ``PageContext``, ``
 write a tool. Permission levels are Harbor's (``core.harbor.policy.PermissionLevel``).
 """
 
-from jawad_desktop.core.tools.context import ToolContext
 from jawad_desktop.core.tools.page import PageContext
 from jawad_desktop.core.tools.registry import (
     Tool,
@@ -15,6 +14,7 @@ from jawad_desktop.core.tools.registry import (
     ToolResult,
     normalize_tool_name,
 )
+from jawad_desktop.core.tools.tool_context import ToolContext
 
 __all__ = [
     "PageContext",

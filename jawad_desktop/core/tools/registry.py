@@ -54,7 +54,7 @@ from pydantic.fields import FieldInfo
 
 from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.messages import Image
-from jawad_desktop.core.tools.context import ToolContext
+from jawad_desktop.core.tools.tool_context import ToolContext
 
 log = logging.getLogger("jawad.tools")
 

@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from jawad_desktop.core.voice.errors import VoiceError
     from jawad_desktop.core.voice.models import BUNDLED_MODEL, bundled_model_path, known_model_sizes, resolve_model
     from jawad_desktop.core.voice.pack import PackStatus, VoicePack
-    from jawad_desktop.core.voice.session import VoiceSession
     from jawad_desktop.core.voice.speakable import SentenceChunker
     from jawad_desktop.core.voice.transcribers import (
         FallbackTranscriber,
@@ -37,6 +36,7 @@ if TYPE_CHECKING:
     )
     from jawad_desktop.core.voice.tts import AudioOutput, ReplyReader, SpeechPipeline, Synthesizer, build_synthesizer
     from jawad_desktop.core.voice.vad import EndOfSpeechDetector, VadConfig
+    from jawad_desktop.core.voice.voice_session import VoiceSession
 
 # Public name -> the submodule that defines it.
 _SOURCES = {
@@ -62,7 +62,7 @@ _SOURCES = {
     "VadConfig": "vad",
     "VoiceError": "errors",
     "VoicePack": "pack",
-    "VoiceSession": "session",
+    "VoiceSession": "voice_session",
     "WhisperAPI": "transcribers",
     "api_transcriber": "transcribers",
     "build_transcriber": "transcribers",

@@ -48,9 +48,9 @@ from jawad_desktop.core.voice.audio import SAMPLE_RATE, Samples, rms
 from jawad_desktop.core.voice.echo import EchoCanceller
 from jawad_desktop.core.voice.errors import VoiceError
 from jawad_desktop.core.voice.microphone import OpenMicrophone
-from jawad_desktop.core.voice.session import VoiceSession
 from jawad_desktop.core.voice.speakable import SentenceChunker, announcement
 from jawad_desktop.core.voice.tts import AudioOutput, SpeechPipeline, Synthesizer, build_synthesizer
+from jawad_desktop.core.voice.voice_session import VoiceSession
 
 if TYPE_CHECKING:
     from jawad_desktop.core.context import AppContext

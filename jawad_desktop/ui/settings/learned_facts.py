@@ -8,7 +8,7 @@ Plain text, so the page shows it in a selectable label and the tests read it as 
 from __future__ import annotations
 
 from jawad_desktop.core.config.providers import ProviderConfig
-from jawad_desktop.core.llm.providers import facts_key
+from jawad_desktop.core.llm.provider_clients import facts_key
 from jawad_desktop.core.store.model_facts import ModelFacts, ModelFactsStore
 
 __all__ = ["NOTHING_LEARNED", "forget_learned", "learned_text"]

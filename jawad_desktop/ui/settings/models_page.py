@@ -3,7 +3,7 @@
 The table lists the catalog (``core.llm.catalog``): size, the memory each needs, how well it
 calls tools (the tooltip says why), and whether it is on this computer. Download runs on a
 worker thread (``ui.app.background``) with a progress bar and Cancel; a cancelled download keeps
-what arrived and the next Download resumes it (``core.store.hub``). Delete removes a model's
+what arrived and the next Download resumes it (``core.store.hub_download``). Delete removes a model's
 file; "Use this model" makes the local provider run it (``core.llm.local_models.use_model``):
 the built-in server restarts with it on the next request.
 

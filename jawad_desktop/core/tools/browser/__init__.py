@@ -19,6 +19,8 @@
 Everything here is written against the ``core.tools.page.Page`` interface, never a browser engine.
 """
 
+from jawad_desktop.core.tools.browser.browser_session import DEFAULT_SEARCH_ENGINE, BrowserSession
+from jawad_desktop.core.tools.browser.browser_tools import browser_registry, page_errors
 from jawad_desktop.core.tools.browser.downloads import make_download_guard
 from jawad_desktop.core.tools.browser.inspector import (
     inspect,
@@ -37,8 +39,6 @@ from jawad_desktop.core.tools.browser.reading import (
     parse_snapshot,
     read_page,
 )
-from jawad_desktop.core.tools.browser.session import DEFAULT_SEARCH_ENGINE, BrowserSession
-from jawad_desktop.core.tools.browser.tools import browser_registry, page_errors
 
 __all__ = [
     "DEFAULT_SEARCH_ENGINE",

@@ -32,7 +32,7 @@ from jawad_desktop.core.tools.keys import parse_keys
 from jawad_desktop.core.tools.page import ElementInfo, Page, PageError, Target
 
 if TYPE_CHECKING:
-    from jawad_desktop.core.tools.browser.session import BrowserSession
+    from jawad_desktop.core.tools.browser.browser_session import BrowserSession
 
 NAVIGATING_TOOLS = ("navigate", "search_web")
 ACTING_TOOLS = ("click_element", "click_text", "fill_form", "select_option", "set_checked", "press_key", "type_text",

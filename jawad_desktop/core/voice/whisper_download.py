@@ -1,6 +1,6 @@
 """Downloading a faster-whisper model from the Hugging Face hub: resumable and checked (no Qt).
 
-The downloading itself is ``core.store.hub`` (shared with the GGUF language models); this module
+The downloading itself is ``core.store.hub_download`` (shared with the GGUF language models); this module
 says which files a speech model has, keeps its manifest and words the failures as voice errors.
 
 How the hub is read (HEAD for size and checksum, ``Range`` to resume) is told there.
@@ -24,7 +24,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from jawad_desktop.core.errors import JawadError
-from jawad_desktop.core.store.hub import (
+from jawad_desktop.core.store.hub_download import (
     CHUNK_BYTES,
     DEFAULT_ENDPOINT,
     ENDPOINT_ENVS,

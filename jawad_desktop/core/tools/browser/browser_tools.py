@@ -27,6 +27,7 @@ from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.messages import Image
 from jawad_desktop.core.sites import address_of, is_script_link, is_web_address, site_of
 from jawad_desktop.core.tools.browser import values
+from jawad_desktop.core.tools.browser.browser_session import DEFAULT_SEARCH_ENGINE, BrowserSession, search_url_for
 from jawad_desktop.core.tools.browser.by_text import find_by_text
 from jawad_desktop.core.tools.browser.changes import PageChanges, field_sentence
 from jawad_desktop.core.tools.browser.downloads import size_text
@@ -34,12 +35,11 @@ from jawad_desktop.core.tools.browser.hand_over import HAND_OVER_TOOL, needs_use
 from jawad_desktop.core.tools.browser.parts import PASSAGES
 from jawad_desktop.core.tools.browser.provenance import wrap_untrusted
 from jawad_desktop.core.tools.browser.reading import PageReading
-from jawad_desktop.core.tools.browser.session import DEFAULT_SEARCH_ENGINE, BrowserSession, search_url_for
 from jawad_desktop.core.tools.browser.uploads import UploadRefused, user_named_file
-from jawad_desktop.core.tools.context import ToolContext
 from jawad_desktop.core.tools.keys import parse_keys
 from jawad_desktop.core.tools.page import ActionOutcome, Page, PageError, TabInfo, Target, not_web_address
 from jawad_desktop.core.tools.registry import ToolError, ToolRegistry, ToolResult
+from jawad_desktop.core.tools.tool_context import ToolContext
 
 LOOK_TOOL = "look"  # offered only to models that see images (core.agent.session)
 

@@ -16,7 +16,7 @@ from jawad_desktop.core.store.secrets import SecretStore
 from jawad_desktop.core.tokens import TokenCounter, counter_for
 
 if TYPE_CHECKING:
-    from jawad_desktop.core.tools.browser.session import BrowserSession
+    from jawad_desktop.core.tools.browser.browser_session import BrowserSession
     from jawad_desktop.core.tools.page import Page
 
 

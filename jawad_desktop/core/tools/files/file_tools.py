@@ -17,10 +17,10 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from jawad_desktop.core.tools.context import ToolContext
 from jawad_desktop.core.tools.files.attachments import AttachedFiles, render_parts
 from jawad_desktop.core.tools.files.library import DocumentLibrary
 from jawad_desktop.core.tools.registry import ToolError, ToolRegistry
+from jawad_desktop.core.tools.tool_context import ToolContext
 from jawad_desktop.core.tools.untrusted import wrap_untrusted
 
 __all__ = ["READ_ATTACHMENT", "SEARCH_DOCUMENTS", "files_registry", "hidden_file_tools"]

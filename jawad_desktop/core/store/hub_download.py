@@ -1,6 +1,6 @@
 """Downloading files of a Hugging Face hub repository: resumable, checked, cancellable (no Qt).
 
-The one downloader of the app: speech models (``core.voice.hub``) and GGUF language models
+The one downloader of the app: speech models (``core.voice.whisper_download``) and GGUF language models
 (``core.llm.local_models``) both fetch through ``HubDownload``, always for a ``Pin``
 (``core.store.pins``): the URL names the pin's revision (a commit), never ``main``, and the hub
 must answer with that commit (``X-Repo-Commit``). A pin whose revision is not known yet asks for
