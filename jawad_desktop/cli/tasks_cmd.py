@@ -20,7 +20,7 @@ from jawad_desktop.cli.terminal import one_line
 from jawad_desktop.core import events as ev
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
-from jawad_desktop.core.harbor.plan import ActionPlan
+from jawad_desktop.core.harbor.plan_approval import ActionPlan
 from jawad_desktop.core.store.database import Database
 from jawad_desktop.core.tasks.schedule import parse_schedule
 from jawad_desktop.core.tasks.store import KINDS, Task, TaskStore

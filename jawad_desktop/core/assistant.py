@@ -39,7 +39,7 @@ from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError, Remedy
 from jawad_desktop.core.harbor.engine import Harbor
 from jawad_desktop.core.harbor.gate import HarborGate, Inspector
-from jawad_desktop.core.harbor.plan import ActionPlan
+from jawad_desktop.core.harbor.plan_approval import ActionPlan
 from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.llm.pricing import PriceTable
 from jawad_desktop.core.mcp.elicitation import Elicitations

@@ -17,7 +17,7 @@ from jawad_desktop.core import events as ev
 from jawad_desktop.core.assistant import Assistant
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
-from jawad_desktop.core.harbor.plan import ActionPlan
+from jawad_desktop.core.harbor.plan_approval import ActionPlan
 from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.llm.client import LLMClient
 from jawad_desktop.core.store.database import Database

@@ -13,7 +13,7 @@ from pathlib import Path
 NOT_IN_THE_FIRST_FRAME = [
     "asyncio", "qasync", "pydantic", "httpx", "numpy", "tiktoken", "keyring", "sqlite3", "faster_whisper",
     "onnxruntime", "sounddevice", "trafilatura", "jawad_desktop.core.context", "jawad_desktop.core.assistant",
-    "jawad_desktop.core.store.settings", "jawad_desktop.ui.chat.chat_view", "jawad_desktop.ui.chat.presenter",
+    "jawad_desktop.core.store.settings_file", "jawad_desktop.ui.chat.chat_view", "jawad_desktop.ui.chat.presenter",
 ]
 # The idle window, built, with no document searched, no date typed, no folder watched, no model run.
 NOT_IN_THE_IDLE_APP = [

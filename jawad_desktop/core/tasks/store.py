@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.events import EventBus, TasksChanged, now_ms
-from jawad_desktop.core.harbor.plan import ACTION_KINDS, ActionPlan
+from jawad_desktop.core.harbor.plan_approval import ACTION_KINDS, ActionPlan
 from jawad_desktop.core.sites import is_web_address, site_of
 from jawad_desktop.core.store.database import Database
 from jawad_desktop.core.tasks.schedule import Schedule

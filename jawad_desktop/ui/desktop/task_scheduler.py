@@ -17,7 +17,7 @@ from PySide6.QtCore import QObject
 
 from jawad_desktop.core import events as ev
 from jawad_desktop.core.context import AppContext
-from jawad_desktop.core.harbor.plan import ActionPlan
+from jawad_desktop.core.harbor.plan_approval import ActionPlan
 from jawad_desktop.core.store.database import Database
 from jawad_desktop.core.tasks.runner import Scheduler, TaskRunner
 from jawad_desktop.core.tasks.store import TaskStore
