@@ -381,6 +381,25 @@ class LibraryProgress(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class ComparisonDelta(Event):
+    """Side ``side`` (0 or 1) of a side-by-side comparison streamed ``text`` (``core.compare``)."""
+
+    compare_id: str
+    side: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ComparisonFinished(Event):
+    """Side ``side`` of a comparison ended (``label``: its provider and model)."""
+
+    compare_id: str
+    side: int
+    label: str
+    response: ChatResponse
+
+
+@dataclass(frozen=True, slots=True)
 class TasksChanged(Event):
     """A scheduled task was added, changed or removed (``core.tasks.store``)."""
 

@@ -430,10 +430,12 @@ class AgentSession:
         gate: PermissionGate,
         extras: dict[str, Any] | None = None,
         system_extra: str = "",
+        client: ChatClient | None = None,
     ) -> AgentSession:
-        """A new session on this one's client, settings, secrets, browser and prices, with its own
-        tools, bus, gate and history (a research step runs in one)."""
-        return AgentSession(client=self._client_source, registry=registry, settings=self.settings, bus=bus,
+        """A new session on this one's client (or ``client``), settings, secrets, browser and prices,
+        with its own tools, bus, gate and history (a research step runs in one; each side of a
+        side-by-side comparison too)."""
+        return AgentSession(client=client or self._client_source, registry=registry, settings=self.settings, bus=bus,
                             gate=gate, secrets=self.secrets, browser=self.browser, extras=extras,
                             system_extra=system_extra, prices=self.prices, facts=self.facts)
 
