@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from jawad_desktop.ui.chat.model_picker import ModelPicker
     from jawad_desktop.ui.chat.presenter import ChatPresenter
     from jawad_desktop.ui.chat.research_panel import ResearchController
+    from jawad_desktop.ui.chat.side_by_side import SideBySideController
     from jawad_desktop.ui.desktop.shell import DesktopShell
     from jawad_desktop.ui.prompts.permission_panel import PermissionPanel
     from jawad_desktop.ui.prompts.take_over_banner import TakeOverBanner
@@ -244,6 +245,7 @@ class MainWindow(QMainWindow):
         self.offers_panel: QWidget | None = None
         self.sidebar: QWidget | None = None
         self.research: ResearchController | None = None
+        self.side_by_side: SideBySideController | None = None
         self.driver: QtWebEnginePage | None = None
         self.voice_session: Any = None
         self.action_log_drawer = ActionLogDrawer(self)
@@ -327,6 +329,9 @@ class MainWindow(QMainWindow):
         self.research_action = self._action("Rese&arch…", "Ctrl+Shift+R", self.start_research)
         self.research_action.setEnabled(False)  # until the agent is ready, right after start
         chat_menu.addAction(self.research_action)
+        self.compare_action = self._action("Compare &with another model…", "Ctrl+Shift+D", self.compare_models)
+        self.compare_action.setEnabled(False)  # until the agent is ready
+        chat_menu.addAction(self.compare_action)
         self.voice_action = QAction("Start or stop &voice input", self)
         self.voice_action.setShortcut(QKeySequence("Ctrl+Space"))
         self.voice_action.setEnabled(False)  # until voice is ready, right after start
@@ -416,6 +421,7 @@ class MainWindow(QMainWindow):
         assert assistant is not None
         self._add_sidebar()
         self._add_research(assistant)
+        self._add_side_by_side(assistant)
         try:
             self._add_voice()
             self._add_conversation()
@@ -557,6 +563,43 @@ class MainWindow(QMainWindow):
     def _send_spoken(self, text: str) -> None:
         self.chat.input.setPlainText(text)
         self.presenter.send(text)
+
+    def _add_side_by_side(self, assistant: Any) -> None:
+        """Two models side by side (``ui.chat.side_by_side``), above the input."""
+        from jawad_desktop.ui.chat.side_by_side import SideBySideController, SideBySidePanel
+
+        panel = SideBySidePanel(self.chat)
+        self.chat.insert_above_input(panel)
+        self.side_by_side = SideBySideController(assistant, panel, self.bridge.other, self)
+        self.compare_action.setEnabled(True)
+
+    def compare_models(self, provider: str = "") -> None:
+        """Send what the input says to the model in use and to another saved provider, side by side
+        (``provider``, else the one the user picks)."""
+        text = self.chat.input.toPlainText().strip()
+        if not text:
+            self.show_notice("info", "Type the message first, then choose Compare with another model (Ctrl+Shift+D).")
+            self.focus_input()
+            return
+        active = self.ctx.settings.active()
+        others = [p.name for p in self.ctx.settings.providers if active is None or p.name != active.name]
+        if not others:
+            self.show_notice("info", "Add a second provider in Settings → Providers to compare two models.")
+            return
+        if not provider:
+            from PySide6.QtWidgets import QInputDialog
+
+            provider, chosen = QInputDialog.getItem(self, "Compare with another model",
+                                                    "Send the message to the model in use and to:", others, 0, False)
+            if not chosen:
+                return
+        if self.side_by_side is None:
+            return
+        why = self.side_by_side.start(text, provider)
+        if why:
+            self.show_notice("error", why)
+        else:
+            self.chat.take_input()
 
     def start_research(self) -> None:
         """The Research button: research what the input says (or ask for it)."""
