@@ -49,6 +49,7 @@ COMMAND_MODULES: list[str] = [
     "jawad_desktop.cli.memory_cmd",
     "jawad_desktop.cli.tasks_cmd",
     "jawad_desktop.cli.compare_cmd",
+    "jawad_desktop.cli.projects_cmd",
     "jawad_desktop.cli.backup_cmd",
     "jawad_desktop.cli.restore_cmd",
     "jawad_desktop.cli.import_cmd",

@@ -47,6 +47,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                              "XLSX, HTML, PNG, JPEG or WebP")
     parser.add_argument("--no-save", action="store_true",
                         help="do not save this conversation in the history (saved by default)")
+    parser.add_argument("--project", metavar="NAME",
+                        help="ask in this project: its instructions, memory and files (see `jawad projects`)")
     add_provider_selection(parser)
     group = parser.add_argument_group("browser", "run the agent with browser tools on a web page")
     group.add_argument("--url", metavar="URL", help="open URL in an offscreen browser and let the agent work on it")
@@ -82,7 +84,7 @@ def _assistant(args: argparse.Namespace, ctx: AppContext, levels: list[str], pag
 
     assistant = Assistant(ctx, page=page, client=client_from_args(args, ctx), ask=interactive(args),
                           auto_levels=levels, deny_all=args.deny_all, save=not args.no_save,
-                          plan_first=True if args.plan_first else None)
+                          plan_first=True if args.plan_first else None, project=args.project)
     if interactive(args):
         TerminalQuestions(assistant)
     return assistant

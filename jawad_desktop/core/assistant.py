@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from jawad_desktop.core.store.conversations import ConversationStore, StoredMessage
     from jawad_desktop.core.store.memory import MemoryStore
     from jawad_desktop.core.store.page_cache import PageCache
+    from jawad_desktop.core.store.projects import Project
     from jawad_desktop.core.store.recorder import ConversationRecorder
     from jawad_desktop.core.tools.browser import BrowserSession, PageReading
     from jawad_desktop.core.tools.browser.hand_over import HandOver
@@ -97,6 +98,8 @@ class Assistant:
     the user's approval before acting (``jawad ask --plan-first``); None follows the setting
     (``agent.plan_first``). ``scope``: a plan approved ahead for every request (a scheduled task's,
     ``core.tasks``): no plan is proposed, and anything outside it asks (without a person: denied).
+    ``project``: the project (name or id, ``core.store.projects``) new conversations start in
+    (``set_project`` changes it).
     """
 
     def __init__(
@@ -112,6 +115,7 @@ class Assistant:
         conversation_id: str | None = None,
         plan_first: bool | None = None,
         scope: ActionPlan | None = None,
+        project: str | None = None,
     ) -> None:
         self.ctx = ctx
         self.plan_first = plan_first
@@ -171,8 +175,12 @@ class Assistant:
         self.store: ConversationStore | None = None
         self.recorder: ConversationRecorder | None = None
         self.memory: MemoryStore | None = None  # what the user asked to remember, beside the conversations
+        self.project: Project | None = None
+        self._base_extra = self.session.system_extra
         if save:
             self._open_store(conversation_id)
+        if project:
+            self.set_project(project)
         self._research: ResearchExecutor | None = None
         self._mcp_lock = asyncio.Lock()
         self._caching_page = False  # a page the user browsed is being read into the page cache
@@ -245,6 +253,33 @@ class Assistant:
         watcher = LibraryWatcher(self.library)
         self._watch_task = asyncio.ensure_future(watcher.run())  # on the app's loop (qasync's in the window)
 
+    def set_project(self, project: str | None) -> Project | None:
+        """Work in ``project`` (a name or id; None: in no project): new conversations start in it,
+        the model gets its instructions, its remembered facts and only its files, and its chats use
+        its model when it names one. A ``JawadError`` when there is no such project."""
+        found = None
+        if project:
+            if self.store is None:
+                raise JawadError("Projects are not available: the history could not be opened.")
+            from jawad_desktop.core.store.projects import ProjectStore
+
+            found = ProjectStore(self.store.db, bus=self.bus).find(project)
+        self.project = found
+        if self.recorder is not None:
+            self.recorder.project_id = found.id if found else None
+        if self.memory is not None:
+            self.memory.project_id = found.id if found else None
+        if found is not None and found.folders:
+            self.session.extras["library_scope"] = found.folders
+        else:
+            self.session.extras.pop("library_scope", None)
+        note = (f"THIS CONVERSATION IS IN THE USER'S PROJECT \"{found.name}\"."
+                + (f" The project's instructions (follow them):\n{found.instructions}" if found.instructions else "")
+                + (" search_documents searches only the project's own files." if found.folders else "")
+                ) if found is not None else ""
+        self.session.system_extra = "\n\n".join(part for part in (self._base_extra, note) if part)
+        return found
+
     @property
     def registry(self) -> ToolRegistry:
         """The tools the agent has now (the MCP servers' included once connected)."""
@@ -262,9 +297,10 @@ class Assistant:
 
         settings = self.ctx.settings
         provider = settings.active()
-        key = (provider.model_dump_json() if provider else "", settings.network.model_dump_json())
+        chosen = (self.project.provider, self.project.model) if self.project is not None else ("", "")
+        key = (provider.model_dump_json() if provider else "", settings.network.model_dump_json() + repr(chosen))
         if self._client is None or self._client_key != key:
-            old, self._client = self._client, client_for(self.ctx)
+            old, self._client = self._client, client_for(self.ctx, chosen[0] or None, model=chosen[1] or None)
             self._client_key = key
             if old is not None:
                 _close_later(old)
@@ -354,6 +390,12 @@ class Assistant:
         self.session.history.commit(self._with_saved_files(stored))
         self._retaint([s.message for s in stored])
         self.recorder.follow(conversation_id)
+        summary = self.store.get(conversation_id, include_deleted=True)
+        if (summary.project_id or None) != (self.project.id if self.project else None):
+            try:
+                self.set_project(summary.project_id)
+            except JawadError:  # its project was removed meanwhile: continued in none
+                self.set_project(None)
         self.bus.emit(ev.ConversationChanged(conversation_id=conversation_id))
         usage: list[dict[str, Any]] = [u if isinstance(u := s.metadata.get("usage"), dict) else {} for s in stored]
         attached = [tuple(str(r.get("name", "")) for r in records if isinstance(r, dict))

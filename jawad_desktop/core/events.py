@@ -400,6 +400,11 @@ class ComparisonFinished(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class ProjectsChanged(Event):
+    """A project was added, changed or removed (``core.store.projects``)."""
+
+
+@dataclass(frozen=True, slots=True)
 class TasksChanged(Event):
     """A scheduled task was added, changed or removed (``core.tasks.store``)."""
 

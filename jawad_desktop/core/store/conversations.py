@@ -81,6 +81,7 @@ class ConversationSummary:
     title_is_custom: bool = False
     shown_count: int = 0  # the messages the chat shows: the user's and the answers with text
     deleted_at: int | None = None
+    project_id: str | None = None  # the project it belongs to (core.store.projects), if any
 
     @property
     def display_title(self) -> str:
@@ -265,6 +266,7 @@ def _summary(row: sqlite3.Row) -> ConversationSummary:
         shown_count=row["shown_count"],
         title_is_custom=bool(row["title_is_custom"]),
         deleted_at=row["deleted_at"],
+        project_id=row["project_id"],
     )
 
 
@@ -301,7 +303,7 @@ def _action(row: sqlite3.Row) -> ActionLogEntry:
 
 # shown_count: what the chat shows of it, the user's messages and the answers with text (not the
 # tool calls and results that a single question can bring: "4 messages" for one question).
-_SUMMARY_COLUMNS = ("id, title, title_is_custom, created_at, updated_at, deleted_at, message_count, "
+_SUMMARY_COLUMNS = ("id, title, title_is_custom, created_at, updated_at, deleted_at, message_count, project_id, "
                     "(SELECT COUNT(*) FROM messages m WHERE m.conversation_id = conversations.id "
                     "AND (m.role = 'user' OR (m.role = 'assistant' AND m.content != ''))) AS shown_count")
 _MESSAGE_COLUMNS = (
@@ -374,19 +376,28 @@ class ConversationStore:
     # -- conversations -------------------------------------------------------------------------
 
     def create(self, title: str = "", *, conversation_id: str | None = None,
-               at_ms: int | None = None) -> ConversationSummary:
+               at_ms: int | None = None, project_id: str | None = None) -> ConversationSummary:
         """A new, empty conversation (titled later from its first exchange unless ``title``);
-        ``at_ms``: when it was started (an import keeps the original time), else now."""
+        ``at_ms``: when it was started (an import keeps the original time), else now;
+        ``project_id``: the project it starts in."""
         cid = conversation_id or new_conversation_id()
         ts = now_ms() if at_ms is None else int(at_ms)
         with self.db.transaction() as conn:
             conn.execute(
-                "INSERT INTO conversations (id, title, title_is_custom, created_at, updated_at) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (cid, title.strip(), 1 if title.strip() else 0, ts, ts),
+                "INSERT INTO conversations (id, title, title_is_custom, created_at, updated_at, project_id) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (cid, title.strip(), 1 if title.strip() else 0, ts, ts, project_id),
             )
         self._changed("created", cid)
-        return ConversationSummary(cid, title.strip(), ts, ts, 0, bool(title.strip()))
+        return ConversationSummary(cid, title.strip(), ts, ts, 0, bool(title.strip()), project_id=project_id)
+
+    def move_to_project(self, conversation_id: str, project_id: str | None) -> None:
+        """Put a conversation in a project (None: in no project)."""
+        with self.db.transaction() as conn:
+            if conn.execute("UPDATE conversations SET project_id = ? WHERE id = ?",
+                            (project_id, conversation_id)).rowcount == 0:
+                raise JawadError(f"There is no conversation {conversation_id}.")
+        self._changed("updated", conversation_id)
 
     def exists(self, conversation_id: str) -> bool:
         """Whether a conversation with this id is saved (deleted ones included)."""

@@ -180,6 +180,21 @@ CREATE TABLE task_runs (
 );
 CREATE INDEX task_runs_by_task ON task_runs(task_id, started_at DESC);
 """),
+    Migration(7, "projects: conversations, memory and documents grouped (core/store/projects.py)", sql="""
+CREATE TABLE projects (
+    id           TEXT PRIMARY KEY,
+    name         TEXT NOT NULL UNIQUE COLLATE NOCASE,
+    instructions TEXT NOT NULL DEFAULT '',
+    provider     TEXT NOT NULL DEFAULT '',    -- the saved provider its chats use ('' : the one in use)
+    model        TEXT NOT NULL DEFAULT '',
+    folders      TEXT NOT NULL DEFAULT '[]',  -- JSON: its files, a scope of the document library
+    created_at   INTEGER NOT NULL,
+    updated_at   INTEGER NOT NULL
+);
+ALTER TABLE conversations ADD COLUMN project_id TEXT;
+CREATE INDEX conversations_by_project ON conversations(project_id, updated_at DESC);
+ALTER TABLE memories ADD COLUMN project_id TEXT;
+"""),
 ]
 
 

@@ -89,6 +89,9 @@ class MemoryStore:
     def __init__(self, db: Database, bus: EventBus | None = None) -> None:
         self.db = db
         self.bus = bus
+        # The project the conversation is in (core.store.projects): a fact added now belongs to it,
+        # and only its facts and those of no project are given to the model. None: no project.
+        self.project_id: str | None = None
 
     def _changed(self) -> None:
         if self.bus is not None:
@@ -99,13 +102,14 @@ class MemoryStore:
         fact = _clean(text)
         now = int(time.time() * 1000)
         with self.db.transaction() as conn:
-            row = conn.execute("SELECT id FROM memories WHERE lower(text) = lower(?)", (fact,)).fetchone()
+            row = conn.execute("SELECT id FROM memories WHERE lower(text) = lower(?) AND project_id IS ?",
+                               (fact, self.project_id)).fetchone()
             if row is not None:
                 conn.execute("UPDATE memories SET updated_at = ? WHERE id = ?", (now, row["id"]))
                 memory_id = int(row["id"])
             else:
-                cursor = conn.execute("INSERT INTO memories (text, created_at, updated_at) VALUES (?, ?, ?)",
-                                      (fact, now, now))
+                cursor = conn.execute("INSERT INTO memories (text, created_at, updated_at, project_id) "
+                                      "VALUES (?, ?, ?, ?)", (fact, now, now, self.project_id))
                 memory_id = int(cursor.lastrowid or 0)
             saved = conn.execute("SELECT * FROM memories WHERE id = ?", (memory_id,)).fetchone()
         self._changed()
@@ -149,7 +153,8 @@ class MemoryStore:
                 with self.db.read() as conn:
                     rows = conn.execute(
                         "SELECT m.* FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
-                        "WHERE memories_fts MATCH ? ORDER BY rank LIMIT 50", (query,)).fetchall()
+                        "WHERE memories_fts MATCH ? AND (m.project_id IS NULL OR m.project_id IS ?) "
+                        "ORDER BY rank LIMIT 50", (query, self.project_id)).fetchall()
                 ranked = [_row(r) for r in rows]
             except sqlite3.Error as exc:  # a query FTS5 cannot read: the newest facts still go
                 log.info("memory search failed: %s", exc)
@@ -158,7 +163,8 @@ class MemoryStore:
         used = 0
         with self.db.read() as conn:  # the newest, enough to fill any budget
             newest = [_row(r) for r in conn.execute(
-                "SELECT * FROM memories ORDER BY updated_at DESC, id DESC LIMIT ?", (max(20, budget_chars // 20),))]
+                "SELECT * FROM memories WHERE project_id IS NULL OR project_id IS ? "
+                "ORDER BY updated_at DESC, id DESC LIMIT ?", (self.project_id, max(20, budget_chars // 20)))]
         for memory in [*ranked, *(m for m in newest if m.id not in seen)]:
             if used + len(memory.text) > budget_chars:
                 continue

@@ -38,6 +38,7 @@ class ConversationRecorder:
         self.store = store
         self.bus = bus
         self.conversation_id = conversation_id
+        self.project_id: str | None = None  # the project a new conversation starts in
         self._unsubscribe: Callable[[], None] = bus.subscribe(self._on_event)
 
     def close(self) -> None:
@@ -80,7 +81,7 @@ class ConversationRecorder:
         given of its attached ``files`` in its metadata (``{"files": [...]}``); returns its id."""
         created = self.conversation_id is None
         if self.conversation_id is None:
-            self.conversation_id = self.store.create().id
+            self.conversation_id = self.store.create(project_id=self.project_id).id
         self.store.append_message(self.conversation_id, Message(role="user", content=text),
                                   metadata={"files": list(files)} if files else None)
         if created:

@@ -90,7 +90,8 @@ def files_registry() -> ToolRegistry:
         if not isinstance(library, DocumentLibrary) or not library.sources:
             raise ToolError("the user has no document library; answer without it")
         await library.refresh()
-        hits = await library.search(query, limit)
+        within = tuple(ctx.extras.get("library_scope") or ())  # a project's folders: only its files
+        hits = await library.search(query, limit, within=within)
         if not hits:
             return f"No page of the user's documents matches '{query}'. Try other or fewer words."
         lines = [f"{i}. ({hit.citation()}) {hit.snippet}" for i, hit in enumerate(hits, 1)]

@@ -512,10 +512,16 @@ class DocumentLibrary:
 
     # -- reading --------------------------------------------------------------------------------
 
-    async def search(self, query: str, limit: int = 5) -> list[DocumentHit]:
+    async def search(self, query: str, limit: int = 5, *, within: tuple[str, ...] = ()) -> list[DocumentHit]:
         """The pages that best match ``query``: by its words (all of them first, then any), merged
-        with the pages nearest in meaning when there are embeddings; best first."""
+        with the pages nearest in meaning when there are embeddings; best first. ``within``: only
+        files inside these folders (a project's)."""
         limit = max(1, min(limit, 50))
+        if within:
+            folders = [Path(f) for f in within]
+            wider = await self.search(query, min(50, limit * 5))
+            inside = [h for h in wider if any(Path(h.path) == f or f in Path(h.path).parents for f in folders)]
+            return inside[:limit]
         words = _words(query)
         by_words = await self._db(_search, words, limit) if words else []
         by_meaning = await self._by_meaning(query, limit) if query.strip() else []
