@@ -156,6 +156,8 @@ class ChatPresenter(QObject):
             self.elicitation.show_request(event)
         elif isinstance(event, ev.ElicitationSettled):
             self.elicitation.settle(event)
+        elif isinstance(event, ev.ToolProgress):  # on the running tool's card (Stop cancels it)
+            self.chat.show_progress(event.call_id, event.progress, event.total, event.message)
 
     def reconnect_mcp(self) -> None:
         """Connect (again) to the MCP servers in Settings."""
@@ -388,7 +390,8 @@ class ChatPresenter(QObject):
 
     def _on_action(self, entry: ev.ActionLogEntry) -> None:
         self.action_log.log_model.upsert(entry)
-        self.chat.show_tool_call(entry.id, entry.tool_name, dict(entry.parameters), entry.details, entry.result)
+        self.chat.show_tool_call(entry.id, entry.tool_name, dict(entry.parameters), entry.details, entry.result,
+                                 tool_call_id=entry.call_id)
 
     def _on_conversation_changed(self, conversation_id: str) -> None:
         if conversation_id:

@@ -135,6 +135,9 @@ class McpSettings(BaseModel):
     # Jawad's OAuth client metadata document (an https URL serving its client metadata), used as its
     # client ID by authorization servers that accept one; empty: the server registers a client.
     client_metadata_url: str = ""
+    # The folders the user lets MCP servers work in (their "roots", given to servers that ask);
+    # empty: none is offered.
+    roots: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _unique(self) -> McpSettings:
