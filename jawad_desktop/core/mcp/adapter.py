@@ -273,6 +273,9 @@ class McpConnections:
         except BaseException as exc:  # the SDK raises exception groups from its task groups
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
+            if server.stop.is_set():  # closing: a stdio server that ends first breaks its pipe, nothing more
+                log.debug("MCP server %s closed: %s", config.name, _first_error(exc))
+                return
             server.problem = _explain(config, exc, server.auth)
             log.warning("MCP server %s failed: %s", config.name, _first_error(exc))
         finally:

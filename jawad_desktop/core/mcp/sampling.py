@@ -88,7 +88,7 @@ class Sampler:
         client = self.client()
         try:
             response = await client.chat(messages, stream=False, temperature=params.temperature,
-                                         max_tokens=max_tokens)
+                                         max_tokens=max_tokens).response()
         except Exception as exc:  # the provider's error, said to the server (our own log has the details)
             log.warning("sampling for %s failed: %s", server, exc)
             return types.ErrorData(code=types.INTERNAL_ERROR, message=f"The model could not answer: {exc}")

@@ -1,0 +1,239 @@
+"""Jawad against MCP's reference server of every feature, ``@modelcontextprotocol/server-everything`` (npm,
+pinned in ``tests/mcp/conformance/package.json``): a resource attached to a message, a prompt run as a slash
+command with its argument completed, the user's folders as roots, structured output, sampling approved (and
+denied) through Harbor, an elicitation answered in the window's form, progress on the chat's tool card and
+a long call stopped. The assistant runs in process on the scripted model; the server is the real one."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from jawad_desktop.core import events as ev
+from jawad_desktop.core.assistant import Assistant
+from jawad_desktop.core.config.mcp import McpServerConfig
+from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
+from jawad_desktop.core.context import AppContext
+from jawad_desktop.core.llm.providers import make_client
+from jawad_desktop.core.store.secrets import SecretStore
+from tests.mcp import conformance
+from tests.servers.scripted_model import ScriptedModel, call, text
+
+
+@pytest.fixture(scope="module")
+def everything() -> McpServerConfig:
+    try:
+        conformance.install()
+    except conformance.ConformanceUnavailable as exc:
+        pytest.skip(str(exc))
+    return McpServerConfig(name="everything", transport="stdio", command=str(conformance.NODE),
+                           args=[str(conformance.EVERYTHING), "stdio"], permission="read-only")
+
+
+def _assistant(profile: Path, model: ScriptedModel, server: McpServerConfig, roots: list[str] = ()) -> Assistant:
+    ctx = AppContext.open(str(profile), secrets=SecretStore(session_only=True))
+    ctx.settings.mcp.servers = [server]
+    ctx.settings.mcp.roots = list(roots)
+    provider = ProviderConfig(name="scripted", kind=ProviderKind.OPENAI_COMPATIBLE, base_url=model.base_url,
+                              model="scripted")
+    return Assistant(ctx, client=make_client(provider, network=ctx.settings.network), ask=True, save=False)
+
+
+def _tool_results(model: ScriptedModel) -> list[str]:
+    return [m["content"] for r in model.requests for m in r["messages"] if m["role"] == "tool"]
+
+
+def test_a_resource_attached_a_prompt_run_roots_and_structured_output(
+        everything: McpServerConfig, profile_dir: Path, scripted_model: ScriptedModel, tmp_path: Path,
+        arun: Any) -> None:
+    folder = tmp_path / "project"
+    folder.mkdir()
+
+    async def main() -> dict[str, Any]:
+        assistant = _assistant(profile_dir, scripted_model, everything, roots=[str(folder)])
+        seen: dict[str, Any] = {}
+        try:
+            assert await assistant.connect_mcp() == []
+            assert assistant.mcp is not None
+            connections = assistant.mcp.connections
+            resources = await connections.resources()
+            seen["resources"] = [r.uri for r in resources]
+            # A resource attached to a message reaches the model as the file's text.
+            attached = await assistant.read_mcp_resource("everything",
+                                                        "demo://resource/static/document/architecture.md")
+            scripted_model.script(text("It describes the server."))
+            await assistant.send("What does this say?", [attached])
+            seen["attached"] = scripted_model.requests[-1]["messages"][-1]["content"]
+            # A prompt as a slash command, its required argument given in order; completion of an argument.
+            scripted_model.script(text("Sunny."))
+            await assistant.send("/args-prompt Paris")
+            seen["prompt"] = scripted_model.requests[-1]["messages"][-1]["content"]
+            seen["completed"] = await connections.complete("everything", "completable-prompt", "department", "Sa")
+            seen["team"] = await connections.complete("everything", "completable-prompt", "name", "",
+                                                      {"department": "Engineering"})
+            # The user's folder is the server's root; structured output is validated and given to the model.
+            scripted_model.script(call("get-roots-list", {}), call("get-structured-content", {"location": "New York"}),
+                                  text("Done."))
+            await assistant.send("Which roots, and the weather?")
+            seen["tools"] = _tool_results(scripted_model)
+        finally:
+            await assistant.aclose()
+        return seen
+
+    seen = arun(main(), timeout=90)
+    assert "demo://resource/static/document/architecture.md" in seen["resources"]
+    assert "Attached files: everything: architecture.md" in seen["attached"]
+    assert "# Everything Server – Architecture" in seen["attached"]
+    assert seen["prompt"].startswith("What's weather in Paris?")
+    assert seen["completed"] == ["Sales"] and seen["team"] == ["Alice", "Bob", "Charlie"]
+    roots, weather = seen["tools"][-2:]
+    assert folder.as_uri() in roots
+    assert '{"temperature":33,"conditions":"Cloudy"' in weather
+
+
+def test_a_prompt_without_its_required_argument_is_not_sent(
+        everything: McpServerConfig, profile_dir: Path, scripted_model: ScriptedModel, arun: Any) -> None:
+    from jawad_desktop.core.errors import JawadError
+
+    async def main() -> str:
+        assistant = _assistant(profile_dir, scripted_model, everything)
+        try:
+            await assistant.connect_mcp()
+            with pytest.raises(JawadError) as raised:
+                await assistant.send("/args-prompt")
+            return str(raised.value) + " " + " ".join(raised.value.suggestions)
+        finally:
+            await assistant.aclose()
+
+    message = arun(main(), timeout=60)
+    assert "needs city" in message and "/args-prompt city=... state=..." in message
+    assert scripted_model.requests == []
+
+
+@pytest.mark.parametrize("decision", ["allow-once", "deny"])
+def test_sampling_is_asked_through_harbor_and_answered_by_the_model(
+        everything: McpServerConfig, profile_dir: Path, scripted_model: ScriptedModel, arun: Any,
+        decision: str) -> None:
+    async def main() -> list[ev.PermissionRequest]:
+        assistant = _assistant(profile_dir, scripted_model, everything)
+        asked: list[ev.PermissionRequest] = []
+
+        def answer(event: Any) -> None:
+            if isinstance(event, ev.PermissionRequest):
+                asked.append(event)
+                asyncio.get_running_loop().call_soon(assistant.gate.respond, event.id, decision)
+
+        assistant.bus.subscribe(answer)
+        try:
+            await assistant.connect_mcp()
+            replies = [call("trigger-sampling-request", {"prompt": "Name a colour", "maxTokens": 50})]
+            if decision == "allow-once":
+                replies.append(text("Teal."))  # the model's answer to the server
+            replies.append(text("The server heard back."))
+            scripted_model.script(*replies)
+            await assistant.send("Let the server ask the model")
+        finally:
+            await assistant.aclose()
+        return asked
+
+    asked = arun(main(), timeout=90)
+    (request,) = asked  # the tool is read-only here: only the server's request for the model asks
+    assert request.tool_name == "mcp_sampling" and request.site == "mcp.everything"
+    assert request.permission_level == "submit"
+    assert request.parameters["messages"] == ["user: Resource trigger-sampling-request context: Name a colour"]
+    assert request.parameters["system_prompt"] == "You are a helpful test server."
+    result = _tool_results(scripted_model)[-1]
+    if decision == "allow-once":
+        sampled = scripted_model.requests[1]
+        assert [m["role"] for m in sampled["messages"]] == ["system", "user"] and not sampled.get("tools")
+        assert sampled["max_tokens"] == 50
+        assert '"text": "Teal."' in result and '"model": "scripted"' in result
+    else:
+        assert len(scripted_model.requests) == 2  # the model was never asked for the server
+        assert "User rejected sampling request" in result
+
+
+def test_an_elicitation_is_answered_in_the_window(
+        everything: McpServerConfig, profile_dir: Path, scripted_model: ScriptedModel, arun: Any,
+        qtbot: Any) -> None:
+    from PySide6.QtCore import Qt, QTimer
+    from PySide6.QtWidgets import QLineEdit
+
+    from jawad_desktop.ui.elicitation_panel import ElicitationPanel
+
+    async def main() -> None:
+        assistant = _assistant(profile_dir, scripted_model, everything)
+        panel = ElicitationPanel(assistant.elicitations.respond)
+        qtbot.addWidget(panel)
+
+        def fill() -> None:
+            name = panel.findChild(QLineEdit, "elicit_name")
+            assert name is not None
+            name.setText("Ada Lovelace")
+            qtbot.mouseClick(panel.send_button, Qt.MouseButton.LeftButton)
+
+        def on_event(event: Any) -> None:
+            if isinstance(event, ev.ElicitationRequested):
+                panel.show_request(event)
+                QTimer.singleShot(0, fill)
+            elif isinstance(event, ev.ElicitationSettled):
+                panel.settle(event)
+
+        assistant.bus.subscribe(on_event)
+        assistant.elicitations.answered_here()
+        try:
+            await assistant.connect_mcp()
+            scripted_model.script(call("trigger-elicitation-request", {}), text("Thanks."))
+            await assistant.send("Ask me something")
+        finally:
+            await assistant.aclose()
+
+    arun(main(), timeout=90)
+    result = _tool_results(scripted_model)[-1]
+    assert "User provided the requested information" in result
+    assert "- Name: Ada Lovelace" in result and "- Favorite Integer: 42" in result  # the schema's default
+
+
+def test_progress_on_the_tool_card_and_stop_cancels_a_long_call(
+        everything: McpServerConfig, profile_dir: Path, scripted_model: ScriptedModel, arun: Any, qtbot: Any,
+        caplog: pytest.LogCaptureFixture) -> None:
+    from jawad_desktop.ui.chat_view import ChatPanel
+
+    chat = ChatPanel()
+    qtbot.addWidget(chat)
+    caplog.set_level(logging.INFO, logger="jawad.mcp")
+
+    async def main() -> tuple[ev.ChatResponse, float, list[str]]:
+        assistant = _assistant(profile_dir, scripted_model, everything)
+        cards: list[str] = []
+
+        def on_event(event: Any) -> None:
+            if isinstance(event, ev.ActionLogUpdate):
+                e = event.entry
+                chat.show_tool_call(e.id, e.tool_name, dict(e.parameters), e.details, e.result, tool_call_id=e.call_id)
+            elif isinstance(event, ev.ToolProgress):
+                chat.show_progress(event.call_id, event.progress, event.total, event.message)
+                (card,) = [i for i in chat.view.chat_model.items() if i.role == "tool"]
+                cards.append(card.markdown())
+                if event.progress >= 2:
+                    assistant.stop()
+
+        assistant.bus.subscribe(on_event)
+        try:
+            await assistant.connect_mcp()
+            scripted_model.script(call("trigger-long-running-operation", {"duration": 60, "steps": 60}))
+            started = asyncio.get_running_loop().time()
+            response = await assistant.send("Run the long operation")
+            return response, asyncio.get_running_loop().time() - started, cards
+        finally:
+            await assistant.aclose()
+
+    response, took, cards = arun(main(), timeout=90)
+    assert response.interrupted and took < 30
+    assert "**trigger_long_running_operation** — 1 of 60 (2%)" in cards[0]
+    assert "2 of 60 (3%)" in cards[1]
+    assert any("told to stop request" in r.getMessage() for r in caplog.records)
