@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -237,3 +238,50 @@ def test_progress_on_the_tool_card_and_stop_cancels_a_long_call(
     assert "**trigger_long_running_operation** — 1 of 60 (2%)" in cards[0]
     assert "2 of 60 (3%)" in cards[1]
     assert any("told to stop request" in r.getMessage() for r in caplog.records)
+
+
+def test_the_terminal_lists_resources_and_prompts_attaches_a_resource_and_runs_a_prompt(
+        everything: McpServerConfig, profile_dir: Path, scripted_model: ScriptedModel, tmp_path: Path) -> None:
+    from tests.llm.test_cli import jawad
+
+    command = shlex.join([everything.command, *everything.args])
+    added = jawad(profile_dir, "mcp", "add", "everything", "--command", command, "--permission", "read-only")
+    assert added.returncode == 0, added.stderr
+    roots = jawad(profile_dir, "mcp", "roots", "--add", str(tmp_path))
+    assert roots.returncode == 0 and roots.stdout.strip() == str(tmp_path.resolve()), roots.stderr
+    resources = jawad(profile_dir, "mcp", "resources")
+    assert resources.returncode == 0, resources.stderr
+    assert "everything demo://resource/static/document/architecture.md architecture.md (text/markdown)" in \
+        resources.stdout
+    prompts = jawad(profile_dir, "mcp", "prompts")
+    assert prompts.returncode == 0, prompts.stderr
+    assert "/args-prompt city [state] (everything) A prompt with two arguments" in prompts.stdout
+    ask = ["ask", "--no-save", "--kind", "openai-compatible", "--base-url", scripted_model.base_url, "--model",
+           "scripted"]
+    scripted_model.script(text("It is about the architecture."))
+    attached = jawad(profile_dir, *ask, "--resource", "everything", "demo://resource/static/document/architecture.md",
+                     "What is this?")
+    assert attached.returncode == 0, attached.stderr
+    assert "# Everything Server – Architecture" in scripted_model.requests[-1]["messages"][-1]["content"]
+    scripted_model.script(text("Rainy."))
+    prompted = jawad(profile_dir, *ask, "/args-prompt city=Lyon state=Rhône")
+    assert prompted.returncode == 0, prompted.stderr
+    assert scripted_model.requests[-1]["messages"][-1]["content"].startswith("What's weather in Lyon, Rhône?")
+
+
+def test_a_catalog_server_is_added_from_the_terminal(profile_dir: Path, tmp_path: Path) -> None:
+    from tests.llm.test_cli import jawad
+
+    listed = jawad(profile_dir, "mcp", "catalog")
+    assert listed.returncode == 0 and "filesystem: Files." in listed.stdout and "github: GitHub." in listed.stdout
+    added = jawad(profile_dir, "mcp", "add", "files", "--from", "filesystem", "--folder", str(tmp_path))
+    assert added.returncode == 0, added.stderr
+    assert "Files needs: Node.js (npx)." in added.stdout
+    shown = jawad(profile_dir, "mcp", "list")
+    assert f"files: stdio npx -y @modelcontextprotocol/server-filesystem {tmp_path}  [all tools; permission ask]" \
+        in shown.stdout
+    timed = jawad(profile_dir, "mcp", "add", "clock", "--from", "time")
+    assert "clock: stdio uvx mcp-server-time  [all tools; permission read-only]" in jawad(profile_dir, "mcp",
+                                                                                          "list").stdout, timed.stderr
+    unknown = jawad(profile_dir, "mcp", "add", "x", "--from", "nothing")
+    assert unknown.returncode != 0 and "The catalog has no server 'nothing'" in unknown.stderr
