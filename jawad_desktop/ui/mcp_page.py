@@ -213,7 +213,7 @@ class McpPage(ListFormPage[McpServerConfig]):
 
         def show(tools: list[str]) -> None:
             self._show_sign_in()
-            self.show_status(f"Signed in to {server.name}; it has {len(tools)} tools.")
+            self.show_status(f"Signed in to {server.name}; it has {len(tools)} tool{'' if len(tools) == 1 else 's'}.")
             self.changed.emit()  # the window reconnects with the new sign-in
 
         self.run_busy(self.sign_in_button, self._sign_in(server), what=f"signing in to {server.name}",
