@@ -153,7 +153,10 @@ class Assistant:
         # a person they are declined.
         self.elicitations = Elicitations(self.bus, ask=ask)
         # A server asking the model passes Harbor's gate like every action (``core.mcp.sampling``).
-        self.sampler = Sampler(self.gate, self._client_for_run, settings.agent)
+        self.sampler = Sampler(self.gate, self._sampling_client, settings.agent,
+                               settings=lambda: self.ctx.settings.mcp,
+                               providers=lambda: [(p.name, p.model) for p in self.ctx.settings.providers])
+        self._sampling_clients: dict[str, Any] = {}  # other providers' clients that answered servers
         self.session = AgentSession(
             client=self._client_for_run, registry=self.base_registry, settings=settings, bus=self.bus,
             gate=self.gate, secrets=ctx.secrets, browser=self.browser,
@@ -268,6 +271,16 @@ class Assistant:
             if old is not None:
                 _close_later(old)
         return self._client
+
+    def _sampling_client(self, provider: str) -> Any:
+        """The client of the saved ``provider`` for a server's sampling request ("": the one in use)."""
+        if not provider or (self._given_client is None and self.ctx.settings.active_provider == provider):
+            return self._client_for_run()
+        if provider not in self._sampling_clients:
+            from jawad_desktop.core.llm.factory import client_for
+
+            self._sampling_clients[provider] = client_for(self.ctx, provider)
+        return self._sampling_clients[provider]
 
     async def connect_mcp(self) -> list[str]:
         """(Re)connect the MCP servers in Settings and give their tools to the agent; returns
@@ -532,6 +545,9 @@ class Assistant:
         if client is not None and hasattr(client, "aclose"):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(client.aclose(), 1.0)
+        for other in self._sampling_clients.values():
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(other.aclose(), 1.0)
         if self.mcp is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.mcp.aclose(), 1.0)

@@ -138,6 +138,9 @@ class McpSettings(BaseModel):
     # The folders the user lets MCP servers work in (their "roots", given to servers that ask);
     # empty: none is offered.
     roots: list[str] = Field(default_factory=list)
+    # The saved provider whose model answers servers' sampling requests; empty: a provider whose model
+    # matches the server's hints, else the one the assistant uses.
+    sampling_provider: str = ""
 
     @model_validator(mode="after")
     def _unique(self) -> McpSettings:

@@ -6,10 +6,13 @@ A server asking our model is an action like any other the agent takes: it passes
 answers it with Harbor's five decisions: once, always for this server, for the session, deny, deny
 all. Nobody to ask (a terminal without a person) means denied, as for every action that asks.
 
-Once allowed, the request goes to the model the assistant uses (the active provider's), under the
-run's budgets: the answer's length is capped at ``agent.max_tokens``, and the tokens sampling used
-count against ``agent.max_run_tokens`` for as long as the sampler lives (a request over it is
-refused). The server gets the model's text, the model's name and why it stopped. A refusal is the
+The model is chosen before asking, and shown in the question: the provider named in
+``McpSettings.sampling_provider``, else a saved provider whose model matches one of the server's
+hints (``modelPreferences.hints``: parts of model names, in the server's order), else the one the
+assistant uses. Once allowed, the request goes to that model under the run's budgets: the answer's
+length is capped at ``agent.max_tokens``, and the tokens sampling used count against
+``agent.max_run_tokens`` for as long as the sampler lives (a request over it is refused).
+The server gets the model's text, the model's name and why it stopped. A refusal is the
 error the specification gives (code -1, "User rejected sampling request").
 """
 
@@ -20,6 +23,7 @@ import logging
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from jawad_desktop.core.config.mcp import McpSettings
 from jawad_desktop.core.config.settings import AgentSettings
 from jawad_desktop.core.events import new_id
 from jawad_desktop.core.harbor.gate import PermissionCheck, PermissionGate
@@ -51,13 +55,19 @@ def _site(server: str) -> str:
 class Sampler:
     """Answers servers' sampling requests with the model, after Harbor's gate allowed them.
 
-    ``client`` gives the model client to use (the assistant's ``_client_for_run``).
+    ``client(provider)`` gives the model client of a saved provider ("": the one the assistant uses);
+    ``providers()`` the saved providers as (name, model); ``settings()`` the MCP settings as they are
+    now (the chosen sampling provider).
     """
 
-    def __init__(self, gate: PermissionGate, client: Callable[[], ModelClient], agent: AgentSettings) -> None:
+    def __init__(self, gate: PermissionGate, client: Callable[[str], ModelClient], agent: AgentSettings, *,
+                 settings: Callable[[], McpSettings] = McpSettings,
+                 providers: Callable[[], list[tuple[str, str]]] = list) -> None:
         self.gate = gate
         self.client = client
         self.agent = agent
+        self.settings = settings
+        self.providers = providers
         self.used_tokens = 0  # what sampling has cost so far, against agent.max_run_tokens
 
     async def create_message(self, server: str, params: Any) -> Any:
@@ -76,16 +86,19 @@ class Sampler:
             shown["system_prompt"] = params.systemPrompt
         shown["messages"] = [f"{m.role}: {m.content}" + (f" [+{len(m.images)} picture(s)]" if m.images else "")
                              for m in messages if m.role != "system"]
-        hints = [h.name for h in (params.modelPreferences.hints or [])] if params.modelPreferences else []
+        hints = [str(h.name) for h in (params.modelPreferences.hints or []) if h.name] \
+            if params.modelPreferences else []
         if hints:
             shown["model_hints"] = hints
+        provider = self.choose_provider(hints)
+        shown["provider"] = provider or "the one in use"
         decision = await self.gate.check(PermissionCheck(
             tool=SAMPLING_TOOL, call_id=new_id("sample"), arguments=shown, level=PermissionLevel.SUBMIT,
             site=_site(server)))
         if not decision.allowed:
             log.info("sampling for %s not allowed: %s", server, decision.reason)
             return types.ErrorData(code=_REJECTED, message="User rejected sampling request")
-        client = self.client()
+        client = self.client(provider)
         try:
             response = await client.chat(messages, stream=False, temperature=params.temperature,
                                          max_tokens=max_tokens).response()
@@ -101,6 +114,19 @@ class Sampler:
         return types.CreateMessageResult(role="assistant", content=types.TextContent(type="text",
                                                                                       text=response.content),
                                          model=model, stopReason=stop)
+
+
+    def choose_provider(self, hints: list[str]) -> str:
+        """The saved provider to answer with ("": the one in use); see the module docstring."""
+        chosen = self.settings().sampling_provider
+        if chosen:
+            return chosen
+        saved = self.providers()
+        for hint in hints:
+            for name, model in saved:
+                if hint.casefold() in model.casefold():
+                    return name
+        return ""
 
 
 def _messages(params: Any) -> list[Message]:
