@@ -336,6 +336,10 @@ class Assistant:
             response = ev.ChatResponse(run_id=ev.new_id("run"), content=commands.CLEARED)
             self.bus.emit(response)
             return response
+        if command is not None and command[0] == "prompts":
+            response = ev.ChatResponse(run_id=ev.new_id("run"), content=await self._mcp_prompts_text())
+            self.bus.emit(response)
+            return response
         if command is not None and not commands.known(command[0]) and self.mcp is not None:
             prompt = await self._mcp_prompt(command[0], command[1])
             if prompt is not None:
@@ -371,10 +375,17 @@ class Assistant:
                     arguments[free] = word
         missing = [a.name for a in found.arguments if a.required and a.name not in arguments]
         if missing:
+            # The server's completions of what is missing (given what was typed) say what to type.
+            offered = []
+            for name in missing:
+                values = await connections.complete(found.server, found.name, name, "", arguments)
+                if values:
+                    offered.append(f"{name}: {', '.join(values[:10])}")
             raise JawadError(
                 f"The prompt /{found.name} of the MCP server {found.server!r} needs {', '.join(missing)}. "
                 "Your message was not sent.",
-                suggestions=[f"Type /{found.name} " + " ".join(f"{a.name}=..." for a in found.arguments)])
+                suggestions=[f"Type /{found.name} " + " ".join(f"{a.name}=..." for a in found.arguments),
+                             *([f"The server offers {'; '.join(offered)}."] if offered else [])])
         try:
             messages = await connections.get_prompt(found.server, found.name, arguments)
         except ToolError as exc:
@@ -384,6 +395,18 @@ class Assistant:
         if len({m.role for m in messages}) > 1:
             texts = [f"{m.role}: {m.content}" for m in messages if m.content]
         return "\n\n".join(texts)
+
+    async def _mcp_prompts_text(self) -> str:
+        """``/prompts``: the MCP servers' prompts, as the slash commands that run them."""
+        prompts = await self.mcp.connections.prompts() if self.mcp is not None else []
+        if not prompts:
+            return "No MCP server offers prompts. Add servers in Settings → MCP servers."
+        lines = ["Prompts of your MCP servers (type one as a message):"]
+        for prompt in prompts:
+            wanted = " ".join(f"{a.name}=…" if a.required else f"[{a.name}=…]" for a in prompt.arguments)
+            about = f" — {prompt.description}" if prompt.description else ""
+            lines.append(f"- `/{prompt.name}{' ' + wanted if wanted else ''}` ({prompt.server}){about}")
+        return "\n".join(lines)
 
     async def read_mcp_resource(self, server: str, uri: str) -> ExtractedFile:
         """An MCP server's resource as a file to attach to a message (``send``'s ``attachments``)."""

@@ -96,23 +96,32 @@ def test_a_resource_attached_a_prompt_run_roots_and_structured_output(
     assert '{"temperature":33,"conditions":"Cloudy"' in weather
 
 
-def test_a_prompt_without_its_required_argument_is_not_sent(
+def test_prompts_are_listed_and_a_missing_argument_is_completed_by_the_server(
         everything: McpServerConfig, profile_dir: Path, scripted_model: ScriptedModel, arun: Any) -> None:
     from jawad_desktop.core.errors import JawadError
 
-    async def main() -> str:
+    async def main() -> tuple[str, list[str]]:
         assistant = _assistant(profile_dir, scripted_model, everything)
+        refusals: list[str] = []
         try:
             await assistant.connect_mcp()
-            with pytest.raises(JawadError) as raised:
-                await assistant.send("/args-prompt")
-            return str(raised.value) + " " + " ".join(raised.value.suggestions)
+            listed = (await assistant.send("/prompts")).content
+            for typed in ("/args-prompt", "/completable-prompt", "/completable-prompt department=Sales"):
+                with pytest.raises(JawadError) as raised:
+                    await assistant.send(typed)
+                refusals.append(str(raised.value) + " " + " ".join(raised.value.suggestions))
+            return listed, refusals
         finally:
             await assistant.aclose()
 
-    message = arun(main(), timeout=60)
-    assert "needs city" in message and "/args-prompt city=... state=..." in message
-    assert scripted_model.requests == []
+    listed, (no_city, no_department, no_name) = arun(main(), timeout=60)
+    assert "- `/args-prompt city=… [state=…]` (everything) — A prompt with two arguments" in listed
+    assert "- `/simple-prompt` (everything)" in listed
+    assert "needs city" in no_city and "/args-prompt city=... state=..." in no_city
+    assert "needs department, name" in no_department
+    assert "The server offers department: Engineering, Sales, Marketing, Support." in no_department
+    assert "needs name" in no_name and "The server offers name: David, Eve, Frank." in no_name
+    assert scripted_model.requests == []  # nothing was sent to the model
 
 
 @pytest.mark.parametrize("decision", ["allow-once", "deny"])
