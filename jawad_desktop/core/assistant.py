@@ -417,6 +417,30 @@ class Assistant:
         except ToolError as exc:
             raise JawadError(str(exc)) from None
 
+    async def save_mcp_resource(self, server: str, uri: str) -> Path:
+        """An MCP server's resource written to a file in the profile's cache, to attach like any file
+        (the window's composer holds files): its text as ``.md`` or ``.txt``, or its picture."""
+        import re
+
+        from jawad_desktop.core.tools.files.extract import file_kind
+
+        found = await self.read_mcp_resource(server, uri)
+        folder = self.ctx.paths.cache / "mcp-resources"
+        folder.mkdir(parents=True, exist_ok=True)
+        name = re.sub(r"[^\w.-]+", "_", found.name.split(": ", 1)[-1]).strip("._") or "resource"
+        if found.image is not None and not found.parts:
+            suffix = {"image/png": ".png", "image/jpeg": ".jpg", "image/webp": ".webp"}.get(found.image.media_type)
+            if suffix is None:
+                raise JawadError(f"{uri} is a picture of a kind Jawad does not send ({found.image.media_type}).")
+            path = folder / (Path(name).stem + suffix)
+            path.write_bytes(found.image.data)
+            return path
+        if not found.parts:
+            raise JawadError(f"{uri} holds nothing Jawad can read: {'; '.join(found.notes) or 'no text'}.")
+        path = folder / (name if file_kind(Path(name)) == "text" else f"{name}.txt")
+        path.write_text("\n\n".join(part.text for part in found.parts), encoding="utf-8")
+        return path
+
     def stop(self) -> None:
         """Stop whatever runs: the turn (and a permission request it waits on) or a research."""
         self.session.stop()

@@ -872,6 +872,7 @@ class ChatPanel(QWidget):
 
     send_requested = Signal(str)
     stop_requested = Signal()
+    resources_requested = Signal()  # the MCP resources button: the window offers the servers' resources
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -899,6 +900,14 @@ class ChatPanel(QWidget):
         self.attach_button.setToolTip("Attach files (Ctrl+Shift+O): documents, tables, pictures")
         self.attach_button.setAccessibleName("Attach files")
         self.attach_button.clicked.connect(self.attachments.choose_files)
+        # Attach an MCP server's resource (a document, a record): shown when MCP servers are set up.
+        self.resource_button = QPushButton("", self)
+        self.resource_button.setObjectName("resourceButton")
+        self.resource_button.setIcon(icon("plus"))
+        self.resource_button.setToolTip("Attach a resource from your MCP servers")
+        self.resource_button.setAccessibleName("Attach an MCP resource")
+        self.resource_button.clicked.connect(self.resources_requested)
+        self.resource_button.hide()
         self.setAcceptDrops(True)
         self.send_button.setObjectName("sendButton")
         self.stop_button.setObjectName("stopButton")
@@ -912,6 +921,7 @@ class ChatPanel(QWidget):
         self._buttons = QHBoxLayout()
         self._buttons.setContentsMargins(0, 0, 0, 0)
         self._buttons.addWidget(self.attach_button)
+        self._buttons.addWidget(self.resource_button)
         self._buttons.addStretch(1)
         self._buttons.addWidget(self.send_button)
         self._buttons.addWidget(self.stop_button)

@@ -294,3 +294,41 @@ def test_a_catalog_server_is_added_from_the_terminal(profile_dir: Path, tmp_path
                                                                                           "list").stdout, timed.stderr
     unknown = jawad(profile_dir, "mcp", "add", "x", "--from", "nothing")
     assert unknown.returncode != 0 and "The catalog has no server 'nothing'" in unknown.stderr
+
+
+def test_the_window_attaches_a_resource_from_the_composer(
+        everything: McpServerConfig, profile_dir: Path, scripted_model: ScriptedModel, qtbot: Any,
+        secret_store: SecretStore, aio_loop: Any) -> None:
+    from PySide6.QtCore import Qt
+
+    from jawad_desktop.ui.main_window import MainWindow
+
+    ctx = AppContext.open(str(profile_dir), secrets=secret_store)
+    ctx.settings.providers = [scripted_model.provider("Scripted")]
+    ctx.settings.active_provider = "Scripted"
+    ctx.settings.network.max_retries = 0
+    ctx.settings.mcp.servers = [everything]
+    window = MainWindow(ctx)
+    qtbot.addWidget(window)
+    window.show()
+    try:
+        presenter, chat = window.presenter, window.chat
+        qtbot.waitUntil(lambda: presenter.assistant is not None and presenter.assistant.mcp is not None,
+                        timeout=30_000)
+        assert chat.resource_button.isVisible()
+        qtbot.mouseClick(chat.resource_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: presenter.resource_menu is not None and presenter.resource_menu.isVisible(),
+                        timeout=20_000)
+        (action,) = [a for a in presenter.resource_menu.actions() if a.text() == "architecture.md (everything)"]
+        action.trigger()
+        qtbot.waitUntil(lambda: [p.name for p in chat.attachments.files()] == ["architecture.md"], timeout=20_000)
+        scripted_model.script(text("It is the server's architecture."))
+        chat.input.setPlainText("What is this about?")
+        qtbot.mouseClick(chat.send_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: scripted_model.remaining == 0 and not presenter.busy, timeout=30_000)
+        sent = scripted_model.requests[-1]["messages"][-1]["content"]
+        assert sent.startswith("What is this about?\n\nAttached files: architecture.md")
+        assert "# Everything Server – Architecture" in sent
+    finally:
+        window.close()
+        window.dispose()
