@@ -296,7 +296,7 @@ def test_a_catalog_server_is_added_from_the_terminal(profile_dir: Path, tmp_path
     assert unknown.returncode != 0 and "The catalog has no server 'nothing'" in unknown.stderr
 
 
-def test_the_window_attaches_a_resource_from_the_composer(
+def test_the_window_attaches_a_resource_and_shows_progress_on_the_tool_card(
         everything: McpServerConfig, profile_dir: Path, scripted_model: ScriptedModel, qtbot: Any,
         secret_store: SecretStore, aio_loop: Any) -> None:
     from PySide6.QtCore import Qt
@@ -329,6 +329,19 @@ def test_the_window_attaches_a_resource_from_the_composer(
         sent = scripted_model.requests[-1]["messages"][-1]["content"]
         assert sent.startswith("What is this about?\n\nAttached files: architecture.md")
         assert "# Everything Server – Architecture" in sent
+        # A long call: its progress on its card in the chat, and the Stop button ends it.
+        scripted_model.script(call("trigger-long-running-operation", {"duration": 60, "steps": 60}))
+        chat.input.setPlainText("Run the long operation")
+        qtbot.mouseClick(chat.send_button, Qt.MouseButton.LeftButton)
+
+        def card() -> str:
+            cards = [i for i in chat.view.chat_model.items() if i.role == "tool"]
+            return cards[-1].markdown() if cards else ""
+
+        qtbot.waitUntil(lambda: "** — 2 of 60 (3%)" in card(), timeout=30_000)
+        qtbot.mouseClick(chat.stop_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: not presenter.busy, timeout=10_000)
+        assert "2 of 60" not in card()  # no longer running: the card says how it ended
     finally:
         window.close()
         window.dispose()
