@@ -137,6 +137,7 @@ class ChatPresenter(QObject):
             return None
         self.assistant = assistant
         self.permissions.decided.connect(assistant.gate.respond)
+        self.permissions.revised.connect(assistant.sampler.revise)  # an MCP sampling request, edited
         self.plans.answered.connect(assistant.gate.plans.respond)
         if self.take_over is not None and assistant.hand_over is not None:
             self.take_over.answered.connect(assistant.hand_over.respond)

@@ -296,7 +296,7 @@ def test_a_catalog_server_is_added_from_the_terminal(profile_dir: Path, tmp_path
     assert unknown.returncode != 0 and "The catalog has no server 'nothing'" in unknown.stderr
 
 
-def test_the_window_attaches_a_resource_and_shows_progress_on_the_tool_card(
+def test_the_window_attaches_a_resource_shows_progress_and_edits_a_sampling_request(
         everything: McpServerConfig, profile_dir: Path, scripted_model: ScriptedModel, qtbot: Any,
         secret_store: SecretStore, aio_loop: Any) -> None:
     from PySide6.QtCore import Qt
@@ -342,6 +342,22 @@ def test_the_window_attaches_a_resource_and_shows_progress_on_the_tool_card(
         qtbot.mouseClick(chat.stop_button, Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda: not presenter.busy, timeout=10_000)
         assert "2 of 60" not in card()  # no longer running: the card says how it ended
+        # The server asks the model: the permission panel shows its message, the user edits it and allows.
+        scripted_model.script(call("trigger-sampling-request", {"prompt": "Name a colour", "maxTokens": 20}),
+                              text("Teal."), text("Done."))
+        chat.input.setPlainText("Let the server ask")
+        qtbot.mouseClick(chat.send_button, Qt.MouseButton.LeftButton)
+        panel = presenter.permissions
+        qtbot.waitUntil(lambda: panel.current is not None and panel.current.tool_name == "mcp_sampling",
+                        timeout=20_000)
+        assert panel.sample_text.isVisible()
+        assert panel.sample_text.toPlainText() == "Resource trigger-sampling-request context: Name a colour"
+        panel.sample_text.setPlainText("Name a shade of blue")
+        qtbot.mouseClick(panel.buttons["allow-once"], Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: scripted_model.remaining == 0 and not presenter.busy, timeout=30_000)
+        sampled = scripted_model.requests[1]["messages"]
+        assert sampled[-1] == {"role": "user", "content": "Name a shade of blue"}
+        assert '"text": "Teal."' in scripted_model.requests[2]["messages"][-1]["content"]
     finally:
         window.close()
         window.dispose()

@@ -6,7 +6,9 @@ A server asking our model is an action like any other the agent takes: it passes
 answers it with Harbor's five decisions: once, always for this server, for the session, deny, deny
 all. Nobody to ask (a terminal without a person) means denied, as for every action that asks.
 
-The model is chosen before asking, and shown in the question: the provider named in
+The user may edit the request before allowing it: ``revise(sample, text)`` (the window's permission
+panel) replaces the text of its last user message; ``sample`` is the request's id, given in the
+question's arguments. The model is chosen before asking, and shown in the question: the provider named in
 ``McpSettings.sampling_provider``, else a saved provider whose model matches one of the server's
 hints (``modelPreferences.hints``: parts of model names, in the server's order), else the one the
 assistant uses. Once allowed, the request goes to that model under the run's budgets: the answer's
@@ -69,6 +71,16 @@ class Sampler:
         self.settings = settings
         self.providers = providers
         self.used_tokens = 0  # what sampling has cost so far, against agent.max_run_tokens
+        self._asking: set[str] = set()  # requests waiting for the user's answer
+        self._revised: dict[str, str] = {}  # the user's text for a request's last user message
+
+    def revise(self, sample: str, text: str) -> bool:
+        """The user's own text for the last user message of request ``sample``, while it is being
+        asked about; False when that request is not waiting (any more)."""
+        if sample not in self._asking:
+            return False
+        self._revised[sample] = text
+        return True
 
     async def create_message(self, server: str, params: Any) -> Any:
         """The ``CreateMessageResult`` for ``params`` (``CreateMessageRequestParams``), or ``ErrorData``."""
@@ -92,9 +104,20 @@ class Sampler:
             shown["model_hints"] = hints
         provider = self.choose_provider(hints)
         shown["provider"] = provider or "the one in use"
-        decision = await self.gate.check(PermissionCheck(
-            tool=SAMPLING_TOOL, call_id=new_id("sample"), arguments=shown, level=PermissionLevel.SUBMIT,
-            site=_site(server)))
+        sample = shown["sample"] = new_id("sample")
+        self._asking.add(sample)
+        try:
+            decision = await self.gate.check(PermissionCheck(
+                tool=SAMPLING_TOOL, call_id=sample, arguments=shown, level=PermissionLevel.SUBMIT,
+                site=_site(server)))
+        finally:
+            self._asking.discard(sample)
+            revised = self._revised.pop(sample, None)
+        if decision.allowed and revised is not None:
+            last = max((i for i, m in enumerate(messages) if m.role == "user"), default=None)
+            if last is not None:
+                log.info("sampling for %s: the user edited the request", server)
+                messages[last] = Message(role="user", content=revised, images=messages[last].images)
         if not decision.allowed:
             log.info("sampling for %s not allowed: %s", server, decision.reason)
             return types.ErrorData(code=_REJECTED, message="User rejected sampling request")
