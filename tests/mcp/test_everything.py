@@ -361,3 +361,28 @@ def test_the_window_attaches_a_resource_shows_progress_and_edits_a_sampling_requ
     finally:
         window.close()
         window.dispose()
+
+
+def test_a_subscribed_resource_that_changes_is_announced(everything: McpServerConfig, arun: Any) -> None:
+    from jawad_desktop.core.config.mcp import McpSettings
+    from jawad_desktop.core.mcp.adapter import McpConnections
+
+    uri = "demo://resource/static/document/architecture.md"
+    bus = ev.EventBus()
+    changed: list[ev.McpResourceUpdated] = []
+
+    async def main() -> None:
+        connections = McpConnections(McpSettings(servers=[everything]), bus=bus)
+        arrived = asyncio.Event()
+        bus.subscribe(lambda e: (changed.append(e), arrived.set()) if isinstance(e, ev.McpResourceUpdated) else None)
+        try:
+            await connections.connect()
+            await connections.subscribe("everything", uri)
+            await connections.call("everything", "toggle-subscriber-updates", {})  # then every 5 s
+            await asyncio.wait_for(arrived.wait(), 20)
+            await connections.subscribe("everything", uri, on=False)
+        finally:
+            await connections.aclose()
+
+    arun(main(), timeout=40)
+    assert changed[0] == ev.McpResourceUpdated(server="everything", uri=uri)
