@@ -377,6 +377,8 @@ def test_a_subscribed_resource_that_changes_is_announced(everything: McpServerCo
         bus.subscribe(lambda e: (changed.append(e), arrived.set()) if isinstance(e, ev.McpResourceUpdated) else None)
         try:
             await connections.connect()
+            # No folder chosen: roots are not offered (the server then has no tool to list them).
+            assert "get-roots-list" not in [tool.name for tool in connections.tools()]
             await connections.subscribe("everything", uri)
             await connections.call("everything", "toggle-subscriber-updates", {})  # then every 5 s
             await asyncio.wait_for(arrived.wait(), 20)

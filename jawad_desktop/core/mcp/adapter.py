@@ -331,7 +331,11 @@ class McpConnections:
         return answer
 
     def _roots_callback(self) -> Any:
-        """The session's answer to ``roots/list``: the folders of ``McpSettings.roots``."""
+        """The session's answer to ``roots/list``: the folders of ``McpSettings.roots``. None (roots
+        not offered) while the user chose none: a server then keeps to its own configuration."""
+        if not self.settings.roots:
+            return None
+
         async def answer(context: Any) -> Any:
             from mcp import types
 
