@@ -388,3 +388,30 @@ def test_a_subscribed_resource_that_changes_is_announced(everything: McpServerCo
 
     arun(main(), timeout=40)
     assert changed[0] == ev.McpResourceUpdated(server="everything", uri=uri)
+
+
+def test_sampling_is_approved_on_the_terminal(everything: McpServerConfig, profile_dir: Path,
+                                              scripted_model: ScriptedModel) -> None:
+    import os
+    import sys
+
+    from tests.fixtures.terminal import prompts, run_on_terminal
+    from tests.llm.test_cli import jawad
+    from tests.mcp.conformance import ROOT
+
+    added = jawad(profile_dir, "mcp", "add", "everything", "--command", shlex.join([everything.command,
+                                                                                   *everything.args]),
+                  "--permission", "read-only")
+    assert added.returncode == 0, added.stderr
+    scripted_model.script(call("trigger-sampling-request", {"prompt": "Name a colour", "maxTokens": 20}),
+                          text("Teal."), text("The server heard Teal."))
+    run = run_on_terminal(
+        [sys.executable, "-m", "jawad_desktop", "--profile", str(profile_dir), "ask", "--no-save", "--kind",
+         "openai-compatible", "--base-url", scripted_model.base_url, "--model", "scripted",
+         "Let the server ask the model"],
+        prompts([(b"Your choice", b"o\n")]), env=dict(os.environ), timeout_s=120, cwd=ROOT)
+    assert run.returncode == 0, run.transcript
+    assert "Jawad wants to use mcp_sampling on mcp.everything (submit)." in run.transcript
+    assert "user: Resource trigger-sampling-request context: Name a colour" in run.transcript
+    assert "The server heard Teal." in run.stdout
+    assert '"text": "Teal."' in scripted_model.requests[-1]["messages"][-1]["content"]
