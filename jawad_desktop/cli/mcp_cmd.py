@@ -37,6 +37,7 @@ from jawad_desktop.core.config.mcp import (
     McpOAuth,
     McpServerConfig,
     mcp_header_key_name,
+    mcp_oauth_id_token_key_name,
     mcp_oauth_key_name,
     mcp_oauth_secret_key_name,
 )
@@ -90,6 +91,13 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     sign_in.add_argument("--token-auth", choices=("client_secret_basic", "client_secret_post", "none"), default="",
                          help="how the client's secret is sent to the token endpoint (default: the server's choice)")
     sign_in.add_argument("--scopes", default="", help="space-separated scopes to ask for (default: the server's)")
+    sign_in.add_argument("--idp-token-endpoint", metavar="URL", default="",
+                         help="your organisation signs you in (enterprise-managed, SEP-990): its identity provider's "
+                         "token endpoint, where your ID token is exchanged (needs --client-id and --id-token-env)")
+    sign_in.add_argument("--idp-client-id", metavar="ID", default="",
+                         help="Jawad's client ID at that identity provider")
+    sign_in.add_argument("--id-token-env", metavar="VAR", help="the ID token your identity provider gave you is in "
+                         "environment variable VAR (kept in the keyring)")
     p_add.add_argument("--allow", action="append", default=[], metavar="TOOL",
                        help="only this tool of the server (repeatable, or comma-separated; default: all)")
     p_add.add_argument("--permission", choices=MCP_PERMISSIONS, default=None,
@@ -309,12 +317,20 @@ def _add(args: argparse.Namespace, ctx: AppContext) -> int:
                          suggestions=["Quote it as one argument, e.g. --command 'npx -y some-server'."]) from None
     allowed = [t.strip() for item in args.allow for t in item.split(",") if t.strip()]
     client_secret = _client_secret(args)
-    if (args.client_id or client_secret or args.client_credentials) and (not args.url or headers):
+    id_token = os.environ.get(args.id_token_env, "") if args.id_token_env else ""
+    if args.id_token_env and not id_token:
+        raise JawadError(f"The environment variable {args.id_token_env} is not set or is empty.",
+                         suggestions=["Put the ID token your identity provider gave you in it (it is never printed)."])
+    if bool(args.idp_token_endpoint) != bool(id_token):
+        raise JawadError("An enterprise sign-in needs both --idp-token-endpoint and --id-token-env.")
+    if (args.client_id or client_secret or args.client_credentials or id_token) and (not args.url or headers):
         raise JawadError("--client-id and the other sign-in options are for HTTP servers that sign in (--url, "
                          "no --header).")
     try:
-        oauth = McpOAuth(grant="client_credentials" if args.client_credentials else "authorization_code",
-                         client_id=args.client_id.strip(),
+        grant = ("enterprise" if id_token else "client_credentials" if args.client_credentials
+                 else "authorization_code")
+        oauth = McpOAuth(grant=grant, client_id=args.client_id.strip(),
+                         idp_token_endpoint=args.idp_token_endpoint.strip(), idp_client_id=args.idp_client_id.strip(),
                          auth_method="private_key_jwt" if args.private_key_file else args.token_auth,
                          scopes=args.scopes.strip())
         config = McpServerConfig(
@@ -326,7 +342,7 @@ def _add(args: argparse.Namespace, ctx: AppContext) -> int:
         )
     except ValidationError as exc:
         raise JawadError(f"The MCP server is not valid: {exc.errors()[0]['msg']}.") from None
-    if (headers or client_secret) and not ctx.secrets.available:
+    if (headers or client_secret or id_token) and not ctx.secrets.available:
         raise JawadError(ctx.secrets.problem or "No keyring is available for the header values.",
                          suggestions=["Header values are only kept in the system keyring."])
     mcp = ctx.settings.mcp
@@ -335,6 +351,8 @@ def _add(args: argparse.Namespace, ctx: AppContext) -> int:
         ctx.secrets.set(mcp_header_key_name(config.name, name), value)
     if client_secret:
         ctx.secrets.set(mcp_oauth_secret_key_name(config.name), client_secret)
+    if id_token:
+        ctx.secrets.set(mcp_oauth_id_token_key_name(config.name), id_token)
     if old is not None:
         _forget_headers(ctx, old, keep=set(config.headers) if old.name == config.name else set())
         _forget_sign_in(ctx, old, keep_secret=bool(client_secret) and old.name == config.name)
@@ -375,6 +393,7 @@ def _forget_sign_in(ctx: AppContext, config: McpServerConfig, *, keep_secret: bo
     ctx.secrets.delete(mcp_oauth_key_name(config.name))
     if not keep_secret:
         ctx.secrets.delete(mcp_oauth_secret_key_name(config.name))
+        ctx.secrets.delete(mcp_oauth_id_token_key_name(config.name))
 
 
 def _forget_headers(ctx: AppContext, config: McpServerConfig, *, keep: set[str] | None = None) -> None:

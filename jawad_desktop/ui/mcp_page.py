@@ -38,6 +38,7 @@ from jawad_desktop.core.config.mcp import (
     McpServerConfig,
     McpSettings,
     mcp_header_key_name,
+    mcp_oauth_id_token_key_name,
     mcp_oauth_key_name,
     mcp_oauth_secret_key_name,
 )
@@ -329,6 +330,7 @@ class McpPage(ListFormPage[McpServerConfig]):
                 self.ctx.secrets.delete(mcp_header_key_name(server.name, header))
             self.ctx.secrets.delete(mcp_oauth_key_name(server.name))
             self.ctx.secrets.delete(mcp_oauth_secret_key_name(server.name))
+            self.ctx.secrets.delete(mcp_oauth_id_token_key_name(server.name))
         self.ctx.settings.mcp = self.ctx.settings.mcp.model_copy(
             update={"servers": [s for s in self.ctx.settings.mcp.servers if s is not server]})
         self.ctx.save_settings()

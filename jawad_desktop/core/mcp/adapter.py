@@ -300,7 +300,7 @@ class McpConnections:
         if config.signs_in and self.secrets is not None:
             from jawad_desktop.core.mcp.auth import oauth_for
 
-            auth = server.auth = oauth_for(config, self.settings, self.secrets, self.authorizer)
+            auth = server.auth = oauth_for(config, self.settings, self.secrets, self.authorizer, self.network)
         # As the SDK's client (no redirects followed: the transport keeps to the server's origin), with
         # the proxy and CA bundle of Settings → Network like every other connection.
         http = await stack.enter_async_context(httpx.AsyncClient(
