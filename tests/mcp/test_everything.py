@@ -415,3 +415,23 @@ def test_sampling_is_approved_on_the_terminal(everything: McpServerConfig, profi
     assert "user: Resource trigger-sampling-request context: Name a colour" in run.transcript
     assert "The server heard Teal." in run.stdout
     assert '"text": "Teal."' in scripted_model.requests[-1]["messages"][-1]["content"]
+
+
+def test_resource_links_and_audio_reach_the_model_as_words(everything: McpServerConfig, arun: Any) -> None:
+    from mcp import types
+
+    from jawad_desktop.core.config.mcp import McpSettings
+    from jawad_desktop.core.mcp.adapter import McpConnections, _result_text
+
+    async def main() -> str:
+        connections = McpConnections(McpSettings(servers=[everything]))
+        try:
+            await connections.connect()
+            return _result_text(await connections.call("everything", "get-resource-links", {"count": 2}))
+        finally:
+            await connections.aclose()
+
+    links = arun(main(), timeout=40)
+    assert "[resource " in links and " at demo://resource/" in links and "base64" not in links
+    audio = types.CallToolResult(content=[types.AudioContent(type="audio", data="UklGRg" * 1000, mimeType="audio/wav")])
+    assert _result_text(audio) == "[audio audio/wav, 6000 bytes base64, not passed to the model]"

@@ -717,8 +717,14 @@ def _result_text(result: Any) -> str:
         elif kind == "resource":
             resource = getattr(item, "resource", None)
             parts.append(str(getattr(resource, "text", "") or getattr(resource, "uri", "")))
+        elif kind == "resource_link":  # a resource the user may attach (the composer's MCP button)
+            about = f": {item.description}" if getattr(item, "description", None) else ""
+            parts.append(f"[resource {item.name} at {item.uri}{about}]")
+        elif kind == "audio":  # no model here hears sound: said, not sent (its base64 would flood the text)
+            parts.append(f"[audio {getattr(item, 'mimeType', '')}, {len(getattr(item, 'data', ''))} bytes base64, "
+                         "not passed to the model]")
         else:
-            parts.append(str(item))
+            parts.append(f"[{kind or 'content'} left out]")
     structured = getattr(result, "structuredContent", None)
     if not parts and structured is not None:
         import json
