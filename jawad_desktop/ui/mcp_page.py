@@ -82,7 +82,9 @@ class McpPage(ListFormPage[McpServerConfig]):
                                hint="No folder (servers that ask get none)")
         self.roots.setText("; ".join(ctx.settings.mcp.roots))
         self.roots.editingFinished.connect(self._save_roots)
-        self.left.addWidget(QLabel("Folders servers may work in:", self))
+        roots_label = QLabel("Folders servers may work in:", self)
+        roots_label.setWordWrap(True)  # the list keeps its width
+        self.left.addWidget(roots_label)
         self.left.addWidget(self.roots)
         self.transport = combo("How to reach the server", self,
                                (("Command (stdio)", "stdio"), ("URL (streamable HTTP)", "http")))
@@ -110,7 +112,7 @@ class McpPage(ListFormPage[McpServerConfig]):
         sign_in_row.addWidget(self.sign_in_button)
         sign_in_row.addWidget(self.sign_out_button)
         rows: tuple[tuple[str, QWidget | QLayout], ...] = (
-            ("From the catalo&g", self.catalog), ("", self.needs),
+            ("Catal&og", self.catalog), ("", self.needs),
             ("&Reach by", self.transport), ("&Command", self.command), ("&URL", self.url),
             ("&Headers", self.headers), ("Sign-in", sign_in_row), ("&Permission", self.permission),
             ("", self.enabled), ("&Tools", self.tools),
@@ -129,6 +131,7 @@ class McpPage(ListFormPage[McpServerConfig]):
         return self.ctx.settings.mcp.server(name)
 
     def fill_form(self, entry: McpServerConfig) -> None:
+        self.form.setRowVisible(self.needs, False)  # what a catalog entry needs: only while adding it
         self.transport.setCurrentIndex(self.transport.findData(entry.transport))
         self.command.setText(shlex.join([entry.command, *entry.args]) if entry.command else "")
         self.url.setText(entry.url)
@@ -140,6 +143,7 @@ class McpPage(ListFormPage[McpServerConfig]):
 
     def clear_form(self) -> None:
         self.needs.clear()
+        self.form.setRowVisible(self.needs, False)
         self.transport.setCurrentIndex(0)
         self.command.clear()
         self.url.clear()
@@ -165,6 +169,7 @@ class McpPage(ListFormPage[McpServerConfig]):
         self.permission.setCurrentIndex(max(0, self.permission.findData(config.permission)))
         self._transport_changed()
         self.needs.setText(f"Needs: {entry.needs}")
+        self.form.setRowVisible(self.needs, True)
         self.show_status(f"{entry.title} filled in, not saved yet: check it, then press “Save server”.")
 
     def _save_roots(self) -> None:
