@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jawad_desktop.cli.providers_cmd import add_provider_selection, client_from_args
 from jawad_desktop.cli.terminal import (
@@ -32,6 +32,9 @@ from jawad_desktop.cli.terminal import (
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
 
+if TYPE_CHECKING:
+    from jawad_desktop.core.assistant import Assistant
+
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = subparsers.add_parser(
@@ -45,6 +48,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--attach", metavar="FILE", action="append", default=[],
                         help="send FILE with the question (repeatable): PDF, DOCX, Markdown, text, code, CSV, "
                              "XLSX, HTML, PNG, JPEG or WebP")
+    parser.add_argument("--resource", nargs=2, metavar=("SERVER", "URI"), action="append", default=[],
+                        help="send an MCP server's resource with the question (repeatable; `jawad mcp resources` "
+                             "lists them)")
     parser.add_argument("--no-save", action="store_true",
                         help="do not save this conversation in the history (saved by default)")
     parser.add_argument("--project", metavar="NAME",
@@ -90,12 +96,18 @@ def _assistant(args: argparse.Namespace, ctx: AppContext, levels: list[str], pag
     return assistant
 
 
+async def _attachments(assistant: Assistant, args: argparse.Namespace) -> list[Any]:
+    """The files of ``--attach`` and the MCP resources of ``--resource``, to send with the question."""
+    resources = [await assistant.read_mcp_resource(server, uri) for server, uri in args.resource]
+    return [*args.attach, *resources]
+
+
 async def run(args: argparse.Namespace, ctx: AppContext, prompt: str, levels: list[str]) -> int:
     printer = TurnPrinter(ctx.bus, json_output=args.json, verbose=args.verbose)
     assistant = _assistant(args, ctx, levels)
     try:
         await assistant.connect_mcp()
-        response = await assistant.send(prompt, args.attach)
+        response = await assistant.send(prompt, await _attachments(assistant, args))
     finally:
         await assistant.aclose()
     return printer.finish(response)
@@ -118,7 +130,7 @@ def run_on_page(args: argparse.Namespace, ctx: AppContext, prompt: str, url: str
                 raise JawadError(f"Could not open {url}: {exc.message}",
                                  suggestions=["Check the address and your network connection."]) from None
             await assistant.connect_mcp()
-            response = await assistant.send(prompt, args.attach)
+            response = await assistant.send(prompt, await _attachments(assistant, args))
             outcome["response"], outcome["url"] = response, await page.url()
             return 1 if response.is_error else 0
         finally:

@@ -10,6 +10,11 @@ signs in with OAuth: ``jawad mcp login NAME`` opens the sign-in page in the brow
 comes back to a listener on 127.0.0.1) and keeps the tokens in the keyring; a client the server's
 owner registered for you is given with ``--client-id`` (its secret from ``--client-secret-env`` or
 a hidden prompt), and machine-to-machine servers take ``--client-credentials``.
+
+``--from KEY`` fills in a well-known server from the catalog (``jawad mcp catalog``); ``resources`` and
+``prompts`` list what the servers offer beside tools (a prompt runs in ``jawad ask`` as ``/NAME args``,
+a resource is attached with ``jawad ask --resource SERVER URI``); ``roots`` sets the folders servers
+may work in.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from jawad_desktop.core.config.mcp import (
     McpOAuth,
     McpServerConfig,
     mcp_header_key_name,
+    mcp_oauth_id_token_key_name,
     mcp_oauth_key_name,
     mcp_oauth_secret_key_name,
 )
@@ -53,6 +59,10 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p_add = actions.add_parser("add", help="save an MCP server (replaces one with the same name)")
     p_add.add_argument("name", help="a name you choose, e.g. 'files'")
     where = p_add.add_mutually_exclusive_group(required=True)
+    where.add_argument("--from", dest="from_catalog", metavar="KEY",
+                       help="a well-known server from `jawad mcp catalog` (its command or URL filled in)")
+    p_add.add_argument("--folder", metavar="DIR", default="",
+                       help="with --from: the folder a files or git server works in (default: your home folder)")
     # dest: "command" is the name of the subcommand, which `jawad` reads to choose the handler.
     where.add_argument("--command", dest="stdio_command", metavar="CMD",
                        help="start the server with this command line (stdio), quoted as one argument, "
@@ -81,9 +91,16 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     sign_in.add_argument("--token-auth", choices=("client_secret_basic", "client_secret_post", "none"), default="",
                          help="how the client's secret is sent to the token endpoint (default: the server's choice)")
     sign_in.add_argument("--scopes", default="", help="space-separated scopes to ask for (default: the server's)")
+    sign_in.add_argument("--idp-token-endpoint", metavar="URL", default="",
+                         help="your organisation signs you in (enterprise-managed, SEP-990): its identity provider's "
+                         "token endpoint, where your ID token is exchanged (needs --client-id and --id-token-env)")
+    sign_in.add_argument("--idp-client-id", metavar="ID", default="",
+                         help="Jawad's client ID at that identity provider")
+    sign_in.add_argument("--id-token-env", metavar="VAR", help="the ID token your identity provider gave you is in "
+                         "environment variable VAR (kept in the keyring)")
     p_add.add_argument("--allow", action="append", default=[], metavar="TOOL",
                        help="only this tool of the server (repeatable, or comma-separated; default: all)")
-    p_add.add_argument("--permission", choices=MCP_PERMISSIONS, default="ask",
+    p_add.add_argument("--permission", choices=MCP_PERMISSIONS, default=None,
                        help="'ask' (default) asks before each call; a level follows the policy of built-in tools")
     p_add.add_argument("--disabled", action="store_true", help="save it without using it yet")
 
@@ -100,6 +117,14 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                          help="only print the sign-in address (open it in a browser on this computer)")
     p_logout = actions.add_parser("logout", help="forget the sign-in kept for an MCP server")
     p_logout.add_argument("name")
+    actions.add_parser("catalog", help="well-known MCP servers to add with `jawad mcp add NAME --from KEY`")
+    p_resources = actions.add_parser("resources", help="connect and list the resources the servers offer")
+    p_resources.add_argument("--subscribe", nargs=2, metavar=("SERVER", "URI"),
+                             help="follow a resource and print each change until interrupted")
+    actions.add_parser("prompts", help="connect and list the prompts the servers offer (run them as /NAME)")
+    p_roots = actions.add_parser("roots", help="the folders MCP servers may work in (their roots)")
+    p_roots.add_argument("--add", action="append", default=[], metavar="DIR", help="offer this folder")
+    p_roots.add_argument("--remove", action="append", default=[], metavar="DIR", help="no longer offer it")
     return parser
 
 
@@ -112,7 +137,85 @@ async def run(args: argparse.Namespace, ctx: AppContext) -> int:
         return await _login(args, ctx)
     if args.mcp_action == "logout":
         return _logout(args, ctx)
+    if args.mcp_action == "catalog":
+        return _catalog()
+    if args.mcp_action == "roots":
+        return _roots(args, ctx)
+    if args.mcp_action in ("resources", "prompts"):
+        return await _offered(args, ctx)
     return await _list(args, ctx)
+
+
+def _catalog() -> int:
+    from jawad_desktop.core.config.mcp_catalog import CATALOG
+
+    for entry in CATALOG:
+        print(f"{entry.key}: {entry.title}. {entry.description}\n  needs: {entry.needs}\n  "
+              f"{entry.config().where}")
+    print("Add one with `jawad mcp add NAME --from KEY`.")
+    return 0
+
+
+def _roots(args: argparse.Namespace, ctx: AppContext) -> int:
+    roots = list(ctx.settings.mcp.roots)
+    for folder in args.add:
+        path = Path(folder).expanduser().resolve()
+        if not path.is_dir():
+            raise JawadError(f"{path} is not a folder.", suggestions=["Give a folder that exists."])
+        if str(path) not in roots:
+            roots.append(str(path))
+    for folder in args.remove:
+        gone = str(Path(folder).expanduser().resolve())
+        roots = [r for r in roots if r not in (folder, gone)]
+    if args.add or args.remove:
+        ctx.settings.mcp = ctx.settings.mcp.model_copy(update={"roots": roots})
+        ctx.save_settings()
+    print("\n".join(roots) if roots else "No folders are offered to MCP servers. Add one with "
+          "`jawad mcp roots --add DIR`.")
+    return 0
+
+
+async def _offered(args: argparse.Namespace, ctx: AppContext) -> int:
+    """``jawad mcp resources`` and ``jawad mcp prompts``: what the enabled servers offer beside tools."""
+    import asyncio
+
+    from jawad_desktop.core.mcp.adapter import McpConnections
+
+    secrets = ctx.secrets if ctx.secrets.available else None
+    connections = McpConnections(ctx.settings.mcp, secrets, log_dir=ctx.paths.logs, network=ctx.settings.network,
+                                 bus=ctx.bus)
+    try:
+        await connections.connect()
+        for problem in connections.problems.values():
+            print(f"! {problem}", file=sys.stderr)
+        if args.mcp_action == "prompts":
+            prompts = await connections.prompts()
+            for prompt in prompts:
+                wanted = " ".join(a.name if a.required else f"[{a.name}]" for a in prompt.arguments)
+                print(one_line(f"/{prompt.name} {wanted}".rstrip() + f" ({prompt.server}) {prompt.description}"))
+            if not prompts:
+                print("The servers offer no prompts.")
+        elif args.subscribe:
+            from jawad_desktop.core.events import McpResourceUpdated
+
+            server, uri = args.subscribe
+            changes: asyncio.Queue[str] = asyncio.Queue()
+            ctx.bus.subscribe(lambda e: changes.put_nowait(e.uri) if isinstance(e, McpResourceUpdated) else None)
+            await connections.subscribe(server, uri)
+            print(f"Following {uri} on {server}; Ctrl+C to stop.", flush=True)
+            while True:
+                print(f"changed: {await changes.get()}", flush=True)
+        else:
+            resources = await connections.resources()
+            for resource in resources:
+                what = resource.title or resource.name
+                print(one_line(f"{resource.server} {resource.uri} {what}"
+                               f"{' (' + resource.mime_type + ')' if resource.mime_type else ''}"))
+            if not resources:
+                print("The servers offer no resources.")
+    finally:
+        await connections.aclose()
+    return 1 if connections.problems else 0
 
 
 def _saved(ctx: AppContext, name: str) -> McpServerConfig:
@@ -181,6 +284,20 @@ def _pairs(values: list[str], what: str) -> list[tuple[str, str]]:
 
 
 def _add(args: argparse.Namespace, ctx: AppContext) -> int:
+    if args.from_catalog:
+        from jawad_desktop.core.config.mcp_catalog import CATALOG, catalog_entry
+
+        entry = catalog_entry(args.from_catalog)
+        if entry is None:
+            raise JawadError(f"The catalog has no server {args.from_catalog!r}.",
+                             suggestions=[f"Choose one of {', '.join(e.key for e in CATALOG)} (`jawad mcp catalog`)."])
+        known = entry.config(args.name, args.folder)
+        if known.transport == "http":
+            args.url = known.url
+        else:
+            args.stdio_command = shlex.join([known.command, *known.args])
+        args.permission = args.permission or known.permission
+        print(f"{entry.title} needs: {entry.needs}")
     headers: dict[str, str] = dict(_pairs(args.header, "--header"))
     for name, variable in _pairs(args.header_env, "--header-env"):
         value = os.environ.get(variable, "")
@@ -200,24 +317,32 @@ def _add(args: argparse.Namespace, ctx: AppContext) -> int:
                          suggestions=["Quote it as one argument, e.g. --command 'npx -y some-server'."]) from None
     allowed = [t.strip() for item in args.allow for t in item.split(",") if t.strip()]
     client_secret = _client_secret(args)
-    if (args.client_id or client_secret or args.client_credentials) and (not args.url or headers):
+    id_token = os.environ.get(args.id_token_env, "") if args.id_token_env else ""
+    if args.id_token_env and not id_token:
+        raise JawadError(f"The environment variable {args.id_token_env} is not set or is empty.",
+                         suggestions=["Put the ID token your identity provider gave you in it (it is never printed)."])
+    if bool(args.idp_token_endpoint) != bool(id_token):
+        raise JawadError("An enterprise sign-in needs both --idp-token-endpoint and --id-token-env.")
+    if (args.client_id or client_secret or args.client_credentials or id_token) and (not args.url or headers):
         raise JawadError("--client-id and the other sign-in options are for HTTP servers that sign in (--url, "
                          "no --header).")
     try:
-        oauth = McpOAuth(grant="client_credentials" if args.client_credentials else "authorization_code",
-                         client_id=args.client_id.strip(),
+        grant = ("enterprise" if id_token else "client_credentials" if args.client_credentials
+                 else "authorization_code")
+        oauth = McpOAuth(grant=grant, client_id=args.client_id.strip(),
+                         idp_token_endpoint=args.idp_token_endpoint.strip(), idp_client_id=args.idp_client_id.strip(),
                          auth_method="private_key_jwt" if args.private_key_file else args.token_auth,
                          scopes=args.scopes.strip())
         config = McpServerConfig(
             name=args.name, transport="http" if args.url else "stdio",
             command=command[0] if command else "", args=command[1:], env=dict(_pairs(args.env, "--env")),
             cwd=args.cwd or "",
-            url=args.url or "", headers=list(headers), allowed_tools=allowed, permission=args.permission,
+            url=args.url or "", headers=list(headers), allowed_tools=allowed, permission=args.permission or "ask",
             enabled=not args.disabled, oauth=oauth,
         )
     except ValidationError as exc:
         raise JawadError(f"The MCP server is not valid: {exc.errors()[0]['msg']}.") from None
-    if (headers or client_secret) and not ctx.secrets.available:
+    if (headers or client_secret or id_token) and not ctx.secrets.available:
         raise JawadError(ctx.secrets.problem or "No keyring is available for the header values.",
                          suggestions=["Header values are only kept in the system keyring."])
     mcp = ctx.settings.mcp
@@ -226,6 +351,8 @@ def _add(args: argparse.Namespace, ctx: AppContext) -> int:
         ctx.secrets.set(mcp_header_key_name(config.name, name), value)
     if client_secret:
         ctx.secrets.set(mcp_oauth_secret_key_name(config.name), client_secret)
+    if id_token:
+        ctx.secrets.set(mcp_oauth_id_token_key_name(config.name), id_token)
     if old is not None:
         _forget_headers(ctx, old, keep=set(config.headers) if old.name == config.name else set())
         _forget_sign_in(ctx, old, keep_secret=bool(client_secret) and old.name == config.name)
@@ -266,6 +393,7 @@ def _forget_sign_in(ctx: AppContext, config: McpServerConfig, *, keep_secret: bo
     ctx.secrets.delete(mcp_oauth_key_name(config.name))
     if not keep_secret:
         ctx.secrets.delete(mcp_oauth_secret_key_name(config.name))
+        ctx.secrets.delete(mcp_oauth_id_token_key_name(config.name))
 
 
 def _forget_headers(ctx: AppContext, config: McpServerConfig, *, keep: set[str] | None = None) -> None:

@@ -7,7 +7,9 @@ read-page`` all build an ``Assistant`` from the app context, optionally with a b
 - the tools: the basic ones, the file tools (``read_attachment`` for the files attached to a
   message, ``search_documents`` over the user's document library, ``core.tools.files``), the
   browser tools when there is a page, and the MCP servers' tools (``connect_mcp``; a name a
-  built-in tool already uses is prefixed and reported);
+  built-in tool already uses is prefixed and reported); their prompts run as slash commands
+  (``/<prompt> arguments``), their resources attach to a message (``read_mcp_resource``), and a
+  server's request for the model (sampling) passes the same gate as every action;
 - Harbor with the user's site grants, and the one permission gate (``HarborGate``) that
   inspects browser actions on the page and asks through the bus, or denies when nobody can
   be asked;
@@ -43,13 +45,14 @@ from jawad_desktop.core.harbor.plan_approval import ActionPlan
 from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.llm.pricing import PriceTable
 from jawad_desktop.core.mcp.elicitation import Elicitations
+from jawad_desktop.core.mcp.sampling import Sampler
 from jawad_desktop.core.messages import Message
 from jawad_desktop.core.tools.basic import basic_registry
 from jawad_desktop.core.tools.files.attachments import file_from_record, read_attachments
 from jawad_desktop.core.tools.files.extract import ExtractedFile
 from jawad_desktop.core.tools.files.file_tools import files_registry
 from jawad_desktop.core.tools.files.library import DocumentLibrary
-from jawad_desktop.core.tools.registry import ToolRegistry
+from jawad_desktop.core.tools.registry import ToolError, ToolRegistry
 from jawad_desktop.core.tools.untrusted import fenced_parts
 
 if TYPE_CHECKING:
@@ -159,6 +162,11 @@ class Assistant:
         # An MCP server's questions mid-call go to the user (the window's form, the terminal); without
         # a person they are declined.
         self.elicitations = Elicitations(self.bus, ask=ask)
+        # A server asking the model passes Harbor's gate like every action (``core.mcp.sampling``).
+        self.sampler = Sampler(self.gate, self._sampling_client, settings.agent,
+                               settings=lambda: self.ctx.settings.mcp,
+                               providers=lambda: [(p.name, p.model) for p in self.ctx.settings.providers])
+        self._sampling_clients: dict[str, Any] = {}  # other providers' clients that answered servers
         self.session = AgentSession(
             client=self._client_for_run, registry=self.base_registry, settings=settings, bus=self.bus,
             gate=self.gate, secrets=ctx.secrets, browser=self.browser,
@@ -306,6 +314,16 @@ class Assistant:
                 _close_later(old)
         return self._client
 
+    def _sampling_client(self, provider: str) -> Any:
+        """The client of the saved ``provider`` for a server's sampling request ("": the one in use)."""
+        if not provider or (self._given_client is None and self.ctx.settings.active_provider == provider):
+            return self._client_for_run()
+        if provider not in self._sampling_clients:
+            from jawad_desktop.core.llm.factory import client_for
+
+            self._sampling_clients[provider] = client_for(self.ctx, provider)
+        return self._sampling_clients[provider]
+
     async def connect_mcp(self) -> list[str]:
         """(Re)connect the MCP servers in Settings and give their tools to the agent; returns
         the problems, which are also announced as notices."""
@@ -318,7 +336,8 @@ class Assistant:
                 return []
             from jawad_desktop.core.mcp.adapter import mcp_registry
 
-            mcp = await mcp_registry(self.ctx, reserved=self.base_registry.all_names(), elicitations=self.elicitations)
+            mcp = await mcp_registry(self.ctx, reserved=self.base_registry.all_names(), elicitations=self.elicitations,
+                                     sampler=self.sampler)
             self.mcp = mcp
             self.session.registry = self.base_registry.merged(mcp)
             problems = [*mcp.problems.values()]
@@ -359,10 +378,110 @@ class Assistant:
             response = ev.ChatResponse(run_id=ev.new_id("run"), content=commands.CLEARED)
             self.bus.emit(response)
             return response
+        if command is not None and command[0] == "prompts":
+            response = ev.ChatResponse(run_id=ev.new_id("run"), content=await self._mcp_prompts_text())
+            self.bus.emit(response)
+            return response
+        if command is not None and not commands.known(command[0]) and self.mcp is not None:
+            prompt = await self._mcp_prompt(command[0], command[1])
+            if prompt is not None:
+                text = prompt
         if self.browser is not None:
             self.browser.note_user_message(text)
         plan_first = self.ctx.settings.agent.plan_first if self.plan_first is None else self.plan_first
         return await self.session.run(text, plan_first=plan_first, attachments=files)
+
+    async def _mcp_prompt(self, name: str, argument_text: str) -> str | None:
+        """The text of the MCP prompt ``name`` (a slash command) with its arguments, or None when no
+        server offers a prompt of that name. Arguments are ``key=value`` words, or given in order."""
+        import shlex
+
+        assert self.mcp is not None
+        connections = self.mcp.connections
+        found = next((p for p in await connections.prompts() if p.name.casefold() == name.casefold()), None)
+        if found is None:
+            return None
+        try:
+            words = shlex.split(argument_text)
+        except ValueError:
+            words = argument_text.split()
+        arguments: dict[str, str] = {}
+        in_order = [a.name for a in found.arguments]
+        for word in words:
+            key, equals, value = word.partition("=")
+            if equals and key in in_order:
+                arguments[key] = value
+            else:
+                free = next((n for n in in_order if n not in arguments), None)
+                if free is not None:
+                    arguments[free] = word
+        missing = [a.name for a in found.arguments if a.required and a.name not in arguments]
+        if missing:
+            # The server's completions of what is missing (given what was typed) say what to type.
+            offered = []
+            for name in missing:
+                values = await connections.complete(found.server, found.name, name, "", arguments)
+                if values:
+                    offered.append(f"{name}: {', '.join(values[:10])}")
+            raise JawadError(
+                f"The prompt /{found.name} of the MCP server {found.server!r} needs {', '.join(missing)}. "
+                "Your message was not sent.",
+                suggestions=[f"Type /{found.name} " + " ".join(f"{a.name}=..." for a in found.arguments),
+                             *([f"The server offers {'; '.join(offered)}."] if offered else [])])
+        try:
+            messages = await connections.get_prompt(found.server, found.name, arguments)
+        except ToolError as exc:
+            raise JawadError(f"{exc} Your message was not sent.") from None
+        log.info("MCP prompt %s of %s: %d message(s)", found.name, found.server, len(messages))
+        texts = [m.content for m in messages if m.content]
+        if len({m.role for m in messages}) > 1:
+            texts = [f"{m.role}: {m.content}" for m in messages if m.content]
+        return "\n\n".join(texts)
+
+    async def _mcp_prompts_text(self) -> str:
+        """``/prompts``: the MCP servers' prompts, as the slash commands that run them."""
+        prompts = await self.mcp.connections.prompts() if self.mcp is not None else []
+        if not prompts:
+            return "No MCP server offers prompts. Add servers in Settings → MCP servers."
+        lines = ["Prompts of your MCP servers (type one as a message):"]
+        for prompt in prompts:
+            wanted = " ".join(f"{a.name}=…" if a.required else f"[{a.name}=…]" for a in prompt.arguments)
+            about = f" — {prompt.description}" if prompt.description else ""
+            lines.append(f"- `/{prompt.name}{' ' + wanted if wanted else ''}` ({prompt.server}){about}")
+        return "\n".join(lines)
+
+    async def read_mcp_resource(self, server: str, uri: str) -> ExtractedFile:
+        """An MCP server's resource as a file to attach to a message (``send``'s ``attachments``)."""
+        if self.mcp is None:
+            raise JawadError("No MCP server is connected.", suggestions=["Add one in Settings → MCP servers."])
+        try:
+            return await self.mcp.connections.read_resource(server, uri)
+        except ToolError as exc:
+            raise JawadError(str(exc)) from None
+
+    async def save_mcp_resource(self, server: str, uri: str) -> Path:
+        """An MCP server's resource written to a file in the profile's cache, to attach like any file
+        (the window's composer holds files): its text as ``.md`` or ``.txt``, or its picture."""
+        import re
+
+        from jawad_desktop.core.tools.files.extract import file_kind
+
+        found = await self.read_mcp_resource(server, uri)
+        folder = self.ctx.paths.cache / "mcp-resources"
+        folder.mkdir(parents=True, exist_ok=True)
+        name = re.sub(r"[^\w.-]+", "_", found.name.split(": ", 1)[-1]).strip("._") or "resource"
+        if found.image is not None and not found.parts:
+            suffix = {"image/png": ".png", "image/jpeg": ".jpg", "image/webp": ".webp"}.get(found.image.media_type)
+            if suffix is None:
+                raise JawadError(f"{uri} is a picture of a kind Jawad does not send ({found.image.media_type}).")
+            path = folder / (Path(name).stem + suffix)
+            path.write_bytes(found.image.data)
+            return path
+        if not found.parts:
+            raise JawadError(f"{uri} holds nothing Jawad can read: {'; '.join(found.notes) or 'no text'}.")
+        path = folder / (name if file_kind(Path(name)) == "text" else f"{name}.txt")
+        path.write_text("\n\n".join(part.text for part in found.parts), encoding="utf-8")
+        return path
 
     def stop(self) -> None:
         """Stop whatever runs: the turn (and a permission request it waits on) or a research."""
@@ -521,6 +640,9 @@ class Assistant:
         if client is not None and hasattr(client, "aclose"):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(client.aclose(), 1.0)
+        for other in self._sampling_clients.values():
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(other.aclose(), 1.0)
         if self.mcp is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.mcp.aclose(), 1.0)

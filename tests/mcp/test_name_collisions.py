@@ -96,7 +96,7 @@ def test_two_servers_offering_the_same_tools_both_survive(arun: Any) -> None:
 
 def test_mcp_registry_takes_the_reserved_names(arun: Any, tmp_path: Path) -> None:
     ctx = SimpleNamespace(settings=Settings(mcp=McpSettings(servers=[STDIO], connect_timeout_s=20)),
-                          secrets=SimpleNamespace(available=False), paths=SimpleNamespace(logs=tmp_path))
+                          secrets=SimpleNamespace(available=False), paths=SimpleNamespace(logs=tmp_path), bus=None)
 
     async def run() -> tuple[list[str], list[str]]:
         default = await mcp_registry(ctx)

@@ -114,3 +114,23 @@ def test_sign_in_state_sign_out_and_the_oauth_settings_kept_on_save(
     assert page.sign_in_button.isEnabled()
     page.new_server()
     assert not page.sign_in_button.isEnabled()
+
+
+def test_a_well_known_server_fills_the_form_and_the_roots_are_saved(page: McpPage, qtbot: Any, profile_dir: Path,
+                                                                      tmp_path: Path) -> None:
+    page.catalog.setCurrentIndex(page.catalog.findData("github"))
+    page.catalog.activated.emit(page.catalog.currentIndex())
+    assert page.name.text() == "github" and page.transport.currentData() == "http"
+    assert page.url.text() == "https://api.githubcopilot.com/mcp" and page.editing is None
+    assert page.needs.text().startswith("Needs: A GitHub account: Sign in after saving")
+    page.catalog.setCurrentIndex(page.catalog.findData("time"))
+    page.catalog.activated.emit(page.catalog.currentIndex())
+    assert page.command.text() == "uvx mcp-server-time" and page.permission.currentData() == "read-only"
+    page.save()
+    assert AppContext.open(str(profile_dir)).settings.mcp.server("time") is not None
+    page.roots.setText(f"{tmp_path}; /no/such/folder")
+    page.roots.editingFinished.emit()
+    assert "/no/such/folder is not a folder" in page.status.text()
+    page.roots.setText(str(tmp_path))
+    page.roots.editingFinished.emit()
+    assert AppContext.open(str(profile_dir)).settings.mcp.roots == [str(tmp_path.resolve())]

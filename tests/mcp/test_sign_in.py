@@ -16,7 +16,13 @@ import pytest
 from mcp.shared.auth import OAuthClientInformationFull, OAuthMetadata, OAuthToken
 from pydantic import AnyUrl
 
-from jawad_desktop.core.config.mcp import McpServerConfig, McpSettings, mcp_oauth_key_name, mcp_oauth_secret_key_name
+from jawad_desktop.core.config.mcp import (
+    McpServerConfig,
+    McpSettings,
+    mcp_oauth_id_token_key_name,
+    mcp_oauth_key_name,
+    mcp_oauth_secret_key_name,
+)
 from jawad_desktop.core.mcp.adapter import McpConnections
 from jawad_desktop.core.mcp.auth import (
     REFRESH_MARGIN_S,
@@ -145,6 +151,27 @@ def test_jawad_mcp_login_signs_in_in_the_browser_and_keeps_it_in_the_keyring(
     settings = (profile_dir / "config" / "settings.json").read_text()
     token = json.loads(secret_store.get(mcp_oauth_key_name("remote")) or "{}")["tokens"]["access_token"]
     assert token not in settings
+
+
+def test_an_enterprise_sign_in_from_the_terminal(profile_dir: Path, secret_store: SecretStore) -> None:
+    """The suite's enterprise-managed scenario (SEP-990) passed by the real commands: `jawad mcp add` with the
+    organisation's client, identity provider and ID token (kept in the keyring, never in the settings), then
+    `jawad mcp list --tools`, which exchanges the ID token at the identity provider and signs in with it."""
+    try:
+        install()
+    except ConformanceUnavailable as exc:
+        pytest.skip(str(exc))
+    result = run_scenario("auth/cross-app-access-complete-flow",
+                          client_args=["-m", "tests.mcp.enterprise_client", str(profile_dir)], timeout_s=120)
+    assert result.passed, "\n".join(result.failures) + "\n" + result.output[-4000:]
+    assert '"sign_in": "signed in"' in result.output, result.output[-3000:]
+    settings = (profile_dir / "config" / "settings.json").read_text()
+    assert '"grant": "enterprise"' in settings
+    id_token = secret_store.get(mcp_oauth_id_token_key_name("org"))
+    assert id_token and id_token not in settings
+    removed = jawad(profile_dir, "mcp", "remove", "org")
+    assert removed.returncode == 0, removed.stderr
+    assert secret_store.get(mcp_oauth_id_token_key_name("org")) is None
 
 
 def test_sign_in_options_keep_secrets_in_the_keyring_and_remove_forgets_them(

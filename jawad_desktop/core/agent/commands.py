@@ -29,6 +29,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
 # Commands the window (and the CLI) carry out before the agent sees the text.
 FRONTEND_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("research", "plan a multi-step browser research, review the plan, then run it"),
+    SlashCommand("prompts", "list the prompts of your MCP servers; each runs as /NAME with its arguments"),
 )
 
 CLEARED = "Started a new conversation: Jawad no longer sees the earlier messages (they stay in the history)."

@@ -804,6 +804,7 @@ class AgentSession:
             decision="pending",
             result="pending",
             run_id=turn.run_id,
+            call_id=item.call.id,
         )
         if not item.ok or item.tool is None or item.args is None:
             feedback = item.feedback()

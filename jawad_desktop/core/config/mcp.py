@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from jawad_desktop.core.config.providers import validate_base_url
 
 __all__ = ["MCP_PERMISSIONS", "McpOAuth", "McpServerConfig", "McpSettings", "mcp_header_key_name",
-           "mcp_oauth_key_name", "mcp_oauth_secret_key_name"]
+           "mcp_oauth_id_token_key_name", "mcp_oauth_key_name", "mcp_oauth_secret_key_name"]
 
 # "ask" asks before every call (unless allowed for the session); the others are the tool
 # permission levels of spec 001 and follow the same policy as the built-in tools.
@@ -37,6 +37,11 @@ def mcp_oauth_key_name(server: str) -> str:
     return f"mcp:{server}:oauth"
 
 
+def mcp_oauth_id_token_key_name(server: str) -> str:
+    """The keyring user name of the ID token an enterprise identity provider gave the user (SEP-990)."""
+    return f"mcp:{server}:oauth-id-token"
+
+
 def mcp_oauth_secret_key_name(server: str) -> str:
     """The keyring user name of a pre-registered OAuth client's secret (or PEM private key)."""
     return f"mcp:{server}:oauth-client-secret"
@@ -48,21 +53,29 @@ class McpOAuth(BaseModel):
     ``McpSettings.client_metadata_url``. ``client_id``: a client registered beforehand (its secret,
     if any, in the keyring). ``grant`` "client_credentials" is for machine-to-machine servers: no
     person signs in; ``auth_method`` says how the client proves itself (a secret sent with HTTP
-    basic or in the form, or a JWT signed with its private key)."""
+    basic or in the form, or a JWT signed with its private key). ``grant`` "enterprise" is the
+    organisation's sign-in (SEP-990, enterprise-managed authorization): the ID token its identity
+    provider gave the user (in the keyring) is exchanged at ``idp_token_endpoint`` for a grant the
+    server's authorization server accepts (an ID-JAG, RFC 8693), which the client, registered there
+    as ``client_id``, turns into a token (RFC 7523's JWT bearer grant)."""
 
     model_config = ConfigDict(extra="ignore")
 
-    grant: Literal["authorization_code", "client_credentials"] = "authorization_code"
+    grant: Literal["authorization_code", "client_credentials", "enterprise"] = "authorization_code"
     client_id: str = ""
     auth_method: Literal["", "client_secret_basic", "client_secret_post", "private_key_jwt", "none"] = ""
     signing_algorithm: str = "RS256"  # for private_key_jwt
     scopes: str = ""  # space-separated; empty: what the server asks for
     issuer: str = ""  # the authorization server a pre-registered client belongs to
+    idp_token_endpoint: str = ""  # "enterprise": the identity provider's token endpoint
+    idp_client_id: str = ""  # "enterprise": Jawad's client ID at the identity provider
 
     @model_validator(mode="after")
     def _check(self) -> McpOAuth:
-        if self.grant == "client_credentials" and not self.client_id.strip():
+        if self.grant in ("client_credentials", "enterprise") and not self.client_id.strip():
             raise ValueError("Client credentials need the client ID the server's owner gave you")
+        if self.grant == "enterprise" and not self.idp_token_endpoint.strip():
+            raise ValueError("An enterprise sign-in needs your identity provider's token endpoint")
         return self
 
 
@@ -135,6 +148,12 @@ class McpSettings(BaseModel):
     # Jawad's OAuth client metadata document (an https URL serving its client metadata), used as its
     # client ID by authorization servers that accept one; empty: the server registers a client.
     client_metadata_url: str = ""
+    # The folders the user lets MCP servers work in (their "roots", given to servers that ask);
+    # empty: none is offered.
+    roots: list[str] = Field(default_factory=list)
+    # The saved provider whose model answers servers' sampling requests; empty: a provider whose model
+    # matches the server's hints, else the one the assistant uses.
+    sampling_provider: str = ""
 
     @model_validator(mode="after")
     def _unique(self) -> McpSettings:

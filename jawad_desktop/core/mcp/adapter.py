@@ -8,7 +8,12 @@ and whose call goes back through the session.
 A server that cannot be reached is skipped with a message in ``problems``; the others
 still work. A tool whose name is already taken (by a built-in tool or an earlier server)
 is registered as ``<server>_<tool>`` and the rename is reported in ``problems`` too.
-A server's questions mid-call (elicitation) go to the user through ``core.mcp.elicitation``.
+A server's questions mid-call (elicitation) go to the user through ``core.mcp.elicitation``; its
+requests for the model (sampling) through ``core.mcp.sampling`` (Harbor asks the user first). The
+folders the user chose (``McpSettings.roots``) are the roots offered to servers that ask.
+Besides tools, a server's resources (``resources``, ``read_resource`` as an attachable file,
+``subscribe``: ``McpResourceUpdated`` on the bus when one changes) and prompts (``prompts``,
+``get_prompt``, ``complete``: argument completion) are offered to the faces.
 
 Each session lives in its own task (the SDK's transports are anyio task groups, which must
 be entered and left by one task); calls may come from any task on the loop.
@@ -39,9 +44,9 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from jawad_desktop.core.config.mcp import McpServerConfig, McpSettings, mcp_header_key_name
 from jawad_desktop.core.config.network import client_options
 from jawad_desktop.core.config.settings import NetworkSettings
-from jawad_desktop.core.events import ToolProgress
+from jawad_desktop.core.events import EventBus, McpResourceUpdated, ToolProgress
 from jawad_desktop.core.harbor.policy import PermissionLevel
-from jawad_desktop.core.messages import Image
+from jawad_desktop.core.messages import Image, Message
 from jawad_desktop.core.tools.registry import Tool, ToolError, ToolRegistry, ToolResult, normalize_tool_name
 from jawad_desktop.core.tools.tool_context import ToolContext
 from jawad_desktop.core.tools.untrusted import wrap_untrusted
@@ -49,12 +54,14 @@ from jawad_desktop.core.tools.untrusted import wrap_untrusted
 if TYPE_CHECKING:
     from jawad_desktop.core.mcp.auth import Authorizer
     from jawad_desktop.core.mcp.elicitation import Elicitations
+    from jawad_desktop.core.mcp.sampling import Sampler
+    from jawad_desktop.core.tools.files.extract import ExtractedFile
 
 log = logging.getLogger("jawad.mcp")
 
 __all__ = [
-    "McpConnections", "McpRegistry", "McpRenamedTool", "McpToolInfo", "mcp_registry", "mcp_site", "permission_level",
-    "tool_level",
+    "McpConnections", "McpPromptInfo", "McpRegistry", "McpRenamedTool", "McpResourceInfo", "McpToolInfo",
+    "mcp_registry", "mcp_site", "permission_level", "root_uris", "tool_level",
 ]
 
 _UNSET: Any = object()  # an optional argument the model left out: not sent to the server
@@ -127,6 +134,45 @@ class McpToolInfo:
     annotations: dict[str, Any] = field(default_factory=dict)  # the server's hints (readOnlyHint, ...)
 
 
+@dataclass(frozen=True)
+class McpResourceInfo:
+    """One resource a server offers (a file, a record, a page), as listed."""
+
+    server: str
+    uri: str
+    name: str
+    title: str = ""
+    description: str = ""
+    mime_type: str = ""
+
+
+@dataclass(frozen=True)
+class McpPromptArgument:
+    name: str
+    description: str = ""
+    required: bool = False
+
+
+@dataclass(frozen=True)
+class McpPromptInfo:
+    """One prompt a server offers (run as a slash command: ``/<name> <arguments>``)."""
+
+    server: str
+    name: str
+    title: str = ""
+    description: str = ""
+    arguments: tuple[McpPromptArgument, ...] = ()
+
+
+def root_uris(folders: Collection[str]) -> list[tuple[str, str]]:
+    """The roots offered to servers: (``file://`` URI, name) of each folder the user chose."""
+    roots: list[tuple[str, str]] = []
+    for folder in folders:
+        path = Path(folder).expanduser().resolve()
+        roots.append((path.as_uri(), path.name or str(path)))
+    return roots
+
+
 @dataclass
 class _Server:
     config: McpServerConfig
@@ -144,7 +190,8 @@ class McpConnections:
 
     def __init__(self, settings: McpSettings, secrets: SecretReader | None = None, *,
                  log_dir: Path | None = None, authorizer: Authorizer | None = None,
-                 elicitations: Elicitations | None = None, network: NetworkSettings | None = None) -> None:
+                 elicitations: Elicitations | None = None, network: NetworkSettings | None = None,
+                 sampler: Sampler | None = None, bus: EventBus | None = None) -> None:
         self.settings = settings
         self.network = network  # Settings → Network: the proxy and CA bundle of servers over HTTP
         self.secrets = secrets
@@ -154,6 +201,9 @@ class McpConnections:
         self.authorizer = authorizer
         # Who answers a server's questions mid-call (``core.mcp.elicitation``); None: not offered.
         self.elicitations = elicitations
+        # Who answers a server's requests for the model (``core.mcp.sampling``); None: not offered.
+        self.sampler = sampler
+        self.bus = bus  # where a subscribed resource's change is announced (McpResourceUpdated)
         self._servers: dict[str, _Server] = {}
 
     @property
@@ -199,7 +249,8 @@ class McpConnections:
                 read, write = await self._open_transport(server, stack)
                 session = await stack.enter_async_context(ClientSession(
                     read, write, client_info=_client_info(), elicitation_callback=self._elicitation_callback(config),
-                    logging_callback=_logging_callback(config)))
+                    logging_callback=_logging_callback(config), sampling_callback=self._sampling_callback(config),
+                    list_roots_callback=self._roots_callback(), message_handler=self._message_handler(config)))
                 await session.initialize()
                 listed = await session.list_tools()
                 allowed = set(config.allowed_tools)
@@ -222,6 +273,9 @@ class McpConnections:
         except BaseException as exc:  # the SDK raises exception groups from its task groups
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
+            if server.stop.is_set():  # closing: a stdio server that ends first breaks its pipe, nothing more
+                log.debug("MCP server %s closed: %s", config.name, _first_error(exc))
+                return
             server.problem = _explain(config, exc, server.auth)
             log.warning("MCP server %s failed: %s", config.name, _first_error(exc))
         finally:
@@ -246,7 +300,7 @@ class McpConnections:
         if config.signs_in and self.secrets is not None:
             from jawad_desktop.core.mcp.auth import oauth_for
 
-            auth = server.auth = oauth_for(config, self.settings, self.secrets, self.authorizer)
+            auth = server.auth = oauth_for(config, self.settings, self.secrets, self.authorizer, self.network)
         # As the SDK's client (no redirects followed: the transport keeps to the server's origin), with
         # the proxy and CA bundle of Settings → Network like every other connection.
         http = await stack.enter_async_context(httpx.AsyncClient(
@@ -264,6 +318,188 @@ class McpConnections:
             return await elicitations.request(config.name, params)
 
         return answer
+
+    def _sampling_callback(self, config: McpServerConfig) -> Any:
+        """The session's answer to ``sampling/createMessage``: the model's, once the user allowed it."""
+        sampler = self.sampler
+        if sampler is None:
+            return None
+
+        async def answer(context: Any, params: Any) -> Any:
+            return await sampler.create_message(config.name, params)
+
+        return answer
+
+    def _roots_callback(self) -> Any:
+        """The session's answer to ``roots/list``: the folders of ``McpSettings.roots``. None (roots
+        not offered) while the user chose none: a server then keeps to its own configuration."""
+        if not self.settings.roots:
+            return None
+
+        async def answer(context: Any) -> Any:
+            from mcp import types
+
+            return types.ListRootsResult(roots=[types.Root(uri=uri, name=name)
+                                                for uri, name in root_uris(self.settings.roots)])
+
+        return answer
+
+    def _message_handler(self, config: McpServerConfig) -> Any:
+        """Notifications beside the ones the SDK handles: a subscribed resource changed."""
+        async def handle(message: Any) -> None:
+            from mcp import types
+
+            root = getattr(message, "root", None)
+            if isinstance(root, types.ResourceUpdatedNotification):
+                uri = str(root.params.uri)
+                log.info("MCP server %s: resource %s changed", config.name, uri)
+                if self.bus is not None:
+                    self.bus.emit(McpResourceUpdated(server=config.name, uri=uri))
+
+        return handle
+
+    async def roots_changed(self) -> None:
+        """Tell the connected servers the user's folders changed (``notifications/roots/list_changed``)."""
+        for server in self._servers.values():
+            if server.session is not None:
+                with contextlib.suppress(Exception):
+                    await server.session.send_roots_list_changed()
+
+    def _session(self, server_name: str) -> Any:
+        server = self._servers.get(server_name)
+        if server is None or server.session is None:
+            raise ToolError(f"The MCP server {server_name!r} is not connected; the user can check its settings.")
+        return server.session
+
+    def _offers(self, server: _Server, what: str) -> bool:
+        capabilities = server.session.get_server_capabilities() if server.session is not None else None
+        return capabilities is not None and getattr(capabilities, what, None) is not None
+
+    async def resources(self) -> list[McpResourceInfo]:
+        """The resources of every connected server that offers some (all pages of each list)."""
+        found: list[McpResourceInfo] = []
+        for server in self._servers.values():
+            if not self._offers(server, "resources"):
+                continue
+            cursor: str | None = None
+            try:
+                while True:
+                    from mcp import types
+
+                    listed = await server.session.list_resources(params=types.PaginatedRequestParams(cursor=cursor))
+                    found.extend(McpResourceInfo(server.config.name, str(r.uri), r.name, r.title or "",
+                                                 r.description or "", r.mimeType or "") for r in listed.resources)
+                    cursor = listed.nextCursor
+                    if not cursor:
+                        break
+            except Exception as exc:
+                log.warning("MCP server %s: could not list its resources: %s", server.config.name, _first_error(exc))
+        return found
+
+    async def read_resource(self, server_name: str, uri: str) -> ExtractedFile:
+        """A resource as a file to attach to a message (its text, or its picture), fenced as data
+        when it reaches the model like any attached file."""
+        import base64
+
+        from pydantic import AnyUrl
+
+        from jawad_desktop.core.tools.files.extract import ExtractedFile, Part
+
+        session = self._session(server_name)
+        try:
+            result = await session.read_resource(AnyUrl(uri))
+        except Exception as exc:
+            raise ToolError(f"The MCP server {server_name!r} could not give {uri}: {_first_error(exc)}") from None
+        parts: list[Part] = []
+        image: Image | None = None
+        notes: list[str] = []
+        for item in result.contents:
+            mime = str(getattr(item, "mimeType", "") or "")
+            text = getattr(item, "text", None)
+            if text is not None:
+                parts.append(Part(len(parts) + 1, str(item.uri), str(text)))
+            elif mime.startswith("image/") and image is None:
+                image = Image(base64.b64decode(str(item.blob)), mime)
+            else:
+                notes.append(f"{item.uri} is {mime or 'binary data'}, which is left out")
+        name = uri.rstrip("/").rsplit("/", 1)[-1] or uri
+        return ExtractedFile(Path(f"{server_name}: {name}"), "image" if image is not None and not parts else "text",
+                             tuple(parts), image, tuple(notes))
+
+    async def subscribe(self, server_name: str, uri: str, *, on: bool = True) -> None:
+        """Be told (``McpResourceUpdated``) when ``uri`` changes; ``on=False`` stops it."""
+        from pydantic import AnyUrl
+
+        session = self._session(server_name)
+        try:
+            if on:
+                await session.subscribe_resource(AnyUrl(uri))
+            else:
+                await session.unsubscribe_resource(AnyUrl(uri))
+        except Exception as exc:
+            raise ToolError(f"The MCP server {server_name!r} does not let you follow {uri}: "
+                            f"{_first_error(exc)}") from None
+
+    async def prompts(self) -> list[McpPromptInfo]:
+        """The prompts of every connected server that offers some."""
+        found: list[McpPromptInfo] = []
+        for server in self._servers.values():
+            if not self._offers(server, "prompts"):
+                continue
+            try:
+                listed = await server.session.list_prompts()
+            except Exception as exc:
+                log.warning("MCP server %s: could not list its prompts: %s", server.config.name, _first_error(exc))
+                continue
+            found.extend(McpPromptInfo(
+                server.config.name, p.name, p.title or "", p.description or "",
+                tuple(McpPromptArgument(a.name, a.description or "", bool(a.required)) for a in p.arguments or []))
+                for p in listed.prompts)
+        return found
+
+    async def get_prompt(self, server_name: str, name: str, arguments: dict[str, str]) -> list[Message]:
+        """The messages of a prompt with its ``arguments`` (text, embedded resources' text, pictures)."""
+        import base64
+
+        session = self._session(server_name)
+        try:
+            result = await session.get_prompt(name, arguments)
+        except Exception as exc:
+            raise ToolError(f"The MCP server {server_name!r} could not give the prompt {name!r}: "
+                            f"{_first_error(exc)}") from None
+        messages: list[Message] = []
+        for item in result.messages:
+            content = item.content
+            kind = getattr(content, "type", "")
+            if kind == "text":
+                messages.append(Message(role=item.role, content=str(content.text)))
+            elif kind == "image":
+                messages.append(Message(role=item.role, images=[Image(base64.b64decode(str(content.data)),
+                                                                      str(content.mimeType))]))
+            elif kind == "resource":
+                resource = content.resource
+                text = getattr(resource, "text", None)
+                messages.append(Message(role=item.role, content=str(text) if text is not None
+                                        else f"[{resource.uri}: {resource.mimeType or 'binary data'}]"))
+            else:
+                messages.append(Message(role=item.role, content=f"[{kind} left out]"))
+        return messages
+
+    async def complete(self, server_name: str, prompt: str, argument: str, value: str,
+                       context: dict[str, str] | None = None) -> list[str]:
+        """The server's completions of ``value`` for a prompt's ``argument`` ([] when it offers none)."""
+        from mcp import types
+
+        server = self._servers.get(server_name)
+        if server is None or server.session is None or not self._offers(server, "completions"):
+            return []
+        try:
+            result = await server.session.complete(types.PromptReference(type="ref/prompt", name=prompt),
+                                                   {"name": argument, "value": value}, context or None)
+        except Exception as exc:
+            log.info("MCP server %s: no completion for %s.%s: %s", server_name, prompt, argument, _first_error(exc))
+            return []
+        return list(result.completion.values)
 
     def _errlog(self, config: McpServerConfig, stack: contextlib.AsyncExitStack) -> TextIO:
         """Where a stdio server's stderr goes: a log file per server (never the user's terminal)."""
@@ -481,8 +717,14 @@ def _result_text(result: Any) -> str:
         elif kind == "resource":
             resource = getattr(item, "resource", None)
             parts.append(str(getattr(resource, "text", "") or getattr(resource, "uri", "")))
+        elif kind == "resource_link":  # a resource the user may attach (the composer's MCP button)
+            about = f": {item.description}" if getattr(item, "description", None) else ""
+            parts.append(f"[resource {item.name} at {item.uri}{about}]")
+        elif kind == "audio":  # no model here hears sound: said, not sent (its base64 would flood the text)
+            parts.append(f"[audio {getattr(item, 'mimeType', '')}, {len(getattr(item, 'data', ''))} bytes base64, "
+                         "not passed to the model]")
         else:
-            parts.append(str(item))
+            parts.append(f"[{kind or 'content'} left out]")
     structured = getattr(result, "structuredContent", None)
     if not parts and structured is not None:
         import json
@@ -557,19 +799,20 @@ def _explain(config: McpServerConfig, exc: BaseException, auth: Any = None) -> s
 
 
 async def mcp_registry(ctx: Any, *, only: str | None = None, reserved: Collection[str] = (),
-                       elicitations: Elicitations | None = None) -> McpRegistry:
+                       elicitations: Elicitations | None = None, sampler: Sampler | None = None) -> McpRegistry:
     """Connect to the MCP servers in ``ctx``'s settings; their allowed tools as a registry.
 
     Pass the ``all_names()`` of the registry it will be merged into as ``reserved``, so a
     server's ``search`` is renamed (and reported) instead of breaking the merge.
-    ``elicitations``: who answers a server's questions mid-call (the assistant's). A server that
+    ``elicitations``: who answers a server's questions mid-call (the assistant's); ``sampler``: who
+    answers its requests for the model (the assistant's, through Harbor). A server that
     needs a sign-in nobody made is reported with how to sign in (``jawad mcp login``); a kept one is
     used, and refreshed when it expires.
     Never raises for a server that fails: see ``registry.problems``. Close it with ``aclose()``.
     """
     secrets = ctx.secrets if ctx.secrets.available else None
     connections = McpConnections(ctx.settings.mcp, secrets, log_dir=ctx.paths.logs, elicitations=elicitations,
-                                 network=ctx.settings.network)
+                                 network=ctx.settings.network, sampler=sampler, bus=ctx.bus)
     try:
         await connections.connect(only)
     except BaseException:

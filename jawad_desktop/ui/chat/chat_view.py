@@ -105,6 +105,7 @@ class ChatItem:
     expanded: bool = False
     streaming: bool = False
     usage: str = ""  # the answer's tokens and cost, shown small under it (core.llm.pricing.describe)
+    progress: str = ""  # a running tool's progress ("3 of 5 · Step 3"), shown while it is pending
     id: int = field(default_factory=lambda: next(_ids))
     version: int = 0
 
@@ -114,9 +115,12 @@ class ChatItem:
         head = f"{state_markdown(self.tool_status)} **{self.tool_name}**"  # an icon: no missing glyph
         if not self.expanded:
             summary = self.tool_result.splitlines()[0][:120] if self.tool_result else self.tool_status
+            if self.tool_status == "pending" and self.progress:
+                summary = self.progress
             return f"{head} — {summary} · [show details](toggle:)"
         args = json.dumps(self.tool_args, ensure_ascii=False, indent=2)
-        return f"{head}\n\n```json\n{args}\n```\n\n{self.tool_result}\n\n[hide details](toggle:)"
+        running = f"{self.progress}\n\n" if self.tool_status == "pending" and self.progress else ""
+        return f"{head}\n\n```json\n{args}\n```\n\n{running}{self.tool_result}\n\n[hide details](toggle:)"
 
 
 class ChatModel(QAbstractListModel):
@@ -868,6 +872,7 @@ class ChatPanel(QWidget):
 
     send_requested = Signal(str)
     stop_requested = Signal()
+    resources_requested = Signal()  # the MCP resources button: the window offers the servers' resources
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -895,6 +900,14 @@ class ChatPanel(QWidget):
         self.attach_button.setToolTip("Attach files (Ctrl+Shift+O): documents, tables, pictures")
         self.attach_button.setAccessibleName("Attach files")
         self.attach_button.clicked.connect(self.attachments.choose_files)
+        # Attach an MCP server's resource (a document, a record): shown when MCP servers are set up.
+        self.resource_button = QPushButton("", self)
+        self.resource_button.setObjectName("resourceButton")
+        self.resource_button.setIcon(icon("plus"))
+        self.resource_button.setToolTip("Attach a resource from your MCP servers")
+        self.resource_button.setAccessibleName("Attach an MCP resource")
+        self.resource_button.clicked.connect(self.resources_requested)
+        self.resource_button.hide()
         self.setAcceptDrops(True)
         self.send_button.setObjectName("sendButton")
         self.stop_button.setObjectName("stopButton")
@@ -908,6 +921,7 @@ class ChatPanel(QWidget):
         self._buttons = QHBoxLayout()
         self._buttons.setContentsMargins(0, 0, 0, 0)
         self._buttons.addWidget(self.attach_button)
+        self._buttons.addWidget(self.resource_button)
         self._buttons.addStretch(1)
         self._buttons.addWidget(self.send_button)
         self._buttons.addWidget(self.stop_button)
@@ -1037,16 +1051,28 @@ class ChatPanel(QWidget):
             self.view.chat_model.update(self._answer_id, text=text, role=role, streaming=False, usage=usage)
         self._answer_id = None
 
-    def show_tool_call(self, call_id: str, name: str, arguments: dict[str, Any], result: str, status: str) -> None:
-        """A tool call's card: added the first time ``call_id`` is seen, updated after."""
+    def show_tool_call(self, call_id: str, name: str, arguments: dict[str, Any], result: str, status: str,
+                       tool_call_id: str = "") -> None:
+        """A tool call's card: added the first time ``call_id`` is seen, updated after.
+        ``tool_call_id``: the model's id of the call, which its progress names (``show_progress``)."""
         model = self.view.chat_model
         status = status if status in ("success", "error", "denied") else "pending"
         card = self._cards.get(call_id)
         if card is None:
-            self._cards[call_id] = model.append(ChatItem(role="tool", tool_name=name, tool_args=dict(arguments),
-                                                         tool_result=result, tool_status=status))
+            card = self._cards[call_id] = model.append(ChatItem(role="tool", tool_name=name, tool_args=dict(arguments),
+                                                                tool_result=result, tool_status=status))
         else:
             model.update(card, tool_result=result, tool_status=status)
+        if tool_call_id:
+            self._cards[f"call:{tool_call_id}"] = card
+
+    def show_progress(self, tool_call_id: str, done: float, total: float, message: str) -> None:
+        """A running tool's progress on its card: "3 of 5 (60%) · the server's words"."""
+        card = self._cards.get(f"call:{tool_call_id}")
+        if card is None:
+            return
+        amount = f"{done:g} of {total:g} ({done / total:.0%})" if total > 0 else f"{done:g} done"
+        self.view.chat_model.update(card, progress=" · ".join(part for part in (amount, message) if part))
 
     def show_conversation(self, items: list[ChatItem]) -> None:
         """Show a saved conversation in place of what is shown."""

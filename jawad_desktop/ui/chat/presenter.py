@@ -117,6 +117,8 @@ class ChatPresenter(QObject):
         self.elicitation = ElicitationPanel(self._respond_to_server, chat)
         chat.insert_above_input(self.elicitation)
         bridge.other.connect(self._on_other_event)
+        chat.resources_requested.connect(self.offer_mcp_resources)  # an MCP server's resource, attached
+        self.resource_menu: Any = None  # the menu of MCP resources last shown
 
     # -- building ---------------------------------------------------------------------------
 
@@ -135,6 +137,7 @@ class ChatPresenter(QObject):
             return None
         self.assistant = assistant
         self.permissions.decided.connect(assistant.gate.respond)
+        self.permissions.revised.connect(assistant.sampler.revise)  # an MCP sampling request, edited
         self.plans.answered.connect(assistant.gate.plans.respond)
         if self.take_over is not None and assistant.hand_over is not None:
             self.take_over.answered.connect(assistant.hand_over.respond)
@@ -156,11 +159,45 @@ class ChatPresenter(QObject):
             self.elicitation.show_request(event)
         elif isinstance(event, ev.ElicitationSettled):
             self.elicitation.settle(event)
+        elif isinstance(event, ev.ToolProgress):  # on the running tool's card (Stop cancels it)
+            self.chat.show_progress(event.call_id, event.progress, event.total, event.message)
 
     def reconnect_mcp(self) -> None:
         """Connect (again) to the MCP servers in Settings."""
+        self.chat.resource_button.setVisible(bool(self.ctx.settings.mcp.servers))
         if self.assistant is not None:
             run_async(self.assistant.connect_mcp(), what="connecting the MCP servers", bus=self.ctx.bus)
+
+    def offer_mcp_resources(self) -> None:
+        """The MCP resources button: a menu of the servers' resources; the one chosen is attached."""
+        from PySide6.QtWidgets import QMenu
+
+        assistant = self.assistant
+        if assistant is None or assistant.mcp is None:
+            self.ctx.bus.emit(ev.Notice(level="info", text="The MCP servers are not connected yet."))
+            return
+
+        def show(resources: list[Any]) -> None:
+            menu = QMenu(self.chat)
+            menu.setAccessibleName("MCP resources")
+            for resource in resources:
+                action = menu.addAction(f"{resource.title or resource.name} ({resource.server})")
+                action.setToolTip(resource.uri)
+                action.triggered.connect(lambda _=False, r=resource: self.attach_mcp_resource(r.server, r.uri))
+            if not resources:
+                menu.addAction("Your MCP servers offer no resources").setEnabled(False)
+            self.resource_menu = menu
+            button = self.chat.resource_button
+            menu.popup(button.mapToGlobal(button.rect().topLeft()))
+
+        run_async(assistant.mcp.connections.resources(), what="listing the MCP resources", bus=self.ctx.bus,
+                  on_done=show)
+
+    def attach_mcp_resource(self, server: str, uri: str) -> None:
+        """Attach ``uri`` of ``server`` to the next message (as a file in the composer)."""
+        if self.assistant is not None:
+            run_async(self.assistant.save_mcp_resource(server, uri), what=f"reading {uri}", bus=self.ctx.bus,
+                      on_done=lambda path: self.chat.attachments.add([path]))
 
     def attach_research(self, research: ResearchController) -> None:
         self.research = research
@@ -388,7 +425,8 @@ class ChatPresenter(QObject):
 
     def _on_action(self, entry: ev.ActionLogEntry) -> None:
         self.action_log.log_model.upsert(entry)
-        self.chat.show_tool_call(entry.id, entry.tool_name, dict(entry.parameters), entry.details, entry.result)
+        self.chat.show_tool_call(entry.id, entry.tool_name, dict(entry.parameters), entry.details, entry.result,
+                                 tool_call_id=entry.call_id)
 
     def _on_conversation_changed(self, conversation_id: str) -> None:
         if conversation_id:

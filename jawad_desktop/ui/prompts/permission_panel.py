@@ -7,7 +7,9 @@ the request's own deadline; the clock that decides is the gate's (``core.harbor.
 gate settles a request on its own (no answer in time, Stop), ``settle`` closes it here.
 
 Wiring: ``bridge.permission_request -> panel.show_request``, ``bridge.permission_settled ->
-panel.settle`` and ``panel.decided -> gate.respond``.
+panel.settle`` and ``panel.decided -> gate.respond``. An MCP server's request for the model
+(``mcp_sampling``) shows its last message in an editable box; an edit is sent with
+``revised(sample, text)`` (to ``Sampler.revise``) before the decision.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import logging
 from collections import deque
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGridLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
 from jawad_desktop.core.events import PermissionRequest, PermissionSettled
 from jawad_desktop.ui.look import theme
@@ -45,6 +47,7 @@ class PermissionPanel(PromptPanel[PermissionRequest]):
     """Shows one permission request at a time and emits ``decided(request_id, decision)``."""
 
     decided = Signal(str, str)
+    revised = Signal(str, str)  # an MCP sampling request's id, the user's text for its last message
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent, name="permissionPanel", accessible_name="Permission request", countdown=True)
@@ -61,6 +64,11 @@ class PermissionPanel(PromptPanel[PermissionRequest]):
         self.details.setWordWrap(True)
         self.details.setTextFormat(Qt.TextFormat.RichText)
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.sample_text = QPlainTextEdit(self)  # an MCP server's request for the model, editable
+        self.sample_text.setAccessibleName("What the server asks your model (you may edit it)")
+        self.sample_text.setMaximumHeight(80)
+        self.sample_text.hide()
+        self._sample_shown = ""
 
         # Two buttons a row.
         buttons = QGridLayout()
@@ -80,6 +88,7 @@ class PermissionPanel(PromptPanel[PermissionRequest]):
         layout.addWidget(self.title)
         layout.addWidget(self.flags)
         layout.addWidget(self.details)
+        layout.addWidget(self.sample_text)
         layout.addLayout(buttons)
         layout.addWidget(self.countdown)
         self.hide()
@@ -119,6 +128,12 @@ class PermissionPanel(PromptPanel[PermissionRequest]):
             shown = json.dumps(request.parameters, ensure_ascii=False)
             rows.append(f"Arguments: <code>{html.escape(shown[:400])}</code>")
         self.details.setText("<br>".join(rows))
+        messages = request.parameters.get("messages") if request.tool_name == "mcp_sampling" else None
+        last = next((m for m in reversed(messages) if isinstance(m, str) and m.startswith("user: ")), None) \
+            if isinstance(messages, list) else None
+        self._sample_shown = last[len("user: "):] if last is not None else ""
+        self.sample_text.setPlainText(self._sample_shown)
+        self.sample_text.setVisible(last is not None)
         for decision, button in self.buttons.items():
             # Data leaving for another site is never granted for a site or the session.
             button.setEnabled(not (request.data_flow and decision in ("allow-site", "allow-session")))
@@ -129,6 +144,9 @@ class PermissionPanel(PromptPanel[PermissionRequest]):
         request = self.release()
         if request is None:
             return
+        edited = self.sample_text.toPlainText()
+        if self.sample_text.isVisible() and edited != self._sample_shown and decision.startswith("allow"):
+            self.revised.emit(str(request.parameters.get("sample", "")), edited)
         log.info("permission %s for %s: %s", request.id, request.tool_name, decision)
         self.decided.emit(request.id, decision)
         self._next()

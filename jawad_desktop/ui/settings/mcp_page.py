@@ -6,6 +6,8 @@ URL with headers. Header values go straight to the keyring (a stored value shows
 with a box for the allow-list. An HTTP server without headers signs in with OAuth: the page
 says whether it is signed in, Sign in opens the sign-in page in the system browser (the
 redirect comes back to a loopback listener, ``core.mcp.auth``) and Sign out forgets it.
+A catalog of well-known servers (``core.config.mcp_catalog``) fills in the form with what each needs;
+the folders servers may work in (their roots) are set under the list.
 Changes are saved at once and announced with ``changed``, after which the window reconnects
 (``core.mcp.adapter.mcp_registry``). The page is a ``ListFormPage`` (``ui.settings.list_form``),
 like the Providers page.
@@ -37,9 +39,11 @@ from jawad_desktop.core.config.mcp import (
     McpServerConfig,
     McpSettings,
     mcp_header_key_name,
+    mcp_oauth_id_token_key_name,
     mcp_oauth_key_name,
     mcp_oauth_secret_key_name,
 )
+from jawad_desktop.core.config.mcp_catalog import CATALOG, catalog_entry
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.ui.look.controls import combo, line_edit, validation_message
@@ -69,6 +73,20 @@ class McpPage(ListFormPage[McpServerConfig]):
         # allow-list (after loading): all boxes checked means "no allow-list" only in the first case.
         self._all_tools_listed = False
 
+        self.catalog = combo("Fill in a well-known server", self,
+                             (("Choose a well-known server…", ""), *((e.title, e.key) for e in CATALOG)))
+        self.catalog.activated.connect(self._from_catalog)
+        self.needs = QLabel(self)
+        self.needs.setWordWrap(True)
+        self.needs.setAccessibleName("What the chosen well-known server needs")
+        self.roots = line_edit("Folders MCP servers may work in, separated by ;", self,
+                               hint="No folder (servers that ask get none)")
+        self.roots.setText("; ".join(ctx.settings.mcp.roots))
+        self.roots.editingFinished.connect(self._save_roots)
+        roots_label = QLabel("Folders servers may work in:", self)
+        roots_label.setWordWrap(True)  # the list keeps its width
+        self.left.addWidget(roots_label)
+        self.left.addWidget(self.roots)
         self.transport = combo("How to reach the server", self,
                                (("Command (stdio)", "stdio"), ("URL (streamable HTTP)", "http")))
         self.command = line_edit("Command line", self, hint="npx -y @modelcontextprotocol/server-memory")
@@ -95,6 +113,7 @@ class McpPage(ListFormPage[McpServerConfig]):
         sign_in_row.addWidget(self.sign_in_button)
         sign_in_row.addWidget(self.sign_out_button)
         rows: tuple[tuple[str, QWidget | QLayout], ...] = (
+            ("Catal&og", self.catalog), ("", self.needs),
             ("&Reach by", self.transport), ("&Command", self.command), ("&URL", self.url),
             ("&Headers", self.headers), ("Sign-in", sign_in_row), ("&Permission", self.permission),
             ("", self.enabled), ("&Tools", self.tools),
@@ -113,6 +132,7 @@ class McpPage(ListFormPage[McpServerConfig]):
         return self.ctx.settings.mcp.server(name)
 
     def fill_form(self, entry: McpServerConfig) -> None:
+        self.form.setRowVisible(self.needs, False)  # what a catalog entry needs: only while adding it
         self.transport.setCurrentIndex(self.transport.findData(entry.transport))
         self.command.setText(shlex.join([entry.command, *entry.args]) if entry.command else "")
         self.url.setText(entry.url)
@@ -123,6 +143,8 @@ class McpPage(ListFormPage[McpServerConfig]):
         self._transport_changed()
 
     def clear_form(self) -> None:
+        self.needs.clear()
+        self.form.setRowVisible(self.needs, False)
         self.transport.setCurrentIndex(0)
         self.command.clear()
         self.url.clear()
@@ -133,6 +155,40 @@ class McpPage(ListFormPage[McpServerConfig]):
         self._transport_changed()
 
     new_server = ListFormPage.new_entry  # the Add button, in the page's words
+
+    def _from_catalog(self) -> None:
+        """A new server filled in from the catalog's entry, with what it needs said; not saved yet."""
+        entry = catalog_entry(str(self.catalog.currentData() or ""))
+        if entry is None:
+            return
+        self.new_entry()
+        config = entry.config()
+        self.name.setText(self.free_name(entry.key))
+        self.transport.setCurrentIndex(self.transport.findData(config.transport))
+        self.command.setText(shlex.join([config.command, *config.args]) if config.command else "")
+        self.url.setText(config.url)
+        self.permission.setCurrentIndex(max(0, self.permission.findData(config.permission)))
+        self._transport_changed()
+        self.needs.setText(f"Needs: {entry.needs}")
+        self.form.setRowVisible(self.needs, True)
+        self.show_status(f"{entry.title} filled in, not saved yet: check it, then press “Save server”.")
+
+    def _save_roots(self) -> None:
+        """The folders servers may work in, saved as typed (each must exist)."""
+        from pathlib import Path
+
+        folders = [part.strip() for part in self.roots.text().split(";") if part.strip()]
+        missing = [f for f in folders if not Path(f).expanduser().is_dir()]
+        if missing:
+            self.show_status(f"{', '.join(missing)} is not a folder; the folders were not changed.", error=True)
+            return
+        roots = [str(Path(f).expanduser().resolve()) for f in folders]
+        if roots == self.ctx.settings.mcp.roots:
+            return
+        self.ctx.settings.mcp = self.ctx.settings.mcp.model_copy(update={"roots": roots})
+        self.ctx.save_settings()
+        self.show_status("Saved the folders MCP servers may work in.")
+        self.changed.emit()  # the window reconnects: servers ask for the roots again
 
     def _transport_changed(self) -> None:
         stdio = self.transport.currentData() == "stdio"
@@ -164,7 +220,7 @@ class McpPage(ListFormPage[McpServerConfig]):
 
         def show(tools: list[str]) -> None:
             self._show_sign_in()
-            self.show_status(f"Signed in to {server.name}; it has {len(tools)} tools.")
+            self.show_status(f"Signed in to {server.name}; it has {len(tools)} tool{'' if len(tools) == 1 else 's'}.")
             self.changed.emit()  # the window reconnects with the new sign-in
 
         self.run_busy(self.sign_in_button, self._sign_in(server), what=f"signing in to {server.name}",
@@ -280,6 +336,7 @@ class McpPage(ListFormPage[McpServerConfig]):
                 self.ctx.secrets.delete(mcp_header_key_name(server.name, header))
             self.ctx.secrets.delete(mcp_oauth_key_name(server.name))
             self.ctx.secrets.delete(mcp_oauth_secret_key_name(server.name))
+            self.ctx.secrets.delete(mcp_oauth_id_token_key_name(server.name))
         self.ctx.settings.mcp = self.ctx.settings.mcp.model_copy(
             update={"servers": [s for s in self.ctx.settings.mcp.servers if s is not server]})
         self.ctx.save_settings()
