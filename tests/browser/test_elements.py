@@ -245,3 +245,28 @@ def test_a_floating_listbox_is_a_popup_one_laid_out_in_the_page_is_not(web_page:
     assert lines == ["Open dialog or menu:", '[1] option "Wool socks"', '[2] option "Wool hat"',
                      "Main content:", '[3] option "S" (selected)', '[4] option "M"', '[5] option "L" (disabled)',
                      '[6] button "Add to cart"', "Site navigation:", '[7] combobox "Search" = "wool" (expanded)']
+
+
+def test_selectors_of_a_long_list_are_made_without_a_search_each(web_page: QtWebEnginePage, load: Load,
+                                                                  arun: Run) -> None:
+    # 800 tiles' links and buttons: each selector used to ask the whole page whether its id, its
+    # attributes and its classes were unique (seconds on a shop's page); now counted once a call.
+    # The page is in quirks mode, where ids and classes match whatever their case; a form there has
+    # a field named "id" (its .id is that field).
+    load("shop/many_tiles_quirks.html")
+    counted = arun(web_page.run_js("""(function () {
+      var calls = 0, original = Document.prototype.querySelectorAll;
+      Document.prototype.querySelectorAll = function (sel) { calls++; return original.call(this, sel); };
+      try { var list = window.__jawad.elements(1000); } finally { Document.prototype.querySelectorAll = original; }
+      var wrong = list.items.filter(function (item) {
+        var hits = document.querySelectorAll(item.selector);
+        return hits.length !== 1 || hits[0] !== window.__jawad.refs[item.index];
+      }).map(function (item) { return item.selector; });
+      return JSON.stringify({ calls: calls, items: list.items.length, wrong: wrong, compat: document.compatMode });
+    })()"""))
+    import json
+
+    result = json.loads(counted)
+    assert result["compat"] == "BackCompat" and result["items"] >= 800
+    assert result["wrong"] == []  # every selector finds its own element, and only it
+    assert result["calls"] < 100, result["calls"]

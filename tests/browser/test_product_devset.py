@@ -123,3 +123,19 @@ def test_price_texts_say_where_each_price_is(web_page: QtWebEnginePage, load: Lo
     texts = arun(web_page.snapshot(), timeout=30).price_texts
     assert next(t for t in texts if t["text"] == "$84.00")["zone"] == "chrome"
     assert {t["zone"] for t in texts if t["text"] == "$36.00"} == {"", "fixed"}
+
+
+def test_an_unstyled_sale_box(web_page: QtWebEnginePage, load: Load, arun: Callable[..., Any]) -> None:
+    # A saved page without its style sheet: the old price is struck only by its class, and both
+    # prices are split over spans; a sign-up box pinned over the page has its own heading; the price
+    # box is an <aside> inside the product's block (not the site's); a protection plan's "2" and its "$4.00" are
+    # separate texts (read before as the price "Add2-YearProtection$4.00", that is 2.00).
+    load("products/unstyled_sale_box.html")
+    texts = arun(web_page.snapshot(), timeout=30).price_texts
+    old = next(t for t in texts if t["text"] == "$79.99")
+    now = next(t for t in texts if t["text"] == "$39.99")
+    assert old["old"] and not now["old"] and old["after"].endswith("¤") and now["before"].startswith("¤")
+    assert (now["main"], now["zone"], now["h1"] < 150) == (True, "", True), now  # by the product's heading
+    assert not any("Protection" in t["text"] for t in texts)
+    p = arun(read_page(web_page), timeout=30).product
+    assert p is not None and (p["price"], p["currency"]) == ("39.99", "USD")

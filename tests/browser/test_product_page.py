@@ -26,6 +26,9 @@ from jawad_desktop.core.tools.browser.product_page import context_flag, parse_pr
     ("Reserve with a ", " deposit", "deposit"), ("2-Year Protection ", "", "add-on"),
     ("Pay ", " after ¤", "pay later"), ("¤ – ", "", "range high"),
     ("Now: ", "", ""), ("Sale price ", "", ""), ("販売価格 ", " （税込） 送料無料", ""), ("From ", "", ""),
+    # Real shops' words: what the shopper pays, a price plus shipping, a discount that is no price.
+    ("Instant Savings: ¤ You Pay: ", "", ""), ("", "+ Shipping included to the U.S", ""),
+    ("Pickup Discount ", "", "saving"), ("Free pickup - Save an extra ", " on this item at checkout", "saving"),
 ])
 def test_words_around_a_price(before: str, after: str, flag: str) -> None:
     assert context_flag(before, after) == flag
@@ -127,3 +130,68 @@ def test_a_price_of_nothing_is_no_price() -> None:
                               page_html=html.replace("</h1>", "</h1><button>Add to cart</button>"))
     assert product is not None and product["price"] == "54.95"
     assert parse_price("$0.00") is None and parse_price("$54.95") == ("54.95", "USD")
+
+
+def _shop_page(body: str) -> str:
+    return f"<html><body><main><div><h1>Cardigan</h1>{body}<button>Add to Bag</button></div></main></body></html>"
+
+
+def test_no_price_rather_than_another_one() -> None:
+    # The only prices on the page are a free-shipping threshold: no price (and so no product), not $50.
+    page = _shop_page("<p>Free shipping on orders over $50</p>")
+    empty = "<html><head></head><body></body></html>"
+    assert extract_product(empty, "http://127.0.0.1/c", h1="Cardigan", page_html=page,
+                           text="Cardigan Free shipping on orders over $50 Add to Bag") is None
+    # The script measured a threshold and a price in the visible text past it: the price.
+    texts = [{"text": "$50", "h1": 30, "before": "free shipping on orders of ", "after": " or more."}]
+    p = extract_product(empty, "http://127.0.0.1/c", h1="Cardigan", price_texts=texts, page_html=page,
+                        text="Free shipping on orders of $50 or more. Cardigan $49.00 Add to Bag")
+    assert p is not None and p["price"] == "49.00"
+
+
+def test_a_price_by_the_heading_in_a_block_taken_for_chrome() -> None:
+    # The product's price box sits in an <aside> of its own (every price is "chrome"): the one by the
+    # heading with no words against it, not the first price in the text (a menu's "Price Under $10").
+    texts = [{"text": "$10", "h1": 2348, "zone": "chrome", "before": "Price Under "},
+             {"text": "$11.37", "h1": 298, "zone": "chrome"},
+             {"text": "$18.95", "h1": 333, "zone": "chrome", "before": "¤ ", "old": True}]
+    p = extract_product("<html><head></head><body></body></html>", "http://127.0.0.1/b", h1="Astrophysics",
+                        price_texts=texts, page_html=_shop_page("<aside>$11.37 $18.95</aside>"),
+                        text="Get a $10 Reward Card. Astrophysics $11.37 $18.95")
+    assert p is not None and p["price"] == "11.37"
+
+
+def test_a_price_named_old_by_its_class_beside_another() -> None:
+    # "price-standard" beside "price-sales" (no style sheet struck it): the sale price.
+    texts = [{"text": "$39.90", "main": True, "h1": 40, "old": True, "after": " ¤"},
+             {"text": "$1.90", "main": True, "h1": 40, "before": "¤ "}]
+    p = extract_product("<html><head></head><body></body></html>", "http://127.0.0.1/u", h1="Cardigan",
+                        price_texts=texts, page_html=_shop_page(""))
+    assert p is not None and p["price"] == "1.90"
+    # Alone in its block, a price with such a class is the price.
+    p = extract_product("<html><head></head><body></body></html>", "http://127.0.0.1/u", h1="Cardigan",
+                        price_texts=[{"text": "$39.90", "main": True, "h1": 40, "old": True}], page_html=_shop_page(""))
+    assert p is not None and p["price"] == "39.90"
+
+
+def test_the_first_offer_when_the_page_shows_its_price() -> None:
+    # The product's own offer and another seller's, both shown in the buy box; the other seller's
+    # sits nearer the buy button: the structured data's first offer is the one the page sells.
+    html = _jsonld({"@type": "Product", "name": "Booster seat", "offers": [
+        {"@type": "Offer", "price": "37.30", "priceCurrency": "USD"},
+        {"@type": "Offer", "price": "50.51", "priceCurrency": "USD"}]})
+    texts = [{"text": "$37.30", "main": True, "h1": 831, "buy": 374},
+             {"text": "$50.51", "main": True, "h1": 1458, "buy": 213}]
+    p = extract_product(html, "http://127.0.0.1/w", h1="Booster seat", price_texts=texts)
+    assert p is not None and (p["price"], p["sources"]["price"]) == ("37.30", "json-ld")
+
+
+def test_an_article_with_a_price_in_its_meta_tags_is_no_product() -> None:
+    # og:type article, with product:price meta tags (a paywall's price of 1 EUR).
+    head = ('<meta property="og:type" content="article"><meta property="og:title" content="Heulage">'
+            '<meta property="product:price:amount" content="1"><meta property="product:price:currency" content="EUR">')
+    html = f"<html><head>{head}</head><body><article><h1>Heulage</h1><p>Gutes Heu.</p></article></body></html>"
+    assert extract_product(html, "http://127.0.0.1/a", h1="Heulage", page_html=html) is None
+    shop = html.replace('content="article"', 'content="product"')
+    p = extract_product(shop, "http://127.0.0.1/a", h1="Heulage", page_html=shop)
+    assert p is not None and (p["price"], p["source"]) == ("1.00", "opengraph")

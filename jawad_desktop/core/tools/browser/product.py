@@ -24,9 +24,11 @@ from jawad_desktop.core.tools.browser.product_page import (
     PRICE_RE,
     VisiblePrice,
     action_kind,
+    context_flag,
     currency_code,
     html_price,
     parse_price,
+    price_hints,
     read_html,
     struck_amounts,
     visible_price,
@@ -153,8 +155,8 @@ def _variant_of(url: str) -> str:
 
 
 def _pick_offer(offers: list[dict[str, str]], sku: str, url: str, shown: VisiblePrice | None) -> dict[str, str]:
-    """The offer the page shows: the one its URL names, else the product's SKU's, else one at the
-    price shown (in stock first), else the first."""
+    """The offer the page shows: the one its URL names, else the product's SKU's, else the first
+    when the page shows its price, else one at the price shown (in stock first), else the first."""
     if not offers:
         return {}
     variant = _variant_of(url)
@@ -167,6 +169,10 @@ def _pick_offer(offers: list[dict[str, str]], sku: str, url: str, shown: Visible
         if same:
             return same[0]
     if shown is not None:
+        # The structured data's own first offer, when the page shows its price (another seller's
+        # offer may sit nearer the buy button); else one at the price the page shows.
+        if offers[0]["price"] and offers[0]["price"] in shown.shown:
+            return offers[0]
         at_price = [o for o in offers if o["price"] == shown.amount]
         at_price.sort(key=lambda o: _availability(o["availability"]) != "InStock")
         if at_price:
@@ -214,7 +220,10 @@ def _structured(html: str, url: str, h1: str, shown: VisiblePrice | None) -> tup
         if not isinstance(og, dict):
             continue
         amount = og.get("product:price:amount") or og.get("og:price:amount")
-        if str(og.get("@type", "")).lower().startswith("product") or amount:
+        kind = str(og.get("@type", "") or og.get("og:type", "")).lower()
+        # A price in the meta tags of a page whose og:type says it is something else (an article
+        # behind a paywall priced at 1 EUR) is not a product.
+        if kind.startswith("product") or (amount and not kind):
             product = {
                 "name": str(og.get("og:title", "") or h1),
                 "price": _amount(amount) if amount else "",
@@ -238,11 +247,22 @@ def _page_overrides(structured: dict[str, str], shown: VisiblePrice | None) -> b
     return shown.amount != structured["price"] and structured["price"] not in shown.shown
 
 
-def _text_price(text: str) -> tuple[str, str] | None:
-    """The first price in the top of the visible text (pages the other readings found nothing on)."""
-    for match in PRICE_RE.finditer(text[:5000]):
+def _text_price(text: str, bad: set[str]) -> tuple[str, str] | None:
+    """The first price in the top of the visible text that its words do not make another one ("free
+    shipping on orders of $50") and the page does not show only as not the price (pages the other
+    readings found nothing on)."""
+    top = text[:5000]
+    matches = list(PRICE_RE.finditer(top))
+    for i, match in enumerate(matches):
         parsed = parse_price(match.group(0))
-        if parsed and parsed[1]:
+        if not parsed or not parsed[1] or parsed[0] in bad:
+            continue
+        # The words around it, cut at the neighbouring prices as the page script cuts them ("¤").
+        start = matches[i - 1].end() if i else 0
+        end = matches[i + 1].start() if i + 1 < len(matches) else len(top)
+        before = ("¤" if i else "") + top[max(start, match.start() - 70):match.start()]
+        after = top[match.end():min(end, match.end() + 40)] + ("¤" if i + 1 < len(matches) else "")
+        if not context_flag(before, after):
             return parsed
     return None
 
@@ -264,12 +284,23 @@ def extract_product(html: str, url: str, *, h1: str = "", price_texts: Iterable[
     visible: dict[str, str] = {}
     sources: dict[str, str] = {}
     # The price the page shows: measured by the page script, else read from the HTML, else (with no
-    # structured price either) the first one in the visible text.
+    # structured price either) the first one in the visible text that is not another price.
     found = (shown.amount, shown.currency) if shown is not None else None
     if found is None and root is not None:
         found = html_price(root, struck_amounts(hints))
+    if found is None:
+        # A price right by the heading that the script put in the site's chrome (a product block in
+        # an <aside> or <header> of its own), its words saying nothing against it.
+        by_heading = [h for h in price_hints(hints)
+                      if h.zone == "chrome" and not (h.struck or h.flag) and h.near <= 400]
+        if by_heading:
+            found = (by_heading[0].amount, by_heading[0].currency)
     if found is None and not structured.get("price") and text:
-        found = _text_price(text)
+        # Amounts the page shows struck or as another price (not those merely in its chrome: a
+        # page whose product block is taken for chrome still shows its price in its text).
+        judged = price_hints(hints)
+        found = _text_price(text, {h.amount for h in judged if h.struck or h.flag}
+                            - {h.amount for h in judged if not (h.struck or h.flag)})
     if found:
         visible.update(price=found[0], currency=found[1])
     if facts is not None:

@@ -78,7 +78,8 @@ _WORDS_BEFORE = {
     "instalment": r"(?:\bpayments? of|\binstall?ments? of|\b\d+\s*[x×]\s*|\braten? (?:à|von|ab)|\brate da|\bplazos? de|"
                   r"\bcuotas? de|\bas low as|\bfrom\s+\S*\s*/\s*mo|\bfinanzierung ab|\bratenzahlung ab|"
                   r"\bmensualités? de|\btermijnen van|\bpay in \d+|\bpaga in \d+|\bpague en \d+)\W{0,3}$",
-    "saving": r"(?:\bsave|\bsaving|\bsparen|\bersparnis|\bsie sparen|\béconomi\w*|\bahorr\w*|\brisparmi\w*|"
+    "saving": r"(?:\bsave(?:\s+(?:an?\s+)?(?:extra|additional|up to))?|\bdiscount|\bsaving|\bsparen|\bersparnis|"
+              r"\bsie sparen|\béconomi\w*|\bahorr\w*|\brisparmi\w*|"
               r"\bbespaar\w*|\boszczędz\w*|お得)\W{0,3}$",
     "total": r"(?:\btotal(?:\s+price)?|\bsubtotal|\bsub-total|\bsumme|\bgesamt\w*|\bzwischensumme|\bsous-total|"
              r"\btotale|\btotaal|\brazem|\bsuma|合計|小計|\bcart|\bbasket|\bbag|\bwarenkorb|\bpanier|\bcesta|"
@@ -96,7 +97,7 @@ _WORDS_BEFORE = {
                    r"\b(?:from|dès|ab|vanaf|desde|da|od))\W{0,3}$",
     "add-on": r"(?:\bprotection|\bwarranty|\bgarantie|\bgarant[íi]a|\bgaranzia|\bgwarancj\w*|\bgift wrap\w*|"
               r"\binstallation|\bassembly|保証)\b[^¤]{0,20}$",
-    "pay later": r"(?:^|\W)pay\W{0,3}$",
+    "pay later": r"(?:^|\W)(?<!you )pay\W{0,3}$",
     "range high": r"^¤\s*(?:[-–—~]|to|bis|à|a|tot|do|〜|～)\s*$",
 }
 _WORDS_AFTER = {
@@ -108,7 +109,7 @@ _WORDS_AFTER = {
     "discount": r"^\s*(?:off\b|de (?:descuento|réduction)|rabatt|korting|di sconto)",
     "threshold": r"^\s*(?:or more|and up|or above|以上|away|more (?:to|for)|left (?:for|until)|until free)",
     "other offer": r"^\s*(?:used|new\b|refurbished|gebraucht|occasion|usato|reacondicionado)",
-    "shipping": r"^\s*(?:\+\s*)?(?:shipping|delivery|versand|livraison|env[ií]o|spedizione|verzending|dostawa)\b",
+    "shipping": r"^\s*(?:shipping|delivery|versand|livraison|env[ií]o|spedizione|verzending|dostawa)\b",
     "deposit": r"^\s*(?:deposit|down payment|anzahlung|d'acompte|acompte|de depósito|di acconto|aanbetaling|zaliczk)",
 }
 _BEFORE_RES = {name: re.compile(rx, re.I) for name, rx in _WORDS_BEFORE.items()}
@@ -157,8 +158,12 @@ def price_hints(texts: Iterable[dict[str, Any] | str]) -> list[PriceHint]:
         if parsed is None:
             continue
         near = [float(d) for d in (item.get("buy"), item.get("h1")) if isinstance(d, int | float)]
+        # A class naming it the old price counts beside another price in its block (a style sheet
+        # would strike it); alone there, it is the price ("price-standard" without a sale).
+        named_old = bool(item.get("old")) and "¤" in f"{item.get('before', '')}{item.get('after', '')}"
         hints.append(PriceHint(
-            amount=parsed[0], currency=parsed[1], struck=bool(item.get("struck")),
+            amount=parsed[0], currency=parsed[1],
+            struck=bool(item.get("struck")) or named_old,
             size=float(item.get("size") or 0), main=bool(item.get("main")), zone=str(item.get("zone") or ""),
             flag=context_flag(str(item.get("before") or ""), str(item.get("after") or "")),
             near=min(near) if near else float("inf")))
@@ -559,7 +564,7 @@ def html_price(root: Any, struck: set[str]) -> tuple[str, str] | None:
             bad = flagged or bool(context_flag(before, after)) or parsed[0] in struck
             at = position[el]
             candidates.append((bad, at < h_at, abs(at - h_at), parsed[0], parsed[1]))
-    if not candidates:
+    best = min(candidates, default=None)
+    if best is None or best[0]:  # only prices that are not the product's: better none than a wrong one
         return None
-    best = min(candidates)
     return best[3], best[4]

@@ -25,25 +25,81 @@
     return window.CSS && CSS.escape ? CSS.escape(s) : String(s).replace(/[^\w-]/g, "\\$&");
   }
 
+  // While one call makes many selectors (the element list), what each root's search found: the
+  // same ancestors' ids and the same classes are asked about for hundreds of elements, and each
+  // answer is a search of the whole page (seconds on a large shop's page). Null between calls:
+  // the page may change.
+  var uniqueMemo = null;
+
+  function withSelectorMemo(fn) {
+    var outer = uniqueMemo;
+    uniqueMemo = outer || new Map();
+    try { return fn(); } finally { uniqueMemo = outer; }
+  }
+
   // A selector unique within the element's own root (document or shadow root).
   function localSelector(el) {
     var root = el.getRootNode();
     var tag = el.tagName.toLowerCase();
-    function unique(sel) {
-      try { return root.querySelectorAll(sel).length === 1; } catch (e) { return false; }
+    var memo = null;
+    if (uniqueMemo) {
+      memo = uniqueMemo.get(root);
+      if (!memo) { memo = new Map(); uniqueMemo.set(root, memo); }
     }
-    if (el.id && unique("#" + cssEscape(el.id))) return "#" + cssEscape(el.id);
+    function unique(sel) {
+      if (memo && memo.has(sel)) return memo.get(sel);
+      var one;
+      try { one = root.querySelectorAll(sel).length === 1; } catch (e) { one = false; }
+      if (memo) memo.set(sel, one);
+      return one;
+    }
+    // With the memo: how many of the root's elements (of ``tag``) have each id, value of ``attr``
+    // or class, counted in one pass when first asked (a search per listed link is seconds).
+    function counted(key, selector, valuesOf) {
+      var counts = memo.get(key);
+      if (!counts) {
+        counts = new Map();
+        var all = root.querySelectorAll(selector);
+        for (var n = 0; n < all.length; n++) {
+          var values = valuesOf(all[n]);
+          for (var m = 0; m < values.length; m++) counts.set(values[m], (counts.get(values[m]) || 0) + 1);
+        }
+        memo.set(key, counts);
+      }
+      return counts;
+    }
+    function valid(sel) {
+      try { document.createDocumentFragment().querySelector(sel); return true; } catch (e) { return false; }
+    }
+    // A page in quirks mode matches ids and classes whatever their case: so are they counted.
+    var doc = el.ownerDocument, fold = doc && doc.compatMode === "BackCompat" ?
+      function (t) { return t.toLowerCase(); } : function (t) { return t; };
+    // (``form.id`` is the form's field named "id" when it has one: only a string is an id.)
+    function uniqueId(id) {
+      if (typeof id !== "string") return false;
+      if (!memo) return unique("#" + cssEscape(id));
+      return counted("\u0000#", "[id]", function (n) { return [fold(n.getAttribute("id") || "")]; }).get(fold(id)) === 1;
+    }
+    if (el.id && uniqueId(el.id)) return "#" + cssEscape(el.id);
     var attrs = ["data-testid", "data-test", "name", "aria-label", "href"];
     for (var i = 0; i < attrs.length; i++) {
       var v = el.getAttribute(attrs[i]);
       if (v && v.length < 80) {
         var s = tag + "[" + attrs[i] + "=\"" + v.replace(/"/g, "\\\"") + "\"]";
-        if (unique(s)) return s;
+        var one = memo ? counted("\u0000" + s.slice(0, s.indexOf("=")) + "]", s.slice(0, s.indexOf("=")) + "]",
+                                 function (n) { return [n.getAttribute(attrs[i])]; }).get(v) === 1 && valid(s)
+                       : unique(s);
+        if (one) return s;
       }
     }
     var classes = (typeof el.className === "string" ? el.className : "").split(/\s+/);
     for (var k = 0; k < classes.length; k++) {
-      if (classes[k] && /^[A-Za-z_-][\w-]*$/.test(classes[k]) && unique(tag + "." + classes[k])) {
+      if (classes[k] && /^[A-Za-z_-][\w-]*$/.test(classes[k]) &&
+          (memo ? counted("\u0000" + tag + ".", tag + "[class]", function (n) {
+            return fold(n.getAttribute("class") || "").split(/\s+/).filter(function (c, at, all) {
+              return c && all.indexOf(c) === at;
+            });
+          }).get(fold(classes[k])) === 1 : unique(tag + "." + classes[k]))) {
         return tag + "." + classes[k];
       }
     }
@@ -51,7 +107,7 @@
     var node = el;
     while (node && node.nodeType === 1) {
       var part = node.tagName.toLowerCase();
-      if (node.id && unique("#" + cssEscape(node.id))) { parts.unshift("#" + cssEscape(node.id)); break; }
+      if (node.id && uniqueId(node.id)) { parts.unshift("#" + cssEscape(node.id)); break; }
       var parent = node.parentElement;
       if (parent) {
         var same = 0, pos = 0;

@@ -228,6 +228,10 @@
   // ``dupes`` counting the others. ``limit`` caps the entries outside the navigation and, again,
   // those in it; ``omitted`` counts what is past the caps.
   J.elements = function (limit) {
+    return withSelectorMemo(function () { return listElements(limit); });
+  };
+
+  function listElements(limit) {
     var roots = [];
     collectRoots(document, roots, 0);
     J.refs = [null];
@@ -346,7 +350,7 @@
     rememberRefs(items);  // what each [n] was, to find it again after a re-render
     return { items: items, candidates: candidates, hidden: hidden, omitted: omitted, roots: roots.length,
              mainLandmark: area.landmark };
-  };
+  }
 
   // The listed element around ``el`` (its nearest listed ancestor in the same tree), or null.
   function listedAround(el, listed) {

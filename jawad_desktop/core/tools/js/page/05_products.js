@@ -6,8 +6,9 @@
   // px: the current price is the largest), ``main`` (inside the smallest block holding both the
   // heading and the buy button), ``zone`` ("" or where else it is: "chrome" for the site's header,
   // nav, footer or aside, "dialog", "fixed" for a bar pinned to the window, "card" for another
-  // product's tile or a related-products block), ``before``/``after`` (the words next to it in its
-  // block, cut at the neighbouring prices, which show as "¤"). Prices only a screen reader gets
+  // product's tile or a related-products block), ``old`` (a class names it the old price: what a
+  // style sheet strikes, on a page read without one), ``before``/``after`` (the words next to it in
+  // its block, cut at the neighbouring prices, which show as "¤"). Prices only a screen reader gets
   // (a 1-px clip, off the page) are left out.
   var PRICE_CUR = "(?:US\\$|C\\$|A\\$|R\\$|[$£€¥￥₹₩₽₺円]|\\b(?:USD|EUR|GBP|JPY|PLN|CHF|SEK|NOK|DKK|CZK|CAD|AUD)\\b|zł|Kč|\\bkr\\b)";
   // Digits grouped by threes ("1 299,99", "1.234,56", "12,800", "1'299"), then cents or a dash ("149,-").
@@ -17,6 +18,9 @@
   var BUY_WORDS = /add to (cart|bag|basket|trolley)|buy (it |now)|^\s*(add|buy|kaufen|acheter|comprar|compra|kopen|kup)\s*$|in den (warenkorb|einkaufswagen)|ajouter au panier|añadir a la cesta|añadir al carrito|aggiungi al carrello|in (de )?winkelwagen|dodaj do koszyka|カートに入れる|かごに入れる|カートに追加|pre-?order|vorbestellen|précommander|reservar|preordina|notify me|email me when|benachrichtig|m'alerter|me prévenir|avísame|avvisami|houd me op de hoogte|powiadom mnie|再入荷/i;
   var CHROME_ZONE = "header, nav, footer, aside, [role=banner], [role=navigation], [role=contentinfo], [role=complementary]";
   var DIALOG_ZONE = "dialog, [role=dialog], [role=alertdialog], [aria-modal=true]";
+  // A class naming an old price: a price word with an old-price word, or a strike ("regular" is not
+  // one: shops name the current price "regular-price" when there is no sale).
+  var OLD_CLASS = /^(?:strike\w*|crossed\w*|line-?through)$|(?:price|preis|prix|precio|prezzo)\w*[_-]+(?:was|old|standard|compare\w*|original|list|before|rrp|msrp|uvp|strike\w*)(?:[_-]|$)|(?:^|[_-])(?:was|old|standard|compare(?:[_-]?at)?|original|list|before|rrp|msrp|uvp)[_-]?(?:price|preis|prix|precio|prezzo)/i;
   var CARD_WORDS = /related|recommend|similar|carousel|slider|swiper|slick|upsell|cross-?sell|also|recently|sponsor|\breco|shelf/i;
   var INLINE_DISPLAY = { inline: 1, "inline-block": 1, contents: 1, "table-cell": 1, "inline-flex": 1, ruby: 1 };
 
@@ -25,9 +29,16 @@
     if (!body) return [];
     // Two global expressions: one walks a text node's prices while the other reads the context.
     var priceRe = new RegExp(PRICE_SRC, "g"), allRe = new RegExp(PRICE_SRC, "g"), oneRe = new RegExp(PRICE_SRC);
+    // The product's heading: the first visible one not in the site's chrome nor over the page (a
+    // dialog, or a sign-up box pinned to the window: a lightbox has its own heading).
+    function overPage(el) {
+      if (el.closest(DIALOG_ZONE)) return true;
+      for (var n = el; n && n !== body; n = n.parentElement) if (getComputedStyle(n).position === "fixed") return true;
+      return false;
+    }
     var h1 = null, h1s = document.querySelectorAll("h1");
     for (var i = 0; i < h1s.length && !h1; i++) {
-      if (isVisible(h1s[i]) && !h1s[i].closest(CHROME_ZONE)) h1 = h1s[i];
+      if (isVisible(h1s[i]) && !h1s[i].closest(CHROME_ZONE) && !overPage(h1s[i])) h1 = h1s[i];
     }
     h1 = h1 || h1s[0] || null;
     function outside(zone) { return zone && !(h1 && zone.contains(h1)); }
@@ -86,6 +97,16 @@
       for (main = h1.parentElement; main && !main.contains(buy); main = main.parentElement) { /* up */ }
       if (main === body || main === document.documentElement) main = null;
     }
+    // A price named as the old one by its class ("price-standard", "old-price", "strikethrough"):
+    // the page's style sheet would strike it, and a saved or unstyled page has none. Only the
+    // element and its two parents (a whole "pricelist" is no old price).
+    function oldClass(el) {
+      for (var n = el, depth = 0; n && n.nodeType === 1 && depth < 3; n = n.parentElement, depth++) {
+        var names = (typeof n.className === "string" ? n.className : "").split(/\s+/);
+        for (var k = 0; k < names.length; k++) if (names[k] && OLD_CLASS.test(names[k])) return true;
+      }
+      return false;
+    }
     function struck(el) {
       for (var n = el, depth = 0; n && n.nodeType === 1 && depth < 8; n = n.parentElement, depth++) {
         if (/^(S|DEL|STRIKE)$/.test(n.tagName)) return true;
@@ -98,7 +119,9 @@
     // link, an image or a button; or a block named for related products. Only outside the heading.
     function zoneOf(el) {
       if (outside(el.closest(DIALOG_ZONE))) return "dialog";
-      if (outside(el.closest(CHROME_ZONE))) return "chrome";
+      // A header or aside inside the product's own block (a buy box in an <aside>) is the product's.
+      var chrome = el.closest(CHROME_ZONE);
+      if (outside(chrome) && !(main && main.contains(chrome))) return "chrome";
       if (pinned(el)) return "fixed";
       for (var n = el; n && n !== body && n !== main; n = n.parentElement) {
         if (h1 && n.contains(h1)) break;
@@ -127,33 +150,61 @@
         r.setStart(range.endContainer, range.endOffset); r.setEnd(block, block.childNodes.length);
         after = squash(r.toString());
       } catch (e) { /* the price is not inside the block */ }
-      var all = before.match(allRe);
-      if (all) {
-        var last = all[all.length - 1];
-        before = "¤" + before.slice(before.lastIndexOf(last) + last.length);
-      }
-      var next = oneRe.exec(after);
-      if (next) after = after.slice(0, next.index) + "¤";
-      return [before.slice(-60), after.slice(0, 40)];
+      return [cutBefore(before).slice(-60), cutAfter(after).slice(0, 40)];
     }
     function blockAround(el) {
       var block = blockOf(el);
       return block === el && el.parentElement && el.parentElement !== body ? blockOf(el.parentElement) : block;
     }
-    // A price split over elements ("$" + "1,249" + <sup>00</sup>): its text nodes joined, with
-    // superscript cents after digits as decimals.
+    // A price split over elements ("$" + "1,249" + <sup>00</sup>): its text nodes joined (with a
+    // space between words, none between a price's pieces), superscript cents after digits as
+    // decimals; ``parts`` says which element each piece of the text came from.
     function joined(el) {
-      var parts = [], w = document.createTreeWalker(el, NodeFilter.SHOW_TEXT), size = 0;
+      var parts = [], text = "", w = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
       for (var n = w.nextNode(); n; n = w.nextNode()) {
         var t = n.data.replace(/\s+/g, " ").trim(), pe = n.parentElement;
         if (!t || !pe) continue;
         var cs = getComputedStyle(pe);
-        size = Math.max(size, parseFloat(cs.fontSize) || 0);
-        var prev = parts.length ? parts[parts.length - 1] : "";
-        if ((pe.tagName === "SUP" || cs.verticalAlign === "super") && /^\d{2}$/.test(t) && /\d$/.test(prev)) t = "." + t;
-        parts.push(t);
+        if ((pe.tagName === "SUP" || cs.verticalAlign === "super") && /^\d{2}$/.test(t) && /\d$/.test(text)) t = "." + t;
+        else if (text && !(/[\d.,$£€¥￥₹₩₽₺]$/.test(text) && /^[\d.,$£€¥￥₹₩₽₺]/.test(t))) text += " ";
+        parts.push({ start: text.length, end: text.length + t.length, el: pe, size: parseFloat(cs.fontSize) || 0 });
+        text += t;
       }
-      return { text: parts.join(""), size: size };
+      return { text: text, parts: parts };
+    }
+    // The words before a price cut at the price before it ("¤"), and after it at the next one.
+    function cutBefore(s) {
+      var all = s.match(allRe);
+      if (!all) return s;
+      var last = all[all.length - 1];
+      return "¤" + s.slice(s.lastIndexOf(last) + last.length);
+    }
+    function cutAfter(s) {
+      var next = oneRe.exec(s);
+      return next ? s.slice(0, next.index) + "¤" : s;
+    }
+    // Each price of a split one that spans pieces (a piece holding a whole price was read as its
+    // own text), judged by the piece holding its first digit: "$79.99" struck beside "$39.99".
+    function addJoined(el) {
+      var j = joined(el), rect = visibleRect(el);
+      if (!rect) return;
+      var around = document.createRange();
+      around.setStartBefore(el); around.setEndAfter(el);
+      var ce = context(blockAround(el), around), m, re = new RegExp(PRICE_SRC, "g");
+      while ((m = re.exec(j.text))) {
+        var start = m.index, end = start + m[0].length, digit = start + m[0].search(/\d/), owner = null, size = 0;
+        var pieces = 0;
+        for (var k = 0; k < j.parts.length; k++) {
+          var part = j.parts[k];
+          if (part.end <= start || part.start >= end) continue;
+          pieces++;
+          size = Math.max(size, part.size);
+          if (part.start <= digit && digit < part.end) owner = part.el;
+        }
+        if (pieces < 2 || !owner) continue;
+        var before = cutBefore(ce[0] + " " + j.text.slice(0, start)), after = cutAfter(j.text.slice(end) + " " + ce[1]);
+        add(m[0], owner, rect, size, before.slice(-60), after.slice(0, 40));
+      }
     }
     var found = [], seen = new Set(), scanned = 0;
     function add(text, anchor, rect, size, before, after) {
@@ -161,6 +212,7 @@
           rect.left > Math.max(document.documentElement.scrollWidth, window.innerWidth)) return;
       var item = { text: clip(text, 60), struck: struck(anchor), h1: distance(rect, h1), buy: distance(rect, buy),
                    size: Math.round(size), main: !!(main && main.contains(anchor)), zone: zoneOf(anchor),
+                   old: oldClass(anchor),
                    before: before, after: after };
       found.push(item);
     }
@@ -187,10 +239,7 @@
         if (!oneRe.test(el.textContent)) continue;
         if (!seen.has(el)) {
           seen.add(el);
-          var j = joined(el), around = document.createRange();
-          around.setStartBefore(el); around.setEndAfter(el);
-          var ce = context(blockAround(el), around);
-          if (oneRe.test(j.text)) add(j.text, el, visibleRect(el), j.size, ce[0], ce[1]);
+          addJoined(el);
         }
         break;
       }
