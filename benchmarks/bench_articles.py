@@ -34,6 +34,7 @@ does on pages Readability reads badly. It differs where the rendered page differ
 
 Pages are served as UTF-8 (they are, and Readability's tests read them so; 16 declare no charset) and
 navigated as the agent's action, so a page's alert() is answered and does not block the page.
+``JAWAD_BENCH_SNAPSHOTS=DIR`` also writes each page's ``RawSnapshot`` there as JSON (as ``real_pages``).
 ``--quick`` reads the first 15 pages (sorted by folder name).
 """
 
@@ -185,6 +186,7 @@ def run(quick: bool) -> list[Figure]:
 
 def _child(quick: bool) -> int:
     import contextlib
+    import dataclasses
     import functools
     import threading
     import time
@@ -211,6 +213,7 @@ def _child(quick: bool) -> int:
     titles: dict[str, bool] = {}
     times: list[float] = []
     tokens: list[float] = []
+    keep = os.environ.get("JAWAD_BENCH_SNAPSHOTS", "")
 
     async def main() -> int:
         for folder in pages(quick):
@@ -233,7 +236,11 @@ def _child(quick: bool) -> int:
             as_is[folder.name] = f1(reading.markdown, want)
             tokens.append(len(reading.for_model()) / 4)
             try:
-                reader[folder.name] = f1(html_text((await page.snapshot()).article_html), want)
+                snapshot = await page.snapshot()
+                reader[folder.name] = f1(html_text(snapshot.article_html), want)
+                if keep:  # to study a page without the browser
+                    Path(keep).mkdir(parents=True, exist_ok=True)
+                    (Path(keep) / f"{folder.name}.json").write_text(json.dumps(dataclasses.asdict(snapshot)))
             except Exception:
                 reader[folder.name] = 0.0
             meta_file = folder / "expected-metadata.json"

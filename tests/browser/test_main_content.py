@@ -131,6 +131,30 @@ def test_article_markdown_keeps_structure_and_what_the_page_says() -> None:
     assert markdown_text(md).split()[:6] == ["Results", "+", "Added", "slime", "blocks", "+"]
 
 
+def test_the_html_sources_line_breaks_and_indents_are_spaces_not_paragraphs_or_code() -> None:
+    # Pretty-printed HTML: inline elements (MathML, spans) each on lines of their own, indented. The
+    # browser shows one sentence; Markdown must not make a paragraph of each word, nor code of the indent.
+    html = """<div><p>When</p>
+        <span class="math">
+            <math><mi>
+                a
+            </mi><mo>
+                =
+            </mo><mn>
+                0
+            </mn></math>
+        </span>, there are two solutions to
+        <span class="math"><math><mi>
+                x
+            </mi></math></span> and more.
+        <ol><li><p>First</p><p>  its second paragraph</p></li><li>Second</li></ol>
+        <pre>keep\n    this   indent</pre></div>"""
+    md = article_markdown(html)
+    assert "When\n\na = 0 , there are two solutions to x and more." in md
+    assert "1. First\n\n   its second paragraph\n2. Second" in md  # a list item's paragraph keeps its indent
+    assert "keep\n    this   indent" in md  # code as it is
+
+
 def test_other_visible_text_is_what_the_content_lacks_once_short_and_capped() -> None:
     content = "# Walls\n\nA dry-stone wall stands without mortar, held by the weight of the stones above it."
     text = "\n".join([

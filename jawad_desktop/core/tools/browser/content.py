@@ -86,8 +86,11 @@ def _converter() -> Any:
         convert_em = convert_i = words_only(getattr(MarkdownConverter, "convert_em"))  # noqa: B009
         convert_strong = convert_b = words_only(getattr(MarkdownConverter, "convert_b"))  # noqa: B009
 
+    # ``wrap`` without a width: a line break in the HTML source is a space, as the browser shows it
+    # (markdownify keeps it as one, and two of them between inline elements of pretty-printed HTML,
+    # such as MathML's, split a sentence into paragraphs of a word each); <br> still breaks the line.
     return Converter(heading_style="ATX", bullets="-", strip=["img", "a"], escape_asterisks=False,
-                     escape_underscores=False)
+                     escape_underscores=False, wrap=True, wrap_width=None)
 
 
 # Text that begins a line and looks like Markdown's own marks ("+ Added slime", "1. Finland" after a
@@ -145,8 +148,29 @@ def _unwrap_layout_table(table: Any) -> None:
         part.attrs = {}
 
 
+# A list item's line, after the indentation that nests it.
+_LIST_ITEM = re.compile(r"\s*([-+*]|\d{1,9}[.)])\s")
+
+
 def _tidy(markdown: str) -> str:
-    lines = [line.rstrip() for line in markdown.splitlines()]
+    """Markdown without the spacing of the HTML source: outside code, runs of spaces are one (the
+    browser shows them so), and a paragraph does not start indented (four spaces would make it code:
+    markdownify writes code fenced, so an indent is the source's, or a list's nesting, kept)."""
+    lines: list[str] = []
+    fenced = in_list = False
+    for line in markdown.splitlines():
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        elif not fenced and line.strip():
+            indent = len(line) - len(line.lstrip(" "))
+            if _LIST_ITEM.match(line):
+                in_list = True
+            elif not indent:
+                in_list = False
+            elif not in_list and (not lines or not lines[-1]):  # no list item's paragraph
+                indent = 0
+            line = " " * indent + re.sub(r" {2,}", " ", line.strip())
+        lines.append(line.rstrip())
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
