@@ -202,6 +202,17 @@ def test_readabilitys_article_is_checked_against_trafilaturas_reading() -> None:
     assert agreed_content(article, "Menu") == article
 
 
+def test_the_agreed_article_keeps_a_list_items_paragraphs_in_the_item() -> None:
+    # A list item with two paragraphs: the second is indented under it. Cut into blocks and joined
+    # again, it must keep that indent, or it ends the list and the next item restarts the numbering.
+    story = "The harbour authority opened the new ferry terminal on Monday after four years of building. " * 2
+    article = f"{story}\n\n1. The old quay\n\n   Passengers waited there for the last time\n2. The new hall"
+    extracted = f"{story}\n\nThe old quay\n\nPassengers waited there for the last time\n\nThe new hall"
+    agreed = agreed_content(article, extracted)
+    assert "1. The old quay\n\n   Passengers waited there for the last time\n2. The new hall" in agreed
+    assert markdown_text(agreed).split().count("1.") == 0  # one list: its numbers are marks, not text
+
+
 def test_a_table_trafilatura_reads_cell_by_cell_keeps_its_rows_and_columns() -> None:
     # A short page with a data table and a form: trafilatura finds no main content and falls back to
     # a line per cell, so "the City of Ana Ruiz" could no longer be read (the task suite's staff table).

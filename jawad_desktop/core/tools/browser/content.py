@@ -276,7 +276,9 @@ def _tokens(text: str) -> list[str]:
 
 
 def _blocks(markdown: str) -> list[str]:
-    return [block.strip() for block in re.split(r"\n\s*\n", markdown) if _plain(block)]
+    """The Markdown's blocks, each with its indent: a list item's second paragraph is indented under
+    it, and joined again without that indent it would end the list (and read as another item)."""
+    return [block.strip("\n").rstrip() for block in re.split(r"\n[ \t]*\n", markdown) if _plain(block)]
 
 
 def _held(block: str, shingles: set[tuple[str, ...]]) -> bool:
