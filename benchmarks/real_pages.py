@@ -10,7 +10,8 @@ as downloaded, parsed by the browser (``DOMParser``, no scripts, no styles, noth
 library alone is measured on the same pages in the same run.
 
 Nothing outside 127.0.0.1 is fetched (the machine is offline, and a saved page is read as saved): a
-page whose script sends the browser to its live site stays on the saved page.
+page whose script sends the browser to its live site (to https, or to another host: the browser would
+show its error page) is read again as saved, with its scripts off.
 Pages are served with the charset they are in (a page that names none in its markup gets the one
 detected from its bytes in the HTTP header, as a web server that knows its files sends it).
 ``JAWAD_BENCH_SNAPSHOTS=DIR`` also writes each page's ``RawSnapshot`` there as JSON, to study a page
@@ -156,6 +157,10 @@ def _child(folder: Path, names: list[str]) -> int:
             out[name] = record
             with contextlib.suppress(PageError), page.agent_action():
                 await page.navigate(f"{base}/{name}", timeout=NAVIGATE_TIMEOUT_S)
+            if not (await page.url()).startswith(f"{base}/"):  # its script sent it to its live site (blocked)
+                record["as_saved"] = True
+                with contextlib.suppress(PageError), page.agent_action():
+                    await page.navigate(f"{base}{NO_SCRIPTS}/{name}", timeout=NAVIGATE_TIMEOUT_S)
             started = time.perf_counter()
             try:
                 reading = await read_page(page)
