@@ -4,7 +4,8 @@ benchmarks share (``bench_web_snippets``, ``bench_products_fathom``).
 The parent starts ``python -m benchmarks.real_pages FOLDER NAME...`` with offscreen Qt; the child serves
 ``FOLDER`` on 127.0.0.1, and for each page navigates to it (as the agent does, its dialogs answered),
 then times ``read_page`` from the call, and records what the model would get: the main content's
-Markdown, which extractor it came from, the product, the tokens of ``for_model()`` (characters / 4).
+Markdown, which extractor it came from, the product, the tokens of ``for_model()`` (the text and the
+element list, counted by ``core.tokens`` as GPT-4o counts them).
 It also runs plain Mozilla Readability (the vendored library, as upstream ships it) on the page's file
 as downloaded, parsed by the browser (``DOMParser``, no scripts, no styles, nothing hidden), so the
 library alone is measured on the same pages in the same run.
@@ -58,6 +59,17 @@ def decoded(path: Path) -> str:
         return raw.decode(charset_of(raw), errors="replace")
     except LookupError:
         return raw.decode("utf-8", errors="replace")
+
+
+# The tokens of what the model reads, counted by core.tokens as GPT-4o counts them (o200k_base, exact).
+TOKENS_MODEL = "gpt-4o"
+
+
+def tokens_of(text: str) -> int:
+    """The tokens of ``text`` for ``TOKENS_MODEL`` (``core.tokens``)."""
+    from jawad_desktop.core.tokens import counter_for
+
+    return counter_for(TOKENS_MODEL).count(text)
 
 
 def read_pages(folder: Path, names: list[str], *, timeout: float = 3600) -> dict[str, dict[str, Any]]:
@@ -172,7 +184,7 @@ def _child(folder: Path, names: list[str]) -> int:
                 continue
             record.update(read_ms=(time.perf_counter() - started) * 1000, markdown=reading.markdown,
                           content_from=reading.content_from, product=reading.product,
-                          tokens=len(reading.for_model()) / 4)
+                          tokens=tokens_of(reading.for_model()))
             try:
                 raw = await page.run_js(_PLAIN_READABILITY % json.dumps(decoded(folder / name)), timeout=60.0)
                 record["readability"] = json.loads(raw)["content"] if raw else ""
