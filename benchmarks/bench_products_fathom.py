@@ -127,7 +127,7 @@ def run(quick: bool) -> list[Figure]:
                value=statistics.median(times) if times else float("nan"), unit="ms"),
         Figure(name="products-fathom read_page time from the call, p95",
                value=ordered[max(0, -(-95 * len(ordered) // 100) - 1)] if ordered else float("nan"), unit="ms"),
-        Figure(name="products-fathom tokens per read (for_model() chars / 4), median",
+        Figure(name="products-fathom tokens per read (text + element list, gpt-4o), median",
                value=statistics.median(tokens) if tokens else float("nan"), unit="tokens"),
     ]
 

@@ -15,7 +15,8 @@ it a false positive. Precision, recall and F1 over all snippets of all pages. Th
 Also: the ten worst pages for ``read_page`` (most snippets wrong), each with why (a snippet missed or
 leaked, which extractor gave the content, and what trafilatura did there); products given on pages that
 declare no product (no schema.org Product or Offer in their markup, nor an og:type of product);
-``read_page``'s time from the call (median, p95) and tokens per read (characters of ``for_model()`` / 4).
+``read_page``'s time from the call (median, p95) and tokens per read (``for_model()``: the text and the
+element list the model reads, counted by ``core.tokens`` as GPT-4o counts them).
 
 ``--quick`` reads the first 40 pages; ``JAWAD_BENCH_PAGES=001,017,...`` reads those pages only.
 """
@@ -32,7 +33,7 @@ from typing import Any
 
 from benchmarks import Figure
 from benchmarks.bench_articles import html_text, markdown_text
-from benchmarks.real_pages import CORPORA, decoded, read_pages
+from benchmarks.real_pages import CORPORA, TOKENS_MODEL, decoded, read_pages
 
 CORPUS = CORPORA / "web-snippets"
 QUICK_PAGES = 40
@@ -91,14 +92,22 @@ def p95(values: list[float]) -> float:
     return ordered[max(0, -(-95 * len(ordered) // 100) - 1)] if ordered else 0.0
 
 
-def why(name: str, ours: dict[str, list[str]], theirs: dict[str, list[str]], record: dict[str, Any]) -> str:
+def why(name: str, ours: dict[str, list[str]], theirs: dict[str, list[str]], record: dict[str, Any],
+        reader: dict[str, list[str]] | None = None) -> str:
+    """One worst page: which extractor gave the content and how long it is, the snippets missed and
+    leaked (with how many trafilatura alone and Readability alone missed and leaked there)."""
     if "error" in record:
         return f"{name}: read failed ({record['error'][:60]})"
-    parts = [f"{name} [{record.get('content_from', '?')}, {len(record.get('markdown', ''))} chars]"]
+    saved = ", read as saved (its script left)" if record.get("as_saved") else ""
+    parts = [f"{name} [{record.get('content_from', '?')}, {len(record.get('markdown', ''))} chars{saved}]"]
+
+    def alone(kind: str) -> str:
+        return f"trafilatura {len(theirs[kind])}" + (f", Readability {len(reader[kind])}" if reader else "")
+
     if ours["fn"]:
-        parts.append(f"missed {len(ours['fn'])} (trafilatura {len(theirs['fn'])}) e.g. {ours['fn'][0][:40]!r}")
+        parts.append(f"missed {len(ours['fn'])} ({alone('fn')}) e.g. {ours['fn'][0][:40]!r}")
     if ours["fp"]:
-        parts.append(f"leaked {len(ours['fp'])} (trafilatura {len(theirs['fp'])}) e.g. {ours['fp'][0][:40]!r}")
+        parts.append(f"leaked {len(ours['fp'])} ({alone('fp')}) e.g. {ours['fp'][0][:40]!r}")
     return " ".join(parts)
 
 
@@ -135,19 +144,25 @@ def run(quick: bool) -> list[Figure]:
         Figure(name=f"web-snippets read_page F1 ({n} pages)", value=f, unit="", goal=f">= {GOAL_F1}",
                ok=f >= GOAL_F1 and f >= tf, note=f"precision {p:.3f}, recall {r:.3f}" +
                (f"; {len(failed)} reads failed: {', '.join(failed)[:120]}" if failed else "")),
+        Figure(name="web-snippets read_page precision", value=p, unit=""),
+        Figure(name="web-snippets read_page recall", value=r, unit=""),
         Figure(name="web-snippets trafilatura alone F1", value=tf, unit="",
                note=f"precision {tp:.3f}, recall {tr:.3f}"),
+        Figure(name="web-snippets trafilatura alone precision", value=tp, unit=""),
+        Figure(name="web-snippets trafilatura alone recall", value=tr, unit=""),
         Figure(name="web-snippets Readability alone F1", value=rf, unit="",
                note=f"precision {rp:.3f}, recall {rr:.3f}"),
+        Figure(name="web-snippets Readability alone precision", value=rp, unit=""),
+        Figure(name="web-snippets Readability alone recall", value=rr, unit=""),
         Figure(name="web-snippets ten worst pages (snippets wrong)", value=float(sum(badness[w] for w in worst)),
-               unit="", note=" | ".join(why(w, ours[w], traf[w], records.get(w, {})) for w in worst)),
+               unit="", note=" | ".join(why(w, ours[w], traf[w], records.get(w, {}), reader[w]) for w in worst)),
         Figure(name=f"web-snippets products on pages declaring none ({len(no_product)} pages)",
                value=float(len(wrongly)), unit="pages", goal="0", ok=not wrongly,
                note=", ".join(f"{w} {records[w]['product'].get('price', '')}" for w in wrongly)[:300]),
         Figure(name="web-snippets read_page time from the call, median", value=statistics.median(times) if times
                else float("nan"), unit="ms"),
         Figure(name="web-snippets read_page time from the call, p95", value=p95(times), unit="ms"),
-        Figure(name="web-snippets tokens per read (for_model() chars / 4), median",
+        Figure(name=f"web-snippets tokens per read (text + element list, {TOKENS_MODEL}), median",
                value=statistics.median(tokens) if tokens else float("nan"), unit="tokens",
                note=f"mean {statistics.mean(tokens):.0f}" if tokens else ""),
     ]

@@ -4,13 +4,15 @@ benchmarks share (``bench_web_snippets``, ``bench_products_fathom``).
 The parent starts ``python -m benchmarks.real_pages FOLDER NAME...`` with offscreen Qt; the child serves
 ``FOLDER`` on 127.0.0.1, and for each page navigates to it (as the agent does, its dialogs answered),
 then times ``read_page`` from the call, and records what the model would get: the main content's
-Markdown, which extractor it came from, the product, the tokens of ``for_model()`` (characters / 4).
+Markdown, which extractor it came from, the product, the tokens of ``for_model()`` (the text and the
+element list, counted by ``core.tokens`` as GPT-4o counts them).
 It also runs plain Mozilla Readability (the vendored library, as upstream ships it) on the page's file
 as downloaded, parsed by the browser (``DOMParser``, no scripts, no styles, nothing hidden), so the
 library alone is measured on the same pages in the same run.
 
 Nothing outside 127.0.0.1 is fetched (the machine is offline, and a saved page is read as saved): a
-page whose script sends the browser to its live site stays on the saved page.
+page whose script sends the browser to its live site (to https, or to another host: the browser would
+show its error page) is read again as saved, with its scripts off.
 Pages are served with the charset they are in (a page that names none in its markup gets the one
 detected from its bytes in the HTTP header, as a web server that knows its files sends it).
 ``JAWAD_BENCH_SNAPSHOTS=DIR`` also writes each page's ``RawSnapshot`` there as JSON, to study a page
@@ -57,6 +59,17 @@ def decoded(path: Path) -> str:
         return raw.decode(charset_of(raw), errors="replace")
     except LookupError:
         return raw.decode("utf-8", errors="replace")
+
+
+# The tokens of what the model reads, counted by core.tokens as GPT-4o counts them (o200k_base, exact).
+TOKENS_MODEL = "gpt-4o"
+
+
+def tokens_of(text: str) -> int:
+    """The tokens of ``text`` for ``TOKENS_MODEL`` (``core.tokens``)."""
+    from jawad_desktop.core.tokens import counter_for
+
+    return counter_for(TOKENS_MODEL).count(text)
 
 
 def read_pages(folder: Path, names: list[str], *, timeout: float = 3600) -> dict[str, dict[str, Any]]:
@@ -156,6 +169,10 @@ def _child(folder: Path, names: list[str]) -> int:
             out[name] = record
             with contextlib.suppress(PageError), page.agent_action():
                 await page.navigate(f"{base}/{name}", timeout=NAVIGATE_TIMEOUT_S)
+            if not (await page.url()).startswith(f"{base}/"):  # its script sent it to its live site (blocked)
+                record["as_saved"] = True
+                with contextlib.suppress(PageError), page.agent_action():
+                    await page.navigate(f"{base}{NO_SCRIPTS}/{name}", timeout=NAVIGATE_TIMEOUT_S)
             started = time.perf_counter()
             try:
                 reading = await read_page(page)
@@ -167,7 +184,7 @@ def _child(folder: Path, names: list[str]) -> int:
                 continue
             record.update(read_ms=(time.perf_counter() - started) * 1000, markdown=reading.markdown,
                           content_from=reading.content_from, product=reading.product,
-                          tokens=len(reading.for_model()) / 4)
+                          tokens=tokens_of(reading.for_model()))
             try:
                 raw = await page.run_js(_PLAIN_READABILITY % json.dumps(decoded(folder / name)), timeout=60.0)
                 record["readability"] = json.loads(raw)["content"] if raw else ""
