@@ -206,23 +206,20 @@ def body_markdown(html: str) -> str:
 
 def main_content(snapshot: RawSnapshot) -> MainContent:
     """The page's main content: Readability's article when it found one, checked against
-    trafilatura's extraction (``agreed_content``), unless trafilatura read more text in another part
-    of the page (``_read_elsewhere``); else trafilatura's extraction of the whole
+    trafilatura's extraction (``agreed_content``); else trafilatura's extraction of the whole
     document (the whole visible document with its tables when trafilatura flattened them); on a
     page with little text, the longer of the two, else the whole body.
 
     Each extractor errs its own way on real pages (``benchmarks/bench_web_snippets.py``, 300 pages
     nobody here wrote): Readability takes one subtree whole, with the captions, teasers and "more on
     this" lines inside it, and misses what lies outside it; trafilatura judges line by line and drops
-    those, but loses the article's structure and some of its paragraphs. Readability's article with
-    the paragraphs only trafilatura kept reads them better than Readability alone, and as well as
-    Readability on the articles it is made for (its test pages, ``benchmarks/bench_articles.py``).
+    those, but loses the article's structure and some of its paragraphs. Readability's article, less
+    its short blocks trafilatura judged boilerplate, plus the blocks only trafilatura kept, reads
+    those pages better than either alone.
     """
     article = article_markdown(snapshot.article_html) if snapshot.article_html else ""
     extracted = trafilatura_markdown(snapshot.html, snapshot.url, fast=bool(article))
     if len(_plain(article)) >= ARTICLE_MIN_CHARS:
-        if _read_elsewhere(article, extracted):
-            return MainContent(extracted, "trafilatura")
         return MainContent(agreed_content(article, extracted), "readability")
     if _flattened_tables(snapshot.html, extracted):
         return MainContent(article_markdown(snapshot.html), "body")
@@ -236,74 +233,38 @@ def main_content(snapshot: RawSnapshot) -> MainContent:
     return MainContent(body, "body" if body else "none")
 
 
-# A block of Readability's article longer than this (in characters of its words) is text, never taken
-# for boilerplate; trafilatura's blocks the article lacks are added from this length (its short ones
-# are "Read more", a list of chapters). Characters, not words: Chinese and Japanese write a paragraph
-# as one "word".
+# A block of Readability's article this short (in characters of its words) that trafilatura did not
+# keep is taken as the page's boilerplate inside the article (a caption, a teaser, "Read more", an
+# author box); a longer one as text trafilatura missed; the same length decides which of trafilatura's
+# blocks that Readability lacks are added. Measured on web-snippets: dropping longer
+# blocks loses more article than boilerplate. Characters, not words: Chinese and Japanese write a
+# paragraph as one "word".
 AGREED_SHORT_CHARS = 120
-# trafilatura's reading is used to check Readability's only when it has this many characters,
+# trafilatura's reading is used to check Readability's only when it has this many characters.
 AGREED_MIN_CHARS = 80
-# and its paragraphs are added only where it holds less than this share of the article (the two read
-# different parts of the page: Readability took too narrow a subtree) and read at least this share of
-# the article's length (not a page it could barely read). Where both read the same article, what
-# trafilatura has besides it is teasers and comments.
-AGREED_ADD_BELOW = 0.9
-AGREED_ADD_MIN_SHARE = 0.3
-# Elsewhere only trafilatura's paragraphs longer than this are added: a teaser is shorter.
-AGREED_LONG_CHARS = 200
 
 
 def agreed_content(article: str, extracted: str) -> str:
-    """Readability's article (Markdown), checked against trafilatura's extraction: headings that end
-    the article over nothing trafilatura kept are dropped ("More on this topic", "Related", "About
-    the author", whose lists Readability left out); trafilatura's long paragraphs the article lacks are
-    added after it, and its shorter ones too where the two read different parts of the page.
-
-    Readability's own blocks are otherwise kept: its captions and short lines inside the article are
-    the article's for a reader (Readability's test pages: articles F1 0.996 kept, 0.962 with the
-    short blocks trafilatura lacks dropped), even where trafilatura's evaluation counts them as
-    boilerplate (web-snippets gains from dropping them).
+    """Readability's article (Markdown) without its short blocks that trafilatura's extraction does
+    not hold, followed by the longer blocks of trafilatura's extraction the article does not hold
+    (its short ones are the same kind of boilerplate: "Read more", a list of chapters).
 
     A block is a Markdown paragraph (text between blank lines: a paragraph, a list, a table, a
     heading); it is held by a text when half its 3-grams of words (of characters, in scripts written
-    without spaces) are in it. Only prose paragraphs are added: a list or headings trafilatura read
-    beside the article are a slideshow's or a menu's.
+    without spaces) are in it. A heading that opens the article stays (trafilatura often leaves the
+    title out); the others are blocks like the rest ("More on this topic", "About the author" head
+    boilerplate).
     """
     if len(_plain(extracted)) < AGREED_MIN_CHARS:
         return article
     theirs = set(_shingles(_tokens(extracted)))
-    ours = _shingles(_tokens(article))
+    ours = set(_shingles(_tokens(article)))
     blocks = _blocks(article)
-    last_text = max((n for n, block in enumerate(blocks) if len(_plain(block)) > AGREED_SHORT_CHARS), default=-1)
-    their_words = f" {' '.join(_tokens(extracted))} "  # a heading of one or two words has no 3-gram
-    kept = [block for n, block in enumerate(blocks)
-            if n <= last_text or n == 0 or not block.startswith("#") or _held(block, theirs)
-            or f" {' '.join(_tokens(block))} " in their_words]
-    held_share = sum(count for gram, count in ours.items() if gram in theirs) / max(1, sum(ours.values()))
-    apart = held_share < AGREED_ADD_BELOW and len(_plain(extracted)) >= AGREED_ADD_MIN_SHARE * len(_plain(article))
-    longer = AGREED_SHORT_CHARS if apart else AGREED_LONG_CHARS
-    missed = [block for block in _blocks(extracted) if len(_plain(block)) > longer
-              and not block.lstrip().startswith(_NOT_PROSE) and not _held(block, set(ours))]
+    kept = [block for n, block in enumerate(blocks) if (n == 0 and block.startswith("#"))
+            or len(_plain(block)) > AGREED_SHORT_CHARS or _held(block, theirs)]
+    missed = [block for block in _blocks(extracted)
+              if len(_plain(block)) > AGREED_SHORT_CHARS and not _held(block, ours)]
     return "\n\n".join(kept + missed)
-
-
-def _read_elsewhere(article: str, extracted: str) -> bool:
-    """Whether trafilatura read more text than Readability's article, and another part of the page:
-    it holds under ``AGREED_APART_BELOW`` of the article's 3-grams. Readability then took a subtree
-    beside the content (a box of links, a caption, a notice), trafilatura the text."""
-    if len(_plain(extracted)) <= max(AGREED_MIN_CHARS, len(_plain(article))):
-        return False
-    theirs = set(_shingles(_tokens(extracted)))
-    ours = _shingles(_tokens(article))
-    return sum(count for gram, count in ours.items() if gram in theirs) < AGREED_APART_BELOW * sum(ours.values())
-
-
-# Below this share of Readability's article held by trafilatura, the two read different parts.
-AGREED_APART_BELOW = 0.5
-
-
-# A Markdown block that is a list, a heading, a table or code, by its first mark.
-_NOT_PROSE = ("-", "*", "+", "#", "|", "```", "1.", "1)")
 
 
 # Scripts written without spaces between words (Chinese, Japanese, Korean syllables): a character each.
