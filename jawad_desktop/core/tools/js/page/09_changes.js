@@ -133,7 +133,38 @@
     return { ok: true, value: choice.value, text: clip(choice.text, 80) };
   };
 
+  // The element that scrolls sideways: the page, else the widest box that does (a row of cards).
+  function sideScroller() {
+    var se = document.scrollingElement || document.documentElement;
+    if (se.scrollWidth > window.innerWidth + 1) return null;
+    var best = null, width = 0, all = document.querySelectorAll("body *");
+    for (var i = 0; i < all.length && i < 5000; i++) {
+      var el = all[i];
+      if (el.scrollWidth <= el.clientWidth + 1 || el.clientWidth <= width) continue;
+      var ox = getComputedStyle(el).overflowX;
+      if (ox === "auto" || ox === "scroll") { best = el; width = el.clientWidth; }
+    }
+    return best;
+  }
+
+  function scrollSideways(direction) {
+    var box = sideScroller(), se = document.scrollingElement || document.documentElement;
+    var before = box ? box.scrollLeft : window.scrollX;
+    var view = box ? box.clientWidth : window.innerWidth, full = box ? box.scrollWidth : se.scrollWidth;
+    var step = Math.round(view * 0.8), to = before;
+    if (direction === "right") to = before + step;
+    else if (direction === "left") to = before - step;
+    else if (direction === "rightmost") to = full;
+    else if (direction === "leftmost") to = 0;
+    if (box) box.scrollTo({ left: to, behavior: "instant" }); else window.scrollTo({ left: to, behavior: "instant" });
+    var after = box ? box.scrollLeft : window.scrollX;
+    return { ok: true, before: before, after: after, max: Math.max(0, full - view), sideways: true };
+  }
+
   J.scroll = function (direction) {
+    if (direction === "left" || direction === "right" || direction === "leftmost" || direction === "rightmost") {
+      return scrollSideways(direction);
+    }
     var se = document.scrollingElement || document.documentElement;
     var before = window.scrollY;
     var step = Math.round(window.innerHeight * 0.8);
