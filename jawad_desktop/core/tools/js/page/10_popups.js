@@ -26,7 +26,22 @@
         if (box && !owners.has(box)) owners.set(box, toggles[i]);
       }
     }
+    siblingPopups().forEach(function (toggle, box) { if (!owners.has(box)) owners.set(box, toggle); });
     return owners;
+  }
+
+  // An expanded toggle that names nothing it controls (Bootstrap's dropdown button): its popup is the
+  // element right after it, when that floats over the page.
+  function siblingPopups() {
+    var out = new Map();
+    var toggles = document.querySelectorAll("[aria-expanded=true]:not([aria-controls]):not([aria-owns]):not([role=tab])");
+    for (var i = 0; i < toggles.length && out.size < 10; i++) {
+      var box = toggles[i].nextElementSibling;
+      if (box && !out.has(box) && floats(box) && isVisible(box) && box.querySelector("a, button, li, [role=menuitem]")) {
+        out.set(box, toggles[i]);
+      }
+    }
+    return out;
   }
 
   // A control that says it expanded what it controls; a tab's panel or an accordion's section is
