@@ -46,11 +46,13 @@ from tests.servers.scripted_model import Reply, ScriptedModel
 MODEL = "webgames-policy"
 PROMPT = ("The open page is a web challenge. Read its instructions, do what it asks, and tell me the password "
           "it reveals once the challenge is solved.")
-STEP_CAP = 45  # tool calls before the policy gives up
+STEP_CAP = 70  # tool calls before the policy gives up
 Policy = Generator[Round, list[str], str]
 
-_PASSWORD = re.compile(r"(?:password|secret code|secret)\s*(?:is|:)\s*[:\s]*[\"'“]?([A-Za-z0-9_!@#$%^&*.\-]{4,})",
-                       re.I)
+# "The password is: X", "Password: X": a word of six characters or more with a capital, a digit or an
+# underscore (a login form's "Password:" label followed by a short word is not it).
+_PASSWORD = re.compile(r"(?:password|secret code|secret)\s*(?:is|:)\s*[:\s]*[\"'“]?"
+                       r"((?=[A-Za-z0-9_!@#$%^&*.\-]*[A-Z0-9_])[A-Za-z0-9_!@#$%^&*.\-]{6,})", re.I)
 
 
 @dataclass(frozen=True)
@@ -128,9 +130,11 @@ def play(d: GameDesk) -> Policy:
     yield from d.read()
     _check(d)
     title = heading(d.listing)
-    for pattern, fn in GAMES:
-        if pattern.search(title):
-            return (yield from fn(d))
+    # The page's heading first; a title the reading put elsewhere ("Also visible on the page") next.
+    for place in (title, d.listing.content):
+        for pattern, fn in GAMES:
+            if pattern.search(place):
+                return (yield from fn(d))
     return (yield from _explore(d, f"the challenge {title[:60]!r}", most=12))
 
 
@@ -358,7 +362,7 @@ def _accept(d: GameDesk) -> Policy:
     raise GiveUp("no password", "I ticked every box and pressed the buttons; no password showed.")
 
 
-@game(r"wolf, goat|river crossing")
+@game(r"\bwolf\b.*\bgoat\b|river crossing")
 def _river(d: GameDesk) -> Policy:
     """The classic crossing; the names on the buttons say what to load."""
     animals = [w for w in ("wolf", "goat", "cabbage", "fox") if d.listing.find(f"Load {w}", roles=BUTTONS)]
@@ -393,15 +397,16 @@ def _hanoi(d: GameDesk) -> Policy:
             moves.append((a, c))
             solve(n - 1, b, a, c)
     solve(disks, 0, 1, 2)
-    if 2 * len(moves) > STEP_CAP:
-        raise GiveUp("step cap", f"{len(moves)} moves take more clicks than my {STEP_CAP} tool calls.")
+    if 3 * len(moves) + 1 > STEP_CAP:
+        raise GiveUp("step cap", f"{len(moves)} moves, each two clicks and a look, take more than my {STEP_CAP} "
+                                 "tool calls.")
     for a, c in moves:
         results = yield from d.run(Call("click_element", {"index": pegs[a].index}),
                                    Call("click_element", {"index": pegs[c].index}))
         _check(d)
         if any(r.startswith("Error") for r in results):
             raise GiveUp("action failed", next(r for r in results if r.startswith("Error")))
-    yield from _read(d)
+        yield from _read(d)  # look at the pegs before the next move
     raise GiveUp("no password", "I moved every disk to the right peg; no password showed.")
 
 
@@ -633,6 +638,41 @@ def _emoji(d: GameDesk) -> Policy:
                 known.append(pick.label)
         elif step >= len(known):
             wrong.setdefault(step, set()).add(pick.label)
+
+
+@game(r"the maze|door")
+def _maze(d: GameDesk) -> Policy:
+    """Depth first: a door, and back (the browser's Back) from a dead end to the next door."""
+    return (yield from _doors(d, 0))
+
+
+def _doors(d: GameDesk, depth: int) -> Policy:
+    doors = [e for e in d.listing.elements if e.role in BUTTONS and "door" in e.words]
+    for door in doors:
+        yield from d.click(door)
+        yield from _read(d)
+        if "dead end" not in d.listing.content.lower() and depth < 8:
+            try:
+                return (yield from _doors(d, depth + 1))
+            except GiveUp as stuck:
+                if stuck.kind != "dead end":
+                    raise
+        yield from d.call("go_back")
+        yield from _read(d)
+    raise GiveUp("dead end", "Every door I tried led to a dead end.")
+
+
+@game(r"webs, assemble|webassembly")
+def _wasm(d: GameDesk) -> Policy:
+    text = d.listing.text.replace("\\_", "_")
+    m = re.search(r"\b([A-Z0-9]{2,}_[A-Z0-9]{2,}_[A-Z0-9]{2,})\b", text)
+    if not m:
+        raise GiveUp("no plan", "The page shows no code to copy.")
+    field_ = _need(next(iter(_fields(d.listing)), None), "the code field")
+    yield from d.fill(field_, m.group(1))
+    yield from _click(d, _need(next((e for e in d.listing.elements if e.role in BUTTONS), None), "the Submit button"))
+    yield from _read(d)
+    raise GiveUp("no password", f"I entered {m.group(1)}; no password showed.")
 
 
 def today() -> date:

@@ -208,7 +208,7 @@
       s.value = clip(el.getAttribute("aria-valuetext") || el.getAttribute("aria-valuenow"), 40);
     }
     // A slider's range: the input's min and max, or ARIA's; a span slider's place along its track.
-    if (type === "range" || type === "number") {
+    if (type === "range") {
       if (el.min !== "" || el.max !== "") s.range = [el.min || "", el.max || ""];
     } else if (el.hasAttribute("aria-valuemin") || el.hasAttribute("aria-valuemax")) {
       s.range = [el.getAttribute("aria-valuemin") || "", el.getAttribute("aria-valuemax") || ""];
