@@ -639,7 +639,8 @@ class QtWebEnginePage:
             if after == float(result.get("before", 0)):
                 return ActionOutcome(message=f"Nothing more to scroll {where.replace('most', '')}: the page is "
                                              "at that edge (or does not scroll sideways).")
-            place = "the left edge" if after <= 0 else "the right edge" if after >= top - 1 else f"{after / max(top, 1):.0%}"
+            place = ("the left edge" if after <= 0 else "the right edge" if after >= top - 1
+                     else f"{after / max(top, 1):.0%}")
             return ActionOutcome(message=f"Scrolled {where}; now at {place} of the page's width.")
         if where in ("down", "bottom") and after >= top - 1:
             # At the end of a feed that loads more when its end comes into view: wait for it to grow.

@@ -46,7 +46,7 @@ from tests.servers.scripted_model import Reply, ScriptedModel
 MODEL = "webgames-policy"
 PROMPT = ("The open page is a web challenge. Read its instructions, do what it asks, and tell me the password "
           "it reveals once the challenge is solved.")
-STEP_CAP = 70  # tool calls before the policy gives up
+STEP_CAP = 60  # tool calls before the policy gives up (the agent makes at most 50 requests)
 Policy = Generator[Round, list[str], str]
 
 # "The password is: X", "Password: X": a word of six characters or more with a capital, a digit or an

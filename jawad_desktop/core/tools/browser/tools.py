@@ -372,7 +372,8 @@ async def set_checked(
 async def scroll_page(
     ctx: ToolContext,
     direction: Annotated[Literal["up", "down", "top", "bottom", "left", "right", "leftmost", "rightmost"] | None,
-                         Field(description="Which way to scroll (left, right, leftmost and rightmost: sideways)")] = "down",
+                         Field(description="Which way to scroll (left, right, leftmost, rightmost: sideways)")]
+    = "down",
     index: Annotated[int | None, Field(description="Scroll element [n] into view instead")] = None,
 ) -> ToolResult:
     """Scroll the current page up, down, to the top or bottom, sideways, or to an element [n]."""
