@@ -27,7 +27,7 @@ from tests.servers.webgames_policy import MODEL, PROMPT, WebGamesPolicy
 
 HERE = Path(__file__).resolve().parent
 GOAL = 90.0
-TIMEOUT_S = 240.0
+TIMEOUT_S = 150.0
 SETTINGS = {"agent": {"max_iterations": 50}}  # the most Settings allows
 
 # Tasks a text-and-screenshot agent cannot do in principle, by base task, with why. An agent acts a

@@ -71,11 +71,17 @@ class GameDesk(Desk):
         self.seen: list[str] = []
 
     def run(self, *calls: Call) -> Generator[Round, list[str], list[str]]:
-        if self.calls + len(calls) > STEP_CAP:
-            raise GiveUp("step cap", f"I stopped after {STEP_CAP} tool calls without the password showing.")
-        self.calls -= len(calls)  # the oracle's own cap (30) is not this policy's
-        results = yield from super().run(*calls)
+        """The oracle's ``run`` with this policy's cap (the oracle's is 30)."""
+        for c in calls:
+            self.need(c.name, f"use {c.name}")
         self.calls += len(calls)
+        if self.calls > STEP_CAP:
+            raise GiveUp("step cap", f"I stopped after {STEP_CAP} tool calls without the password showing.")
+        results = yield list(calls)
+        results = list(results) + [""] * (len(calls) - len(results))
+        for c, result in zip(calls, results, strict=False):
+            if result.startswith("Permission denied"):
+                raise GiveUp("denied", f"I could not {c.name}: {result}")
         self.seen.extend(results)
         return results
 
@@ -664,8 +670,10 @@ def _doors(d: GameDesk, depth: int) -> Policy:
 
 @game(r"webs, assemble|webassembly")
 def _wasm(d: GameDesk) -> Policy:
-    text = d.listing.text.replace("\\_", "_")
-    m = re.search(r"\b([A-Z0-9]{2,}_[A-Z0-9]{2,}_[A-Z0-9]{2,})\b", text)
+    text = d.listing.content.replace("\\_", "_")
+    labels = {e.label for e in d.listing.elements}
+    m = next((c for c in re.finditer(r"\b([A-Z0-9]{2,}_[A-Z0-9]{2,}_[A-Z0-9]{2,})\b", text)
+              if c.group(1) not in labels and not re.fullmatch(r"[X_]+", c.group(1))), None)
     if not m:
         raise GiveUp("no plan", "The page shows no code to copy.")
     field_ = _need(next(iter(_fields(d.listing)), None), "the code field")
@@ -673,6 +681,22 @@ def _wasm(d: GameDesk) -> Policy:
     yield from _click(d, _need(next((e for e in d.listing.elements if e.role in BUTTONS), None), "the Submit button"))
     yield from _read(d)
     raise GiveUp("no password", f"I entered {m.group(1)}; no password showed.")
+
+
+@game(r"recipe calculator")
+def _recipe(d: GameDesk) -> Policy:
+    text = _instructions(d)
+    serves = re.search(r"serves (\d+) (?:people|servings)[^.]*?calls for (\d+(?:\.\d+)?)\s*g\b", text)
+    wanted = re.search(r"for (\d+) (?:servings|people)", text)
+    if not serves or not wanted:
+        raise GiveUp("no plan", "The amounts are in a recipe on another page; this policy only scales a recipe the "
+                                "task page states.")
+    grams = float(serves.group(2)) * int(wanted.group(1)) / int(serves.group(1))
+    field_ = _need(next(iter(_fields(d.listing)), None), "the amount field")
+    yield from d.fill(field_, f"{grams:g}")
+    yield from _click(d, _need(d.listing.find("Check Answer", roles=BUTTONS), "the Check Answer button"))
+    yield from _read(d)
+    raise GiveUp("no password", f"I entered {grams:g} g; no password showed.")
 
 
 def today() -> date:
