@@ -135,3 +135,28 @@ def test_bootstrap_more_menu_modal_close_and_collapse(web_page: QtWebEnginePage,
     said = tool("click_element", index=number(toggle)).for_model
     assert 'Opened (expanded): button "Button with data-bs-target".' in said and 'button "Submit"' in said
     assert re.search(r'^\[\d+\] button "Submit"$', tool("read_page").for_model, re.M)
+
+
+def test_nouislider_handles_are_sliders_with_value_and_range(web_page: QtWebEnginePage, load: Load,
+                                                              arun: Run) -> None:
+    load("libraries/nouislider/basic.html")
+    tool = Tools(web_page, arun)
+    seen = tool("read_page").for_model
+    upper = line_of(seen, r'\] slider "handle upper" = "80.00" \(from 20.0 to 100.0\)')
+    assert line_of(seen, r'\] slider "handle lower" = "20.00" \(from 0.0 to 80.0\)') and upper, seen
+    said = tool("press_key", key="End", index=number(upper)).for_model
+    assert 'slider "handle upper" = "100.00" (was "80.00")' in said
+
+
+def test_select2_opens_its_options_and_takes_a_choice(web_page: QtWebEnginePage, load: Load, arun: Run) -> None:
+    load("libraries/select2/basic.html")
+    tool = Tools(web_page, arun)
+    box = line_of(tool("read_page").for_model, r'\] combobox "Alabama" \(collapsed\)')
+    said = tool("click_element", index=number(box)).for_model
+    assert 'Opened (expanded): combobox "Alabama".' in said
+    seen = tool("read_page").for_model
+    assert re.search(r'^Open listbox .*\(combobox "Alabama"\):$', seen, re.M), seen
+    arizona = re.search(r"^  \[(\d+)\] Arizona$", seen, re.M)
+    assert arizona, seen
+    tool("click_element", index=int(arizona.group(1)))
+    assert line_of(tool("read_page").for_model, r'\] select "State" = "Arizona"'), tool.reading.for_model()
