@@ -20,6 +20,16 @@ not find, an action that failed), the agent stopped (same action three times, st
 page said no or never confirmed while the tools said it was done (an action that misreported).
 Overall: the oracle's rate (goal >= 95 %) and the built-in model's.
 
+**WebGames mode** (``JAWAD_BENCH_TASKS=webgames``; issue 35): the public WebGames suite
+(``benchmarks/webgames.py`` builds and serves it on loopback), each task's page through
+``jawad ask --url <page>`` with the same prompt for all, and as the model the WebGames policy
+(``tests/servers/webgames_policy.py``), which acts only on what a real model gets. A task counts as
+solved when its password (the suite's ``analysis/webgames_tasks.jsonl``) is in what the tools returned:
+a check that our tools suffice for the page, never a task success. Reported: tasks attempted, solved,
+the reason for each unsolved one, tool calls and tokens per task and per step; the tasks left out as
+impossible for a text-and-screenshot agent (``LEFT_OUT``) with why. ``JAWAD_BENCH_WEBGAMES=id,id``
+runs only those tasks. Details go to ``benchmarks/results/webgames-latest.json``.
+
 The built-in model does every task with seed 1 (one request takes it 15 to 75 s on two cores).
 ``--quick``: the oracle with seed 1 only, the built-in model on three tasks;
 ``JAWAD_BENCH_BUILTIN=0`` skips the built-in model. Every run's details (the calls, the answer, the
@@ -163,6 +173,9 @@ def _table(specs: tuple[TaskSpec, ...], outcomes: list[Outcome]) -> str:
 
 
 def run(quick: bool) -> list[Figure]:
+    if os.environ.get("JAWAD_BENCH_TASKS", "") == "webgames":
+        from benchmarks.webgames_runs import run_webgames
+        return run_webgames(quick)
     specs = load_manifest()
     run_seeds = [1] if quick else seeds()
     skip_builtin = os.environ.get("JAWAD_BENCH_BUILTIN", "") == "0"

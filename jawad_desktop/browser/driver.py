@@ -82,6 +82,9 @@ log = logging.getLogger("jawad.browser")
 # scroll waits for it to grow, looking every POLL_GROWTH_S. A page that is really at its end costs this.
 GROW_WAIT_S = 1.2
 POLL_GROWTH_S = 0.05
+# Between a chord's modifier keys going down and its key (and back up): a page that re-renders on each
+# keydown (React state) reads the next one with the new state, as with a person's fingers.
+MODIFIER_LEAD_S = 0.06
 
 
 def _well_formed(value: Any) -> Any:
@@ -632,6 +635,13 @@ class QtWebEnginePage:
         if not isinstance(result, dict) or not result.get("ok"):
             raise PageError("script_error", "The page could not be scrolled.")
         after, top = float(result.get("after", 0)), float(result.get("max", 0))
+        if result.get("sideways"):
+            if after == float(result.get("before", 0)):
+                return ActionOutcome(message=f"Nothing more to scroll {where.replace('most', '')}: the page is "
+                                             "at that edge (or does not scroll sideways).")
+            place = ("the left edge" if after <= 0 else "the right edge" if after >= top - 1
+                     else f"{after / max(top, 1):.0%}")
+            return ActionOutcome(message=f"Scrolled {where}; now at {place} of the page's width.")
         if where in ("down", "bottom") and after >= top - 1:
             # At the end of a feed that loads more when its end comes into view: wait for it to grow.
             grown = await self._grown_beyond(top)
@@ -926,7 +936,13 @@ class QtWebEnginePage:
             if target is not None:
                 await self._focus_for_keys(target)
             before = await self._focused()
+            if chord.modifiers:  # held first, as fingers do: the page's keydown sees each key
+                page_input.send_modifiers(self.view, chord, down=True)
+                await asyncio.sleep(MODIFIER_LEAD_S)
             page_input.send_key(self.view, chord)
+            if chord.modifiers:
+                await asyncio.sleep(MODIFIER_LEAD_S)
+                page_input.send_modifiers(self.view, chord, down=False)
             outcome = await self._settle(before_url, before_blocked)
             after = await self._focused() if not outcome.navigated_to and not outcome.opened_tab else {}
         message = f"Pressed {chord} in {self._describe_focused(before)}."

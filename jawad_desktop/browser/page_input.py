@@ -90,6 +90,28 @@ def send_key(view: QWebEngineView, chord: KeyChord) -> None:
         QApplication.sendEvent(target, QKeyEvent(kind, code, modifiers, text))
 
 
+_MODIFIER_KEYS: dict[str, Qt.Key] = {"Control": Qt.Key.Key_Control, "Shift": Qt.Key.Key_Shift,
+                                     "Alt": Qt.Key.Key_Alt, "Meta": Qt.Key.Key_Meta}
+
+
+def send_modifiers(view: QWebEngineView, chord: KeyChord, *, down: bool) -> None:
+    """Press (``down``) or release the chord's modifier keys one by one, as a keyboard sends them
+    around the key: a page that watches keydown for "Shift" then "A" sees both."""
+    target = input_widget(view)
+    held = Qt.KeyboardModifier.NoModifier
+    names = chord.modifiers if down else tuple(reversed(chord.modifiers))
+    if not down:
+        for name in chord.modifiers:
+            held |= _MODIFIERS[name]
+    for name in names:
+        if down:
+            held |= _MODIFIERS[name]
+        else:
+            held &= ~_MODIFIERS[name]
+        kind = QEvent.Type.KeyPress if down else QEvent.Type.KeyRelease
+        QApplication.sendEvent(target, QKeyEvent(kind, _MODIFIER_KEYS[name], held, ""))
+
+
 def send_char(view: QWebEngineView, char: str) -> None:
     """Type one character: a key for printable ASCII, Enter for a new line, Tab for a tab, else
     an input-method commit (no key event, as an IME gives it)."""

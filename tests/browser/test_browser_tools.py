@@ -114,6 +114,28 @@ def test_a_password_typed_with_keys_is_not_echoed(web_page: QtWebEnginePage, loa
     assert '"Secret" (9 characters, hidden)' in result.for_model
 
 
+def test_a_chord_presses_its_modifier_keys_first_as_a_keyboard_does(web_page: QtWebEnginePage, load: Load,
+                                                                   arun: Run) -> None:
+    # A page that watches keydown for "Shift" then "A" (WebGames' key combo) sees both keys.
+    load("input/keys.html")
+    ctx = session_for(web_page)
+    call(arun, ctx, "press_key", key="Control+Shift+Y", selector="#box")
+    keys = [k["key"] for k in js(arun, web_page, "window.keys")]
+    assert keys[-3:] == ["Control", "Shift", "Y"]
+
+
+def test_scroll_page_scrolls_sideways_to_the_right_edge(web_page: QtWebEnginePage, load: Load, arun: Run) -> None:
+    load("input/wide.html")
+    ctx = session_for(web_page)
+    step = call(arun, ctx, "scroll_page", direction="right").for_model
+    assert step.startswith("Scrolled right; now at ") and "of the page's width" in step
+    assert "the right edge" in call(arun, ctx, "scroll_page", direction="rightmost").for_model
+    # The page's observer says so once the last box is in view (it runs after the scroll).
+    assert call(arun, ctx, "wait_for", text="The last box came into view", timeout_s=5).ok
+    assert "the left edge" in call(arun, ctx, "scroll_page", direction="leftmost").for_model
+    assert "Nothing more to scroll left" in call(arun, ctx, "scroll_page", direction="left").for_model
+
+
 def test_an_element_that_takes_keys_only_once_clicked_is_clicked_first(web_page: QtWebEnginePage, load: Load,
                                                                        arun: Run) -> None:
     load("input/keys.html")

@@ -118,7 +118,7 @@ def test_scripted_controls_are_listed_once_with_their_names(tools: Tools, load: 
         'treeitem "cv.pdf"', 'treeitem "notes.txt"',
         'gridcell "A1"', 'gridcell "A2"',  # under the grid's delegated handler, with a pointer
         'row "B1 (the whole row)"',  # a row with a handler (a row without one is not listed)
-        'slider "Volume" = "40"', 'spinbutton "Guests" = "2"',
+        'slider "Volume" = "40" (from 0 to 100)', 'spinbutton "Guests" = "2"',
         'listitem "A list entry with a handler"',  # the entry without one is not listed
     ]
     for start, said in (('clickable "trash"', "clicked trash"), ('clickable "Close panel"', "clicked close"),

@@ -61,7 +61,7 @@ def test_tools_levels_and_arguments() -> None:
     assert fill.permission_level(fill.validate({"index": 2, "text": "hi"})) is PermissionLevel.INTERACT
     scroll = registry.get("scroll_page")
     assert scroll is not None and scroll.schema["properties"]["direction"]["anyOf"][0]["enum"] == [
-        "up", "down", "top", "bottom"]
+        "up", "down", "top", "bottom", "left", "right", "leftmost", "rightmost"]
     assert registry.get("click") is registry.get("click_element")  # aliases models use
     read = registry.get("read_page")
     assert read is not None and read.required == [] and read.schema["properties"]["part"]["anyOf"][0] == {

@@ -245,7 +245,7 @@ class RawSnapshot:
         )
 
 
-ScrollWhere = str  # "up" | "down" | "top" | "bottom"
+ScrollWhere = str  # "up" | "down" | "top" | "bottom" | "left" | "right" | "leftmost" | "rightmost"
 
 
 @runtime_checkable

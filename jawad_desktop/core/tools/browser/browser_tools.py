@@ -371,11 +371,12 @@ async def set_checked(
 @_TOOLS.tool(level=PermissionLevel.READ_ONLY, aliases=("scroll",))
 async def scroll_page(
     ctx: ToolContext,
-    direction: Annotated[Literal["up", "down", "top", "bottom"] | None,
-                         Field(description="Which way to scroll")] = "down",
+    direction: Annotated[Literal["up", "down", "top", "bottom", "left", "right", "leftmost", "rightmost"] | None,
+                         Field(description="Which way to scroll (left, right, leftmost, rightmost: sideways)")]
+    = "down",
     index: Annotated[int | None, Field(description="Scroll element [n] into view instead")] = None,
 ) -> ToolResult:
-    """Scroll the current page up, down, to the top or bottom, or to an element [n]."""
+    """Scroll the current page up, down, to the top or bottom, sideways, or to an element [n]."""
     page = _browser(ctx).page
     with page_errors():
         outcome = await page.scroll(Target(index=index) if index is not None else direction or "down")

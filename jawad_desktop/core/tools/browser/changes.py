@@ -3,7 +3,8 @@
 The page library takes a fingerprint of the page before the action (``J.changesMark``: its visible
 controls, its open dialogs, its lines of text) and compares the page with it after the action has
 settled (``J.changesSince``). ``PageChanges.from_js`` holds that answer and ``summary`` words it:
-a dialog that opened or closed, the controls that appeared or went (a control re-rendered as its
+a dialog that opened or closed, a section or menu that expanded or collapsed (a control whose
+``aria-expanded`` flipped), the controls that appeared or went (a control re-rendered as its
 twin counts as neither), new lines of text (a status message, a validation error), or that the page
 did not visibly change. A field's value read back after typing (``page.FieldReadback``) is worded by
 ``field_sentence``: refused, cut at the field's maxlength, rewritten by the page, or marked invalid;
@@ -44,6 +45,9 @@ class PageChanges:
     dialogs_opened: tuple[Dialog, ...] = ()
     dialogs_closed: tuple[str, ...] = ()
     new_text: tuple[str, ...] = ()
+    expanded: tuple[str, ...] = ()  # 'button "Filters"': what it controls opened
+    collapsed: tuple[str, ...] = ()
+    values: tuple[str, ...] = ()  # 'slider "Volume" is now "60 %" (was "15 %")'
 
     @classmethod
     def from_js(cls, data: Any) -> PageChanges | None:
@@ -67,13 +71,17 @@ class PageChanges:
                                  for d in data.get("dialogsOpened") or [] if isinstance(d, dict)),
             dialogs_closed=tuple(str(d) for d in data.get("dialogsClosed") or []),
             new_text=tuple(str(t) for t in data.get("newText") or [] if str(t).strip()),
+            expanded=controls("expanded"),
+            collapsed=controls("collapsed"),
+            values=tuple(_value_change(c) for c in data.get("values") or [] if isinstance(c, dict)),
         )
 
     @property
     def nothing(self) -> bool:
         """Nothing the model can see changed (an element re-rendered as itself is no change)."""
         return not (self.fresh or self.added_count or self.removed_count or self.dialogs_opened
-                    or self.dialogs_closed or self.new_text or (self.url_before and self.url != self.url_before))
+                    or self.dialogs_closed or self.new_text or self.expanded or self.collapsed or self.values
+                    or (self.url_before and self.url != self.url_before))
 
     def summary(self, *, with_url: bool = True) -> str:
         """The changes in a few sentences ("" for a new document: the navigation is said elsewhere);
@@ -91,6 +99,12 @@ class PageChanges:
             parts.append(f"A dialog{name} opened" + (f': "{text}".' if text else "."))
         for name in self.dialogs_closed:
             parts.append(f'The dialog "{name}" closed.' if name else "A dialog closed.")
+        if self.expanded:
+            parts.append(f"Opened (expanded): {', '.join(self.expanded)}.")
+        if self.collapsed:
+            parts.append(f"Closed (collapsed): {', '.join(self.collapsed)}.")
+        if self.values:
+            parts.append(f"Values now: {'; '.join(self.values)}.")
         if self.added_count:
             parts.append(_counted(self.added_count, "new element", self.added))
         if self.removed_count:
@@ -108,6 +122,11 @@ class PageChanges:
 def _control(data: dict[str, Any]) -> str:
     role, label = str(data.get("role", "")).lower() or "element", str(data.get("label", ""))
     return f'{role} "{label}"' if label else role
+
+
+def _value_change(data: dict[str, Any]) -> str:
+    was = str(data.get("was", ""))
+    return f'{_control(data)} = "{data.get("value", "")}"' + (f' (was "{was}")' if was else "")
 
 
 def _counted(count: int, noun: str, named: tuple[str, ...], after: str = "") -> str:

@@ -95,7 +95,26 @@ def state_words(item: dict[str, Any]) -> list[str]:
         words.append("invalid")
     if item.get("opensOnHover"):  # a menu only CSS :hover opens: the hover tool shows its entries
         words.append("opens on hover")
+    if item.get("readonly"):
+        words.append("read-only")
+    if item.get("picker"):  # a date picker's field: its calendar sets it
+        words.append("click it for a calendar, then click the day" if item.get("readonly")
+                     else "opens a calendar; typing the date also works")
+    low, high = _range(item)
+    if item.get("keys"):  # a slider made of spans: where its handle is, and the keys it takes
+        arrows = "ArrowUp/ArrowDown" if item.get("upright") else "ArrowLeft/ArrowRight"
+        words.append(f"of its track; press_key {arrows}, Home, End on it")
+    elif low or high:
+        words.append(f"from {low or '?'} to {high or '?'}")
     return words
+
+
+def _range(item: dict[str, Any]) -> tuple[str, str]:
+    """A slider's or number field's range as the page gives it (``["0", "100"]``), or empty."""
+    value = item.get("range")
+    if isinstance(value, list | tuple) and len(value) == 2:
+        return str(value[0] or ""), str(value[1] or "")
+    return "", ""
 
 
 def element_line(item: dict[str, Any]) -> str:

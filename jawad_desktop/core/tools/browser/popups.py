@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from jawad_desktop.core.tools.browser.elements import role_name
+
 # A dialog's own text, shown in short (its buttons are its entries; its whole text is in the content).
 DIALOG_TEXT_CHARS = 300
 
@@ -37,7 +39,7 @@ def format_popups(popups: list[dict[str, Any]]) -> str:
             head += f' "{popup["label"]}"'
         owner = popup.get("owner")
         if isinstance(owner, dict):
-            role = str(owner.get("role") or "control").lower()
+            role = role_name(str(owner.get("role") or "control"))
             head += f' ({role} "{owner.get("label") or ""}")'
         lines = [head + ":"]
         text = str(popup.get("text") or "")

@@ -192,8 +192,63 @@
       return "INPUT[" + t + "]";
     }
     if (el.isContentEditable) return "TEXTBOX";
+    if (sliderTrack(el)) return "SLIDER";
+    if (closesSomething(el)) return "BUTTON";
     if (el.draggable && el.getAttribute("draggable") === "true") return "DRAGGABLE";
     return DRAGGING[getComputedStyle(el).cursor] ? "DRAGGABLE" : "CLICKABLE";
+  }
+
+  // -- sliders built from spans (jQuery UI's, many home-made ones) -----------------------------------
+  // A handle without ARIA: a small element whose class says handle or thumb, inside a track whose
+  // class says slider or range. Its track, or null.
+  var HANDLE_CLASS = /(^|[\s_-])(handle|thumb|knob)([\s_-]|$)/i, TRACK_CLASS = /slider|range/i;
+  function sliderTrack(el) {
+    var cls = typeof el.className === "string" ? el.className : "";
+    if (!HANDLE_CLASS.test(cls) || el.getAttribute("role")) return null;
+    for (var n = el.parentElement, up = 0; n && up < 3; n = n.parentElement, up++) {
+      var c = typeof n.className === "string" ? n.className : "";
+      if (TRACK_CLASS.test(c) || TRACK_CLASS.test(n.id || "")) return n;
+    }
+    return null;
+  }
+
+  // Where a span slider's handle stands along its track, in percent (0 at the start: left, or the
+  // bottom of an upright one), and which way the track runs; null when it cannot be measured.
+  function sliderPosition(el) {
+    var track = sliderTrack(el);
+    if (!track) return null;
+    var t = track.getBoundingClientRect(), h = el.getBoundingClientRect();
+    var upright = t.height > t.width;
+    var span = upright ? t.height : t.width;
+    if (!span) return null;
+    var at = upright ? (t.bottom - (h.top + h.height / 2)) / span : ((h.left + h.width / 2) - t.left) / span;
+    return { percent: Math.max(0, Math.min(100, Math.round(at * 100))), upright: upright };
+  }
+
+  // A span slider's name: its track's ARIA name or title, else the nearest words before the track
+  // (a label, a heading, a line of text), else "".
+  function sliderName(el) {
+    var track = sliderTrack(el);
+    if (!track) return "";
+    var named = track.getAttribute("aria-label") || track.getAttribute("title");
+    if (named) return clip(named, 60);
+    for (var n = track, up = 0; n && up < 3; n = n.parentElement, up++) {
+      for (var s = n.previousElementSibling, k = 0; s && k < 3; s = s.previousElementSibling, k++) {
+        var words = clip(s.innerText || "", 60);
+        if (HAS_WORD.test(words)) return words;
+      }
+    }
+    return "";
+  }
+
+  // A control whose only words say it closes something (a dialog's "×" with title "Close"): a button,
+  // whatever the page made it of.
+  var CLOSE_WORDS = /^(close|dismiss|close dialog|close window|close this|×|✕|✖|x)$/i;
+  function closesSomething(el) {
+    if ((el.textContent || "").length > 40) return false;
+    var own = clip(el.textContent || "", 20);
+    if (own) return CLOSE_WORDS.test(own);
+    return CLOSE_WORDS.test(clip(el.getAttribute("aria-label") || el.getAttribute("title") || "", 20));
   }
 
   function labelOf(el) {
@@ -215,9 +270,12 @@
       var ph = el.getAttribute("placeholder");
       if (ph) return clip(ph, 80);
       if (el.title) return clip(el.title, 80);
+      var before = wordsBefore(el);
+      if (before) return before;
       if (el.name) return clip(el.name, 80);
       return "";
     }
+    if (sliderTrack(el)) return sliderName(el) || "slider";
     var text = (el.getAttribute("role") || "").toLowerCase() === "treeitem" ? ownText(el) :
                el.innerText !== undefined ? el.innerText : el.textContent;
     text = clip(text, 80);
@@ -228,6 +286,19 @@
     if (!name && !/\d/.test(text) && !(tag === "A" && el.hasAttribute("href"))) name = classWords(el);
     if (name && text && name.indexOf(text) < 0) return clip(name + " " + text, 80);
     return name || text || clip(el.getAttribute("href") || "", 80);
+  }
+
+  // The words just before a field with no label, in the same line of the form ("Date: [    ]"):
+  // the text nodes before it in its parent, when they are short.
+  function wordsBefore(el) {
+    var parts = [];
+    for (var n = el.previousSibling, k = 0; n && k < 4; n = n.previousSibling, k++) {
+      if (n.nodeType === 1 && (n.matches("input, select, textarea, button, br") || n.querySelector("input, select, textarea"))) break;
+      var t = n.nodeType === 3 ? n.data : n.nodeType === 1 ? n.innerText || "" : "";
+      if (t.trim()) parts.unshift(t);
+    }
+    var text = clip(parts.join(" "), 80);
+    return HAS_WORD.test(text) && text.length <= 60 ? text.replace(/[:\s]+$/, "") : "";
   }
 
   function isVisible(el) {

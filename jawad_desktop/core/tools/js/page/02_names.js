@@ -8,6 +8,13 @@
     and: 1, hover: 1, focus: 1, selected: 1, disabled: 1, hidden: 1, visible: 1, left: 1, right: 1, top: 1, bottom: 1,
     ui: 1, el: 1, component: 1, widget: 1, toggle: 1 };
 
+  var UTILITY_CLASS = new RegExp("^-?(bg|text|border|rounded|shadow|font|p[xytrbl]?|m[xytrbl]?|w|h|min|max|flex|grid|gap|" +
+    "space|items|justify|self|place|content|cursor|transition|duration|ease|delay|opacity|ring|outline|z|top|left|" +
+    "right|bottom|inset|overflow|select|leading|tracking|whitespace|break|col|row|order|scale|rotate|translate|" +
+    "transform|animate|fill|stroke|object|aspect|container|hidden|block|inline|absolute|relative|fixed|sticky|" +
+    "static|visible|invisible|uppercase|lowercase|capitalize|italic|underline|truncate|sr|from|via|to|divide|" +
+    "backdrop|blur|filter|pointer|resize|list|align|float|clear|box|display|decoration|indent|antialiased)(-|$)");
+
   // Words from class names, the last resort for an icon with no text and no name ("icon-trash":
   // "trash"); at most two.
   function classWords(el) {
@@ -16,6 +23,9 @@
     for (var s = 0; s < sources.length && words.length < 2; s++) {
       var n = sources[s];
       var cls = (typeof n.className === "string" ? n.className : (n.getAttribute && n.getAttribute("class")) || "");
+      // Utility classes (Tailwind's "bg-purple-500 hover:shadow-lg", Bootstrap's "p-3") say how it
+      // looks, not what it is: left out.
+      cls = cls.split(/\s+/).filter(function (c) { return c && c.indexOf(":") < 0 && !UTILITY_CLASS.test(c); }).join(" ");
       var use = n.tagName && n.tagName.toLowerCase() === "use" ? (n.getAttribute("href") || n.getAttribute("xlink:href") || "") : "";
       var tokens = (cls + " " + use.replace(/^.*#/, "")).split(/[\s_-]+|(?=[A-Z][a-z])/);
       for (var t = 0; t < tokens.length && words.length < 2; t++) {

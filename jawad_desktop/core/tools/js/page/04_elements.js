@@ -108,7 +108,7 @@
   // drop-down) when it is laid over the page, and open popovers.
   function openPopups(floatCache) {
     var out = [];
-    var toggles = document.querySelectorAll("[aria-expanded=true][aria-controls], [aria-expanded=true][aria-owns]");
+    var toggles = document.querySelectorAll(TOGGLE_SEL);
     for (var i = 0; i < toggles.length && out.length < 20; i++) {
       var ids = ((toggles[i].getAttribute("aria-controls") || "") + " " +
                  (toggles[i].getAttribute("aria-owns") || "")).split(/\s+/);
@@ -117,6 +117,9 @@
         if (box && isVisible(box) && floatsOver(box, floatCache)) out.push(box);
       }
     }
+    var typed = suggestionsBox();
+    if (typed) out.push(typed.box);
+    siblingPopups().forEach(function (_toggle, box) { if (out.indexOf(box) < 0) out.push(box); });
     try {
       var open = document.querySelectorAll(":popover-open");
       for (var o = 0; o < open.length; o++) out.push(open[o]);
@@ -204,7 +207,34 @@
       // A custom slider or spinner says its value the ARIA way.
       s.value = clip(el.getAttribute("aria-valuetext") || el.getAttribute("aria-valuenow"), 40);
     }
+    // A slider's range: the input's min and max, or ARIA's; a span slider's place along its track.
+    if (type === "range") {
+      if (el.min !== "" || el.max !== "") s.range = [el.min || "", el.max || ""];
+    } else if (el.hasAttribute("aria-valuemin") || el.hasAttribute("aria-valuemax")) {
+      s.range = [el.getAttribute("aria-valuemin") || "", el.getAttribute("aria-valuemax") || ""];
+    } else {
+      var place = sliderPosition(el);
+      if (place) { s.value = place.percent + " %"; s.range = ["0 %", "100 %"]; s.keys = true; if (place.upright) s.upright = true; }
+    }
+    if (tag === "INPUT" && el.readOnly && !NO_VALUE_TYPES[type]) {
+      s.readonly = true;
+      if (opensPicker(el)) s.picker = true;
+    } else if (tag === "INPUT" && opensPicker(el)) {
+      s.picker = true;
+    }
     return s;
+  }
+
+  // Whether a text field is a date picker's: the picker libraries' marks (jQuery UI, flatpickr,
+  // Bootstrap datepicker, Pikaday, react-datepicker...), or a popup it says it opens.
+  var PICKER_CLASS = /hasDatepicker|flatpickr-input|datepicker|date-picker|datetimepicker|pikaday|react-datepicker|air-datepicker|daterangepicker|duet-date/i;
+  function opensPicker(el) {
+    if (String(el.type || "").toLowerCase().indexOf("date") === 0) return false;  // the browser's own
+    var cls = (typeof el.className === "string" ? el.className : "") + " " + (el.getAttribute("data-provide") || "") +
+              " " + (el.getAttribute("data-toggle") || "") + " " + (el.parentElement && typeof el.parentElement.className === "string" ? el.parentElement.className : "");
+    if (PICKER_CLASS.test(cls)) return true;
+    var popup = (el.getAttribute("aria-haspopup") || "").toLowerCase();
+    return popup === "dialog" || popup === "grid";
   }
 
   // Whether the element's rectangle (``rect``, in its own document) overlaps the top-level viewport.
@@ -305,6 +335,9 @@
       if (counts[kind] >= limit) { omitted++; continue; }  // before the label: labels cost layout
       var role = roleOf(el), label = labelOf(el);
       if (role === "CLICKABLE" && hovers.has(el)) role = "MENU";
+      // A dialog's title bar, dragged to move the dialog, holding its close button: the button is the
+      // control (no task moves a dialog; a model took the bar for the button).
+      if (role === "DRAGGABLE" && entries[e].region === "dialog" && !el.draggable && el.querySelector(CONTROL_SEL)) continue;
       // The same control twice (a clickable row and the text in it that also takes clicks): the outer one.
       var outer = listedAround(el, listed);
       if (outer && outer.label === label) { outer.dupes = (outer.dupes || 0) + 1; continue; }

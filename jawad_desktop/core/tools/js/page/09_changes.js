@@ -49,9 +49,31 @@
     return parts.join(" ");
   }
 
+  // The controls that say whether what they open is open (aria-expanded, a <details>' summary).
+  function expansions(controls) {
+    var out = new Map();
+    for (var i = 0; i < controls.length; i++) {
+      var el = controls[i], ex = el.getAttribute("aria-expanded");
+      if (ex === "true" || ex === "false") out.set(el, ex === "true");
+      else if (el.tagName === "SUMMARY" && el.parentElement && el.parentElement.tagName === "DETAILS") out.set(el, !!el.parentElement.open);
+    }
+    return out;
+  }
+
+  // What each control shows as its value (a field's text, a select's choice, a slider's place).
+  function valuesOf(controls) {
+    var out = new Map();
+    for (var i = 0; i < controls.length && i < 400; i++) {
+      var v = stateOf(controls[i]).value;
+      out.set(controls[i], v === undefined ? "" : String(v));
+    }
+    return out;
+  }
+
   J.changesMark = function () {
-    mark = { url: String(location.href), controls: new Set(visibleControls()), dialogs: openDialogs(),
-             lines: new Set(pageLines()) };
+    var controls = visibleControls();
+    mark = { url: String(location.href), controls: new Set(controls), dialogs: openDialogs(),
+             lines: new Set(pageLines()), expanded: expansions(controls), values: valuesOf(controls) };
     return { ok: true };
   };
 
@@ -80,6 +102,19 @@
       var parts = key.split("\n");
       for (var k = 0; k < count; k++) gone.push({ role: parts[0], label: parts[1] });
     });
+    // Sections and menus that opened or closed: a control whose aria-expanded (or details) flipped.
+    var opened2 = [], closed2 = [];
+    expansions(now).forEach(function (open, el) {
+      var was = before.expanded.get(el);
+      if (was === undefined || was === open) return;
+      (open ? opened2 : closed2).push({ role: roleOf(el), label: labelOf(el) });
+    });
+    // Values that changed (the field acted on is said by its own read-back; others are news).
+    var changed = [];
+    valuesOf(now).forEach(function (value, el) {
+      if (!before.values.has(el) || before.values.get(el) === value || changed.length >= CHANGES_LISTED) return;
+      changed.push({ role: roleOf(el), label: labelOf(el), value: clip(value, 60), was: clip(before.values.get(el), 60) });
+    });
     var dialogsNow = openDialogs();
     var opened = dialogsNow.filter(function (d) { return before.dialogs.indexOf(d) < 0; }).map(function (d) {
       var name = dialogName(d), prose = proseOf(d);
@@ -96,7 +131,8 @@
     });
     return { ok: true, url: String(location.href), urlBefore: before.url, added: fresh.slice(0, CHANGES_LISTED),
              addedCount: fresh.length, removed: gone.slice(0, CHANGES_LISTED), removedCount: gone.length,
-             rerendered: rerendered, dialogsOpened: opened, dialogsClosed: closed, newText: lines };
+             rerendered: rerendered, dialogsOpened: opened, dialogsClosed: closed, newText: lines,
+             expanded: opened2.slice(0, CHANGES_LISTED), collapsed: closed2.slice(0, CHANGES_LISTED), values: changed };
   };
 
   J.submit = function (target) {
@@ -133,7 +169,38 @@
     return { ok: true, value: choice.value, text: clip(choice.text, 80) };
   };
 
+  // The element that scrolls sideways: the page, else the widest box that does (a row of cards).
+  function sideScroller() {
+    var se = document.scrollingElement || document.documentElement;
+    if (se.scrollWidth > window.innerWidth + 1) return null;
+    var best = null, width = 0, all = document.querySelectorAll("body *");
+    for (var i = 0; i < all.length && i < 5000; i++) {
+      var el = all[i];
+      if (el.scrollWidth <= el.clientWidth + 1 || el.clientWidth <= width) continue;
+      var ox = getComputedStyle(el).overflowX;
+      if (ox === "auto" || ox === "scroll") { best = el; width = el.clientWidth; }
+    }
+    return best;
+  }
+
+  function scrollSideways(direction) {
+    var box = sideScroller(), se = document.scrollingElement || document.documentElement;
+    var before = box ? box.scrollLeft : window.scrollX;
+    var view = box ? box.clientWidth : window.innerWidth, full = box ? box.scrollWidth : se.scrollWidth;
+    var step = Math.round(view * 0.8), to = before;
+    if (direction === "right") to = before + step;
+    else if (direction === "left") to = before - step;
+    else if (direction === "rightmost") to = full;
+    else if (direction === "leftmost") to = 0;
+    if (box) box.scrollTo({ left: to, behavior: "instant" }); else window.scrollTo({ left: to, behavior: "instant" });
+    var after = box ? box.scrollLeft : window.scrollX;
+    return { ok: true, before: before, after: after, max: Math.max(0, full - view), sideways: true };
+  }
+
   J.scroll = function (direction) {
+    if (direction === "left" || direction === "right" || direction === "leftmost" || direction === "rightmost") {
+      return scrollSideways(direction);
+    }
     var se = document.scrollingElement || document.documentElement;
     var before = window.scrollY;
     var step = Math.round(window.innerHeight * 0.8);

@@ -17,7 +17,7 @@
   // The popups that expanded controls say they opened (aria-controls, aria-owns), with the control.
   function popupOwners() {
     var owners = new Map();
-    var toggles = document.querySelectorAll("[aria-expanded=true][aria-controls], [aria-expanded=true][aria-owns]");
+    var toggles = document.querySelectorAll(TOGGLE_SEL);
     for (var i = 0; i < toggles.length; i++) {
       var ids = ((toggles[i].getAttribute("aria-controls") || "") + " " +
                  (toggles[i].getAttribute("aria-owns") || "")).split(/\s+/);
@@ -26,7 +26,47 @@
         if (box && !owners.has(box)) owners.set(box, toggles[i]);
       }
     }
+    siblingPopups().forEach(function (toggle, box) { if (!owners.has(box)) owners.set(box, toggle); });
     return owners;
+  }
+
+  // An expanded toggle that names nothing it controls (Bootstrap's dropdown button): its popup is the
+  // element right after it, when that floats over the page.
+  function siblingPopups() {
+    var out = new Map();
+    var toggles = document.querySelectorAll("[aria-expanded=true]:not([aria-controls]):not([aria-owns]):not([role=tab])");
+    for (var i = 0; i < toggles.length && out.size < 10; i++) {
+      var box = toggles[i].nextElementSibling;
+      if (box && !out.has(box) && floats(box) && isVisible(box) && box.querySelector("a, button, li, [role=menuitem]")) {
+        out.set(box, toggles[i]);
+      }
+    }
+    return out;
+  }
+
+  // A control that says it expanded what it controls; a tab's panel or an accordion's section is
+  // laid out in the page, not a popup.
+  var TOGGLE_SEL = "[aria-expanded=true][aria-controls]:not([role=tab]), [aria-expanded=true][aria-owns]:not([role=tab])";
+
+  // The suggestions a text field shows as one types (an autocomplete's list): a list floating just
+  // under the focused field, even when no ARIA says so (jQuery UI's autocomplete, home-made ones).
+  var SUGGEST_SEL = "ul, ol, [role=listbox], [role=menu], [class*=suggest], [class*=autocomplete], [class*=typeahead], " +
+                    "[class*=complet], [class*=results], [class*=dropdown-menu]";
+  function suggestionsBox() {
+    var field = document.activeElement;
+    while (field && field.shadowRoot && field.shadowRoot.activeElement) field = field.shadowRoot.activeElement;
+    if (!field || !matchesSafe(field, "input, textarea, [role=combobox], [role=searchbox], [role=textbox]")) return null;
+    var f = field.getBoundingClientRect();
+    var boxes = document.querySelectorAll(SUGGEST_SEL), best = null;
+    for (var i = 0; i < boxes.length; i++) {
+      var box = boxes[i];
+      if (box.contains(field) || !floats(box)) continue;
+      var r = visibleRect(box);
+      if (!r || r.top < f.bottom - 6 || r.top > f.bottom + 40 || r.right < f.left || r.left > f.right) continue;
+      if (!box.querySelector("li, [role=option], a, button, [role=menuitem], div")) continue;
+      if (!best || best.contains(box)) best = box;  // the outermost such list
+    }
+    return best ? { box: best, field: field } : null;
   }
 
   function popupKindOf(el) {
@@ -52,9 +92,15 @@
     var nodes = Array.prototype.slice.call(document.querySelectorAll(
       "dialog[open], [role=dialog], [role=alertdialog], [aria-modal=true], [role=listbox], [role=menu], [popover]"));
     owners.forEach(function (_owner, box) { if (nodes.indexOf(box) < 0) nodes.push(box); });
+    var typed = suggestionsBox();
+    if (typed && !owners.has(typed.box)) {
+      owners.set(typed.box, typed.field);
+      if (nodes.indexOf(typed.box) < 0) nodes.push(typed.box);
+    }
     var found = [], out = [];
     for (var i = 0; i < nodes.length && out.length < POPUPS_MAX; i++) {
       var el = nodes[i], kind = popupKindOf(el), owner = owners.get(el) || null;
+      if (typed && el === typed.box && kind === "menu") kind = "listbox";  // suggestions to pick from
       if (el.hasAttribute("popover") && !matchesSafe(el, ":popover-open")) continue;
       if (el.getAttribute("aria-hidden") === "true" || !isVisible(el)) continue;
       if (kind !== "dialog" && !owner && !floats(el)) continue;  // a list laid out in the page

@@ -1,0 +1,157 @@
+"""The WebGames mode of ``python -m benchmarks tasks`` (``JAWAD_BENCH_TASKS=webgames``; see
+``benchmarks/bench_tasks.py``): every task of the suite that a text-and-screenshot agent can do in
+principle, through ``jawad ask --url`` in a real process, with the WebGames policy as the model.
+
+The figure is a check that our tools are sufficient (the password reached the model), never a task
+success. Beside it: tool calls and tokens per task and per step, and for each unsolved task why (the
+policy's own words, or how the run ended).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from benchmarks import Figure
+from benchmarks.webgames import Site, WebGame, WebGamesMissing, tasks
+from tests.fixtures.task_runner import ask_command, write_settings
+from tests.fixtures.terminal import every, run_on_terminal
+from tests.servers.webgames_policy import MODEL, PROMPT, WebGamesPolicy
+
+HERE = Path(__file__).resolve().parent
+GOAL = 90.0
+TIMEOUT_S = 150.0
+SETTINGS = {"agent": {"max_iterations": 50}}  # the most Settings allows
+
+# Tasks a text-and-screenshot agent cannot do in principle, by base task, with why. An agent acts a
+# second or more after it looks; it has no camera, phone or printer; the suite's CAPTCHA is Google's
+# (no network here).
+LEFT_OUT = {
+    "brick-buster": "a real-time arcade game: the paddle must follow the ball many times a second",
+    "frog-crossing": "a real-time game: crossing between moving cars needs reaction times an agent does not have",
+    "block-stack": "a physics game on a canvas: blocks must be dropped at the right moment as they swing",
+    "herding": "real-time: sheep wander and must be pushed by the moving pointer continuously",
+    "bullseye": "a target that moves faster after each hit must be clicked where it is at that instant",
+    "robo-check": "Google reCAPTCHA: needs Google's servers (no network here) and is made to stop software",
+    "print-reveal": "the password shows only in a printout to PDF: no agent sees a print preview",
+    "otp-entry-hard": "the code comes from scanning a QR code with an authenticator app on a phone",
+}
+
+
+@dataclass
+class GameRun:
+    """One task's run."""
+
+    task: str
+    solved: bool
+    why: str
+    seconds: float
+    steps: int
+    requests: int
+    tokens: int
+    answer: str
+
+
+def _why(record: Any, answer: dict[str, Any], exit_code: int | None) -> str:
+    if record.gave_up:
+        return record.gave_up
+    meta = answer.get("metadata") or {}
+    for key in ("repeated_action", "iteration_limit", "budget_exceeded", "empty_answer"):
+        if meta.get(key):
+            return f"agent stopped ({key})"
+    if exit_code is None:
+        return "timeout: the run did not end"
+    return "the password never reached the model: " + " ".join(str(answer.get("content", "")).split())[:160]
+
+
+def _one(game: WebGame, site: Site, policy: WebGamesPolicy, profile: Path) -> GameRun:
+    key = f"{game.id.replace('/', '_')}-{time.monotonic_ns()}"
+    provider = ["--kind", "openai-compatible", "--base-url", policy.run_url(key), "--model", MODEL]
+    command = ask_command(profile, site.url(game.route), PROMPT, provider)
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    run = run_on_terminal(command, every(b"Your choice", b"o\n"), env=env, timeout_s=TIMEOUT_S)
+    try:
+        answer = dict(json.loads(run.stdout)) if run.stdout.strip() else {}
+    except ValueError:
+        answer = {"content": run.stdout}
+    record = policy.record(key)
+    solved = any(game.password in text for text in record.seen)
+    return GameRun(task=game.id, solved=solved, why="" if solved else _why(record, answer, run.returncode),
+                   seconds=run.seconds, steps=record.tool_calls, requests=record.requests, tokens=record.tokens,
+                   answer=str(answer.get("content", ""))[:300])
+
+
+def run_webgames(quick: bool) -> list[Figure]:
+    try:
+        games = tasks()
+        site = Site()
+    except WebGamesMissing as missing:
+        print(str(missing), file=sys.stderr)
+        return [Figure(name="tasks: webgames (not built)", value=float("nan"), unit="", ok=False, note=str(missing))]
+    only = [t for t in os.environ.get("JAWAD_BENCH_WEBGAMES", "").split(",") if t]
+    chosen = [g for g in games if (g.id in only if only else g.base_task not in LEFT_OUT)]
+    if quick and not only:
+        chosen = chosen[::3]  # a third of the tasks, every variant kind among them
+    left_out = [g for g in games if g.base_task in LEFT_OUT]
+    outcomes: list[GameRun] = []
+    policy = WebGamesPolicy()
+    policy.start()
+    try:
+        with tempfile.TemporaryDirectory(prefix="jawad-webgames-") as tmp, site:
+            profile = Path(tmp) / "profile"
+            write_settings(profile, SETTINGS)
+            for game in chosen:
+                outcome = _one(game, site, policy, profile)
+                outcomes.append(outcome)
+                print(f"  webgames {game.id}: {'ok' if outcome.solved else 'unsolved'} in {outcome.seconds:.1f} s, "
+                      f"{outcome.steps} steps, {outcome.tokens} tokens" + (f" - {outcome.why}" if outcome.why else ""),
+                      file=sys.stderr, flush=True)
+    finally:
+        policy.stop()
+    out = HERE / "results"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "webgames-latest.json").write_text(json.dumps({
+        "time": time.strftime("%Y-%m-%dT%H:%M:%S"), "runs": [asdict(o) for o in outcomes],
+        "left_out": {g.id: LEFT_OUT[g.base_task] for g in left_out}}, indent=2, ensure_ascii=False), encoding="utf-8")
+    print("\n" + table(outcomes), file=sys.stderr)
+    return figures(outcomes, left_out, len(games))
+
+
+def table(outcomes: list[GameRun]) -> str:
+    lines = [f"{'task':<32} {'solved':>6} {'steps':>5} {'tokens':>8} {'tok/step':>8} {'secs':>5}  why not"]
+    for o in outcomes:
+        per = o.tokens / o.steps if o.steps else 0
+        lines.append(f"{o.task:<32} {'yes' if o.solved else 'no':>6} {o.steps:>5} {o.tokens:>8} {per:>8.0f} "
+                     f"{o.seconds:>5.1f}  {o.why[:150]}")
+    return "\n".join(lines)
+
+
+def figures(outcomes: list[GameRun], left_out: list[WebGame], total: int) -> list[Figure]:
+    if not outcomes:
+        return [Figure(name="tasks: webgames (nothing run)", value=float("nan"), unit="", ok=False)]
+    solved = [o for o in outcomes if o.solved]
+    rate = 100.0 * len(solved) / len(outcomes)
+    steps = sum(o.steps for o in outcomes)
+    tokens = sum(o.tokens for o in outcomes)
+    out = [Figure(
+        name=f"tasks: webgames tools sufficient ({len(outcomes)} attempted)", value=rate, unit="%",
+        goal=f">= {GOAL:.0f} %", ok=rate >= GOAL,
+        note=(f"{len(solved)} of {len(outcomes)} attempted tasks had their password reach the model "
+              f"(a check of our tools with a policy written here, not task success); {total} in the suite, "
+              f"{len(left_out)} left out as impossible for a text-and-screenshot agent; "
+              f"mean {statistics.mean(o.steps for o in outcomes):.1f} steps and "
+              f"{statistics.mean(o.tokens for o in outcomes):,.0f} tokens a task, "
+              f"{tokens / steps if steps else 0:,.0f} tokens a step"))]
+    for o in outcomes:
+        out.append(Figure(name=f"tasks: webgames {o.task}", value=100.0 if o.solved else 0.0, unit="%",
+                          note=(f"{o.steps} steps, {o.tokens:,} tokens, "
+                                f"{o.tokens / o.steps if o.steps else 0:,.0f} tokens a step, {o.seconds:.1f} s"
+                                + (f" | {o.why}" if o.why else ""))))
+    return out

@@ -1,0 +1,706 @@
+"""A policy model for WebGames (``benchmarks/webgames.py``): a loopback OpenAI-compatible server that
+plays the suite's challenges from what a real model gets, and nothing else.
+
+What it gets: the prompt (the same for every task: do the challenge on the open page, tell the
+password), the tool results in the conversation (read_page's element list and text, what each action
+reports, ``look``'s text) and the tools the request offers. It knows no task id, no password and no
+selector: it tells the challenge from the page's own heading and instructions, as a person would, and
+acts by the ``[n]`` of the latest listing (the oracle's ``Desk``, ``tests/servers/oracle_model.py``).
+A challenge it has no plan for, or one it cannot finish, ends with an answer saying why.
+
+Its score checks that our tools are sufficient for these pages: a task counts as solved when the
+task's password appears in what the tools returned to the model. It is never a model's task success.
+
+Like the oracle it keeps no state between requests: each reply replays the policy over the calls and
+results the conversation holds. Runs are counted apart by base URL (``run_url(key)``): requests, tool
+calls, tokens (4 characters a token, as the app estimates), the final answer, and every tool result's
+text (``seen``), which the benchmark searches for the password.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import Any
+
+from tests.servers.oracle_model import (
+    BUTTONS,
+    CONTEXT_WINDOW,
+    FIELDS,
+    Call,
+    Desk,
+    Element,
+    GiveUp,
+    Listing,
+    Round,
+    _shown,
+    _tokens,
+    norm,
+    read_conversation,
+)
+from tests.servers.scripted_model import Reply, ScriptedModel
+
+MODEL = "webgames-policy"
+PROMPT = ("The open page is a web challenge. Read its instructions, do what it asks, and tell me the password "
+          "it reveals once the challenge is solved.")
+STEP_CAP = 60  # tool calls before the policy gives up (the agent makes at most 50 requests)
+Policy = Generator[Round, list[str], str]
+
+# "The password is: X", "Password: X": a word of six characters or more with a capital, a digit or an
+# underscore (a login form's "Password:" label followed by a short word is not it).
+_PASSWORD = re.compile(r"(?:password|secret code|secret)\s*(?:is|:)\s*[:\s]*[\"'“]?"
+                       r"((?=[A-Za-z0-9_!@#$%^&*.\-]*[A-Z0-9_])[A-Za-z0-9_!@#$%^&*.\-]{6,})", re.I)
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """What the oracle's ``Desk`` wants of a task: no slots, no data (the page says what to do)."""
+
+    id: str = "webgames"
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+class GameDesk(Desk):
+    """The oracle's desk, with what every tool returned kept (the password is looked for there)."""
+
+    def __init__(self, tools: dict[str, dict[str, Any]]) -> None:
+        super().__init__(_Spec(), {}, tools)  # type: ignore[arg-type]
+        self.seen: list[str] = []
+
+    def run(self, *calls: Call) -> Generator[Round, list[str], list[str]]:
+        """The oracle's ``run`` with this policy's cap (the oracle's is 30)."""
+        for c in calls:
+            self.need(c.name, f"use {c.name}")
+        self.calls += len(calls)
+        if self.calls > STEP_CAP:
+            raise GiveUp("step cap", f"I stopped after {STEP_CAP} tool calls without the password showing.")
+        results = yield list(calls)
+        results = list(results) + [""] * (len(calls) - len(results))
+        for c, result in zip(calls, results, strict=False):
+            if result.startswith("Permission denied"):
+                raise GiveUp("denied", f"I could not {c.name}: {result}")
+        self.seen.extend(results)
+        return results
+
+    def password(self) -> str | None:
+        """The password the page revealed, from the latest tool result that names one."""
+        for text in reversed(self.seen):
+            found = _PASSWORD.findall(text)
+            if found:
+                return str(found[-1])
+        return None
+
+    @property
+    def content(self) -> str:
+        return self.listing.content
+
+
+class Solved(Exception):
+    def __init__(self, password: str) -> None:
+        super().__init__(password)
+        self.password = password
+
+
+def _check(d: GameDesk) -> None:
+    found = d.password()
+    if found:
+        raise Solved(found)
+
+
+# -- the challenges, told by their heading --------------------------------------------------------
+
+GAMES: list[tuple[re.Pattern[str], Callable[[GameDesk], Policy]]] = []
+
+
+def game(pattern: str) -> Callable[[Callable[[GameDesk], Policy]], Callable[[GameDesk], Policy]]:
+    def register(fn: Callable[[GameDesk], Policy]) -> Callable[[GameDesk], Policy]:
+        GAMES.append((re.compile(pattern, re.I), fn))
+        return fn
+    return register
+
+
+def heading(listing: Listing) -> str:
+    """The page's first heading (read_page's Markdown), else its first line of text."""
+    for line in listing.content.splitlines():
+        line = line.strip()
+        if line.startswith("#"):
+            return line.lstrip("#").strip()
+    return next((line.strip() for line in listing.content.splitlines() if line.strip()), "")
+
+
+def play(d: GameDesk) -> Policy:
+    """Read the page, tell the challenge from its heading, play it."""
+    yield from d.read()
+    _check(d)
+    title = heading(d.listing)
+    # The page's heading first; a title the reading put elsewhere ("Also visible on the page") next.
+    for place in (title, d.listing.content):
+        for pattern, fn in GAMES:
+            if pattern.search(place):
+                return (yield from fn(d))
+    return (yield from _explore(d, f"the challenge {title[:60]!r}", most=12))
+
+
+def decide(body: dict[str, Any]) -> tuple[Reply, RunRecord]:
+    conversation = read_conversation(body)
+    record = RunRecord()
+    desk = GameDesk(conversation.tools)
+    generator = play(desk)
+    try:
+        planned = next(generator)
+        for _calls, results in conversation.rounds:
+            planned = generator.send(results)
+    except StopIteration as done:
+        record.seen = desk.seen
+        return Reply(content=str(done.value or "Done.")), record
+    except Solved as solved:
+        record.seen = desk.seen
+        return Reply(content=f"The password is {solved.password}"), record
+    except GiveUp as stop:
+        record.seen, record.gave_up = desk.seen, f"{stop.kind}: {stop.message}"
+        return Reply(content=f"I could not finish the challenge ({stop.kind}): {stop.message}"), record
+    except Exception as exc:  # the policy's own bug: said, so a run never hangs on it
+        record.seen, record.gave_up = desk.seen, f"policy error: {type(exc).__name__}: {exc}"
+        return Reply(content=f"The policy failed: {type(exc).__name__}: {exc}"), record
+    record.seen = desk.seen
+    return Reply(tool_calls=[{"name": c.name, "arguments": c.arguments} for c in planned]), record
+
+
+@dataclass
+class RunRecord:
+    """What one run cost, how it ended, and what the tools showed."""
+
+    requests: int = 0
+    tool_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    final: str = ""
+    gave_up: str = ""
+    calls: list[str] = field(default_factory=list)
+    seen: list[str] = field(default_factory=list)
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+class WebGamesPolicy(ScriptedModel):
+    """The policy's server (see the module docstring)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.runs: dict[str, RunRecord] = {}
+        self._runs_lock = threading.Lock()
+
+    def run_url(self, key: str) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/runs/{key}/v1"
+
+    def models_list(self) -> dict[str, Any]:
+        return {"object": "list", "data": [{"id": MODEL, "object": "model", "created": 0, "owned_by": "jawad-tests",
+                                            "max_model_len": CONTEXT_WINDOW}]}
+
+    def reply_for(self, body: dict[str, Any], path: str) -> Reply | None:
+        import json
+        del self.requests[:-1]
+        m = re.search(r"/runs/([^/]+)/", path)
+        key = m.group(1) if m else ""
+        reply, record = decide(body)
+        prompt = _tokens(json.dumps(body.get("messages"), ensure_ascii=False)) + _tokens(json.dumps(body.get("tools")))
+        completion = _tokens(reply.content) + _tokens(json.dumps(reply.tool_calls, ensure_ascii=False))
+        reply.usage = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+        with self._runs_lock:
+            run = self.runs.setdefault(key, RunRecord())
+            run.requests += 1
+            run.prompt_tokens += prompt
+            run.completion_tokens += completion
+            run.tool_calls += len(reply.tool_calls)
+            run.calls += [f"{c['name']}({_shown(c['arguments'])})" for c in reply.tool_calls]
+            run.seen = record.seen
+            if not reply.tool_calls:
+                run.final, run.gave_up = reply.content, record.gave_up
+        return reply
+
+    def record(self, key: str) -> RunRecord:
+        with self._runs_lock:
+            return self.runs.get(key, RunRecord())
+
+
+# -- small hands ----------------------------------------------------------------------------------
+
+def _buttons(listing: Listing) -> list[Element]:
+    return [e for e in listing.elements if e.role in BUTTONS or e.role.startswith("input[")]
+
+
+def _fields(listing: Listing) -> list[Element]:
+    return [e for e in listing.elements if e.role in FIELDS or any(e.role.startswith(r) for r in FIELDS)]
+
+
+def _click(d: GameDesk, element: Element) -> Policy:
+    result = yield from d.click(element)
+    _check(d)
+    return result
+
+
+def _read(d: GameDesk) -> Generator[Round, list[str], Listing]:
+    listing = yield from d.read()
+    _check(d)
+    return listing
+
+
+def _find(listing: Listing, words: str, roles: tuple[str, ...] = ()) -> Element | None:
+    return listing.find(words, roles=roles)
+
+
+def _need(element: Element | None, what: str) -> Element:
+    if element is None:
+        raise GiveUp("listing gap", f"I could not find {what} among the page's elements.")
+    return element
+
+
+def _wait(d: GameDesk, seconds: float) -> Policy:
+    """Let time pass: wait for words that will not come (the only clock the tools offer)."""
+    left = seconds
+    while left > 0:
+        chunk = min(60.0, max(0.5, left))
+        yield from d.call("wait_for", text="(a moment passes)", timeout_s=chunk)
+        left -= chunk
+    return ""
+
+
+def _instructions(d: GameDesk) -> str:
+    return " ".join(d.listing.text.split())
+
+
+def _date_of(d: GameDesk) -> Generator[Round, list[str], date]:
+    """Today's date, from the get_time tool (the model knows no date by itself)."""
+    d.need("get_time", "know today's date")
+    said = yield from d.call("get_time", timezone="UTC")
+    m = re.search(r"(\d{1,2}) (\w+) (\d{4})", said)
+    if not m:
+        raise GiveUp("action failed", f"get_time said no date I could read: {said[:80]}")
+    from datetime import datetime
+    return datetime.strptime(" ".join(m.groups()), "%d %B %Y").date()
+
+
+@game(r"date task")
+def _date(d: GameDesk) -> Policy:
+    text = _instructions(d)
+    field_ = _need(next(iter(_fields(d.listing)), None), "the date field")
+    day = yield from _date_of(d)
+    if m := re.search(r"(\d+) days? ago", text):
+        day -= timedelta(days=int(m.group(1)))
+    elif "yesterday" in text.lower():
+        day -= timedelta(days=1)
+    yield from d.fill(field_, day.isoformat())
+    yield from _click(d, _need(d.listing.find("Check", roles=BUTTONS), "the Check button"))
+    yield from _read(d)
+    raise GiveUp("page said no", "I entered the date and pressed Check; no password showed.")
+
+
+@game(r"button megastar")
+def _buttons_everywhere(d: GameDesk) -> Policy:
+    """Click everything the list has, one after another, reading what each click changed."""
+    tried: set[tuple[str, str, str]] = set()
+    for _round in range(4):
+        fresh = [e for e in d.listing.elements if e.key() not in tried]
+        if not fresh:
+            yield from d.call("scroll_page", direction="down")
+            yield from _read(d)
+            fresh = [e for e in d.listing.elements if e.key() not in tried]
+            if not fresh:
+                break
+        for element in fresh:
+            tried.add(element.key())
+            if element.role.startswith("input[range]") or element.role in ("select", "textbox", "textarea"):
+                continue
+            result = yield from d.click(element)
+            _check(d)
+            if "did not visibly change" not in result:
+                yield from _read(d)
+                break
+        else:
+            yield from _read(d)
+    raise GiveUp("no password", "I clicked every element the list had; no password showed.")
+
+
+@game(r"click³|click3|click cubed")
+def _click_cubed(d: GameDesk) -> Policy:
+    first = _need(d.listing.find("Click First", roles=BUTTONS), "the first button")
+    yield from _click(d, first)
+    for _ in range(2):
+        yield from _read(d)
+        new = [e for e in d.new() if e.role in BUTTONS]
+        button = _need(new[0] if new else None, "the next button")
+        yield from _click(d, button)
+    yield from _read(d)
+    raise GiveUp("no password", "I clicked the three buttons in turn; no password showed.")
+
+
+@game(r"patience")
+def _patience(d: GameDesk) -> Policy:
+    text = _instructions(d)
+    m = re.search(r"after (\d+) seconds", text) or re.search(r"(\d+) seconds", text)
+    if not m:
+        raise GiveUp("no plan", "The page did not say how long to wait.")
+    yield from _wait(d, int(m.group(1)) + 1.5)
+    if "refresh" in text.lower() or "reload" in text.lower():
+        yield from d.call("reload")
+    yield from _read(d)
+    raise GiveUp("no password", "I waited as the page said; no password showed.")
+
+
+@game(r"human verification|i accept|terms")
+def _accept(d: GameDesk) -> Policy:
+    for _ in range(8):
+        boxes = [e for e in d.listing.elements if e.role in ("checkbox", "switch") and "checked" not in e.states]
+        for box in boxes:
+            yield from d.act("set_checked", box, checked=True)
+            _check(d)
+        yield from _read(d)
+        go = [e for e in d.listing.elements if e.role in BUTTONS and "disabled" not in e.states]
+        if not go:
+            break
+        yield from _click(d, go[-1])
+        yield from _read(d)
+    raise GiveUp("no password", "I ticked every box and pressed the buttons; no password showed.")
+
+
+@game(r"\bwolf\b.*\bgoat\b|river crossing")
+def _river(d: GameDesk) -> Policy:
+    """The classic crossing; the names on the buttons say what to load."""
+    animals = [w for w in ("wolf", "goat", "cabbage", "fox") if d.listing.find(f"Load {w}", roles=BUTTONS)]
+    if "fox" in animals:
+        raise GiveUp("no plan", "A crossing with a fox as well has no solution I know with a boat for one.")
+    if animals == ["wolf", "goat"]:
+        plan = ["Load goat", "Move boat right", "Unload", "Move boat left", "Load wolf", "Move boat right", "Unload"]
+    else:
+        plan = ["Load goat", "Move boat right", "Unload", "Move boat left", "Load wolf", "Move boat right", "Unload",
+                "Load goat", "Move boat left", "Unload", "Load cabbage", "Move boat right", "Unload",
+                "Move boat left", "Load goat", "Move boat right", "Unload"]
+    for step in plan:
+        button = _need(d.listing.find(step, roles=BUTTONS), f"the button {step!r}")
+        yield from _click(d, button)
+        yield from _read(d)
+    raise GiveUp("no password", "I made the crossing; no password showed.")
+
+
+@game(r"towers? of hanoi")
+def _hanoi(d: GameDesk) -> Policy:
+    text = _instructions(d)
+    m = re.search(r"(\d+) disks", text)
+    disks = int(m.group(1)) if m else 3
+    pegs = [e for e in d.listing.elements if e.role in BUTTONS and e.words == "select"]
+    if len(pegs) != 3:
+        raise GiveUp("listing gap", f"I expected three pegs to select; the list has {len(pegs)}.")
+    moves: list[tuple[int, int]] = []
+
+    def solve(n: int, a: int, b: int, c: int) -> None:
+        if n:
+            solve(n - 1, a, c, b)
+            moves.append((a, c))
+            solve(n - 1, b, a, c)
+    solve(disks, 0, 1, 2)
+    if 3 * len(moves) + 1 > STEP_CAP:
+        raise GiveUp("step cap", f"{len(moves)} moves, each two clicks and a look, take more than my {STEP_CAP} "
+                                 "tool calls.")
+    for a, c in moves:
+        results = yield from d.run(Call("click_element", {"index": pegs[a].index}),
+                                   Call("click_element", {"index": pegs[c].index}))
+        _check(d)
+        if any(r.startswith("Error") for r in results):
+            raise GiveUp("action failed", next(r for r in results if r.startswith("Error")))
+        yield from _read(d)  # look at the pegs before the next move
+    raise GiveUp("no password", "I moved every disk to the right peg; no password showed.")
+
+
+@game(r"text mirror")
+def _mirror(d: GameDesk) -> Policy:
+    content = d.listing.content
+    m = re.search(r"Original Text:?\s*\n(.*?)(?:\nAlso visible on the page|\Z)", content, re.S)
+    if not m:
+        raise GiveUp("listing gap", "I could not tell the text to copy from the page's content.")
+    labels = {e.label.strip() for e in d.listing.elements}
+    lines = [line.strip() for line in m.group(1).strip().splitlines() if line.strip()]
+    while lines and lines[-1] in labels:  # the Submit button's word closes the content
+        lines.pop()
+    original = "\n".join(lines)
+    area = _need(next(iter(_fields(d.listing)), None), "the text area")
+    yield from d.fill(area, original)
+    yield from _click(d, _need(d.listing.find("Submit", roles=BUTTONS), "the Submit button"))
+    yield from _read(d)
+    raise GiveUp("no password", "I copied the text and submitted it; no password showed.")
+
+
+_KEY_NAMES = {"control": "Control", "ctrl": "Control", "shift": "Shift", "alt": "Alt", "option": "Alt",
+              "meta": "Meta", "cmd": "Meta", "command": "Meta", "enter": "Enter", "space": "Space"}
+
+
+@game(r"key combo")
+def _key_combo(d: GameDesk) -> Policy:
+    text = d.listing.content
+    m = re.search(r"combination:?\s*\n?\s*([A-Za-z0-9 +]+?)\s*(?:\n|Currently|$)", text)
+    if not m:
+        raise GiveUp("no plan", "I could not read the key combination from the page.")
+    keys = [k.strip() for k in m.group(1).split("+") if k.strip()]
+    combo = "+".join(_KEY_NAMES.get(k.lower(), k.upper() if len(k) == 1 else k) for k in keys)
+    yield from d.call("press_key", key=combo)
+    _check(d)
+    yield from _read(d)
+    raise GiveUp("no password", f"I pressed {combo}; no password showed.")
+
+
+@game(r"scroll|context breaker|keep scrolling")
+def _scroll(d: GameDesk) -> Policy:
+    text = _instructions(d).lower()
+    ways = ["bottom"]
+    if "horizontal" in text or "right" in text:
+        ways = ["rightmost"]
+    if "diagonal" in text or "bottom-right" in text:
+        ways = ["bottom", "rightmost"]
+    for way in ways:
+        result = yield from d.call("scroll_page", direction=way)
+        _check(d)
+        if result.startswith("Error"):
+            raise GiveUp("missing tool", f"I could not scroll {way}: {result}")
+    yield from _read(d)
+    raise GiveUp("no password", "I scrolled to the end; no password showed.")
+
+
+AWAY = re.compile(r"\b(return to safety|go back|cancel|decline|no thanks|reset|start over|home)\b", re.I)
+
+
+def _explore(d: GameDesk, what: str, *, avoid: re.Pattern[str] = AWAY, first: tuple[str, ...] = (),
+             most: int = 40, to_the_end: bool = False) -> Policy:
+    """Click what is new first, then what is left, one at a time, reading after each change, until a
+    password shows: a person trying a page's controls. ``first``: words of controls to try first;
+    ``to_the_end``: a password on the way may be a decoy, go on while there is something to click."""
+    tried: set[tuple[str, str, str]] = set()
+    for _ in range(most):
+        pool = [e for e in d.listing.elements if e.key() not in tried and (e.role in BUTTONS or e.role == "draggable")
+                and "disabled" not in e.states and not avoid.search(e.label)]
+        if not pool:
+            break
+        new = {e.key() for e in d.new()}
+        pool.sort(key=lambda e: (not any(norm(w) in e.words for w in first), e.key() not in new,
+                                 e.role == "draggable"))
+        element = pool[0]
+        tried.add(element.key())
+        result = yield from d.click(element)
+        if not to_the_end:
+            _check(d)
+        if "did not visibly change" not in result:
+            yield from d.read()
+            if not to_the_end:
+                _check(d)
+    _check(d)
+    raise GiveUp("no password", f"I tried the controls of {what} the list gave me; no password showed.")
+
+
+@game(r"menu navigator")
+def _menus(d: GameDesk) -> Policy:
+    return (yield from _explore(d, "the menus", first=("secret",)))
+
+
+@game(r"popup chaos")
+def _popups(d: GameDesk) -> Policy:
+    for _ in range(12):
+        closers = [e for e in d.listing.elements if e.role in BUTTONS and (e.label.strip() in ("✕", "×", "x", "X")
+                                                                          or e.words.startswith("close"))]
+        if not closers:
+            break
+        result = yield from d.click(closers[0])
+        _check(d)
+        yield from _read(d)
+        del result
+    raise GiveUp("no password", "I closed every popup the list showed; no password showed.")
+
+
+@game(r"warning|restricted|illegal")
+def _warnings(d: GameDesk) -> Policy:
+    return (yield from _explore(d, "the warnings", first=("proceed", "continue", "i understand", "accept", "agree"),
+                                to_the_end=True))
+
+
+@game(r"otp")
+def _otp(d: GameDesk) -> Policy:
+    m = re.search(r"code:?\s*(\d{4,8})", d.listing.content)
+    if not m:
+        raise GiveUp("no plan", "The page shows no code I could read to enter.")
+    boxes = _fields(d.listing)
+    first = _need(boxes[0] if boxes else None, "the code's boxes")
+    yield from d.act("type_text", first, text=m.group(1))
+    _check(d)
+    yield from _read(d)
+    go = [e for e in d.listing.elements if e.role in BUTTONS and "disabled" not in e.states]
+    if go:
+        yield from _click(d, go[-1])
+        yield from _read(d)
+    raise GiveUp("no password", f"I typed the code {m.group(1)}; no password showed.")
+
+
+def _credential(text: str, name: str) -> str | None:
+    m = re.search(rf"{name}:?\s*\n?\s*(\S+)", text, re.I)
+    return m.group(1) if m else None
+
+
+@game(r"file credentials")
+def _credentials(d: GameDesk) -> Policy:
+    text = d.listing.content
+    user, secret = _credential(text, "Username"), _credential(text, "Password")
+    if not user or not secret or user.lower() == "password":
+        raise GiveUp("no plan", "The credentials are not on the page (they are in a file to download and open).")
+    fields = _fields(d.listing)
+    if len(fields) < 2:
+        raise GiveUp("listing gap", "I could not find the username and password fields.")
+    yield from d.fill(fields[0], user)
+    yield from d.fill(fields[1], secret)
+    yield from _click(d, _need(d.listing.find("Login", roles=BUTTONS), "the Login button"))
+    yield from _read(d)
+    raise GiveUp("no password", "I logged in with the credentials shown; no password showed.")
+
+
+@game(r"stock market|top tech pick")
+def _stock(d: GameDesk) -> Policy:
+    for _ in range(8):
+        m = re.search(r"ticker is:?\s*\**([A-Z]{1,6})\b", d.listing.text)
+        if m:
+            break
+        result = yield from d.call("scroll_page", direction="down")
+        yield from _read(d)
+        if "nothing more" in result.lower() or "already at the bottom" in result.lower():
+            break
+    else:
+        m = None
+    if not m:
+        raise GiveUp("no plan", "I found no ticker the report recommends.")
+    field_ = _need(next(iter(_fields(d.listing)), None), "the ticker field")
+    yield from d.fill(field_, m.group(1))
+    yield from _click(d, _need(d.listing.find("Submit", roles=BUTTONS), "the Submit button"))
+    yield from _read(d)
+    raise GiveUp("no password", f"I entered {m.group(1)}; no password showed.")
+
+
+@game(r"shop admin")
+def _shop_admin(d: GameDesk) -> Policy:
+    text = d.listing.content
+    m = re.search(r"price of the \**(.+?)\**\s*\(currently \$[\d.]+\)\s*to \**\$([\d.]+)", text)
+    if not m:
+        raise GiveUp("no plan", "The task asks for a price I have to work out; I only follow a stated price.")
+    product, price = m.group(1).strip("* "), m.group(2)
+    edit = _need(d.listing.find("Edit", roles=BUTTONS, context=product), f"the Edit button of {product}")
+    yield from _click(d, edit)
+    yield from _read(d)
+    field_ = _need(next((e for e in d.new() if e.role in FIELDS or e.role.startswith("input[")), None),
+                   "the price field")
+    yield from d.fill(field_, price)
+    yield from _click(d, _need(d.listing.find("Save", roles=BUTTONS), "the Save button"))
+    yield from _read(d)
+    raise GiveUp("no password", f"I set {product} to ${price}; no password showed.")
+
+
+@game(r"nested frames|iframes|find and click the button")
+def _frames(d: GameDesk) -> Policy:
+    return (yield from _explore(d, "the frames", first=("click me", "complete")))
+
+
+@game(r"prompt defender|attention|deception")
+def _defender(d: GameDesk) -> Policy:
+    return (yield from _explore(d, "the screens", first=("continue", "next", "proceed"), to_the_end=True))
+
+
+def _progress(text: str) -> tuple[int, int] | None:
+    m = re.search(r"Progress:\s*(\d+)\s*/\s*(\d+)", text)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+@game(r"emoji remember")
+def _emoji(d: GameDesk) -> Policy:
+    """Learn the sequence by trying: a right emoji moves the progress on, a wrong one starts over;
+    what was learnt is replayed after each start."""
+    known: list[str] = []
+    wrong: dict[int, set[str]] = {}
+    while True:
+        at = _progress(d.listing.content)
+        if at is None:
+            raise GiveUp("no plan", "The page shows no progress to learn the sequence from.")
+        step = at[0] - 1
+        emojis = [e for e in d.listing.elements if e.role in BUTTONS]
+        if step < len(known):
+            pick = next((e for e in emojis if e.label == known[step]), None)
+        else:
+            pick = next((e for e in emojis if e.label not in wrong.get(step, set())), None)
+        if pick is None:
+            raise GiveUp("no plan", "No emoji left to try at this step.")
+        yield from d.click(pick)
+        _check(d)
+        yield from d.read()
+        _check(d)
+        now = _progress(d.listing.content)
+        if now is not None and now[0] > at[0]:
+            if step >= len(known):
+                known.append(pick.label)
+        elif step >= len(known):
+            wrong.setdefault(step, set()).add(pick.label)
+
+
+@game(r"the maze|door")
+def _maze(d: GameDesk) -> Policy:
+    """Depth first: a door, and back (the browser's Back) from a dead end to the next door."""
+    return (yield from _doors(d, 0))
+
+
+def _doors(d: GameDesk, depth: int) -> Policy:
+    doors = [e for e in d.listing.elements if e.role in BUTTONS and "door" in e.words]
+    for door in doors:
+        yield from d.click(door)
+        yield from _read(d)
+        if "dead end" not in d.listing.content.lower() and depth < 8:
+            try:
+                return (yield from _doors(d, depth + 1))
+            except GiveUp as stuck:
+                if stuck.kind != "dead end":
+                    raise
+        yield from d.call("go_back")
+        yield from _read(d)
+    raise GiveUp("dead end", "Every door I tried led to a dead end.")
+
+
+@game(r"webs, assemble|webassembly")
+def _wasm(d: GameDesk) -> Policy:
+    text = d.listing.content.replace("\\_", "_")
+    labels = {e.label for e in d.listing.elements}
+    m = next((c for c in re.finditer(r"\b([A-Z0-9]{2,}_[A-Z0-9]{2,}_[A-Z0-9]{2,})\b", text)
+              if c.group(1) not in labels and not re.fullmatch(r"[X_]+", c.group(1))), None)
+    if not m:
+        raise GiveUp("no plan", "The page shows no code to copy.")
+    field_ = _need(next(iter(_fields(d.listing)), None), "the code field")
+    yield from d.fill(field_, m.group(1))
+    yield from _click(d, _need(next((e for e in d.listing.elements if e.role in BUTTONS), None), "the Submit button"))
+    yield from _read(d)
+    raise GiveUp("no password", f"I entered {m.group(1)}; no password showed.")
+
+
+@game(r"recipe calculator")
+def _recipe(d: GameDesk) -> Policy:
+    text = _instructions(d)
+    serves = re.search(r"serves (\d+) (?:people|servings)[^.]*?calls for (\d+(?:\.\d+)?)\s*g\b", text)
+    wanted = re.search(r"for (\d+) (?:servings|people)", text)
+    if not serves or not wanted:
+        raise GiveUp("no plan", "The amounts are in a recipe on another page; this policy only scales a recipe the "
+                                "task page states.")
+    grams = float(serves.group(2)) * int(wanted.group(1)) / int(serves.group(1))
+    field_ = _need(next(iter(_fields(d.listing)), None), "the amount field")
+    yield from d.fill(field_, f"{grams:g}")
+    yield from _click(d, _need(d.listing.find("Check Answer", roles=BUTTONS), "the Check Answer button"))
+    yield from _read(d)
+    raise GiveUp("no password", f"I entered {grams:g} g; no password showed.")
+
+
+def today() -> date:
+    return date.today()
+
+
+__all__ = ["GAMES", "PROMPT", "WebGamesPolicy", "decide", "timedelta", "today"]
