@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from jawad_desktop.ui.page_driver import QtWebEnginePage
+from jawad_desktop.browser.driver import QtWebEnginePage
 from tests.browser.test_open_menus import Tools
 
 Load = Callable[[str], str]
