@@ -445,13 +445,20 @@ class ConversationStore:
             )
         return str(rows[0]["id"])
 
-    def list_conversations(self, *, limit: int = 500, offset: int = 0) -> list[ConversationSummary]:
-        """Live conversations, most recently active first."""
+    def list_conversations(self, *, limit: int = 500, offset: int = 0,
+                           project_id: str | None = None) -> list[ConversationSummary]:
+        """Live conversations, most recently active first; with ``project_id``, only that
+        project's ("": only those in no project)."""
+        where, args = "", tuple[str, ...]()
+        if project_id == "":
+            where = " AND project_id IS NULL"
+        elif project_id is not None:
+            where, args = " AND project_id = ?", (project_id,)
         with self.db.read() as conn:
             rows = conn.execute(
-                f"SELECT {_SUMMARY_COLUMNS} FROM conversations WHERE deleted_at IS NULL "
+                f"SELECT {_SUMMARY_COLUMNS} FROM conversations WHERE deleted_at IS NULL{where} "
                 "ORDER BY updated_at DESC, rowid DESC LIMIT ? OFFSET ?",
-                (limit, offset),
+                (*args, limit, offset),
             ).fetchall()
         return [_summary(r) for r in rows]
 

@@ -334,6 +334,7 @@ class HistorySidebar(QWidget):
         self._deleted_was_open = False  # the pending deletion took the conversation the chat showed
         self._after_refresh_select: str | None = None
         self._generation = 0  # bumped by every refresh: a search result of an older one is stale
+        self.project_filter: str | None = None  # None: every conversation; "": in no project; else a project
 
         self.new_chat_button = button("New chat", "New chat", self, tooltip="Start a new conversation (Ctrl+N)")
         self.new_chat_button.setIcon(icon("message-square-plus"))
@@ -452,6 +453,17 @@ class HistorySidebar(QWidget):
     def query(self) -> str:
         return self.search_box.text().strip()
 
+    def add_header(self, widget: QWidget) -> None:
+        """Put ``widget`` above the list (the project chooser, ``ui.chat.project_chooser``)."""
+        layout = self.layout()
+        assert isinstance(layout, QVBoxLayout)
+        layout.insertWidget(0, widget)
+
+    def set_project_filter(self, project_id: str | None) -> None:
+        """List only ``project_id``'s conversations ("": those in no project; None: all)."""
+        self.project_filter = project_id
+        self.refresh()
+
     def refresh(self) -> None:
         """Reload the rows: the newest conversations, or the results for the search text."""
         self._refresh_timer.stop()
@@ -468,11 +480,13 @@ class HistorySidebar(QWidget):
             )
             return
         try:
-            rows = [_row_for_summary(s) for s in self.store.list_conversations(limit=LIST_LIMIT)]
+            rows = [_row_for_summary(s) for s in self.store.list_conversations(
+                limit=LIST_LIMIT, project_id=self.project_filter)]
         except JawadError as exc:
             self._show_rows([], exc.message)
             return
-        self._show_rows(rows, "No conversations yet. Start one with New chat.")
+        self._show_rows(rows, "No conversations yet. Start one with New chat." if self.project_filter is None
+                        else "No conversations here yet. New chat starts one in it.")
 
     def rename_current(self) -> None:
         """Start editing the selected row's title in place."""
@@ -582,7 +596,8 @@ class HistorySidebar(QWidget):
     def _on_search_done(self, generation: int, matches: list[ConversationMatch]) -> None:
         if generation != self._generation:
             return  # the user typed on (or the list changed): a newer search is coming
-        rows = [_row_for_match(m) for m in matches]
+        rows = [_row_for_match(m) for m in matches if self.project_filter is None
+                or (m.conversation.project_id or "") == self.project_filter]
         self._show_rows(rows, f"No conversation mentions “{self.query()}”.")
 
     def _on_search_failed(self, generation: int, exc: BaseException) -> None:
@@ -657,6 +672,9 @@ class HistorySidebar(QWidget):
         rename.setShortcut(QKeySequence(Qt.Key.Key_F2))
         menu.addAction(icon("download"), "Export as Markdown…", lambda: self.choose_export_file(cid, "md"))
         menu.addAction("Export as JSON…", lambda: self.choose_export_file(cid, "json"))
+        from jawad_desktop.ui.chat.project_chooser import add_move_menu
+
+        add_move_menu(menu, self.store, cid)
         menu.addSeparator()
         delete = menu.addAction(icon("trash-2"), "Delete", lambda: self.delete_conversation(cid))
         delete.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))

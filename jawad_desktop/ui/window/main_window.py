@@ -47,10 +47,13 @@ if TYPE_CHECKING:
 
     from jawad_desktop.browser.driver import QtWebEnginePage
     from jawad_desktop.core.context import AppContext
+    from jawad_desktop.core.store.conversations import ConversationStore
     from jawad_desktop.ui.app.bridge import EventBridge
     from jawad_desktop.ui.chat.chat_view import ChatPanel
+    from jawad_desktop.ui.chat.history_sidebar import HistorySidebar
     from jawad_desktop.ui.chat.model_picker import ModelPicker
     from jawad_desktop.ui.chat.presenter import ChatPresenter
+    from jawad_desktop.ui.chat.project_chooser import ProjectChooser
     from jawad_desktop.ui.chat.research_panel import ResearchController
     from jawad_desktop.ui.chat.side_by_side import SideBySideController
     from jawad_desktop.ui.desktop.shell import DesktopShell
@@ -244,6 +247,7 @@ class MainWindow(QMainWindow):
         self.conversation_button: Any = None  # ui.chat.conversation_button.ConversationButton, once voice is ready
         self.offers_panel: QWidget | None = None
         self.sidebar: QWidget | None = None
+        self.projects: ProjectChooser | None = None  # the project chooser above the history
         self.research: ResearchController | None = None
         self.side_by_side: SideBySideController | None = None
         self.driver: QtWebEnginePage | None = None
@@ -430,6 +434,19 @@ class MainWindow(QMainWindow):
             self.show_notice("warning", f"Voice input is unavailable: {exc}")
         self.order_focus_chain()
 
+    def _add_projects(self, sidebar: HistorySidebar, store: ConversationStore) -> None:
+        """The project chooser above the history (``ui.chat.project_chooser``)."""
+        assistant = self.presenter.assistant
+        if assistant is None:
+            return
+        from jawad_desktop.core.store.projects import ProjectStore
+        from jawad_desktop.ui.chat.project_chooser import ProjectChooser
+
+        self.projects = ProjectChooser(ProjectStore(store.db, bus=self.ctx.bus), assistant, self.bridge.other,
+                                       self.bridge.conversation_changed, sidebar)
+        self.projects.filter_changed.connect(sidebar.set_project_filter)
+        sidebar.add_header(self.projects)
+
     def _add_sidebar(self) -> None:
         store = self.presenter.store
         if store is None or self.sidebar is not None:
@@ -445,6 +462,7 @@ class MainWindow(QMainWindow):
         sidebar.new_chat_requested.connect(self.presenter.new_chat)
         sidebar.conversation_deleted.connect(self._conversation_deleted)
         self.bridge.conversation_changed.connect(lambda cid: sidebar.set_current(cid or None))
+        self._add_projects(sidebar, store)
         self._restore_splitter(self.main_split)
         last = self.ctx.settings.ui.last_conversation_id
         if last:

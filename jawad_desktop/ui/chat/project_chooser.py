@@ -1,0 +1,198 @@
+"""Projects in the history sidebar (issue 34): the chooser at the top of the list and a
+conversation's "Move to project" menu.
+
+The chooser lists "All conversations", "No project", each project (``core.store.projects``)
+and "New project…". Choosing one tells the sidebar what to list (``filter_changed``: None for
+all, "" for those in no project, else the project's id); choosing a project (or "No project")
+also puts the assistant in it (``Assistant.set_project``), so new chats start in it, and starts
+a new chat when the open one is elsewhere. A line under it says where new chats go,
+and follows the assistant when a conversation opened from "All conversations" continues in its
+own project. It follows every change to the projects (``ProjectsChanged``, made here, in
+Settings → Projects or by ``jawad projects``): a project renamed keeps its place, one removed
+falls back to "All conversations", and the assistant is given the project again so its edited
+instructions and model take effect. The core does the work; this only calls it.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, Signal, SignalInstance
+from PySide6.QtWidgets import QComboBox, QInputDialog, QLabel, QMenu, QVBoxLayout, QWidget
+
+from jawad_desktop.core import events as ev
+from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.store.conversations import ConversationStore
+from jawad_desktop.core.store.projects import ProjectStore
+from jawad_desktop.ui.app.remedies import error_text
+
+if TYPE_CHECKING:
+    from jawad_desktop.core.assistant import Assistant
+
+log = logging.getLogger("jawad.ui.history")
+
+ALL, NO_PROJECT, NEW = "All conversations", "No project", "New project…"
+_NEW_KEY = "\x00new"  # the "New project…" entry's data (never a project id)
+
+
+class ProjectChooser(QWidget):
+    """The project chooser and the line saying where new chats start."""
+
+    filter_changed = Signal(object)  # None: all; "": in no project; else a project id
+
+    def __init__(self, projects: ProjectStore, assistant: Assistant, events: SignalInstance,
+                 conversation_changed: SignalInstance, parent: QWidget | None = None) -> None:
+        """``events``: the bridge's ``other`` signal (``ProjectsChanged`` comes through it);
+        ``conversation_changed``: the bridge's signal of that name."""
+        super().__init__(parent)
+        self.projects = projects
+        self.assistant = assistant
+        self.combo = QComboBox(self)
+        self.combo.setAccessibleName("Project")
+        self.combo.setToolTip("Show one project's conversations; new chats start in the project chosen")
+        self.current = QLabel(self)
+        self.current.setAccessibleName("Current project")
+        self.current.setWordWrap(True)
+        self.current.setTextFormat(Qt.TextFormat.PlainText)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self.combo)
+        layout.addWidget(self.current)
+        self._filling = False
+        self.fill()
+        self.combo.activated.connect(self._chosen)
+        events.connect(self._event)
+        conversation_changed.connect(lambda _cid: self.show_current())
+        self.show_current()
+
+    def fill(self) -> None:
+        """The entries, from the store, keeping the one chosen (or "All conversations" when it went)."""
+        chosen = self.chosen()
+        self._filling = True
+        try:
+            self.combo.clear()
+            self.combo.addItem(ALL, None)
+            self.combo.addItem(NO_PROJECT, "")
+            try:
+                projects = self.projects.projects()
+            except JawadError as exc:
+                self.current.setText(error_text(exc))
+                projects = []
+            for project in projects:
+                self.combo.addItem(project.name, project.id)
+            self.combo.addItem(NEW, _NEW_KEY)
+            index = self.combo.findData(chosen) if chosen is not None else 0
+            self.combo.setCurrentIndex(max(index, 0))
+        finally:
+            self._filling = False
+        if chosen is not None and self.combo.currentData() != chosen:
+            self.filter_changed.emit(None)  # the project shown was removed
+
+    def chosen(self) -> str | None:
+        """What the list shows: None (all), "" (no project) or a project's id."""
+        data = self.combo.currentData()
+        return None if data is None or data == _NEW_KEY else str(data)
+
+    def choose(self, project_id: str | None) -> None:
+        """Show ``project_id``'s conversations (None: all, "": in no project) and work in it."""
+        index = self.combo.findData(project_id)
+        if index < 0:
+            return
+        self.combo.setCurrentIndex(index)
+        self._chosen(index)
+
+    def show_current(self) -> None:
+        """Say which project new chats start in (the assistant's)."""
+        project = self.assistant.project
+        self.current.setText(f"New chats start in the project {project.name}." if project is not None
+                             else "New chats start in no project.")
+
+    def _chosen(self, index: int) -> None:
+        if self._filling:
+            return
+        data = self.combo.itemData(index)
+        if data == _NEW_KEY:
+            self._ask_name()
+            return
+        if data is not None:  # a project, or none: work in it, in a new chat unless the open one is in it
+            try:
+                self.assistant.set_project(str(data) or None)
+            except JawadError as exc:
+                self.current.setText(error_text(exc))
+                return
+            opened = self.assistant.conversation_id
+            store = self.assistant.store
+            if opened is not None and store is not None and (store.get(opened, include_deleted=True).project_id
+                                                             or "") != data:
+                self.assistant.new_chat()
+        self.filter_changed.emit(data)
+        self.show_current()
+
+    def _ask_name(self) -> QInputDialog:
+        """Ask the new project's name (non-modal: qasync breaks under exec()); the chooser
+        goes back to what it showed until the project is made."""
+        self._back_to_chosen()
+        dialog = QInputDialog(self)
+        dialog.setWindowTitle("New project")
+        dialog.setLabelText("Name of the new project:")
+        dialog.setAccessibleName("New project")
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.textValueSelected.connect(self.add_project)
+        dialog.open()
+        self.name_dialog = dialog
+        return dialog
+
+    def _back_to_chosen(self) -> None:
+        project = self.assistant.project
+        shown = self.combo.findData(project.id if project is not None else None)
+        self._filling = True
+        self.combo.setCurrentIndex(max(shown, 0))
+        self._filling = False
+
+    def add_project(self, name: str) -> bool:
+        """Make a project called ``name`` and work in it; False (said under the chooser) when
+        the name is taken or empty."""
+        try:
+            project = self.projects.add(name)
+        except JawadError as exc:
+            self.current.setText(error_text(exc))
+            return False
+        self.fill()  # ProjectsChanged refills too, later; the new entry is needed now
+        self.choose(project.id)
+        return True
+
+    def _event(self, event: object) -> None:
+        if not isinstance(event, ev.ProjectsChanged):
+            return
+        self.fill()
+        project = self.assistant.project
+        if project is not None:  # edited (its instructions, its model) or removed
+            try:
+                self.assistant.set_project(project.id)
+            except JawadError:
+                self.assistant.set_project(None)
+        self.show_current()
+
+
+def add_move_menu(menu: QMenu, store: ConversationStore, conversation_id: str) -> QMenu:
+    """Add "Move to project ▸" to a conversation's context menu: each project and "No project",
+    the one it is in checked."""
+    moves = menu.addMenu("Move to project")
+    moves.setAccessibleName("Move to project")
+    try:
+        current = store.get(conversation_id).project_id or ""
+        projects = [(p.id, p.name) for p in ProjectStore(store.db).projects()]
+    except JawadError as exc:
+        log.info("projects not listed: %s", exc.message)
+        moves.setEnabled(False)
+        return moves
+    for project_id, name in [("", NO_PROJECT), *projects]:
+        action = moves.addAction(name, functools.partial(store.move_to_project, conversation_id, project_id or None))
+        action.setCheckable(True)
+        action.setChecked(project_id == current)
+    if not projects:
+        moves.addAction("(make one in the chooser above or in Settings → Projects)").setEnabled(False)
+    return moves
