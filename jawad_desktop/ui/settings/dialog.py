@@ -1,6 +1,6 @@
 """The Settings dialog: every page of Settings, made here. Providers (with keys in the
 keyring), Appearance, Network, Agent and Models; and, for the window, the pages of what it runs
-(``add_window_pages``): site permissions, documents and memory (its assistant's), MCP servers,
+(``add_window_pages``): site permissions, documents, memory and projects (its assistant's), MCP servers,
 voice, and the tray and hotkeys (its desktop shell).
 
 It is opened with ``open()`` and reports through signals; it never runs a nested event loop
@@ -99,7 +99,7 @@ class SettingsDialog(QDialog):
 
     def add_window_pages(self, assistant: Assistant | None, bridge: EventBridge,
                          desktop: DesktopShell | None) -> None:
-        """The pages of what the window runs: site permissions, documents and memory (of its
+        """The pages of what the window runs: site permissions, documents, memory and projects (of its
         ``assistant``, when it has one), MCP servers (``mcp_changed`` after a change), voice, and
         the tray and hotkeys and the scheduled tasks (of its ``desktop`` shell, once it is made)."""
         if assistant is not None:
@@ -113,6 +113,12 @@ class SettingsDialog(QDialog):
                 from jawad_desktop.ui.settings.memory_page import MemoryPage
 
                 self.add_page("Memory", MemoryPage(self.ctx, assistant.memory, bridge.other, self))
+            if assistant.store is not None:
+                from jawad_desktop.core.store.projects import ProjectStore
+                from jawad_desktop.ui.settings.projects_page import ProjectsPage
+
+                self.add_page("Projects", ProjectsPage(self.ctx, ProjectStore(assistant.store.db, bus=self.ctx.bus),
+                                                       bridge.other, bridge.conversations_changed, self))
         try:
             from jawad_desktop.ui.settings.mcp_page import McpPage
 
