@@ -71,7 +71,7 @@ class ProjectsPage(QWidget):
         self.list = QListWidget(self)
         self.list.setAccessibleName("Projects")
         self.list.setWordWrap(True)
-        self.new_button = button("&New project", "New project", self, tooltip="Clear the form to make a new project")
+        self.new_button = button("Ne&w project", "New project", self, tooltip="Clear the form to make a new project")
         self.export_button = button("&Export…", "Export the selected project", self,
                                     tooltip="Write the project, its facts and its conversations to a JSON file")
         self.remove_button = button("Re&move…", "Remove the selected project", self)
