@@ -339,7 +339,7 @@ def test_context_menu_offers_rename_and_delete(qtbot: Any, sidebar: HistorySideb
     sidebar.list_view.setCurrentIndex(index)
     menu = sidebar._context_menu(index)
     actions = {a.text(): a for a in menu.actions() if not a.isSeparator()}
-    assert list(actions) == ["Open", "Rename", "Export as Markdown…", "Export as JSON…", "Delete"]
+    assert list(actions) == ["Open", "Rename", "Export as Markdown…", "Export as JSON…", "Move to project", "Delete"]
     assert menu.accessibleName()
     with qtbot.waitSignal(sidebar.conversation_deleted, timeout=2000) as blocker:
         actions["Delete"].trigger()

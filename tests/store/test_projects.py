@@ -135,3 +135,18 @@ def test_removing_a_project_keeps_or_deletes_its_chats_and_the_export_holds_it_a
         assert assistant.store.get(garden_chat, include_deleted=True).deleted_at is not None
     finally:
         arun(assistant.aclose())
+
+
+def test_the_history_lists_one_projects_conversations(profile_dir: Path) -> None:
+    store = ConversationStore.open(AppContext.open(str(profile_dir), secrets=SecretStore()).paths.data)
+    try:
+        kitchen = ProjectStore(store.db).add("Kitchen")
+        loose = store.create("Loose")
+        worktop = store.create("Worktop", project_id=kitchen.id)
+        assert [c.id for c in store.list_conversations(project_id=kitchen.id)] == [worktop.id]
+        assert [c.id for c in store.list_conversations(project_id="")] == [loose.id]
+        assert {c.id for c in store.list_conversations()} == {loose.id, worktop.id}
+        store.move_to_project(loose.id, kitchen.id)
+        assert store.list_conversations(project_id="") == []
+    finally:
+        store.close()
