@@ -84,6 +84,13 @@ def test_the_sidebar_groups_by_project_and_new_chats_start_in_the_chosen_one(
     sidebar.conversation_selected.emit(kitchen_chat)
     qtbot.waitUntil(lambda: chooser.current.text() == "New chats start in the project Kitchen.", timeout=5000)
 
+    # The open conversation moved to no project continues there, and the window says so.
+    assistant.store.move_to_project(kitchen_chat, None)
+    qtbot.waitUntil(lambda: chooser.current.text() == "New chats start in no project.", timeout=5000)
+    assert assistant.project is None
+    assistant.store.move_to_project(kitchen_chat, ProjectStore(assistant.store.db).find("Kitchen").id)
+    qtbot.waitUntil(lambda: chooser.current.text() == "New chats start in the project Kitchen.", timeout=5000)
+
     # A row's context menu moves the conversation to another project.
     row = _titles(sidebar).index("A chat in no project")
     index = sidebar.model.index(row)

@@ -5,12 +5,12 @@ The chooser lists "All conversations", "No project", each project (``core.store.
 and "New project…". Choosing one tells the sidebar what to list (``filter_changed``: None for
 all, "" for those in no project, else the project's id); choosing a project (or "No project")
 also puts the assistant in it (``Assistant.set_project``), so new chats start in it, and starts
-a new chat when the open one is elsewhere. A line under it says where new chats go,
-and follows the assistant when a conversation opened from "All conversations" continues in its
-own project. It follows every change to the projects (``ProjectsChanged``, made here, in
-Settings → Projects or by ``jawad projects``): a project renamed keeps its place, one removed
-falls back to "All conversations", and the assistant is given the project again so its edited
-instructions and model take effect. The core does the work; this only calls it.
+a new chat when the open one is elsewhere. A line under it says where new chats go, and
+follows the assistant when a conversation opened from "All conversations" continues in its own
+project, or the open conversation is moved to another. It follows every change to the projects
+(``ProjectsChanged``, made here, in Settings → Projects or by ``jawad projects``): a project
+renamed keeps its place, one removed falls back to "All conversations", and the assistant is
+given the project again so its edited instructions and model take effect. The core does the work; this only calls it.
 """
 
 from __future__ import annotations
@@ -43,9 +43,10 @@ class ProjectChooser(QWidget):
     filter_changed = Signal(object)  # None: all; "": in no project; else a project id
 
     def __init__(self, projects: ProjectStore, assistant: Assistant, events: SignalInstance,
-                 conversation_changed: SignalInstance, parent: QWidget | None = None) -> None:
+                 conversation_changed: SignalInstance, conversations_changed: SignalInstance,
+                 parent: QWidget | None = None) -> None:
         """``events``: the bridge's ``other`` signal (``ProjectsChanged`` comes through it);
-        ``conversation_changed``: the bridge's signal of that name."""
+        ``conversation_changed`` and ``conversations_changed``: the bridge's signals of those names."""
         super().__init__(parent)
         self.projects = projects
         self.assistant = assistant
@@ -66,6 +67,7 @@ class ProjectChooser(QWidget):
         self.combo.activated.connect(self._chosen)
         events.connect(self._event)
         conversation_changed.connect(lambda _cid: self.show_current())
+        conversations_changed.connect(self._conversation_updated)
         self.show_current()
 
     def fill(self) -> None:
@@ -163,6 +165,19 @@ class ProjectChooser(QWidget):
         self.fill()  # ProjectsChanged refills too, later; the new entry is needed now
         self.choose(project.id)
         return True
+
+    def _conversation_updated(self, _kind: str, conversation_id: str) -> None:
+        """The open conversation moved to another project: it continues there."""
+        store = self.assistant.store
+        if store is None or not conversation_id or conversation_id != self.assistant.conversation_id:
+            return
+        try:
+            moved_to = store.get(conversation_id, include_deleted=True).project_id
+            if moved_to != (self.assistant.project.id if self.assistant.project else None):
+                self.assistant.set_project(moved_to)
+        except JawadError as exc:
+            log.info("the open conversation's project not followed: %s", exc.message)
+        self.show_current()
 
     def _event(self, event: object) -> None:
         if not isinstance(event, ev.ProjectsChanged):

@@ -443,7 +443,7 @@ class MainWindow(QMainWindow):
         from jawad_desktop.ui.chat.project_chooser import ProjectChooser
 
         self.projects = ProjectChooser(ProjectStore(store.db, bus=self.ctx.bus), assistant, self.bridge.other,
-                                       self.bridge.conversation_changed, sidebar)
+                                       self.bridge.conversation_changed, self.bridge.conversations_changed, sidebar)
         self.projects.filter_changed.connect(sidebar.set_project_filter)
         sidebar.add_header(self.projects)
 
