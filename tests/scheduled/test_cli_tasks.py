@@ -27,6 +27,7 @@ def test_a_task_runs_when_due_on_an_injected_clock_and_only_then(profile_dir: Pa
     added = _jawad(profile_dir, "add", "Tell me a short joke", "--when", "every weekday at 8", "--name", "Joke")
     assert added.returncode == 0, added.stderr
     assert "Scheduled task 1: Joke" in added.stderr and "Weekdays (Monday to Friday) at 08:00" in added.stderr
+    assert "may only read" in added.stderr
     (listed,) = json.loads(_jawad(profile_dir, "list", "--json").stdout)
     due = listed["next_at"] / 1000
     before = _jawad(profile_dir, "run-due", "--at", _iso(due - 60), *_model(scripted_model))

@@ -77,9 +77,11 @@ class Task:
         return scope_of(list(self.sites), list(self.kinds))
 
     def scope_text(self) -> str:
-        kinds = ", ".join(k for k in self.kinds if k != "read") or "nothing beyond reading"
-        where = ", ".join(self.sites) or "no site"
-        return f"may read; may {kinds} on {where}" if self.kinds else f"may only read (sites: {where})"
+        """What the task may do, in words ("may read; may navigate, interact on shop.example")."""
+        acts = [k for k in self.kinds if k != "read"]
+        if not acts:
+            return "may only read"
+        return f"may read; may {', '.join(acts)} on {', '.join(self.sites)}"
 
 
 @dataclass(frozen=True, slots=True)
