@@ -149,7 +149,7 @@ def _gui_probe() -> None:
     from PySide6.QtCore import QElapsedTimer, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from jawad_desktop.ui.app.bridge import EventBridge
+    from jawad_desktop.ui.base.bridge import EventBridge
     from jawad_desktop.ui.chat.voice_button import VoiceButton
 
     speaker = _Speaker(dict(os.environ))

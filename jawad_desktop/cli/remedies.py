@@ -2,7 +2,7 @@
 
 Core errors carry neutral suggestions and a ``Remedy`` (``core.errors``); this module says,
 for each place, which command and flags get the user there. The window has its own words
-(``ui.app.remedies``). Every place the CLI prints a ``JawadError``, an error ``ChatResponse`` or a
+(``ui.base.remedies``). Every place the CLI prints a ``JawadError``, an error ``ChatResponse`` or a
 voice error goes through ``error_text`` or ``with_remedy``.
 
 The settings that have no command (the network, the agent) are named as the window's, since

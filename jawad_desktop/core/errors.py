@@ -4,7 +4,7 @@ Every error that reaches a person carries what happened (``message``) and what t
 (``suggestions``). Suggestions are neutral: they name what to change, never a window's menu
 or a command's flag. Where the fix is a setting, ``remedy`` names it (``Remedy``), and each face
 words it its own way: the window says "Settings → Providers", the terminal names the
-``jawad`` command (``cli.remedies`` and ``ui.app.remedies``). The CLI prints errors to stderr; the
+``jawad`` command (``cli.remedies`` and ``ui.base.remedies``). The CLI prints errors to stderr; the
 window shows them inline.
 """
 

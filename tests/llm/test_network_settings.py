@@ -27,7 +27,7 @@ from jawad_desktop.core.llm.connection import test_connection
 from jawad_desktop.core.llm.errors import LLMError, NetworkError
 from jawad_desktop.core.llm.local_server import free_port
 from jawad_desktop.core.messages import Message
-from jawad_desktop.ui.app.remedies import error_text
+from jawad_desktop.ui.base.remedies import error_text
 from tests.fixtures.certificates import TestCA
 from tests.fixtures.network import PROVIDER_HOST
 from tests.servers.fault_server import ANSWER, FaultServer

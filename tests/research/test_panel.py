@@ -21,7 +21,7 @@ from jawad_desktop.core.llm.client import LLMClient
 from jawad_desktop.core.research import PlanStatus, ResearchPlan, ResearchStore, StepStatus, parse_plan
 from jawad_desktop.core.store.conversations import ConversationStore
 from jawad_desktop.core.store.secrets import SecretStore
-from jawad_desktop.ui.app.bridge import EventBridge
+from jawad_desktop.ui.base.bridge import EventBridge
 from jawad_desktop.ui.chat.research_panel import ResearchController, ResearchPanel
 from tests.servers.scripted_model import ScriptedModel, call, text
 

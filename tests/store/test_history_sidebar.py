@@ -21,7 +21,7 @@ from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.events import ConversationsChanged, EventBus
 from jawad_desktop.core.messages import Message
 from jawad_desktop.core.store.conversations import ConversationMatch, ConversationStore
-from jawad_desktop.ui.app.bridge import EventBridge
+from jawad_desktop.ui.base.bridge import EventBridge
 from jawad_desktop.ui.chat.history_sidebar import (
     DetailHtmlRole,
     HistorySidebar,

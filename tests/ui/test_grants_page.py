@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 
 from jawad_desktop.core.events import EventBus
 from jawad_desktop.core.harbor import Harbor
-from jawad_desktop.ui.app.bridge import EventBridge
+from jawad_desktop.ui.base.bridge import EventBridge
 from jawad_desktop.ui.settings.grants_page import GrantsPage
 
 

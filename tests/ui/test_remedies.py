@@ -16,7 +16,7 @@ from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import Remedy, RemedyPlace
 from jawad_desktop.core.events import VoiceState
 from jawad_desktop.core.store.secrets import SecretStore, provider_key_name
-from jawad_desktop.ui.app.remedies import remedy_text, with_remedy
+from jawad_desktop.ui.base.remedies import remedy_text, with_remedy
 from jawad_desktop.ui.chat.voice_button import VoiceButton
 from jawad_desktop.ui.settings.providers_page import connection_hooks
 from jawad_desktop.ui.window.main_window import MainWindow

@@ -19,10 +19,10 @@ import jawad_desktop
 from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.events import ActionLogEntry
 from jawad_desktop.core.store.settings_file import SettingsStore
+from jawad_desktop.ui.chat.action_log import COLUMNS, ActionLogModel
 from jawad_desktop.ui.chat.chat_view import ChatItem, ChatPanel
 from jawad_desktop.ui.look import icons, theme
 from jawad_desktop.ui.look.icons import ICON_NAMES, TOOL_STATES, icon
-from jawad_desktop.ui.window.action_log import COLUMNS, ActionLogModel
 
 Window = QPalette.ColorRole.Window
 

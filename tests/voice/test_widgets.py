@@ -18,7 +18,7 @@ from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.events import Event, VoiceState
 from jawad_desktop.core.voice import Recorder, VoicePack, VoiceSession
 from jawad_desktop.core.voice.audio import Samples, rms
-from jawad_desktop.ui.app.bridge import EventBridge
+from jawad_desktop.ui.base.bridge import EventBridge
 from jawad_desktop.ui.chat.reply_speaker import ReplySpeaker
 from jawad_desktop.ui.chat.voice_button import VoiceButton
 from jawad_desktop.ui.settings.voice_page import VoiceSettingsPage

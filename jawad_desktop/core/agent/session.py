@@ -192,6 +192,26 @@ class _Turn:
         return "\n\n".join(part for part in self.shown if part.strip())
 
 
+@dataclass(frozen=True)
+class _Tools:
+    """The tools offered in this turn: their names, the registry, and their schemas as sent."""
+
+    names: frozenset[str]
+    offered: ToolRegistry
+    spec: list[dict[str, Any]]
+
+
+@dataclass
+class _Step:
+    """One step's request and what was read of its answer."""
+
+    page: PageContext | None
+    response: ChatResponse
+    hold: bool  # the answer waits for the page's check before it is shown
+    clean: str = ""  # the answer's text without the calls written in it
+    text_format: bool = False  # the calls came written in text, not as native tool calls
+
+
 class AgentSession:
     """The agent for one conversation, assembled by ``core.assistant.Assistant``.
 
@@ -502,9 +522,38 @@ class AgentSession:
             self._names_cache = (size, frozenset(self.registry.all_names()))
         return self._names_cache[1]
 
+    # -- the loop, in named phases: prepare, then per step ask the model, repair its calls, check
+    # them (budget, validity), run them, record the round ---------------------------------------
+
     async def _loop(self, turn: _Turn) -> events.ChatResponse:
         agent = self.settings.agent
         client = self._client()
+        tools = await self._prepare(turn, client)
+        if isinstance(tools, events.ChatResponse):  # plan-first mode: the plan was not approved
+            return tools
+        while turn.iterations < agent.max_iterations:
+            turn.iterations += 1
+            self.bus.emit(AgentStep(turn.run_id, "thinking", turn.iterations, agent.max_iterations))
+            step = await self._ask_model(turn, client, tools)
+            calls = self._repair_calls(turn, step, tools)
+            if not calls and step.hold and await self._confirm_page(turn, step.response.content, step.page):
+                continue  # the held-back answer is not shown: the model answers again, having seen the page
+            self._show_rest(turn, step.clean)
+            if not calls:
+                return self._answer(turn, step.response)
+            checked = self._check(turn, calls)
+            if isinstance(checked, events.ChatResponse):
+                return checked
+            results = [await self._execute(turn, item, step.page) for item in checked]
+            ended = self._record_round(turn, step, checked, results)
+            if ended is not None:
+                return ended
+        return self._out_of_steps(turn)
+
+    async def _prepare(self, turn: _Turn, client: ChatClient) -> _Tools | events.ChatResponse:
+        """Before the first step: the tool format and the context's size for the model, the tools
+        offered (none a text-only model or an empty library cannot use), the user's message (with
+        its files) in the turn, and in plan-first mode the plan agreed (or the turn's end)."""
         self._choose_mode(client)
         await self._size_for(client)
         names = self._names()
@@ -517,7 +566,7 @@ class AgentSession:
             offered = ToolRegistry().merged(self.registry)
             for name in hidden & set(offered.names()):
                 offered.remove(name)
-        tools_spec = offered.openai_tools()
+        tools = _Tools(names, offered, offered.openai_tools())
         if turn.files:
             message = user_message(turn.user_text, turn.files,
                                    budget_chars=self._attachment_chars(turn.user_text, turn.files))
@@ -531,88 +580,104 @@ class AgentSession:
             refused = await self._agree_on_plan(turn, client, names, offered)
             if refused is not None:
                 return refused
-        while turn.iterations < agent.max_iterations:
-            turn.iterations += 1
-            self.bus.emit(AgentStep(turn.run_id, "thinking", turn.iterations, agent.max_iterations))
-            page, last_product = await _page_state(self.browser)
+        return tools
+
+    async def _ask_model(self, turn: _Turn, client: ChatClient, tools: _Tools) -> _Step:
+        """One request: the page read into the system prompt, the history that fits, the tools in
+        the format of the mode; a provider that rejects tools is asked again at once in text."""
+        agent = self.settings.agent
+        names, offered = tools.names, tools.offered
+        page, last_product = await _page_state(self.browser)
+        system = self._system_message(page, last_product, names, offered)
+        reserve = self.history.tokens([system]) + self.history.counter.count(str(tools.spec))
+        messages = [system, *self.history.for_request(turn.pending, reserve_tokens=reserve)]
+        native = self.mode == "native" and bool(tools.spec)
+        tool_choice: dict[str, Any] | None = None
+        forced = self.registry.get(turn.force_tool) if turn.force_tool and turn.iterations == 1 else None
+        if native and forced is not None:
+            tool_choice = {"type": "function", "function": {"name": forced.name}}
+        # After an action the model has not looked at, its answer waits for the page's check.
+        hold = turn.confirmation.due and turn.iterations < agent.max_iterations and CONFIRM_TOOL in self.registry
+        try:
+            response = await self._request(
+                turn, client, messages, tools.spec if native else None, names, tool_choice=tool_choice, hold=hold,
+            )
+        except ToolsRejectedError:
+            if not self._switch_mode("xml", "the provider does not accept native tool calls"):
+                raise
+            # Asked again at once in the text format, with its instructions and the tools'
+            # schemas in the system prompt: a bare retry without tools could call none.
             system = self._system_message(page, last_product, names, offered)
-            reserve = self.history.tokens([system]) + self.history.counter.count(str(tools_spec))
-            messages = [system, *self.history.for_request(turn.pending, reserve_tokens=reserve)]
-            native = self.mode == "native" and bool(tools_spec)
-            tool_choice: dict[str, Any] | None = None
-            forced = self.registry.get(turn.force_tool) if turn.force_tool and turn.iterations == 1 else None
-            if native and forced is not None:
-                tool_choice = {"type": "function", "function": {"name": forced.name}}
-            # After an action the model has not looked at, its answer waits for the page's check.
-            hold = turn.confirmation.due and turn.iterations < agent.max_iterations and CONFIRM_TOOL in self.registry
-            try:
-                response = await self._request(
-                    turn, client, messages, tools_spec if native else None, names, tool_choice=tool_choice,
-                    hold=hold,
-                )
-            except ToolsRejectedError:
-                if not self._switch_mode("xml", "the provider does not accept native tool calls"):
-                    raise
-                # Asked again at once in the text format, with its instructions and the tools'
-                # schemas in the system prompt: a bare retry without tools could call none.
-                system = self._system_message(page, last_product, names, offered)
-                messages = [system, *self.history.for_request(turn.pending,
-                                                              reserve_tokens=self.history.tokens([system]))]
-                response = await self._request(turn, client, messages, None, names, hold=hold)
-            if response.tool_calls and self.mode == "native":
-                self._learn_format("native", "Native tool calls work (seen in a conversation).")
-            if response.interrupted:
-                raise asyncio.CancelledError
-            calls: list[Any] = list(response.tool_calls)
-            reply = parse_text_reply(response.content, names) if not calls else None
-            if reply is not None and reply.calls:
-                calls = list(reply.calls)
-                if self.mode == "native":
-                    self._switch_mode("xml", "the model writes its tool calls as text")
-            clean = clean_response(response.content, names, reply)
-            if not calls and hold and await self._confirm_page(turn, response.content, page):
-                continue  # the held-back answer is not shown: the model answers again, having seen the page
-            self._show_rest(turn, clean)
-            if not calls:
-                turn.pending.append(Message(role="assistant", content=response.content))
-                if not turn.shown_text().strip():
-                    return self._finish(
-                        turn,
-                        "The model sent an empty answer. Try again, rephrase the request, "
-                        "or choose another model.",
-                        is_error=True,
-                        metadata={"empty_answer": True, **_remedy(self._model_remedy())},
-                    )
-                return self._finish(turn, turn.shown_text())
-            over = turn.spent.exceeded(agent)
-            if over is not None:  # stopped before the calls of the request that crossed the budget
-                return self._finish(turn, self._with_shown(turn, over[1]), is_error=True,
-                                    metadata={"budget_exceeded": over[0], **_remedy(Remedy("agent"))})
-            text_format = not response.tool_calls
-            checked = check_calls(calls, self.registry)
-            results = [await self._execute(turn, item, page) for item in checked]
-            self._append_round(turn, response.content, checked, results, text_format)
-            repeated = self._repeated(turn, checked, results)
-            if repeated is not None:
-                return self._finish(turn, self._with_shown(turn, repeated.message()), is_error=True,
-                                    metadata={"repeated_action": repeated.tool})
-            if any(item.ok for item in checked):
-                turn.invalid_rounds = 0
-            else:
-                turn.invalid_rounds += 1
-                if turn.invalid_rounds > agent.max_tool_retries:
-                    problems = "; ".join(p for item in checked for p in item.problems)
-                    return self._finish(
-                        turn,
-                        self._with_shown(
-                            turn,
-                            f"The model kept sending tool calls that cannot run ({problems}). "
-                            "Try rephrasing the request, or choose a more capable model.",
-                        ),
-                        is_error=True,
-                        metadata=_remedy(self._model_remedy()),
-                    )
-        limit = agent.max_iterations
+            messages = [system, *self.history.for_request(turn.pending,
+                                                          reserve_tokens=self.history.tokens([system]))]
+            response = await self._request(turn, client, messages, None, names, hold=hold)
+        if response.tool_calls and self.mode == "native":
+            self._learn_format("native", "Native tool calls work (seen in a conversation).")
+        if response.interrupted:
+            raise asyncio.CancelledError
+        return _Step(page, response, hold)
+
+    def _repair_calls(self, turn: _Turn, step: _Step, tools: _Tools) -> list[Any]:
+        """The calls of the answer: native ones, else those written in its text (which switches
+        the mode to text); ``step.clean`` is the answer's text without them."""
+        response = step.response
+        calls: list[Any] = list(response.tool_calls)
+        reply = parse_text_reply(response.content, tools.names) if not calls else None
+        if reply is not None and reply.calls:
+            calls = list(reply.calls)
+            if self.mode == "native":
+                self._switch_mode("xml", "the model writes its tool calls as text")
+        step.clean = clean_response(response.content, tools.names, reply)
+        step.text_format = not response.tool_calls
+        return calls
+
+    def _answer(self, turn: _Turn, response: ChatResponse) -> events.ChatResponse:
+        """No call: the answer ends the turn (an empty one is said to be one)."""
+        turn.pending.append(Message(role="assistant", content=response.content))
+        if not turn.shown_text().strip():
+            return self._finish(
+                turn,
+                "The model sent an empty answer. Try again, rephrase the request, or choose another model.",
+                is_error=True,
+                metadata={"empty_answer": True, **_remedy(self._model_remedy())},
+            )
+        return self._finish(turn, turn.shown_text())
+
+    def _check(self, turn: _Turn, calls: list[Any]) -> list[CheckedCall] | events.ChatResponse:
+        """The run's budget before any call of the request that crossed it, then each call
+        repaired and validated against its tool's schema."""
+        over = turn.spent.exceeded(self.settings.agent)
+        if over is not None:
+            return self._finish(turn, self._with_shown(turn, over[1]), is_error=True,
+                                metadata={"budget_exceeded": over[0], **_remedy(Remedy("agent"))})
+        return check_calls(calls, self.registry)
+
+    def _record_round(self, turn: _Turn, step: _Step, checked: list[CheckedCall],
+                      results: list[Any]) -> events.ChatResponse | None:
+        """The round into the turn's messages; the turn's end when the same call keeps bringing
+        the same result, or the model keeps sending calls that cannot run."""
+        self._append_round(turn, step.response.content, checked, results, step.text_format)
+        repeated = self._repeated(turn, checked, results)
+        if repeated is not None:
+            return self._finish(turn, self._with_shown(turn, repeated.message()), is_error=True,
+                                metadata={"repeated_action": repeated.tool})
+        if any(item.ok for item in checked):
+            turn.invalid_rounds = 0
+            return None
+        turn.invalid_rounds += 1
+        if turn.invalid_rounds <= self.settings.agent.max_tool_retries:
+            return None
+        problems = "; ".join(p for item in checked for p in item.problems)
+        return self._finish(
+            turn,
+            self._with_shown(turn, f"The model kept sending tool calls that cannot run ({problems}). "
+                                   "Try rephrasing the request, or choose a more capable model."),
+            is_error=True,
+            metadata=_remedy(self._model_remedy()),
+        )
+
+    def _out_of_steps(self, turn: _Turn) -> events.ChatResponse:
+        limit = self.settings.agent.max_iterations
         return self._finish(
             turn,
             self._with_shown(

@@ -127,7 +127,7 @@ def resolve_provider(
     The unsaved provider's branch is reached from the command line only (its options are
     ``--kind --base-url --api-key-env``), so its errors name those flags; the saved
     provider's branches are reached by the window too, so theirs are neutral, with a remedy
-    each face words (``cli.remedies``, ``ui.app.remedies``)."""
+    each face words (``cli.remedies``, ``ui.base.remedies``)."""
     if kind or base_url:
         if provider_name:
             raise JawadError("Use either a saved provider (--provider) or an unsaved one (--kind/--base-url).")

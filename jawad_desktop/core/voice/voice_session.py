@@ -199,7 +199,7 @@ class VoiceSession:
     def _fail(self, error: VoiceError, *, retryable: bool = False) -> None:
         # Info, not warning: the user is told through the event; the CLI would print it twice.
         log.info("voice failed: %s: %s", error.code, error.message)
-        # The remedy travels as plain data: each face words it (``ui.app.remedies``, ``cli.remedies``).
+        # The remedy travels as plain data: each face words it (``ui.base.remedies``, ``cli.remedies``).
         remedy = error.remedy.as_json() if error.remedy else {}
         self._emit("error", error=error.user_text(), retryable=retryable, remedy=remedy)
 

@@ -104,7 +104,7 @@ class UnhandledErrors:
     def __call__(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
         import asyncio
 
-        from jawad_desktop.ui.app.background import tell
+        from jawad_desktop.ui.base.background import tell
 
         exc = context.get("exception")
         message = context.get("message") or "Unhandled exception in event loop"

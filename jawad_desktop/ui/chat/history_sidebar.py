@@ -10,7 +10,7 @@ It talks to ``ConversationStore`` only; it tells the window what the user chose 
 ``conversation_selected(id)``, ``match_selected(id, position)`` and ``new_chat_requested()``.
 The core's ``ConversationsChanged`` events, given to it as the bridge's
 ``conversations_changed`` signal, refresh it, so the window never has to. Searches run in the
-background through ``ui.app.background``; a failed search says so in the list's place.
+background through ``ui.base.background``; a failed search says so in the list's place.
 """
 
 from __future__ import annotations
@@ -77,8 +77,8 @@ from jawad_desktop.core.store.conversations import (
     highlight_html,
 )
 from jawad_desktop.core.store.export import write_export
-from jawad_desktop.ui.app.background import run_async
-from jawad_desktop.ui.app.remedies import error_text
+from jawad_desktop.ui.base.background import run_async
+from jawad_desktop.ui.base.remedies import error_text
 from jawad_desktop.ui.look.controls import button
 from jawad_desktop.ui.look.icons import icon
 

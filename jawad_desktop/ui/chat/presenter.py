@@ -7,7 +7,7 @@ what happened; this maps each event onto a small widget API (``ChatPanel.stream_
 permission panel's ``show_request``/``settle``; plan-first mode's plan panel, ``ui.prompts.plan_panel``,
 which it puts above the input when not given one) and says in the status line where a run is
 ('Step 3 of 10: clicking "Add to cart"'). It is given the widgets it drives; it never reaches into the
-window. Background work runs through ``ui.app.background``. While conversation mode runs
+window. Background work runs through ``ui.base.background``. While conversation mode runs
 (``conversation``), a typed message is handed to it (``Conversation.send_text``): its reply is
 spoken there, and a message it could not send comes back into the composer.
 """
@@ -24,8 +24,8 @@ from PySide6.QtCore import QObject, Signal
 from jawad_desktop.core import events as ev
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.messages import Message
-from jawad_desktop.ui.app.background import run_async, tell
-from jawad_desktop.ui.app.remedies import error_text
+from jawad_desktop.ui.base.background import run_async, tell
+from jawad_desktop.ui.base.remedies import error_text
 
 if TYPE_CHECKING:
     import asyncio
@@ -33,13 +33,13 @@ if TYPE_CHECKING:
     from jawad_desktop.core.assistant import Assistant
     from jawad_desktop.core.context import AppContext
     from jawad_desktop.core.store.conversations import ConversationStore
-    from jawad_desktop.ui.app.bridge import EventBridge
+    from jawad_desktop.ui.base.bridge import EventBridge
+    from jawad_desktop.ui.chat.action_log import ActionLogView
     from jawad_desktop.ui.chat.chat_view import ChatItem, ChatPanel
     from jawad_desktop.ui.chat.research_panel import ResearchController
     from jawad_desktop.ui.prompts.permission_panel import PermissionPanel
     from jawad_desktop.ui.prompts.plan_panel import PlanPanel
     from jawad_desktop.ui.prompts.take_over_banner import TakeOverBanner
-    from jawad_desktop.ui.window.action_log import ActionLogView
 
 log = logging.getLogger("jawad.ui.presenter")
 
@@ -400,7 +400,7 @@ class ChatPresenter(QObject):
     def _on_response(self, event: ev.ChatResponse) -> None:
         from jawad_desktop.core.errors import Remedy
         from jawad_desktop.core.llm.pricing import describe
-        from jawad_desktop.ui.app.remedies import with_remedy
+        from jawad_desktop.ui.base.remedies import with_remedy
 
         content = event.content
         if event.is_error:  # the turn's error says what to change; the window says where

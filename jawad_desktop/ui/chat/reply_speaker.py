@@ -19,8 +19,8 @@ from PySide6.QtCore import QObject, Signal
 from jawad_desktop.core.voice import VoiceError
 from jawad_desktop.core.voice.speakable import SentenceChunker
 from jawad_desktop.core.voice.tts import ReplyReader
-from jawad_desktop.ui.app.background import tell
-from jawad_desktop.ui.app.remedies import error_text
+from jawad_desktop.ui.base.background import tell
+from jawad_desktop.ui.base.remedies import error_text
 
 if TYPE_CHECKING:
     from jawad_desktop.core.context import AppContext

@@ -38,8 +38,8 @@ from jawad_desktop.core import events as ev
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.research.plan import AGENTS, PlanStatus, ResearchPlan, ResearchStep, StepStatus
-from jawad_desktop.ui.app.background import run_async
-from jawad_desktop.ui.app.remedies import error_text
+from jawad_desktop.ui.base.background import run_async
+from jawad_desktop.ui.base.remedies import error_text
 from jawad_desktop.ui.look.icons import icon
 
 if TYPE_CHECKING:

@@ -35,7 +35,7 @@ from PySide6.QtWidgets import QApplication, QToolButton, QWidget
 from jawad_desktop.core.errors import Remedy
 from jawad_desktop.core.events import VoiceState
 from jawad_desktop.core.voice import VoiceSession
-from jawad_desktop.ui.app.remedies import with_remedy
+from jawad_desktop.ui.base.remedies import with_remedy
 from jawad_desktop.ui.look.icons import icon
 
 log = logging.getLogger("jawad.ui.voice")

@@ -28,7 +28,7 @@ from jawad_desktop.core import events as ev
 
 if TYPE_CHECKING:
     from jawad_desktop.core.config.settings import DesktopSettings
-    from jawad_desktop.ui.app.bridge import EventBridge
+    from jawad_desktop.ui.base.bridge import EventBridge
 
 log = logging.getLogger("jawad.ui.notifications")
 

@@ -35,7 +35,7 @@ from jawad_desktop.ui.desktop.tray import TrayMenu
 if TYPE_CHECKING:
     from jawad_desktop.core.config.settings import DesktopSettings
     from jawad_desktop.core.context import AppContext
-    from jawad_desktop.ui.app.bridge import EventBridge
+    from jawad_desktop.ui.base.bridge import EventBridge
     from jawad_desktop.ui.chat.chat_view import ChatPanel
     from jawad_desktop.ui.chat.presenter import ChatPresenter
 

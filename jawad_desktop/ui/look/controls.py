@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from jawad_desktop.core.errors import JawadError
-from jawad_desktop.ui.app.remedies import error_text
+from jawad_desktop.ui.base.remedies import error_text
 from jawad_desktop.ui.look.theme import current
 
 ERROR_STYLE = "color: #c01c28;"

@@ -36,7 +36,7 @@ from jawad_desktop.ui.settings.providers_page import ProvidersPage
 
 if TYPE_CHECKING:
     from jawad_desktop.core.assistant import Assistant
-    from jawad_desktop.ui.app.bridge import EventBridge
+    from jawad_desktop.ui.base.bridge import EventBridge
     from jawad_desktop.ui.desktop.shell import DesktopShell
 
 log = logging.getLogger("jawad.ui.settings")
@@ -65,7 +65,7 @@ class SettingsDialog(QDialog):
         self.models = ModelsPage(ctx, self)
         self.add_page("Providers", self.providers)
         self.add_page("Appearance", self.appearance)
-        self.add_page("Network", self.network)  # the names ui.app.remedies sends the user to
+        self.add_page("Network", self.network)  # the names ui.base.remedies sends the user to
         self.add_page("Agent", self.agent)
         self.add_page("Models", self.models)
         self.providers.changed.connect(self.settings_changed)

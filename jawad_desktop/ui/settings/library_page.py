@@ -2,7 +2,7 @@
 
 Lists the library's folders and files with what the index holds of each (files, pages, files that
 could not be read), and offers Add folder…, Add files…, Remove and Re-index. Indexing runs on the
-app's loop and the library's worker threads (``ui.app.background``), never on the GUI thread: a
+app's loop and the library's worker threads (``ui.base.background``), never on the GUI thread: a
 progress bar and Cancel show while it runs, and the page stays usable. The files that could not
 be read (an encrypted PDF, a damaged file) are listed with why. A search box tries a query on the
 index as ``search_documents`` would (file, page, snippet).
@@ -39,7 +39,7 @@ from PySide6.QtWidgets import (
 from jawad_desktop.core import events as ev
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.tools.files.library import DocumentHit, DocumentLibrary, IndexReport, SourceCounts
-from jawad_desktop.ui.app.background import run_async
+from jawad_desktop.ui.base.background import run_async
 from jawad_desktop.ui.look.controls import button, failure_text, line_edit, set_status, status_line
 
 log = logging.getLogger("jawad.ui.library")

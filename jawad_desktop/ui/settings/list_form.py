@@ -3,7 +3,7 @@
 Owns the shape the Providers and MCP servers pages share, and the behaviour that does not depend
 on what an entry is: the list (filled again after each change, the edited entry selected again),
 Add (the form cleared, with a name no entry has) and Remove, Save with its validation message on
-the status line, a Test button whose work runs in the background (``ui.app.background``) with the
+the status line, a Test button whose work runs in the background (``ui.base.background``) with the
 button disabled and its result or failure on the status line, and ``changed`` after every change
 that was saved.
 
@@ -33,8 +33,8 @@ from PySide6.QtWidgets import (
 
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.events import EventBus
-from jawad_desktop.ui.app.background import run_async
-from jawad_desktop.ui.app.remedies import error_text
+from jawad_desktop.ui.base.background import run_async
+from jawad_desktop.ui.base.remedies import error_text
 from jawad_desktop.ui.look.controls import button, failure_text, line_edit, set_status, status_line
 
 log = logging.getLogger("jawad.ui.settings")

@@ -27,7 +27,7 @@ from jawad_desktop.core import events as ev
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.store.memory import MAX_FACT_CHARS, MemoryStore
-from jawad_desktop.ui.app.remedies import error_text
+from jawad_desktop.ui.base.remedies import error_text
 from jawad_desktop.ui.look.controls import button, help_line, line_edit, set_status, status_line
 
 log = logging.getLogger("jawad.ui.settings")

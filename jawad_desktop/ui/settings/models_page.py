@@ -2,7 +2,7 @@
 
 The table lists the catalog (``core.llm.catalog``): size, the memory each needs, how well it
 calls tools (the tooltip says why), and whether it is on this computer. Download runs on a
-worker thread (``ui.app.background``) with a progress bar and Cancel; a cancelled download keeps
+worker thread (``ui.base.background``) with a progress bar and Cancel; a cancelled download keeps
 what arrived and the next Download resumes it (``core.store.hub_download``). Delete removes a model's
 file; "Use this model" makes the local provider run it (``core.llm.local_models.use_model``):
 the built-in server restarts with it on the next request.
@@ -49,7 +49,7 @@ from jawad_desktop.core.llm.local_models import (
     use_model,
 )
 from jawad_desktop.core.llm.ollama_native import PullProgress, ollama_client
-from jawad_desktop.ui.app.background import run_async, run_in_thread
+from jawad_desktop.ui.base.background import run_async, run_in_thread
 from jawad_desktop.ui.look.controls import button, failure_text, line_edit, set_status, status_line
 
 log = logging.getLogger("jawad.ui.models")

@@ -34,8 +34,8 @@ from jawad_desktop.core.errors import JawadError, Remedy
 from jawad_desktop.core.events import TestResult
 from jawad_desktop.core.llm.connection import test_connection
 from jawad_desktop.core.llm.factory import provider_key
-from jawad_desktop.ui.app.background import run_async
-from jawad_desktop.ui.app.remedies import error_text, with_remedy
+from jawad_desktop.ui.base.background import run_async
+from jawad_desktop.ui.base.remedies import error_text, with_remedy
 from jawad_desktop.ui.look.controls import (
     button,
     failure_text,

@@ -420,7 +420,7 @@ def connection_hooks(ctx: AppContext) -> dict[str, Any]:
     """Test connection and the model list, for the Providers page, on the network settings."""
     from jawad_desktop.core.errors import Remedy
     from jawad_desktop.core.llm.connection import list_models, test_connection
-    from jawad_desktop.ui.app.remedies import with_remedy
+    from jawad_desktop.ui.base.remedies import with_remedy
 
     async def tester(provider: ProviderConfig, key: str | None) -> tuple[bool, str]:
         result = await test_connection(provider, key, ctx.settings.network)

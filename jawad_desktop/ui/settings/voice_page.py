@@ -5,7 +5,7 @@ While the page is visible the chosen input is opened and its live level shown, s
 can see the microphone works before talking to Jawad; it is closed when the page hides.
 The Piper voices installed on this computer (``core.voice.tts.piper_voices``) are listed for
 spoken replies, found on a worker thread; "Test voice" speaks a sample with the chosen engine.
-Opening a device and downloading a model run on worker threads (``ui.app.background``): the dialog
+Opening a device and downloading a model run on worker threads (``ui.base.background``): the dialog
 never freezes, and a failure is shown on the page.
 
 In the packaged app without its voice pack (``core.voice.pack``), an "Offline speech" row
@@ -53,8 +53,8 @@ from jawad_desktop.core.voice.tts import (
     piper_voice_folders,
     piper_voices,
 )
-from jawad_desktop.ui.app.background import run_async, run_in_thread
-from jawad_desktop.ui.app.remedies import error_text
+from jawad_desktop.ui.base.background import run_async, run_in_thread
+from jawad_desktop.ui.base.remedies import error_text
 from jawad_desktop.ui.look.controls import (
     ERROR_STYLE,
     add_form_row,

@@ -14,7 +14,7 @@ from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.llm.connection import ProviderOffer
 from jawad_desktop.core.store.secrets import provider_key_name
-from jawad_desktop.ui.app.remedies import error_text
+from jawad_desktop.ui.base.remedies import error_text
 
 log = logging.getLogger("jawad.ui.first_start")
 

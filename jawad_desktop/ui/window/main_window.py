@@ -48,7 +48,8 @@ if TYPE_CHECKING:
     from jawad_desktop.browser.driver import QtWebEnginePage
     from jawad_desktop.core.context import AppContext
     from jawad_desktop.core.store.conversations import ConversationStore
-    from jawad_desktop.ui.app.bridge import EventBridge
+    from jawad_desktop.ui.base.bridge import EventBridge
+    from jawad_desktop.ui.chat.action_log import ActionLogDrawer, ActionLogView
     from jawad_desktop.ui.chat.chat_view import ChatPanel
     from jawad_desktop.ui.chat.history_sidebar import HistorySidebar
     from jawad_desktop.ui.chat.model_picker import ModelPicker
@@ -60,7 +61,6 @@ if TYPE_CHECKING:
     from jawad_desktop.ui.prompts.permission_panel import PermissionPanel
     from jawad_desktop.ui.prompts.take_over_banner import TakeOverBanner
     from jawad_desktop.ui.settings.dialog import SettingsDialog
-    from jawad_desktop.ui.window.action_log import ActionLogDrawer, ActionLogView
     from jawad_desktop.ui.window.browser_pane import BrowserPane
 
 log = logging.getLogger("jawad.ui.window")
@@ -229,12 +229,12 @@ class MainWindow(QMainWindow):
         self.browser.install_page_script()
 
         # Imported here, not at the top: the frame is shown before these modules load.
-        from jawad_desktop.ui.app.bridge import EventBridge
+        from jawad_desktop.ui.base.bridge import EventBridge
+        from jawad_desktop.ui.chat.action_log import ActionLogDrawer
         from jawad_desktop.ui.chat.chat_view import ChatPanel
         from jawad_desktop.ui.chat.presenter import ChatPresenter
         from jawad_desktop.ui.prompts.permission_panel import PermissionPanel
         from jawad_desktop.ui.prompts.take_over_banner import TakeOverBanner
-        from jawad_desktop.ui.window.action_log import ActionLogDrawer
 
         self.bridge = EventBridge(ctx.bus, self)
         self.take_over = TakeOverBanner(self, focus_page=lambda: self.browser.view.setFocus())
@@ -403,7 +403,7 @@ class MainWindow(QMainWindow):
         assistant = self.presenter.assistant
         if assistant is None or self._closing:
             return
-        from jawad_desktop.ui.app.background import run_async
+        from jawad_desktop.ui.base.background import run_async
 
         run_async(assistant.page_loaded(url), what="remembering the page", bus=self.ctx.bus)
 
@@ -897,7 +897,7 @@ class MainWindow(QMainWindow):
             self._build_timer.start()  # the store, sidebar, agent, browser tools and voice
         if self._offer_pending:
             self._offer_pending = False
-            from jawad_desktop.ui.app.background import run_async
+            from jawad_desktop.ui.base.background import run_async
 
             run_async(self._offer_providers(), what="looking for providers", bus=None)
         self.start_desktop()

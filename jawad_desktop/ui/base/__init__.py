@@ -1,0 +1,1 @@
+"""What every room of the window uses to reach the core: the event bridge, background work, remedies."""
