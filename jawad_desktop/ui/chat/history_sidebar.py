@@ -80,6 +80,7 @@ from jawad_desktop.core.store.export import write_export
 from jawad_desktop.ui.app.background import run_async
 from jawad_desktop.ui.app.remedies import error_text
 from jawad_desktop.ui.look.controls import button
+from jawad_desktop.ui.look.file_dialogs import make_roomy
 from jawad_desktop.ui.look.icons import icon
 
 log = logging.getLogger("jawad.ui.history")
@@ -529,7 +530,7 @@ class HistorySidebar(QWidget):
         dialog.setAccessibleName("Export conversation")
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.fileSelected.connect(lambda path: self.export_to(conversation_id, fmt, path))
-        dialog.open()
+        make_roomy(dialog).open()
         return dialog
 
     def export_to(self, conversation_id: str, fmt: str, path: str) -> bool:

@@ -118,7 +118,8 @@ class ModelsPage(QWidget):
         self.progress.setAccessibleName("Model download progress")
         self.progress.hide()
         self.status = status_line("Models status", self)
-        self.status.setMinimumHeight(2 * self.status.fontMetrics().lineSpacing())  # a line coming and going shifts nothing
+        # Room for two lines: a line coming and going moves nothing below it.
+        self.status.setMinimumHeight(2 * self.status.fontMetrics().lineSpacing())
 
         self.ollama_box = QGroupBox("Ollama", self)
         self.ollama_where = QLabel(self.ollama_box)

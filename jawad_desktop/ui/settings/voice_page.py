@@ -65,6 +65,7 @@ from jawad_desktop.ui.look.controls import (
     line_edit,
     status_line,
 )
+from jawad_desktop.ui.look.file_dialogs import make_roomy
 
 log = logging.getLogger("jawad.ui.voice")
 
@@ -354,7 +355,7 @@ class VoiceSettingsPage(QWidget):
         dialog.setNameFilter("Piper voice (*.onnx)")
         dialog.fileSelected.connect(self._piper_chosen)
         self._file_dialog = dialog
-        dialog.open()
+        make_roomy(dialog).open()
 
     def _piper_chosen(self, path: str) -> None:
         self.piper_voice.setText(path)
@@ -659,7 +660,7 @@ class VoiceSettingsPage(QWidget):
         dialog.setNameFilter("Voice pack (*.tar.gz)")
         dialog.fileSelected.connect(self.install_voice_pack)
         self._file_dialog = dialog
-        dialog.open()
+        make_roomy(dialog).open()
 
     def cancel_pack_install(self) -> None:
         if self._pack_cancel is not None:
