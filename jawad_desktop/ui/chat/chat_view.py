@@ -384,7 +384,17 @@ class ChatDelegate(QStyledItemDelegate):
         return self._heights.get((item.id, item.version, width))
 
     def text_width(self, option_width: int) -> int:
-        return max(80, option_width - 2 * (self.PAD + self.MARGIN) - 40)
+        return max(80, self.column_width(option_width) - 2 * (self.PAD + self.MARGIN) - 40)
+
+    @staticmethod
+    def column_width(option_width: int) -> int:
+        """The reading column's width in a row ``option_width`` wide: at most theme.READING_WIDTH."""
+        return min(option_width, theme.READING_WIDTH)
+
+    def column_rect(self, rect: QRect) -> QRect:
+        """The reading column of a row: centred in it, the scroll bar's side included."""
+        width = self.column_width(rect.width())
+        return QRect(rect.left() + (rect.width() - width) // 2, rect.top(), width, rect.height())
 
     def forget_streams(self) -> None:
         """The conversation was replaced: no answer streams any more."""
@@ -525,6 +535,7 @@ class ChatDelegate(QStyledItemDelegate):
         painter.restore()
 
     def _bubble_rect(self, item: ChatItem, rect: QRect, doc: QTextDocument) -> QRect:
+        rect = self.column_rect(rect)
         content_w = int(doc.idealWidth()) if item.role == "user" else int(doc.textWidth())
         w = min(rect.width() - 2 * self.MARGIN, content_w + 2 * self.PAD)
         h = int(doc.size().height()) + 2 * self.PAD
@@ -573,6 +584,7 @@ class ChatView(QListView):
         self.setWordWrap(True)
         self.setMouseTracking(True)
         self.setAccessibleName("Conversation")
+        self.setObjectName("conversation")
         self.setAccessibleDescription("Messages of this conversation; links open in the browser")
         self._stick_to_bottom = True
         self._bottom_timer = self._timer(self.scrollToBottom)
@@ -925,7 +937,11 @@ class ChatPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self._stack, 1)
-        layout.addWidget(self.composer, 0)
+        # The composer as wide as the reading column, centred under it (margins set on resize).
+        self._composer_row = QHBoxLayout()
+        self._composer_row.setContentsMargins(0, 0, 0, 0)
+        self._composer_row.addWidget(self.composer)
+        layout.addLayout(self._composer_row, 0)
         model = self.view.chat_model
         for signal in (model.rowsInserted, model.rowsRemoved, model.modelReset):
             signal.connect(self._show_empty_state_if_empty)
@@ -951,6 +967,11 @@ class ChatPanel(QWidget):
         """Put another control (e.g. the microphone) in the composer, before Send."""
         widget.setParent(self.composer)
         self._buttons.insertWidget(self._buttons.indexOf(self.send_button), widget)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        side = max(0, (self.width() - theme.READING_WIDTH - 2 * ChatDelegate.MARGIN) // 2)
+        self._composer_row.setContentsMargins(side, 0, side, 0)
+        super().resizeEvent(event)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if files_in(event.mimeData()):

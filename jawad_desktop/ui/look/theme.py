@@ -44,6 +44,9 @@ ACCENTS: dict[str, str] = {  # the swatches offered in Settings → Appearance
 TYPE_SCALE: dict[str, int] = {"caption": 12, "small": 13, "body": 15, "heading": 18, "title": 22}
 # The spacing scale (pixels).
 SPACE: dict[str, int] = {"xs": 4, "sm": 8, "md": 12, "lg": 16, "xl": 24}
+# The chat's reading column (pixels): messages and the composer, centred, at most this wide (a
+# line of about 80 characters of body text, as chat apps keep it at any window size).
+READING_WIDTH = 760
 # Corner radii (pixels).
 RADIUS: dict[str, int] = {"sm": 4, "md": 6, "lg": 10}
 
@@ -266,6 +269,7 @@ QLabel[role="warning"] {{ color: {c.warning}; }}
 QFrame#takeOverBanner {{ background: {c.notice}; border: {max(b, 2)}px solid {c.warning};
   border-radius: {r['md']}px; }}
 QFrame#takeOverBanner QLabel {{ color: {c.text}; }}
+QListView#conversation {{ border: none; background: {c.window}; }}
 QFrame[card="true"] {{ background: {c.surface}; border: {b}px solid {c.border}; border-radius: {r['lg']}px; }}
 """
 

@@ -1,0 +1,79 @@
+"""A roomy chat (issue 32): the messages and the composer are a centred reading column at most
+``READING_WIDTH`` wide at any window size; View → Browser hides the browser so the chat has the
+window and shows it again at its width; the agent working in the page brings a hidden browser
+back; whether it was shown is remembered with the layout."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtWidgets import QWidget
+
+from jawad_desktop.core.context import AppContext
+from jawad_desktop.core.events import ActionLogEntry
+from jawad_desktop.ui.look.theme import READING_WIDTH
+from jawad_desktop.ui.window.main_window import MainWindow
+
+
+def entry(tool: str) -> ActionLogEntry:
+    return ActionLogEntry(id=tool, timestamp=int(time.time() * 1000), tool_name=tool, parameters={},
+                          site="127.0.0.1", permission_level="read-only", decision="auto-approved", result="success")
+
+
+def painted_columns(view: QWidget) -> tuple[int, int]:
+    """The leftmost and rightmost columns of the view's viewport where anything differs from the
+    background (the top-left pixel)."""
+    image = view.viewport().grab().toImage()
+    background = image.pixel(0, 0)
+    step = max(1, image.height() // 200)
+    used = [x for x in range(image.width())
+            if any(image.pixel(x, y) != background for y in range(0, image.height(), step))]
+    assert used, "nothing painted"
+    return used[0], used[-1]
+
+
+def test_a_centred_reading_column_and_a_browser_that_folds_away(make_window: Any, profile_dir: Path,
+                                                                  qtbot: Any) -> None:
+    window: MainWindow = make_window(profile_dir)
+    window.resize(1440, 900)
+    toggle = window.browser_toggle
+    chat = window.chat
+
+    chat.add_message("user", "What is the capital of Portugal? " * 6)  # the messages show, not the empty chat
+    answer = chat.add_message("assistant", "Lisbon is the capital of Portugal. " * 30)
+    assert answer
+    toggle.action.trigger()  # View → Browser: hidden, the chat takes the window
+    assert window.browser_column.isHidden() and not toggle.action.isChecked()
+    qtbot.waitUntil(lambda: chat.view.width() > 1000, timeout=3000)
+    qtbot.wait(100)
+    left, right = painted_columns(chat.view)
+    margin_left, margin_right = left, chat.view.viewport().width() - 1 - right
+    assert right - left <= READING_WIDTH, "the messages are a column, not the whole width"
+    assert margin_left > 100 and abs(margin_left - margin_right) <= 30, (left, right, chat.view.viewport().width())
+    composer = chat.composer.geometry()
+    assert composer.width() <= READING_WIDTH + 20
+    assert abs(composer.center().x() - chat.width() // 2) <= 4, "the composer is centred under the messages"
+
+    window.save_layout()
+    assert window.ctx.settings.ui.splitter_sizes["browser"] == [0]
+    assert AppContext.open(str(profile_dir)).settings.ui.splitter_sizes["browser"] == [0]
+
+    window.browser_toggle.agent_acted(entry("calculate"))  # not in the page: the browser stays away
+    assert window.browser_column.isHidden()
+    window.browser_toggle.agent_acted(entry("read_page"))  # the agent works in the page: shown, with room
+    assert not window.browser_column.isHidden() and toggle.action.isChecked()
+    qtbot.waitUntil(lambda: window.browser_column.width() >= 0.4 * window.main_split.width(), timeout=3000)
+
+    window.main_split.setSizes([200, 700, 540])
+    qtbot.wait(20)
+    before = window.browser_column.width()
+    toggle.action.trigger()
+    toggle.action.trigger()  # hidden and shown again: the width it had
+    qtbot.waitUntil(lambda: abs(window.browser_column.width() - before) <= 2, timeout=3000)
+    # A narrow chat: the column is its whole width.
+    window.main_split.setSizes([200, 500, 740])
+    qtbot.wait(100)
+    left, right = painted_columns(chat.view)
+    assert left < 20 and right > chat.view.viewport().width() - 20
