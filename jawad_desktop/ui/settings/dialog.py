@@ -165,8 +165,9 @@ class SettingsDialog(QDialog):
         screen = (self.parentWidget() or self).screen()
         if screen is not None:
             room = screen.availableGeometry()
-            frame = self.frameGeometry().height() - self.geometry().height()
-            self.resize(min(self.width(), room.width()), min(self.height(), room.height() - max(frame, 0)))
+            frame_w = max(0, self.frameGeometry().width() - self.geometry().width())
+            frame_h = max(0, self.frameGeometry().height() - self.geometry().height())
+            self.resize(min(self.width(), room.width() - frame_w), min(self.height(), room.height() - frame_h))
         super().showEvent(event)
 
     def show_page(self, title: str) -> None:
