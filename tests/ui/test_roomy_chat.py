@@ -77,3 +77,25 @@ def test_a_centred_reading_column_and_a_browser_that_folds_away(make_window: Any
     qtbot.wait(100)
     left, right = painted_columns(chat.view)
     assert left < 20 and right > chat.view.viewport().width() - 20
+
+
+def test_the_first_run_notice_shows_again_in_a_new_chat(make_window: Any, profile_dir: Path, qtbot: Any) -> None:
+    """No provider: sending says "Add a provider first" once per chat; after New chat it says it
+    again (the notice's id outlived the chat it was in, and nothing showed)."""
+    from PySide6.QtCore import Qt
+
+    from jawad_desktop.ui.chat.presenter import NO_PROVIDER
+
+    window: MainWindow = make_window(profile_dir)
+    chat = window.chat
+
+    def notices() -> list[str]:
+        return [i.text for i in chat.view.chat_model.items() if i.role == "notice"]
+
+    for _attempt in range(2):
+        for _ in range(2):
+            chat.input.setPlainText("Hello!")
+            qtbot.keyClick(chat.input, Qt.Key.Key_Return)
+        qtbot.waitUntil(lambda: notices() == [NO_PROVIDER], timeout=3000)
+        window.new_chat_action.trigger()
+        qtbot.waitUntil(lambda: notices() == [], timeout=3000)
