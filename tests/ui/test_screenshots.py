@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 SIZE = (1280, 800)
 WINDOW_SHOTS = ("01-first-start", "01-first-run-notice", "02-chat-tool-cards", "03-permission-request",
                 "04-research-plan", "05-voice-listening", "07-dark-theme", "08-model-picker",
-                "09-history-long-titles", "10-delete-undo")
+                "09-history-long-titles", "10-delete-undo", "11-roomy-chat")
 # Pages the dialog has had from the start (the driver takes every page there is: at least 6 today).
 SETTINGS_PAGES = ("providers", "appearance", "network", "agent", "voice")
 

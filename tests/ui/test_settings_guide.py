@@ -60,3 +60,20 @@ def test_pages_are_grouped_folded_and_explained(profile_dir: Path, qtbot: Any) -
     assert any("Forget what was learned" in label.text() for label in dialog.providers.findChildren(QLabel)
                if label.wordWrap())
     assert "Harbor is Jawad's guard" in GUIDES["Site permissions"].summary
+
+
+def test_providers_added_elsewhere_are_listed_when_settings_opens_again(
+    profile_dir: Path, scripted_model: Any, qtbot: Any
+) -> None:
+    """The dialog is kept between openings: a provider added meanwhile (the first start's offer,
+    the model picker) was missing from its list."""
+    ctx = AppContext.open(str(profile_dir))
+    dialog = SettingsDialog(ctx)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert dialog.providers.list.count() == 0
+    dialog.close()
+    ctx.settings.providers = [scripted_model.provider("Scripted")]
+    ctx.settings.active_provider = "Scripted"
+    dialog.show()
+    assert [dialog.providers.list.item(r).data(256) for r in range(dialog.providers.list.count())] == ["Scripted"]

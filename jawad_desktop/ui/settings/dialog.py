@@ -161,6 +161,8 @@ class SettingsDialog(QDialog):
         super().hideEvent(event)
 
     def showEvent(self, event: QShowEvent) -> None:
+        # Providers added elsewhere since it was last open (the first start's offer, the model picker) are listed.
+        self.providers.refresh()
         # Never taller or wider than the screen it opens on.
         screen = (self.parentWidget() or self).screen()
         if screen is not None:
