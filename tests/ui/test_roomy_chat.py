@@ -99,3 +99,23 @@ def test_the_first_run_notice_shows_again_in_a_new_chat(make_window: Any, profil
         qtbot.waitUntil(lambda: notices() == [NO_PROVIDER], timeout=3000)
         window.new_chat_action.trigger()
         qtbot.waitUntil(lambda: notices() == [], timeout=3000)
+
+
+def test_an_answer_takes_the_new_themes_colours(qtbot: Any) -> None:
+    """The usage line's colour is the theme's: a theme change renders the answers again (after
+    high contrast and back, the light theme's usage line kept high contrast's near-white grey)."""
+    from jawad_desktop.ui.chat.chat_view import ChatPanel
+    from jawad_desktop.ui.look import theme
+
+    panel = ChatPanel()
+    qtbot.addWidget(panel)
+    panel.resize(700, 500)
+    panel.show()
+    panel.end_answer("Tram 28.", usage="180 tokens · free")
+    view = panel.view
+    item = view.chat_model.items()[-1]
+    width = view.chat_delegate.text_width(view.viewport().width())
+    for name in ("high-contrast", "light", "dark", "light"):
+        theme.apply_theme(name)
+        muted = theme.current().colours.muted
+        assert muted in view.chat_delegate.document(item, width).toHtml(), name

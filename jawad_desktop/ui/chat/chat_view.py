@@ -376,6 +376,7 @@ class ChatDelegate(QStyledItemDelegate):
         self._resize_timer.setSingleShot(True)
         self._resize_timer.setInterval(0)
         self._resize_timer.timeout.connect(self._resize_now)
+        theme.notifier().changed.connect(self._docs.clear)  # their colours (the usage line's) are the theme's
 
     def _dark(self) -> bool:
         return self._view.palette().color(QPalette.ColorRole.Base).lightness() < 128

@@ -493,7 +493,10 @@ class HistorySidebar(QWidget):
             return
         self._pending_delete = conversation_id
         self._deleted_was_open = conversation_id == self._current_id
-        self.undo_label.setText(f"Deleted “{title}”")
+        # Cut with "…" to the room beside Undo (cut bare, it read "Deleted “What is 12").
+        room = max(40, self.width() - self.undo_button.sizeHint().width() - 24)
+        metrics = self.undo_label.fontMetrics()
+        self.undo_label.setText(metrics.elidedText(f"Deleted “{title}”", Qt.TextElideMode.ElideRight, room))
         self.undo_label.setToolTip(f"Deleted “{title}”")
         self.undo_bar.show()
         self._undo_timer.start()
