@@ -132,6 +132,9 @@ def help_line(text: str, parent: QWidget, *, describes: QWidget) -> QLabel:
     same words as its tool tip and its accessible description (what a screen reader adds)."""
     label = QLabel(text, parent)
     label.setWordWrap(True)
+    # At the top of its row: a wrapped label given more height than its lines (QFormLayout asks
+    # its height at another width) centred them, far from the setting it explains.
+    label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
     label.setForegroundRole(QPalette.ColorRole.PlaceholderText)  # quieter than the setting itself
     describes.setToolTip(text)
     describes.setAccessibleDescription(text)

@@ -86,6 +86,9 @@ class SettingsDialog(QDialog):
         self.models.changed.connect(lambda: self.providers.refresh())  # "Use this model" may add a provider
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.close)
+        close = buttons.button(QDialogButtonBox.StandardButton.Close)
+        if close is not None:  # the theme's icon (the style's black cross vanished on high contrast's black)
+            close.setIcon(icon("x"))
         body = QHBoxLayout()
         body.addWidget(self.pages)
         body.addWidget(self.stack, 1)
