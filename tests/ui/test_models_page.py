@@ -109,6 +109,8 @@ def test_a_corrupt_download_is_an_error_on_the_page(ctx: AppContext, hub: HubSer
                                                      aio_loop: Any) -> None:
     page = make_page(ctx, qtbot, hub.base_url)
     hub.corrupt.add("qwen2.5-0.5b-instruct-q4_k_m.gguf")
+    page.select("smollm2")  # both rows' descriptions seen: the taller one's room is kept
+    qtbot.wait(20)
     page.select(NAME)
     page.download.click()
     qtbot.waitUntil(lambda: page.cancel.isHidden(), timeout=10_000)

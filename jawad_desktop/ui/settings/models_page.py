@@ -228,6 +228,7 @@ class ModelsPage(QWidget):
         download is running, whose progress stays in view. The line keeps its room, so nothing below
         it moves."""
         if self._cancel is None:
+            self.status.setMinimumHeight(max(self.status.minimumHeight(), self.status.height()))
             self.status.clear()
 
     def _update_buttons(self) -> None:
@@ -246,6 +247,8 @@ class ModelsPage(QWidget):
         if not entry.bundled:
             note += f" From {entry.repo}."
         self.why.setText(note)
+        # The tallest description so far keeps its room: choosing another row moves nothing below.
+        self.why.setMinimumHeight(max(self.why.minimumHeight(), self.why.heightForWidth(self.why.width())))
 
     def start_download(self) -> None:
         """Download the selected model on a worker thread, with progress and Cancel."""
