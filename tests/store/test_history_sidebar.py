@@ -299,7 +299,9 @@ def test_delete_key_then_undo_then_expiry_purges(qtbot: Any, sidebar: HistorySid
         qtbot.keyClick(sidebar.list_view, Qt.Key.Key_Delete)
     assert deleted.args == [ids["hoodie"]]
     qtbot.waitUntil(lambda: ids["hoodie"] not in _ids(sidebar))
-    assert sidebar.undo_bar.isVisible() and "Find a cheaper hoodie" in sidebar.undo_label.text()
+    assert sidebar.undo_bar.isVisible() and "Find a cheaper hoodie" in sidebar.undo_label.toolTip()
+    shown = sidebar.undo_label.text()
+    assert shown.startswith("Deleted “") and (shown.endswith("”") or shown.endswith("…")), shown
     assert sidebar.current_id is None
 
     qtbot.mouseClick(sidebar.undo_button, Qt.MouseButton.LeftButton)

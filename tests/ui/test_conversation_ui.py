@@ -21,7 +21,7 @@ from jawad_desktop.core.events import ConversationState, Event, Notice, VoiceSta
 from jawad_desktop.core.store.secrets import SecretStore, provider_key_name
 from jawad_desktop.core.voice.tts import piper_voices
 from jawad_desktop.ui.chat.voice_button import VoiceButton
-from jawad_desktop.ui.look.controls import ERROR_STYLE
+from jawad_desktop.ui.look.controls import error_style
 from jawad_desktop.ui.settings.voice_page import VoiceSettingsPage
 from jawad_desktop.ui.window.main_window import MainWindow
 from tests.fixtures.pulseaudio import PulseServer
@@ -168,7 +168,7 @@ def test_without_a_microphone_the_toggle_explains_and_unchecks(
     qtbot.waitUntil(lambda: not button.active, timeout=5_000)
     message = button.status.text()
     assert "No Such Microphone" in message or "microphone" in message.lower(), message
-    assert button.status.styleSheet() == ERROR_STYLE, message
+    assert button.status.styleSheet() == error_style(), message
     print(message)
     # Stop goes grey once the conversation's task has ended (it closes the streams after saying idle).
     qtbot.waitUntil(lambda: not window.stop_action.isEnabled(), timeout=5_000)

@@ -109,11 +109,19 @@ def test_a_corrupt_download_is_an_error_on_the_page(ctx: AppContext, hub: HubSer
                                                      aio_loop: Any) -> None:
     page = make_page(ctx, qtbot, hub.base_url)
     hub.corrupt.add("qwen2.5-0.5b-instruct-q4_k_m.gguf")
+    page.select("smollm2")  # both rows' descriptions seen: the taller one's room is kept
+    qtbot.wait(20)
     page.select(NAME)
     page.download.click()
     qtbot.waitUntil(lambda: page.cancel.isHidden(), timeout=10_000)
     assert "damaged" in page.status.text() and "deleted" in page.status.text()
     assert row_status(page, NAME) == "Not downloaded" and page.download.isEnabled()
+    # Another row chosen: the red error of the last one goes, and nothing below the line moves.
+    below = page.ollama_box.y()
+    page.select("smollm2")
+    assert page.status.text() == ""
+    qtbot.wait(50)
+    assert page.ollama_box.y() == below, "the page shifted when the error went"
 
 
 def test_ollama_list_and_pull(ctx: AppContext, ollama: OllamaModels, qtbot: Any, aio_loop: Any) -> None:

@@ -299,3 +299,16 @@ def test_placeholders_and_secondary_text_are_readable_in_every_theme(make_window
         for widget in (window.chat.input, window.chat.view, window.sidebar.search_box, window.sidebar.list_view):
             shown = _shown(widget.palette().color(QPalette.ColorRole.PlaceholderText), surface)
             assert theme.contrast_ratio(shown, surface) >= ratio, (name, type(widget).__name__, shown.name())
+
+
+def test_text_on_the_accent_and_links_keep_their_contrast_in_every_theme() -> None:
+    """Selected rows and primary buttons: text on the accent at 6:1 (4.5 and a margin for
+    antialiasing; the default blue had black text at 4.6:1); links readable on the surface, the
+    window and the alternate surface (a link in a tool card was 4.2:1 on the window colour)."""
+    for name in ("light", "dark", "high-contrast"):
+        for accent in [*theme.ACCENTS.values(), "#ffff66", "#101010", "#777777"]:
+            c = theme.resolve(name, accent).colours
+            wanted = theme.ON_ACCENT_RATIO * (7.0 if name == "high-contrast" else 4.5) / 4.5
+            assert theme.contrast_ratio(c.on_accent, c.accent) >= wanted - 0.01, (name, accent)
+            for background in (c.surface, c.window, c.surface_alt):
+                assert theme.contrast_ratio(c.link, background) >= 4.5, (name, accent, background)

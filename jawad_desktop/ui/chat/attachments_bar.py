@@ -19,6 +19,7 @@ from PySide6.QtCore import QMimeData, Qt, Signal
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QToolButton, QWidget
 
+from jawad_desktop.ui.look.file_dialogs import file_dialog
 from jawad_desktop.ui.look.icons import icon
 
 log = logging.getLogger("jawad.ui.chat")
@@ -103,10 +104,11 @@ class AttachmentBar(QWidget):
             self.remove(path)
         return files
 
-    def choose_files(self) -> None:
-        """Ask for files with the system's file dialog and add the chosen ones."""
-        paths, _ = QFileDialog.getOpenFileNames(self.window(), "Attach files", "", FILE_FILTER)
-        self.add([Path(p) for p in paths])
+    def choose_files(self) -> QFileDialog:
+        """Ask for files with a roomy file dialog and add the chosen ones (returns the dialog)."""
+        return file_dialog(self.window(), "Attach files", filters=FILE_FILTER.split(";;"),
+                           mode=QFileDialog.FileMode.ExistingFiles,
+                           chosen=lambda paths: self.add([Path(p) for p in paths]))
 
     def _chip(self, path: Path) -> QWidget:
         chip = QWidget(self)

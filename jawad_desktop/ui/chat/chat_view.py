@@ -380,6 +380,7 @@ class ChatDelegate(QStyledItemDelegate):
         self._resize_timer.setSingleShot(True)
         self._resize_timer.setInterval(0)
         self._resize_timer.timeout.connect(self._resize_now)
+        theme.notifier().changed.connect(self._docs.clear)  # their colours (the usage line's) are the theme's
 
     def _dark(self) -> bool:
         return self._view.palette().color(QPalette.ColorRole.Base).lightness() < 128
@@ -388,7 +389,17 @@ class ChatDelegate(QStyledItemDelegate):
         return self._heights.get((item.id, item.version, width))
 
     def text_width(self, option_width: int) -> int:
-        return max(80, option_width - 2 * (self.PAD + self.MARGIN) - 40)
+        return max(80, self.column_width(option_width) - 2 * (self.PAD + self.MARGIN) - 40)
+
+    @staticmethod
+    def column_width(option_width: int) -> int:
+        """The reading column's width in a row ``option_width`` wide: at most theme.READING_WIDTH."""
+        return min(option_width, theme.READING_WIDTH)
+
+    def column_rect(self, rect: QRect) -> QRect:
+        """The reading column of a row: centred in it, the scroll bar's side included."""
+        width = self.column_width(rect.width())
+        return QRect(rect.left() + (rect.width() - width) // 2, rect.top(), width, rect.height())
 
     def forget_streams(self) -> None:
         """The conversation was replaced: no answer streams any more."""
@@ -436,7 +447,8 @@ class ChatDelegate(QStyledItemDelegate):
             add_state_images(doc, self._view.devicePixelRatioF())
         body = render_markdown(item.markdown(), dark=dark)
         if item.usage:  # plain text, escaped: not part of the markdown (copying the answer leaves it out)
-            body += f'<p style="font-size:small; color:#888888;">{html.escape(item.usage)}</p>'
+            muted = theme.current().colours.muted  # #888888 was 3.3:1 on the light theme's window
+            body += f'<p style="font-size:small; color:{muted};">{html.escape(item.usage)}</p>'
         doc.setHtml(body)
         doc.setTextWidth(width)
         self._docs[key] = doc
@@ -491,7 +503,7 @@ class ChatDelegate(QStyledItemDelegate):
         bubble = self._bubble_rect(item, rect, doc)
         palette = self._view.palette()
         colors = {
-            "user": palette.color(QPalette.ColorRole.Highlight).lighter(170 if not self._dark() else 60),
+            "user": self._user_bubble(palette),
             "assistant": palette.color(QPalette.ColorRole.AlternateBase),
             "tool": palette.color(QPalette.ColorRole.Button),
             # A notice wears the theme's notice colour, framed by its warning colour (the tooltip
@@ -528,7 +540,17 @@ class ChatDelegate(QStyledItemDelegate):
         doc.documentLayout().draw(painter, ctx)
         painter.restore()
 
+    @staticmethod
+    def _user_bubble(palette: QPalette) -> QColor:
+        """The user's bubble: a tint of the accent, kept far enough from the text colour (7:1 and
+        a margin in high contrast, where the darkened accent was 6.8:1 under white text)."""
+        current = theme.current()
+        tint = palette.color(QPalette.ColorRole.Highlight).lighter(170 if not current.dark else 60)
+        ratio = 8.0 if current.name == "high-contrast" else 6.0
+        return QColor(theme.legible(tint.name(), current.colours.text, ratio))
+
     def _bubble_rect(self, item: ChatItem, rect: QRect, doc: QTextDocument) -> QRect:
+        rect = self.column_rect(rect)
         content_w = int(doc.idealWidth()) if item.role == "user" else int(doc.textWidth())
         w = min(rect.width() - 2 * self.MARGIN, content_w + 2 * self.PAD)
         h = int(doc.size().height()) + 2 * self.PAD
@@ -577,6 +599,7 @@ class ChatView(QListView):
         self.setWordWrap(True)
         self.setMouseTracking(True)
         self.setAccessibleName("Conversation")
+        self.setObjectName("conversation")
         self.setAccessibleDescription("Messages of this conversation; links open in the browser")
         self._stick_to_bottom = True
         self._bottom_timer = self._timer(self.scrollToBottom)
@@ -939,7 +962,11 @@ class ChatPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self._stack, 1)
-        layout.addWidget(self.composer, 0)
+        # The composer as wide as the reading column, centred under it (margins set on resize).
+        self._composer_row = QHBoxLayout()
+        self._composer_row.setContentsMargins(0, 0, 0, 0)
+        self._composer_row.addWidget(self.composer)
+        layout.addLayout(self._composer_row, 0)
         model = self.view.chat_model
         for signal in (model.rowsInserted, model.rowsRemoved, model.modelReset):
             signal.connect(self._show_empty_state_if_empty)
@@ -965,6 +992,11 @@ class ChatPanel(QWidget):
         """Put another control (e.g. the microphone) in the composer, before Send."""
         widget.setParent(self.composer)
         self._buttons.insertWidget(self._buttons.indexOf(self.send_button), widget)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        side = max(0, (self.width() - theme.READING_WIDTH - 2 * ChatDelegate.MARGIN) // 2)
+        self._composer_row.setContentsMargins(side, 0, side, 0)
+        super().resizeEvent(event)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if files_in(event.mimeData()):

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QLabel, QToolButton, QWidget
 
 from jawad_desktop.core.events import ConversationState
 from jawad_desktop.core.voice.conversation import Conversation
-from jawad_desktop.ui.look.controls import ERROR_STYLE
+from jawad_desktop.ui.look.controls import error_style
 from jawad_desktop.ui.look.icons import icon
 
 if TYPE_CHECKING:
@@ -90,7 +90,7 @@ class ConversationButton(QToolButton):
         self.setToolTip(tip)
 
     def _show(self, text: str, *, error: bool = False) -> None:
-        self.status.setStyleSheet(ERROR_STYLE if error else "")
+        self.status.setStyleSheet(error_style() if error else "")
         self.status.setText(text)
         self.status.setToolTip(text)
         self.status.setVisible(bool(text))

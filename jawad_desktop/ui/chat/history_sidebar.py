@@ -80,6 +80,7 @@ from jawad_desktop.core.store.export import write_export
 from jawad_desktop.ui.base.background import run_async
 from jawad_desktop.ui.base.remedies import error_text
 from jawad_desktop.ui.look.controls import button
+from jawad_desktop.ui.look.file_dialogs import make_roomy
 from jawad_desktop.ui.look.icons import icon
 
 log = logging.getLogger("jawad.ui.history")
@@ -506,7 +507,10 @@ class HistorySidebar(QWidget):
             return
         self._pending_delete = conversation_id
         self._deleted_was_open = conversation_id == self._current_id
-        self.undo_label.setText(f"Deleted “{title}”")
+        # Cut with "…" to the room beside Undo (cut bare, it read "Deleted “What is 12").
+        room = max(40, self.width() - self.undo_button.sizeHint().width() - 24)
+        metrics = self.undo_label.fontMetrics()
+        self.undo_label.setText(metrics.elidedText(f"Deleted “{title}”", Qt.TextElideMode.ElideRight, room))
         self.undo_label.setToolTip(f"Deleted “{title}”")
         self.undo_bar.show()
         self._undo_timer.start()
@@ -543,7 +547,7 @@ class HistorySidebar(QWidget):
         dialog.setAccessibleName("Export conversation")
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.fileSelected.connect(lambda path: self.export_to(conversation_id, fmt, path))
-        dialog.open()
+        make_roomy(dialog).open()
         return dialog
 
     def export_to(self, conversation_id: str, fmt: str, path: str) -> bool:

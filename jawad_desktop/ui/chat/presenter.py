@@ -241,7 +241,8 @@ class ChatPresenter(QObject):
 
         intent = research_intent(text)
         if self.ctx.settings.active() is None and intent is None:
-            if self._no_provider_notice is None:
+            shown = self._no_provider_notice
+            if shown is None or self.chat.view.chat_model.get(shown) is None:  # once, again after New chat
                 self._no_provider_notice = self.chat.add_message("notice", NO_PROVIDER)
             self.settings_needed.emit()
             return

@@ -26,7 +26,7 @@ from jawad_desktop.core import events as ev
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.store.conversations import ConversationStore
 from jawad_desktop.core.store.projects import ProjectStore
-from jawad_desktop.ui.app.remedies import error_text
+from jawad_desktop.ui.base.remedies import error_text
 
 if TYPE_CHECKING:
     from jawad_desktop.core.assistant import Assistant

@@ -40,6 +40,7 @@ from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.research.plan import AGENTS, PlanStatus, ResearchPlan, ResearchStep, StepStatus
 from jawad_desktop.ui.base.background import run_async
 from jawad_desktop.ui.base.remedies import error_text
+from jawad_desktop.ui.look import theme
 from jawad_desktop.ui.look.icons import icon
 
 if TYPE_CHECKING:
@@ -203,7 +204,7 @@ class ResearchPanel(QFrame):
         self._refresh()
 
     def show_error(self, text: str) -> None:
-        self.status.setText(f"<span style='color:#b91c1c'>{html.escape(text)}</span>")
+        self.status.setText(f"<span style='color:{theme.current().colours.danger}'>{html.escape(text)}</span>")
         if self.plan is None or self.plan.finished:
             self._set_mode(planning=False, finished=True)
 
@@ -285,7 +286,8 @@ class ResearchPanel(QFrame):
         try:
             self.plan.update_step(step.id, **change)
         except JawadError as exc:
-            self.status.setText(f"<span style='color:#b91c1c'>{html.escape(error_text(exc))}</span>")
+            danger = theme.current().colours.danger
+            self.status.setText(f"<span style='color:{danger}'>{html.escape(error_text(exc))}</span>")
             self._load_editor(self.steps.currentRow())  # put the step's valid values back
             return
         self._changed()

@@ -18,8 +18,8 @@ from PySide6.QtWidgets import QFrame, QGridLayout, QHBoxLayout, QLabel, QPushBut
 
 from jawad_desktop.core import events as ev
 from jawad_desktop.core.errors import JawadError
-from jawad_desktop.ui.app.background import run_async
-from jawad_desktop.ui.app.remedies import error_text
+from jawad_desktop.ui.base.background import run_async
+from jawad_desktop.ui.base.remedies import error_text
 
 if TYPE_CHECKING:
     from jawad_desktop.core.assistant import Assistant

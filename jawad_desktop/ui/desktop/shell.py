@@ -19,7 +19,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QWidget
 
-from jawad_desktop.ui.app.background import tell
+from jawad_desktop.ui.base.background import tell
 from jawad_desktop.ui.desktop.global_hotkeys import (
     BackendChoice,
     HotkeyBackend,

@@ -21,8 +21,8 @@ from jawad_desktop.core.harbor.plan_approval import ActionPlan
 from jawad_desktop.core.store.database import Database
 from jawad_desktop.core.tasks.runner import Scheduler, TaskRunner
 from jawad_desktop.core.tasks.store import TaskStore
-from jawad_desktop.ui.app.background import run_async
-from jawad_desktop.ui.app.bridge import EventBridge
+from jawad_desktop.ui.base.background import run_async
+from jawad_desktop.ui.base.bridge import EventBridge
 
 log = logging.getLogger("jawad.ui.tasks")
 

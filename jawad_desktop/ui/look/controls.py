@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QKeyEvent, QPalette
 from PySide6.QtWidgets import (
+    QApplication,
     QComboBox,
     QFormLayout,
     QHBoxLayout,
@@ -27,9 +28,51 @@ from PySide6.QtWidgets import (
 
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.ui.base.remedies import error_text
-from jawad_desktop.ui.look.theme import current
+from jawad_desktop.ui.look.theme import current, notifier
 
-ERROR_STYLE = "color: #c01c28;"
+ERROR_STYLE = "color: #c01c28;"  # an error's colour before any theme is applied; use error_style()
+
+
+def error_style() -> str:
+    """The style sheet of a line of text that reports a problem, in the theme in use (a fixed red
+    was 2.8:1 on the dark theme's window). Lines styled so follow a later theme change."""
+    _follow_theme()
+    return f"color: {current().colours.danger};"
+
+
+def success_style() -> str:
+    """The style sheet of a line of text that reports a success, in the theme in use."""
+    _follow_theme()
+    return f"color: {current().colours.success};"
+
+
+_following = False
+
+
+def _follow_theme() -> None:
+    global _following
+    if not _following:
+        _following = True
+        notifier().changed.connect(_retint_status_lines)
+
+
+def _retint_status_lines() -> None:
+    """A theme change: every label coloured as a problem or a success takes the new theme's shade."""
+    from jawad_desktop.ui.look.theme import THEMES, resolve
+
+    themes = [resolve(name, system_dark=dark) for name in THEMES for dark in (False, True)]
+    dangers = {ERROR_STYLE, *(f"color: {t.colours.danger};" for t in themes)}
+    successes = {f"color: {t.colours.success};" for t in themes}
+    app = QApplication.instance()
+    if not isinstance(app, QApplication):
+        return
+    danger, success = error_style(), success_style()
+    for widget in app.allWidgets():
+        if isinstance(widget, QLabel) and (sheet := widget.styleSheet()):
+            if sheet in dangers and sheet != danger:
+                widget.setStyleSheet(danger)
+            elif sheet in successes and sheet != success:
+                widget.setStyleSheet(success)
 
 
 def button(text: str, accessible_name: str, parent: QWidget, *, tooltip: str = "") -> QPushButton:
@@ -89,6 +132,9 @@ def help_line(text: str, parent: QWidget, *, describes: QWidget) -> QLabel:
     same words as its tool tip and its accessible description (what a screen reader adds)."""
     label = QLabel(text, parent)
     label.setWordWrap(True)
+    # At the top of its row: a wrapped label given more height than its lines (QFormLayout asks
+    # its height at another width) centred them, far from the setting it explains.
+    label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
     label.setForegroundRole(QPalette.ColorRole.PlaceholderText)  # quieter than the setting itself
     describes.setToolTip(text)
     describes.setAccessibleDescription(text)
@@ -117,8 +163,7 @@ def clear_status_lines(root: QWidget) -> None:
 
 def set_status(label: QLabel, text: str, *, error: bool = False) -> None:
     """Show ``text`` on a status line, red for a problem, green otherwise (the theme's shades)."""
-    colours = current().colours
-    label.setStyleSheet(f"color: {colours.danger if error else colours.success};")
+    label.setStyleSheet(error_style() if error else success_style())
     label.setText(text)
 
 

@@ -44,6 +44,9 @@ ACCENTS: dict[str, str] = {  # the swatches offered in Settings → Appearance
 TYPE_SCALE: dict[str, int] = {"caption": 12, "small": 13, "body": 15, "heading": 18, "title": 22}
 # The spacing scale (pixels).
 SPACE: dict[str, int] = {"xs": 4, "sm": 8, "md": 12, "lg": 16, "xl": 24}
+# The chat's reading column (pixels): messages and the composer, centred, at most this wide (a
+# line of about 80 characters of body text, as chat apps keep it at any window size).
+READING_WIDTH = 760
 # Corner radii (pixels).
 RADIUS: dict[str, int] = {"sm": 4, "md": 6, "lg": 10}
 
@@ -136,10 +139,20 @@ def legible(colour: str, background: str, ratio: float) -> str:
     return c.name()
 
 
-def _with_accent(base: Colours, accent: str, *, ratio: float, link_ratio: float) -> Colours:
+ON_ACCENT_RATIO = 6.0  # text on the accent (selected rows, primary buttons): 4.5 and a margin for antialiasing
+
+
+def _with_accent(base: Colours, accent: str, *, ratio: float, link_ratio: float, dark: bool) -> Colours:
+    """``base`` with ``accent`` made legible on its surfaces and under its own text: white text
+    on a darkened accent in a light theme, black text on a lightened one in a dark theme (the
+    default blue had black text at 4.6:1, antialiased to 4.1:1 on screen)."""
     accent = legible(accent, base.surface, ratio)
-    on_accent = "#ffffff" if contrast_ratio("#ffffff", accent) >= contrast_ratio("#000000", accent) else "#000000"
-    return base._replace(accent=accent, on_accent=on_accent, link=legible(accent, base.surface, link_ratio))
+    on_accent = "#000000" if dark else "#ffffff"
+    accent = legible(accent, on_accent, max(ON_ACCENT_RATIO, ratio * ON_ACCENT_RATIO / 4.5))
+    link = accent
+    for background in (base.surface, base.window, base.surface_alt):  # links show on all three (cards, notes)
+        link = legible(link, background, link_ratio)
+    return base._replace(accent=accent, on_accent=on_accent, link=link)
 
 
 def system_is_dark() -> bool:
@@ -152,13 +165,13 @@ def resolve(requested: str, accent: str = DEFAULT_ACCENT, *, system_dark: bool |
     is "system") with ``accent``."""
     if requested == "high-contrast":
         # Text colours already pass 7:1; the accent (focus, selection, links) passes it too.
-        return Theme("high-contrast", requested, True, _with_accent(_HIGH_CONTRAST, accent, ratio=7.0, link_ratio=7.0),
-                     border_width=2)
+        colours = _with_accent(_HIGH_CONTRAST, accent, ratio=7.0, link_ratio=7.0, dark=True)
+        return Theme("high-contrast", requested, True, colours, border_width=2)
     dark = requested == "dark" or (requested not in ("light", "dark") and
                                    (system_is_dark() if system_dark is None else system_dark))
     base = _DARK if dark else _LIGHT
     return Theme("dark" if dark else "light", requested if requested in THEMES else "system", dark,
-                 _with_accent(base, accent, ratio=3.0, link_ratio=4.5))
+                 _with_accent(base, accent, ratio=3.0, link_ratio=4.5, dark=dark))
 
 
 def palette_for(theme: Theme) -> QPalette:
@@ -222,7 +235,8 @@ QListView, QTreeView, QTableView, QListWidget, QTreeWidget, QTableWidget {{ back
   alternate-background-color: {c.surface_alt}; placeholder-text-color: {c.muted}; }}
 QListView:focus, QTreeView:focus, QTableView:focus {{ border-color: {c.accent}; }}
 QListView::item:hover, QTreeView::item:hover {{ background: {c.hover}; }}
-QListView::item:selected, QTreeView::item:selected, QTableView::item:selected {{
+QListView::item:selected, QTreeView::item:selected, QTableView::item:selected,
+QListView::item:selected:!active, QTreeView::item:selected:!active, QTableView::item:selected:!active {{
   background: {c.accent}; color: {c.on_accent}; }}
 QHeaderView::section {{ background: {c.surface_alt}; color: {c.text}; border: none;
   border-bottom: 1px solid {c.border}; padding: {s['xs']}px {s['sm']}px; }}
@@ -266,6 +280,7 @@ QLabel[role="warning"] {{ color: {c.warning}; }}
 QFrame#takeOverBanner {{ background: {c.notice}; border: {max(b, 2)}px solid {c.warning};
   border-radius: {r['md']}px; }}
 QFrame#takeOverBanner QLabel {{ color: {c.text}; }}
+QListView#conversation {{ border: none; background: {c.window}; }}
 QFrame[card="true"] {{ background: {c.surface}; border: {b}px solid {c.border}; border-radius: {r['lg']}px; }}
 """
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, cast
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QDialog,
@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QListWidget,
+    QListWidgetItem,
     QScrollArea,
     QStackedWidget,
     QVBoxLayout,
@@ -28,8 +29,11 @@ from PySide6.QtWidgets import (
 
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.ui.look.controls import clear_status_lines
+from jawad_desktop.ui.look.icons import icon
+from jawad_desktop.ui.look.theme import SPACE
 from jawad_desktop.ui.settings.agent_page import AgentPage
 from jawad_desktop.ui.settings.appearance_page import AppearancePage
+from jawad_desktop.ui.settings.guide import Fold, arrange, page_header, page_icon
 from jawad_desktop.ui.settings.models_page import ModelsPage
 from jawad_desktop.ui.settings.network_page import NetworkPage
 from jawad_desktop.ui.settings.providers_page import ProvidersPage
@@ -40,6 +44,8 @@ if TYPE_CHECKING:
     from jawad_desktop.ui.desktop.shell import DesktopShell
 
 log = logging.getLogger("jawad.ui.settings")
+
+SIZE = (980, 660)  # the size it opens at; never more than the screen (showEvent): usable at 1280x720
 
 
 class SettingsDialog(QDialog):
@@ -52,11 +58,15 @@ class SettingsDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Settings")
         self.setAccessibleName("Settings")
-        self.resize(820, 520)
+        self.resize(*SIZE)
+        self.setSizeGripEnabled(True)
         self.ctx = ctx
         self.pages = QListWidget(self)
         self.pages.setAccessibleName("Settings pages")
         self.pages.setMaximumWidth(180)
+        self.pages.setIconSize(QSize(18, 18))
+        self.pages.setSpacing(2)
+        self.folds: dict[str, list[Fold]] = {}  # a page's "More options" groups
         self.stack = QStackedWidget(self)
         self.providers = ProvidersPage(ctx, parent=self, **provider_hooks)
         self.appearance = AppearancePage(ctx, self)
@@ -76,6 +86,9 @@ class SettingsDialog(QDialog):
         self.models.changed.connect(lambda: self.providers.refresh())  # "Use this model" may add a provider
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.close)
+        close = buttons.button(QDialogButtonBox.StandardButton.Close)
+        if close is not None:  # the theme's icon (the style's black cross vanished on high contrast's black)
+            close.setIcon(icon("x"))
         body = QHBoxLayout()
         body.addWidget(self.pages)
         body.addWidget(self.stack, 1)
@@ -88,13 +101,20 @@ class SettingsDialog(QDialog):
     def add_page(self, title: str, widget: QWidget) -> None:
         """Add a page. It scrolls inside the dialog, so the dialog fits any screen (pages taller
         than the screen pushed Close and their own buttons off a 900-pixel one)."""
-        self.pages.addItem(title)
+        self.pages.addItem(QListWidgetItem(icon(page_icon(title)), title))
+        self.folds[title] = arrange(title, widget)  # headings, folded options, plain words (ui.settings.guide)
         scroller = QScrollArea(self.stack)
         scroller.setWidgetResizable(True)
         scroller.setFrameShape(QFrame.Shape.NoFrame)
         scroller.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Tab goes to the page's controls
         scroller.setAccessibleName(title)
-        scroller.setWidget(widget)
+        holder = QWidget(scroller)
+        column = QVBoxLayout(holder)
+        column.setContentsMargins(SPACE["lg"], SPACE["md"], SPACE["lg"], SPACE["md"])
+        column.addWidget(page_header(title, holder))
+        column.addWidget(widget, 1)
+        widget.setProperty("settingsPage", title)
+        scroller.setWidget(holder)
         self.stack.addWidget(scroller)
 
     def add_window_pages(self, assistant: Assistant | None, bridge: EventBridge,
@@ -144,7 +164,9 @@ class SettingsDialog(QDialog):
 
     def current_page(self) -> QWidget:
         """The page on show (inside its scroller)."""
-        return cast(QWidget, cast(QScrollArea, self.stack.currentWidget()).widget())
+        holder = cast(QWidget, cast(QScrollArea, self.stack.currentWidget()).widget())
+        return next(child for child in holder.findChildren(QWidget, options=Qt.FindChildOption.FindDirectChildrenOnly)
+                    if child.property("settingsPage"))
 
     def hideEvent(self, event: QHideEvent) -> None:
         # Opened again, no page shows what happened last time ("Saved Scripted.", an old error).
@@ -152,12 +174,15 @@ class SettingsDialog(QDialog):
         super().hideEvent(event)
 
     def showEvent(self, event: QShowEvent) -> None:
+        # Providers added elsewhere since it was last open (the first start's offer, the model picker) are listed.
+        self.providers.refresh()
         # Never taller or wider than the screen it opens on.
         screen = (self.parentWidget() or self).screen()
         if screen is not None:
             room = screen.availableGeometry()
-            frame = self.frameGeometry().height() - self.geometry().height()
-            self.resize(min(self.width(), room.width()), min(self.height(), room.height() - max(frame, 0)))
+            frame_w = max(0, self.frameGeometry().width() - self.geometry().width())
+            frame_h = max(0, self.frameGeometry().height() - self.geometry().height())
+            self.resize(min(self.width(), room.width() - frame_w), min(self.height(), room.height() - frame_h))
         super().showEvent(event)
 
     def show_page(self, title: str) -> None:

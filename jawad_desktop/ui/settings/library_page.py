@@ -41,6 +41,7 @@ from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.tools.files.library import DocumentHit, DocumentLibrary, IndexReport, SourceCounts
 from jawad_desktop.ui.base.background import run_async
 from jawad_desktop.ui.look.controls import button, failure_text, line_edit, set_status, status_line
+from jawad_desktop.ui.look.file_dialogs import file_dialog
 
 log = logging.getLogger("jawad.ui.library")
 
@@ -218,17 +219,14 @@ class LibraryPage(QWidget):
 
     # -- adding and removing --------------------------------------------------------------------
 
-    def choose_folder(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Add a folder to the library")
-        if folder:
-            self.add_paths([folder])
+    def choose_folder(self) -> QFileDialog:
+        return file_dialog(self, "Add a folder to the library", mode=QFileDialog.FileMode.Directory,
+                           chosen=lambda folders: self.add_paths(folders[:1]))
 
-    def choose_files(self) -> None:
-        files, _ = QFileDialog.getOpenFileNames(
-            self, "Add files to the library", "",
-            "Documents (*.pdf *.docx *.md *.txt *.csv *.xlsx *.html *.htm);;All files (*)")
-        if files:
-            self.add_paths(files)
+    def choose_files(self) -> QFileDialog:
+        return file_dialog(self, "Add files to the library", mode=QFileDialog.FileMode.ExistingFiles,
+                           filters=["Documents (*.pdf *.docx *.md *.txt *.csv *.xlsx *.html *.htm)", "All files (*)"],
+                           chosen=self.add_paths)
 
     def add_paths(self, paths: Sequence[str | Path]) -> None:
         """Add folders or files (what cannot be added is said on the page), then index them."""

@@ -118,6 +118,8 @@ class ModelsPage(QWidget):
         self.progress.setAccessibleName("Model download progress")
         self.progress.hide()
         self.status = status_line("Models status", self)
+        # Room for two lines: a line coming and going moves nothing below it.
+        self.status.setMinimumHeight(2 * self.status.fontMetrics().lineSpacing())
 
         self.ollama_box = QGroupBox("Ollama", self)
         self.ollama_where = QLabel(self.ollama_box)
@@ -163,6 +165,7 @@ class ModelsPage(QWidget):
         layout.addWidget(self.ollama_box)
 
         self.table.itemSelectionChanged.connect(self._update_buttons)
+        self.table.itemSelectionChanged.connect(self._forget_other_rows_news)
         self.download.clicked.connect(self.start_download)
         self.cancel.clicked.connect(self.cancel_download)
         self.delete.clicked.connect(self.delete_selected)
@@ -220,6 +223,14 @@ class ModelsPage(QWidget):
     def _state(self, name: str) -> ModelState | None:
         return next((s for s in self._states if s.entry.name == name), None)
 
+    def _forget_other_rows_news(self) -> None:
+        """Another row chosen: what happened to the last one (a red error, "deleted") goes, unless a
+        download is running, whose progress stays in view. The line keeps its room, so nothing below
+        it moves."""
+        if self._cancel is None:
+            self.status.setMinimumHeight(max(self.status.minimumHeight(), self.status.height()))
+            self.status.clear()
+
     def _update_buttons(self) -> None:
         entry = self.selected()
         state = self._state(entry.name) if entry else None
@@ -236,6 +247,8 @@ class ModelsPage(QWidget):
         if not entry.bundled:
             note += f" From {entry.repo}."
         self.why.setText(note)
+        # The tallest description so far keeps its room: choosing another row moves nothing below.
+        self.why.setMinimumHeight(max(self.why.minimumHeight(), self.why.heightForWidth(self.why.width())))
 
     def start_download(self) -> None:
         """Download the selected model on a worker thread, with progress and Cancel."""

@@ -45,6 +45,7 @@ from jawad_desktop.ui.look.controls import (
     set_status,
     status_line,
 )
+from jawad_desktop.ui.look.file_dialogs import make_roomy
 
 log = logging.getLogger("jawad.ui.settings")
 
@@ -181,7 +182,7 @@ class NetworkPage(QWidget):
         dialog.setNameFilters(["Certificates (*.pem *.crt *.cer *.ca-bundle)", "All files (*)"])
         dialog.fileSelected.connect(self._bundle_chosen)
         self._file_dialog = dialog
-        dialog.open()
+        make_roomy(dialog).open()
 
     def _bundle_chosen(self, path: str) -> None:
         self.ca_bundle.setText(path)

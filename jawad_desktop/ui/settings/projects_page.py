@@ -35,7 +35,7 @@ from jawad_desktop.core import events as ev
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.store.projects import Project, ProjectStore
-from jawad_desktop.ui.app.remedies import error_text
+from jawad_desktop.ui.base.remedies import error_text
 from jawad_desktop.ui.look.controls import (
     add_form_row,
     button,

@@ -56,15 +56,16 @@ from jawad_desktop.core.voice.tts import (
 from jawad_desktop.ui.base.background import run_async, run_in_thread
 from jawad_desktop.ui.base.remedies import error_text
 from jawad_desktop.ui.look.controls import (
-    ERROR_STYLE,
     add_form_row,
     button,
     combo,
+    error_style,
     failure_text,
     field_row,
     line_edit,
     status_line,
 )
+from jawad_desktop.ui.look.file_dialogs import make_roomy
 
 log = logging.getLogger("jawad.ui.voice")
 
@@ -354,7 +355,7 @@ class VoiceSettingsPage(QWidget):
         dialog.setNameFilter("Piper voice (*.onnx)")
         dialog.fileSelected.connect(self._piper_chosen)
         self._file_dialog = dialog
-        dialog.open()
+        make_roomy(dialog).open()
 
     def _piper_chosen(self, path: str) -> None:
         self.piper_voice.setText(path)
@@ -406,7 +407,7 @@ class VoiceSettingsPage(QWidget):
     def _on_test_done(self, text: str, *, error: bool) -> None:
         try:
             self.test_voice.setEnabled(True)
-            self.test_status.setStyleSheet(ERROR_STYLE if error else "")
+            self.test_status.setStyleSheet(error_style() if error else "")
             self.test_status.setText(text)
         except RuntimeError:  # the dialog was closed meanwhile
             pass
@@ -438,7 +439,7 @@ class VoiceSettingsPage(QWidget):
             self.start_level_meter()
 
     def _device_problem(self, text: str) -> None:
-        self.device_status.setStyleSheet(ERROR_STYLE)
+        self.device_status.setStyleSheet(error_style())
         self.device_status.setText(text)
 
     def _device_changed(self) -> None:
@@ -517,14 +518,14 @@ class VoiceSettingsPage(QWidget):
     def _update_model_status(self) -> None:
         name = self.model.currentText().strip()
         if self.pack_missing:
-            self.model_status.setStyleSheet(ERROR_STYLE)
+            self.model_status.setStyleSheet(error_style())
             self.model_status.setText(self.pack.missing_error().message)
             self.download.setEnabled(False)
             return
         try:
             resolve_model(name, self.ctx.paths.cache)
         except VoiceError as exc:
-            self.model_status.setStyleSheet(ERROR_STYLE)
+            self.model_status.setStyleSheet(error_style())
             self.model_status.setText(exc.message)
             self.download.setEnabled(exc.code == "MODEL_NOT_DOWNLOADED" and name in known_model_sizes())
             return
@@ -588,7 +589,7 @@ class VoiceSettingsPage(QWidget):
         self.cancel_download.hide()
         self.download_progress.hide()
         if error:
-            self.model_status.setStyleSheet("" if cancelled else ERROR_STYLE)
+            self.model_status.setStyleSheet("" if cancelled else error_style())
             self.model_status.setText(error)
             self.download.setEnabled(True)
             return
@@ -659,7 +660,7 @@ class VoiceSettingsPage(QWidget):
         dialog.setNameFilter("Voice pack (*.tar.gz)")
         dialog.fileSelected.connect(self.install_voice_pack)
         self._file_dialog = dialog
-        dialog.open()
+        make_roomy(dialog).open()
 
     def cancel_pack_install(self) -> None:
         if self._pack_cancel is not None:
@@ -680,7 +681,7 @@ class VoiceSettingsPage(QWidget):
         self.install_pack_file.setEnabled(True)
         if code:
             self._update_pack_row()
-            self.pack_status.setStyleSheet("" if code == "VOICE_PACK_CANCELLED" else ERROR_STYLE)
+            self.pack_status.setStyleSheet("" if code == "VOICE_PACK_CANCELLED" else error_style())
             self.pack_status.setText(error)
             return
         self._update_pack_row()

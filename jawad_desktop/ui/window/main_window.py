@@ -212,6 +212,7 @@ class MainWindow(QMainWindow):
         column_layout.addWidget(self.take_over)
         column_layout.addWidget(self.browser, 1)
         self.main_split.addWidget(column)
+        self.browser_column = column
         self.main_split.setStretchFactor(0, 2)
         self.main_split.setStretchFactor(1, 3)
         self.main_split.setSizes([520, 760])
@@ -351,6 +352,11 @@ class MainWindow(QMainWindow):
         self.toggle_log_action.setCheckable(True)
         self.toggle_log_action.setChecked(False)  # the drawer starts closed to its header line
         view_menu.addAction(self.toggle_log_action)
+        from jawad_desktop.ui.window.browser_toggle import BrowserToggle
+
+        self.browser_toggle = BrowserToggle(self.main_split, self.browser_column, self)
+        view_menu.addAction(self.browser_toggle.action)
+        self.bridge.action_log.connect(self.browser_toggle.agent_acted)
         self.focus_history_action = self._action("Go to the &history", "Ctrl+Shift+H", self.focus_history)
         view_menu.addAction(self.focus_history_action)
         self.focus_address_action = self._action("Go to the &address bar", "F6", self.browser.focus_address)
@@ -810,6 +816,7 @@ class MainWindow(QMainWindow):
             self.resize(1280, 800)
         self._restore_splitter(self.main_split)
         self._restore_log_drawer()
+        self.browser_toggle.set_shown(self.ctx.settings.ui.splitter_sizes.get("browser") != [0])
 
     def _restore_log_drawer(self) -> None:
         """The chat and the action log: "chat_log" holds their sizes with the drawer open,
@@ -838,6 +845,7 @@ class MainWindow(QMainWindow):
             "main": list(self.main_split.sizes()),
             "chat_log": [max(0, total - self._log_height), self._log_height],  # as when the drawer is open
             "action_log": [1 if self.action_log_drawer.is_expanded() else 0],
+            "browser": [1 if self.browser_toggle.is_shown() else 0],
         }
         try:
             self.ctx.save_settings()
