@@ -8,8 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel
 
 from jawad_desktop.core.context import AppContext
+from jawad_desktop.ui.settings.guide import GUIDES, SUMMARY
 from jawad_desktop.ui.settings.tasks_page import TasksPage
 from jawad_desktop.ui.window.main_window import MainWindow
 from tests.servers.scripted_model import ScriptedModel, text
@@ -37,6 +39,8 @@ def test_a_task_made_run_and_removed_in_settings(make_window: Any, profile_dir: 
     page = dialog.current_page()
     assert isinstance(page, TasksPage)
     assert _rows(page) == ["No scheduled tasks yet: make one below."]
+    holder = dialog.stack.currentWidget().widget()  # the page explains itself (ui.settings.guide)
+    assert [s.text() for s in holder.findChildren(QLabel, SUMMARY) if s.isVisible()] == [GUIDES["Tasks"].summary]
 
     page.prompt.setText("Give me one word of encouragement")
     page.when.setText("every day at")

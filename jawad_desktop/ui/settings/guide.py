@@ -117,6 +117,14 @@ GUIDES: dict[str, Guide] = {
         "list-checks",
         "Facts Jawad keeps about you between conversations (“I live in Lyon”), so you need not repeat "
         "them. You can read, change or delete each one."),
+    "Projects": Guide(
+        "list-checks",
+        "A project groups the conversations, files, instructions and remembered facts of one piece of "
+        "work (“Kitchen renovation”): chats started in it get its instructions, and search only its files."),
+    "Tasks": Guide(
+        "clock",
+        "Prompts Jawad runs on a schedule while its window or tray icon is open (“every weekday at 8, "
+        "check the kettle's price”). Each may only do what you allow here; anything else stops it."),
     "MCP servers": Guide(
         "mouse-pointer-click",
         "Extra tools from programs that speak MCP (the Model Context Protocol, a common way for apps to "
