@@ -18,6 +18,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.voice.models import OFFERED_MODELS, resolve_model
 from jawad_desktop.core.voice.pack import MB, PackStatus, VoicePack
@@ -47,7 +48,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace, ctx: AppContext) -> int:
     pack = VoicePack.for_app(ctx.paths)
     if args.pack_action == "install":
-        return _install(pack, args.source)
+        return _install(pack, args.source, ctx.settings.network)
     if args.pack_action == "model":
         return _download_model(ctx, args.name, args.endpoint)
     if args.pack_action == "remove":
@@ -102,7 +103,7 @@ def _download_model(ctx: AppContext, name: str, endpoint: str | None) -> int:
     return 0
 
 
-def _install(pack: VoicePack, source: str | None) -> int:
+def _install(pack: VoicePack, source: str | None, network: NetworkSettings) -> int:
     if not pack.required and source is None:
         print(_describe(pack.status()))
         return 0
@@ -111,7 +112,7 @@ def _install(pack: VoicePack, source: str | None) -> int:
 
     print(f"Installing the voice pack from {source or pack.url}", file=sys.stderr)
     try:
-        status = pack.install(source, progress=progress)  # Ctrl+C cancels: nothing is left behind
+        status = pack.install(source, progress=progress, network=network)  # Ctrl+C cancels: nothing is left behind
     finally:
         if terminal:
             print(file=sys.stderr)

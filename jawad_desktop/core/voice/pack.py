@@ -48,6 +48,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
 from jawad_desktop import __version__
+from jawad_desktop.core.config.settings import NetworkSettings
+from jawad_desktop.core.install import packaged
 from jawad_desktop.core.voice.errors import VOICE, VoiceError
 
 if TYPE_CHECKING:
@@ -73,7 +75,7 @@ Progress = Callable[[int, int], None]
 
 
 def _frozen() -> bool:
-    return bool(getattr(sys, "frozen", False))
+    return packaged()
 
 
 @dataclass(frozen=True)
@@ -356,8 +358,10 @@ class VoicePack:
         *,
         progress: Progress | None = None,
         cancel: threading.Event | None = None,
+        network: NetworkSettings | None = None,
     ) -> PackStatus:
-        """Install the pack from ``source`` (a URL or a local .tar.gz; default: ``self.url``).
+        """Install the pack from ``source`` (a URL or a local .tar.gz; default: ``self.url``),
+        downloaded through Settings → Network's proxy, CA bundle and timeouts (``network``).
 
         The archive is checked against the SHA-256 the app carries before anything is
         unpacked, unpacked beside the final folder and moved into place in one rename: a
@@ -378,7 +382,7 @@ class VoicePack:
         work = Path(tempfile.mkdtemp(prefix=f".{self.version}-installing-", dir=self.root))
         try:
             archive = work / "pack.tar.gz"
-            digest = self._fetch(source, archive, progress, cancel)
+            digest = self._fetch(source, archive, progress, cancel, network)
             self._verify(archive, digest)
             unpacked = self._unpack(archive, work / "unpacked", cancel)
             archive.unlink()
@@ -435,7 +439,8 @@ class VoicePack:
         if need and shutil.disk_usage(self.root).free < need:
             raise self._no_space()
 
-    def _fetch(self, source: str, target: Path, progress: Progress | None, cancel: threading.Event | None) -> str:
+    def _fetch(self, source: str, target: Path, progress: Progress | None, cancel: threading.Event | None,
+               network: NetworkSettings | None = None) -> str:
         """Copy or download ``source`` to ``target``; returns its SHA-256."""
         digest = hashlib.sha256()
         done = 0
@@ -466,8 +471,11 @@ class VoicePack:
 
         import httpx
 
+        from jawad_desktop.core.config.network import client_options
+
+        options = client_options(network, source, timeout=httpx.Timeout(30.0, connect=10.0))
         try:
-            with httpx.stream("GET", source, follow_redirects=True, timeout=httpx.Timeout(30.0, connect=10.0)) as r:
+            with httpx.Client(follow_redirects=True, **options) as client, client.stream("GET", source) as r:
                 if r.status_code >= 400:
                     raise self._http_error(source, r.status_code)
                 total = int(r.headers.get("content-length") or 0) or (self.release.bytes if self.release else 0)
