@@ -40,7 +40,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p_install.add_argument("source", nargs="?", help="a URL or a .tar.gz file (default: the release's download)")
     actions.add_parser("remove", help="delete the installed voice pack")
     p_model = actions.add_parser("model", help="download a speech model (e.g. base.en, small.en, small)")
-    p_model.add_argument("name", help=f"the model: {', '.join(OFFERED_MODELS)} or another faster-whisper name")
+    p_model.add_argument("name", help=f"the model: {', '.join(OFFERED_MODELS)} (the pinned ones)")
     p_model.add_argument("--endpoint", help="a mirror of the Hugging Face hub (default: JAWAD_MODEL_ENDPOINT)")
     return parser
 
