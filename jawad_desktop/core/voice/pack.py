@@ -65,8 +65,9 @@ MANIFEST_FORMAT = 1
 # server). Both may use {version} and {file}.
 URL_TEMPLATE = "https://github.com/jawad-desktop/jawad-desktop/releases/download/v{version}/{file}"
 URL_ENV = "JAWAD_VOICE_PACK_URL"
-# The packages whose native half the pack holds (faster_whisper imports the other three).
-ENGINE_PACKAGES = ("faster_whisper", "ctranslate2", "av", "tokenizers")
+# The packages whose native half the pack holds (faster_whisper imports the next three;
+# onnxruntime runs Silero voice activity detection, core.voice.vad).
+ENGINE_PACKAGES = ("faster_whisper", "ctranslate2", "av", "tokenizers", "onnxruntime")
 CHUNK_BYTES = 1 << 20
 MB = 1_000_000
 

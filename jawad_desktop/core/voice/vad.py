@@ -206,11 +206,12 @@ def load_silero(path: Path | None = None) -> Any:
             return _model or None
         try:
             import onnxruntime
-        except ImportError as exc:
+        except ImportError as exc:  # not remembered: the packaged app's voice pack brings it once installed
             log.warning("voice activity model unavailable (onnxruntime: %s); using the energy detector", exc)
-            session: Any = False
+            return None
         else:
             file = path or silero_model_path()
+            session: Any
             if file is None or not file.is_file():
                 log.warning("voice activity model %s not found; using the energy detector", path or MODEL_FILE)
                 session = False
