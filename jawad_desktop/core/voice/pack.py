@@ -222,6 +222,14 @@ def active_model_path() -> Path | None:
     return path if (path / "model.bin").is_file() else None
 
 
+def active_pack_file(relative: str) -> Path | None:
+    """A file of the active pack by its bundle-relative path (Silero's model:
+    ``faster_whisper/assets/silero_vad_v6.onnx``), if the pack holds it."""
+    finder = _active
+    path = finder.folder / relative if finder is not None else None
+    return path if path is not None and path.is_file() else None
+
+
 def _is_url(source: str) -> bool:
     return urlparse(source).scheme in ("http", "https")
 

@@ -184,16 +184,19 @@ _model: Any = None  # the onnxruntime session, loaded once per process; False wh
 
 
 def silero_model_path() -> Path | None:
-    """The Silero VAD model file faster-whisper installs, or None."""
+    """The Silero VAD model file faster-whisper installs (the packaged app: its voice pack's), or None."""
     try:
         files = importlib.metadata.files("faster-whisper") or []
     except importlib.metadata.PackageNotFoundError:
-        return None
+        files = []
     for file in files:
         if file.name == MODEL_FILE:
             path = Path(str(file.locate()))
-            return path if path.is_file() else None
-    return None
+            if path.is_file():
+                return path
+    from jawad_desktop.core.voice.pack import active_pack_file
+
+    return active_pack_file(f"faster_whisper/assets/{MODEL_FILE}")
 
 
 def load_silero(path: Path | None = None) -> Any:
