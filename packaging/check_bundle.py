@@ -53,7 +53,9 @@ def main(argv: list[str]) -> int:
         env = {**os.environ, "HOME": str(home), "USERPROFILE": str(home), "QT_QPA_PLATFORM": "offscreen"}
         profile = ["--profile", str(Path(work) / "profile")]
         test = run(exe, ["--self-test", *profile], env)
-        steps["self_test"] = test.returncode == 0 and json.loads(test.stdout or "{}").get("ok") is True
+        checks = json.loads(test.stdout or "{}").get("checks", {})
+        steps["self_test"] = test.returncode == 0 and bool(checks) and all(c.get("ok") for c in checks.values())
+        report["self_test_failed"] = [name for name, c in checks.items() if not c.get("ok")]
         for hub in serve_catalog_model(Path(work), "smollm2"):
             done = run(exe, [*profile, "models", "download", "smollm2"], {**env, "JAWAD_MODEL_ENDPOINT": hub.base_url})
             steps["download"] = done.returncode == 0
