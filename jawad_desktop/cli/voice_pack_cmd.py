@@ -5,7 +5,7 @@ voice pack published next to each release (see ``core.voice.pack``). ``install``
 release's pack by default (``JAWAD_VOICE_PACK_URL`` points elsewhere), or a URL or a local
 ``.tar.gz`` given as SOURCE; progress goes to stderr, Ctrl+C cancels and leaves nothing
 behind. A source install has offline speech built in: ``status`` says so. ``model NAME``
-downloads a larger speech model (base.en, small.en, distil-small.en, base, small...) from the
+downloads a larger speech model (the pinned ones: base) from the
 Hugging Face hub (``JAWAD_MODEL_ENDPOINT`` or ``--endpoint`` for a mirror) with progress on
 stderr; a download that was cut off resumes where it stopped.
 """
@@ -39,7 +39,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p_install = actions.add_parser("install", help="download and install the voice pack")
     p_install.add_argument("source", nargs="?", help="a URL or a .tar.gz file (default: the release's download)")
     actions.add_parser("remove", help="delete the installed voice pack")
-    p_model = actions.add_parser("model", help="download a speech model (e.g. base.en, small.en, small)")
+    p_model = actions.add_parser("model", help="download a speech model (the pinned ones: tiny.en, base)")
     p_model.add_argument("name", help=f"the model: {', '.join(OFFERED_MODELS)} (the pinned ones)")
     p_model.add_argument("--endpoint", help="a mirror of the Hugging Face hub (default: JAWAD_MODEL_ENDPOINT)")
     return parser
