@@ -145,6 +145,7 @@ def _gguf_resume(root: Path, size: int) -> tuple[float, int, int, bool]:
 
     from jawad_desktop.core.llm.catalog import CATALOG
     from jawad_desktop.core.llm.local_models import GgufDownload
+    from jawad_desktop.core.store import pins
     from tests.voice.hub_server import serve_hub
 
     entry = CATALOG[1]
@@ -155,6 +156,8 @@ def _gguf_resume(root: Path, size: int) -> tuple[float, int, int, bool]:
         for _ in range(size // (1 << 20)):
             out.write(os.urandom(1 << 20))
     drop = size // 2
+    pinned = entry.pin  # the random file stands in for the model: its pin names it for this run
+    pins.PINS[pinned.key] = pins.Pin(pinned.key, pinned.repo, pinned.revision, {entry.file: pins.sha256_of(source)})
     with contextmanager(serve_hub)({entry.repo: repo}) as hub:
         hub.drop_after[entry.file] = drop
         download = GgufDownload(entry, root / "models", endpoint=hub.base_url)
@@ -162,6 +165,7 @@ def _gguf_resume(root: Path, size: int) -> tuple[float, int, int, bool]:
         path = download.run()
         elapsed = time.perf_counter() - started
         starts = [start for name, start in hub.gets if name == entry.file]
+    pins.PINS[pinned.key] = pinned
     sent = drop + sum(size - start for start in starts[1:])  # the cut-off answer, then the rest
     ok = hashlib.sha256(path.read_bytes()).hexdigest() == hashlib.sha256(source.read_bytes()).hexdigest()
     resumed_at = download.resumed_from[0] if download.resumed_from else 0

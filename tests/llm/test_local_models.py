@@ -9,6 +9,7 @@ and a computer without network gets a message that says what to do.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import socket
 import threading
@@ -19,33 +20,41 @@ import pytest
 
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.config.settings import Settings
-from jawad_desktop.core.llm.catalog import CATALOG, catalog_entry
+from jawad_desktop.core.llm.catalog import CATALOG, GB, catalog_entry, recommended
 from jawad_desktop.core.llm.local_models import (
     HubError,
     LocalModelError,
     chosen_model,
     download_model,
+    model_file,
     model_states,
     remove_model,
     resolve_model_file,
     use_model,
 )
+from jawad_desktop.core.llm.local_server import bundled_model_path
+from jawad_desktop.core.store import pins
 from jawad_desktop.core.store.hub_download import INCOMPLETE_SUFFIX
 from tests.voice.hub_server import HubServer, serve_hub
 
-NAME = "qwen2.5-0.5b-instruct"
+NAME = "qwen2.5-coder-0.5b-instruct"
 ENTRY = catalog_entry(NAME)
 assert ENTRY is not None
 SIZE = 3_000_000
 
 
 @pytest.fixture
-def gguf(tmp_path: Path) -> Path:
+def gguf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Random bytes as the model's file, which its pin names for the test (same repository and revision)."""
     folder = tmp_path / "repo"
     folder.mkdir()
     assert ENTRY is not None
     path = folder / ENTRY.file
-    path.write_bytes(b"GGUF" + os.urandom(SIZE - 4))
+    data = b"GGUF" + os.urandom(SIZE - 4)
+    path.write_bytes(data)
+    pinned = ENTRY.pin
+    monkeypatch.setitem(pins.PINS, pinned.key, pins.Pin(pinned.key, pinned.repo, pinned.revision,
+                                                         {ENTRY.file: hashlib.sha256(data).hexdigest()}))
     return path
 
 
@@ -113,12 +122,11 @@ def test_offline_says_what_to_do(tmp_path: Path) -> None:
     error = caught.value
     assert error.code == "HUB_OFFLINE" and "offline" in error.message and "ConnectError" in error.message
     assert any("resumes where it stopped" in tip for tip in error.suggestions)
-    assert any("bundled SmolLM2" in tip for tip in error.suggestions)
 
 
 def test_a_missing_file_on_the_hub(hub: HubServer, tmp_path: Path) -> None:
     with pytest.raises(HubError) as caught:
-        download_model("qwen2.5-1.5b-instruct", tmp_path / "models", endpoint=hub.base_url)
+        download_model("smollm2", tmp_path / "models", endpoint=hub.base_url)  # a repository it does not hold
     assert caught.value.code == "HUB_NOT_FOUND"
 
 
@@ -126,9 +134,9 @@ def test_unknown_names_and_the_bundled_model(tmp_path: Path) -> None:
     with pytest.raises(LocalModelError) as caught:
         download_model("gpt-17", tmp_path)
     assert caught.value.code == "UNKNOWN_MODEL" and NAME in caught.value.suggestions[0]
-    with pytest.raises(LocalModelError):
-        remove_model("smollm2", tmp_path)
-    assert download_model("smollm2", tmp_path).name == "SmolLM2-135M-Instruct.Q4_1.gguf"  # no download
+    assert not remove_model("smollm2", tmp_path)  # nothing downloaded: the package's copy is not touched
+    packaged = model_file(CATALOG[0], tmp_path)
+    assert packaged is not None and packaged == bundled_model_path() and packaged.is_file()
 
 
 def test_use_and_remove(hub: HubServer, gguf: Path, tmp_path: Path) -> None:
@@ -173,9 +181,19 @@ def test_a_catalog_name_typed_as_the_model_runs_that_models_file(hub: HubServer,
 
 def test_the_catalog() -> None:
     names = [m.name for m in CATALOG]
-    assert len(names) == len(set(names)) and CATALOG[0].bundled and 4 <= len(CATALOG) - 1 <= 6
+    assert len(names) == len(set(names)) and CATALOG[0].bundled and len(CATALOG) >= 2
     for model in CATALOG:
         assert model.file.endswith(".gguf") and model.tools in ("good", "fair", "poor") and model.tools_why
         assert model.memory_bytes > model.size_bytes > 0
-    bundled = download_model("smollm2", Path("."))
-    assert CATALOG[0].size_bytes == bundled.stat().st_size
+        assert model.pin.fully_pinned, f"{model.name} is offered without a revision and a SHA-256 (issue 28)"
+    bundled = bundled_model_path()
+    assert bundled is not None and CATALOG[0].size_bytes == bundled.stat().st_size
+
+
+def test_the_first_start_recommends_what_this_computer_can_run() -> None:
+    """Issue 31: a capable small model for this computer, never the test model, none when it does not fit."""
+    coder = catalog_entry("qwen2.5-coder-0.5b-instruct")
+    assert recommended(8 * GB, 20 * GB) == coder
+    assert recommended(8 * GB, GB) is None, "no room on the disk"
+    assert recommended(GB, 20 * GB) is None, "not enough memory"
+    assert all(m.bundled is False for m in CATALOG if recommended(64 * GB, 100 * GB) == m)

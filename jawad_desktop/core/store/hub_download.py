@@ -3,8 +3,8 @@
 The one downloader of the app: speech models (``core.voice.whisper_download``) and GGUF language models
 (``core.llm.local_models``) both fetch through ``HubDownload``, always for a ``Pin``
 (``core.store.pins``): the URL names the pin's revision (a commit), never ``main``, and the hub
-must answer with that commit (``X-Repo-Commit``). A pin whose revision is not known yet asks for
-``main`` once and takes every file from the commit the hub names in that first answer.
+must answer with that commit (``X-Repo-Commit``). A pin without a revision or a SHA-256 for each
+file is refused before anything is asked (``not_pinned``).
 
 The hub serves each file of a repository at ``{endpoint}/{repo}/resolve/{revision}/{file}``.
 A HEAD request to that address (redirects not followed, ``Accept-Encoding: identity``) tells
@@ -65,14 +65,17 @@ HubErrorCode = Literal[
     "HUB_SERVER",  # another HTTP failure
     "HUB_CORRUPT",  # size or checksum differ from the pin or what the hub announced (the file was deleted)
     "HUB_REVISION",  # the hub answered with another commit than the pinned one
+    "HUB_NOT_PINNED",  # Jawad knows no revision and SHA-256 for it: nothing is asked
     "HUB_CANCELLED",
     "HUB_DISK",  # the file could not be written
 ]
 # What went wrong, for a subclass's wording (``HubDownload._error``).
-FailureKind = Literal["offline", "not_found", "refused", "server", "corrupt", "revision", "cancelled", "disk"]
+FailureKind = Literal["offline", "not_found", "refused", "server", "corrupt", "revision", "cancelled", "disk",
+                      "not_pinned"]
 _CODES: dict[FailureKind, HubErrorCode] = {
     "offline": "HUB_OFFLINE", "not_found": "HUB_NOT_FOUND", "refused": "HUB_REFUSED", "server": "HUB_SERVER",
     "corrupt": "HUB_CORRUPT", "revision": "HUB_REVISION", "cancelled": "HUB_CANCELLED", "disk": "HUB_DISK",
+    "not_pinned": "HUB_NOT_PINNED",
 }
 
 
@@ -160,8 +163,7 @@ class HubDownload:
         self.folder = folder
         self.label = label or pin.repo
         self.endpoint = hub_endpoint(endpoint)
-        self.revision = pin.revision or "main"  # "main" only until the hub names its commit
-        self.commit = pin.revision  # the commit every file comes from
+        self.revision = self.commit = pin.revision  # the commit every file comes from
         self.checked: dict[str, str] = {}  # file name -> the SHA-256 it was checked to have
         self._progress = progress
         self._cancel = cancel
@@ -170,6 +172,8 @@ class HubDownload:
         self._done = 0
         self._total = 0
         self.resumed_from: list[int] = []  # the first byte of each resumed request (measured by benchmarks)
+        if not pin.fully_pinned:
+            raise self._error("not_pinned")
 
     # --- wording (a subclass says what it downloads) ------------------------------------------
 
@@ -196,6 +200,10 @@ class HubDownload:
                          ["Check the model server set in JAWAD_MODEL_ENDPOINT (or HF_ENDPOINT): it must serve "
                           "the pinned revision.", "Or choose another model."]),
             "cancelled": (f"The download of {what} was cancelled.", ["Start it again to go on where it stopped."]),
+            "not_pinned": (f"{what} cannot be downloaded: Jawad has no pinned revision and checksum to check "
+                           f"its files against.", ["Choose a model Jawad offers.",
+                                                    "Or put the files in place yourself: that is your own "
+                                                    "choice, and Jawad does not check them."]),
             "disk": (f"{what} could not be saved in {self.folder} ({detail}).",
                      ["Free some disk space or check that the folder can be written to, then try again: what "
                       "already arrived is kept."]),
@@ -248,11 +256,6 @@ class HubDownload:
         commit = response.headers.get("X-Repo-Commit", "")
         if self.commit and commit and commit != self.commit:
             raise self._error("revision", f"it answered with commit {commit[:12]} instead of {self.commit[:12]}")
-        if not self.commit:  # not pinned yet: every file comes from the commit of this first answer
-            if not re.fullmatch(r"[0-9a-f]{40}", commit):
-                raise self._error("revision", f"it did not say which commit its {name} comes from")
-            self.commit = self.revision = commit
-            url = resolve_url(self.endpoint, self.repo, commit, name)
         return RemoteFile(
             name=name,
             url=urljoin(url, location) if response.is_redirect and location else url,

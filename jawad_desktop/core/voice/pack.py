@@ -48,6 +48,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
 from jawad_desktop import __version__
+from jawad_desktop.core.config.settings import NetworkSettings
+from jawad_desktop.core.install import packaged
 from jawad_desktop.core.voice.errors import VOICE, VoiceError
 
 if TYPE_CHECKING:
@@ -63,8 +65,9 @@ MANIFEST_FORMAT = 1
 # server). Both may use {version} and {file}.
 URL_TEMPLATE = "https://github.com/jawad-desktop/jawad-desktop/releases/download/v{version}/{file}"
 URL_ENV = "JAWAD_VOICE_PACK_URL"
-# The packages whose native half the pack holds (faster_whisper imports the other three).
-ENGINE_PACKAGES = ("faster_whisper", "ctranslate2", "av", "tokenizers")
+# The packages whose native half the pack holds (faster_whisper imports the next three;
+# onnxruntime runs Silero voice activity detection, core.voice.vad).
+ENGINE_PACKAGES = ("faster_whisper", "ctranslate2", "av", "tokenizers", "onnxruntime")
 CHUNK_BYTES = 1 << 20
 MB = 1_000_000
 
@@ -73,7 +76,7 @@ Progress = Callable[[int, int], None]
 
 
 def _frozen() -> bool:
-    return bool(getattr(sys, "frozen", False))
+    return packaged()
 
 
 @dataclass(frozen=True)
@@ -219,6 +222,14 @@ def active_model_path() -> Path | None:
     return path if (path / "model.bin").is_file() else None
 
 
+def active_pack_file(relative: str) -> Path | None:
+    """A file of the active pack by its bundle-relative path (Silero's model:
+    ``faster_whisper/assets/silero_vad_v6.onnx``), if the pack holds it."""
+    finder = _active
+    path = finder.folder / relative if finder is not None else None
+    return path if path is not None and path.is_file() else None
+
+
 def _is_url(source: str) -> bool:
     return urlparse(source).scheme in ("http", "https")
 
@@ -356,8 +367,10 @@ class VoicePack:
         *,
         progress: Progress | None = None,
         cancel: threading.Event | None = None,
+        network: NetworkSettings | None = None,
     ) -> PackStatus:
-        """Install the pack from ``source`` (a URL or a local .tar.gz; default: ``self.url``).
+        """Install the pack from ``source`` (a URL or a local .tar.gz; default: ``self.url``),
+        downloaded through Settings → Network's proxy, CA bundle and timeouts (``network``).
 
         The archive is checked against the SHA-256 the app carries before anything is
         unpacked, unpacked beside the final folder and moved into place in one rename: a
@@ -378,7 +391,7 @@ class VoicePack:
         work = Path(tempfile.mkdtemp(prefix=f".{self.version}-installing-", dir=self.root))
         try:
             archive = work / "pack.tar.gz"
-            digest = self._fetch(source, archive, progress, cancel)
+            digest = self._fetch(source, archive, progress, cancel, network)
             self._verify(archive, digest)
             unpacked = self._unpack(archive, work / "unpacked", cancel)
             archive.unlink()
@@ -435,7 +448,8 @@ class VoicePack:
         if need and shutil.disk_usage(self.root).free < need:
             raise self._no_space()
 
-    def _fetch(self, source: str, target: Path, progress: Progress | None, cancel: threading.Event | None) -> str:
+    def _fetch(self, source: str, target: Path, progress: Progress | None, cancel: threading.Event | None,
+               network: NetworkSettings | None = None) -> str:
         """Copy or download ``source`` to ``target``; returns its SHA-256."""
         digest = hashlib.sha256()
         done = 0
@@ -466,8 +480,11 @@ class VoicePack:
 
         import httpx
 
+        from jawad_desktop.core.config.network import client_options
+
+        options = client_options(network, source, timeout=httpx.Timeout(30.0, connect=10.0))
         try:
-            with httpx.stream("GET", source, follow_redirects=True, timeout=httpx.Timeout(30.0, connect=10.0)) as r:
+            with httpx.Client(follow_redirects=True, **options) as client, client.stream("GET", source) as r:
                 if r.status_code >= 400:
                     raise self._http_error(source, r.status_code)
                 total = int(r.headers.get("content-length") or 0) or (self.release.bytes if self.release else 0)

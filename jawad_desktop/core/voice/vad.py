@@ -184,16 +184,19 @@ _model: Any = None  # the onnxruntime session, loaded once per process; False wh
 
 
 def silero_model_path() -> Path | None:
-    """The Silero VAD model file faster-whisper installs, or None."""
+    """The Silero VAD model file faster-whisper installs (the packaged app: its voice pack's), or None."""
     try:
         files = importlib.metadata.files("faster-whisper") or []
     except importlib.metadata.PackageNotFoundError:
-        return None
+        files = []
     for file in files:
         if file.name == MODEL_FILE:
             path = Path(str(file.locate()))
-            return path if path.is_file() else None
-    return None
+            if path.is_file():
+                return path
+    from jawad_desktop.core.voice.pack import active_pack_file
+
+    return active_pack_file(f"faster_whisper/assets/{MODEL_FILE}")
 
 
 def load_silero(path: Path | None = None) -> Any:
@@ -206,11 +209,12 @@ def load_silero(path: Path | None = None) -> Any:
             return _model or None
         try:
             import onnxruntime
-        except ImportError as exc:
+        except ImportError as exc:  # not remembered: the packaged app's voice pack brings it once installed
             log.warning("voice activity model unavailable (onnxruntime: %s); using the energy detector", exc)
-            session: Any = False
+            return None
         else:
             file = path or silero_model_path()
+            session: Any
             if file is None or not file.is_file():
                 log.warning("voice activity model %s not found; using the energy detector", path or MODEL_FILE)
                 session = False

@@ -103,11 +103,9 @@ class ModelDownload(HubDownload):
 
     def _copy_by_hand(self) -> str:
         files = f"{', '.join(REQUIRED_FILES)} and vocabulary.txt or vocabulary.json"
-        if self.pin.fully_pinned:  # a copy there is checked against the pin
-            return (f"Or copy the model's files ({files}) from {self.endpoint}/{self.repo} at revision "
-                    f"{self.pin.revision[:12]} into {self.model_folder}.")
-        return (f"Or copy the model's files ({files}) from {self.endpoint}/{self.repo} into a folder of your "
-                f"own and choose that folder as the model (Jawad cannot check a copy put into {self.model_folder}).")
+        # A copy there is checked against the pin (every pin has a revision and checksums).
+        return (f"Or copy the model's files ({files}) from {self.endpoint}/{self.repo} at revision "
+                f"{self.pin.revision[:12]} into {self.model_folder}.")
 
     def _error(self, kind: FailureKind, detail: str = "") -> JawadError:
         label, host = self.label, self.endpoint
@@ -128,7 +126,7 @@ class ModelDownload(HubDownload):
             return VoiceError(
                 "MODEL_NOT_FOUND",
                 f"{self.endpoint}/{self.repo} is not a faster-whisper model: {detail}.",
-                suggestions=["Choose one of the models in the list (tiny.en, base.en, small.en, distil-small.en...)."],
+                suggestions=["Choose one of the models in the list."],
                 remedy=VOICE,
             )
         if kind == "refused":
@@ -154,6 +152,15 @@ class ModelDownload(HubDownload):
                 f"The model server did not send the version of the speech model {label!r} Jawad trusts: {detail}.",
                 suggestions=["Check the model server set in JAWAD_MODEL_ENDPOINT (or HF_ENDPOINT).",
                              "Or choose another model, or use the Whisper API."],
+                remedy=VOICE,
+            )
+        if kind == "not_pinned":
+            return VoiceError(
+                "MODEL_NOT_PINNED",
+                f"The speech model {label!r} is not downloaded: Jawad has no pinned revision and checksums to "
+                "check its files against.",
+                suggestions=["Choose one of the models in the list.",
+                             "Or put the model's files in a folder yourself and choose that folder as the model."],
                 remedy=VOICE,
             )
         if kind == "cancelled":

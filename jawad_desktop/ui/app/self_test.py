@@ -117,6 +117,14 @@ def run_self_test(profile: str | None) -> int:
             record("tokens", counted == 2, f"{counter.name}: {counted} tokens for 'hello world'")
         except Exception as exc:
             record("tokens", False, f"{type(exc).__name__}: {exc}")
+        try:  # the packaged app: Silero once its voice pack (onnxruntime) is installed, else the energy detector
+            from jawad_desktop.core.voice.vad import load_silero
+
+            silero = await asyncio.to_thread(load_silero) is not None
+            record("voice_activity", True, "Silero VAD" if silero else "energy detector (Silero needs offline "
+                   "speech: the voice pack)", silero=silero)
+        except Exception as exc:
+            record("voice_activity", False, f"{type(exc).__name__}: {exc}")
         window.close()
         window.dispose()
         return 0

@@ -114,6 +114,9 @@ def choose_backend(environ: Mapping[str, str] | None = None, *, qt_platform: str
     if qt_platform in ("offscreen", "minimal", "vnc"):
         return BackendChoice("none", f"This window is not on a desktop (Qt platform \"{qt_platform}\"), so "
                                      "there are no global hotkeys.")
+    if qt_platform in ("windows", "cocoa"):  # X11 and the Wayland portal only, for now
+        system = "Windows" if qt_platform == "windows" else "macOS"
+        return BackendChoice("none", f"Global hotkeys are not available on {system} yet. " + FALLBACK_ADVICE)
     wayland = bool(env.get("WAYLAND_DISPLAY")) or env.get("XDG_SESSION_TYPE") == "wayland" or qt_platform == "wayland"
     if wayland:
         check = portal_available or portal_has_global_shortcuts

@@ -43,6 +43,7 @@ from jawad_desktop.core.llm.local_models import (
     ModelState,
     chosen_model,
     download_model,
+    from_package,
     model_states,
     models_folder,
     remove_model,
@@ -191,7 +192,8 @@ class ModelsPage(QWidget):
         for row, state in enumerate(self._states):
             entry = state.entry
             if state.installed:
-                status = "In use" if entry.name == chosen else ("Bundled" if entry.bundled else "Downloaded")
+                status = "In use" if entry.name == chosen else (
+                    "Installed (package)" if from_package(state.path) else "Downloaded")
             elif state.partial:
                 status = f"Paused at {state.partial * 100 // max(entry.size_bytes, 1)}%"
             else:
@@ -236,7 +238,7 @@ class ModelsPage(QWidget):
         state = self._state(entry.name) if entry else None
         busy = self._cancel is not None
         self.download.setEnabled(bool(state and not state.installed and not busy))
-        self.delete.setEnabled(bool(state and not state.entry.bundled and (state.installed or state.partial)
+        self.delete.setEnabled(bool(state and not from_package(state.path) and (state.installed or state.partial)
                                     and self._downloading != state.entry.name))
         self.use.setEnabled(bool(state and state.installed and state.entry.name != chosen_model(self.ctx.settings)))
         if entry is None:
@@ -244,8 +246,7 @@ class ModelsPage(QWidget):
             return
         note = (f"{entry.title} — tool calls: {entry.tools}. {entry.tools_why} "
                 f"Needs about {human_size(entry.memory_bytes)} of memory.")
-        if not entry.bundled:
-            note += f" From {entry.repo}."
+        note += f" From {entry.repo}."
         self.why.setText(note)
         # The tallest description so far keeps its room: choosing another row moves nothing below.
         self.why.setMinimumHeight(max(self.why.minimumHeight(), self.why.heightForWidth(self.why.width())))
@@ -313,17 +314,22 @@ class ModelsPage(QWidget):
 
     def delete_selected(self) -> None:
         entry = self.selected()
-        if entry is None or entry.bundled or self._downloading == entry.name:
+        state = self._state(entry.name) if entry else None
+        if entry is None or state is None or from_package(state.path) or self._downloading == entry.name:
             return
         try:
             remove_model(entry.name, self.folder)
         except (JawadError, OSError) as exc:
             set_status(self.status, failure_text(f"deleting {entry.title}", exc), error=True)
             return
-        if chosen_model(self.ctx.settings) == entry.name:  # what the local provider ran is gone: back to the bundled
-            use_model(self.ctx.settings, "smollm2", self.folder)
-            self.ctx.save_settings()
-            self.changed.emit()
+        if chosen_model(self.ctx.settings) == entry.name:  # what the local provider ran is gone: the test model
+            try:
+                use_model(self.ctx.settings, "smollm2", self.folder)
+            except JawadError:  # not on this computer either (the packaged app): choose another one
+                pass
+            else:
+                self.ctx.save_settings()
+                self.changed.emit()
         self.refresh()
         set_status(self.status, f"{entry.title} was deleted.")
 

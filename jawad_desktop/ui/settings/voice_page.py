@@ -648,7 +648,7 @@ class VoiceSettingsPage(QWidget):
             self._on_pack_done("VOICE_PACK_DOWNLOAD_FAILED", failure_text(what, exc))
 
         def work() -> None:
-            pack.install(source, progress=report, cancel=cancel)
+            pack.install(source, progress=report, cancel=cancel, network=self.ctx.settings.network)
 
         run_in_thread(work, what=what, bus=self.ctx.bus, on_done=lambda _: self._on_pack_done("", ""),
                       on_error=failed)

@@ -698,10 +698,11 @@ class MainWindow(QMainWindow):
     async def _offer_providers(self) -> None:
         """First start: show the providers found on this computer, one click each."""
         from jawad_desktop.core.llm.connection import discover_providers
+        from jawad_desktop.core.llm.local_models import models_folder
         from jawad_desktop.ui.window.first_start import OffersPanel
 
         try:
-            offers = await discover_providers()
+            offers = await discover_providers(models_folder=models_folder(self.ctx.paths.data))
         except Exception as exc:  # discovery is a convenience: never fail the window for it
             log.info("provider discovery failed: %s", exc)
             return
