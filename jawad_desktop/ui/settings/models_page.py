@@ -19,7 +19,7 @@ import threading
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, Signal, SignalInstance
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
@@ -68,6 +68,12 @@ class _Progress(QObject):
 def ollama_provider(providers: list[ProviderConfig]) -> ProviderConfig | None:
     """The first configured Ollama provider (either kind), if any."""
     return next((p for p in providers if p.kind in (ProviderKind.OLLAMA, ProviderKind.OLLAMA_NATIVE)), None)
+
+
+def _note(entry: CatalogModel) -> str:
+    """A catalog row's description under the list: what it can do, the memory it needs, its source."""
+    return (f"{entry.title} — tool calls: {entry.tools}. {entry.tools_why} "
+            f"Needs about {human_size(entry.memory_bytes)} of memory. From {entry.repo}.")
 
 
 class ModelsPage(QWidget):
@@ -244,12 +250,23 @@ class ModelsPage(QWidget):
         if entry is None:
             self.why.clear()
             return
-        note = (f"{entry.title} — tool calls: {entry.tools}. {entry.tools_why} "
-                f"Needs about {human_size(entry.memory_bytes)} of memory.")
-        note += f" From {entry.repo}."
-        self.why.setText(note)
-        # The tallest description so far keeps its room: choosing another row moves nothing below.
-        self.why.setMinimumHeight(max(self.why.minimumHeight(), self.why.heightForWidth(self.why.width())))
+        self.why.setText(_note(entry))
+        self._keep_why_room()
+
+    def _keep_why_room(self) -> None:
+        """The description line takes the room of the tallest row's at its width: choosing another
+        row moves nothing below it (measured again when the page's width changes)."""
+        shown, width, tallest = self.why.text(), self.why.width(), 0
+        for state in self._states:
+            self.why.setText(_note(state.entry))
+            tallest = max(tallest, self.why.heightForWidth(width))
+        self.why.setText(shown)
+        self.why.setMinimumHeight(tallest)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if event.oldSize().width() != event.size().width() and self.why.text():
+            self._keep_why_room()
 
     def start_download(self) -> None:
         """Download the selected model on a worker thread, with progress and Cancel."""
