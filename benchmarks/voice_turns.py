@@ -87,6 +87,7 @@ class Run:
     turns: list[Turn] = field(default_factory=list)
     played: list[Played] = field(default_factory=list)
     input_latency_s: float = 0.0
+    speculations: str = ""  # answers started on a likely end: used, dropped
 
 
 @dataclass
@@ -238,6 +239,9 @@ async def _converse(pulse: PulseServer, model: ScriptedModel, plan: list[Clip], 
     finally:
         await assistant.aclose()
     run.input_latency_s = latency
+    if speculative:
+        run.speculations = (f"speculative answers: {conversation.speculations_used} used, "
+                            f"{conversation.speculations_dropped} dropped; ")
     tap.place(run.played, latency)
     for turn in conversation.turns:
         run.turns.append(Turn(turn.speech_end_at, turn.last_speech_at, turn.first_audio_at, turn.transcript))
@@ -291,7 +295,7 @@ def _figures(run: Run, goal: bool) -> list[Figure]:
     figures.append(Figure(
         f"turns ({run.label}): speakers cut off before their last word", len(cut_offs), "",
         goal="0" if goal else "", ok=len(cut_offs) == 0 if goal else None,
-        note=f"of {len(run.played)} clips played; " + (" | ".join(cut_offs) if cut_offs else "none")))
+        note=f"of {len(run.played)} clips played; {run.speculations}" + (" | ".join(cut_offs) if cut_offs else "none")))
     return figures
 
 
