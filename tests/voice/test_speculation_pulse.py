@@ -51,7 +51,9 @@ class Speaker:
 
 
 def converse(ctx: AppContext, scripted_model: ScriptedModel, pulse: PulseServer, clip: Path,
-             arun: Callable[..., Any], *, finished_wait_s: float | None = None) -> tuple[Conversation, Assistant]:
+             arun: Callable[..., Any], *, finished_wait_s: float | None = None,
+             ) -> tuple[Conversation, Assistant, list[str]]:
+    """One conversation through to "goodbye"; also what the store saved of it (read before it closes)."""
     voice = ctx.settings.voice
     voice.partial_results = False
     voice.tts_backend = "espeak"
@@ -67,12 +69,15 @@ def converse(ctx: AppContext, scripted_model: ScriptedModel, pulse: PulseServer,
     assistant = Assistant(ctx, client=LLMClient(scripted_model.provider()))  # saving on
     conversation = Conversation(ctx, assistant, session_factory=session)
     Speaker(ctx, pulse, clip)
+    stored: list[str] = []
     try:
         arun(conversation.run(), timeout=150)
+        if assistant.store is not None and assistant.recorder is not None and assistant.recorder.conversation_id:
+            stored = [m.message.content for m in assistant.store.messages(assistant.recorder.conversation_id)]
     finally:
         arun(assistant.aclose())
     assert conversation.error is None, conversation.error
-    return conversation, assistant
+    return conversation, assistant, stored
 
 
 def test_an_answer_started_in_a_pause_is_dropped_when_the_speaker_goes_on(
@@ -87,7 +92,8 @@ def test_an_answer_started_in_a_pause_is_dropped_when_the_speaker_goes_on(
     voice_ctx.settings.voice.silence_stop_s = 6.0
     scripted_model.script(text("NEVER HEARD. This answer was started in the pause.", chunk_size=4, chunk_delay_s=0.03),
                           text("Here is my answer to all of it.", chunk_size=4, chunk_delay_s=0.03))
-    conversation, assistant = converse(voice_ctx, scripted_model, pulse_server, joined, arun, finished_wait_s=5.5)
+    conversation, assistant, stored = converse(voice_ctx, scripted_model, pulse_server, joined, arun,
+                                               finished_wait_s=5.5)
     assert conversation.speculations_dropped >= 1, "no answer was started in the pause"
     [turn] = conversation.turns
     said = turn.transcript.lower()
@@ -97,9 +103,6 @@ def test_an_answer_started_in_a_pause_is_dropped_when_the_speaker_goes_on(
     assert scripted_model.requests[-1]["messages"][-1]["content"] == turn.transcript
     # Nothing of the dropped answer was kept or saved.
     assert [m.content for m in assistant.session.history.messages] == [turn.transcript, turn.answer]
-    assert assistant.store is not None and assistant.recorder is not None
-    assert assistant.recorder.conversation_id is not None
-    stored = [m.message.content for m in assistant.store.messages(assistant.recorder.conversation_id)]
     assert stored == [turn.transcript, "Here is my answer to all of it."]
 
 
@@ -115,7 +118,7 @@ def test_a_pause_mid_sentence_does_not_cut_the_speaker_off_with_speculative_answ
     voice_ctx.settings.voice.silence_stop_s = 1.5
     scripted_model.script(text("Okay. I have done that for you.", chunk_size=4, chunk_delay_s=0.03),
                           text("Okay. I have done that for you.", chunk_size=4, chunk_delay_s=0.03))
-    conversation, _ = converse(voice_ctx, scripted_model, pulse_server, joined, arun)
+    conversation, _, _ = converse(voice_ctx, scripted_model, pulse_server, joined, arun)
     [turn] = conversation.turns
     said = turn.transcript.lower()
     assert "glad" in said and "gospel" in said, said
