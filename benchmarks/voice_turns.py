@@ -88,6 +88,7 @@ class Run:
     played: list[Played] = field(default_factory=list)
     input_latency_s: float = 0.0
     speculations: str = ""  # answers started on a likely end: used, dropped
+    decided_by_words: int = 0  # turns whose words set a wait shorter than the longest
 
 
 @dataclass
@@ -225,6 +226,9 @@ async def _converse(pulse: PulseServer, model: ScriptedModel, plan: list[Clip], 
             conversation.microphone.attach(tap)
         if event.state == "listening" and not event.barge_in:
             pending.add(loop.create_task(speak_when_free()))
+        if event.state == "thinking" and conversation.session is not None:
+            session = conversation.session  # how the turn that just ended was decided
+            run.decided_by_words += session.turn_wait_s < longest
 
     ctx.bus.subscribe(on_event)
     latency = 0.0
@@ -295,7 +299,8 @@ def _figures(run: Run, goal: bool) -> list[Figure]:
     figures.append(Figure(
         f"turns ({run.label}): speakers cut off before their last word", len(cut_offs), "",
         goal="0" if goal else "", ok=len(cut_offs) == 0 if goal else None,
-        note=f"of {len(run.played)} clips played; {run.speculations}" + (" | ".join(cut_offs) if cut_offs else "none")))
+        note=f"of {len(run.played)} clips played; {run.decided_by_words} turns ended by their words "
+             f"before the longest wait; {run.speculations}" + (" | ".join(cut_offs) if cut_offs else "none")))
     return figures
 
 
