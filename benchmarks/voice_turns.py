@@ -16,10 +16,12 @@ in the microphone's signal (every block is kept with its arrival time, less the 
 the stream reports), to the first reply audio (its first block left the output stream, plus
 the output latency). A cut-off is a turn that ended before the speaker's last word.
 
-Both ways of ending a turn run in the same process on the same server, one after the other:
-"before", the energy detector with a fixed wait of ``voice.silence_stop_s`` (1.2 s, the
-default); "after", the voice activity model with the end-of-turn wait (0.5 s after a finished
-sentence, the longest after an unfinished one) and the transcript made during the pause.
+The ways of ending a turn run in the same process on the same server, one after the other:
+the energy detector with a fixed wait of ``voice.silence_stop_s`` (1.2 s, the old default); the
+voice activity model with the end-of-turn wait (0.5 s after a finished sentence, the longest
+after an unfinished one) and the transcript made during the pause, the answer asked for once
+the turn has ended ("before"); and the same with the answer started speculatively on the
+likely end, held until the turn ends and dropped if the speaker goes on ("after").
 """
 
 from __future__ import annotations
@@ -85,6 +87,8 @@ class Run:
     turns: list[Turn] = field(default_factory=list)
     played: list[Played] = field(default_factory=list)
     input_latency_s: float = 0.0
+    speculations: str = ""  # answers started on a likely end: used, dropped
+    decided_by_words: int = 0  # turns whose words set a wait shorter than the longest
 
 
 @dataclass
@@ -178,7 +182,8 @@ def _find(window: Samples, probe: Samples) -> int | None:
 
 
 async def _converse(pulse: PulseServer, model: ScriptedModel, plan: list[Clip], label: str, longest: float,
-                    session_factory: Callable[[AppContext, OpenMicrophone], VoiceSession]) -> Run:
+                    session_factory: Callable[[AppContext, OpenMicrophone], VoiceSession],
+                    speculative: bool) -> Run:
     secrets = SecretStore()
     secrets.use_session_memory()
     ctx = AppContext.open(tempfile.mkdtemp(prefix="jawad-bench-turns-"), secrets=secrets)
@@ -191,7 +196,8 @@ async def _converse(pulse: PulseServer, model: ScriptedModel, plan: list[Clip], 
     model.script(*[text(REPLY, chunk_size=4, chunk_delay_s=1 / 30) for _ in range(3 * len(plan))])
     goodbye = pulse.speech_wav("goodbye")
     assistant = Assistant(ctx, client=LLMClient(model.provider()), save=False)
-    conversation = Conversation(ctx, assistant, session_factory=lambda mic: session_factory(ctx, mic))
+    conversation = Conversation(ctx, assistant, session_factory=lambda mic: session_factory(ctx, mic),
+                                speculative=speculative)
     run = Run(label)
     tap = _Tap()
     loop = asyncio.get_running_loop()
@@ -220,6 +226,9 @@ async def _converse(pulse: PulseServer, model: ScriptedModel, plan: list[Clip], 
             conversation.microphone.attach(tap)
         if event.state == "listening" and not event.barge_in:
             pending.add(loop.create_task(speak_when_free()))
+        if event.state == "thinking" and conversation.session is not None:
+            session = conversation.session  # how the turn that just ended was decided
+            run.decided_by_words += session.turn_wait_s < longest
 
     ctx.bus.subscribe(on_event)
     latency = 0.0
@@ -234,6 +243,9 @@ async def _converse(pulse: PulseServer, model: ScriptedModel, plan: list[Clip], 
     finally:
         await assistant.aclose()
     run.input_latency_s = latency
+    if speculative:
+        run.speculations = (f"speculative answers: {conversation.speculations_used} used, "
+                            f"{conversation.speculations_dropped} dropped; ")
     tap.place(run.played, latency)
     for turn in conversation.turns:
         run.turns.append(Turn(turn.speech_end_at, turn.last_speech_at, turn.first_audio_at, turn.transcript))
@@ -287,29 +299,34 @@ def _figures(run: Run, goal: bool) -> list[Figure]:
     figures.append(Figure(
         f"turns ({run.label}): speakers cut off before their last word", len(cut_offs), "",
         goal="0" if goal else "", ok=len(cut_offs) == 0 if goal else None,
-        note=f"of {len(run.played)} clips played; " + (" | ".join(cut_offs) if cut_offs else "none")))
+        note=f"of {len(run.played)} clips played; {run.decided_by_words} turns ended by their words "
+             f"before the longest wait; {run.speculations}" + (" | ".join(cut_offs) if cut_offs else "none")))
     return figures
 
 
-def measure(pulse: PulseServer, quick: bool) -> list[Figure]:
+def measure(pulse: PulseServer, quick: bool, only: tuple[str, ...] = ()) -> list[Figure]:
     """Each clip ``repeats`` times through both ways of ending a turn (see the module docstring)."""
     folder = Path(tempfile.mkdtemp(prefix="jawad-bench-clips-"))
     found = clips(folder)
     repeats = 1 if quick else 3
     plan = [clip for _ in range(repeats) for clip in found]
     # The old default wait for the energy detector; the new default longest wait for the model.
-    ways: list[tuple[str, bool, float, Callable[[AppContext, OpenMicrophone], VoiceSession]]] = [
-        ("before: energy detector, fixed 1.2 s wait", False, 1.2,
+    ways: list[tuple[str, bool, float, Callable[[AppContext, OpenMicrophone], VoiceSession], bool]] = [
+        ("energy detector, fixed 1.2 s wait", False, 1.2,
          lambda ctx, mic: VoiceSession(ctx, microphone=mic, detector_factory=EndOfSpeechDetector,
-                                       adaptive_wait=False)),
-        ("after: voice activity model + end-of-turn wait (0.5-1.5 s)", True, 1.5,
-         lambda ctx, mic: VoiceSession(ctx, microphone=mic)),
+                                       adaptive_wait=False), False),
+        ("before: voice model + end-of-turn wait, answer asked at the end", False, 1.5,
+         lambda ctx, mic: VoiceSession(ctx, microphone=mic), False),
+        ("after: voice model + end-of-turn wait + speculative answer", True, 1.5,
+         lambda ctx, mic: VoiceSession(ctx, microphone=mic), True),
     ]
+    if only:
+        ways = [way for way in ways if any(word in way[0] for word in only)]
     figures: list[Figure] = []
-    for label, goal, longest, factory in ways:
+    for label, goal, longest, factory, speculative in ways:
         model = ScriptedModel().start()
         try:
-            run = asyncio.run(_converse(pulse, model, plan, label, longest, factory))
+            run = asyncio.run(_converse(pulse, model, plan, label, longest, factory, speculative))
         finally:
             model.stop()
         figures.extend(_figures(run, goal))
@@ -319,9 +336,10 @@ def measure(pulse: PulseServer, quick: bool) -> list[Figure]:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--only", nargs="*", default=[], help="the ways whose label has one of these words")
     args = parser.parse_args()
     with private_pulseaudio() as server:
-        for figure in measure(server, args.quick):
+        for figure in measure(server, args.quick, tuple(args.only)):
             ok = {True: "yes", False: "NO", None: "-"}[figure.ok]
             print(f"{figure.name}: {figure.value:.3f} {figure.unit}  goal {figure.goal or '-'}  ok {ok}")
             print(f"    {figure.note}")

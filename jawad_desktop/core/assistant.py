@@ -19,7 +19,9 @@ read-page`` all build an ``Assistant`` from the app context, optionally with a b
 - research (``plan_research``, ``research_executor``) on the same tools, gate and page.
 
 It offers what a user does: ``send``, ``stop``, ``new_chat``, ``open_conversation``,
-``regenerate``, ``edit_last``, ``read_page``. Everything it does is announced on the bus
+``regenerate``, ``edit_last``, ``read_page``; and ``speculate`` for conversation mode: an answer
+started before the user has surely finished speaking, held back (nothing shown, saved or acted
+on) until it is committed, and dropped without a trace when the user goes on. Everything it does is announced on the bus
 (``ctx.bus``): turns, deltas, action-log entries, permission requests and their settling,
 conversation changes, notices. It imports nothing of Qt.
 """
@@ -391,6 +393,27 @@ class Assistant:
         plan_first = self.ctx.settings.agent.plan_first if self.plan_first is None else self.plan_first
         return await self.session.run(text, plan_first=plan_first, attachments=files)
 
+    def speculate(self, text: str) -> Speculation | None:
+        """Start answering ``text`` before the user has surely finished (conversation mode, on a
+        likely end of the turn); None when it cannot be done so (a run in progress, a slash
+        command, a plan to approve first). See ``Speculation``."""
+        plan_first = self.ctx.settings.agent.plan_first if self.plan_first is None else self.plan_first
+        if self.busy or plan_first or commands.parse_slash(text) is not None:
+            return None
+        held = _HeldBus(self.bus)
+        kept = self.session.history.messages
+
+        async def run() -> ev.ChatResponse:
+            self.session.bus = held
+            try:
+                return await self.session.run(text)
+            finally:
+                self.session.bus = self.bus
+
+        task = asyncio.ensure_future(run())
+        held.on_tool = task.cancel  # no tool runs for an answer that may be dropped
+        return Speculation(text, held, task, self, kept)
+
     async def _mcp_prompt(self, name: str, argument_text: str) -> str | None:
         """The text of the MCP prompt ``name`` (a slash command) with its arguments, or None when no
         server offers a prompt of that name. Arguments are ``key=value`` words, or given in order."""
@@ -654,6 +677,73 @@ class Assistant:
         if self.store is not None:
             with contextlib.suppress(Exception):
                 self.store.close()
+
+
+class _HeldBus(ev.EventBus):
+    """The events of a speculative run: its own subscribers get them at once; the app's bus only
+    once released (replayed in order, then passed on as they come), never when discarded. A tool
+    call starting while held (its first ``ActionLogUpdate``, before the gate decides) calls
+    ``on_tool``, which stops the run there."""
+
+    def __init__(self, app_bus: ev.EventBus) -> None:
+        super().__init__()
+        self.app_bus = app_bus
+        self.held: list[ev.Event] | None = []  # None once released
+        self.discarded = False
+        self.tool_tried = False
+        self.on_tool: Callable[[], object] | None = None
+
+    def emit(self, event: ev.Event) -> None:
+        if self.discarded:
+            return
+        super().emit(event)
+        if self.held is None:
+            self.app_bus.emit(event)
+            return
+        self.held.append(event)
+        if isinstance(event, ev.ActionLogUpdate) and not self.tool_tried:
+            self.tool_tried = True
+            if self.on_tool is not None:
+                self.on_tool()
+
+    def release(self) -> None:
+        held, self.held = self.held or [], None
+        for event in held:
+            self.app_bus.emit(event)
+
+
+@dataclass
+class Speculation:
+    """An answer started on a likely end of the user's turn (``Assistant.speculate``).
+
+    Its events go to ``events`` at once (conversation mode synthesizes its sentences ahead) and
+    to the app's bus only on ``commit()``: until then nothing is shown or saved. ``drop()``
+    stops it and takes its messages out of the history, as if it had never run. A run that
+    wanted a tool was stopped there (``spoiled``): drop it and send the message for real.
+    """
+
+    text: str
+    events: _HeldBus
+    task: asyncio.Task[ev.ChatResponse]
+    assistant: Assistant
+    history: list[Message]
+
+    @property
+    def spoiled(self) -> bool:
+        return self.events.tool_tried
+
+    def commit(self) -> None:
+        """The user had finished: the answer is theirs (shown, saved, spoken)."""
+        self.events.release()
+        if self.assistant.browser is not None:
+            self.assistant.browser.note_user_message(self.text)
+
+    async def drop(self) -> None:
+        """The user went on: stop the run and forget it (nothing shown, saved or kept in history)."""
+        self.events.discarded = True
+        self.task.cancel()
+        await asyncio.wait({self.task})
+        self.assistant.session.history.restore(self.history)
 
 
 def _close_later(client: Any) -> None:

@@ -80,6 +80,11 @@ class ConversationHistory:
     def clear(self) -> None:
         self._messages.clear()
 
+    def restore(self, messages: Sequence[Message]) -> None:
+        """Go back to ``messages`` (taken from ``messages`` before): a speculative turn dropped in
+        conversation mode leaves no trace, even one that trimmed old messages."""
+        self._messages = list(messages)
+
     def tokens(self, messages: Iterable[Message] | None = None) -> int:
         """Tokens of ``messages`` (default: the history), with the correction applied."""
         return int(estimate_tokens(self._messages if messages is None else messages, self.counter)

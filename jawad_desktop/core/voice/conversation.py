@@ -18,6 +18,13 @@ stops playback at once, stops the turn, and the next turn begins with the audio 
 onset, so nothing the user said is lost. ``interrupt()`` (the hotkey while speaking) does
 the same without speech. ``Conversation.start()`` / ``stop()`` suit a Qt button; it imports no Qt.
 
+Speculative answers: when the user pauses after words that read as a finished sentence
+(``VoiceSession.likely_end``), the answer starts at once (``Assistant.speculate``): the model
+streams and its sentences are synthesized, but nothing is played, shown or saved. When the pause
+ends the turn with those same words, the answer is committed and its first sentence plays at
+once; when the user goes on (``VoiceSession.went_on``) or the turn ends with other words, it is
+dropped (stopped, out of the history, never heard) and the turn is answered as usual.
+
 Typed messages: ``send_text()`` (the composer's Send while conversation mode runs) makes the
 message the next turn. While Jawad listens, listening stops (what was being heard is dropped)
 and the message is sent at once; while it thinks or speaks, the message waits for the reply to
@@ -69,6 +76,27 @@ class Assistant(Protocol):
     async def send(self, text: str, attachments: Sequence[str | Path] = ()) -> ev.ChatResponse: ...
 
     def stop(self) -> None: ...
+
+    def speculate(self, text: str) -> Speculation | None: ...
+
+
+class Speculation(Protocol):
+    """What a conversation needs of ``core.assistant.Speculation``: an answer started before the
+    user surely finished, its events held from the app until ``commit()``, or ``drop()``-ped."""
+
+    text: str
+    task: asyncio.Task[ev.ChatResponse]
+
+    @property
+    def events(self) -> ev.EventBus: ...
+
+    @property
+    def spoiled(self) -> bool: ...
+
+    def commit(self) -> None: ...
+
+    async def drop(self) -> None: ...
+
 
 _STOP_PHRASES = {"stop", "stop listening", "goodbye", "good bye", "bye", "bye bye", "that's all", "that is all",
                  "stop it", "ok stop", "okay stop", "thank you goodbye", "thanks goodbye"}
@@ -153,6 +181,7 @@ class TurnTiming:
     spoken: list[str] = field(default_factory=list)
     error: str = ""
     typed: bool = False  # a message typed in the composer, not spoken
+    speculative: bool = False  # answered by the answer started on the pause (``Assistant.speculate``)
 
     def as_dict(self) -> dict[str, Any]:
         def since_end(at: float | None) -> float | None:
@@ -174,6 +203,8 @@ class TurnTiming:
                 "stop_latency_s": round(self.playback_stopped_at - self.barge_in_at, 3)
                 if self.playback_stopped_at is not None else None,
             }
+        if self.speculative:
+            result["speculative"] = True
         if self.error:
             result["error"] = self.error
         return result
@@ -186,6 +217,17 @@ class _Typed:
     text: str
     attachments: list[Path]
     done: asyncio.Future[ev.ChatResponse]
+
+
+@dataclass
+class _Reply:
+    """An answer on its way: the model's run, and the speech of its sentences."""
+
+    turn: TurnTiming
+    pipeline: SpeechPipeline
+    send: asyncio.Future[ev.ChatResponse]
+    unsubscribe: Callable[[], None]
+    speculation: Speculation | None = None
 
 
 class Conversation:
@@ -205,6 +247,7 @@ class Conversation:
         session_factory: Callable[[OpenMicrophone], VoiceSession] | None = None,
         barge_in: bool | None = None,
         detector_factory: Callable[[], BargeInDetector] | None = None,
+        speculative: bool = True,
     ) -> None:
         self.ctx = ctx
         self.assistant = assistant
@@ -231,6 +274,12 @@ class Conversation:
         self._listening = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self.echo_cancelled = False  # the sound server's echo canceller is in use (``core.voice.echo``)
+        self.speculative = speculative  # answer on a likely end of the turn (see the module docstring)
+        self._spec: _Reply | None = None  # the answer started on the last likely end, held
+        self._dropping: set[asyncio.Task[None]] = set()
+        self._spoken_parts: tuple[Synthesizer, AudioOutput] | None = None
+        self.speculations_dropped = 0  # answers started on a likely end and dropped (the user went on)
+        self.speculations_used = 0  # and committed
 
     # --- what a face calls ----------------------------------------------------------------------
 
@@ -326,6 +375,9 @@ class Conversation:
             log.info("conversation ended by an error: %s", exc.message)
         finally:
             unsubscribe()
+            self._drop_speculation()
+            if self._dropping:
+                await asyncio.wait(set(self._dropping))
             output.stop()
             while self._typed:  # typed while the conversation ended: not sent
                 waiting = self._typed.popleft()
@@ -357,10 +409,15 @@ class Conversation:
             self._set("listening", barge_in=barged)
             self._voice_errors.clear()
             self._listening = True
+            self._spoken_parts = (synthesizer, output)
+            session.likely_end, session.went_on = self._on_likely_end, self._drop_speculation
             try:
                 transcript = await session.listen(since=since, no_speech_timeout_s=timeout)
             finally:
                 self._listening = False
+                session.likely_end = session.went_on = None
+            held = await self._speculation_for(transcript.text if transcript is not None and not self._ending
+                                               and not self._typed else "")
             if self._ending:
                 return
             if transcript is None and self._typed:  # the user typed while Jawad listened
@@ -380,10 +437,12 @@ class Conversation:
             if is_stop_phrase(transcript.text):
                 self.end_reason = "stop-word"
                 return
-            turn = TurnTiming(transcript=transcript.text, speech_end_at=session.speech_end_at,
-                              last_speech_at=session.last_speech_at, transcript_at=session.result_at)
+            turn = held.turn if held is not None else TurnTiming(transcript=transcript.text)
+            turn.speech_end_at, turn.last_speech_at = session.speech_end_at, session.last_speech_at
+            turn.transcript_at = session.result_at
+            turn.speculative = held is not None
             self.turns.append(turn)
-            await self._answer(turn, synthesizer, microphone, output)
+            await self._answer(turn, synthesizer, microphone, output, reply=held)
             if turn.barge_in_at is not None:
                 since, barged = turn.barge_in_at - PREROLL_S, True
             elif self.once:
@@ -398,21 +457,63 @@ class Conversation:
         self.turns.append(turn)
         await self._answer(turn, synthesizer, microphone, output, typed=typed)
 
-    async def _answer(self, turn: TurnTiming, synthesizer: Synthesizer,
-                      microphone: OpenMicrophone, output: AudioOutput, *, typed: _Typed | None = None) -> None:
-        loop = asyncio.get_running_loop()
-        self._set("thinking")
+    # --- speculative answers (see the module docstring) ----------------------------------------
+
+    def _on_likely_end(self, text: str) -> None:
+        """The user paused after a finished sentence: start answering it, held."""
+        if not self.speculative or self._ending or self._typed or self._spoken_parts is None or is_stop_phrase(text):
+            return
+        self._drop_speculation()
+        speculation = self.assistant.speculate(text)
+        if speculation is None:
+            return
+        synthesizer, output = self._spoken_parts
+        self._spec = self._start_reply(TurnTiming(transcript=text), synthesizer, output, speculation=speculation)
+        log.debug("answering %r speculatively", text)
+
+    def _drop_speculation(self) -> None:
+        """The user went on (or the turn ended otherwise): the held answer is stopped and forgotten."""
+        reply, self._spec = self._spec, None
+        if reply is None or reply.speculation is None:
+            return
+        self.speculations_dropped += 1
+        reply.pipeline.stop()
+        reply.unsubscribe()
+        dropping = asyncio.ensure_future(reply.speculation.drop())
+        self._dropping.add(dropping)
+        dropping.add_done_callback(self._dropping.discard)
+        log.debug("speculative answer to %r dropped", reply.speculation.text)
+
+    async def _speculation_for(self, text: str) -> _Reply | None:
+        """The held answer if it answers exactly ``text`` (the turn's transcript), else None (dropped);
+        a dropped one has stopped before this returns."""
+        reply, self._spec = self._spec, None
+        if reply is not None and reply.speculation is not None and reply.speculation.text == text \
+                and not reply.speculation.spoiled:
+            self.speculations_used += 1
+            return reply
+        self._spec = reply
+        self._drop_speculation()
+        if self._dropping:
+            await asyncio.wait(set(self._dropping))
+        return None
+
+    # --- one answer -----------------------------------------------------------------------------
+
+    def _start_reply(self, turn: TurnTiming, synthesizer: Synthesizer, output: AudioOutput, *,
+                     typed: _Typed | None = None, speculation: Speculation | None = None) -> _Reply:
+        """Start the answer to ``turn`` and speak its sentences as they stream; a ``speculation``'s
+        are synthesized but held until it is committed."""
         chunker = SentenceChunker()
         announce = self.ctx.settings.voice.announce_tools
         announced: set[str] = set()
-        interrupt = self._interrupt = asyncio.Event()
 
         def started() -> None:
             at = output.started_at
             turn.first_audio_at = (at if at is not None else time.monotonic()) + output.latency_s
             self._set("speaking")
 
-        pipeline = self._pipeline = SpeechPipeline(synthesizer, output, on_start=started)
+        pipeline = SpeechPipeline(synthesizer, output, on_start=started, held=speculation is not None)
         run_ids: set[str] = set()
 
         def on_event(event: ev.Event) -> None:
@@ -429,28 +530,16 @@ class Conversation:
                     announced.add(words)
                     pipeline.say(words)
 
-        detector = self._detector_factory()
-        detector.gain = self._echo_gain
-        cut_off: list[bool] = []  # the barge-in silenced a reply that was playing
+        unsubscribe = (speculation.events if speculation is not None else self.ctx.bus).subscribe(on_event)
+        send: asyncio.Future[ev.ChatResponse]
+        if speculation is not None:
+            send = speculation.task
+        elif typed is not None and typed.attachments:
+            send = asyncio.ensure_future(self.assistant.send(turn.transcript, typed.attachments))
+        else:
+            send = asyncio.ensure_future(self.assistant.send(turn.transcript))
 
-        def on_block(block: Samples | VoiceError) -> None:  # PortAudio's thread
-            if isinstance(block, VoiceError) or detector.onset is not None:
-                return
-            now = time.monotonic()
-            onset = detector.feed(block, now, output.recent_level())
-            if onset is not None:
-                turn.barge_in_decided_at = now
-                cut_off.append(output.hold())  # right here: waiting for the event loop would add its latency
-                loop.call_soon_threadsafe(interrupt.set)
-
-        unsubscribe = self.ctx.bus.subscribe(on_event)
-        if self.barge_in:
-            microphone.attach(on_block)
-        send = asyncio.ensure_future(
-            self.assistant.send(turn.transcript, typed.attachments) if typed is not None and typed.attachments
-            else self.assistant.send(turn.transcript))
-
-        def sent(task: asyncio.Task[ev.ChatResponse]) -> None:
+        def sent(task: asyncio.Future[ev.ChatResponse]) -> None:
             if typed is not None and not typed.done.done():  # the face learns how its message went
                 if task.cancelled():
                     typed.done.cancel()
@@ -470,6 +559,36 @@ class Conversation:
             pipeline.end()
 
         send.add_done_callback(sent)
+        return _Reply(turn, pipeline, send, unsubscribe, speculation)
+
+    async def _answer(self, turn: TurnTiming, synthesizer: Synthesizer, microphone: OpenMicrophone,
+                      output: AudioOutput, *, typed: _Typed | None = None, reply: _Reply | None = None) -> None:
+        loop = asyncio.get_running_loop()
+        self._set("thinking")
+        interrupt = self._interrupt = asyncio.Event()
+        if reply is None:
+            reply = self._start_reply(turn, synthesizer, output, typed=typed)
+        elif reply.speculation is not None:  # the user had finished: the held answer is theirs
+            reply.speculation.commit()
+            reply.pipeline.release()
+        pipeline = self._pipeline = reply.pipeline
+        send = reply.send
+        detector = self._detector_factory()
+        detector.gain = self._echo_gain
+        cut_off: list[bool] = []  # the barge-in silenced a reply that was playing
+
+        def on_block(block: Samples | VoiceError) -> None:  # PortAudio's thread
+            if isinstance(block, VoiceError) or detector.onset is not None:
+                return
+            now = time.monotonic()
+            onset = detector.feed(block, now, output.recent_level())
+            if onset is not None:
+                turn.barge_in_decided_at = now
+                cut_off.append(output.hold())  # right here: waiting for the event loop would add its latency
+                loop.call_soon_threadsafe(interrupt.set)
+
+        if self.barge_in:
+            microphone.attach(on_block)
         spoken = asyncio.ensure_future(pipeline.wait())
         interrupted = asyncio.ensure_future(interrupt.wait())
         try:
@@ -501,7 +620,7 @@ class Conversation:
             interrupted.cancel()
             if self.barge_in:
                 microphone.detach(on_block)
-            unsubscribe()
+            reply.unsubscribe()
             self._pipeline = None
             self._interrupt = None
             if not send.done():

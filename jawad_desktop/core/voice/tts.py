@@ -732,10 +732,12 @@ class SpeechPipeline:
 
     ``say()`` queues a sentence, ``end()`` says no more will come, ``wait()`` returns True once
     all were spoken, False when ``stop()`` cut them off; a synthesis failure is raised by ``wait()``.
+    ``held``: sentences are synthesized but nothing plays until ``release()`` (a speculative
+    answer, spoken only if the user has finished).
     """
 
     def __init__(self, synthesizer: Synthesizer, output: AudioOutput, *, ahead: int = 2,
-                 on_start: Callable[[], None] | None = None) -> None:
+                 on_start: Callable[[], None] | None = None, held: bool = False) -> None:
         self._synth = synthesizer
         self._on_start = on_start
         self._output = output
@@ -744,6 +746,9 @@ class SpeechPipeline:
         self._stopped = False
         self.first_audio_at: float | None = None  # monotonic time the first clip began to play
         self.spoken: list[str] = []  # sentences played to the end
+        self._released = asyncio.Event()
+        if not held:
+            self._released.set()
         self._tasks = [asyncio.ensure_future(self._synthesize()), asyncio.ensure_future(self._play())]
 
     @property
@@ -757,10 +762,15 @@ class SpeechPipeline:
     def end(self) -> None:
         self._texts.put_nowait(None)
 
+    def release(self) -> None:
+        """Play what was held (and all that follows)."""
+        self._released.set()
+
     def stop(self) -> None:
         """Stop speaking now and drop what was not said."""
         self._stopped = True
-        self._output.stop()
+        if self._released.is_set():  # a held answer never played: the speaker is not its to silence
+            self._output.stop()
         for task in self._tasks:
             task.cancel()
 
@@ -787,6 +797,7 @@ class SpeechPipeline:
             await self._audio.put(spoken)
 
     async def _play(self) -> None:
+        await self._released.wait()
         while True:
             spoken = await self._audio.get()
             if spoken is None:

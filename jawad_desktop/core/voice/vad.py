@@ -346,10 +346,10 @@ def sentence_finished(text: str) -> bool:
     return not any(tail.endswith(phrase) for phrase in _OPEN_PHRASES)
 
 
-def turn_wait_s(text: str | None, longest: float) -> float:
-    """How long a pause ends the turn after ``text``: ``FINISHED_WAIT_S`` after a finished sentence,
+def turn_wait_s(text: str | None, longest: float, finished: float = FINISHED_WAIT_S) -> float:
+    """How long a pause ends the turn after ``text``: ``finished`` after a finished sentence,
     ``longest`` after an unfinished one, halfway without a transcript (None)."""
-    shortest = min(FINISHED_WAIT_S, longest)
+    shortest = min(finished, longest)
     if text is None:
         return (shortest + longest) / 2
     return shortest if sentence_finished(text) else longest

@@ -11,7 +11,9 @@ local model the whole utterance is transcribed as soon as the voice pauses (spec
 model's worker, while the pause goes on): a finished sentence ends the turn after 0.5 s, and
 its transcript is ready by then; an unfinished one ("I'd like to...") waits the longest,
 ``voice.silence_stop_s``; if the user goes on, that transcript is dropped. Without a local model
-(the Whisper API), the wait is halfway between the two.
+(the Whisper API), the wait is halfway between the two. ``likely_end`` is told the words of a
+pause that reads as a finished sentence, at once (conversation mode starts the answer then), and
+``went_on`` that the user spoke again after it (the answer is dropped).
 
 Audio blocks arrive on PortAudio's thread and are handed to the event loop; detection and
 bookkeeping run on the loop, transcription on the model's worker thread. What was said is
@@ -38,7 +40,15 @@ from jawad_desktop.core.voice.capture import Recorder
 from jawad_desktop.core.voice.errors import VOICE, VoiceError
 from jawad_desktop.core.voice.microphone import MicAttachment, OpenMicrophone
 from jawad_desktop.core.voice.transcribers import Backend, Transcriber, Transcript, build_transcriber
-from jawad_desktop.core.voice.vad import SpeechDetector, StopReason, VadConfig, make_detector, turn_wait_s
+from jawad_desktop.core.voice.vad import (
+    FINISHED_WAIT_S,
+    SpeechDetector,
+    StopReason,
+    VadConfig,
+    make_detector,
+    sentence_finished,
+    turn_wait_s,
+)
 
 if TYPE_CHECKING:
     from jawad_desktop.core.context import AppContext
@@ -92,6 +102,7 @@ class VoiceSession:
         # before the turn ends (how turns ended before; the benchmark compares the two).
         self._detector_factory = detector_factory
         self._adaptive_wait = adaptive_wait
+        self.finished_wait_s = FINISHED_WAIT_S  # the pause that ends a turn after a finished sentence
         # Conversation mode: an input kept open across turns (None: each turn opens its own).
         self._microphone = microphone
         self._since: float | None = None  # a turn on it starts with the audio kept since then
@@ -117,6 +128,9 @@ class VoiceSession:
         self.speculation_used = False  # the last turn's transcript came from one of them
         self.judged_waits: list[float] = []  # the wait each of them set, in order (tests, the log)
         self.result_at: float = 0.0
+        # A pause that reads as the end of the turn (its words), and speech after it (conversation mode).
+        self.likely_end: Callable[[str], None] | None = None
+        self.went_on: Callable[[], None] | None = None
         self.first_partial_latency_s: float | None = None
         self.partial_latencies: list[float] = []
 
@@ -300,7 +314,8 @@ class VoiceSession:
         detector = self._detector_factory(
             VadConfig(
                 # Until the words are known: the longest wait while they may come, else halfway.
-                silence_s=longest if speculate or not self._adaptive_wait else turn_wait_s(None, longest),
+                silence_s=longest if speculate or not self._adaptive_wait
+                else turn_wait_s(None, longest, self.finished_wait_s),
                 max_length_s=voice.max_length_s,
                 no_speech_timeout_s=self._no_speech_timeout_s or voice.no_speech_timeout_s,
             )
@@ -311,6 +326,7 @@ class VoiceSession:
         spec: asyncio.Task[Transcript] | None = None
         spec_end = 0.0  # detector.last_speech_at when ``spec`` started: it covers the speech up to there
         judged = False  # ``spec``'s words have set the wait
+        told = False  # ``likely_end`` was told of ``spec``'s words
         # A dropped transcription still occupies the model's one worker until it is done: no new one
         # starts before (they would queue up on a busy machine and come too late).
         stale: asyncio.Task[Transcript] | None = None
@@ -336,8 +352,11 @@ class VoiceSession:
                 if spec is not None and not judged and spec.done():
                     judged = True
                     heard = self._text_of(spec)
-                    detector.config.silence_s = turn_wait_s(heard, longest)
+                    detector.config.silence_s = turn_wait_s(heard, longest, self.finished_wait_s)
                     self.judged_waits.append(detector.config.silence_s)
+                    if heard and sentence_finished(heard) and self.likely_end is not None:
+                        told = True
+                        self.likely_end(heard)
                     log.debug("pause after %r: the turn ends after %.2f s of it", heard, detector.config.silence_s)
                     if heard and partials_on:
                         self._emit("partial", transcript=heard, is_final=False)  # the words so far, at once
@@ -405,6 +424,9 @@ class VoiceSession:
                         # The user went on after the pause: that transcript is not the turn's.
                         stale = None if spec.done() else spec
                         spec, judged = None, False
+                        if told and self.went_on is not None:
+                            self.went_on()
+                        told = False
                         detector.config.silence_s = longest
                     if (
                         spec is None
