@@ -17,7 +17,8 @@ RUNTIME_DEBS=(libnss3 libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-key
 TEST_DEBS=(xvfb xauth dbus gnome-keyring libsecret-tools pulseaudio pulseaudio-utils sox cmake build-essential
   desktop-file-utils x11-utils)
 
-say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+# Each step is stamped with the seconds since the script started: a CI log shows where its time went.
+say() { printf '\033[1m==> [%4d s] %s\033[0m\n' "$SECONDS" "$*" >&2; }
 
 ensure_debs() {
   command -v dpkg-query >/dev/null 2>&1 || { say "Not a Debian/Ubuntu system: install the equivalents of: $*"; return 0; }

@@ -129,7 +129,7 @@ _raw_calls = st.one_of(
 
 
 @pytest.mark.slow
-@settings(max_examples=10_000, deadline=None, database=None,
+@settings(max_examples=2_000, deadline=None, database=None,  # 10,000: 16 s more CPU a run (issue 29)
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(st.lists(_raw_calls, max_size=3))
 def test_fuzz_repair_and_check_never_raise(raws: list[Any]) -> None:

@@ -3,7 +3,9 @@
 The suite, the reference server ``@modelcontextprotocol/server-everything`` and the Node.js 22 they
 need are npm packages pinned in ``tests/mcp/conformance/package.json``;
 ``install()`` puts them in ``tests/mcp/conformance/node_modules`` (``npm ci``, ignored by git) the first
-time. ``run_scenario(name)`` lets the suite start its server for the scenario and run
+time, one process at a time (pytest-xdist's workers collect at once: two ``npm ci`` in one folder
+wreck each other's install, and a worker that then skips the module runs fewer tests than the others
+listed). ``run_scenario(name)`` lets the suite start its server for the scenario and run
 ``tests/mcp/conformance_client.py`` (Jawad's MCP client, as ``jawad mcp add --url`` configures it) with the
 server's URL; the suite's own checks decide whether the scenario passed.
 
@@ -12,6 +14,7 @@ Used by ``tests/mcp/test_conformance.py`` and ``python -m benchmarks mcp``.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -42,10 +45,14 @@ def install() -> None:
     npm = shutil.which("npm")
     if npm is None:
         raise ConformanceUnavailable("npm is not installed: the MCP conformance suite is an npm package")
-    done = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=HERE, capture_output=True, text=True,
-                          timeout=600)
-    if done.returncode != 0 or not SUITE.exists() or not EVERYTHING.exists():
-        raise ConformanceUnavailable(f"npm ci failed in {HERE}: {done.stderr[-1500:]}")
+    with (HERE / "install.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another process installing: wait, then find its install
+        if NODE.exists() and SUITE.exists() and EVERYTHING.exists():
+            return
+        done = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=HERE, capture_output=True, text=True,
+                              timeout=600)
+        if done.returncode != 0 or not SUITE.exists() or not EVERYTHING.exists():
+            raise ConformanceUnavailable(f"npm ci failed in {HERE}: {done.stderr[-1500:]}")
 
 
 def scenarios() -> list[str]:
