@@ -23,7 +23,8 @@ from jawad_desktop.core.tools.tool_context import ToolContext
 EXPECTED = {
     "read_page": ("read-only", {"part", "section"}),
     "find_in_page": ("read-only", {"query"}),
-    "click_element": ("interact", {"index", "selector"}),
+    "click_element": ("interact", {"index", "selector", "button", "hold_seconds"}),
+    "click_at": ("interact", {"x", "y", "button"}),
     "click_text": ("interact", {"text", "nth"}),
     "fill_form": ("interact", {"text", "index", "selector", "submit"}),
     "select_option": ("interact", {"option", "index", "selector"}),
