@@ -16,7 +16,8 @@ def test_pre_wrapped_text_keeps_its_lines(web_page: QtWebEnginePage, load: Calla
     seen = Tools(web_page, arun)("read_page").for_model
     content = seen.split("Content (Markdown):", 1)[1].split("Also visible on the page", 1)[0]
     lines = [line.rstrip() for line in content.splitlines()]
-    first = "Dear neighbours, the garden party moves to Saturday afternoon because the forecast promises rain on Friday."
+    first = ("Dear neighbours, the garden party moves to Saturday afternoon because the forecast promises rain "
+             "on Friday.")
     second = "Bring a chair if you can, and a dish to share with everyone who comes along."
     third = ("The committee thanks all of you who helped to plant the new hedge along the northern wall last spring, "
              "it is growing well.")
