@@ -41,6 +41,9 @@ def test_right_click_opens_the_pages_own_menu(web_page: QtWebEnginePage, load: L
     assert said.startswith('Right-clicked'), said
     assert "Rename" in said and "Delete" in said, said  # the menu that appeared is told
     assert arun(web_page.run_js("document.body.dataset.trusted", world=0)) == "true"
+    load("input/mouse.html")  # by the words shown, as for an area read_page does not list
+    said = tool("click_text", text="report.txt", button="right").for_model
+    assert said.startswith('Right-clicked') and "Rename" in said, said
 
 
 def test_press_and_hold_holds_for_the_duration(web_page: QtWebEnginePage, load: Load, arun: Run) -> None:

@@ -298,6 +298,9 @@ async def find_in_page(
 
 ButtonArg = Annotated[Literal["left", "right", "middle"], Field(description=(
     "The mouse button: right opens the page's own right-click (context) menu"))]
+HoldArg = Annotated[float, Field(ge=0, le=30, description=(
+    "Press and hold the button this many seconds before letting go (a press-and-hold button); 0 for a "
+    "plain click"))]
 
 
 @_TOOLS.tool(level=PermissionLevel.INTERACT, aliases=("click", "right_click", "press_and_hold", "long_press"))
@@ -306,18 +309,12 @@ async def click_element(
     index: IndexArg = None,
     selector: SelectorArg = None,
     button: ButtonArg = "left",
-    hold_seconds: Annotated[float, Field(ge=0, le=30, description=(
-        "Press and hold the button this many seconds before letting go (a press-and-hold button); "
-        "0 for a plain click"))] = 0,
+    hold_seconds: HoldArg = 0,
 ) -> ToolResult:
     """Click an element of the current page (a button, link, tab...). Give its [n] from read_page.
     Also right-clicks (button "right") and presses and holds (hold_seconds)."""
     target = _target(index, selector)
-    if button == "left" and not hold_seconds:
-        return await act(_browser(ctx), target, "click", lambda page: page.click(target))
-    what = "hold" if hold_seconds else f"{button}-click"
-    return await act(_browser(ctx), target, what,
-                     lambda page: page.click(target, button=button, hold_s=float(hold_seconds)))
+    return await act(_browser(ctx), target, *_pressing(target, button, hold_seconds))
 
 
 @_TOOLS.tool(name=CLICK_AT_TOOL, level=PermissionLevel.INTERACT, aliases=("click_point", "click_xy", "click_pixel"))
@@ -347,16 +344,28 @@ async def click_text(
     text: Annotated[str, Field(description="The words shown on the element, as the page shows them")],
     nth: Annotated[int, Field(ge=1, description="Which one, when several elements show these words (1: the "
                                                "first; the result says how many there are)")] = 1,
+    button: ButtonArg = "left",
+    hold_seconds: HoldArg = 0,
 ) -> ToolResult:
     """Click the visible element that shows these words (its whole text first, then one containing
-    them), for something read_page does not list. Prefer click_element with an index when it does."""
+    them), for something read_page does not list. Prefer click_element with an index when it does.
+    Also right-clicks (button "right") and presses and holds (hold_seconds)."""
     if not text.strip():
         raise ToolError("Say which words to click: the text shown on the element.")
     browser = _browser(ctx)
     with page_errors():
         match = await find_by_text(browser.page, text, nth)
     target = match.target
-    return await act(browser, target, "click", lambda page: page.click(target), note=match.note(text.strip()))
+    return await act(browser, target, *_pressing(target, button, hold_seconds), note=match.note(text.strip()))
+
+
+def _pressing(target: Target, button: str, hold_seconds: float) -> tuple[str, PageAction]:
+    """What a click does (its word for the highlight, and the page action): a plain click, a right
+    or middle click, or a press held ``hold_seconds``."""
+    if button == "left" and not hold_seconds:
+        return "click", lambda page: page.click(target)
+    return ("hold" if hold_seconds else f"{button}-click",
+            lambda page: page.click(target, button=button, hold_s=float(hold_seconds)))
 
 
 @_TOOLS.tool(level=PermissionLevel.INTERACT, aliases=("fill", "fill_input"), level_for=_fill_level)
