@@ -36,7 +36,17 @@ def test_a_moved_piece_and_a_drawn_canvas_are_told_with_the_pictures_number(
     again = _click(tool, listing, "Right peg")
     assert PICTURE.search(again) and PICTURE.search(again).group(1) == moved.group(1), again  # the same picture
     assert PICTURE.search(_click(tool, listing, "Draw a dot")), "a canvas drawn on is a changed picture"
-    assert "The page did not visibly change." in _click(tool, listing, "Does nothing")
+    quiet = _click(tool, listing, "Does nothing")
+    assert "The page did not visibly change. Its drawing is #" in quiet and "as before" in quiet, quiet
+    # The same click from another state of the drawing is told apart (a game's "Select" on a peg whose
+    # disks moved in between is no repeat), and from the same state it is the same.
+    _click(tool, listing, "Left peg")
+    other = _click(tool, listing, "Does nothing")
+    assert other != quiet and "as before" in other, other
+    _click(tool, listing, "Right peg")
+    _click(tool, listing, "Draw a dot")
+    _click(tool, listing, "Left peg")
+    assert _click(tool, listing, "Does nothing") != other  # the canvas has one more dot
     # The loop guard, which stops a call repeated with the same result, lets a piece move back and forth.
     guard = RepeatGuard()
     assert guard.note("click_element", {"index": 1}, right) is None

@@ -52,6 +52,7 @@ class PageChanges:
     # The fingerprint of what the page draws (canvas, SVG, empty coloured boxes) when it changed: the
     # same picture gives the same one, so a model, and the loop guard, tell states apart by it.
     drawn: str = ""
+    picture: str = ""  # that fingerprint after the action, changed or not ("" when nothing is drawn)
 
     @classmethod
     def from_js(cls, data: Any) -> PageChanges | None:
@@ -79,6 +80,7 @@ class PageChanges:
             collapsed=controls("collapsed"),
             values=tuple(_value_change(c) for c in data.get("values") or [] if isinstance(c, dict)),
             drawn=str(data.get("drawn") or ""),
+            picture=str(data.get("picture") or ""),
         )
 
     @property
@@ -93,8 +95,11 @@ class PageChanges:
         ``with_url=False`` leaves out a new address (the caller says it)."""
         if self.fresh:
             return ""
+        # The picture's number, unchanged, after every action on a page that draws: the same action
+        # from another state of a game (a peg selected with the disks elsewhere) is no repeat.
+        same = f" Its drawing is #{self.picture}, as before." if self.picture and not self.drawn else ""
         if self.nothing:
-            return "The page did not visibly change."
+            return "The page did not visibly change." + same
         parts: list[str] = []
         if with_url and self.url_before and self.url != self.url_before:
             parts.append(f"The address is now {self.url}.")
@@ -124,7 +129,7 @@ class PageChanges:
             # New page text is data like the rest of the page: wrapped when it speaks to an assistant.
             text += (" New text on the page: " + (wrap_untrusted(lines, self.url) if find_injections(lines)
                                                    else shown + "."))
-        return text.strip()
+        return (text + same).strip()
 
 
 def _control(data: dict[str, Any]) -> str:

@@ -92,10 +92,18 @@
       if (n.nodeType === 3 && n.data.indexOf("\n") >= 0 && /\S/.test(n.data)) texts.push(n);
     }
     if (!texts.length || !PRE_SPACES[getComputedStyle(live).whiteSpace]) return;
-    var owner = copy.ownerDocument;
-    // A block of text alone, in paragraphs (blank lines between): a <p> each, as the extractors
-    // weigh paragraphs; otherwise the breaks alone.
+    var owner = copy.ownerDocument, space = getComputedStyle(live).whiteSpace;
     var whole = copy.childNodes.length === 1 && texts.length === 1;
+    if (whole && space !== "pre-line") {
+      // A block of text alone whose spaces show as typed (code, a text to copy exactly): as <pre>, which
+      // the extractors keep character for character (Markdown's code block).
+      var pre = owner.createElement("pre");
+      pre.textContent = texts[0].data.replace(/^\n+|\n+$/g, "");
+      texts[0].replaceWith(pre);
+      return;
+    }
+    // Otherwise, in paragraphs (blank lines between): a <p> each, as the extractors weigh paragraphs;
+    // text among other elements gets the breaks alone.
     texts.forEach(function (t) {
       var paragraphs = whole ? t.data.replace(/^\s*\n|\n\s*$/g, "").split(/\n[ \t]*\n/) : [t.data];
       paragraphs.forEach(function (para) {

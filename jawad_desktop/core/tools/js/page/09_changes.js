@@ -173,7 +173,7 @@
              addedCount: fresh.length, removed: gone.slice(0, CHANGES_LISTED), removedCount: gone.length,
              rerendered: rerendered, dialogsOpened: opened, dialogsClosed: closed, newText: lines,
              expanded: opened2.slice(0, CHANGES_LISTED), collapsed: closed2.slice(0, CHANGES_LISTED), values: changed,
-             drawn: drawnNow !== before.drawn ? drawnNow : "" };
+             drawn: drawnNow !== before.drawn ? drawnNow : "", picture: drawnNow };
   };
 
   J.submit = function (target) {
