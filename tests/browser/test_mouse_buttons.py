@@ -44,6 +44,9 @@ def test_right_click_opens_the_pages_own_menu(web_page: QtWebEnginePage, load: L
     load("input/mouse.html")  # by the words shown, as for an area read_page does not list
     said = tool("click_text", text="report.txt", button="right").for_model
     assert said.startswith('Right-clicked') and "Rename" in said, said
+    # The words of an area inside a larger clickable block: the right-click lands on the words.
+    said = tool("click_text", text="Show Secret", button="right").for_model
+    assert "The secret is shown." in said, said
 
 
 def test_press_and_hold_holds_for_the_duration(web_page: QtWebEnginePage, load: Load, arun: Run) -> None:

@@ -356,6 +356,8 @@ async def click_text(
     with page_errors():
         match = await find_by_text(browser.page, text, nth)
     target = match.target
+    if (button != "left" or hold_seconds) and match.on_words is not None:
+        target = match.on_words  # a right-click or a hold lands on the words, not the middle of a container
     return await act(browser, target, *_pressing(target, button, hold_seconds), note=match.note(text.strip()))
 
 
