@@ -449,7 +449,7 @@ def _right_click(d: GameDesk) -> Policy:
         title = heading(d.listing)
         also = d.listing.text.split("Also visible on the page", 1)[1] if "Also visible on the page" in d.listing.text \
             else ""
-        shown = [line.lstrip("#").strip() for line in d.content.splitlines() if line.startswith("#")]
+        shown = [line.lstrip("#").strip() for line in d.content.splitlines() if line.strip()]
         shown += [line.strip() for line in also.splitlines()[1:] if line.strip() and not line.startswith("<")]
         areas = [line for line in shown if line != title and len(line) < 40 and "challenge" not in line.lower()]
         if not areas:
