@@ -37,7 +37,7 @@ def test_a_moved_piece_and_a_drawn_canvas_are_told_with_the_pictures_number(
     assert PICTURE.search(again) and PICTURE.search(again).group(1) == moved.group(1), again  # the same picture
     assert PICTURE.search(_click(tool, listing, "Draw a dot")), "a canvas drawn on is a changed picture"
     quiet = _click(tool, listing, "Does nothing")
-    assert "The page did not visibly change. Its drawing is #" in quiet and "as before" in quiet, quiet
+    assert "The page did not visibly change. Its picture is #" in quiet and "as before" in quiet, quiet
     # The same click from another state of the drawing is told apart (a game's "Select" on a peg whose
     # disks moved in between is no repeat), and from the same state it is the same.
     _click(tool, listing, "Left peg")

@@ -97,7 +97,7 @@ class PageChanges:
             return ""
         # The picture's number, unchanged, after every action on a page that draws: the same action
         # from another state of a game (a peg selected with the disks elsewhere) is no repeat.
-        same = f" Its drawing is #{self.picture}, as before." if self.picture and not self.drawn else ""
+        same = f" Its picture is #{self.picture}, as before." if self.picture and not self.drawn else ""
         if self.nothing:
             return "The page did not visibly change." + same
         parts: list[str] = []
@@ -119,9 +119,12 @@ class PageChanges:
             parts.append(_counted(self.added_count, "new element", self.added))
         if self.removed_count:
             parts.append(_counted(self.removed_count, "element", self.removed, " gone"))
-        if self.drawn:
-            parts.append(f"What the page draws (shapes, a canvas or a drawing, not text) changed: its picture "
+        alone = self.drawn and not (parts or self.new_text or self.added_count or self.removed_count)
+        if alone:
+            parts.append(f"What the page draws or where its controls stand changed (not its words): its picture "
                          f"is now #{self.drawn} (the same number means the same picture; look shows it).")
+        elif self.drawn:
+            same = f" Its picture is now #{self.drawn}."
         text = " ".join(parts)
         if self.new_text:
             shown = " / ".join(f'"{line}"' for line in self.new_text)

@@ -71,8 +71,8 @@
   }
 
   // A fingerprint of what the page draws rather than writes: its canvases' pixels, its SVG drawings,
-  // and the boxes with no content (a game's disks and tiles, a chart's bars) where they are and in
-  // which colour. Another fingerprint after an action means the picture changed though no word did;
+  // the boxes with no content (a game's disks and tiles, a chart's bars) where they are and in which
+  // colour, and where its controls stand. Another fingerprint after an action means the picture changed though no word did;
   // the same one again, that it is back as it was. "" when the page draws nothing.
   var DRAWN_SEL = "canvas, svg, div:empty, span:empty, i:empty, li:empty, td:empty";
   var DRAWN_MAX = 600;
@@ -82,10 +82,17 @@
     return h;
   }
 
-  function drawnPrint() {
+  function drawnPrint(controls) {
     var body = document.body;
     if (!body) return "";
     var found = body.querySelectorAll(DRAWN_SEL), h = 2166136261, seen = 0;
+    // Where the controls stand and whether they are usable: a game's pieces that are buttons (a boat
+    // with its "Unload" crossing the river) move without a word changing.
+    for (var c = 0; c < controls.length && c < 400; c++) {
+      var cr = controls[c].getBoundingClientRect();
+      h = hashText(Math.round(cr.left + window.scrollX) + "," + Math.round(cr.top + window.scrollY) +
+                   (controls[c].disabled ? "d" : "") + "|", h);
+    }
     for (var i = 0; i < found.length && seen < DRAWN_MAX; i++) {
       var el = found[i], tag = el.tagName.toUpperCase();
       if (tag !== "SVG" && el.closest("svg")) continue;  // inside a drawing: its markup counts
@@ -106,14 +113,16 @@
       }
       h = hashText(part + "|", h); seen++;
     }
-    return seen ? ("0000000" + h.toString(16)).slice(-8) : "";
+    // A page that draws something (seen) has a picture to name after every action; on one that only
+    // has controls, the number is told only when they moved.
+    return { print: seen || controls.length ? ("0000000" + h.toString(16)).slice(-8) : "", draws: seen > 0 };
   }
 
   J.changesMark = function () {
     var controls = visibleControls();
     mark = { url: String(location.href), controls: new Set(controls), dialogs: openDialogs(),
              lines: new Set(pageLines()), expanded: expansions(controls), values: valuesOf(controls),
-             drawn: drawnPrint() };
+             drawn: drawnPrint(controls).print };
     return { ok: true };
   };
 
@@ -155,7 +164,7 @@
       if (!before.values.has(el) || before.values.get(el) === value || changed.length >= CHANGES_LISTED) return;
       changed.push({ role: roleOf(el), label: labelOf(el), value: clip(value, 60), was: clip(before.values.get(el), 60) });
     });
-    var dialogsNow = openDialogs(), drawnNow = drawnPrint();
+    var dialogsNow = openDialogs(), drawnNow = drawnPrint(now);
     var opened = dialogsNow.filter(function (d) { return before.dialogs.indexOf(d) < 0; }).map(function (d) {
       var name = dialogName(d), prose = proseOf(d);
       if (name && prose.indexOf(name) === 0) prose = prose.slice(name.length).trim();
@@ -173,7 +182,7 @@
              addedCount: fresh.length, removed: gone.slice(0, CHANGES_LISTED), removedCount: gone.length,
              rerendered: rerendered, dialogsOpened: opened, dialogsClosed: closed, newText: lines,
              expanded: opened2.slice(0, CHANGES_LISTED), collapsed: closed2.slice(0, CHANGES_LISTED), values: changed,
-             drawn: drawnNow !== before.drawn ? drawnNow : "", picture: drawnNow };
+             drawn: drawnNow.print !== before.drawn ? drawnNow.print : "", picture: drawnNow.draws ? drawnNow.print : "" };
   };
 
   J.submit = function (target) {
