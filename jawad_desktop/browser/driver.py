@@ -140,6 +140,18 @@ class _RequestFilter(QWebEngineUrlRequestInterceptor):
             info.block(True)
 
 
+_BUTTONS = {"left": Qt.MouseButton.LeftButton, "right": Qt.MouseButton.RightButton,
+            "middle": Qt.MouseButton.MiddleButton}
+
+
+def _press_words(button: str, hold_s: float) -> str:
+    """How a press is told: "Right-clicked", "Pressed and held for 3 s"."""
+    if hold_s > 0:
+        held = f"for {hold_s:g} s"
+        return f"Pressed and held ({button} button) {held}" if button != "left" else f"Pressed and held {held}"
+    return f"{button.capitalize()}-clicked"
+
+
 class QtWebEnginePage:
     """Drives one ``QWebEngineView`` for the agent (implements ``core.tools.page.Page``).
 
@@ -183,6 +195,8 @@ class QtWebEnginePage:
             # setPage deletes a page the view created itself; one a caller parented to the view is ours to drop.
             if old is not None and shiboken6.isValid(old) and old is not self.page and old.parent() is view:
                 old.deleteLater()
+        # The last screenshot's width, height (its pixels) and CSS pixels per pixel (click_at).
+        self._shot: tuple[int, int, float] | None = None
         self._agent_depth = 0  # > 0 while an agent action may cause navigations
         self._agent_nav_allowed: str | None = None  # the URL of the agent's own navigate()
         self._agent_loading = 0  # > 0 while the agent's navigate, reload or history step loads
@@ -440,10 +454,15 @@ class QtWebEnginePage:
         return snapshot
 
     async def screenshot(self, *, marks: bool = True) -> bytes:
-        """The viewport as PNG, the listed elements boxed and numbered (browser/screenshot.py)."""
+        """The viewport as PNG, the listed elements boxed and numbered (browser/screenshot.py); its size
+        and scale are kept, so ``click_at`` can take a point of it."""
         self._refuse_local_page()
         rects = await self.call("markRects", timeout=5.0) if marks else None
-        return marked_screenshot(self.view, rects if isinstance(rects, dict) else None)
+        png = marked_screenshot(self.view, rects if isinstance(rects, dict) else None)
+        width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")  # the PNG's IHDR
+        if width > 0:
+            self._shot = (width, height, self.view.width() / self.page.zoomFactor() / width)
+        return png
 
     async def describe(self, target: Target) -> ElementInfo:
         return ElementInfo.from_js(await self._checked("describe", target))
@@ -523,7 +542,9 @@ class QtWebEnginePage:
         """A context in which navigations are the agent's doing (the guard applies)."""
         return QtWebEnginePage._AgentAction(self)
 
-    async def click(self, target: Target) -> ActionOutcome:
+    async def click(self, target: Target, *, button: str = "left", hold_s: float = 0.0) -> ActionOutcome:
+        if button != "left" or hold_s > 0:
+            return await self._press(target, button, hold_s)
         before_url = self.page.url().toString()
         before_blocked = len(self.blocked_navigations)
         with self.agent_action():
@@ -554,6 +575,69 @@ class QtWebEnginePage:
         return ActionOutcome(message=message, navigated_to=outcome.navigated_to, trusted=trusted,
                              blocked_navigation=outcome.blocked_navigation, opened_tab=outcome.opened_tab,
                              download=outcome.download, refound=bool(info.get("refound")), covered_by=cover)
+
+    async def _press(self, target: Target, button: str, hold_s: float) -> ActionOutcome:
+        """A right or middle click, or a press held ``hold_s`` seconds, with real mouse events at the
+        element's centre (no JavaScript stands in: a page watching contextmenu or the press's length
+        needs the real ones)."""
+        before_url = self.page.url().toString()
+        before_blocked = len(self.blocked_navigations)
+        with self.agent_action():
+            info = await self._on_screen(target)
+            if info.get("disabled"):
+                raise error_for("disabled", target)
+            cover = _cover_of(info)
+            if not info.get("onTop"):
+                raise PageError("covered", f"Element {target} is covered by {cover or 'another element'} there, so "
+                                "the mouse cannot reach it. Close or move what covers it, then try again.")
+            await self._press_at(float(info["x"]), float(info["y"]), button, hold_s)
+            outcome = await self._settle(before_url, before_blocked)
+        label = str(info.get("label") or info.get("selector") or target)
+        return self._with_settled(f'{_press_words(button, hold_s)} {role_name(str(info.get("role", "")))} '
+                                  f'"{label}".', outcome)
+
+    async def _press_at(self, x: float, y: float, button: str, hold_s: float) -> None:
+        """Press ``button`` at a viewport point (CSS pixels), hold it ``hold_s`` seconds, let go. A
+        right press gives the page its contextmenu event; the browser's own menu is not shown."""
+        pressed, none = _BUTTONS[button], Qt.MouseButton.NoButton
+        policy = self.view.contextMenuPolicy()
+        if button == "right":
+            self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.PreventContextMenu)
+        try:
+            self._mouse(QEvent.Type.MouseMove, x, y)
+            self._mouse(QEvent.Type.MouseButtonPress, x, y, pressed, pressed)
+            try:
+                if hold_s > 0:
+                    await asyncio.sleep(hold_s)
+            finally:  # never leave the button held (a Stop while holding lets go)
+                self._mouse(QEvent.Type.MouseButtonRelease, x, y, pressed, none)
+            if button == "right":
+                await asyncio.sleep(0.15)  # the menu request comes back from the renderer after the press
+        finally:
+            self.view.setContextMenuPolicy(policy)
+
+    async def click_at(self, x: float, y: float, *, button: str = "left") -> ActionOutcome:
+        if self._shot is None:
+            raise PageError("no_screenshot", "There is no screenshot to take a point from: call look first, "
+                            "then give a point of that picture (its pixels, from the top-left corner).")
+        width, height, css_per_px = self._shot
+        if not (0 <= x < width and 0 <= y < height):
+            raise PageError("hidden", f"({x:g}, {y:g}) is outside the last screenshot, which is {width} x {height} "
+                            "pixels. Give a point inside it.")
+        css_x, css_y = x * css_per_px, y * css_per_px
+        before_url = self.page.url().toString()
+        before_blocked = len(self.blocked_navigations)
+        with self.agent_action():
+            hit = await self.call("atPoint", css_x, css_y)
+            if not isinstance(hit, dict) or not hit.get("ok"):
+                raise PageError("hidden", f"({x:g}, {y:g}) is no longer on the visible part of the page (it was "
+                                "scrolled or resized since the screenshot): call look again.")
+            await self._press_at(css_x, css_y, button, 0.0)
+            outcome = await self._settle(before_url, before_blocked)
+        what = (f' on {role_name(str(hit.get("role", "")))} "{hit.get("label") or hit.get("selector") or ""}"'
+                if hit.get("tag") else "")
+        verb = "Clicked" if button == "left" else f"{button.capitalize()}-clicked"
+        return self._with_settled(f"{verb} at ({x:g}, {y:g}) of the last screenshot{what}.", outcome)
 
     def _point_in_view(self, info: dict[str, Any]) -> bool:
         viewport = info.get("viewport") or {}

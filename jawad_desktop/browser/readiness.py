@@ -68,6 +68,7 @@ class DocumentState:
     since_ready_ms: float  # since DOMContentLoaded ended; -1 before it
     quiet_ms: float  # since the DOM's nodes or text last changed
     net_ms: float = 1e9  # since the page's last request finished (one under way is not seen)
+    moving: int = 0  # CSS transitions and animations under way that end (a dialog fading in)
 
     @classmethod
     def parse(cls, raw: Any) -> DocumentState | None:
@@ -83,7 +84,7 @@ class DocumentState:
             return None
         return cls(id=str(data["id"]), ready_state=str(data.get("state", "")), url=str(data.get("url", "")),
                    since_ready_ms=float(data.get("sinceReady", -1)), quiet_ms=float(data.get("quiet", 0)),
-                   net_ms=float(data.get("net", 1e9)))
+                   net_ms=float(data.get("net", 1e9)), moving=int(data.get("moving", 0) or 0))
 
 
 class PageReadiness:
@@ -161,7 +162,8 @@ class PageReadiness:
 
     async def settle(self, cap: float = SETTLE_CAP_S) -> bool:
         """After an action: wait until the page has settled (no change to its DOM and no request ending
-        for ``SETTLE_QUIET_S``) or a load has started; at most ``cap`` seconds, never a fixed sleep: a
+        for ``SETTLE_QUIET_S``, no CSS transition under way) or a load has started; at most ``cap``
+        seconds, never a fixed sleep: a
         click that changes nothing returns after ``SETTLE_GRACE_S``. True when a load started (the
         caller waits for the new document with ``wait_usable``)."""
         start = time.monotonic()
@@ -173,7 +175,9 @@ class PageReadiness:
             if self.loading:
                 return True
             elapsed = time.monotonic() - start
-            quiet = min(state.quiet_ms, state.net_ms) if state is not None else 1e9
+            # A transition under way (a dialog fading in) is no quiet page: what it shows is not there yet.
+            quiet = min(state.quiet_ms, state.net_ms) if state is not None and not state.moving else (
+                0.0 if state is not None else 1e9)
             if elapsed >= SETTLE_GRACE_S and quiet >= SETTLE_QUIET_S * 1000:
                 return False
             if time.monotonic() >= deadline:

@@ -23,8 +23,9 @@ from jawad_desktop.core.tools.tool_context import ToolContext
 EXPECTED = {
     "read_page": ("read-only", {"part", "section"}),
     "find_in_page": ("read-only", {"query"}),
-    "click_element": ("interact", {"index", "selector"}),
-    "click_text": ("interact", {"text", "nth"}),
+    "click_element": ("interact", {"index", "selector", "button", "hold_seconds"}),
+    "click_at": ("interact", {"x", "y", "button"}),
+    "click_text": ("interact", {"text", "nth", "button", "hold_seconds"}),
     "fill_form": ("interact", {"text", "index", "selector", "submit"}),
     "select_option": ("interact", {"option", "index", "selector"}),
     "set_checked": ("interact", {"index", "selector", "checked"}),

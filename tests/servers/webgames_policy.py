@@ -416,22 +416,71 @@ def _hanoi(d: GameDesk) -> Policy:
     raise GiveUp("no password", "I moved every disk to the right peg; no password showed.")
 
 
+_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+                 "ten": 10}
+
+
+@game(r"button hold|hold the button")
+def _hold(d: GameDesk) -> Policy:
+    """Press and hold the page's button as long as its instruction says, a little longer to be sure."""
+    text = _instructions(d).lower()
+    m = re.search(r"for (\d+(?:\.\d+)?|" + "|".join(_NUMBER_WORDS) + r") seconds?", text)
+    if not m:
+        raise GiveUp("no plan", "The page does not say for how long to hold the button.")
+    seconds = float(_NUMBER_WORDS.get(m.group(1), 0) or m.group(1))
+    buttons = _buttons(d.listing)
+    button = _need(next((b for b in buttons if "hold" in b.label.lower()), None) or next(iter(buttons), None),
+                   "the button to hold")
+    yield from d.call("click_element", index=button.index, hold_seconds=seconds + 0.6)
+    _check(d)
+    yield from _read(d)
+    raise GiveUp("page said no", f"I held the button for {seconds + 0.6:g} s; no password showed.")
+
+
+@game(r"right.?click")
+def _right_click(d: GameDesk) -> Policy:
+    """Right-click what the instruction names: an element that asks for it by its name, else the area's
+    own heading (read_page lists no area that only answers a right-click)."""
+    asks = next((e for e in d.listing.elements if re.search(r"right.?click", e.label, re.I) and len(e.label) < 40),
+                None)  # "Right click me!", not a whole section that holds the instruction
+    if asks is not None:
+        yield from d.call("click_element", index=asks.index, button="right")
+    else:
+        title = heading(d.listing)
+        also = d.listing.text.split("Also visible on the page", 1)[1] if "Also visible on the page" in d.listing.text \
+            else ""
+        shown = [line.lstrip("#").strip() for line in d.content.splitlines() if line.strip()]
+        shown += [line.strip() for line in also.splitlines()[1:] if line.strip() and not line.startswith("<")]
+        areas = [line for line in shown if line != title and len(line) < 40 and "challenge" not in line.lower()]
+        if not areas:
+            raise GiveUp("listing gap", "I found no area to right-click: nothing on the page names one.")
+        yield from d.call("click_text", text=areas[0], button="right")
+    _check(d)
+    yield from _read(d)
+    raise GiveUp("page said no", "I right-clicked the area the page names; no password showed.")
+
+
 @game(r"text mirror")
 def _mirror(d: GameDesk) -> Policy:
-    content = d.listing.content
-    m = re.search(r"Original Text:?\s*\n(.*?)(?:\nAlso visible on the page|\Z)", content, re.S)
-    if not m:
+    """Copy the text the page shows into its text area: read_page's code block when it keeps the text
+    as typed, else the content's paragraphs after the instruction, with their lines and blank lines."""
+    content = d.listing.content.split("\nAlso visible on the page", 1)[0]
+    fenced = re.search(r"^```[^\n]*\n(.*?)(?:\n```|\Z)", content, re.S | re.M)
+    if fenced:
+        original = fenced.group(1).rstrip("\n")
+    else:
+        labels = {e.label.strip() for e in d.listing.elements}
+        paragraphs = [p.strip("\n") for p in re.split(r"\n[ \t]*\n", content)
+                      if p.strip() and not p.startswith("#") and not re.search(r"copy the text", p, re.I)
+                      and p.strip() not in labels and p.strip() != "Original Text:"]
+        original = "\n\n".join(paragraphs)
+    if not original.strip():
         raise GiveUp("listing gap", "I could not tell the text to copy from the page's content.")
-    labels = {e.label.strip() for e in d.listing.elements}
-    lines = [line.strip() for line in m.group(1).strip().splitlines() if line.strip()]
-    while lines and lines[-1] in labels:  # the Submit button's word closes the content
-        lines.pop()
-    original = "\n".join(lines)
     area = _need(next(iter(_fields(d.listing)), None), "the text area")
     yield from d.fill(area, original)
     yield from _click(d, _need(d.listing.find("Submit", roles=BUTTONS), "the Submit button"))
     yield from _read(d)
-    raise GiveUp("no password", "I copied the text and submitted it; no password showed.")
+    raise GiveUp("no password", "I copied the text as read_page shows it and submitted it; no password showed.")
 
 
 _KEY_NAMES = {"control": "Control", "ctrl": "Control", "shift": "Shift", "alt": "Alt", "option": "Alt",

@@ -92,7 +92,7 @@ from jawad_desktop.core.store.memory import MemoryStore, fact_to_remember
 from jawad_desktop.core.store.model_facts import ModelFactsStore
 from jawad_desktop.core.store.secrets import SecretStore
 from jawad_desktop.core.tokens import counter_for
-from jawad_desktop.core.tools.browser.browser_tools import LOOK_TOOL
+from jawad_desktop.core.tools.browser.browser_tools import SEEING_TOOLS
 from jawad_desktop.core.tools.files.attachments import ATTACHMENT_SHARE, AttachedFiles, file_record, user_message
 from jawad_desktop.core.tools.files.extract import ExtractedFile
 from jawad_desktop.core.tools.files.file_tools import hidden_file_tools
@@ -559,8 +559,8 @@ class AgentSession:
         names = self._names()
         offered = self.registry
         hidden = hidden_file_tools(self.extras) & names  # no attachment, no library: not offered
-        if LOOK_TOOL in names and not accepts_images(self.facts, self._model):  # a text-only model: no look
-            hidden.add(LOOK_TOOL)
+        if SEEING_TOOLS & names and not accepts_images(self.facts, self._model):  # text only: no look, click_at
+            hidden |= SEEING_TOOLS & names
         if hidden:
             names = names - hidden
             offered = ToolRegistry().merged(self.registry)

@@ -28,6 +28,7 @@ _PLAIN: dict[str, str] = {
     "read_page": "reading the page",
     "find_in_page": "searching the page",
     "scroll_page": "scrolling the page",
+    "click_at": "clicking a point of the page",
     "wait_for": "waiting for the page",
     "summarize_page": "summarising the page",
     "go_back": "going back",

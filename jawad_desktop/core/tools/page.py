@@ -290,9 +290,17 @@ class Page(Protocol):
 
     async def clear_highlight(self) -> None: ...
 
-    async def click(self, target: Target) -> ActionOutcome:
+    async def click(self, target: Target, *, button: str = "left", hold_s: float = 0.0) -> ActionOutcome:
         """A trusted click at the element's centre, scrolled into view; a JavaScript click when something
-        lies over it, or PageError ``covered`` when that is a dialog the element is not in."""
+        lies over it, or PageError ``covered`` when that is a dialog the element is not in. ``button``
+        "right" or "middle", or ``hold_s`` > 0 (press, hold that long, release), are real mouse events
+        only: PageError ``covered`` when something lies over the element."""
+        ...
+
+    async def click_at(self, x: float, y: float, *, button: str = "left") -> ActionOutcome:
+        """Click at a point of the last ``screenshot`` (its pixels from the top-left corner), whatever is
+        drawn there (a canvas, an SVG). PageError ``no_screenshot`` before any screenshot, ``hidden``
+        for a point outside it."""
         ...
 
     async def fill(self, target: Target, text: str, *, submit: bool = False) -> ActionOutcome: ...

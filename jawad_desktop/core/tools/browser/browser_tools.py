@@ -42,6 +42,8 @@ from jawad_desktop.core.tools.registry import ToolError, ToolRegistry, ToolResul
 from jawad_desktop.core.tools.tool_context import ToolContext
 
 LOOK_TOOL = "look"  # offered only to models that see images (core.agent.session)
+CLICK_AT_TOOL = "click_at"  # a point of look's screenshot: offered with look only
+SEEING_TOOLS = frozenset({LOOK_TOOL, CLICK_AT_TOOL})
 
 IndexArg = Annotated[int | None, Field(description="The element's number [n] from read_page")]
 SelectorArg = Annotated[str | None, Field(description="A CSS selector, when there is no index")]
@@ -294,11 +296,46 @@ async def find_in_page(
 # -- acting on an element -----------------------------------------------------------------------
 
 
-@_TOOLS.tool(level=PermissionLevel.INTERACT, aliases=("click",))
-async def click_element(ctx: ToolContext, index: IndexArg = None, selector: SelectorArg = None) -> ToolResult:
-    """Click an element of the current page (a button, link, tab...). Give its [n] from read_page."""
+ButtonArg = Annotated[Literal["left", "right", "middle"], Field(description=(
+    "The mouse button: right opens the page's own right-click (context) menu"))]
+HoldArg = Annotated[float, Field(ge=0, le=30, description=(
+    "Press and hold the button this many seconds before letting go (a press-and-hold button); 0 for a "
+    "plain click"))]
+
+
+@_TOOLS.tool(level=PermissionLevel.INTERACT, aliases=("click", "right_click", "press_and_hold", "long_press"))
+async def click_element(
+    ctx: ToolContext,
+    index: IndexArg = None,
+    selector: SelectorArg = None,
+    button: ButtonArg = "left",
+    hold_seconds: HoldArg = 0,
+) -> ToolResult:
+    """Click an element of the current page (a button, link, tab...). Give its [n] from read_page.
+    Also right-clicks (button "right") and presses and holds (hold_seconds)."""
     target = _target(index, selector)
-    return await act(_browser(ctx), target, "click", lambda page: page.click(target))
+    return await act(_browser(ctx), target, *_pressing(target, button, hold_seconds))
+
+
+@_TOOLS.tool(name=CLICK_AT_TOOL, level=PermissionLevel.INTERACT, aliases=("click_point", "click_xy", "click_pixel"))
+async def click_at(
+    ctx: ToolContext,
+    x: Annotated[float, Field(ge=0, description="Pixels from the left edge of the last look screenshot")],
+    y: Annotated[float, Field(ge=0, description="Pixels from the top edge of the last look screenshot")],
+    button: ButtonArg = "left",
+) -> ToolResult:
+    """Click at a point of the last look screenshot, for what is drawn and not listed (a canvas, a
+    picture, a spot in a drawing). Prefer click_element when the thing has an [n]."""
+    browser = _browser(ctx)
+    browser.acted_since_reading = True
+    page = browser.page
+    await _mark_changes(page)
+    with page_errors():
+        outcome = await page.click_at(x, y, button=button)
+    changes = None if outcome.navigated_to or outcome.opened_tab else await _changes_since(page)
+    text = " ".join(p for p in (outcome.message, changes.summary() if changes is not None else "") if p)
+    return ToolResult(for_model=text + _navigation_sentence(outcome), for_log=outcome.message,
+                      ok=not outcome.blocked_navigation, changed_page=not outcome.blocked_navigation)
 
 
 @_TOOLS.tool(level=PermissionLevel.INTERACT, aliases=("click_by_text", "click_on_text"))
@@ -307,16 +344,30 @@ async def click_text(
     text: Annotated[str, Field(description="The words shown on the element, as the page shows them")],
     nth: Annotated[int, Field(ge=1, description="Which one, when several elements show these words (1: the "
                                                "first; the result says how many there are)")] = 1,
+    button: ButtonArg = "left",
+    hold_seconds: HoldArg = 0,
 ) -> ToolResult:
     """Click the visible element that shows these words (its whole text first, then one containing
-    them), for something read_page does not list. Prefer click_element with an index when it does."""
+    them), for something read_page does not list. Prefer click_element with an index when it does.
+    Also right-clicks (button "right") and presses and holds (hold_seconds)."""
     if not text.strip():
         raise ToolError("Say which words to click: the text shown on the element.")
     browser = _browser(ctx)
     with page_errors():
         match = await find_by_text(browser.page, text, nth)
     target = match.target
-    return await act(browser, target, "click", lambda page: page.click(target), note=match.note(text.strip()))
+    if (button != "left" or hold_seconds) and match.on_words is not None:
+        target = match.on_words  # a right-click or a hold lands on the words, not the middle of a container
+    return await act(browser, target, *_pressing(target, button, hold_seconds), note=match.note(text.strip()))
+
+
+def _pressing(target: Target, button: str, hold_seconds: float) -> tuple[str, PageAction]:
+    """What a click does (its word for the highlight, and the page action): a plain click, a right
+    or middle click, or a press held ``hold_seconds``."""
+    if button == "left" and not hold_seconds:
+        return "click", lambda page: page.click(target)
+    return ("hold" if hold_seconds else f"{button}-click",
+            lambda page: page.click(target, button=button, hold_s=float(hold_seconds)))
 
 
 @_TOOLS.tool(level=PermissionLevel.INTERACT, aliases=("fill", "fill_input"), level_for=_fill_level)

@@ -27,6 +27,7 @@ class TextMatch:
     count: int  # how many visible elements show the words
     nth: int
     others: tuple[str, ...] = ()  # the labels of the first matches, for the model
+    on_words: Target | None = None  # the element the words are on (``target`` may be a control around it)
 
     def note(self, text: str) -> str:
         """What the model should know when the choice was not the only one, or not exact."""
@@ -55,4 +56,5 @@ async def find_by_text(page: Page, text: str, nth: int = 1) -> TextMatch:
     return TextMatch(target=Target(selector=str(result["selector"])), role=str(result.get("role", "")),
                      label=str(result.get("label", "")), exact=bool(result.get("exact")),
                      count=int(result.get("count") or 1), nth=nth,
-                     others=tuple(str(o) for o in result.get("others") or ()))
+                     others=tuple(str(o) for o in result.get("others") or ()),
+                     on_words=Target(selector=str(result["wordsSelector"])) if result.get("wordsSelector") else None)

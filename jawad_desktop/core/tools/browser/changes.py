@@ -5,8 +5,9 @@ controls, its open dialogs, its lines of text) and compares the page with it aft
 settled (``J.changesSince``). ``PageChanges.from_js`` holds that answer and ``summary`` words it:
 a dialog that opened or closed, a section or menu that expanded or collapsed (a control whose
 ``aria-expanded`` flipped), the controls that appeared or went (a control re-rendered as its
-twin counts as neither), new lines of text (a status message, a validation error), or that the page
-did not visibly change. A field's value read back after typing (``page.FieldReadback``) is worded by
+twin counts as neither), new lines of text (a status message, a validation error), a changed
+picture (what is drawn, not written: a game's pieces, a canvas), or that the page did not visibly
+change. A field's value read back after typing (``page.FieldReadback``) is worded by
 ``field_sentence``: refused, cut at the field's maxlength, rewritten by the page, or marked invalid;
 a password's characters are never in it.
 """
@@ -48,6 +49,10 @@ class PageChanges:
     expanded: tuple[str, ...] = ()  # 'button "Filters"': what it controls opened
     collapsed: tuple[str, ...] = ()
     values: tuple[str, ...] = ()  # 'slider "Volume" is now "60 %" (was "15 %")'
+    # The fingerprint of what the page draws (canvas, SVG, empty coloured boxes) when it changed: the
+    # same picture gives the same one, so a model, and the loop guard, tell states apart by it.
+    drawn: str = ""
+    picture: str = ""  # that fingerprint after the action, changed or not ("" when nothing is drawn)
 
     @classmethod
     def from_js(cls, data: Any) -> PageChanges | None:
@@ -74,6 +79,8 @@ class PageChanges:
             expanded=controls("expanded"),
             collapsed=controls("collapsed"),
             values=tuple(_value_change(c) for c in data.get("values") or [] if isinstance(c, dict)),
+            drawn=str(data.get("drawn") or ""),
+            picture=str(data.get("picture") or ""),
         )
 
     @property
@@ -81,15 +88,18 @@ class PageChanges:
         """Nothing the model can see changed (an element re-rendered as itself is no change)."""
         return not (self.fresh or self.added_count or self.removed_count or self.dialogs_opened
                     or self.dialogs_closed or self.new_text or self.expanded or self.collapsed or self.values
-                    or (self.url_before and self.url != self.url_before))
+                    or self.drawn or (self.url_before and self.url != self.url_before))
 
     def summary(self, *, with_url: bool = True) -> str:
         """The changes in a few sentences ("" for a new document: the navigation is said elsewhere);
         ``with_url=False`` leaves out a new address (the caller says it)."""
         if self.fresh:
             return ""
+        # The picture's number, unchanged, after every action on a page that draws: the same action
+        # from another state of a game (a peg selected with the disks elsewhere) is no repeat.
+        same = f" Its picture is #{self.picture}, as before." if self.picture and not self.drawn else ""
         if self.nothing:
-            return "The page did not visibly change."
+            return "The page did not visibly change." + same
         parts: list[str] = []
         if with_url and self.url_before and self.url != self.url_before:
             parts.append(f"The address is now {self.url}.")
@@ -109,6 +119,12 @@ class PageChanges:
             parts.append(_counted(self.added_count, "new element", self.added))
         if self.removed_count:
             parts.append(_counted(self.removed_count, "element", self.removed, " gone"))
+        alone = self.drawn and not (parts or self.new_text or self.added_count or self.removed_count)
+        if alone:
+            parts.append(f"What the page draws or where its controls stand changed (not its words): its picture "
+                         f"is now #{self.drawn} (the same number means the same picture; look shows it).")
+        elif self.drawn:
+            same = f" Its picture is now #{self.drawn}."
         text = " ".join(parts)
         if self.new_text:
             shown = " / ".join(f'"{line}"' for line in self.new_text)
@@ -116,7 +132,7 @@ class PageChanges:
             # New page text is data like the rest of the page: wrapped when it speaks to an assistant.
             text += (" New text on the page: " + (wrap_untrusted(lines, self.url) if find_injections(lines)
                                                    else shown + "."))
-        return text.strip()
+        return (text + same).strip()
 
 
 def _control(data: dict[str, Any]) -> str:

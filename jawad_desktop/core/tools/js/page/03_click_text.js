@@ -46,7 +46,7 @@
       var around = clickableAround(el), target = around.el;
       var known = best.get(target);
       if (known) { if (exact) known.exact = true; return; }
-      var h = { el: target, exact: exact, clickable: around.clickable, order: order++ };
+      var h = { el: target, own: el, exact: exact, clickable: around.clickable, order: order++ };
       best.set(target, h);
       hits.push(h);
     }
@@ -91,7 +91,10 @@
     nth = Math.max(1, parseInt(nth, 10) || 1);
     if (nth > hits.length) return { ok: false, error: "no_text", count: hits.length };
     var chosen = hits[nth - 1].el;
-    return { ok: true, selector: fullSelector(chosen), role: roleOf(chosen), label: labelOf(chosen),
+    // The element the words are on, for a press that must land on them (a right-click, a hold) rather
+    // than on the clickable element around them.
+    return { ok: true, selector: fullSelector(chosen), wordsSelector: fullSelector(hits[nth - 1].own),
+             role: roleOf(chosen), label: labelOf(chosen),
              exact: hits[nth - 1].exact, count: hits.length,
              others: hits.slice(0, 6).map(function (h) { return labelOf(h.el) + nearWords(h.el); }) };
   };

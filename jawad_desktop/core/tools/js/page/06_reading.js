@@ -74,8 +74,49 @@
         else if (tag !== "HEAD") stack.push([ak[i], bk[i]]);
       }
       for (var d = 0; d < drop.length; d++) drop[d].remove();
+      keepLineBreaks(a, b);
     }
     return copy;
+  }
+
+  // Text the page shows with its own line breaks (CSS white-space pre, pre-wrap, pre-line on a block
+  // that is no <pre>: a poem, a text to copy, a terminal's output) gets a <br> for each break in the
+  // copy, so the extractors, which read HTML as the browser would without styles, keep its lines.
+  var PRE_SPACES = { pre: 1, "pre-wrap": 1, "pre-line": 1, "break-spaces": 1 };
+
+  function keepLineBreaks(live, copy) {
+    var tag = live.tagName.toUpperCase();
+    if (tag === "PRE" || tag === "TEXTAREA" || tag === "HEAD" || tag === "HTML") return;
+    var texts = [];
+    for (var n = copy.firstChild; n; n = n.nextSibling) {
+      if (n.nodeType === 3 && n.data.indexOf("\n") >= 0 && /\S/.test(n.data)) texts.push(n);
+    }
+    if (!texts.length || !PRE_SPACES[getComputedStyle(live).whiteSpace]) return;
+    var owner = copy.ownerDocument, space = getComputedStyle(live).whiteSpace;
+    var whole = copy.childNodes.length === 1 && texts.length === 1;
+    if (whole && space !== "pre-line") {
+      // A block of text alone whose spaces show as typed (code, a text to copy exactly): as <pre>, which
+      // the extractors keep character for character (Markdown's code block).
+      var pre = owner.createElement("pre");
+      pre.textContent = texts[0].data.replace(/^\n+|\n+$/g, "");
+      texts[0].replaceWith(pre);
+      return;
+    }
+    // Otherwise, in paragraphs (blank lines between): a <p> each, as the extractors weigh paragraphs;
+    // text among other elements gets the breaks alone.
+    texts.forEach(function (t) {
+      var paragraphs = whole ? t.data.replace(/^\s*\n|\n\s*$/g, "").split(/\n[ \t]*\n/) : [t.data];
+      paragraphs.forEach(function (para) {
+        var box = whole ? owner.createElement("p") : null;
+        var lines = para.replace(/^\n+|\n+$/g, "").split("\n");
+        for (var k = 0; k < lines.length; k++) {
+          var parts = k > 0 ? [owner.createElement("br"), owner.createTextNode(lines[k])] : [owner.createTextNode(lines[k])];
+          parts.forEach(function (node) { if (box) box.appendChild(node); else t.parentNode.insertBefore(node, t); });
+        }
+        if (box) t.parentNode.insertBefore(box, t);
+      });
+      t.remove();
+    });
   }
 
   // That copy as HTML (``copy``: one visibleCopy() already made).

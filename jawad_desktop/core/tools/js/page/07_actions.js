@@ -87,6 +87,17 @@
              viewport: { width: window.innerWidth, height: window.innerHeight } };
   };
 
+  // What is under a point of the top viewport (click_at: the element a click there lands on).
+  J.atPoint = function (x, y) {
+    var w = window.innerWidth, h = window.innerHeight;
+    if (!(x >= 0 && y >= 0 && x < w && y < h)) return { ok: false, error: "hidden", viewport: { width: w, height: h } };
+    var hit = deepHit(x, y);
+    if (!hit) return { ok: true, role: "", label: "", viewport: { width: w, height: h } };
+    var d = info(hit);
+    d.ok = true; d.viewport = { width: w, height: h };
+    return d;
+  };
+
   // The boxes of the listed elements now in the top viewport, for the marked screenshot (``look``):
   // [{index, x, y, width, height}] in CSS pixels, and the viewport's size. No scrolling, no re-finding.
   J.markRects = function () {

@@ -70,10 +70,59 @@
     return out;
   }
 
+  // A fingerprint of what the page draws rather than writes: its canvases' pixels, its SVG drawings,
+  // the boxes with no content (a game's disks and tiles, a chart's bars) where they are and in which
+  // colour, and where its controls stand. Another fingerprint after an action means the picture changed though no word did;
+  // the same one again, that it is back as it was. "" when the page draws nothing.
+  var DRAWN_SEL = "canvas, svg, div:empty, span:empty, i:empty, li:empty, td:empty";
+  var DRAWN_MAX = 600;
+
+  function hashText(text, h) {
+    for (var i = 0; i < text.length; i++) { h ^= text.charCodeAt(i); h = Math.imul(h, 16777619) >>> 0; }
+    return h;
+  }
+
+  function drawnPrint(controls) {
+    var body = document.body;
+    if (!body) return "";
+    var found = body.querySelectorAll(DRAWN_SEL), h = 2166136261, seen = 0;
+    // Where the controls stand and whether they are usable: a game's pieces that are buttons (a boat
+    // with its "Unload" crossing the river) move without a word changing.
+    for (var c = 0; c < controls.length && c < 400; c++) {
+      var cr = controls[c].getBoundingClientRect();
+      h = hashText(Math.round(cr.left + window.scrollX) + "," + Math.round(cr.top + window.scrollY) +
+                   (controls[c].disabled ? "d" : "") + "|", h);
+    }
+    for (var i = 0; i < found.length && seen < DRAWN_MAX; i++) {
+      var el = found[i], tag = el.tagName.toUpperCase();
+      if (tag !== "SVG" && el.closest("svg")) continue;  // inside a drawing: its markup counts
+      if (el.closest("#" + HIGHLIGHT_ID)) continue;  // the agent's own highlight is no part of the page
+      var r = el.getBoundingClientRect();
+      if (r.width < 4 || r.height < 4 || !isVisible(el)) continue;
+      var part = Math.round(r.left + window.scrollX) + "," + Math.round(r.top + window.scrollY) + "," +
+                 Math.round(r.width) + "," + Math.round(r.height);
+      if (tag === "CANVAS") {
+        try { part += el.toDataURL(); } catch (e) { part += "tainted"; }  // a canvas with other sites' images
+      } else if (tag === "SVG") {
+        part += el.outerHTML.length > 20000 ? el.outerHTML.slice(0, 20000) : el.outerHTML;
+      } else {
+        var cs = getComputedStyle(el);
+        if ((cs.backgroundColor === "rgba(0, 0, 0, 0)" || cs.backgroundColor === "transparent") &&
+            cs.backgroundImage === "none" && cs.borderTopWidth === "0px") continue;  // draws nothing
+        part += cs.backgroundColor + cs.backgroundImage.slice(0, 200) + cs.borderTopColor;
+      }
+      h = hashText(part + "|", h); seen++;
+    }
+    // A page that draws something (seen) has a picture to name after every action; on one that only
+    // has controls, the number is told only when they moved.
+    return { print: seen || controls.length ? ("0000000" + h.toString(16)).slice(-8) : "", draws: seen > 0 };
+  }
+
   J.changesMark = function () {
     var controls = visibleControls();
     mark = { url: String(location.href), controls: new Set(controls), dialogs: openDialogs(),
-             lines: new Set(pageLines()), expanded: expansions(controls), values: valuesOf(controls) };
+             lines: new Set(pageLines()), expanded: expansions(controls), values: valuesOf(controls),
+             drawn: drawnPrint(controls).print };
     return { ok: true };
   };
 
@@ -115,7 +164,7 @@
       if (!before.values.has(el) || before.values.get(el) === value || changed.length >= CHANGES_LISTED) return;
       changed.push({ role: roleOf(el), label: labelOf(el), value: clip(value, 60), was: clip(before.values.get(el), 60) });
     });
-    var dialogsNow = openDialogs();
+    var dialogsNow = openDialogs(), drawnNow = drawnPrint(now);
     var opened = dialogsNow.filter(function (d) { return before.dialogs.indexOf(d) < 0; }).map(function (d) {
       var name = dialogName(d), prose = proseOf(d);
       if (name && prose.indexOf(name) === 0) prose = prose.slice(name.length).trim();
@@ -132,7 +181,8 @@
     return { ok: true, url: String(location.href), urlBefore: before.url, added: fresh.slice(0, CHANGES_LISTED),
              addedCount: fresh.length, removed: gone.slice(0, CHANGES_LISTED), removedCount: gone.length,
              rerendered: rerendered, dialogsOpened: opened, dialogsClosed: closed, newText: lines,
-             expanded: opened2.slice(0, CHANGES_LISTED), collapsed: closed2.slice(0, CHANGES_LISTED), values: changed };
+             expanded: opened2.slice(0, CHANGES_LISTED), collapsed: closed2.slice(0, CHANGES_LISTED), values: changed,
+             drawn: drawnNow.print !== before.drawn ? drawnNow.print : "", picture: drawnNow.draws ? drawnNow.print : "" };
   };
 
   J.submit = function (target) {

@@ -42,8 +42,20 @@
     else if (document.readyState !== "loading") ready = startedAt;  // about:blank, a document.write page
     return { id: DOC_ID, state: document.readyState, url: String(location.href),
              sinceReady: ready >= 0 ? Math.round(now - ready) : -1, quiet: Math.round(now - lastChange),
-             net: Math.round(now - lastResponse) };
+             net: Math.round(now - lastResponse), moving: movingCount() };
   };
+
+  // CSS transitions and animations under way that end (a dialog fading in, a menu sliding open): the
+  // page is still changing on screen though its DOM is quiet. Endless ones (a spinner) do not count.
+  function movingCount() {
+    if (!document.getAnimations) return 0;
+    var count = 0, all = document.getAnimations();
+    for (var i = 0; i < all.length && i < 200; i++) {
+      var a = all[i], timing = a.effect && a.effect.getComputedTiming ? a.effect.getComputedTiming() : null;
+      if (a.playState === "running" && timing && isFinite(timing.endTime)) count++;
+    }
+    return count;
+  }
 
   // For wait_for: is the text visible on the page, or does the selector match a visible element?
   J.find = function (query) {

@@ -1,0 +1,90 @@
+"""The mouse beyond a left click (WebGames' right-click, button-hold and drawn targets): a right-click
+gives the page its contextmenu event, a press held for a duration is held that long, and click_at
+clicks a point of the last ``look`` screenshot, where something only drawn (a canvas) is hit."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtGui import QColor, QImage
+
+from jawad_desktop.browser.driver import QtWebEnginePage
+from jawad_desktop.core.tools.browser import browser_registry
+from tests.browser.test_open_menus import Tools
+
+Load = Callable[[str], str]
+Run = Callable[..., Any]
+
+
+def _refused(tool: Tools, name: str, **arguments: Any) -> str:
+    found = browser_registry().get(name)
+    assert found is not None
+    result = tool.arun(found.run(tool.ctx, found.validate(arguments)), timeout=30)
+    assert not result.ok, result.for_model
+    return str(result.for_model)
+
+
+def _index(listing: str, pattern: str) -> int:
+    m = re.search(r"\[(\d+)\] " + pattern, listing)
+    assert m, listing
+    return int(m.group(1))
+
+
+def test_right_click_opens_the_pages_own_menu(web_page: QtWebEnginePage, load: Load, arun: Run) -> None:
+    load("input/mouse.html")
+    tool = Tools(web_page, arun)
+    seen = tool("read_page").for_model
+    assert "Rename" not in seen
+    said = tool("click_element", index=_index(seen, r'\S+ "report.txt"'), button="right").for_model
+    assert said.startswith('Right-clicked'), said
+    assert "Rename" in said and "Delete" in said, said  # the menu that appeared is told
+    assert arun(web_page.run_js("document.body.dataset.trusted", world=0)) == "true"
+    load("input/mouse.html")  # by the words shown, as for an area read_page does not list
+    said = tool("click_text", text="report.txt", button="right").for_model
+    assert said.startswith('Right-clicked') and "Rename" in said, said
+    # The words of an area inside a larger clickable block: the right-click lands on the words.
+    said = tool("click_text", text="Show Secret", button="right").for_model
+    assert "The secret is shown." in said, said
+
+
+def test_press_and_hold_holds_for_the_duration(web_page: QtWebEnginePage, load: Load, arun: Run) -> None:
+    load("input/mouse.html")
+    tool = Tools(web_page, arun)
+    hold = _index(tool("read_page").for_model, r'button "Hold me"')
+    said = tool("click_element", index=hold, hold_seconds=2.2).for_model
+    assert said.startswith('Pressed and held for 2.2 s button "Hold me"'), said
+    assert re.search(r"Held for 2\.\d s: unlocked\.", said), said
+    short = tool("click_element", index=hold).for_model  # a plain click is no hold
+    assert "too short" in short, short
+
+
+def _red_centre(png: bytes) -> tuple[int, int]:
+    image = QImage()
+    assert image.loadFromData(png, "PNG")
+    points = [(x, y) for y in range(0, image.height(), 2) for x in range(0, image.width(), 2)
+              if (c := QColor(image.pixel(x, y))).red() > 180 and c.green() < 40 and c.blue() < 40]
+    assert points
+    return (sum(p[0] for p in points) // len(points), sum(p[1] for p in points) // len(points))
+
+
+def test_click_at_a_point_of_the_screenshot_hits_what_is_drawn(web_page: QtWebEnginePage, load: Load,
+                                                               arun: Run) -> None:
+    load("input/mouse.html")
+    tool = Tools(web_page, arun)
+    tool("read_page")
+    assert "call look first" in _refused(tool, "click_at", x=10, y=10)
+    looked = tool("look")
+    x, y = _red_centre(looked.images[0].data)
+    said = tool("click_at", x=x, y=y).for_model
+    assert f"Clicked at ({x}, {y}) of the last screenshot" in said and "You hit the red square." in said, said
+    said = tool("click_at", x=x - 150, y=y).for_model
+    assert "You missed the square." in said, said
+    assert "outside the last screenshot" in _refused(tool, "click_at", x=5000, y=10)
+
+
+def test_click_at_is_offered_with_look_only() -> None:
+    from jawad_desktop.core.tools.browser.browser_tools import SEEING_TOOLS
+    assert {"look", "click_at"} == SEEING_TOOLS
+    assert browser_registry().get("click_pixel") is browser_registry().get("click_at")
