@@ -55,13 +55,13 @@
     }
     // With the memo: how many of the root's elements (of ``tag``) have each id, value of ``attr``
     // or class, counted in one pass when first asked (a search per listed link is seconds).
-    function counted(key, selector, valuesOf) {
+    function counted(key, selector, keysOf) {
       var counts = memo.get(key);
       if (!counts) {
         counts = new Map();
         var all = root.querySelectorAll(selector);
         for (var n = 0; n < all.length; n++) {
-          var values = valuesOf(all[n]);
+          var values = keysOf(all[n]);
           for (var m = 0; m < values.length; m++) counts.set(values[m], (counts.get(values[m]) || 0) + 1);
         }
         memo.set(key, counts);

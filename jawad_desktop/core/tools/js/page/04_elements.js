@@ -119,7 +119,7 @@
     }
     var typed = suggestionsBox();
     if (typed) out.push(typed.box);
-    siblingPopups().forEach(function (_toggle, box) { if (out.indexOf(box) < 0) out.push(box); });
+    siblingPopups().forEach(function (_toggle, popup) { if (out.indexOf(popup) < 0) out.push(popup); });
     try {
       var open = document.querySelectorAll(":popover-open");
       for (var o = 0; o < open.length; o++) out.push(open[o]);

@@ -26,7 +26,7 @@
         if (box && !owners.has(box)) owners.set(box, toggles[i]);
       }
     }
-    siblingPopups().forEach(function (toggle, box) { if (!owners.has(box)) owners.set(box, toggle); });
+    siblingPopups().forEach(function (toggle, popup) { if (!owners.has(popup)) owners.set(popup, toggle); });
     return owners;
   }
 
