@@ -72,7 +72,7 @@ def test_portaudio_errors_are_translated() -> None:
 
 def test_model_not_downloaded_says_how_to_get_it(tmp_path: Path) -> None:
     with pytest.raises(VoiceError) as caught:
-        resolve_model("small.en", tmp_path)
+        resolve_model("base", tmp_path)
     assert caught.value.code == "MODEL_NOT_DOWNLOADED"
     assert "Download it" in caught.value.user_text() and "'tiny.en'" in caught.value.user_text()
     assert caught.value.remedy is not None and caught.value.remedy.place == "voice"
@@ -84,7 +84,7 @@ def test_model_download_offline_is_a_clear_error(tmp_path: Path) -> None:
         port = s.getsockname()[1]
     progress: list[tuple[int, int]] = []
     with pytest.raises(VoiceError) as caught:
-        resolve_model("base.en", tmp_path, download=True, progress=lambda a, b: progress.append((a, b)),
+        resolve_model("base", tmp_path, download=True, progress=lambda a, b: progress.append((a, b)),
                       endpoint=f"http://127.0.0.1:{port}")
     assert caught.value.code == "MODEL_MISSING_OFFLINE"
     assert "offline" in caught.value.message and "Connect to the internet" in caught.value.user_text()
@@ -99,14 +99,14 @@ def test_unknown_model_name(tmp_path: Path) -> None:
 def test_missing_model_is_reported_before_the_user_speaks(
     pulse_server: PulseServer, voice_ctx: AppContext, voice_events: list[VoiceState], arun: Callable[..., Any]
 ) -> None:
-    voice_ctx.settings.voice.model_size = "base.en"
+    voice_ctx.settings.voice.model_size = "base"
     session = VoiceSession(voice_ctx)
     with pytest.raises(VoiceError) as caught:
         arun(session.warm_up())
     assert caught.value.code == "MODEL_NOT_DOWNLOADED"
     assert arun(session.listen(), timeout=20) is None
     assert [e.state for e in voice_events] == ["error", "end"], "the mic went live for a model that is missing"
-    assert "'base.en' is not on this computer" in voice_events[0].error
+    assert "'base' is not on this computer" in voice_events[0].error
     assert "Download it" in voice_events[0].error and voice_events[0].remedy == {"place": "voice", "provider": ""}
 
 

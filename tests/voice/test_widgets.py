@@ -115,10 +115,10 @@ def test_settings_page_saves_changes(voice_ctx: AppContext, qtbot: Any) -> None:
         page.silence.setValue(2.5)
     page.backend.setCurrentIndex(page.backend.findData("api"))
     page.auto_send.setChecked(True)
-    page.model.setCurrentText("small.en")
+    page.model.setCurrentText("base")
     saved = voice_ctx.settings_store.load().voice
     assert saved.silence_stop_s == 2.5 and saved.backend == "api" and saved.auto_send
-    assert saved.model_size == "small.en"
+    assert saved.model_size == "base"
     assert "not on this computer" in page.model_status.text() and page.download.isEnabled()
     for widget in (page.device, page.level, page.model, page.compute, page.language, page.silence):
         assert widget.accessibleName()
@@ -127,7 +127,7 @@ def test_settings_page_saves_changes(voice_ctx: AppContext, qtbot: Any) -> None:
 def test_model_download_offline_shows_what_to_do(voice_ctx: AppContext, qtbot: Any, aio_loop: Any) -> None:
     page = VoiceSettingsPage(voice_ctx)
     qtbot.addWidget(page)
-    page.model.setCurrentText("base.en")
+    page.model.setCurrentText("base")
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
