@@ -90,8 +90,11 @@ def test_an_answer_started_in_a_pause_is_dropped_when_the_speaker_goes_on(
     quilter, jfk = read_audio(CLIPS / "quilter.flac"), read_audio(CLIPS / "jfk.flac")
     joined = write_wav(tmp_path / "quilter-pause-jfk.wav", np.concatenate([quilter, room_tone(quilter, 4.0), jfk]))
     voice_ctx.settings.voice.silence_stop_s = 6.0
-    scripted_model.script(text("NEVER HEARD. This answer was started in the pause.", chunk_size=4, chunk_delay_s=0.03),
-                          text("Here is my answer to all of it.", chunk_size=4, chunk_delay_s=0.03))
+    # How many answers are started in pauses depends on how fast the pauses are transcribed: every
+    # request gets the same reply, and only one may be heard (a dropped answer that played would be a
+    # second entry of ``spoken``).
+    scripted_model.script(*(text("Here is my answer to all of it.", chunk_size=4, chunk_delay_s=0.03)
+                            for _ in range(6)))
     conversation, assistant, stored = converse(voice_ctx, scripted_model, pulse_server, joined, arun,
                                                finished_wait_s=5.5)
     assert conversation.speculations_dropped >= 1, "no answer was started in the pause"
