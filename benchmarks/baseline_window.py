@@ -16,10 +16,25 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 if os.geteuid() == 0:
     os.environ.setdefault("QTWEBENGINE_CHROMIUM_FLAGS", "--no-sandbox")
 
-from procmem import tree_pss_kb  # benchmarks/procmem.py, beside this script
 from PySide6.QtCore import QTimer, QUrl
 from PySide6.QtWebEngineWidgets import QWebEngineView
 from PySide6.QtWidgets import QApplication, QMainWindow
+
+
+def _load_procmem() -> object:
+    """jawad_desktop/core/procmem.py by its path: the baseline imports nothing else of the app."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "jawad_desktop" / "core" / "procmem.py"
+    spec = importlib.util.spec_from_file_location("procmem", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+tree_pss_kb = _load_procmem().tree_pss_kb  # type: ignore[attr-defined]
 
 
 def rss_kb() -> int:

@@ -1,7 +1,7 @@
 """Reading a window's text contrast from its pixels, as the user sees it.
 
 ``contrast_problems(top)`` renders the top-level widget ``top`` once and, for every visible,
-enabled widget that shows text (labels, buttons, check boxes, fields and their placeholders,
+enabled widget that shows text (labels, buttons, check boxes, fields and the hint text of empty ones,
 choices, list and history rows, the chat's messages and notices), crops what it painted, takes
 the most common colour as the background and splits the crop into lines of ink; each line's
 contrast is that of its strongest pixel against the background (antialiased edges are lighter,

@@ -276,34 +276,6 @@ def _rss_kb() -> int:
     return 0
 
 
-def _tree_pss_kb() -> int:
-    """The proportional memory (PSS) of this process and all its descendants (Chromium's
-    helpers), in KB: what the app costs the machine, shared pages counted once. 0 off Linux.
-    benchmarks/procmem.py measures the baseline window the same way."""
-    children: dict[int, list[int]] = {}
-    try:
-        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
-    except OSError:
-        return 0
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
-                ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-        children.setdefault(ppid, []).append(pid)
-    total, todo = 0, [os.getpid()]
-    while todo:
-        pid = todo.pop()
-        todo.extend(children.get(pid, []))
-        try:
-            with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as fh:
-                total += sum(int(line.split()[1]) for line in fh if line.startswith("Pss:"))
-        except (OSError, ValueError):
-            continue
-    return total
-
-
 def run_gui(profile: str | None, *, screenshot: str | None = None, startup_report: str | None = None) -> int:
     """Open the main window and run until it is closed.
 
@@ -364,8 +336,10 @@ def run_gui(profile: str | None, *, screenshot: str | None = None, startup_repor
             await web_ready.wait()
             ready = time.time()
             await asyncio.sleep(2.0)
+            from jawad_desktop.core.procmem import tree_pss_kb
+
             report = {"shown": shown, "built": built, "web_ready": ready, "idle_rss_kb": _rss_kb(),
-                      "idle_pss_kb": _tree_pss_kb(),
+                      "idle_pss_kb": tree_pss_kb(),
                       # what the idle app has imported (tests/test_cli.py: no heavy module before its use)
                       "packages": sorted({name.partition(".")[0] for name in sys.modules}),
                       # Qt re-creating the native window makes it vanish and come back.

@@ -1,5 +1,9 @@
-"""The proportional memory (PSS) of a process and all its descendants, for the baseline window
-(``jawad_desktop/ui/app/application.py`` measures the app the same way; the baseline imports nothing of the app)."""
+"""The proportional memory (PSS) of a process and all its descendants (no Qt, standard library only).
+
+The app's start-up report (``ui/app/application.py``) and the benchmark's bare baseline window
+(``benchmarks/baseline_window.py``, which loads this file by its path so that it imports nothing
+else of the app) measure memory with this one function.
+"""
 
 from __future__ import annotations
 
