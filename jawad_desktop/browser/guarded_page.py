@@ -2,10 +2,13 @@
 navigations an agent action starts, opens popups as tabs and answers JavaScript dialogs while the
 agent acts; ``install_page_script`` injects the page library into every document it loads;
 ``make_profile`` is the persistent (or off-the-record) profile the window's and the terminal's
-pages share."""
+pages share. A document loaded while the agent drives also gets the guard of script addresses
+(``core/tools/js/jawad_schemes.js``): the page's own ``javascript:`` navigations are refused there."""
 
 from __future__ import annotations
 
+import functools
+import json
 import logging
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,7 +19,7 @@ from PySide6.QtCore import QUrl
 from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile, QWebEngineScript
 from PySide6.QtWidgets import QWidget
 
-from jawad_desktop.core.sites import is_web_address
+from jawad_desktop.core.sites import NO_OP_SCRIPT, is_web_address
 
 log = logging.getLogger("jawad.ui.browser")
 
@@ -26,7 +29,13 @@ SCRIPT_NAME = "jawad-page-library"
 READER_SCRIPT_NAME = "jawad-page-reader"  # Readability, for the main frame's library only
 # The watcher of the page's own click handlers (core/tools/js/jawad_clicks.js), in the page's world.
 CLICKS_SCRIPT_NAME = "jawad-click-marks"
-
+# The guard of script addresses (core/tools/js/jawad_schemes.js), in the page's world, in the
+# documents loaded while the agent drives.
+SCHEMES_SCRIPT_NAME = "jawad-script-addresses"
+# What Chromium says when the guard refused a page's javascript: navigation.
+_REFUSED_SCRIPT_ADDRESS = "Navigating to a javascript:-URL"
+# How a refused script address is noted among the driver's blocked navigations.
+REFUSED_SCRIPT = "javascript:"  # as core/tools/page.Page.blocked_navigations notes it
 
 
 def make_profile(storage: Path | None, parent: QWidget | None = None) -> QWebEngineProfile:
@@ -68,6 +77,27 @@ class GuardedWebPage(QWebEnginePage):
 
     def _acting(self) -> bool:
         return self.driver is not None and self.driver._agent_depth > 0
+
+    def _guard_script_addresses(self, on: bool) -> None:
+        """Whether the documents this page loads from now on get the guard of script addresses.
+        Set at each navigation it lets through, before its document exists: on while the agent
+        drives (the page's own ``javascript:`` navigations are refused), off for the user's pages."""
+        scripts = self.scripts()
+        present = scripts.find(SCHEMES_SCRIPT_NAME)
+        if on and not present:
+            for world in (int(QWebEngineScript.ScriptWorldId.MainWorld), WORLD):
+                scripts.insert(_schemes_script(world))
+        elif not on:
+            for old in present:
+                scripts.remove(old)
+
+    def javaScriptConsoleMessage(self, level: QWebEnginePage.JavaScriptConsoleMessageLevel, message: str,
+                                 lineNumber: int, sourceID: str) -> None:
+        if self.driver is not None and _REFUSED_SCRIPT_ADDRESS in message:
+            log.info("refused a script address (javascript:) the page's own script went to, at %s:%d",
+                     sourceID, lineNumber)
+            self.driver.blocked_navigations.append(REFUSED_SCRIPT)
+        super().javaScriptConsoleMessage(level, message, lineNumber, sourceID)
 
     def createWindow(self, _type: QWebEnginePage.WebWindowType) -> QWebEnginePage:
         if self.tab_host is not None:  # a tab of its own, which keeps window.opener
@@ -124,9 +154,13 @@ class GuardedWebPage(QWebEnginePage):
         if self.driver is None:
             return True
         if not isMainFrame:
-            return bool(self.driver._allow_frame_navigation(target))
-        typed = type == QWebEnginePage.NavigationType.NavigationTypeTyped
-        return bool(self.driver._allow_navigation(target, self, typed=typed))
+            allowed = bool(self.driver._allow_frame_navigation(target))
+        else:
+            typed = type == QWebEnginePage.NavigationType.NavigationTypeTyped
+            allowed = bool(self.driver._allow_navigation(target, self, typed=typed))
+        if allowed:
+            self._guard_script_addresses(self.driver._agent_driving())
+        return allowed
 
 
 def install_page_script(page: QWebEnginePage) -> None:
@@ -161,3 +195,23 @@ def install_page_script(page: QWebEnginePage) -> None:
     marks.setInjectionPoint(QWebEngineScript.InjectionPoint.DocumentCreation)
     marks.setRunsOnSubFrames(True)
     scripts.insert(marks)
+
+
+@functools.cache
+def _schemes_source(main_world: bool) -> str:
+    from jawad_desktop.core.tools.page import page_script
+
+    return (page_script("jawad_schemes.js").replace("__JAWAD_NO_OP__", json.dumps(NO_OP_SCRIPT.pattern))
+            .replace("__JAWAD_MAIN_WORLD__", json.dumps(main_world)))
+
+
+def _schemes_script(world: int) -> QWebEngineScript:
+    """The guard of script addresses in ``world``, in every frame, before any page script: in the
+    page's world it refuses them; in the library's it lets the library's own markup through."""
+    script = QWebEngineScript()
+    script.setName(SCHEMES_SCRIPT_NAME)
+    script.setSourceCode(_schemes_source(world == int(QWebEngineScript.ScriptWorldId.MainWorld)))
+    script.setWorldId(world)
+    script.setInjectionPoint(QWebEngineScript.InjectionPoint.DocumentCreation)
+    script.setRunsOnSubFrames(True)
+    return script

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote, urlsplit
 
-__all__ = ["WEB_SCHEMES", "address_of", "is_script_link", "is_web_address", "scheme_of", "site_of"]
+__all__ = ["NO_OP_SCRIPT", "WEB_SCHEMES", "address_of", "is_script_link", "is_web_address", "scheme_of", "site_of"]
 
 WEB_SCHEMES = ("http", "https")
 # "name:" at the start of an address: a scheme, unless digits follow the colon (a host's port).
@@ -70,7 +70,8 @@ def is_web_address(url: str) -> bool:
 
 
 # A ``javascript:`` link that does nothing itself (the page's click handler acts): "void(0)", ";"...
-_NO_OP_SCRIPT = re.compile(r"^\s*(?:void\s*\(?\s*0\s*\)?|undefined|false|null|return\s+false|)\s*;?\s*$",
+# (the page's own script addresses are held to the same rule: browser/guarded_page.py)
+NO_OP_SCRIPT = re.compile(r"^\s*(?:void\s*\(?\s*0\s*\)?|undefined|false|null|return\s+false|)\s*;?\s*$",
                            re.IGNORECASE)
 
 
@@ -82,4 +83,4 @@ def is_script_link(href: str) -> bool:
     if scheme_of(text).lower() != "javascript":
         return False
     body = unquote(text.split(":", 1)[1])
-    return not _NO_OP_SCRIPT.match(body)
+    return not NO_OP_SCRIPT.match(body)

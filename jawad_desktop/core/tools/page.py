@@ -252,6 +252,10 @@ ScrollWhere = str  # "up" | "down" | "top" | "bottom" | "left" | "right" | "left
 class Page(Protocol):
     """A web page the agent can read and act on, in a browser the user can watch."""
 
+    # The navigations the browser refused while the agent drove, oldest first (a page's own script
+    # address is noted as "javascript:").
+    blocked_navigations: list[str]
+
     async def url(self) -> str: ...
 
     async def title(self) -> str: ...

@@ -25,7 +25,7 @@ from pydantic import AfterValidator, Field
 
 from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.messages import Image
-from jawad_desktop.core.sites import address_of, is_script_link, is_web_address, site_of
+from jawad_desktop.core.sites import address_of, is_script_link, is_web_address, scheme_of, site_of
 from jawad_desktop.core.tools.browser import values
 from jawad_desktop.core.tools.browser.browser_session import DEFAULT_SEARCH_ENGINE, BrowserSession, search_url_for
 from jawad_desktop.core.tools.browser.by_text import find_by_text
@@ -67,8 +67,15 @@ def page_errors() -> Iterator[None]:
         raise ToolError(exc.message) from None
 
 
+# A page's own javascript: navigation, refused in a document the agent loaded (browser/guarded_page.py).
+REFUSED_SCRIPT_SENTENCE = ("The page's own script tried to run a script address (javascript:); Jawad refused it, "
+                           "as it opens web addresses only, and that script did not run.")
+
+
 def _navigation_sentence(outcome: ActionOutcome) -> str:
     """What the model must know about where an action took the page."""
+    if scheme_of(outcome.blocked_navigation) == "javascript":
+        return " " + REFUSED_SCRIPT_SENTENCE
     if outcome.blocked_navigation:
         return (f" The action tried to open {outcome.blocked_navigation} on another site; the browser blocked it. "
                 "Use navigate with that URL if the user wants to go there (they will be asked).")
@@ -475,10 +482,14 @@ async def navigate(
 ) -> ToolResult:
     """Open a web address in the browser."""
     page = _browser(ctx).page
+    before = len(page.blocked_navigations)
     with page_errors():
         final = await page.navigate(_normalize_url(url))
     title = await page.title()
-    return ToolResult(for_model=f"Opened {final} ({title}). Call read_page to see it.", for_log=f"Opened {final}")
+    refused = any(scheme_of(b) == "javascript" for b in page.blocked_navigations[before:])
+    note = f" {REFUSED_SCRIPT_SENTENCE}" if refused else ""
+    return ToolResult(for_model=f"Opened {final} ({title}).{note} Call read_page to see it.",
+                      for_log=f"Opened {final}{' (refused a script address)' if refused else ''}")
 
 
 @_TOOLS.tool(level=PermissionLevel.NAVIGATE, aliases=("back",))
