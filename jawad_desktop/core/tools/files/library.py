@@ -25,8 +25,10 @@ Owns:
   (cosine similarity) by reciprocal rank fusion, so a query in other words than the page's still
   finds it.
 
-Every SQLite call runs on the library's one database thread, so the connection is used by one
-thread only and a search waits at most for one batch of the indexer's writes.
+The index's schema, its records (``DocumentHit``, ``SourceCounts``) and the statements run on it
+are in ``library_index``. Every SQLite call runs on the library's one database thread, so the
+connection is used by one thread only and a search waits at most for one batch of the indexer's
+writes.
 """
 
 from __future__ import annotations
@@ -47,7 +49,9 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from jawad_desktop.core import events as ev
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.store.jsonfile import move_aside, write_json
+from jawad_desktop.core.tools.files import library_index as index
 from jawad_desktop.core.tools.files.extract import ExtractedFile, FileReadError, extract_file, file_kind
+from jawad_desktop.core.tools.files.library_index import DocumentHit, SourceCounts
 
 if TYPE_CHECKING:  # numpy (20 MB) is imported by the first search by meaning, not with the app
     import numpy as np
@@ -60,34 +64,9 @@ LIBRARY_FILE = "library.json"
 INDEX_FILE = "library.db"
 BATCH_FILES = 50  # files written per transaction
 PROGRESS_EVERY_S = 0.2  # the most often progress is announced (the last one always is)
-SNIPPET_TOKENS = 24
-SNIPPET_CHARS = 200  # a page found by meaning only: its start
 EMBED_BATCH = 32  # pages per embeddings request
 EMBED_CHARS = 8_000  # embedding models take a few thousand tokens; a page's start says enough
 QUERY_EMBED_TIMEOUT_S = 10.0  # a search waits this long for the query's vector, then goes by words
-RRF_K = 60  # reciprocal rank fusion: score = sum of 1 / (RRF_K + rank)
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS documents (
-    id       INTEGER PRIMARY KEY,
-    path     TEXT NOT NULL UNIQUE,
-    mtime_ns INTEGER NOT NULL,
-    size     INTEGER NOT NULL,
-    kind     TEXT NOT NULL DEFAULT '',
-    parts    INTEGER NOT NULL DEFAULT 0,
-    error    TEXT NOT NULL DEFAULT ''          -- why it could not be read ('' when it was)
-);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks USING fts5(
-    text, label UNINDEXED, doc_id UNINDEXED, tokenize = 'porter unicode61'
-);
-CREATE TABLE IF NOT EXISTS vectors (
-    chunk_id INTEGER NOT NULL,              -- the chunks row (page) it is the embedding of
-    model    TEXT NOT NULL,                 -- the embedder's key: vectors of other models are not compared
-    doc_id   INTEGER NOT NULL,
-    vector   BLOB NOT NULL,                 -- float32, unit length
-    PRIMARY KEY (chunk_id, model)
-);
-CREATE INDEX IF NOT EXISTS vectors_doc ON vectors (doc_id);
-"""
 
 T = TypeVar("T")
 
@@ -103,21 +82,6 @@ class Embedder(Protocol):
     def key(self) -> str: ...
 
     async def embed_batch(self, texts: list[str]) -> _Vectors: ...
-
-
-@dataclass(frozen=True, slots=True)
-class DocumentHit:
-    """One page (or part) that matches: which file, where in it, and the words around the match."""
-
-    path: str
-    label: str  # "page 3", "part 2 of 5", "sheet Sales" ("" for a short file read whole)
-    snippet: str
-    score: float
-    chunk: int = 0  # the page's row in the index
-
-    def citation(self) -> str:
-        name = Path(self.path).name
-        return f"{name}, {self.label}" if self.label else name
 
 
 @dataclass(slots=True)
@@ -140,17 +104,6 @@ class IndexReport:
         if self.failed:
             words.append(f"{len(self.failed)} could not be read")
         return ", ".join(words) + (" (stopped)" if self.cancelled else "")
-
-
-@dataclass(frozen=True, slots=True)
-class SourceCounts:
-    """One source of the library as the index knows it."""
-
-    source: str
-    files: int
-    pages: int
-    failed: int
-    exists: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,7 +254,7 @@ class DocumentLibrary:
         conn = sqlite3.connect(self.index_file, isolation_level=None)
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")  # a cache of the files: a power cut may lose the last batch
-        conn.executescript(_SCHEMA)
+        conn.executescript(index.SCHEMA)
         return conn
 
     # -- indexing -------------------------------------------------------------------------------
@@ -330,10 +283,10 @@ class DocumentLibrary:
 
     async def _reindex(self, report: IndexReport) -> None:
         found = await self._on_files_thread(lambda: _stat_all(list(self.files())))
-        known: dict[str, tuple[int, int, int]] = await self._db(_known_documents)
+        known: dict[str, tuple[int, int, int]] = await self._db(index.known_documents)
         gone = [doc_id for path, (doc_id, _, _) in known.items() if path not in found]
         if gone:
-            await self._db(_delete_documents, gone)
+            await self._db(index.delete_documents, gone)
             self._version += 1
             report.removed = len(gone)
         todo = [(path, stat) for path, stat in found.items() if known.get(path, (0, -1, -1))[1:] != stat]
@@ -347,7 +300,7 @@ class DocumentLibrary:
             report = IndexReport()
             started = time.monotonic()
             wanted = {str(Path(p)) for p in paths}
-            known: dict[str, tuple[int, int, int]] = await self._db(_known_documents)
+            known: dict[str, tuple[int, int, int]] = await self._db(index.known_documents)
 
             def look() -> dict[str, tuple[int, int]]:
                 # A folder that appeared: its files (made before the watch of it began, they have no event).
@@ -359,7 +312,7 @@ class DocumentLibrary:
             gone = [doc_id for path, (doc_id, _, _) in known.items()
                     if path not in present and (path in wanted or path.startswith(prefixes))]
             if gone:
-                await self._db(_delete_documents, gone)
+                await self._db(index.delete_documents, gone)
                 self._version += 1
                 report.removed = len(gone)
             todo = [(path, stat) for path, stat in present.items() if known.get(path, (0, -1, -1))[1:] != stat]
@@ -392,7 +345,7 @@ class DocumentLibrary:
                 report.failed.append((path, exc.message))
             batch.append((path, stat, extracted, error))
             if len(batch) >= BATCH_FILES or done + 1 == total:
-                await self._db(_write_batch, batch)
+                await self._db(index.write_batch, batch)
                 self._version += 1
                 # Counted once written: a stopped scan reports what the index holds.
                 report.done = done + 1
@@ -453,7 +406,7 @@ class DocumentLibrary:
             return 0
         key, added = embedder.key, 0
         while True:
-            pending: list[tuple[int, int, str]] = await self._db(_unembedded, key, self.embed_batch)
+            pending: list[tuple[int, int, str]] = await self._db(index.unembedded, key, self.embed_batch)
             if not pending:
                 break
             try:
@@ -465,7 +418,7 @@ class DocumentLibrary:
             if len(result.vectors) != len(pending):
                 self._embed_failed.add(key)
                 break
-            await self._db(_save_vectors, key, [(chunk, doc, vector) for (chunk, doc, _), vector
+            await self._db(index.save_vectors, key, [(chunk, doc, vector) for (chunk, doc, _), vector
                                                 in zip(pending, result.vectors, strict=True)])
             self._version += 1
             added += len(pending)
@@ -479,7 +432,7 @@ class DocumentLibrary:
         the vectors are kept in memory until the index changes)."""
         import numpy as np
 
-        target = _unit(query)
+        target = index.unit_vector(query)
         if self._matrix is None or self._matrix[:2] != (key, version):
             rows = conn.execute("SELECT chunk_id, vector FROM vectors WHERE model = ?", (key,)).fetchall()
             rows = [r for r in rows if len(r[1]) == 4 * len(target)]
@@ -508,7 +461,7 @@ class DocumentLibrary:
         if not result.vectors:
             return []
         near = await self._db(self._nearest, embedder.key, self._version, result.vectors[0], limit)
-        return await self._db(_chunk_hits, near)
+        return await self._db(index.chunk_hits, near)
 
     # -- reading --------------------------------------------------------------------------------
 
@@ -522,176 +475,36 @@ class DocumentLibrary:
             wider = await self.search(query, min(50, limit * 5))
             inside = [h for h in wider if any(Path(h.path) == f or f in Path(h.path).parents for f in folders)]
             return inside[:limit]
-        words = _words(query)
-        by_words = await self._db(_search, words, limit) if words else []
+        words = index.words(query)
+        by_words = await self._db(index.search_words, words, limit) if words else []
         by_meaning = await self._by_meaning(query, limit) if query.strip() else []
         if not by_meaning:
             return by_words
-        return _fuse([by_words, by_meaning], limit)
+        return index.fuse([by_words, by_meaning], limit)
 
     async def stats(self) -> LibraryStats:
-        documents, chunks, failed = await self._db(_counts)
+        documents, chunks, failed = await self._db(index.counts)
         return LibraryStats(tuple(self.sources), documents, chunks, failed)
 
     async def source_counts(self) -> list[SourceCounts]:
         """For each source: its files in the index, their pages, and the ones that could not be read."""
-        return await self._db(_source_counts, list(self.sources))
+        return await self._db(index.source_counts, list(self.sources))
 
     async def failures(self) -> list[tuple[str, str]]:
-        return await self._db(_failures)
+        return await self._db(index.failures)
 
     async def aclose(self) -> None:
         if self._embed_task is not None and not self._embed_task.done():
             self._embed_task.cancel()
             await asyncio.wait({self._embed_task})
         if self._conn is not None:
-            await self._db(_close)
+            await self._db(index.close)
             self._conn = None
         self._executor.shutdown(wait=True)
         self._files.shutdown(wait=True)
 
 
 # -- on the database thread ---------------------------------------------------------------------
-
-
-def _known_documents(conn: sqlite3.Connection) -> dict[str, tuple[int, int, int]]:
-    return {path: (doc_id, mtime, size)
-            for doc_id, path, mtime, size in conn.execute("SELECT id, path, mtime_ns, size FROM documents")}
-
-
-def _delete_documents(conn: sqlite3.Connection, ids: list[int]) -> None:
-    with _transaction(conn):
-        for doc_id in ids:
-            conn.execute("DELETE FROM vectors WHERE doc_id = ?", (doc_id,))
-            conn.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
-            conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
-
-
-def _write_batch(conn: sqlite3.Connection,
-                 batch: list[tuple[str, tuple[int, int], ExtractedFile | None, str]]) -> None:
-    with _transaction(conn):
-        for path, (mtime, size), extracted, error in batch:
-            row = conn.execute("SELECT id FROM documents WHERE path = ?", (path,)).fetchone()
-            parts = extracted.parts if extracted is not None else ()
-            kind = extracted.kind if extracted is not None else ""
-            if row is not None:
-                doc_id = row[0]
-                conn.execute("DELETE FROM vectors WHERE doc_id = ?", (doc_id,))
-                conn.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
-                conn.execute("UPDATE documents SET mtime_ns = ?, size = ?, kind = ?, parts = ?, error = ? "
-                             "WHERE id = ?", (mtime, size, kind, len(parts), error, doc_id))
-            else:
-                doc_id = conn.execute(
-                    "INSERT INTO documents (path, mtime_ns, size, kind, parts, error) VALUES (?, ?, ?, ?, ?, ?)",
-                    (path, mtime, size, kind, len(parts), error)).lastrowid
-            conn.executemany("INSERT INTO chunks (text, label, doc_id) VALUES (?, ?, ?)",
-                             [(part.text, part.label, doc_id) for part in parts])
-
-
-def _search(conn: sqlite3.Connection, words: list[str], limit: int) -> list[DocumentHit]:
-    # The snippets carry no marks around the matches: a mark inside a code or a name ("ORD-**4417**")
-    # would change what the model copies.
-    hits: list[DocumentHit] = []
-    seen: set[int] = set()
-    quoted = [f'"{w}"' for w in words]
-    for match in dict.fromkeys((" AND ".join(quoted), " OR ".join(quoted))):
-        rows = conn.execute(
-            "SELECT chunks.rowid, documents.path, chunks.label, "
-            f"snippet(chunks, 0, '', '', '…', {SNIPPET_TOKENS}), chunks.rank "
-            "FROM chunks JOIN documents ON documents.id = chunks.doc_id "
-            "WHERE chunks MATCH ? ORDER BY chunks.rank LIMIT ?", (match, limit)).fetchall()
-        for rowid, path, label, snippet, rank in rows:
-            if rowid not in seen and len(hits) < limit:
-                seen.add(rowid)
-                hits.append(DocumentHit(path, label, " ".join(snippet.split()), -float(rank), int(rowid)))
-        if len(hits) >= limit:
-            break
-    return hits
-
-
-def _unembedded(conn: sqlite3.Connection, key: str, limit: int) -> list[tuple[int, int, str]]:
-    rows = conn.execute(
-        "SELECT rowid, doc_id, text FROM chunks WHERE rowid NOT IN (SELECT chunk_id FROM vectors WHERE model = ?) "
-        "AND trim(text) != '' ORDER BY rowid LIMIT ?", (key, limit)).fetchall()
-    return [(int(r[0]), int(r[1]), str(r[2])) for r in rows]
-
-
-def _save_vectors(conn: sqlite3.Connection, key: str, items: list[tuple[int, int, list[float]]]) -> None:
-    with _transaction(conn):
-        conn.executemany("INSERT OR REPLACE INTO vectors (chunk_id, model, doc_id, vector) VALUES (?, ?, ?, ?)",
-                         [(chunk, key, doc, _unit(vector).tobytes()) for chunk, doc, vector in items])
-
-
-def _chunk_hits(conn: sqlite3.Connection, near: list[tuple[int, float]]) -> list[DocumentHit]:
-    hits: list[DocumentHit] = []
-    for chunk, score in near:
-        row = conn.execute("SELECT documents.path, chunks.label, substr(chunks.text, 1, ?) FROM chunks "
-                           "JOIN documents ON documents.id = chunks.doc_id WHERE chunks.rowid = ?",
-                           (SNIPPET_CHARS * 2, chunk)).fetchone()
-        if row is not None:
-            text = " ".join(str(row[2]).split())
-            snippet = text if len(text) <= SNIPPET_CHARS else text[:SNIPPET_CHARS - 1] + "…"
-            hits.append(DocumentHit(row[0], row[1], snippet, score, chunk))
-    return hits
-
-
-def _fuse(rankings: list[list[DocumentHit]], limit: int) -> list[DocumentHit]:
-    """Reciprocal rank fusion of rankings of the same pages (a page's words' snippet is kept)."""
-    scores: dict[int, float] = {}
-    first: dict[int, DocumentHit] = {}
-    for ranking in rankings:
-        for rank, hit in enumerate(ranking, 1):
-            scores[hit.chunk] = scores.get(hit.chunk, 0.0) + 1.0 / (RRF_K + rank)
-            first.setdefault(hit.chunk, hit)
-    order = sorted(scores, key=lambda chunk: -scores[chunk])[:limit]
-    return [DocumentHit(first[c].path, first[c].label, first[c].snippet, scores[c], c) for c in order]
-
-
-def _unit(vector: list[float]) -> np.ndarray:
-    import numpy as np
-
-    array = np.asarray(vector, dtype="<f4")
-    norm = float(np.linalg.norm(array))
-    return array / norm if norm > 0 else array
-
-
-def _counts(conn: sqlite3.Connection) -> tuple[int, int, int]:
-    documents, failed = conn.execute("SELECT count(*), count(NULLIF(error, '')) FROM documents").fetchone()
-    chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
-    return int(documents), int(chunks), int(failed)
-
-
-def _source_counts(conn: sqlite3.Connection, sources: list[str]) -> list[SourceCounts]:
-    counts: list[SourceCounts] = []
-    for source in sources:
-        prefix = source.rstrip(os.sep) + os.sep
-        # A range on the paths' unique index: the folder's files without a scan of the table.
-        files, pages, failed = conn.execute(
-            "SELECT count(*), coalesce(sum(parts), 0), count(NULLIF(error, '')) FROM documents "
-            "WHERE path = ? OR (path >= ? AND path < ?)",
-            (source, prefix, prefix[:-1] + chr(ord(os.sep) + 1))).fetchone()
-        counts.append(SourceCounts(source, int(files), int(pages), int(failed), os.path.exists(source)))
-    return counts
-
-
-def _failures(conn: sqlite3.Connection) -> list[tuple[str, str]]:
-    return [(p, e) for p, e in conn.execute("SELECT path, error FROM documents WHERE error != '' ORDER BY path")]
-
-
-def _close(conn: sqlite3.Connection) -> None:
-    conn.close()
-
-
-class _transaction:
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-
-    def __enter__(self) -> sqlite3.Connection:
-        self.conn.execute("BEGIN")
-        return self.conn
-
-    def __exit__(self, kind: object, *rest: object) -> None:
-        self.conn.execute("ROLLBACK" if kind is not None else "COMMIT")
 
 
 # -- files ----------------------------------------------------------------------------------------
@@ -714,9 +527,3 @@ def _stat_all(paths: list[Path]) -> dict[str, tuple[int, int]]:
             continue
         found[str(path)] = (stat.st_mtime_ns, stat.st_size)
     return found
-
-
-def _words(query: str) -> list[str]:
-    """The query's words for FTS5 (each quoted there, so no word is read as an operator)."""
-    cleaned = "".join(ch if ch.isalnum() else " " for ch in query)
-    return list(dict.fromkeys(w.lower() for w in cleaned.split() if w))[:20]
