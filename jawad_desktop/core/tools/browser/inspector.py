@@ -55,11 +55,7 @@ async def inspect(session: BrowserSession, check: PermissionCheck) -> CallInsigh
     users = [*session.user_texts, *check.user_texts]
     page = session.page
     if name in NAVIGATING_TOOLS:
-        url = str(args.get("url", "")) if name == "navigate" else session.search_url(str(args.get("query", "")))
-        # The gate's data-flow check looks at the URL for values read on another site, and at what an
-        # address the assistant composed carries (``DataFlow.composed``; the engine's own address is not).
-        fixed = session.search_url("") if name == "search_web" else ""
-        return CallInsight(site=site_of(url), sends=(url,), opens=url, opens_fixed=fixed)
+        return _navigation_insight(session, name, args)
     if name == DOWNLOAD_TOOL:
         return download_insight(session.harbor, check)
     if name not in ACTING_TOOLS:
@@ -103,15 +99,7 @@ async def inspect(session: BrowserSession, check: PermissionCheck) -> CallInsigh
     elif why:
         notes.insert(0, why)
     note = ". ".join(notes)
-    # What leaves with the call, for the gate's data-flow check: a link's address; for a submit,
-    # what the agent typed into this page's fields and the form's action, sent to the action's site.
-    sends: tuple[str, ...] = ()
-    sends_to = ""
-    if submits:
-        sends = (*session.typed_on(page_url), *([info.form_action] if info.form_action else []))
-        sends_to = site_of(info.form_action) or site_of(page_url)
-    elif info.href:
-        sends, sends_to = (info.href,), site_of(info.href)
+    sends, sends_to = _what_leaves(session, info, page_url, submits=submits)
     typed = [str(args.get(k, "")) for k in ("text", "option") if args.get(k)] if name in TYPING_TOOLS else []
     hint = f'{info.role} "{info.label}"' + (f" -> {info.selector}" if info.selector else "")
     verdict = None
@@ -135,6 +123,28 @@ async def inspect(session: BrowserSession, check: PermissionCheck) -> CallInsigh
     return CallInsight(critical=critical, from_page_content=True if planted or sensitive else from_page,
                        force_ask=sensitive, element_hint=hint, note=note, on_settled=settled, sends=sends,
                        sends_to=sends_to)
+
+
+def _navigation_insight(session: BrowserSession, name: str, args: Mapping[str, Any]) -> CallInsight:
+    """A navigate or search_web call: the gate's data-flow check looks at the URL for values read on
+    another site, and at what an address the assistant composed carries (``DataFlow.composed``; the
+    engine's own address is not)."""
+    url = str(args.get("url", "")) if name == "navigate" else session.search_url(str(args.get("query", "")))
+    fixed = session.search_url("") if name == "search_web" else ""
+    return CallInsight(site=site_of(url), sends=(url,), opens=url, opens_fixed=fixed)
+
+
+def _what_leaves(session: BrowserSession, info: ElementInfo, page_url: str, *,
+                 submits: bool) -> tuple[tuple[str, ...], str]:
+    """What leaves with an action, for the gate's data-flow check, and the site it goes to: a link's
+    address; for a submit, what the agent typed into this page's fields and the form's action, sent
+    to the action's site."""
+    if submits:
+        return ((*session.typed_on(page_url), *([info.form_action] if info.form_action else [])),
+                site_of(info.form_action) or site_of(page_url))
+    if info.href:
+        return (info.href,), site_of(info.href)
+    return (), ""
 
 
 async def _why_critical(page: Page, target: Target, name: str, info: ElementInfo, *, leads_to: str, page_url: str,
