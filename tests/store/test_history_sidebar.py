@@ -22,13 +22,8 @@ from jawad_desktop.core.events import ConversationsChanged, EventBus
 from jawad_desktop.core.messages import Message
 from jawad_desktop.core.store.conversations import ConversationMatch, ConversationStore
 from jawad_desktop.ui.base.bridge import EventBridge
-from jawad_desktop.ui.chat.history_sidebar import (
-    DetailHtmlRole,
-    HistorySidebar,
-    IdRole,
-    TitleHtmlRole,
-    when_text,
-)
+from jawad_desktop.ui.chat.conversation_rows import DetailHtmlRole, IdRole, TitleHtmlRole, when_text
+from jawad_desktop.ui.chat.history_sidebar import HistorySidebar
 
 
 @pytest.fixture

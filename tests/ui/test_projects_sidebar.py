@@ -11,7 +11,8 @@ from PySide6.QtCore import Qt
 
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.store.projects import ProjectStore
-from jawad_desktop.ui.chat.history_sidebar import HistorySidebar, IdRole
+from jawad_desktop.ui.chat.conversation_rows import IdRole
+from jawad_desktop.ui.chat.history_sidebar import HistorySidebar
 from jawad_desktop.ui.chat.project_chooser import ProjectChooser
 from jawad_desktop.ui.window.main_window import MainWindow
 from tests.servers.scripted_model import ScriptedModel, text
