@@ -1,5 +1,6 @@
 """How a row of the history looks (``ConversationDelegate``): the title in bold on one line,
-cut with "…" when long, then the date or the highlighted match, dimmed.
+cut with "…" when long, then the date or the highlighted match, dimmed. A project's header is one
+line in small capitals with a rule under it.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
-from jawad_desktop.ui.chat.conversation_rows import DetailHtmlRole, PositionRole, TitleHtmlRole
+from jawad_desktop.ui.chat.conversation_rows import DetailHtmlRole, HeaderRole, PositionRole, TitleHtmlRole
 
 
 class ConversationDelegate(QStyledItemDelegate):
@@ -44,12 +45,17 @@ class ConversationDelegate(QStyledItemDelegate):
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
         metrics = option.fontMetrics
+        if index.data(HeaderRole):
+            return QSize(200, metrics.height() + 2 * self.PADDING)
         detail_lines = 2 if index.data(PositionRole) not in (None, -1) else 1
         return QSize(200, metrics.height() * (1 + detail_lines) + 3 * self.PADDING)
 
     def paint(
         self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
     ) -> None:
+        if index.data(HeaderRole):
+            self._paint_header(painter, option, str(index.data(Qt.ItemDataRole.DisplayRole) or ""))
+            return
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
         opt.text = ""
@@ -89,5 +95,23 @@ class ConversationDelegate(QStyledItemDelegate):
             context.clip = QRectF(0, 0, rect.width(), rect.height() - line_height - self.PADDING // 2)
             painter.setClipRect(context.clip)
             detail.documentLayout().draw(painter, context)
+        finally:
+            painter.restore()
+
+    def _paint_header(self, painter: QPainter, option: QStyleOptionViewItem, name: str) -> None:
+        """A project's name above its conversations, in the text's colour (a header is disabled
+        for the keyboard, not for the eyes), and a rule under it."""
+        rect: QRect = option.rect.adjusted(self.PADDING, self.PADDING // 2, -self.PADDING, 0)
+        font = QFont(option.font)
+        font.setBold(True)
+        font.setCapitalization(QFont.Capitalization.SmallCaps)
+        painter.save()
+        try:
+            painter.setFont(font)
+            painter.setPen(option.palette.color(QPalette.ColorGroup.Active, QPalette.ColorRole.Text))
+            text = QFontMetrics(font).elidedText(name, Qt.TextElideMode.ElideRight, rect.width())
+            painter.drawText(rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), text)
+            painter.setPen(option.palette.color(QPalette.ColorGroup.Active, QPalette.ColorRole.Mid))
+            painter.drawLine(rect.left(), option.rect.bottom(), rect.right(), option.rect.bottom())
         finally:
             painter.restore()

@@ -1,4 +1,5 @@
-"""The history sidebar: saved conversations newest first, search, rename, delete with undo.
+"""The history sidebar: saved conversations newest first, search, rename, delete with undo,
+grouped under their projects' headers once projects exist.
 
 Owns the list of conversations beside the chat: a search box (full-text over every
 message, matches highlighted), a ``QListView`` over ``ConversationListModel``, "New chat",
@@ -11,7 +12,10 @@ The rows and their model are in ``conversation_rows``, how a row is painted in
 user chose through ``conversation_selected(id)``, ``match_selected(id, position)`` and
 ``new_chat_requested()``.
 The core's ``ConversationsChanged`` events, given to it as the bridge's
-``conversations_changed`` signal, refresh it, so the window never has to. Searches run in the
+``conversations_changed`` signal, refresh it, so the window never has to. Given the projects
+(``group_by_project``), it shows each project's conversations under its name, and those in
+none under "No project" (a search's results too, the best match's group first); the core's
+``ProjectsChanged`` events (a project added, renamed, removed) refresh the headers. Searches run in the
 background through ``ui.base.background``; a failed search says so in the list's place.
 """
 
@@ -19,9 +23,9 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, Qt, QTimer, Signal, SignalInstance, Slot
 from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
@@ -39,16 +43,20 @@ from PySide6.QtWidgets import (
 )
 
 from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.events import ProjectsChanged
 from jawad_desktop.core.store.conversations import ConversationMatch, ConversationStore
 from jawad_desktop.core.store.export import write_export
+from jawad_desktop.core.store.projects import Project, ProjectStore
 from jawad_desktop.ui.base.background import run_async
 from jawad_desktop.ui.base.remedies import error_text
 from jawad_desktop.ui.chat.conversation_delegate import ConversationDelegate
 from jawad_desktop.ui.chat.conversation_rows import (
     ConversationListModel,
+    GroupHeader,
     IdRole,
     PositionRole,
     SidebarRow,
+    grouped_rows,
     row_for_match,
     row_for_summary,
 )
@@ -63,6 +71,7 @@ STATUS_MS = 8_000  # how long "Exported to ..." stays
 _EXPORT_FILTERS = {"md": "Markdown (*.md)", "json": "JSON (*.json)"}
 SEARCH_DELAY_MS = 150  # wait for a pause in typing before searching
 LIST_LIMIT = 1000
+T = TypeVar("T")
 
 
 class HistorySidebar(QWidget):
@@ -89,7 +98,8 @@ class HistorySidebar(QWidget):
         self._deleted_was_open = False  # the pending deletion took the conversation the chat showed
         self._after_refresh_select: str | None = None
         self._generation = 0  # bumped by every refresh: a search result of an older one is stale
-        self.project_filter: str | None = None  # None: every conversation; "": in no project; else a project
+        self.projects: ProjectStore | None = None  # given by group_by_project: the rows go under projects
+        self._project_list: list[Project] = []  # the projects' names as last announced
 
         self.new_chat_button = button("New chat", "New chat", self, tooltip="Start a new conversation (Ctrl+N)")
         self.new_chat_button.setIcon(icon("message-square-plus"))
@@ -202,7 +212,7 @@ class HistorySidebar(QWidget):
             self.focus_search()
             return
         if not self.list_view.currentIndex().isValid():
-            self.list_view.setCurrentIndex(self.model.index(0))
+            self._move_to(self._first_conversation())
         self.list_view.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     def query(self) -> str:
@@ -214,10 +224,19 @@ class HistorySidebar(QWidget):
         assert isinstance(layout, QVBoxLayout)
         layout.insertWidget(0, widget)
 
-    def set_project_filter(self, project_id: str | None) -> None:
-        """List only ``project_id``'s conversations ("": those in no project; None: all)."""
-        self.project_filter = project_id
+    def group_by_project(self, projects: ProjectStore, events: SignalInstance) -> None:
+        """Show the conversations under their projects' headers. ``events``: the bridge's
+        signal for core events without one of their own (``other``: ``ProjectsChanged``)."""
+        self.projects = projects
+        events.connect(self._on_event)
+        self._load_projects()
         self.refresh()
+
+    def show_project(self, project_id: str | None) -> None:
+        """Scroll ``project_id``'s group into view (None or "": the conversations in none)."""
+        row = self.model.header_row(project_id or "")
+        if row >= 0:
+            self.list_view.scrollTo(self.model.index(row), QAbstractItemView.ScrollHint.PositionAtTop)
 
     def refresh(self) -> None:
         """Reload the rows: the newest conversations, or the results for the search text."""
@@ -235,13 +254,12 @@ class HistorySidebar(QWidget):
             )
             return
         try:
-            rows = [row_for_summary(s) for s in self.store.list_conversations(
-                limit=LIST_LIMIT, project_id=self.project_filter)]
+            summaries = self.store.list_conversations(limit=LIST_LIMIT)
         except JawadError as exc:
             self._show_rows([], exc.message)
             return
-        self._show_rows(rows, "No conversations yet. Start one with New chat." if self.project_filter is None
-                        else "No conversations here yet. New chat starts one in it.")
+        rows = self._rows(summaries, lambda s: s.project_id, row_for_summary)
+        self._show_rows(rows, "No conversations yet. Start one with New chat.")
 
     def rename_current(self) -> None:
         """Start editing the selected row's title in place."""
@@ -351,11 +369,31 @@ class HistorySidebar(QWidget):
     def _on_conversations_changed(self, _kind: str, _cid: str) -> None:
         self._refresh_timer.start()
 
+    def _on_event(self, event: object) -> None:
+        if isinstance(event, ProjectsChanged):  # a project added, renamed or removed: its header
+            self._load_projects()
+            self._refresh_timer.start()
+
+    def _load_projects(self) -> None:
+        if self.projects is None:
+            return
+        try:
+            self._project_list = self.projects.projects()
+        except JawadError as exc:  # the list still shows, without its headers
+            log.info("projects not shown in the history: %s", exc.message)
+            self._project_list = []
+
+    def _rows(self, items: Sequence[T], project_of: Callable[[T], str | None],
+              make_row: Callable[[T], SidebarRow]) -> list[SidebarRow | GroupHeader]:
+        """``items`` as rows: under their projects' headers once there are projects, else as they are."""
+        if not self._project_list:
+            return [make_row(item) for item in items]
+        return grouped_rows(items, project_of, make_row, self._project_list)
+
     def _on_search_done(self, generation: int, matches: list[ConversationMatch]) -> None:
         if generation != self._generation:
             return  # the user typed on (or the list changed): a newer search is coming
-        rows = [row_for_match(m) for m in matches if self.project_filter is None
-                or (m.conversation.project_id or "") == self.project_filter]
+        rows = self._rows(matches, lambda m: m.conversation.project_id, row_for_match)
         self._show_rows(rows, f"No conversation mentions “{self.query()}”.")
 
     def _on_search_failed(self, generation: int, exc: BaseException) -> None:
@@ -367,7 +405,7 @@ class HistorySidebar(QWidget):
             exc = JawadError(f"Search failed: {exc}.", suggestions=["Try different words."])
         self._show_rows([], error_text(exc))
 
-    def _show_rows(self, rows: list[SidebarRow], empty_text: str) -> None:
+    def _show_rows(self, rows: list[SidebarRow | GroupHeader], empty_text: str) -> None:
         # Keep the keyboard position across refreshes (a new message re-sorts the list).
         focused = self.list_view.currentIndex()
         keep_id = self._after_refresh_select or (focused.data(IdRole) if focused.isValid() else None)
@@ -395,8 +433,17 @@ class HistorySidebar(QWidget):
             self.list_view.setCurrentIndex(index)
             self.list_view.scrollTo(index)
 
+    def _first_conversation(self) -> int:
+        """The top conversation's row (under its header), or -1 when there is none."""
+        rows = self.model.conversation_rows()
+        return rows[0] if rows else -1
+
+    def _move_to(self, row: int) -> None:
+        if row >= 0:
+            self.list_view.setCurrentIndex(self.model.index(row))
+
     def _open_index(self, index: QModelIndex) -> None:
-        if not index.isValid():
+        if not index.isValid() or index.data(IdRole) is None:  # a project's header
             return
         cid = str(index.data(IdRole))
         self._current_id = cid
@@ -408,14 +455,14 @@ class HistorySidebar(QWidget):
     def _open_first(self) -> None:
         if self._search_timer.isActive():
             return  # results for what was just typed are not in yet
-        if self.model.rowCount() > 0:
-            index = self.model.index(0)
-            self.list_view.setCurrentIndex(index)
-            self._open_index(index)
+        first = self._first_conversation()
+        if first >= 0:
+            self._move_to(first)
+            self._open_index(self.model.index(first))
 
     def _show_menu(self, pos: QPoint) -> None:
         index = self.list_view.indexAt(pos)
-        if not index.isValid():
+        if not index.isValid() or index.data(IdRole) is None:
             return
         self.list_view.setCurrentIndex(index)
         menu = self._context_menu(index)
@@ -443,21 +490,26 @@ class HistorySidebar(QWidget):
             return super().eventFilter(watched, event)
         key = event.key()
         if watched is self.search_box:
-            if key == Qt.Key.Key_Down and self.model.rowCount() > 0:
+            if key == Qt.Key.Key_Down and self._first_conversation() >= 0:
                 self.list_view.setFocus(Qt.FocusReason.OtherFocusReason)
                 if not self.list_view.currentIndex().isValid():
-                    self.list_view.setCurrentIndex(self.model.index(0))
+                    self._move_to(self._first_conversation())
                 return True
             if key == Qt.Key.Key_Escape and self.search_box.text():
                 self.search_box.clear()
                 return True
         elif watched is self.list_view and self.list_view.state() != QAbstractItemView.State.EditingState:
             index = self.list_view.currentIndex()
+            if index.isValid() and index.data(IdRole) is None:
+                index = QModelIndex()  # a header is never current for long: nothing to act on
             if key in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace) and index.isValid():
                 self.delete_conversation(str(index.data(IdRole)))
                 return True
-            if key == Qt.Key.Key_Up and index.isValid() and index.row() == 0:
-                self.focus_search()
+            if key == Qt.Key.Key_Up and index.isValid() and index.row() == self._first_conversation():
+                self.focus_search()  # the headers above it are not stops
+                return True
+            if key in (Qt.Key.Key_Home, Qt.Key.Key_End) and self._first_conversation() >= 0:
+                self._move_to(self.model.conversation_rows()[0 if key == Qt.Key.Key_Home else -1])
                 return True
             if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and index.isValid():
                 self._open_index(index)
