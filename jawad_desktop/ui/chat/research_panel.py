@@ -22,7 +22,6 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
-    QLabel,
     QListWidget,
     QListWidgetItem,
     QPushButton,
@@ -38,6 +37,7 @@ from jawad_desktop.ui.base.remedies import error_text
 from jawad_desktop.ui.chat.research_step_editor import StepEditor
 from jawad_desktop.ui.look import theme
 from jawad_desktop.ui.look.icons import icon
+from jawad_desktop.ui.prompts.prompt_panel import panel_text
 
 if TYPE_CHECKING:
     from jawad_desktop.core.assistant import Assistant
@@ -86,12 +86,8 @@ class ResearchPanel(QFrame):
         self.plan: ResearchPlan | None = None
         self._loading = False
 
-        self.title = QLabel(self)
-        self.title.setObjectName("researchTitle")
-        self.title.setWordWrap(True)
-        self.status = QLabel(self)
-        self.status.setObjectName("researchStatus")
-        self.status.setWordWrap(True)
+        self.title = panel_text(self, "researchTitle")
+        self.status = panel_text(self, "researchStatus")
         self.steps = QListWidget(self)
         self.steps.setObjectName("researchSteps")
         self.steps.setAccessibleName("Research steps")

@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
 from jawad_desktop.core.events import PlanProposed, PlanSettled
 from jawad_desktop.ui.look.icons import icon
-from jawad_desktop.ui.prompts.prompt_panel import YesNoPanel
+from jawad_desktop.ui.prompts.prompt_panel import YesNoPanel, panel_text
 
 APPROVE_KEYS = "Ctrl+Return"
 
@@ -36,15 +35,8 @@ class PlanPanel(YesNoPanel[PlanProposed]):
     def __init__(self, parent: QWidget | None = None, *, shortcut_parent: QWidget | None = None) -> None:
         super().__init__(parent, name="planPanel", accessible_name="Plan to approve", countdown=True,
                          yes_keys=APPROVE_KEYS, on_yes=lambda: self.answer(True), shortcut_parent=shortcut_parent)
-        self.title = QLabel(self)
-        self.title.setObjectName("planTitle")
-        self.title.setWordWrap(True)
-        self.title.setTextFormat(Qt.TextFormat.RichText)
-        self.details = QLabel(self)
-        self.details.setObjectName("planDetails")
-        self.details.setWordWrap(True)
-        self.details.setTextFormat(Qt.TextFormat.RichText)
-        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.title = panel_text(self, "planTitle", rich=True)
+        self.details = panel_text(self, "planDetails", rich=True, selectable=True)
         self.approve_button = QPushButton("A&pprove", self)
         self.approve_button.setObjectName("planApprove")
         self.approve_button.setAccessibleName("Approve the plan")

@@ -44,6 +44,20 @@ class TimedPrompt(Prompt, Protocol):
 R = TypeVar("R", bound=Prompt)
 
 
+def panel_text(parent: QWidget, name: str = "", *, rich: bool = False, selectable: bool = False) -> QLabel:
+    """A wrapped text of a panel (its title, its details, a message): ``name`` its object name
+    (the theme styles some); ``rich``: the text is HTML; ``selectable``: the user may copy it."""
+    label = QLabel(parent)
+    if name:
+        label.setObjectName(name)
+    label.setWordWrap(True)
+    if rich:
+        label.setTextFormat(Qt.TextFormat.RichText)
+    if selectable:
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
 class PromptPanel(QFrame, Generic[R]):
     """The frame, the request shown, the safe answer on Escape, the yes key and the countdown.
 

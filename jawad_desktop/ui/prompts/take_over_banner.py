@@ -16,12 +16,11 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QSizePolicy, QWidget
 
 from jawad_desktop.core.events import HandOverFinished, HandOverRequested
 from jawad_desktop.ui.look.icons import icon
-from jawad_desktop.ui.prompts.prompt_panel import YesNoPanel
+from jawad_desktop.ui.prompts.prompt_panel import YesNoPanel, panel_text
 
 CONTINUE_KEYS = "Ctrl+Return"
 
@@ -44,10 +43,7 @@ class TakeOverBanner(YesNoPanel[HandOverRequested]):
         # The banner never widens the browser's column: its text wraps instead.
         self.focus_page = focus_page
 
-        self.message = QLabel(self)
-        self.message.setObjectName("takeOverMessage")
-        self.message.setWordWrap(True)
-        self.message.setTextFormat(Qt.TextFormat.RichText)
+        self.message = panel_text(self, "takeOverMessage", rich=True)
         self.continue_button = QPushButton("Continue", self)
         self.continue_button.setObjectName("takeOverContinue")
         self.continue_button.setAccessibleName("Continue: I am done on the page")
