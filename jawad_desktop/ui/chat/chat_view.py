@@ -72,26 +72,7 @@ class ChatPanel(QWidget):
         self.setAcceptDrops(True)
         self.send_button.setObjectName("sendButton")
         self.stop_button.setObjectName("stopButton")
-        # The composer: the input with its buttons under it, in one rounded box.
-        self.composer = QFrame(self)
-        self.composer.setObjectName("composer")
-        self.composer.setProperty("card", True)
-        self.composer.setFrameShape(QFrame.Shape.StyledPanel)
-        self.composer.setStyleSheet("#composerInput { border: none; background: transparent; }")
-        self.input.setParent(self.composer)
-        self._buttons = QHBoxLayout()
-        self._buttons.setContentsMargins(0, 0, 0, 0)
-        self._buttons.addWidget(self.attach_button)
-        self._buttons.addWidget(self.resource_button)
-        self._buttons.addStretch(1)
-        self._buttons.addWidget(self.send_button)
-        self._buttons.addWidget(self.stop_button)
-        box = QVBoxLayout(self.composer)
-        box.setContentsMargins(8, 6, 6, 6)
-        box.setSpacing(2)
-        box.addWidget(self.attachments)
-        box.addWidget(self.input)
-        box.addLayout(self._buttons)
+        self.composer = self._make_composer()
         # What an empty conversation shows in place of the messages (see EmptyState).
         self.empty_state = EmptyState(self)
         self._stack = QStackedWidget(self)
@@ -114,6 +95,29 @@ class ChatPanel(QWidget):
         self.input.files_given.connect(self.attachments.add)
         self.send_button.clicked.connect(self._submit)
         self.stop_button.clicked.connect(self.stop_requested)
+
+    def _make_composer(self) -> QFrame:
+        """The composer: the input with its files above and its buttons under it, in one rounded box."""
+        composer = QFrame(self)
+        composer.setObjectName("composer")
+        composer.setProperty("card", True)
+        composer.setFrameShape(QFrame.Shape.StyledPanel)
+        composer.setStyleSheet("#composerInput { border: none; background: transparent; }")
+        self.input.setParent(composer)
+        self._buttons = QHBoxLayout()
+        self._buttons.setContentsMargins(0, 0, 0, 0)
+        self._buttons.addWidget(self.attach_button)
+        self._buttons.addWidget(self.resource_button)
+        self._buttons.addStretch(1)
+        self._buttons.addWidget(self.send_button)
+        self._buttons.addWidget(self.stop_button)
+        box = QVBoxLayout(composer)
+        box.setContentsMargins(8, 6, 6, 6)
+        box.setSpacing(2)
+        box.addWidget(self.attachments)
+        box.addWidget(self.input)
+        box.addLayout(self._buttons)
+        return composer
 
     def insert_above_input(self, widget: QWidget) -> None:
         """Put a panel (e.g. a permission question) between the messages and the input. It takes
