@@ -42,7 +42,8 @@ def run(quick: bool) -> list[Figure]:
 
     qt_env.prepare(headless=True)
     app = QApplication.instance() or QApplication([])
-    from jawad_desktop.ui.chat.chat_view import ChatItem, ChatPanel
+    from jawad_desktop.ui.chat.chat_model import ChatItem
+    from jawad_desktop.ui.chat.chat_view import ChatPanel
 
     class PaintSpy(QObject):
         painted = 0.0

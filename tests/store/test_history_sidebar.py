@@ -22,13 +22,8 @@ from jawad_desktop.core.events import ConversationsChanged, EventBus
 from jawad_desktop.core.messages import Message
 from jawad_desktop.core.store.conversations import ConversationMatch, ConversationStore
 from jawad_desktop.ui.base.bridge import EventBridge
-from jawad_desktop.ui.chat.history_sidebar import (
-    DetailHtmlRole,
-    HistorySidebar,
-    IdRole,
-    TitleHtmlRole,
-    when_text,
-)
+from jawad_desktop.ui.chat.conversation_rows import DetailHtmlRole, IdRole, TitleHtmlRole, when_text
+from jawad_desktop.ui.chat.history_sidebar import HistorySidebar
 
 
 @pytest.fixture
@@ -422,3 +417,39 @@ def test_a_row_counts_what_the_chat_shows_and_keeps_its_title_on_one_line(
     inked = [x for x in range(rect.left(), rect.right()) for y in range(gap_top, gap_top + 2)
              if image.pixelColor(x, y) != background]
     assert not inked, "a second title line shows under the first"
+
+
+def test_grouped_by_project_a_chosen_project_scrolls_into_view_and_headers_follow_renames(
+        qtbot: Any, sidebar: HistorySidebar, filled_store: tuple[ConversationStore, dict[str, str]],
+        bus: EventBus, bridge: EventBridge) -> None:
+    from jawad_desktop.core.store.projects import ProjectStore
+    from jawad_desktop.ui.chat.conversation_rows import GroupHeader
+
+    store, ids = filled_store
+    projects = ProjectStore(store.db, bus=bus)
+    garden = projects.add("Garden")
+    for n in range(30):  # more than the list can show: Garden's group is far below
+        store.create(f"Loose chat {n}")
+    store.move_to_project(ids["lisbon"], garden.id)
+    with qtbot.waitSignal(sidebar.listing_changed, timeout=5000):
+        sidebar.group_by_project(projects, bridge.other)
+    headers = [sidebar.model.row_at(r) for r in range(sidebar.model.rowCount())
+               if isinstance(sidebar.model.row_at(r), GroupHeader)]
+    assert [(h.name, h.count) for h in headers] == [("No project", 32), ("Garden", 1)]
+    garden_header = sidebar.model.index(sidebar.model.header_row(garden.id))
+    assert sidebar.list_view.visualRect(garden_header).top() > sidebar.list_view.viewport().height()
+    sidebar.show_project(garden.id)
+    # The last group: as high as the list can scroll it, in view.
+    qtbot.waitUntil(lambda: 0 <= sidebar.list_view.visualRect(garden_header).top()
+                    < sidebar.list_view.viewport().height(), timeout=3000)
+    sidebar.show_project("")
+    qtbot.waitUntil(lambda: sidebar.list_view.visualRect(sidebar.model.index(0)).top() == 0, timeout=3000)
+
+    with qtbot.waitSignal(sidebar.listing_changed, timeout=5000):
+        projects.update(garden.id, name="Garden and balcony")  # announced: ProjectsChanged
+    assert sidebar.model.row_at(sidebar.model.header_row(garden.id)) == GroupHeader(garden.id, "Garden and balcony", 1)
+    # A click on a header opens nothing and selects nothing.
+    header_rect = sidebar.list_view.visualRect(sidebar.model.index(0))
+    with qtbot.assertNotEmitted(sidebar.conversation_selected, wait=100):
+        qtbot.mouseClick(sidebar.list_view.viewport(), Qt.MouseButton.LeftButton, pos=header_rect.center())
+    assert sidebar.list_view.selectionModel().selectedIndexes() == []

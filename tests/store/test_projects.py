@@ -16,7 +16,7 @@ from jawad_desktop.core.assistant import Assistant
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.store.conversations import ConversationStore
-from jawad_desktop.core.store.projects import ProjectStore
+from jawad_desktop.core.store.projects import ProjectStore, group_by_project
 from jawad_desktop.core.store.secrets import SecretStore
 from jawad_desktop.core.tools.files.library import DocumentLibrary
 from tests.fixtures.scripted_client import Scripted, ScriptedClient
@@ -150,3 +150,30 @@ def test_the_history_lists_one_projects_conversations(profile_dir: Path) -> None
         assert store.list_conversations(project_id="") == []
     finally:
         store.close()
+
+
+def test_the_history_groups_conversations_under_their_projects(profile_dir: Path) -> None:
+    store = ConversationStore.open(AppContext.open(str(profile_dir), secrets=SecretStore()).paths.data)
+    try:
+        projects = ProjectStore(store.db)
+        kitchen, garden = projects.add("Kitchen"), projects.add("Garden")
+        oldest = store.create("Sink", project_id=kitchen.id)
+        loose = store.create("Loose")
+        roses = store.create("Roses", project_id=garden.id)
+        worktop = store.create("Worktop", project_id=kitchen.id)
+        listed = store.list_conversations()
+        assert [c.id for c in listed] == [worktop.id, roses.id, loose.id, oldest.id]
+        groups = projects_of(store, listed)
+        # Each group where its newest conversation came; a group keeps its conversations' order.
+        assert groups == [("Kitchen", [worktop.id, oldest.id]), ("Garden", [roses.id]), (None, [loose.id])]
+        projects.remove(garden.id)  # its chat stays, in no project: with the others there
+        assert projects_of(store, store.list_conversations()) == [("Kitchen", [worktop.id, oldest.id]),
+                                                                  (None, [roses.id, loose.id])]
+    finally:
+        store.close()
+
+
+def projects_of(store: ConversationStore, listed: list[Any]) -> list[tuple[str | None, list[str]]]:
+    """The groups as (project name or None, conversation ids)."""
+    return [(project.name if project else None, [c.id for c in items])
+            for project, items in group_by_project(listed, lambda c: c.project_id, ProjectStore(store.db).projects())]

@@ -30,7 +30,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from jawad_desktop.ui.chat.chat_view import ChatItem, ChatModel, ChatView
+from jawad_desktop.ui.chat.chat_model import ChatItem, ChatModel
+from jawad_desktop.ui.chat.message_list import ChatView
 
 INK = 1.5  # a pixel this far from the background is ink
 MIN_LINE = 4  # pixels: a shorter run of ink rows is a rule or a border, not a line of text

@@ -14,7 +14,7 @@ from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.events import ActionLogEntry, HandOverRequested, PermissionRequest, PlanProposed, now_ms
 from jawad_desktop.core.research.plan import AGENTS, ResearchPlan, ResearchStep
 from jawad_desktop.ui.chat.action_log import describe
-from jawad_desktop.ui.chat.chat_view import EXAMPLE_PROMPTS
+from jawad_desktop.ui.chat.empty_state import EXAMPLE_PROMPTS
 from jawad_desktop.ui.window.main_window import FIRST_START, MainWindow
 from tests.servers.scripted_model import ScriptedModel, text
 

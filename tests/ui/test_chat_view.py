@@ -9,7 +9,10 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QToolButton
 
-from jawad_desktop.ui.chat.chat_view import CARET, ChatInput, ChatItem, ChatPanel
+from jawad_desktop.ui.chat.chat_model import ChatItem
+from jawad_desktop.ui.chat.chat_view import ChatPanel
+from jawad_desktop.ui.chat.composer import ChatInput
+from jawad_desktop.ui.chat.message_painter import CARET
 
 
 def _panel(qtbot: Any) -> ChatPanel:

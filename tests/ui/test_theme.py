@@ -20,7 +20,8 @@ from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.events import ActionLogEntry
 from jawad_desktop.core.store.settings_file import SettingsStore
 from jawad_desktop.ui.chat.action_log import COLUMNS, ActionLogModel
-from jawad_desktop.ui.chat.chat_view import ChatItem, ChatPanel
+from jawad_desktop.ui.chat.chat_model import ChatItem
+from jawad_desktop.ui.chat.chat_view import ChatPanel
 from jawad_desktop.ui.look import icons, theme
 from jawad_desktop.ui.look.icons import ICON_NAMES, TOOL_STATES, icon
 

@@ -9,7 +9,8 @@ from typing import Any
 from PySide6.QtCore import Qt
 
 from jawad_desktop.core.context import AppContext
-from jawad_desktop.ui.chat.history_sidebar import HistorySidebar, IdRole
+from jawad_desktop.ui.chat.conversation_rows import IdRole
+from jawad_desktop.ui.chat.history_sidebar import HistorySidebar
 from jawad_desktop.ui.window.main_window import MainWindow
 from tests.servers.scripted_model import ScriptedModel, text
 

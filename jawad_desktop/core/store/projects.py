@@ -9,7 +9,8 @@ carry its id (``conversations.project_id``), and so do the facts remembered in i
 its conversations (out of any project) unless asked to delete them too; its facts go with it.
 ``export`` writes one JSON file with the project, its facts and its conversations (secrets
 redacted, as every export). Every change is announced as ``ConversationsChanged`` ("updated")
-for the history and ``ProjectsChanged``.
+for the history and ``ProjectsChanged``. ``group_by_project`` puts a list of conversations
+under their projects, as the history shows them.
 """
 
 from __future__ import annotations
@@ -17,15 +18,16 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.events import EventBus, ProjectsChanged, new_id, now_ms
 from jawad_desktop.core.store.database import Database
 
-__all__ = ["MAX_INSTRUCTIONS_CHARS", "Project", "ProjectStore"]
+__all__ = ["MAX_INSTRUCTIONS_CHARS", "Project", "ProjectStore", "group_by_project"]
 
 log = logging.getLogger("jawad.store.projects")
 
@@ -201,3 +203,21 @@ class ProjectStore:
         }
         write_atomic(Path(path), json.dumps(data, ensure_ascii=False, indent=2))
         return Path(path)
+
+
+T = TypeVar("T")
+
+
+def group_by_project(items: Sequence[T], project_of: Callable[[T], str | None],
+                     projects: Iterable[Project]) -> list[tuple[Project | None, list[T]]]:
+    """``items`` (conversations, or search results) under their projects, keeping their order
+    (most recent first, or the best match first): each group comes where its first item came,
+    and holds its items in their order. Those in no project, or in a project not among
+    ``projects`` (removed meanwhile), are in the group of ``None``."""
+    known = {project.id: project for project in projects}
+    groups: dict[str, tuple[Project | None, list[T]]] = {}
+    for item in items:
+        project = known.get(project_of(item) or "")
+        key = project.id if project is not None else ""
+        groups.setdefault(key, (project, []))[1].append(item)
+    return list(groups.values())

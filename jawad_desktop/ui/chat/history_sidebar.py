@@ -1,4 +1,5 @@
-"""The history sidebar: saved conversations newest first, search, rename, delete with undo.
+"""The history sidebar: saved conversations newest first, search, rename, delete with undo,
+grouped under their projects' headers once projects exist.
 
 Owns the list of conversations beside the chat: a search box (full-text over every
 message, matches highlighted), a ``QListView`` over ``ConversationListModel``, "New chat",
@@ -6,52 +7,28 @@ rename in place (F2, double-click on the selected row, or the context menu), del
 the context menu) with an Undo bar that stays ``UNDO_MS`` before the deletion becomes final,
 and export to Markdown or JSON (context menu; keys and tokens redacted). A row's tooltip says
 what the conversation used ("12,345 tokens · about $0.04"), summed by the store when asked.
-It talks to ``ConversationStore`` only; it tells the window what the user chose through
-``conversation_selected(id)``, ``match_selected(id, position)`` and ``new_chat_requested()``.
+The rows and their model are in ``conversation_rows``, how a row is painted in
+``conversation_delegate``. It talks to ``ConversationStore`` only; it tells the window what the
+user chose through ``conversation_selected(id)``, ``match_selected(id, position)`` and
+``new_chat_requested()``.
 The core's ``ConversationsChanged`` events, given to it as the bridge's
-``conversations_changed`` signal, refresh it, so the window never has to. Searches run in the
+``conversations_changed`` signal, refresh it, so the window never has to. Given the projects
+(``group_by_project``), it shows each project's conversations under its name, and those in
+none under "No project" (a search's results too, the best match's group first); the core's
+``ProjectsChanged`` events (a project added, renamed, removed) refresh the headers. Searches run in the
 background through ``ui.base.background``; a failed search says so in the list's place.
 """
 
 from __future__ import annotations
 
-import html
 import logging
 import sqlite3
-from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from PySide6.QtCore import (
-    QAbstractListModel,
-    QEvent,
-    QModelIndex,
-    QObject,
-    QPersistentModelIndex,
-    QPoint,
-    QRect,
-    QRectF,
-    QSize,
-    Qt,
-    QTimer,
-    Signal,
-    SignalInstance,
-    Slot,
-)
-from PySide6.QtGui import (
-    QAbstractTextDocumentLayout,
-    QFont,
-    QFontMetrics,
-    QKeyEvent,
-    QKeySequence,
-    QPainter,
-    QPalette,
-    QShortcut,
-    QTextDocument,
-    QTextOption,
-)
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, Qt, QTimer, Signal, SignalInstance, Slot
+from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
@@ -61,24 +38,28 @@ from PySide6.QtWidgets import (
     QListView,
     QMenu,
     QSizePolicy,
-    QStyle,
-    QStyledItemDelegate,
-    QStyleOptionViewItem,
     QVBoxLayout,
     QWidget,
 )
 
 from jawad_desktop.core.errors import JawadError
-from jawad_desktop.core.llm.pricing import totals_text
-from jawad_desktop.core.store.conversations import (
-    ConversationMatch,
-    ConversationStore,
-    ConversationSummary,
-    highlight_html,
-)
+from jawad_desktop.core.events import ProjectsChanged
+from jawad_desktop.core.store.conversations import ConversationMatch, ConversationStore
 from jawad_desktop.core.store.export import write_export
+from jawad_desktop.core.store.projects import Project, ProjectStore
 from jawad_desktop.ui.base.background import run_async
 from jawad_desktop.ui.base.remedies import error_text
+from jawad_desktop.ui.chat.conversation_delegate import ConversationDelegate
+from jawad_desktop.ui.chat.conversation_rows import (
+    ConversationListModel,
+    GroupHeader,
+    IdRole,
+    PositionRole,
+    SidebarRow,
+    grouped_rows,
+    row_for_match,
+    row_for_summary,
+)
 from jawad_desktop.ui.look.controls import button
 from jawad_desktop.ui.look.file_dialogs import make_roomy
 from jawad_desktop.ui.look.icons import icon
@@ -90,225 +71,7 @@ STATUS_MS = 8_000  # how long "Exported to ..." stays
 _EXPORT_FILTERS = {"md": "Markdown (*.md)", "json": "JSON (*.json)"}
 SEARCH_DELAY_MS = 150  # wait for a pause in typing before searching
 LIST_LIMIT = 1000
-
-IdRole = Qt.ItemDataRole.UserRole + 1
-DetailHtmlRole = Qt.ItemDataRole.UserRole + 2
-TitleHtmlRole = Qt.ItemDataRole.UserRole + 3
-PositionRole = Qt.ItemDataRole.UserRole + 4
-
-
-def when_text(ms: int, now: datetime | None = None) -> str:
-    """A short, human date: ``14:05`` today, ``Yesterday``, ``Mon``, ``12 Nov``, ``12 Nov 2024``."""
-    moment = datetime.fromtimestamp(ms / 1000)
-    now = now or datetime.now()
-    if moment.date() == now.date():
-        return moment.strftime("%H:%M")
-    if moment.date() == (now - timedelta(days=1)).date():
-        return "Yesterday"
-    if now - moment < timedelta(days=7):
-        return moment.strftime("%a")
-    if moment.year == now.year:
-        return moment.strftime("%d %b").lstrip("0")
-    return moment.strftime("%d %b %Y").lstrip("0")
-
-
-@dataclass(frozen=True, slots=True)
-class SidebarRow:
-    """One row: the conversation, its title and detail line as HTML, and the matched message."""
-
-    summary: ConversationSummary
-    title_html: str
-    detail_html: str
-    accessible: str
-    position: int = -1  # the best matching message when the row came from a search
-
-
-def _row_for_summary(summary: ConversationSummary) -> SidebarRow:
-    count = summary.shown_count
-    detail = f"{when_text(summary.updated_at)} · {count} message{'s' if count != 1 else ''}"
-    return SidebarRow(
-        summary,
-        html.escape(summary.display_title),
-        html.escape(detail),
-        f"{summary.display_title}, {detail}",
-    )
-
-
-def _row_for_match(match: ConversationMatch) -> SidebarRow:
-    summary = match.conversation
-    title_html = highlight_html(match.title_snippet) if match.title_snippet else html.escape(
-        summary.display_title
-    )
-    if match.best is not None:
-        detail_html = highlight_html(" ".join(match.best.snippet.split()))
-        detail_plain = match.best.marked("", "")
-        more = f" (+{match.hit_count - 1} more)" if match.hit_count > 1 else ""
-        detail_html += html.escape(more)
-        position = match.best.position
-    else:
-        detail_plain = f"{when_text(summary.updated_at)} · title matches"
-        detail_html = html.escape(detail_plain)
-        position = -1
-    return SidebarRow(summary, title_html, detail_html, f"{summary.display_title}: {detail_plain}", position)
-
-
-class ConversationListModel(QAbstractListModel):
-    """The rows the sidebar shows; renaming a row renames the conversation in the store."""
-
-    def __init__(self, store: ConversationStore, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self._store = store
-        self._rows: list[SidebarRow] = []
-        self._usage: dict[str, str] = {}  # conversation id -> its usage line, until the rows change
-        self.last_error: JawadError | None = None
-
-    def set_rows(self, rows: list[SidebarRow]) -> None:
-        self.beginResetModel()
-        self._rows = list(rows)
-        self._usage.clear()
-        self.endResetModel()
-
-    def usage_text(self, conversation_id: str) -> str:
-        """What the conversation used ("" before its first answer): summed by the store on
-        first hover (one indexed query, about a millisecond), then kept until the next refresh."""
-        text = self._usage.get(conversation_id)
-        if text is None:
-            try:
-                text = totals_text(self._store.usage_totals(conversation_id))
-            except JawadError as exc:
-                log.info("usage of %s not shown: %s", conversation_id, exc.message)
-                text = ""
-            self._usage[conversation_id] = text
-        return text
-
-    def row_of(self, conversation_id: str) -> int:
-        for i, row in enumerate(self._rows):
-            if row.summary.id == conversation_id:
-                return i
-        return -1
-
-    def row_at(self, index: int) -> SidebarRow:
-        return self._rows[index]
-
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
-            return None
-        row = self._rows[index.row()]
-        if role == Qt.ItemDataRole.DisplayRole:
-            return row.summary.display_title
-        if role == Qt.ItemDataRole.EditRole:
-            return row.summary.title
-        if role == Qt.ItemDataRole.ToolTipRole:
-            usage = self.usage_text(row.summary.id)
-            return f"{row.summary.display_title}\n{usage}" if usage else row.summary.display_title
-        if role == Qt.ItemDataRole.AccessibleTextRole:
-            return row.accessible
-        if role == IdRole:
-            return row.summary.id
-        if role == TitleHtmlRole:
-            return row.title_html
-        if role == DetailHtmlRole:
-            return row.detail_html
-        if role == PositionRole:
-            return row.position
-        return None
-
-    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
-        base = super().flags(index)
-        return base | Qt.ItemFlag.ItemIsEditable if index.isValid() else base
-
-    def setData(
-        self, index: QModelIndex | QPersistentModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole
-    ) -> bool:
-        if role != Qt.ItemDataRole.EditRole or not index.isValid():
-            return False
-        row = self._rows[index.row()]
-        try:
-            self._store.rename(row.summary.id, str(value))
-        except JawadError as exc:
-            self.last_error = exc
-            log.warning("rename failed: %s", exc.message)
-            return False
-        # The ConversationsChanged event refreshes the list; show the new title at once too.
-        summary = self._store.get(row.summary.id)
-        self._rows[index.row()] = _row_for_summary(summary)
-        self.dataChanged.emit(index, index)
-        return True
-
-
-class ConversationDelegate(QStyledItemDelegate):
-    """Paints a row as two lines: the title, then the date or the highlighted match."""
-
-    PADDING = 6
-
-    def _document(self, html_text: str, option: QStyleOptionViewItem, width: int, small: bool,
-                  one_line: bool = False) -> QTextDocument:
-        doc = QTextDocument()
-        if one_line:
-            no_wrap = QTextOption()
-            no_wrap.setWrapMode(QTextOption.WrapMode.NoWrap)
-            doc.setDefaultTextOption(no_wrap)
-        font = option.font
-        if small:
-            font.setPointSizeF(max(6.0, font.pointSizeF() * 0.88))
-        doc.setDefaultFont(font)
-        doc.setDocumentMargin(0)
-        doc.setTextWidth(width)
-        doc.setHtml(html_text)
-        return doc
-
-    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:
-        metrics = option.fontMetrics
-        detail_lines = 2 if index.data(PositionRole) not in (None, -1) else 1
-        return QSize(200, metrics.height() * (1 + detail_lines) + 3 * self.PADDING)
-
-    def paint(
-        self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
-    ) -> None:
-        opt = QStyleOptionViewItem(option)
-        self.initStyleOption(opt, index)
-        opt.text = ""
-        style = opt.widget.style() if opt.widget is not None else None
-        if style is not None:
-            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
-        rect: QRect = opt.rect.adjusted(self.PADDING, self.PADDING, -self.PADDING, -self.PADDING)
-        selected = bool(opt.state & QStyle.StateFlag.State_Selected)
-        palette: QPalette = opt.palette
-        group = QPalette.ColorGroup.Active
-        text_role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
-        title_html = str(index.data(TitleHtmlRole) or "")
-        plain = str(index.data(Qt.ItemDataRole.DisplayRole) or "")
-        if title_html == html.escape(plain):  # no search highlight: a long title ends in "…"
-            bold = QFont(opt.font)
-            bold.setBold(True)
-            title_html = html.escape(QFontMetrics(bold).elidedText(plain, Qt.TextElideMode.ElideRight, rect.width()))
-        title_html = f"<b>{title_html}</b>"
-        detail_html = str(index.data(DetailHtmlRole) or "")
-        painter.save()
-        try:
-            context = QAbstractTextDocumentLayout.PaintContext()
-            context.palette.setColor(QPalette.ColorRole.Text, palette.color(group, text_role))
-            # One line: a wrapped second line showed its glyph tops under the clip.
-            title = self._document(title_html, opt, rect.width(), small=False, one_line=True)
-            painter.translate(rect.topLeft())
-            # Clip the title to one line: long titles end at the row's edge.
-            line_height = opt.fontMetrics.height()
-            context.clip = QRectF(0, 0, rect.width(), line_height + 2)
-            painter.setClipRect(context.clip)
-            title.documentLayout().draw(painter, context)
-            painter.setClipping(False)
-            painter.translate(0, line_height + self.PADDING // 2)
-            detail = self._document(detail_html, opt, rect.width(), small=True)
-            dim = palette.color(group, text_role if selected else QPalette.ColorRole.PlaceholderText)
-            context.palette.setColor(QPalette.ColorRole.Text, dim)
-            context.clip = QRectF(0, 0, rect.width(), rect.height() - line_height - self.PADDING // 2)
-            painter.setClipRect(context.clip)
-            detail.documentLayout().draw(painter, context)
-        finally:
-            painter.restore()
+T = TypeVar("T")
 
 
 class HistorySidebar(QWidget):
@@ -335,12 +98,12 @@ class HistorySidebar(QWidget):
         self._deleted_was_open = False  # the pending deletion took the conversation the chat showed
         self._after_refresh_select: str | None = None
         self._generation = 0  # bumped by every refresh: a search result of an older one is stale
-        self.project_filter: str | None = None  # None: every conversation; "": in no project; else a project
+        self.projects: ProjectStore | None = None  # given by group_by_project: the rows go under projects
+        self._project_list: list[Project] = []  # the projects' names as last announced
 
         self.new_chat_button = button("New chat", "New chat", self, tooltip="Start a new conversation (Ctrl+N)")
         self.new_chat_button.setIcon(icon("message-square-plus"))
         self.new_chat_button.clicked.connect(self.new_chat_requested)
-
         self.search_box = QLineEdit(self)
         self.search_box.setPlaceholderText("Search conversations")
         self.search_box.setAccessibleName("Search conversations")
@@ -348,34 +111,56 @@ class HistorySidebar(QWidget):
         self.search_box.textChanged.connect(self._on_text_changed)
         self.search_box.returnPressed.connect(self._open_first)
         self.search_box.installEventFilter(self)
-
         self.model = ConversationListModel(store, self)
-        self.list_view = QListView(self)
-        self.list_view.setAccessibleName("Conversations")
-        self.list_view.setModel(self.model)
-        self.list_view.setItemDelegate(ConversationDelegate(self.list_view))
-        self.list_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        # F2 or a double-click renames; a single click only opens (no surprise editor).
-        self.list_view.setEditTriggers(
-            QAbstractItemView.EditTrigger.EditKeyPressed | QAbstractItemView.EditTrigger.DoubleClicked
-        )
-        self.list_view.setUniformItemSizes(False)
-        self.list_view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        self.list_view.customContextMenuRequested.connect(self._show_menu)
-        self.list_view.clicked.connect(self._open_index)  # Enter is handled in eventFilter
-        self.list_view.installEventFilter(self)
+        self.list_view = self._make_list()
+        self._make_status_lines()
+        self._make_undo_bar()
 
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        for widget, stretch in ((self.new_chat_button, 0), (self.search_box, 0), (self.list_view, 1),
+                                (self.empty_label, 0), (self.status_label, 0), (self.undo_bar, 0)):
+            layout.addWidget(widget, stretch)
+        undo = QShortcut(QKeySequence.StandardKey.Undo, self)
+        undo.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        undo.activated.connect(self._undo_shortcut)
+        self._search_timer = self._single_shot(SEARCH_DELAY_MS, self.refresh)
+        self._refresh_timer = self._single_shot(0, self.refresh)
+        # A change written on another thread is announced there; Qt queues the signal to this
+        # widget's (the GUI) thread. The refresh timer coalesces a burst of changes into one.
+        conversations_changed.connect(self._on_conversations_changed)
+        self.refresh()
+
+    def _make_list(self) -> QListView:
+        """The list of conversations: a click opens, F2 or a double-click renames, a menu."""
+        view = QListView(self)
+        view.setAccessibleName("Conversations")
+        view.setModel(self.model)
+        view.setItemDelegate(ConversationDelegate(view))
+        view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        # F2 or a double-click renames; a single click only opens (no surprise editor).
+        view.setEditTriggers(QAbstractItemView.EditTrigger.EditKeyPressed | QAbstractItemView.EditTrigger.DoubleClicked)
+        view.setUniformItemSizes(False)
+        view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        view.customContextMenuRequested.connect(self._show_menu)
+        view.clicked.connect(self._open_index)  # Enter is handled in eventFilter
+        view.installEventFilter(self)
+        return view
+
+    def _make_status_lines(self) -> None:
+        """The line in the list's place (no conversations, a failed search) and the passing one."""
         self.empty_label = QLabel("No conversations yet.", self)
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty_label.setWordWrap(True)
         self.empty_label.setAccessibleName("History status")
-
         self.status_label = QLabel(self)
         self.status_label.setWordWrap(True)
         self.status_label.setAccessibleName("History status message")
         self.status_label.hide()
         self._status_timer = self._single_shot(STATUS_MS, self.status_label.hide)
 
+    def _make_undo_bar(self) -> None:
+        """The bar saying which conversation was deleted, with Undo, shown for ``UNDO_MS``."""
         self.undo_label = QLabel(self)
         # A long title must not widen the sidebar (the whole window shifted): the label takes the
         # width it is given, and the text is cut to it.
@@ -391,27 +176,6 @@ class HistorySidebar(QWidget):
         undo_layout.addWidget(self.undo_button)
         self.undo_bar.hide()
         self._undo_timer = self._single_shot(UNDO_MS, self._finish_delete)
-
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.new_chat_button)
-        layout.addWidget(self.search_box)
-        layout.addWidget(self.list_view, 1)
-        layout.addWidget(self.empty_label)
-        layout.addWidget(self.status_label)
-        layout.addWidget(self.undo_bar)
-
-        undo = QShortcut(QKeySequence.StandardKey.Undo, self)
-        undo.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        undo.activated.connect(self._undo_shortcut)
-
-        self._search_timer = self._single_shot(SEARCH_DELAY_MS, self.refresh)
-        self._refresh_timer = self._single_shot(0, self.refresh)
-
-        # A change written on another thread is announced there; Qt queues the signal to this
-        # widget's (the GUI) thread. The refresh timer coalesces a burst of changes into one.
-        conversations_changed.connect(self._on_conversations_changed)
-        self.refresh()
 
     def _single_shot(self, ms: int, slot: Callable[[], Any]) -> QTimer:
         """A timer that calls ``slot`` once, ``ms`` after its last start (restarting delays it)."""
@@ -448,7 +212,7 @@ class HistorySidebar(QWidget):
             self.focus_search()
             return
         if not self.list_view.currentIndex().isValid():
-            self.list_view.setCurrentIndex(self.model.index(0))
+            self._move_to(self._first_conversation())
         self.list_view.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     def query(self) -> str:
@@ -460,10 +224,19 @@ class HistorySidebar(QWidget):
         assert isinstance(layout, QVBoxLayout)
         layout.insertWidget(0, widget)
 
-    def set_project_filter(self, project_id: str | None) -> None:
-        """List only ``project_id``'s conversations ("": those in no project; None: all)."""
-        self.project_filter = project_id
+    def group_by_project(self, projects: ProjectStore, events: SignalInstance) -> None:
+        """Show the conversations under their projects' headers. ``events``: the bridge's
+        signal for core events without one of their own (``other``: ``ProjectsChanged``)."""
+        self.projects = projects
+        events.connect(self._on_event)
+        self._load_projects()
         self.refresh()
+
+    def show_project(self, project_id: str | None) -> None:
+        """Scroll ``project_id``'s group into view (None or "": the conversations in none)."""
+        row = self.model.header_row(project_id or "")
+        if row >= 0:
+            self.list_view.scrollTo(self.model.index(row), QAbstractItemView.ScrollHint.PositionAtTop)
 
     def refresh(self) -> None:
         """Reload the rows: the newest conversations, or the results for the search text."""
@@ -481,13 +254,12 @@ class HistorySidebar(QWidget):
             )
             return
         try:
-            rows = [_row_for_summary(s) for s in self.store.list_conversations(
-                limit=LIST_LIMIT, project_id=self.project_filter)]
+            summaries = self.store.list_conversations(limit=LIST_LIMIT)
         except JawadError as exc:
             self._show_rows([], exc.message)
             return
-        self._show_rows(rows, "No conversations yet. Start one with New chat." if self.project_filter is None
-                        else "No conversations here yet. New chat starts one in it.")
+        rows = self._rows(summaries, lambda s: s.project_id, row_for_summary)
+        self._show_rows(rows, "No conversations yet. Start one with New chat.")
 
     def rename_current(self) -> None:
         """Start editing the selected row's title in place."""
@@ -597,11 +369,31 @@ class HistorySidebar(QWidget):
     def _on_conversations_changed(self, _kind: str, _cid: str) -> None:
         self._refresh_timer.start()
 
+    def _on_event(self, event: object) -> None:
+        if isinstance(event, ProjectsChanged):  # a project added, renamed or removed: its header
+            self._load_projects()
+            self._refresh_timer.start()
+
+    def _load_projects(self) -> None:
+        if self.projects is None:
+            return
+        try:
+            self._project_list = self.projects.projects()
+        except JawadError as exc:  # the list still shows, without its headers
+            log.info("projects not shown in the history: %s", exc.message)
+            self._project_list = []
+
+    def _rows(self, items: Sequence[T], project_of: Callable[[T], str | None],
+              make_row: Callable[[T], SidebarRow]) -> list[SidebarRow | GroupHeader]:
+        """``items`` as rows: under their projects' headers once there are projects, else as they are."""
+        if not self._project_list:
+            return [make_row(item) for item in items]
+        return grouped_rows(items, project_of, make_row, self._project_list)
+
     def _on_search_done(self, generation: int, matches: list[ConversationMatch]) -> None:
         if generation != self._generation:
             return  # the user typed on (or the list changed): a newer search is coming
-        rows = [_row_for_match(m) for m in matches if self.project_filter is None
-                or (m.conversation.project_id or "") == self.project_filter]
+        rows = self._rows(matches, lambda m: m.conversation.project_id, row_for_match)
         self._show_rows(rows, f"No conversation mentions “{self.query()}”.")
 
     def _on_search_failed(self, generation: int, exc: BaseException) -> None:
@@ -613,7 +405,7 @@ class HistorySidebar(QWidget):
             exc = JawadError(f"Search failed: {exc}.", suggestions=["Try different words."])
         self._show_rows([], error_text(exc))
 
-    def _show_rows(self, rows: list[SidebarRow], empty_text: str) -> None:
+    def _show_rows(self, rows: list[SidebarRow | GroupHeader], empty_text: str) -> None:
         # Keep the keyboard position across refreshes (a new message re-sorts the list).
         focused = self.list_view.currentIndex()
         keep_id = self._after_refresh_select or (focused.data(IdRole) if focused.isValid() else None)
@@ -641,8 +433,17 @@ class HistorySidebar(QWidget):
             self.list_view.setCurrentIndex(index)
             self.list_view.scrollTo(index)
 
+    def _first_conversation(self) -> int:
+        """The top conversation's row (under its header), or -1 when there is none."""
+        rows = self.model.conversation_rows()
+        return rows[0] if rows else -1
+
+    def _move_to(self, row: int) -> None:
+        if row >= 0:
+            self.list_view.setCurrentIndex(self.model.index(row))
+
     def _open_index(self, index: QModelIndex) -> None:
-        if not index.isValid():
+        if not index.isValid() or index.data(IdRole) is None:  # a project's header
             return
         cid = str(index.data(IdRole))
         self._current_id = cid
@@ -654,14 +455,14 @@ class HistorySidebar(QWidget):
     def _open_first(self) -> None:
         if self._search_timer.isActive():
             return  # results for what was just typed are not in yet
-        if self.model.rowCount() > 0:
-            index = self.model.index(0)
-            self.list_view.setCurrentIndex(index)
-            self._open_index(index)
+        first = self._first_conversation()
+        if first >= 0:
+            self._move_to(first)
+            self._open_index(self.model.index(first))
 
     def _show_menu(self, pos: QPoint) -> None:
         index = self.list_view.indexAt(pos)
-        if not index.isValid():
+        if not index.isValid() or index.data(IdRole) is None:
             return
         self.list_view.setCurrentIndex(index)
         menu = self._context_menu(index)
@@ -689,21 +490,26 @@ class HistorySidebar(QWidget):
             return super().eventFilter(watched, event)
         key = event.key()
         if watched is self.search_box:
-            if key == Qt.Key.Key_Down and self.model.rowCount() > 0:
+            if key == Qt.Key.Key_Down and self._first_conversation() >= 0:
                 self.list_view.setFocus(Qt.FocusReason.OtherFocusReason)
                 if not self.list_view.currentIndex().isValid():
-                    self.list_view.setCurrentIndex(self.model.index(0))
+                    self._move_to(self._first_conversation())
                 return True
             if key == Qt.Key.Key_Escape and self.search_box.text():
                 self.search_box.clear()
                 return True
         elif watched is self.list_view and self.list_view.state() != QAbstractItemView.State.EditingState:
             index = self.list_view.currentIndex()
+            if index.isValid() and index.data(IdRole) is None:
+                index = QModelIndex()  # a header is never current for long: nothing to act on
             if key in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace) and index.isValid():
                 self.delete_conversation(str(index.data(IdRole)))
                 return True
-            if key == Qt.Key.Key_Up and index.isValid() and index.row() == 0:
-                self.focus_search()
+            if key == Qt.Key.Key_Up and index.isValid() and index.row() == self._first_conversation():
+                self.focus_search()  # the headers above it are not stops
+                return True
+            if key in (Qt.Key.Key_Home, Qt.Key.Key_End) and self._first_conversation() >= 0:
+                self._move_to(self.model.conversation_rows()[0 if key == Qt.Key.Key_Home else -1])
                 return True
             if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and index.isValid():
                 self._open_index(index)

@@ -35,7 +35,8 @@ if TYPE_CHECKING:
     from jawad_desktop.core.store.conversations import ConversationStore
     from jawad_desktop.ui.base.bridge import EventBridge
     from jawad_desktop.ui.chat.action_log import ActionLogView
-    from jawad_desktop.ui.chat.chat_view import ChatItem, ChatPanel
+    from jawad_desktop.ui.chat.chat_model import ChatItem
+    from jawad_desktop.ui.chat.chat_view import ChatPanel
     from jawad_desktop.ui.chat.research_panel import ResearchController
     from jawad_desktop.ui.prompts.permission_panel import PermissionPanel
     from jawad_desktop.ui.prompts.plan_panel import PlanPanel
@@ -466,7 +467,7 @@ def chat_items(messages: list[Message], usage: list[dict[str, Any]] | None = Non
     message sent with files names them (``attached[i]``), as when it was sent."""
     from jawad_desktop.core.agent.confirm import CONFIRM_HEADER
     from jawad_desktop.core.llm.pricing import describe
-    from jawad_desktop.ui.chat.chat_view import ChatItem
+    from jawad_desktop.ui.chat.chat_model import ChatItem
 
     results = {m.tool_call_id: m.content for m in messages if m.role == "tool"}
     items: list[ChatItem] = []

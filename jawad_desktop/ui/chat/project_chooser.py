@@ -1,16 +1,17 @@
 """Projects in the history sidebar (issue 34): the chooser at the top of the list and a
 conversation's "Move to project" menu.
 
-The chooser lists "All conversations", "No project", each project (``core.store.projects``)
-and "New project…". Choosing one tells the sidebar what to list (``filter_changed``: None for
-all, "" for those in no project, else the project's id); choosing a project (or "No project")
-also puts the assistant in it (``Assistant.set_project``), so new chats start in it, and starts
-a new chat when the open one is elsewhere. A line under it says where new chats go, and
-follows the assistant when a conversation opened from "All conversations" continues in its own
-project, or the open conversation is moved to another. It follows every change to the projects
-(``ProjectsChanged``, made here, in Settings → Projects or by ``jawad projects``): a project
-renamed keeps its place, one removed falls back to "All conversations", and the assistant is
-given the project again so its edited instructions and model take effect. The core does the work; this only calls it.
+The chooser lists "No project", each project (``core.store.projects``) and "New project…"; it
+shows the project the assistant works in. Choosing one puts the assistant in it
+(``Assistant.set_project``), so new chats start in it, starts a new chat when the open one is
+elsewhere, and tells the window (``project_chosen``: "" for no project, else the project's id),
+which shows that project's group in the history (the history groups every conversation under
+its project: ``HistorySidebar.group_by_project``). A line under it says where new chats go; both
+follow the assistant when an opened conversation continues in its own project, or the open
+conversation is moved to another. It follows every change to the projects (``ProjectsChanged``,
+made here, in Settings → Projects or by ``jawad projects``): a project renamed keeps its place,
+one removed falls back to "No project", and the assistant is given the project again so its
+edited instructions and model take effect. The core does the work; this only calls it.
 """
 
 from __future__ import annotations
@@ -27,20 +28,21 @@ from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.store.conversations import ConversationStore
 from jawad_desktop.core.store.projects import ProjectStore
 from jawad_desktop.ui.base.remedies import error_text
+from jawad_desktop.ui.chat.conversation_rows import NO_PROJECT
 
 if TYPE_CHECKING:
     from jawad_desktop.core.assistant import Assistant
 
 log = logging.getLogger("jawad.ui.history")
 
-ALL, NO_PROJECT, NEW = "All conversations", "No project", "New project…"
+NEW = "New project…"
 _NEW_KEY = "\x00new"  # the "New project…" entry's data (never a project id)
 
 
 class ProjectChooser(QWidget):
     """The project chooser and the line saying where new chats start."""
 
-    filter_changed = Signal(object)  # None: all; "": in no project; else a project id
+    project_chosen = Signal(str)  # "": no project; else a project id
 
     def __init__(self, projects: ProjectStore, assistant: Assistant, events: SignalInstance,
                  conversation_changed: SignalInstance, conversations_changed: SignalInstance,
@@ -52,7 +54,7 @@ class ProjectChooser(QWidget):
         self.assistant = assistant
         self.combo = QComboBox(self)
         self.combo.setAccessibleName("Project")
-        self.combo.setToolTip("Show one project's conversations; new chats start in the project chosen")
+        self.combo.setToolTip("The project you work in: new chats start in it")
         self.current = QLabel(self)
         self.current.setAccessibleName("Current project")
         self.current.setWordWrap(True)
@@ -71,12 +73,10 @@ class ProjectChooser(QWidget):
         self.show_current()
 
     def fill(self) -> None:
-        """The entries, from the store, keeping the one chosen (or "All conversations" when it went)."""
-        chosen = self.chosen()
+        """The entries, from the store, showing the assistant's project."""
         self._filling = True
         try:
             self.combo.clear()
-            self.combo.addItem(ALL, None)
             self.combo.addItem(NO_PROJECT, "")
             try:
                 projects = self.projects.projects()
@@ -86,28 +86,26 @@ class ProjectChooser(QWidget):
             for project in projects:
                 self.combo.addItem(project.name, project.id)
             self.combo.addItem(NEW, _NEW_KEY)
-            index = self.combo.findData(chosen) if chosen is not None else 0
-            self.combo.setCurrentIndex(max(index, 0))
         finally:
             self._filling = False
-        if chosen is not None and self.combo.currentData() != chosen:
-            self.filter_changed.emit(None)  # the project shown was removed
+        self._show_project()
 
-    def chosen(self) -> str | None:
-        """What the list shows: None (all), "" (no project) or a project's id."""
+    def chosen(self) -> str:
+        """The project shown: "" (no project) or a project's id."""
         data = self.combo.currentData()
-        return None if data is None or data == _NEW_KEY else str(data)
+        return "" if data is None or data == _NEW_KEY else str(data)
 
     def choose(self, project_id: str | None) -> None:
-        """Show ``project_id``'s conversations (None: all, "": in no project) and work in it."""
-        index = self.combo.findData(project_id)
+        """Work in ``project_id`` (None or "": in no project) and show its conversations."""
+        index = self.combo.findData(project_id or "")
         if index < 0:
             return
         self.combo.setCurrentIndex(index)
         self._chosen(index)
 
     def show_current(self) -> None:
-        """Say which project new chats start in (the assistant's)."""
+        """Show the assistant's project in the chooser, and say that new chats start in it."""
+        self._show_project()
         project = self.assistant.project
         self.current.setText(f"New chats start in the project {project.name}." if project is not None
                              else "New chats start in no project.")
@@ -119,24 +117,24 @@ class ProjectChooser(QWidget):
         if data == _NEW_KEY:
             self._ask_name()
             return
-        if data is not None:  # a project, or none: work in it, in a new chat unless the open one is in it
-            try:
-                self.assistant.set_project(str(data) or None)
-            except JawadError as exc:
-                self.current.setText(error_text(exc))
-                return
-            opened = self.assistant.conversation_id
-            store = self.assistant.store
-            if opened is not None and store is not None and (store.get(opened, include_deleted=True).project_id
-                                                             or "") != data:
-                self.assistant.new_chat()
-        self.filter_changed.emit(data)
+        data = str(data or "")  # a project, or none: work in it, in a new chat unless the open one is in it
+        try:
+            self.assistant.set_project(data or None)
+        except JawadError as exc:
+            self.current.setText(error_text(exc))
+            return
+        opened = self.assistant.conversation_id
+        store = self.assistant.store
+        if opened is not None and store is not None and (store.get(opened, include_deleted=True).project_id
+                                                         or "") != data:
+            self.assistant.new_chat()
         self.show_current()
+        self.project_chosen.emit(data)
 
     def _ask_name(self) -> QInputDialog:
         """Ask the new project's name (non-modal: qasync breaks under exec()); the chooser
         goes back to what it showed until the project is made."""
-        self._back_to_chosen()
+        self._show_project()  # until the project is made
         dialog = QInputDialog(self)
         dialog.setWindowTitle("New project")
         dialog.setLabelText("Name of the new project:")
@@ -147,11 +145,11 @@ class ProjectChooser(QWidget):
         self.name_dialog = dialog
         return dialog
 
-    def _back_to_chosen(self) -> None:
+    def _show_project(self) -> None:
+        """The chooser on the assistant's project."""
         project = self.assistant.project
-        shown = self.combo.findData(project.id if project is not None else None)
         self._filling = True
-        self.combo.setCurrentIndex(max(shown, 0))
+        self.combo.setCurrentIndex(max(self.combo.findData(project.id if project is not None else ""), 0))
         self._filling = False
 
     def add_project(self, name: str) -> bool:

@@ -1,7 +1,7 @@
 """Research mode in the window: the plan panel and the controller that plans and runs research.
 
 ``ResearchPanel`` shows a plan. While it is a draft every step can be edited (agent, task, site,
-permissions), removed, moved up or down, and steps added; Run approves it, Cancel drops it.
+permissions: ``research_step_editor``), removed, moved up or down, and steps added; Run approves it, Cancel drops it.
 While it runs the panel shows each step's status and result from the WORKFLOW_UPDATE events,
 and Cancel stops it at once. It never opens a dialog.
 
@@ -15,18 +15,13 @@ from __future__ import annotations
 import asyncio
 import html
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import (
-    QCheckBox,
-    QComboBox,
-    QFormLayout,
     QFrame,
     QHBoxLayout,
-    QLabel,
-    QLineEdit,
     QListWidget,
     QListWidgetItem,
     QPushButton,
@@ -36,12 +31,13 @@ from PySide6.QtWidgets import (
 
 from jawad_desktop.core import events as ev
 from jawad_desktop.core.errors import JawadError
-from jawad_desktop.core.harbor.policy import PermissionLevel
-from jawad_desktop.core.research.plan import AGENTS, PlanStatus, ResearchPlan, ResearchStep, StepStatus
+from jawad_desktop.core.research.plan import PlanStatus, ResearchPlan, ResearchStep, StepStatus
 from jawad_desktop.ui.base.background import run_async
 from jawad_desktop.ui.base.remedies import error_text
+from jawad_desktop.ui.chat.research_step_editor import StepEditor
 from jawad_desktop.ui.look import theme
 from jawad_desktop.ui.look.icons import icon
+from jawad_desktop.ui.prompts.prompt_panel import panel_text
 
 if TYPE_CHECKING:
     from jawad_desktop.core.assistant import Assistant
@@ -90,52 +86,18 @@ class ResearchPanel(QFrame):
         self.plan: ResearchPlan | None = None
         self._loading = False
 
-        self.title = QLabel(self)
-        self.title.setObjectName("researchTitle")
-        self.title.setWordWrap(True)
-        self.status = QLabel(self)
-        self.status.setObjectName("researchStatus")
-        self.status.setWordWrap(True)
+        self.title = panel_text(self, "researchTitle")
+        self.status = panel_text(self, "researchStatus")
         self.steps = QListWidget(self)
         self.steps.setObjectName("researchSteps")
         self.steps.setAccessibleName("Research steps")
         self.steps.setWordWrap(True)
         self.steps.currentRowChanged.connect(self._load_editor)
 
-        self.editor = QWidget(self)
-        form = QFormLayout(self.editor)
-        form.setContentsMargins(0, 0, 0, 0)
-        self.agent = QComboBox(self.editor)
-        self.agent.setObjectName("researchAgent")
-        self.agent.setAccessibleName("Step agent")
-        for name, (what, _how) in AGENTS.items():
-            self.agent.addItem(name)
-            self.agent.setItemData(self.agent.count() - 1, what, Qt.ItemDataRole.ToolTipRole)
-        self.agent.currentTextChanged.connect(lambda value: self._edit(agent=value))
-        self.task = QLineEdit(self.editor)
-        self.task.setObjectName("researchTask")
-        self.task.setAccessibleName("Step task")
-        self.task.editingFinished.connect(lambda: self._edit(task=self.task.text()))
-        self.site = QLineEdit(self.editor)
-        self.site.setObjectName("researchSite")
-        self.site.setAccessibleName("Step site")
-        self.site.setPlaceholderText("https://… (optional)")
-        self.site.editingFinished.connect(lambda: self._edit(site=self.site.text()))
-        levels = QHBoxLayout()
-        self.levels: dict[PermissionLevel, QCheckBox] = {}
-        for level in PermissionLevel:
-            box = QCheckBox(level.value, self.editor)
-            box.setObjectName(f"researchLevel-{level.value}")
-            if level is PermissionLevel.READ_ONLY:
-                box.setChecked(True)
-                box.setEnabled(False)  # every step reads
-            box.toggled.connect(lambda _checked: self._edit(permissions=self._checked_levels()))
-            levels.addWidget(box)
-            self.levels[level] = box
-        form.addRow("Agent", self.agent)
-        form.addRow("Task", self.task)
-        form.addRow("Site", self.site)
-        form.addRow("May", levels)
+        self.editor = StepEditor(self)
+        self.agent, self.task, self.site = self.editor.agent, self.editor.task, self.editor.site
+        self.levels = self.editor.levels
+        self.editor.edited.connect(lambda change: self._edit(**change))
 
         edit_row = QHBoxLayout()
         self.up_button = self._button("Move &up", "researchUp", lambda: self._move(-1))
@@ -258,20 +220,13 @@ class ResearchPanel(QFrame):
             return
         self._loading = True
         try:
-            self.agent.setCurrentText(step.agent)
-            self.task.setText(step.task)
-            self.site.setText(step.site)
-            for level, box in self.levels.items():
-                box.setChecked(level in step.permissions)
+            self.editor.load(step)
         finally:
             self._loading = False
         number = self.steps.currentRow()
         self.up_button.setEnabled(number > 0)
         self.down_button.setEnabled(number < self.steps.count() - 1)
         self.remove_button.setEnabled(self.steps.count() > 0)
-
-    def _checked_levels(self) -> list[str]:
-        return [level.value for level, box in self.levels.items() if box.isChecked()]
 
     # -- editing ---------------------------------------------------------------------------------
 
@@ -457,36 +412,34 @@ class ResearchController(QObject):
         if self.executor is not None:
             self.executor.publish(plan)
 
-    async def _plan(self, intent: str) -> None:
+    async def _settled(self, work: Awaitable[ResearchPlan], cancelled: str) -> ResearchPlan | None:
+        """``work``'s plan once it ends, the phase over; None when it failed (said in the panel).
+        Cancelled, it says ``cancelled`` and stays cancelled."""
         try:
-            plan = await self.assistant.plan_research(intent)
+            plan = await work
         except asyncio.CancelledError:
             self._set_phase("")
-            self.panel.show_error("Planning was cancelled.")
+            self.panel.show_error(cancelled)
             raise
         except JawadError as exc:
             self._set_phase("")
             self.panel.show_error(error_text(exc))
-            return
-        self._set_phase("")  # the draft waits for the user: nothing is running
-        self.panel.show_plan(plan)
-        self._publish(plan)
+            return None
+        self._set_phase("")
+        return plan
+
+    async def _plan(self, intent: str) -> None:
+        plan = await self._settled(self.assistant.plan_research(intent), "Planning was cancelled.")
+        if plan is not None:  # the draft waits for the user: nothing is running
+            self.panel.show_plan(plan)
+            self._publish(plan)
 
     async def _execute(self, plan: ResearchPlan) -> None:
         assert self.executor is not None
-        try:
-            finished = await self.executor.execute(plan)
-        except asyncio.CancelledError:
-            self._set_phase("")
-            self.panel.show_error("The research was cancelled.")
-            raise
-        except JawadError as exc:
-            self._set_phase("")
-            self.panel.show_error(error_text(exc))
-            return
-        self._set_phase("")
-        self.panel.show_plan(finished)
-        self.finished.emit(finished)
+        finished = await self._settled(self.executor.execute(plan), "The research was cancelled.")
+        if finished is not None:
+            self.panel.show_plan(finished)
+            self.finished.emit(finished)
 
     def _spawn(self, phase: str, coro: Coroutine[Any, Any, None]) -> None:
         self._set_phase(phase)

@@ -22,7 +22,7 @@ import os
 import secrets
 import select
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -98,6 +98,15 @@ def parse_combination(text: str) -> KeyCombination:
     return KeyCombination(frozenset(modifiers), keysym, cleaned)
 
 
+def _parsed(hotkeys: Mapping[str, str], problems: dict[str, str]) -> Iterator[tuple[str, KeyCombination]]:
+    """Each hotkey's name and key combination; one that does not parse goes to ``problems``."""
+    for name, text in hotkeys.items():
+        try:
+            yield name, parse_combination(text)
+        except HotkeyError as exc:
+            problems[name] = str(exc)
+
+
 @dataclass(frozen=True, slots=True)
 class BackendChoice:
     """Which mechanism this session can use; ``note`` says why none when ``kind`` is "none"."""
@@ -138,19 +147,50 @@ class HotkeyBackend(Protocol):
     def stop(self) -> None: ...
 
 
+class _KeyReader:
+    """What both backends share: the event callback and the thread that reads the key events
+    (``_run``) from ``_source`` (the X display, the bus connection), started once keys are
+    registered; stopping joins it, then lets the keys go (``_release``) and the source with them."""
+
+    def __init__(self, on_event: EventCallback) -> None:
+        self._on_event = on_event
+        self._source: Any = None
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+
+    def stop(self) -> None:
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            self._stop.set()
+            thread.join(2.0)
+        source, self._source = self._source, None
+        if source is not None:
+            self._release(source)
+
+    def _start_reading(self, source: Any, thread_name: str, registered: str) -> None:
+        self._source = source
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=thread_name, daemon=True)
+        self._thread.start()
+        log.info("%s", registered)
+
+    def _run(self) -> None:
+        raise NotImplementedError
+
+    def _release(self, source: Any) -> None:
+        raise NotImplementedError
+
+
 # --- X11 -------------------------------------------------------------------------------------------
 
-class X11Hotkeys:
+class X11Hotkeys(_KeyReader):
     """Hotkeys grabbed on the X server's root window (``XGrabKey``), for every combination of
     Caps Lock and Num Lock, read on a thread of their own. A key another client already grabbed
     (X's BadAccess) is reported, not raised."""
 
     def __init__(self, on_event: EventCallback, display_name: str | None = None) -> None:
-        self._on_event = on_event
+        super().__init__(on_event)
         self._display_name = display_name
-        self._display: Any = None
-        self._thread: threading.Thread | None = None
-        self._stop = threading.Event()
         self._grabs: dict[tuple[int, int], str] = {}  # (keycode, modifier mask) → name
         self._ignored_mask = 0  # Caps Lock | Num Lock
         self._relevant_mask = 0
@@ -174,12 +214,7 @@ class X11Hotkeys:
         extra = [0, X.LockMask, numlock, X.LockMask | numlock] if numlock else [0, X.LockMask]
         problems: dict[str, str] = {}
         grabs: dict[tuple[int, int], str] = {}
-        for name, text in hotkeys.items():
-            try:
-                combo = parse_combination(text)
-            except HotkeyError as exc:
-                problems[name] = str(exc)
-                continue
+        for name, combo in _parsed(hotkeys, problems):
             keysym = XK.string_to_keysym(combo.keysym)
             keycode = display.keysym_to_keycode(keysym) if keysym else 0
             if not keycode:
@@ -206,35 +241,26 @@ class X11Hotkeys:
         if not grabs:
             display.close()
             return problems
-        self._display, self._grabs, self._extra = display, grabs, extra
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="jawad-hotkeys-x11", daemon=True)
-        self._thread.start()
-        log.info("X11 hotkeys grabbed: %s", sorted(grabs.values()))
+        self._grabs, self._extra = grabs, extra
+        self._start_reading(display, "jawad-hotkeys-x11", f"X11 hotkeys grabbed: {sorted(grabs.values())}")
         return problems
 
-    def stop(self) -> None:
-        thread, display = self._thread, self._display
-        self._thread = self._display = None
-        if thread is not None:
-            self._stop.set()
-            thread.join(2.0)
-        if display is not None:
-            with contextlib.suppress(Exception):
-                root = display.screen().root
-                for keycode, mask in self._grabs:
-                    for more in self._extra:
-                        root.ungrab_key(keycode, mask | more)
-                display.sync()
-            with contextlib.suppress(Exception):
-                display.close()
+    def _release(self, display: Any) -> None:
+        with contextlib.suppress(Exception):
+            root = display.screen().root
+            for keycode, mask in self._grabs:
+                for more in self._extra:
+                    root.ungrab_key(keycode, mask | more)
+            display.sync()
+        with contextlib.suppress(Exception):
+            display.close()
         self._grabs = {}
         self._held.clear()
 
     def _run(self) -> None:
         from Xlib import X, error
 
-        display, stop = self._display, self._stop
+        display, stop = self._source, self._stop
         assert display is not None
         try:
             while not stop.is_set():
@@ -315,17 +341,14 @@ def portal_has_global_shortcuts(timeout: float = 2.0) -> bool:
         return False
 
 
-class PortalHotkeys:
+class PortalHotkeys(_KeyReader):
     """Hotkeys through ``org.freedesktop.portal.GlobalShortcuts``: a session is created, the
     shortcuts bound (the desktop may ask the user to confirm or change the keys: the portal's
     ``preferred_trigger`` is a wish), then ``Activated``/``Deactivated`` are read on a thread."""
 
     def __init__(self, on_event: EventCallback, *, bus: str = "SESSION") -> None:
-        self._on_event = on_event
+        super().__init__(on_event)
         self._bus = bus
-        self._conn: Any = None
-        self._thread: threading.Thread | None = None
-        self._stop = threading.Event()
         self._session = ""
         self.bound: dict[str, str] = {}  # name → the trigger the desktop reports
 
@@ -335,12 +358,7 @@ class PortalHotkeys:
         self.stop()
         problems: dict[str, str] = {}
         wanted: list[tuple[str, dict[str, tuple[str, Any]]]] = []
-        for name, text in hotkeys.items():
-            try:
-                combo = parse_combination(text)
-            except HotkeyError as exc:
-                problems[name] = str(exc)
-                continue
+        for name, combo in _parsed(hotkeys, problems):
             description = {"quick_ask": "Quick ask", "talk": "Push to talk"}.get(name, name)
             wanted.append((name, {"description": ("s", f"Jawad: {description}"),
                                   "preferred_trigger": ("s", combo.portal_trigger())}))
@@ -359,28 +377,21 @@ class PortalHotkeys:
         for shortcut_id, info in results.get("shortcuts", ("a(sa{sv})", []))[1]:
             trigger = info.get("trigger_description", ("s", ""))[1]
             self.bound[shortcut_id] = trigger
-        self._conn = conn
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="jawad-hotkeys-portal", daemon=True)
-        self._thread.start()
-        log.info("portal shortcuts bound: %s", self.bound)
+        self._start_reading(conn, "jawad-hotkeys-portal", f"portal shortcuts bound: {self.bound}")
         return problems
 
     def stop(self) -> None:
-        thread, conn = self._thread, self._conn
-        self._thread = self._conn = None
-        if thread is not None:
-            self._stop.set()
-            thread.join(2.0)
-        if conn is not None:
-            from jeepney import DBusAddress, new_method_call
-
-            with contextlib.suppress(Exception):
-                session = DBusAddress(self._session, bus_name=PORTAL_BUS, interface="org.freedesktop.portal.Session")
-                conn.send(new_method_call(session, "Close"))
-            with contextlib.suppress(Exception):
-                conn.close()
+        super().stop()
         self.bound = {}
+
+    def _release(self, conn: Any) -> None:
+        from jeepney import DBusAddress, new_method_call
+
+        with contextlib.suppress(Exception):
+            session = DBusAddress(self._session, bus_name=PORTAL_BUS, interface="org.freedesktop.portal.Session")
+            conn.send(new_method_call(session, "Close"))
+        with contextlib.suppress(Exception):
+            conn.close()
 
     def _create_session(self, conn: Any) -> str:
         token = "jawad_" + secrets.token_hex(6)
@@ -415,7 +426,7 @@ class PortalHotkeys:
     def _run(self) -> None:
         from jeepney import MatchRule, message_bus
 
-        conn, stop = self._conn, self._stop
+        conn, stop = self._source, self._stop
         assert conn is not None
         try:
             for signal_name in ("Activated", "Deactivated"):

@@ -20,7 +20,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import Qt, QUrl
+from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QFrame,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QPushButton,
     QSizePolicy,
@@ -38,6 +37,7 @@ from PySide6.QtWidgets import (
 
 from jawad_desktop.core.events import ElicitationRequested, ElicitationSettled
 from jawad_desktop.core.mcp.elicitation import choices, fields
+from jawad_desktop.ui.prompts.prompt_panel import panel_text
 
 log = logging.getLogger("jawad.ui.elicitation")
 
@@ -57,14 +57,10 @@ class ElicitationPanel(QFrame):
         self.current: ElicitationRequested | None = None
         self.inputs: dict[str, Callable[[], Any]] = {}  # field -> what the user entered
 
-        self.message = QLabel(self)
-        self.message.setWordWrap(True)
-        self.message.setTextFormat(Qt.TextFormat.RichText)
+        self.message = panel_text(self, rich=True)
         self.form_host = QWidget(self)
         self.form = QFormLayout(self.form_host)
-        self.problems = QLabel(self)
-        self.problems.setObjectName("elicitationProblems")
-        self.problems.setWordWrap(True)
+        self.problems = panel_text(self, "elicitationProblems")
         self.problems.hide()
         self.send_button = QPushButton("Send", self)
         self.send_button.setObjectName("elicitationSend")

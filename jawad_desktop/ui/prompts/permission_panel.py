@@ -19,13 +19,13 @@ import json
 import logging
 from collections import deque
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QGridLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QGridLayout, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
 from jawad_desktop.core.events import PermissionRequest, PermissionSettled
 from jawad_desktop.ui.look import theme
 from jawad_desktop.ui.look.icons import icon
-from jawad_desktop.ui.prompts.prompt_panel import PromptPanel
+from jawad_desktop.ui.prompts.prompt_panel import PromptPanel, panel_text
 
 log = logging.getLogger("jawad.ui.permissions")
 
@@ -53,17 +53,9 @@ class PermissionPanel(PromptPanel[PermissionRequest]):
         super().__init__(parent, name="permissionPanel", accessible_name="Permission request", countdown=True)
         self.queue: deque[PermissionRequest] = deque()
 
-        self.title = QLabel(self)
-        self.title.setObjectName("permissionTitle")
-        self.title.setWordWrap(True)
-        self.flags = QLabel(self)
-        self.flags.setObjectName("permissionFlags")
-        self.flags.setWordWrap(True)
-        self.details = QLabel(self)
-        self.details.setObjectName("permissionDetails")
-        self.details.setWordWrap(True)
-        self.details.setTextFormat(Qt.TextFormat.RichText)
-        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.title = panel_text(self, "permissionTitle")
+        self.flags = panel_text(self, "permissionFlags")
+        self.details = panel_text(self, "permissionDetails", rich=True, selectable=True)
         self.sample_text = QPlainTextEdit(self)  # an MCP server's request for the model, editable
         self.sample_text.setAccessibleName("What the server asks your model (you may edit it)")
         self.sample_text.setMaximumHeight(80)

@@ -14,40 +14,29 @@ Wiring: ``bridge.plan_proposed -> panel.show_plan``, ``bridge.plan_settled -> pa
 from __future__ import annotations
 
 import html
-import logging
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
 from jawad_desktop.core.events import PlanProposed, PlanSettled
 from jawad_desktop.ui.look.icons import icon
-from jawad_desktop.ui.prompts.prompt_panel import PromptPanel
-
-log = logging.getLogger("jawad.ui.plans")
+from jawad_desktop.ui.prompts.prompt_panel import YesNoPanel, panel_text
 
 APPROVE_KEYS = "Ctrl+Return"
 
 
-class PlanPanel(PromptPanel[PlanProposed]):
+class PlanPanel(YesNoPanel[PlanProposed]):
     """Shows one proposed plan and emits ``answered(plan_id, approved)``.
 
     ``shortcut_parent``: where Ctrl+Return works (the window; the panel itself by default).
     """
 
-    answered = Signal(str, bool)
+    ANSWERS = ("approved", "rejected")
 
     def __init__(self, parent: QWidget | None = None, *, shortcut_parent: QWidget | None = None) -> None:
         super().__init__(parent, name="planPanel", accessible_name="Plan to approve", countdown=True,
                          yes_keys=APPROVE_KEYS, on_yes=lambda: self.answer(True), shortcut_parent=shortcut_parent)
-        self.title = QLabel(self)
-        self.title.setObjectName("planTitle")
-        self.title.setWordWrap(True)
-        self.title.setTextFormat(Qt.TextFormat.RichText)
-        self.details = QLabel(self)
-        self.details.setObjectName("planDetails")
-        self.details.setWordWrap(True)
-        self.details.setTextFormat(Qt.TextFormat.RichText)
-        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.title = panel_text(self, "planTitle", rich=True)
+        self.details = panel_text(self, "planDetails", rich=True, selectable=True)
         self.approve_button = QPushButton("A&pprove", self)
         self.approve_button.setObjectName("planApprove")
         self.approve_button.setAccessibleName("Approve the plan")
@@ -98,15 +87,6 @@ class PlanPanel(PromptPanel[PlanProposed]):
         self.reject_button.setEnabled(True)
         self.open_prompt(plan)
         self.approve_button.setFocus()
-
-    def answer(self, approved: bool) -> None:
-        """Approve or reject the plan shown."""
-        plan = self.current
-        if plan is None:
-            return
-        log.info("plan %s: %s", plan.id, "approved" if approved else "rejected")
-        self.close_prompt()
-        self.answered.emit(plan.id, approved)
 
     def settle(self, event: PlanSettled) -> None:
         """The plan was settled: answered here (closed already), or by the timeout or Stop."""

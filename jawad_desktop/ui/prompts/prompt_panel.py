@@ -5,20 +5,24 @@ safe answer (deny, reject) where the panel has one, instead of the window's Esc 
 run). A window-wide key may give the yes answer (Ctrl+Return: approve, continue). A timed
 request shows the time left from its own deadline; the clock that decides is the core's, and
 whatever settles the request comes back as an event that closes the panel, or, after a timeout,
-says so for a moment (``expire``).
+says so for a moment (``expire``). A yes-or-no panel (plan, take-over: ``YesNoPanel``) answers
+with ``answered(request id, yes)``.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from typing import Generic, Protocol, TypeVar, cast
 
-from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QSizePolicy, QWidget
 
 from jawad_desktop.ui.look.controls import claims_escape
+
+log = logging.getLogger("jawad.ui.prompts")
 
 EXPIRED_SHOWN_MS = 1500  # how long "No answer in time" stays before the panel closes
 
@@ -38,6 +42,20 @@ class TimedPrompt(Prompt, Protocol):
 
 
 R = TypeVar("R", bound=Prompt)
+
+
+def panel_text(parent: QWidget, name: str = "", *, rich: bool = False, selectable: bool = False) -> QLabel:
+    """A wrapped text of a panel (its title, its details, a message): ``name`` its object name
+    (the theme styles some); ``rich``: the text is HTML; ``selectable``: the user may copy it."""
+    label = QLabel(parent)
+    if name:
+        label.setObjectName(name)
+    label.setWordWrap(True)
+    if rich:
+        label.setTextFormat(Qt.TextFormat.RichText)
+    if selectable:
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
 
 
 class PromptPanel(QFrame, Generic[R]):
@@ -137,3 +155,21 @@ class PromptPanel(QFrame, Generic[R]):
             event.accept()
             return
         super().keyPressEvent(event)
+
+
+class YesNoPanel(PromptPanel[R]):
+    """A panel answered yes or no (approve or reject a plan, continue or cancel a hand-over):
+    ``answer`` closes the request shown and emits ``answered(request id, yes)``. ``ANSWERS``:
+    how the log names the two answers."""
+
+    answered = Signal(str, bool)
+    ANSWERS = ("yes", "no")
+
+    def answer(self, yes: bool) -> None:
+        """Give the answer to the request shown (nothing when none is)."""
+        request = self.current
+        if request is None:
+            return
+        log.info("%s %s: %s", self.objectName(), request.id, self.ANSWERS[0] if yes else self.ANSWERS[1])
+        self.close_prompt()
+        self.answered.emit(request.id, yes)

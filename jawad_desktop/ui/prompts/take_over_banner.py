@@ -14,29 +14,25 @@ banner.finish`` and ``banner.answered -> hand_over.respond``.
 from __future__ import annotations
 
 import html
-import logging
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QSizePolicy, QWidget
 
 from jawad_desktop.core.events import HandOverFinished, HandOverRequested
 from jawad_desktop.ui.look.icons import icon
-from jawad_desktop.ui.prompts.prompt_panel import PromptPanel
-
-log = logging.getLogger("jawad.ui.hand_over")
+from jawad_desktop.ui.prompts.prompt_panel import YesNoPanel, panel_text
 
 CONTINUE_KEYS = "Ctrl+Return"
 
 
-class TakeOverBanner(PromptPanel[HandOverRequested]):
+class TakeOverBanner(YesNoPanel[HandOverRequested]):
     """Shows one hand-over and emits ``answered(request_id, continued)``.
 
     ``focus_page``: gives the keyboard to the page shown when the banner opens (the browser's view
     of the tab shown), so the user can type into the page at once.
     """
 
-    answered = Signal(str, bool)
+    ANSWERS = ("continue", "cancel")
 
     def __init__(self, parent: QWidget | None = None, *, focus_page: Callable[[], None] | None = None) -> None:
         # Window-wide Continue: the user is typing in the page, not in the banner, when they are done.
@@ -47,10 +43,7 @@ class TakeOverBanner(PromptPanel[HandOverRequested]):
         # The banner never widens the browser's column: its text wraps instead.
         self.focus_page = focus_page
 
-        self.message = QLabel(self)
-        self.message.setObjectName("takeOverMessage")
-        self.message.setWordWrap(True)
-        self.message.setTextFormat(Qt.TextFormat.RichText)
+        self.message = panel_text(self, "takeOverMessage", rich=True)
         self.continue_button = QPushButton("Continue", self)
         self.continue_button.setObjectName("takeOverContinue")
         self.continue_button.setAccessibleName("Continue: I am done on the page")
@@ -78,15 +71,6 @@ class TakeOverBanner(PromptPanel[HandOverRequested]):
         self.open_prompt(request)
         if self.focus_page is not None:
             self.focus_page()
-
-    def answer(self, continued: bool) -> None:
-        """Continue or Cancel the hand-over shown."""
-        request = self.current
-        if request is None:
-            return
-        log.info("hand-over %s: %s", request.id, "continue" if continued else "cancel")
-        self.close_prompt()
-        self.answered.emit(request.id, continued)
 
     def finish(self, event: HandOverFinished) -> None:
         """The hand-over ended (answered here, or the run was stopped): close it."""

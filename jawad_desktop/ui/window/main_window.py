@@ -448,9 +448,11 @@ class MainWindow(QMainWindow):
         from jawad_desktop.core.store.projects import ProjectStore
         from jawad_desktop.ui.chat.project_chooser import ProjectChooser
 
-        self.projects = ProjectChooser(ProjectStore(store.db, bus=self.ctx.bus), assistant, self.bridge.other,
-                                       self.bridge.conversation_changed, self.bridge.conversations_changed, sidebar)
-        self.projects.filter_changed.connect(sidebar.set_project_filter)
+        projects = ProjectStore(store.db, bus=self.ctx.bus)
+        self.projects = ProjectChooser(projects, assistant, self.bridge.other, self.bridge.conversation_changed,
+                                       self.bridge.conversations_changed, sidebar)
+        sidebar.group_by_project(projects, self.bridge.other)  # the history under the projects' headers
+        self.projects.project_chosen.connect(sidebar.show_project)
         sidebar.add_header(self.projects)
 
     def _add_sidebar(self) -> None:
