@@ -105,8 +105,6 @@ def test_download_cancel_resume_and_use(
     assert AppContext.open(str(profile_dir), secrets=secret_store).settings.providers[0].model_file == ""
 
 
-@pytest.mark.xfail(strict=True, reason="known: with the pinned catalog's longer descriptions the page still moves "
-                   "one line down when another row's description replaces the error (issue 32, open)")
 def test_a_corrupt_download_is_an_error_on_the_page(ctx: AppContext, hub: HubServer, qtbot: Any,
                                                      aio_loop: Any) -> None:
     page = make_page(ctx, qtbot, hub.base_url)

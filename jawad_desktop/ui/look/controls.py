@@ -144,9 +144,25 @@ def help_line(text: str, parent: QWidget, *, describes: QWidget) -> QLabel:
 STATUS_LINE = "jawadStatusLine"  # the property that marks a status line
 
 
-def status_line(accessible_name: str, parent: QWidget) -> QLabel:
-    """A wrapped, selectable line for results and problems (the user may copy an error)."""
-    label = QLabel(parent)
+class _RoomKeepingLine(QLabel):
+    """A status line that keeps the height of the longest news it showed (at least two lines): a
+    message going or a shorter one coming moves nothing below it. The room grows when the text is
+    set, not later when the layout next measures it, so the page moves once, with the news."""
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setMinimumHeight(2 * self.fontMetrics().lineSpacing())
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        if text and self.width() > 0:
+            self.setMinimumHeight(max(self.minimumHeight(), self.heightForWidth(self.width())))
+
+
+def status_line(accessible_name: str, parent: QWidget, *, keep_room: bool = False) -> QLabel:
+    """A wrapped, selectable line for results and problems (the user may copy an error);
+    ``keep_room``: the line keeps the height of its longest message (``_RoomKeepingLine``)."""
+    label = _RoomKeepingLine(parent) if keep_room else QLabel(parent)
     label.setWordWrap(True)
     label.setAccessibleName(accessible_name)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

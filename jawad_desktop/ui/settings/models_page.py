@@ -124,9 +124,7 @@ class ModelsPage(QWidget):
         self.progress = QProgressBar(self)
         self.progress.setAccessibleName("Model download progress")
         self.progress.hide()
-        self.status = status_line("Models status", self)
-        # Room for two lines: a line coming and going moves nothing below it.
-        self.status.setMinimumHeight(2 * self.status.fontMetrics().lineSpacing())
+        self.status = status_line("Models status", self, keep_room=True)  # news coming and going moves nothing
 
         self.ollama_box = QGroupBox("Ollama", self)
         self.ollama_where = QLabel(self.ollama_box)
@@ -236,7 +234,6 @@ class ModelsPage(QWidget):
         download is running, whose progress stays in view. The line keeps its room, so nothing below
         it moves."""
         if self._cancel is None:
-            self.status.setMinimumHeight(max(self.status.minimumHeight(), self.status.height()))
             self.status.clear()
 
     def _update_buttons(self) -> None:
