@@ -190,6 +190,16 @@ def field_row(field: QWidget, *beside: QWidget) -> QHBoxLayout:
     return row
 
 
+def row_of(*widgets: QWidget, stretch: bool = True) -> QHBoxLayout:
+    """``widgets`` side by side (a row of buttons), the room left after them when ``stretch``."""
+    row = QHBoxLayout()
+    for widget in widgets:
+        row.addWidget(widget)
+    if stretch:
+        row.addStretch(1)
+    return row
+
+
 def add_form_row(form: QFormLayout, label: str, field: QWidget | QLayout) -> None:
     """``form.addRow(label, field)``, with the label's mnemonic ("&Model") moving to the field
     even when ``field`` is a row of controls: QFormLayout gives such a label no buddy, and a
