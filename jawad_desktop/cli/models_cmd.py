@@ -5,6 +5,9 @@ whether each is downloaded, partly downloaded or in use. ``download NAME`` fetch
 Hugging Face (or ``JAWAD_MODEL_ENDPOINT``/``HF_ENDPOINT``) with its progress on stderr; an
 interrupted download (Ctrl+C, a lost connection) resumes on the next ``download``. ``remove``
 deletes a model's file, ``use`` makes the local provider run it (the same as Settings → Models).
+``add PATH`` adds a GGUF file already on the disk under a name (``core.llm.added_models``: checked by
+its header, used where it lies, never copied); ``use NAME`` runs it, ``remove NAME`` forgets it and
+leaves the file alone.
 ``ollama list`` and ``ollama pull NAME`` manage the models of an Ollama provider through its API.
 """
 
@@ -36,9 +39,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p_list.add_argument("--json", action="store_true", help="print JSON instead of text")
     p_download = actions.add_parser("download", help="download a model (resumes an interrupted download)")
     p_download.add_argument("name", metavar="NAME", help="a model from `jawad models list`")
-    p_remove = actions.add_parser("remove", help="delete a downloaded model")
+    p_add = actions.add_parser("add", help="add a GGUF file already on this computer (it is not copied)")
+    p_add.add_argument("path", metavar="PATH", help="a .gguf model file")
+    p_add.add_argument("--name", default="", help="the name to use it by (default: from the file's name)")
+    p_remove = actions.add_parser("remove", help="delete a downloaded model, or forget an added file")
     p_remove.add_argument("name", metavar="NAME", help="a model from `jawad models list`")
-    p_use = actions.add_parser("use", help="make the built-in provider run a downloaded model")
+    p_use = actions.add_parser("use", help="make the built-in provider run a downloaded or added model")
     p_use.add_argument("name", metavar="NAME", help="a model from `jawad models list`")
 
     p_ollama = actions.add_parser("ollama", help="list and pull the models of an Ollama provider")
@@ -55,6 +61,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 async def run(args: argparse.Namespace, ctx: AppContext) -> int:
     from jawad_desktop.core.llm import local_models as lm
+    from jawad_desktop.core.llm.added_models import added_model
 
     folder = lm.models_folder(ctx.paths.data)
     action = args.models_action
@@ -62,7 +69,10 @@ async def run(args: argparse.Namespace, ctx: AppContext) -> int:
         return _list(args, ctx, folder)
     if action == "download":
         return _download(args.name, folder, ctx)
+    if action == "add":
+        return _add(args, folder)
     if action == "remove":
+        added = added_model(args.name, folder)
         if not lm.remove_model(args.name, folder):
             print(f"jawad: {args.name} is not downloaded", file=sys.stderr)
             return 1
@@ -75,7 +85,8 @@ async def run(args: argparse.Namespace, ctx: AppContext) -> int:
             else:
                 ctx.save_settings()
                 print("the built-in provider runs the test model SmolLM2 again", file=sys.stderr)
-        print(f"removed {args.name}", file=sys.stderr)
+        print(f"removed {args.name}" if added is None else
+              f"removed {added.name} from the list; the file stays at {added.path}", file=sys.stderr)
         return 0
     if action == "use":
         provider = lm.use_model(ctx.settings, args.name, folder)
@@ -89,23 +100,42 @@ async def run(args: argparse.Namespace, ctx: AppContext) -> int:
 
 
 def _list(args: argparse.Namespace, ctx: AppContext, folder: Any) -> int:
+    from jawad_desktop.core.llm.added_models import added_models
     from jawad_desktop.core.llm.local_models import chosen_model, model_states
 
     chosen = chosen_model(ctx.settings)
-    states = model_states(folder)
+    states, added = model_states(folder), added_models(folder)
     if args.json:
         print(json.dumps([{
             "name": s.entry.name, "title": s.entry.title, "repo": s.entry.repo, "file": s.entry.file,
             "size_bytes": s.entry.size_bytes, "memory_bytes": s.entry.memory_bytes, "tools": s.entry.tools,
             "tools_why": s.entry.tools_why, "installed": s.installed, "partial_bytes": s.partial,
-            "in_use": s.entry.name == chosen, "path": str(s.path) if s.path else None,
-        } for s in states], indent=2))
+            "in_use": s.entry.name == chosen, "path": str(s.path) if s.path else None, "added": False,
+        } for s in states] + [{
+            "name": m.name, "title": m.path.name, "file": m.path.name, "size_bytes": m.size_bytes,
+            "installed": m.present, "in_use": m.name == chosen, "path": str(m.path), "added": True,
+        } for m in added], indent=2))
         return 0
     for s in states:
         status = "in use" if s.entry.name == chosen else (
             "downloaded" if s.installed else f"{human_size(s.partial)} downloaded" if s.partial else "")
         print(f"{s.entry.name:<24} {human_size(s.entry.size_bytes):>7}  needs {human_size(s.entry.memory_bytes):>7}"
               f"  tools: {s.entry.tools:<4}  {status}".rstrip())
+    for m in added:
+        status = "in use" if m.name == chosen else "added" if m.present else "added, file missing"
+        print(f"{m.name:<24} {human_size(m.size_bytes):>7}  {status}: {m.path}")
+    return 0
+
+
+def _add(args: argparse.Namespace, folder: Any) -> int:
+    from pathlib import Path
+
+    from jawad_desktop.core.llm.added_models import add_model_file
+
+    added = add_model_file(Path(args.path), folder, args.name)
+    print(added.name)
+    print(f"added {added.path} ({human_size(added.size_bytes)}) as {added.name}, used where it is (not copied); "
+          f"run it with `jawad models use {added.name}`", file=sys.stderr)
     return 0
 
 

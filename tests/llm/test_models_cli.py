@@ -93,3 +93,46 @@ def _add_ollama(profile: Path, secrets: SecretStore, server: OllamaModels) -> No
     ctx.settings.providers = [ProviderConfig(name="Home Ollama", kind=ProviderKind.OLLAMA_NATIVE,
                                              base_url=server.base_url)]
     ctx.save_settings()
+
+
+def test_add_a_gguf_file_use_it_and_remove_it(profile_dir: Path, tmp_path: Path) -> None:
+    """`jawad models add PATH`: a GGUF already on the disk is checked by its header, named, listed and
+    run by `use` where it lies (not copied); `remove` forgets it and leaves the file; a file that is
+    not a GGUF, or a taken name, is refused with exit code 1 and what to do."""
+    gguf = tmp_path / "My-Model.Q4_K_M.gguf"
+    gguf.write_bytes(b"GGUF" + (3).to_bytes(4, "little") + bytes(64))
+    added = jawad(profile_dir, "add", str(gguf))
+    assert added.returncode == 0, added.stderr
+    assert added.stdout.strip() == "my-model.q4_k_m" and "not copied" in added.stderr
+    assert not any(p.name == gguf.name for p in (profile_dir / "data" / "models").glob("*.gguf"))
+    assert jawad(profile_dir, "add", str(gguf)).stdout.strip() == "my-model.q4_k_m"  # again: the same record
+    listed = {m["name"]: m for m in json.loads(jawad(profile_dir, "list", "--json").stdout)}
+    assert listed["my-model.q4_k_m"]["added"] and listed["my-model.q4_k_m"]["path"] == str(gguf)
+
+    used = jawad(profile_dir, "use", "My-Model.Q4_K_M")
+    assert used.returncode == 0 and "'Built-in' runs" in used.stderr, used.stderr
+    saved = json.loads((profile_dir / "config" / "settings.json").read_text())
+    [local] = [p for p in saved["providers"] if p["kind"] == "local"]
+    assert (local["model"], local["model_file"]) == ("my-model.q4_k_m", str(gguf))
+    assert "in use" in next(line for line in jawad(profile_dir, "list").stdout.splitlines() if "my-model" in line)
+
+    text = tmp_path / "notes.gguf"
+    text.write_text("not a model")
+    refused = jawad(profile_dir, "add", str(text))
+    assert refused.returncode == 1 and "notes.gguf is not a GGUF model file" in refused.stderr
+    assert "convert_hf_to_gguf" in refused.stderr and "Traceback" not in refused.stderr
+    missing = jawad(profile_dir, "add", str(tmp_path / "nowhere.gguf"))
+    assert missing.returncode == 1 and "There is no file" in missing.stderr
+    taken = jawad(profile_dir, "add", str(gguf), "--name", "smollm2")
+    assert taken.returncode == 1 and "name of a recommended model" in taken.stderr
+
+    removed = jawad(profile_dir, "remove", "my-model.q4_k_m")
+    assert removed.returncode == 0 and "the file stays" in removed.stderr and gguf.is_file()
+    assert "in use" in next(line for line in jawad(profile_dir, "list").stdout.splitlines() if NAME in line)
+    gone = jawad(profile_dir, "use", "my-model.q4_k_m")
+    assert gone.returncode == 1 and "no recommended model called 'my-model.q4_k_m'" in gone.stderr
+
+    assert jawad(profile_dir, "add", str(gguf), "--name", "mine").returncode == 0
+    gguf.unlink()
+    moved = jawad(profile_dir, "use", "mine")
+    assert moved.returncode == 1 and "no longer at" in moved.stderr and "Traceback" not in moved.stderr

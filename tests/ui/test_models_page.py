@@ -105,8 +105,6 @@ def test_download_cancel_resume_and_use(
     assert AppContext.open(str(profile_dir), secrets=secret_store).settings.providers[0].model_file == ""
 
 
-@pytest.mark.xfail(strict=True, reason="known: with the pinned catalog's longer descriptions the page still moves "
-                   "one line down when another row's description replaces the error (issue 32, open)")
 def test_a_corrupt_download_is_an_error_on_the_page(ctx: AppContext, hub: HubServer, qtbot: Any,
                                                      aio_loop: Any) -> None:
     page = make_page(ctx, qtbot, hub.base_url)
@@ -162,3 +160,41 @@ def test_no_ollama_provider_and_the_dialog_has_the_page(
     dialog.show_page("Models")
     assert dialog.current_page() is dialog.models
     assert "No Ollama provider" in dialog.models.ollama_where.text() and not dialog.models.pull.isEnabled()
+
+
+def test_add_a_file_use_it_and_take_it_off_the_list(ctx: AppContext, qtbot: Any, aio_loop: Any,
+                                                     tmp_path: Path, profile_dir: Path,
+                                                     secret_store: SecretStore) -> None:
+    """Models → Add a file…: a GGUF file on the disk is checked by its header, listed after the
+    catalog, run by "Use this model" where it lies; a file that is not a GGUF is refused on the page;
+    Delete takes an added file off the list and leaves it on the disk."""
+    page = make_page(ctx, qtbot)
+    text = tmp_path / "notes.gguf"
+    text.write_text("not a model")
+    page.add_file.click()  # returns at once: the dialog is open, the event loop runs
+    dialog = page.file_dialog
+    assert dialog is not None and dialog.isVisible()
+    dialog.selectFile(str(text))
+    dialog.accept()
+    assert "notes.gguf is not a GGUF model file" in page.status.text() and page.status.styleSheet()
+    assert page.table.rowCount() == len(page._states)
+
+    gguf = tmp_path / "Home-Made.gguf"
+    gguf.write_bytes(b"GGUF" + (3).to_bytes(4, "little") + bytes(64))
+    page.add_model_file(str(gguf))
+    assert "added as 'home-made'" in page.status.text()
+    assert page.selected_name() == "home-made" and page.selected() is None
+    row = page.table.rowCount() - 1
+    assert cell(page, row, 0).text() == "home-made" and cell(page, row, 4).text() == "Added"
+    assert str(gguf) in page.why.text() and not page.download.isEnabled() and page.use.isEnabled()
+    assert not list(models_folder(ctx.paths.data).glob("*.gguf"))  # used where it is: nothing copied
+
+    page.use.click()
+    assert cell(page, row, 4).text() == "In use" and not page.use.isEnabled()
+    saved = AppContext.open(str(profile_dir), secrets=secret_store).settings
+    [local] = [p for p in saved.providers if p.kind is ProviderKind.LOCAL]
+    assert (local.model, local.model_file) == ("home-made", str(gguf))
+
+    page.delete.click()
+    assert page.table.rowCount() == len(page._states) and gguf.is_file()
+    assert "its file stays" in page.status.text() and row_status(page, "smollm2") == "In use"

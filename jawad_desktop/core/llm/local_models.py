@@ -23,6 +23,7 @@ import httpx
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.config.settings import NetworkSettings, Settings
 from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.llm.added_models import added_model, forget_model, present_file
 from jawad_desktop.core.llm.catalog import BUNDLED_NAME, CATALOG, CatalogModel, catalog_entry
 from jawad_desktop.core.llm.local_server import bundled_model_path
 from jawad_desktop.core.store import pins
@@ -52,7 +53,8 @@ def entry_named(name: str) -> CatalogModel:
     entry = catalog_entry(name)
     if entry is None:
         raise LocalModelError("UNKNOWN_MODEL", f"There is no recommended model called {name!r}.",
-                              suggestions=["Use one of: " + ", ".join(m.name for m in CATALOG) + "."])
+                              suggestions=["Use one of: " + ", ".join(m.name for m in CATALOG) + ".",
+                                           "Or add a GGUF file you have: `jawad models add PATH`."])
     return entry
 
 
@@ -152,7 +154,10 @@ def download_model(
 
 
 def remove_model(name: str, folder: Path) -> bool:
-    """Delete the model's file and any unfinished download; False when there was nothing."""
+    """Delete the model's file and any unfinished download; False when there was nothing. A file
+    added from elsewhere (``added_models``) is only taken off the list: the user's file stays."""
+    if catalog_entry(name) is None and added_model(name, folder) is not None:
+        return forget_model(name, folder)
     entry = entry_named(name)
     removed = False
     for path in (folder / entry.file, folder / (entry.file + INCOMPLETE_SUFFIX)):
@@ -164,23 +169,31 @@ def remove_model(name: str, folder: Path) -> bool:
 
 
 def use_model(settings: Settings, name: str, folder: Path) -> ProviderConfig:
-    """Make the local provider run the catalog's model ``name`` (it must be installed): the first
-    provider of kind ``local``, or a new one called "Built-in". The caller saves the settings; the
-    server restarts with the model on its next request."""
+    """Make the local provider run the catalog's model ``name`` (it must be installed) or a GGUF file
+    added under that name (``added_models``): the first provider of kind ``local``, or a new one
+    called "Built-in". The caller saves the settings; the server restarts with the model on its
+    next request."""
+    added = added_model(name, folder) if catalog_entry(name) is None else None
+    if added is not None:
+        return _run_on_local_provider(settings, added.name, str(present_file(added)))
     entry = entry_named(name)
     path = model_file(entry, folder)
     if path is None:
         raise LocalModelError("NOT_DOWNLOADED", f"{entry.title} is not on this computer yet.",
                               suggestions=[f"Download it first (about {entry.size_bytes / 1e9:.1f} GB)."])
-    chosen = "" if from_package(path) else str(path)
+    return _run_on_local_provider(settings, entry.name, "" if from_package(path) else str(path))
+
+
+def _run_on_local_provider(settings: Settings, model: str, chosen: str) -> ProviderConfig:
+    """The first local provider (made if there is none) set to run ``model`` from the file ``chosen``."""
     local = next((p for p in settings.providers if p.kind is ProviderKind.LOCAL), None)
     if local is None:
         taken = {p.name.casefold() for p in settings.providers}
         name_ = LOCAL_PROVIDER_NAME if LOCAL_PROVIDER_NAME.casefold() not in taken else "Built-in local"
-        local = ProviderConfig(name=name_, kind=ProviderKind.LOCAL, model=entry.name, model_file=chosen)
+        local = ProviderConfig(name=name_, kind=ProviderKind.LOCAL, model=model, model_file=chosen)
         settings.providers = [*settings.providers, local]
         return local
-    updated = local.model_copy(update={"model": entry.name, "model_file": chosen})
+    updated = local.model_copy(update={"model": model, "model_file": chosen})
     settings.providers = [updated if p is local else p for p in settings.providers]
     return updated
 
@@ -192,6 +205,9 @@ def resolve_model_file(config: ProviderConfig, folder: Path) -> ProviderConfig:
     if config.kind is not ProviderKind.LOCAL or config.base_url or config.model_file:
         return config
     entry = catalog_entry(config.model)
+    added = added_model(config.model, folder) if entry is None else None
+    if added is not None:
+        return config.model_copy(update={"model": added.name, "model_file": str(present_file(added))})
     if entry is None:
         return config
     path = model_file(entry, folder)

@@ -15,14 +15,21 @@ from pydantic import ValidationError
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QKeyEvent, QPalette
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QApplication,
     QComboBox,
+    QDoubleSpinBox,
     QFormLayout,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QLayout,
     QLineEdit,
+    QListWidget,
+    QListWidgetItem,
     QPushButton,
+    QSpinBox,
+    QTableWidget,
     QWidget,
 )
 
@@ -103,12 +110,93 @@ def combo(accessible_name: str, parent: QWidget, choices: Iterable[tuple[str, ob
     return box
 
 
+def _described(box: QSpinBox | QDoubleSpinBox, accessible_name: str, suffix: str, special: str,
+               tooltip: str) -> None:
+    box.setAccessibleName(accessible_name)
+    box.setSuffix(suffix)
+    box.setSpecialValueText(special)  # shown for the lowest value ("No limit")
+    if tooltip:
+        box.setToolTip(tooltip)
+
+
+def whole_number(accessible_name: str, parent: QWidget, low: int, high: int, *, step: int = 1, suffix: str = "",
+                 special: str = "", tooltip: str = "") -> QSpinBox:
+    """A field for a whole number from ``low`` to ``high``; ``special`` names the lowest value."""
+    box = QSpinBox(parent)
+    box.setRange(low, high)
+    box.setSingleStep(step)
+    _described(box, accessible_name, suffix, special, tooltip)
+    return box
+
+
+def decimal_number(accessible_name: str, parent: QWidget, low: float, high: float, *, step: float = 0.1,
+                   decimals: int = 2, suffix: str = "", prefix: str = "", special: str = "",
+                   tooltip: str = "") -> QDoubleSpinBox:
+    """A field for a number with ``decimals`` decimals from ``low`` to ``high`` (seconds: ``suffix=" s"``)."""
+    box = QDoubleSpinBox(parent)
+    box.setDecimals(decimals)  # before the range: the range is rounded to the decimals
+    box.setRange(low, high)
+    box.setSingleStep(step)
+    box.setPrefix(prefix)
+    _described(box, accessible_name, suffix, special, tooltip)
+    return box
+
+
+def data_table(accessible_name: str, columns: Iterable[str], parent: QWidget, *, stretch: int = 0,
+               tooltip: str = "") -> QTableWidget:
+    """A read-only table chosen by rows: Tab leaves it (the arrows move in it: no keyboard trap), no
+    row numbers; column ``stretch`` takes the width (-1: every column shares it), the others fit their
+    contents."""
+    headers = list(columns)
+    table = QTableWidget(0, len(headers), parent)
+    table.setAccessibleName(accessible_name)
+    if tooltip:
+        table.setToolTip(tooltip)
+    table.setHorizontalHeaderLabels(headers)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setTabKeyNavigation(False)
+    table.verticalHeader().hide()
+    header = table.horizontalHeader()
+    for column in range(len(headers)):
+        fills = stretch in (-1, column)
+        header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch if fills else
+                                    QHeaderView.ResizeMode.ResizeToContents)
+    return table
+
+
+def fill_list(widget: QListWidget, rows: Iterable[tuple[str, object]], *, chosen: object, empty: str) -> None:
+    """Show ``rows`` (text, the id kept as the item's data) in ``widget``, the ``chosen`` id selected
+    again; ``empty`` says what to do when there are none (a line that cannot be chosen)."""
+    widget.clear()
+    for text, key in rows:
+        item = QListWidgetItem(text)
+        item.setData(Qt.ItemDataRole.UserRole, key)
+        widget.addItem(item)
+        if key == chosen:
+            item.setSelected(True)
+            widget.setCurrentItem(item)
+    if widget.count() == 0:
+        widget.addItem(QListWidgetItem(empty))
+        widget.item(0).setFlags(Qt.ItemFlag.NoItemFlags)
+
+
 def field_row(field: QWidget, *beside: QWidget) -> QHBoxLayout:
     """``field`` taking the width, with small controls beside it ("Fetch models", "Show")."""
     row = QHBoxLayout()
     row.addWidget(field, 1)
     for widget in beside:
         row.addWidget(widget)
+    return row
+
+
+def row_of(*widgets: QWidget, stretch: bool = True) -> QHBoxLayout:
+    """``widgets`` side by side (a row of buttons), the room left after them when ``stretch``."""
+    row = QHBoxLayout()
+    for widget in widgets:
+        row.addWidget(widget)
+    if stretch:
+        row.addStretch(1)
     return row
 
 
@@ -125,6 +213,20 @@ def add_form_row(form: QFormLayout, label: str, field: QWidget | QLayout) -> Non
     if first is not None:
         named.setBuddy(first)
     form.addRow(named, field)
+
+
+def add_rows(form: QFormLayout, rows: Iterable[tuple[str, QWidget | QLayout]]) -> None:
+    """Each (label, field) of ``rows`` as a row of ``form`` (``add_form_row``)."""
+    for label, field in rows:
+        add_form_row(form, label, field)
+
+
+def add_explained_rows(form: QFormLayout, page: QWidget, rows: Iterable[tuple[str, QWidget, str]]) -> None:
+    """Each (label, field, what it does) of ``rows`` as a row of ``form`` on ``page``, with its help
+    line under it."""
+    for label, field, text in rows:
+        add_form_row(form, label, field)
+        form.addRow("", help_line(text, page, describes=field))
 
 
 def help_line(text: str, parent: QWidget, *, describes: QWidget) -> QLabel:
@@ -144,9 +246,25 @@ def help_line(text: str, parent: QWidget, *, describes: QWidget) -> QLabel:
 STATUS_LINE = "jawadStatusLine"  # the property that marks a status line
 
 
-def status_line(accessible_name: str, parent: QWidget) -> QLabel:
-    """A wrapped, selectable line for results and problems (the user may copy an error)."""
-    label = QLabel(parent)
+class _RoomKeepingLine(QLabel):
+    """A status line that keeps the height of the longest news it showed (at least two lines): a
+    message going or a shorter one coming moves nothing below it. The room grows when the text is
+    set, not later when the layout next measures it, so the page moves once, with the news."""
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setMinimumHeight(2 * self.fontMetrics().lineSpacing())
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        if text and self.width() > 0:
+            self.setMinimumHeight(max(self.minimumHeight(), self.heightForWidth(self.width())))
+
+
+def status_line(accessible_name: str, parent: QWidget, *, keep_room: bool = False) -> QLabel:
+    """A wrapped, selectable line for results and problems (the user may copy an error);
+    ``keep_room``: the line keeps the height of its longest message (``_RoomKeepingLine``)."""
+    label = _RoomKeepingLine(parent) if keep_room else QLabel(parent)
     label.setWordWrap(True)
     label.setAccessibleName(accessible_name)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -20,20 +20,19 @@ import logging
 from pydantic import ValidationError
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QHideEvent
-from PySide6.QtWidgets import (
-    QCheckBox,
-    QDoubleSpinBox,
-    QFormLayout,
-    QLabel,
-    QPlainTextEdit,
-    QSpinBox,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QCheckBox, QFormLayout, QPlainTextEdit, QVBoxLayout, QWidget
 
 from jawad_desktop.core.config.settings import SYSTEM_PROMPT_MAX_CHARS
 from jawad_desktop.core.context import AppContext
-from jawad_desktop.ui.look.controls import combo, help_line, set_status, status_line, validation_message
+from jawad_desktop.ui.look.controls import (
+    add_explained_rows,
+    combo,
+    decimal_number,
+    set_status,
+    status_line,
+    validation_message,
+    whole_number,
+)
 
 log = logging.getLogger("jawad.ui.settings")
 
@@ -48,6 +47,26 @@ LIBRARY_EMBEDDINGS = (
     ("With any provider (sends your documents' text to it)", "any"),
     ("Never: words only", "off"),
 )
+EXPLAINED = {  # what each setting does, under it and in its tool tip
+    "max_steps": "How many steps (a model answer, then its tool calls) one message may take. When they run out, "
+                 "Jawad stops and says what it has done so far.",
+    "tool_format": "How the model asks for tools. Automatic uses the provider's function calling and switches to "
+                   "text for a model that turns it down; choose XML or JSON for a model that calls tools badly.",
+    "temperature": "How varied the answers are: 0 always gives the likeliest words, higher is more inventive.",
+    "max_tokens": "The longest answer the model may write in one step (a token is about three quarters of a word).",
+    "max_run_tokens": "The most tokens (sent and received) one message may use over all its steps; Jawad stops "
+                      "when it is spent and says what it has done. 0 is no limit.",
+    "max_run_cost": "The most one message may cost, estimated from the price table (prices.json in the config "
+                    "folder); a model whose price is unknown is not held to it, and you are told. 0 is no limit.",
+    "library_embeddings": "Besides their words, your document library can be searched by meaning with the "
+                          "provider's embeddings. That sends the text of every indexed page to the provider (and "
+                          "may cost): by default only a model running on this computer does it.",
+    "plan_first": "Before acting, Jawad shows the sites it will use and the kinds of actions (read, navigate, click "
+                  "and type, submit, download) for your approval; within the approved plan it does not ask again, "
+                  "and anything outside it asks. Purchases and data sent to another site always ask.",
+    "instructions": "Standing instructions for every conversation, given to the model after Jawad's own rules: "
+                    "your language, tone, or facts about you. Leave empty for none.",
+}
 SAVE_DELAY_MS = 600  # the instructions are saved once the typing pauses this long
 
 
@@ -61,31 +80,14 @@ class AgentPage(QWidget):
         self.ctx = ctx
         self._loading = True
 
-        self.max_steps = QSpinBox(self)
-        self.max_steps.setAccessibleName("Step limit")
-        self.max_steps.setRange(1, 50)
+        self.max_steps = whole_number("Step limit", self, 1, 50)
         self.tool_format = combo("Tool format", self, TOOL_FORMATS)
-        self.temperature = QDoubleSpinBox(self)
-        self.temperature.setAccessibleName("Temperature")
-        self.temperature.setRange(0.0, 2.0)
-        self.temperature.setSingleStep(0.1)
-        self.temperature.setDecimals(2)
-        self.max_tokens = QSpinBox(self)
-        self.max_tokens.setAccessibleName("Maximum output tokens")
-        self.max_tokens.setRange(16, 200_000)
-        self.max_tokens.setSingleStep(256)
-        self.max_run_tokens = QSpinBox(self)
-        self.max_run_tokens.setAccessibleName("Token budget of a request")
-        self.max_run_tokens.setRange(0, 100_000_000)
-        self.max_run_tokens.setSingleStep(10_000)
-        self.max_run_tokens.setSpecialValueText("No limit")
-        self.max_run_cost = QDoubleSpinBox(self)
-        self.max_run_cost.setAccessibleName("Cost budget of a request, in US dollars")
-        self.max_run_cost.setRange(0.0, 1000.0)
-        self.max_run_cost.setDecimals(2)
-        self.max_run_cost.setSingleStep(0.05)
-        self.max_run_cost.setPrefix("$")
-        self.max_run_cost.setSpecialValueText("No limit")
+        self.temperature = decimal_number("Temperature", self, 0.0, 2.0)
+        self.max_tokens = whole_number("Maximum output tokens", self, 16, 200_000, step=256)
+        self.max_run_tokens = whole_number("Token budget of a request", self, 0, 100_000_000, step=10_000,
+                                           special="No limit")
+        self.max_run_cost = decimal_number("Cost budget of a request, in US dollars", self, 0.0, 1000.0,
+                                           step=0.05, prefix="$", special="No limit")
         self.library_embeddings = combo("Search documents by meaning", self, LIBRARY_EMBEDDINGS)
         self.plan_first = QCheckBox("Show me a plan before acting", self)
         self.plan_first.setAccessibleName("Plan first: show me a plan before acting")
@@ -100,52 +102,25 @@ class AgentPage(QWidget):
         self._save_later.timeout.connect(self.save)
 
         form = QFormLayout()
-        rows: tuple[tuple[str, QWidget, str], ...] = (
-            ("&Step limit", self.max_steps,
-             "How many steps (a model answer, then its tool calls) one message may take. When they run out, "
-             "Jawad stops and says what it has done so far."),
-            ("Tool &format", self.tool_format,
-             "How the model asks for tools. Automatic uses the provider's function calling and switches to "
-             "text for a model that turns it down; choose XML or JSON for a model that calls tools badly."),
-            ("T&emperature", self.temperature,
-             "How varied the answers are: 0 always gives the likeliest words, higher is more inventive."),
-            ("Max output &tokens", self.max_tokens,
-             "The longest answer the model may write in one step (a token is about three quarters of a word)."),
-            ("Token &budget", self.max_run_tokens,
-             "The most tokens (sent and received) one message may use over all its steps; Jawad stops "
-             "when it is spent and says what it has done. 0 is no limit."),
-            ("C&ost budget", self.max_run_cost,
-             "The most one message may cost, estimated from the price table (prices.json in the config "
-             "folder); a model whose price is unknown is not held to it, and you are told. 0 is no limit."),
-            ("Documents by &meaning", self.library_embeddings,
-             "Besides their words, your document library can be searched by meaning with the provider's "
-             "embeddings. That sends the text of every indexed page to the provider (and may cost): by "
-             "default only a model running on this computer does it."),
-            ("&Plan first", self.plan_first,
-             "Before acting, Jawad shows the sites it will use and the kinds of actions (read, navigate, click "
-             "and type, submit, download) for your approval; within the approved plan it does not ask again, "
-             "and anything outside it asks. Purchases and data sent to another site always ask."),
-        )
-        for label, field, text in rows:
-            form.addRow(label, field)
-            form.addRow("", help_line(text, self, describes=field))
-        instructions_label = QLabel("Your &instructions", self)
-        instructions_label.setBuddy(self.instructions)
-        form.addRow(instructions_label, self.instructions)
-        form.addRow("", help_line(
-            "Standing instructions for every conversation, given to the model after Jawad's own rules: "
-            "your language, tone, or facts about you. Leave empty for none.", self, describes=self.instructions))
+        add_explained_rows(form, self, (
+            ("&Step limit", self.max_steps, EXPLAINED["max_steps"]),
+            ("Tool &format", self.tool_format, EXPLAINED["tool_format"]),
+            ("T&emperature", self.temperature, EXPLAINED["temperature"]),
+            ("Max output &tokens", self.max_tokens, EXPLAINED["max_tokens"]),
+            ("Token &budget", self.max_run_tokens, EXPLAINED["max_run_tokens"]),
+            ("C&ost budget", self.max_run_cost, EXPLAINED["max_run_cost"]),
+            ("Documents by &meaning", self.library_embeddings, EXPLAINED["library_embeddings"]),
+            ("&Plan first", self.plan_first, EXPLAINED["plan_first"]),
+            ("Your &instructions", self.instructions, EXPLAINED["instructions"]),
+        ))
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.status)
 
         self.load()
-        self.max_steps.valueChanged.connect(self.save)
+        for number in (self.max_steps, self.temperature, self.max_tokens, self.max_run_tokens, self.max_run_cost):
+            number.valueChanged.connect(self.save)
         self.tool_format.currentIndexChanged.connect(self.save)
-        self.temperature.valueChanged.connect(self.save)
-        self.max_tokens.valueChanged.connect(self.save)
-        self.max_run_tokens.valueChanged.connect(self.save)
-        self.max_run_cost.valueChanged.connect(self.save)
         self.plan_first.toggled.connect(self.save)
         self.library_embeddings.currentIndexChanged.connect(self.save)
         self.instructions.textChanged.connect(self._save_later.start)

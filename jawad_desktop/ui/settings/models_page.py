@@ -5,7 +5,9 @@ calls tools (the tooltip says why), and whether it is on this computer. Download
 worker thread (``ui.base.background``) with a progress bar and Cancel; a cancelled download keeps
 what arrived and the next Download resumes it (``core.store.hub_download``). Delete removes a model's
 file; "Use this model" makes the local provider run it (``core.llm.local_models.use_model``):
-the built-in server restarts with it on the next request.
+the built-in server restarts with it on the next request. "Add a file…" adds a GGUF file already on
+this computer (``core.llm.added_models``: checked by its header, used where it is, never copied); it
+is listed after the catalog, used like a downloaded model, and Delete only takes it off the list.
 
 The Ollama section lists the models of the first Ollama provider and pulls one by name with
 progress and Cancel (``core.llm.ollama_native``).
@@ -23,13 +25,11 @@ from PySide6.QtGui import QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
+    QFileDialog,
     QGroupBox,
-    QHBoxLayout,
-    QHeaderView,
     QLabel,
     QListWidget,
     QProgressBar,
-    QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.llm.added_models import AddedModel, add_model_file, added_models
 from jawad_desktop.core.llm.catalog import CatalogModel, human_size
 from jawad_desktop.core.llm.local_models import (
     ModelState,
@@ -51,7 +52,16 @@ from jawad_desktop.core.llm.local_models import (
 )
 from jawad_desktop.core.llm.ollama_native import PullProgress, ollama_client
 from jawad_desktop.ui.base.background import run_async, run_in_thread
-from jawad_desktop.ui.look.controls import button, failure_text, line_edit, set_status, status_line
+from jawad_desktop.ui.look.controls import (
+    button,
+    data_table,
+    failure_text,
+    line_edit,
+    row_of,
+    set_status,
+    status_line,
+)
+from jawad_desktop.ui.look.file_dialogs import make_roomy
 
 log = logging.getLogger("jawad.ui.models")
 
@@ -68,6 +78,12 @@ class _Progress(QObject):
 def ollama_provider(providers: list[ProviderConfig]) -> ProviderConfig | None:
     """The first configured Ollama provider (either kind), if any."""
     return next((p for p in providers if p.kind in (ProviderKind.OLLAMA, ProviderKind.OLLAMA_NATIVE)), None)
+
+
+def _added_note(added: AddedModel) -> str:
+    """An added file's description under the list."""
+    where = str(added.path) if added.present else f"{added.path}, which is no longer there"
+    return f"{added.name}: a GGUF file you added, used where it is ({where}). How well it calls tools is not known."
 
 
 def _note(entry: CatalogModel) -> str:
@@ -87,47 +103,54 @@ class ModelsPage(QWidget):
         self.endpoint = endpoint  # the hub to download from; None: JAWAD_MODEL_ENDPOINT, HF_ENDPOINT or huggingface.co
         self.folder: Path = models_folder(ctx.paths.data)
         self._states: list[ModelState] = []
+        self._added: list[AddedModel] = []  # GGUF files added from the disk: the rows after the catalog's
         self._cancel: threading.Event | None = None
         self._downloading = ""
         self._progress = _Progress(self)
         self._progress.download.connect(self._on_progress)
         self._pull_task: asyncio.Task[None] | None = None
+        self.file_dialog: QFileDialog | None = None
+        self._build_catalog()
+        self._build_ollama()
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.why)
+        layout.addLayout(row_of(self.download, self.cancel, self.delete, self.use, self.add_file))
+        layout.addWidget(self.progress)
+        layout.addWidget(self.status)
+        layout.addWidget(self.ollama_box)
+        self._connect()
+        self.refresh()
+        self.table.selectRow(0)
+        self._show_ollama_provider()
 
-        self.table = QTableWidget(0, len(COLUMNS), self)
-        self.table.setAccessibleName("Recommended models")
-        self.table.setHorizontalHeaderLabels(COLUMNS)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    def _build_catalog(self) -> None:
+        self.table = data_table("Recommended models", COLUMNS, self)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.verticalHeader().hide()
-        self.table.setTabKeyNavigation(False)  # Tab leaves the table; the arrows move in it
         self.table.setCornerButtonEnabled(False)
         for corner in self.table.findChildren(QAbstractButton):  # Qt's "select all" corner: hidden with the header
             corner.setAccessibleName("Select all models")
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for column in range(1, len(COLUMNS)):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.why = QLabel(self)
         self.why.setWordWrap(True)
         self.why.setAccessibleName("About the selected model")
-
         self.download = button("&Download", "Download the selected model", self,
                                tooltip="Download the model from Hugging Face; a stopped download resumes")
         self.cancel = button("Cancel", "Cancel the download", self,
                              tooltip="Stop the download; what arrived is kept for the next Download")
         self.cancel.hide()
         self.delete = button("De&lete", "Delete the selected model's file", self,
-                             tooltip="Delete the downloaded file (and any unfinished download)")
+                             tooltip="Delete the downloaded file (and any unfinished download); a file you added "
+                                     "is only taken off the list")
         self.use = button("&Use this model", "Use the selected model for the built-in provider", self,
                           tooltip="The built-in local provider runs this model from its next request")
+        self.add_file = button("&Add a file…", "Add a GGUF model file from this computer", self,
+                               tooltip="A .gguf file you already have: it is used where it is, not copied")
         self.progress = QProgressBar(self)
         self.progress.setAccessibleName("Model download progress")
         self.progress.hide()
-        self.status = status_line("Models status", self)
-        # Room for two lines: a line coming and going moves nothing below it.
-        self.status.setMinimumHeight(2 * self.status.fontMetrics().lineSpacing())
+        self.status = status_line("Models status", self, keep_room=True)  # news coming and going moves nothing
 
+    def _build_ollama(self) -> None:
         self.ollama_box = QGroupBox("Ollama", self)
         self.ollama_where = QLabel(self.ollama_box)
         self.ollama_where.setWordWrap(True)
@@ -149,52 +172,37 @@ class ModelsPage(QWidget):
         self.pull_progress.setAccessibleName("Ollama pull progress")
         self.pull_progress.hide()
         self.ollama_status = status_line("Ollama status", self.ollama_box)
-
-        buttons = QHBoxLayout()
-        for widget in (self.download, self.cancel, self.delete, self.use):
-            buttons.addWidget(widget)
-        buttons.addStretch(1)
-        pull_row = QHBoxLayout()
-        for part in (pull_label, self.pull_name, self.pull, self.cancel_pull, self.ollama_refresh):
-            pull_row.addWidget(part)
         ollama = QVBoxLayout(self.ollama_box)
         ollama.addWidget(self.ollama_where)
         ollama.addWidget(self.ollama_models)
-        ollama.addLayout(pull_row)
+        ollama.addLayout(row_of(pull_label, self.pull_name, self.pull, self.cancel_pull, self.ollama_refresh,
+                              stretch=False))
         ollama.addWidget(self.pull_progress)
         ollama.addWidget(self.ollama_status)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.table, 1)
-        layout.addWidget(self.why)
-        layout.addLayout(buttons)
-        layout.addWidget(self.progress)
-        layout.addWidget(self.status)
-        layout.addWidget(self.ollama_box)
 
+    def _connect(self) -> None:
         self.table.itemSelectionChanged.connect(self._update_buttons)
         self.table.itemSelectionChanged.connect(self._forget_other_rows_news)
         self.download.clicked.connect(self.start_download)
         self.cancel.clicked.connect(self.cancel_download)
         self.delete.clicked.connect(self.delete_selected)
         self.use.clicked.connect(self.use_selected)
+        self.add_file.clicked.connect(self.choose_file)
         self.ollama_refresh.clicked.connect(self.refresh_ollama)
         self.pull.clicked.connect(self.start_pull)
         self.pull_name.returnPressed.connect(self.start_pull)
         self.cancel_pull.clicked.connect(self.stop_pull)
         QShortcut(QKeySequence(Qt.Key.Key_Delete), self.table, self.delete_selected,
                   context=Qt.ShortcutContext.WidgetShortcut)
-        self.refresh()
-        self.table.selectRow(0)
-        self._show_ollama_provider()
 
-    # --- the catalog ------------------------------------------------------------------------------
+    # --- the catalog and the added files ------------------------------------------------------------
 
     def refresh(self) -> None:
         """Read again what is on disk and which model the local provider runs."""
-        selected = self.selected()
-        self._states = model_states(self.folder)
+        selected = self.selected_name()
+        self._states, self._added = model_states(self.folder), added_models(self.folder)
         chosen = chosen_model(self.ctx.settings)
-        self.table.setRowCount(len(self._states))
+        self.table.setRowCount(len(self._states) + len(self._added))
         for row, state in enumerate(self._states):
             entry = state.entry
             if state.installed:
@@ -204,29 +212,49 @@ class ModelsPage(QWidget):
                 status = f"Paused at {state.partial * 100 // max(entry.size_bytes, 1)}%"
             else:
                 status = "Not downloaded"
-            cells = (entry.title, human_size(entry.size_bytes), human_size(entry.memory_bytes),
-                     TOOL_WORDS[entry.tools], status)
-            for column, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                item.setData(Qt.ItemDataRole.UserRole, entry.name)
-                if column == 3:
-                    item.setToolTip(entry.tools_why)
-                self.table.setItem(row, column, item)
-        if selected is not None:
-            self.select(selected.name)
+            self._fill_row(row, entry.name, (entry.title, human_size(entry.size_bytes),
+                                             human_size(entry.memory_bytes), TOOL_WORDS[entry.tools], status),
+                           entry.tools_why)
+        for row, added in enumerate(self._added, start=len(self._states)):
+            status = "In use" if added.name == chosen else "Added" if added.present else "File missing"
+            self._fill_row(row, added.name, (added.name, human_size(added.size_bytes), "", "", status),
+                           "Not measured: a file you added")
+        if selected:
+            self.select(selected)
         self._update_buttons()
 
+    def _fill_row(self, row: int, name: str, cells: tuple[str, ...], tools_why: str) -> None:
+        for column, text in enumerate(cells):
+            item = QTableWidgetItem(text)
+            item.setData(Qt.ItemDataRole.UserRole, name)
+            if column == 3:
+                item.setToolTip(tools_why)
+            self.table.setItem(row, column, item)
+
     def select(self, name: str) -> None:
-        for row, state in enumerate(self._states):
-            if state.entry.name == name:
+        for row in range(self.table.rowCount()):
+            item = self.table.item(row, 0)
+            if item is not None and item.data(Qt.ItemDataRole.UserRole) == name:
                 self.table.selectRow(row)
                 return
 
-    def selected(self) -> CatalogModel | None:
+    def _selected_row(self) -> int:
         rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []
-        if not rows or rows[0].row() >= len(self._states):
-            return None
-        return self._states[rows[0].row()].entry
+        return rows[0].row() if rows else -1
+
+    def selected(self) -> CatalogModel | None:
+        """The selected catalog model (None for an added file)."""
+        row = self._selected_row()
+        return self._states[row].entry if 0 <= row < len(self._states) else None
+
+    def selected_added(self) -> AddedModel | None:
+        """The selected added file (None for a catalog model)."""
+        row = self._selected_row() - len(self._states)
+        return self._added[row] if 0 <= row < len(self._added) else None
+
+    def selected_name(self) -> str:
+        entry, added = self.selected(), self.selected_added()
+        return entry.name if entry else added.name if added else ""
 
     def _state(self, name: str) -> ModelState | None:
         return next((s for s in self._states if s.entry.name == name), None)
@@ -236,29 +264,30 @@ class ModelsPage(QWidget):
         download is running, whose progress stays in view. The line keeps its room, so nothing below
         it moves."""
         if self._cancel is None:
-            self.status.setMinimumHeight(max(self.status.minimumHeight(), self.status.height()))
             self.status.clear()
 
     def _update_buttons(self) -> None:
-        entry = self.selected()
+        entry, added = self.selected(), self.selected_added()
         state = self._state(entry.name) if entry else None
-        busy = self._cancel is not None
+        busy, chosen = self._cancel is not None, chosen_model(self.ctx.settings)
         self.download.setEnabled(bool(state and not state.installed and not busy))
-        self.delete.setEnabled(bool(state and not from_package(state.path) and (state.installed or state.partial)
-                                    and self._downloading != state.entry.name))
-        self.use.setEnabled(bool(state and state.installed and state.entry.name != chosen_model(self.ctx.settings)))
-        if entry is None:
+        self.delete.setEnabled(bool(added) or bool(state and not from_package(state.path) and
+                                                   (state.installed or state.partial) and
+                                                   self._downloading != state.entry.name))
+        self.use.setEnabled(bool(state and state.installed and state.entry.name != chosen) or
+                            bool(added and added.present and added.name != chosen))
+        if entry is None and added is None:
             self.why.clear()
             return
-        self.why.setText(_note(entry))
+        self.why.setText(_note(entry) if entry else _added_note(added) if added else "")
         self._keep_why_room()
 
     def _keep_why_room(self) -> None:
         """The description line takes the room of the tallest row's at its width: choosing another
         row moves nothing below it (measured again when the page's width changes)."""
         shown, width, tallest = self.why.text(), self.why.width(), 0
-        for state in self._states:
-            self.why.setText(_note(state.entry))
+        for note in [_note(s.entry) for s in self._states] + [_added_note(m) for m in self._added]:
+            self.why.setText(note)
             tallest = max(tallest, self.why.heightForWidth(width))
         self.why.setText(shown)
         self.why.setMinimumHeight(tallest)
@@ -267,6 +296,27 @@ class ModelsPage(QWidget):
         super().resizeEvent(event)
         if event.oldSize().width() != event.size().width() and self.why.text():
             self._keep_why_room()
+
+    def choose_file(self) -> None:
+        """Ask for a GGUF file on this computer (a non-blocking dialog), then add it."""
+        dialog = QFileDialog(self, "Add a GGUF model file")
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dialog.setNameFilters(["GGUF models (*.gguf)", "All files (*)"])
+        dialog.fileSelected.connect(self.add_model_file)
+        self.file_dialog = dialog
+        make_roomy(dialog).open()
+
+    def add_model_file(self, path: str) -> None:
+        """Add the GGUF file ``path`` to the list (checked by its header, not copied) and select it."""
+        try:
+            added = add_model_file(Path(path), self.folder)
+        except (JawadError, OSError) as exc:
+            set_status(self.status, failure_text(f"adding {Path(path).name}", exc), error=True)
+            return
+        self.refresh()
+        self.select(added.name)
+        set_status(self.status, f"{added.path.name} is added as {added.name!r} and used where it is (not copied). "
+                                "Choose “Use this model” to run it.")
 
     def start_download(self) -> None:
         """Download the selected model on a worker thread, with progress and Cancel."""
@@ -330,16 +380,20 @@ class ModelsPage(QWidget):
             set_status(self.status, text, error=True)
 
     def delete_selected(self) -> None:
-        entry = self.selected()
+        """Delete the selected model's file, or take an added file off the list (the file stays)."""
+        entry, added = self.selected(), self.selected_added()
         state = self._state(entry.name) if entry else None
-        if entry is None or state is None or from_package(state.path) or self._downloading == entry.name:
+        if added is None and (entry is None or state is None or from_package(state.path)
+                              or self._downloading == entry.name):
             return
+        name = added.name if added else state.entry.name if state else ""
+        title = state.entry.title if state and not added else name
         try:
-            remove_model(entry.name, self.folder)
+            remove_model(name, self.folder)
         except (JawadError, OSError) as exc:
-            set_status(self.status, failure_text(f"deleting {entry.title}", exc), error=True)
+            set_status(self.status, failure_text(f"deleting {title}", exc), error=True)
             return
-        if chosen_model(self.ctx.settings) == entry.name:  # what the local provider ran is gone: the test model
+        if chosen_model(self.ctx.settings) == name:  # what the local provider ran is gone: the test model
             try:
                 use_model(self.ctx.settings, "smollm2", self.folder)
             except JawadError:  # not on this computer either (the packaged app): choose another one
@@ -348,21 +402,24 @@ class ModelsPage(QWidget):
                 self.ctx.save_settings()
                 self.changed.emit()
         self.refresh()
-        set_status(self.status, f"{entry.title} was deleted.")
+        set_status(self.status, f"{title} was deleted." if added is None else
+                   f"{title} is off the list; its file stays at {added.path}.")
 
     def use_selected(self) -> None:
-        entry = self.selected()
-        if entry is None:
+        name = self.selected_name()
+        if not name:
             return
+        entry = self.selected()
+        title = entry.title if entry else name
         try:
-            provider = use_model(self.ctx.settings, entry.name, self.folder)
+            provider = use_model(self.ctx.settings, name, self.folder)
             self.ctx.save_settings()
         except JawadError as exc:
-            set_status(self.status, failure_text(f"choosing {entry.title}", exc), error=True)
+            set_status(self.status, failure_text(f"choosing {title}", exc), error=True)
             return
         self.refresh()
         self.changed.emit()
-        set_status(self.status, f"The provider {provider.name!r} now runs {entry.title} (from its next request).")
+        set_status(self.status, f"The provider {provider.name!r} now runs {title} (from its next request).")
 
     # --- Ollama --------------------------------------------------------------------------------
 

@@ -9,8 +9,7 @@ Opening a device and downloading a model run on worker threads (``ui.base.backgr
 never freezes, and a failure is shown on the page.
 
 In the packaged app without its voice pack (``core.voice.pack``), an "Offline speech" row
-offers to install it: from the release's download or from a file, with progress and Cancel.
-The row is hidden once the pack is installed, and never shown in a source install.
+(``voice_pack_row``) offers to install it; it is hidden once the pack is installed.
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal, SignalInstance
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -28,8 +27,7 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
-    QHBoxLayout,
-    QLayout,
+    QLineEdit,
     QProgressBar,
     QSpinBox,
     QWidget,
@@ -56,16 +54,19 @@ from jawad_desktop.core.voice.tts import (
 from jawad_desktop.ui.base.background import run_async, run_in_thread
 from jawad_desktop.ui.base.remedies import error_text
 from jawad_desktop.ui.look.controls import (
-    add_form_row,
+    add_rows,
     button,
     combo,
+    decimal_number,
     error_style,
     failure_text,
     field_row,
     line_edit,
     status_line,
+    whole_number,
 )
 from jawad_desktop.ui.look.file_dialogs import make_roomy
+from jawad_desktop.ui.settings.voice_pack_row import VoicePackRow
 
 log = logging.getLogger("jawad.ui.voice")
 
@@ -91,13 +92,6 @@ async def speak(ctx: AppContext, text: str) -> str:
     return reader.engine
 
 
-class _Progress(QObject):
-    """How a download on a worker thread reports progress to the GUI thread (queued signals);
-    its end comes back through ``run_in_thread``'s callbacks."""
-
-    pack = Signal(object, object)
-
-
 class VoiceSettingsPage(QWidget):
     """Settings → Voice."""
 
@@ -107,17 +101,31 @@ class VoiceSettingsPage(QWidget):
         super().__init__(parent)
         self.ctx = ctx
         self.pack = pack or VoicePack.for_app(ctx.paths)
-        voice = ctx.settings.voice
-        self._progress = _Progress(self)
         unsubscribe = ctx.bus.subscribe(self._on_event)  # a model's download progress
         self.destroyed.connect(lambda *_: unsubscribe())
-        self._progress.pack.connect(self._on_pack_progress)
-        self._pack_cancel: threading.Event | None = None
         self._file_dialog: QFileDialog | None = None
         self._monitor: LevelMonitor | None = None
         self._monitor_generation = 0
+        self._download_cancel: threading.Event | None = None
         self._loading = True
+        self._build_microphone()
+        self._build_transcription()
+        self._build_replies()
+        self.pack_row = VoicePackRow(ctx, self.pack, self)
+        self.install_pack, self.install_pack_file = self.pack_row.install, self.pack_row.install_file
+        self.cancel_pack, self.pack_progress, self.pack_status = (self.pack_row.cancel, self.pack_row.progress,
+                                                                  self.pack_row.status)
+        self.install_voice_pack, self.cancel_pack_install = self.pack_row.install_pack, self.pack_row.cancel_install
+        self.pack_row.installed.connect(self._pack_installed)
+        self._form = QFormLayout(self)
+        self._lay_out()
+        self.fill_devices()
+        self.load()
+        self._update_model_status()
+        self._connect()
+        self.find_piper_voices()
 
+    def _build_microphone(self) -> None:
         self.device = combo("Microphone", self)
         self.refresh_devices = button("Refresh", "Refresh the list of microphones", self)
         self.level = QProgressBar(self)
@@ -130,10 +138,10 @@ class VoiceSettingsPage(QWidget):
         self._level_timer.setInterval(50)
         self._level_timer.timeout.connect(self._show_level)
 
+    def _build_transcription(self) -> None:
         self.backend = combo("Transcription", self, (("On this computer (Whisper)", "local"),
                                                      ("Whisper API (OpenAI, Groq or compatible)", "api")))
         self.fallback = QCheckBox("If it fails, try the other one", self)
-
         self.model = combo("Speech model", self)
         self.model.setEditable(True)
         self.model.addItems(known_model_sizes())
@@ -141,92 +149,60 @@ class VoiceSettingsPage(QWidget):
         self.cancel_download = button("Cancel", "Cancel the speech model download", self,
                                       tooltip="Stop the download; what arrived is kept for the next Download")
         self.cancel_download.hide()
-        self._download_cancel: threading.Event | None = None
         self.download_progress = QProgressBar(self)
         self.download_progress.setAccessibleName("Model download progress")
         self.download_progress.hide()
         self.model_status = status_line("Speech model status", self)
         self.compute = combo("Compute type", self, ((label, value) for value, label in COMPUTE_TYPES))
-        self.beam = QSpinBox(self)
-        self.beam.setAccessibleName("Beam size: 1 is fastest, wider may hear better")
-        self.beam.setToolTip("How many guesses the local model keeps while decoding: 1 is fastest; "
-                             "2 heard short commands best in our measurements.")
-        self.beam.setRange(1, 10)
+        self.beam = whole_number("Beam size: 1 is fastest, wider may hear better", self, 1, 10,
+                                 tooltip="How many guesses the local model keeps while decoding: 1 is fastest; "
+                                         "2 heard short commands best in our measurements.")
         self.language = combo("Language", self, ((label, value) for value, label in LANGUAGES))
-
-        self.install_pack = button("Install offline speech…", "Download and install offline speech (the voice pack)",
-                                   self)
-        self.install_pack_file = button("Install from file…", "Install offline speech from a voice pack file", self)
-        self.cancel_pack = button("Cancel", "Cancel the voice pack installation", self)
-        self.cancel_pack.hide()
-        self.pack_progress = QProgressBar(self)
-        self.pack_progress.setAccessibleName("Voice pack installation progress")
-        self.pack_status = status_line("Offline speech status", self)
-
-        self.api_provider = combo("Whisper API provider", self,
-                                  [("The active provider", ""), *((p.name, p.name) for p in ctx.settings.providers)])
+        self.api_provider = combo("Whisper API provider", self, self._providers())
         self.api_model = line_edit("Whisper API model", self)
-
-        self.silence = QDoubleSpinBox(self)
-        self.silence.setAccessibleName("Longest silence that ends the recording, in seconds")
-        self.silence.setToolTip("How long Jawad waits when you pause mid-sentence. After a finished "
-                                "sentence it answers after half a second.")
-        self.silence.setRange(0.3, 10.0)
-        self.silence.setSingleStep(0.1)
-        self.silence.setSuffix(" s")
-        self.max_length = QDoubleSpinBox(self)
-        self.max_length.setAccessibleName("Maximum recording length, in seconds")
-        self.max_length.setRange(2.0, 600.0)
-        self.max_length.setDecimals(0)
-        self.max_length.setSuffix(" s")
+        self.silence = decimal_number("Longest silence that ends the recording, in seconds", self, 0.3, 10.0,
+                                      suffix=" s", tooltip="How long Jawad waits when you pause mid-sentence. "
+                                                           "After a finished sentence it answers after half a second.")
+        self.max_length = decimal_number("Maximum recording length, in seconds", self, 2.0, 600.0, decimals=0,
+                                         step=1.0, suffix=" s")
         self.partials = QCheckBox("Show the words while I speak", self)
         self.auto_send = QCheckBox("Send what I said right away", self)
         self.speak_replies = QCheckBox("Read replies aloud", self)
 
+    def _providers(self) -> list[tuple[str, str]]:
+        return [("The active provider", ""), *((p.name, p.name) for p in self.ctx.settings.providers)]
+
+    def _build_replies(self) -> None:
         self.tts_backend = combo("Spoken replies with", self, (
             ("Automatic: a Piper voice if set up, else espeak-ng", "auto"),
             ("A speech API (OpenAI or compatible)", "api"), ("A Piper voice on this computer", "piper"),
             ("espeak-ng", "espeak")))
-        self.tts_provider = combo("Speech API provider", self,
-                                  [("The active provider", ""), *((p.name, p.name) for p in ctx.settings.providers)])
+        self.tts_provider = combo("Speech API provider", self, self._providers())
         self.tts_model = line_edit("Speech API model", self, hint="tts-1")
         self.tts_voice = line_edit("Speech API voice", self, hint="alloy")
         self.piper_voices = combo("Piper voice", self, [("None chosen", "")])
         self.piper_voices.setToolTip("The Piper voices installed on this computer: in the voices folder "
-                                     f"({piper_voice_folders(ctx)[0]}) and as Python packages")
+                                     f"({piper_voice_folders(self.ctx)[0]}) and as Python packages")
         self.piper_voice = line_edit("Piper voice file", self, hint="A .onnx voice, with its .onnx.json beside it")
         self.choose_piper = button("Choose…", "Choose a Piper voice file", self)
         self.espeak_voice = line_edit("espeak-ng voice", self, hint="Its default (e.g. en-us, fr, ar)")
-        self.speech_rate = QDoubleSpinBox(self)
-        self.speech_rate.setAccessibleName("Speech rate: 1 is the voice's normal speed")
-        self.speech_rate.setRange(0.25, 4.0)
-        self.speech_rate.setSingleStep(0.05)
-        self.speech_rate.setSuffix(" ×")
+        self.speech_rate = decimal_number("Speech rate: 1 is the voice's normal speed", self, 0.25, 4.0, step=0.05,
+                                          suffix=" ×")
         self.test_voice = button("Test voice", "Test voice: speak a sample sentence with the chosen engine", self)
         self.test_status = status_line("Test voice result", self)
-        self.conversation_timeout = QDoubleSpinBox(self)
-        self.conversation_timeout.setAccessibleName("Silence that ends conversation mode, in seconds")
-        self.conversation_timeout.setRange(3.0, 600.0)
-        self.conversation_timeout.setDecimals(0)
-        self.conversation_timeout.setSuffix(" s")
+        self.conversation_timeout = decimal_number("Silence that ends conversation mode, in seconds", self,
+                                                   3.0, 600.0, decimals=0, step=1.0, suffix=" s")
         self.announce_tools = QCheckBox("Say briefly what Jawad is doing (\"Reading the page\")", self)
         self.barge_in = QCheckBox("Stop speaking when I talk over Jawad", self)
         self.echo_cancel = QCheckBox("Use the sound server's echo cancellation", self)
 
-        self._pack_row = QWidget(self)
-        pack_row = QHBoxLayout(self._pack_row)
-        pack_row.setContentsMargins(0, 0, 0, 0)
-        pack_row.addWidget(self.install_pack)
-        pack_row.addWidget(self.install_pack_file)
-        pack_row.addWidget(self.cancel_pack)
-        pack_row.addStretch(1)
-        form = QFormLayout(self)
-        self._form = form
-        rows: tuple[tuple[str, QWidget | QLayout], ...] = (
+    def _lay_out(self) -> None:
+        form = self._form
+        add_rows(form, (
             ("&Microphone", field_row(self.device, self.refresh_devices)), ("Level", self.level),
-            ("", self.device_status),
-            ("&Transcription", self.backend), ("", self.fallback),
-            ("Offline speech", self._pack_row), ("", self.pack_progress), ("", self.pack_status),
+            ("", self.device_status), ("&Transcription", self.backend), ("", self.fallback)))
+        self.pack_row.add_to(form)
+        add_rows(form, (
             ("Speech &model", field_row(self.model, self.download, self.cancel_download)), ("", self.download_progress),
             ("", self.model_status),
             ("&Compute type", self.compute), ("&Beam size", self.beam), ("&Language", self.language),
@@ -240,69 +216,60 @@ class VoiceSettingsPage(QWidget):
             ("Speech &rate", field_row(self.speech_rate, self.test_voice)), ("", self.test_status),
             ("Hands-free timeo&ut", self.conversation_timeout), ("", self.announce_tools), ("", self.barge_in),
             ("", self.echo_cancel),
-        )
-        for label, field in rows:
-            add_form_row(form, label, field)
-        form.setRowVisible(self.pack_progress, False)  # while installing
+        ))
 
-        self.fill_devices()
-        self._select(self.backend, voice.backend)
-        self.fallback.setChecked(voice.fallback)
+    def _choices(self) -> dict[str, QComboBox]:
+        """The lists of choices and the voice setting each holds."""
+        return {"backend": self.backend, "compute_type": self.compute, "language": self.language,
+                "api_provider": self.api_provider, "tts_backend": self.tts_backend, "tts_provider": self.tts_provider}
+
+    def _boxes(self) -> dict[str, QCheckBox]:
+        return {"fallback": self.fallback, "partial_results": self.partials, "auto_send": self.auto_send,
+                "speak_replies": self.speak_replies, "announce_tools": self.announce_tools,
+                "barge_in": self.barge_in, "echo_cancel": self.echo_cancel}
+
+    def _numbers(self) -> dict[str, QSpinBox | QDoubleSpinBox]:
+        return {"beam_size": self.beam, "silence_stop_s": self.silence, "max_length_s": self.max_length,
+                "speech_rate": self.speech_rate, "conversation_timeout_s": self.conversation_timeout}
+
+    def _texts(self) -> dict[str, QLineEdit]:
+        return {"api_model": self.api_model, "tts_model": self.tts_model, "tts_voice": self.tts_voice,
+                "piper_voice": self.piper_voice, "espeak_voice": self.espeak_voice}
+
+    def load(self) -> None:
+        """Show the saved voice settings."""
+        voice, self._loading = self.ctx.settings.voice, True
+        for name, choice in self._choices().items():
+            self._select(choice, getattr(voice, name))
+        for name, box in self._boxes().items():
+            box.setChecked(getattr(voice, name))
+        for name, number in self._numbers().items():
+            number.setValue(getattr(voice, name))
+        for name, edit in self._texts().items():
+            edit.setText(getattr(voice, name))
         self.model.setCurrentText(voice.model_size)
-        self._select(self.compute, voice.compute_type)
-        self.beam.setValue(voice.beam_size)
-        self._select(self.language, voice.language)
-        self._select(self.api_provider, voice.api_provider)
-        self.api_model.setText(voice.api_model)
-        self.silence.setValue(voice.silence_stop_s)
-        self.max_length.setValue(voice.max_length_s)
-        self.partials.setChecked(voice.partial_results)
-        self.auto_send.setChecked(voice.auto_send)
-        self.speak_replies.setChecked(voice.speak_replies)
-        self._select(self.tts_backend, voice.tts_backend)
-        self._select(self.tts_provider, voice.tts_provider)
-        self.tts_model.setText(voice.tts_model)
-        self.tts_voice.setText(voice.tts_voice)
-        self.piper_voice.setText(voice.piper_voice)
         self._show_piper_choice()
-        self.espeak_voice.setText(voice.espeak_voice)
-        self.speech_rate.setValue(voice.speech_rate)
-        self.conversation_timeout.setValue(voice.conversation_timeout_s)
-        self.announce_tools.setChecked(voice.announce_tools)
-        self.barge_in.setChecked(voice.barge_in)
-        self.echo_cancel.setChecked(voice.echo_cancel)
         self._loading = False
-        self._update_pack_row()
-        self._update_model_status()
 
-        for choice in (self.backend, self.compute, self.language, self.api_provider, self.tts_backend,
-                       self.tts_provider):
+    def _connect(self) -> None:
+        for choice in self._choices().values():
             choice.currentIndexChanged.connect(self._save)
-        for edit in (self.tts_model, self.tts_voice, self.piper_voice, self.espeak_voice):
-            edit.editingFinished.connect(self._save)
-        for number in (self.speech_rate, self.conversation_timeout):
-            number.valueChanged.connect(self._save)
-        for box in (self.announce_tools, self.barge_in, self.echo_cancel):
+        for box in self._boxes().values():
             box.toggled.connect(self._save)
+        for number in self._numbers().values():
+            number.valueChanged.connect(self._save)
+        for edit in self._texts().values():
+            edit.editingFinished.connect(self._save)
         self.choose_piper.clicked.connect(self.choose_piper_voice)
         self.piper_voices.activated.connect(self._piper_listed)
         self.piper_voice.editingFinished.connect(self._show_piper_choice)
-        self.find_piper_voices()
         self.test_voice.clicked.connect(self.speak_sample)
         self.language.currentIndexChanged.connect(self._update_model_status)  # "detects the language"
         self.device.currentIndexChanged.connect(self._device_changed)
         self.model.currentTextChanged.connect(self._model_changed)
-        self.api_model.editingFinished.connect(self._save)
-        for spin in (self.silence, self.max_length, self.beam):
-            spin.valueChanged.connect(self._save)
-        for box in (self.fallback, self.partials, self.auto_send, self.speak_replies):
-            box.toggled.connect(self._save)
         self.refresh_devices.clicked.connect(self.fill_devices)
         self.download.clicked.connect(lambda: self.download_model())
         self.cancel_download.clicked.connect(self.cancel_model_download)
-        self.install_pack.clicked.connect(lambda: self.install_voice_pack())
-        self.install_pack_file.clicked.connect(self.choose_pack_file)
-        self.cancel_pack.clicked.connect(self.cancel_pack_install)
 
     @staticmethod
     def _select(combo: QComboBox, value: str) -> None:
@@ -318,31 +285,19 @@ class VoiceSettingsPage(QWidget):
         if self._loading:
             return
         voice = self.ctx.settings.voice
-        voice.backend = self.backend.currentData()
-        voice.fallback = self.fallback.isChecked()
+        for name, choice in self._choices().items():
+            setattr(voice, name, choice.currentData())
+        for name, box in self._boxes().items():
+            setattr(voice, name, box.isChecked())
+        for name, number in self._numbers().items():
+            setattr(voice, name, number.value())
+        for name, edit in self._texts().items():
+            setattr(voice, name, edit.text().strip())
         voice.input_device = self.device.currentData() or ""
         voice.model_size = self.model.currentText().strip() or BUNDLED_MODEL
-        voice.compute_type = self.compute.currentData()
-        voice.beam_size = self.beam.value()
-        voice.language = self.language.currentData()
-        voice.api_provider = self.api_provider.currentData()
-        voice.api_model = self.api_model.text().strip() or "whisper-1"
-        voice.silence_stop_s = self.silence.value()
-        voice.max_length_s = self.max_length.value()
-        voice.partial_results = self.partials.isChecked()
-        voice.auto_send = self.auto_send.isChecked()
-        voice.speak_replies = self.speak_replies.isChecked()
-        voice.tts_backend = self.tts_backend.currentData()
-        voice.tts_provider = self.tts_provider.currentData()
-        voice.tts_model = self.tts_model.text().strip() or "tts-1"
-        voice.tts_voice = self.tts_voice.text().strip() or "alloy"
-        voice.piper_voice = self.piper_voice.text().strip()
-        voice.espeak_voice = self.espeak_voice.text().strip()
-        voice.speech_rate = self.speech_rate.value()
-        voice.conversation_timeout_s = self.conversation_timeout.value()
-        voice.announce_tools = self.announce_tools.isChecked()
-        voice.barge_in = self.barge_in.isChecked()
-        voice.echo_cancel = self.echo_cancel.isChecked()
+        voice.api_model = voice.api_model or "whisper-1"
+        voice.tts_model = voice.tts_model or "tts-1"
+        voice.tts_voice = voice.tts_voice or "alloy"
         self.ctx.save_settings()
         self.changed.emit()
 
@@ -600,91 +555,14 @@ class VoiceSettingsPage(QWidget):
     @property
     def pack_missing(self) -> bool:
         """True in a packaged app whose offline speech is not installed yet."""
-        return self.pack.required and not self.pack.status().installed
-
-    def _update_pack_row(self) -> None:
-        missing = self.pack_missing
-        for widget in (self._pack_row, self.pack_status):
-            self._form.setRowVisible(widget, missing)
-        if missing and self._pack_cancel is None:
-            status = self.pack.status()
-            size = f" (~{status.download_bytes / 1e6:.0f} MB download)" if status.download_bytes else ""
-            self.pack_status.setStyleSheet("")
-            self.pack_status.setText(
-                f"Transcribing on this computer needs the voice pack{size}. "
-                "Until then, choose the Whisper API above."
-            )
-
-    def install_voice_pack(self, source: str | None = None) -> None:
-        """Install the voice pack on a worker thread (``source``: a URL or a file; default:
-        the release's download), with progress and Cancel."""
-        if self._pack_cancel is not None:
-            return
-        cancel = threading.Event()
-        self._pack_cancel = cancel
-        self.install_pack.setEnabled(False)
-        self.install_pack_file.setEnabled(False)
-        self.cancel_pack.show()
-        self.cancel_pack.setEnabled(True)
-        self.pack_progress.setRange(0, 0)  # busy until the size is known
-        self._form.setRowVisible(self.pack_progress, True)
-        self.pack_status.setStyleSheet("")
-        self.pack_status.setText("Installing offline speech…")
-
-        progress: SignalInstance = self._progress.pack
-        pack, what = self.pack, "installing offline speech"
-
-        def report(done: int, total: int) -> None:
-            try:
-                progress.emit(done, total)
-            except RuntimeError:  # the dialog was closed: stop, leaving nothing behind
-                cancel.set()
-
-        def failed(exc: BaseException) -> None:
-            if isinstance(exc, VoiceError):
-                self._on_pack_done(exc.code, error_text(exc))
-                return
-            log.warning("%s failed", what, exc_info=exc)
-            self._on_pack_done("VOICE_PACK_DOWNLOAD_FAILED", failure_text(what, exc))
-
-        def work() -> None:
-            pack.install(source, progress=report, cancel=cancel, network=self.ctx.settings.network)
-
-        run_in_thread(work, what=what, bus=self.ctx.bus, on_done=lambda _: self._on_pack_done("", ""),
-                      on_error=failed)
+        return self.pack_row.missing
 
     def choose_pack_file(self) -> None:
         """Ask for a voice pack file (a non-blocking dialog), then install it."""
-        dialog = QFileDialog(self, "Install offline speech from a voice pack file")
-        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-        dialog.setNameFilter("Voice pack (*.tar.gz)")
-        dialog.fileSelected.connect(self.install_voice_pack)
-        self._file_dialog = dialog
-        make_roomy(dialog).open()
+        self.pack_row.choose_file()
+        self._file_dialog = self.pack_row.file_dialog
 
-    def cancel_pack_install(self) -> None:
-        if self._pack_cancel is not None:
-            self._pack_cancel.set()
-            self.cancel_pack.setEnabled(False)
-            self.pack_status.setText("Cancelling…")
-
-    def _on_pack_progress(self, done: int, total: int) -> None:
-        if total > 0:
-            self.pack_progress.setRange(0, 1000)
-            self.pack_progress.setValue(int(done * 1000 / total))
-
-    def _on_pack_done(self, code: str, error: str) -> None:
-        self._pack_cancel = None
-        self._form.setRowVisible(self.pack_progress, False)
-        self.cancel_pack.hide()
-        self.install_pack.setEnabled(True)
-        self.install_pack_file.setEnabled(True)
-        if code:
-            self._update_pack_row()
-            self.pack_status.setStyleSheet("" if code == "VOICE_PACK_CANCELLED" else error_style())
-            self.pack_status.setText(error)
-            return
-        self._update_pack_row()
+    def _pack_installed(self) -> None:
         known = [size for size in known_model_sizes() if self.model.findText(size) < 0]
         self.model.addItems(known)
         self._update_model_status()
