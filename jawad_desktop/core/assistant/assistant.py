@@ -39,7 +39,8 @@ if TYPE_CHECKING:
     from jawad_desktop.core.mcp.adapter import McpRegistry
     from jawad_desktop.core.research.executor import ResearchExecutor
     from jawad_desktop.core.research.plan import ResearchPlan
-    from jawad_desktop.core.store.conversations import ConversationStore, StoredMessage
+    from jawad_desktop.core.store.conversation_records import StoredMessage
+    from jawad_desktop.core.store.conversations import ConversationStore
     from jawad_desktop.core.store.memory import MemoryStore
     from jawad_desktop.core.store.page_cache import PageCache
     from jawad_desktop.core.store.projects import Project
