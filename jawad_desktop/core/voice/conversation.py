@@ -4,7 +4,7 @@
 the microphone and the speaker open for the whole conversation, listens with a
 ``VoiceSession`` on that microphone, sends the transcript through the ``Assistant`` (the one
 place the agent is assembled) and speaks the answer sentence by sentence from its
-``ChatDelta`` events (``speakable.SentenceChunker``, ``tts.SpeechPipeline``), then listens
+``ChatDelta`` events (``speakable.SentenceChunker``, ``playback.SpeechPipeline``), then listens
 again. It ends when the user says a stop phrase ("stop", "stop listening", "goodbye"), when
 ``stop()`` is called (Esc, the hotkey), or after ``voice.conversation_timeout_s`` of silence.
 Its state goes out on the bus as ``ConversationState`` (listening, thinking, speaking, idle).
@@ -51,12 +51,13 @@ import numpy as np
 
 from jawad_desktop.core import events as ev
 from jawad_desktop.core.errors import JawadError
-from jawad_desktop.core.voice.audio import SAMPLE_RATE, Samples, rms
+from jawad_desktop.core.voice.audio import SAMPLE_RATE, Samples, Synthesizer, rms
 from jawad_desktop.core.voice.echo import EchoCanceller
 from jawad_desktop.core.voice.errors import VoiceError
 from jawad_desktop.core.voice.microphone import OpenMicrophone
+from jawad_desktop.core.voice.playback import AudioOutput, SpeechPipeline
 from jawad_desktop.core.voice.speakable import SentenceChunker, announcement
-from jawad_desktop.core.voice.tts import AudioOutput, SpeechPipeline, Synthesizer, build_synthesizer
+from jawad_desktop.core.voice.tts import build_synthesizer
 from jawad_desktop.core.voice.voice_session import VoiceSession
 
 if TYPE_CHECKING:
