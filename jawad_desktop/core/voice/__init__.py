@@ -19,7 +19,7 @@ if TYPE_CHECKING:
         list_input_devices,
         reinitialize_portaudio,
     )
-    from jawad_desktop.core.voice.conversation import Conversation, TurnTiming
+    from jawad_desktop.core.voice.conversation import Conversation
     from jawad_desktop.core.voice.errors import VoiceError
     from jawad_desktop.core.voice.models import BUNDLED_MODEL, bundled_model_path, known_model_sizes, resolve_model
     from jawad_desktop.core.voice.pack import PackStatus, VoicePack
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
         local_transcriber,
     )
     from jawad_desktop.core.voice.tts import build_synthesizer
+    from jawad_desktop.core.voice.turns import TurnTiming
     from jawad_desktop.core.voice.vad import EndOfSpeechDetector, VadConfig
     from jawad_desktop.core.voice.voice_session import VoiceSession
 
@@ -47,7 +48,7 @@ _SOURCES = {
     "ReplyReader": "playback",
     "SpeechPipeline": "playback",
     "Synthesizer": "audio",
-    "TurnTiming": "conversation",
+    "TurnTiming": "turns",
     "build_synthesizer": "tts",
     "BUNDLED_MODEL": "models",
     "SAMPLE_RATE": "audio",
