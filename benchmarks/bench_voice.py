@@ -249,15 +249,15 @@ async def _tts_first_audio() -> list[Figure]:
     block leaving the speaker (the stream's callback time plus its output latency). Piper's
     "cold" includes loading the voice (what the first reply of a session waits for, unless
     conversation mode warmed it up); "warm" is the median of 5 with the voice loaded."""
-    from jawad_desktop.core.voice import tts
+    from jawad_desktop.core.voice import audio, piper_voice, playback, tts
 
-    output = tts.AudioOutput()
+    output = playback.AudioOutput()
     await asyncio.get_running_loop().run_in_executor(None, output.open)
     figures: list[Figure] = []
 
     synthesis: list[float] = []
 
-    async def first_audio(engine: tts.Synthesizer) -> float:
+    async def first_audio(engine: audio.Synthesizer) -> float:
         asked = time.monotonic()
         clip = await engine.synthesize(TTS_SENTENCE)
         synthesis.append(time.monotonic() - asked)
@@ -271,12 +271,12 @@ async def _tts_first_audio() -> list[Figure]:
         return first
 
     try:
-        engines: list[tuple[str, tts.Synthesizer]] = [("espeak-ng", tts.EspeakVoice())]
+        engines: list[tuple[str, audio.Synthesizer]] = [("espeak-ng", tts.EspeakVoice())]
         await first_audio(engines[0][1])  # the stream's first clip starts late: not counted
-        voices = tts.piper_voices() if tts.piper_module_available() else []
+        voices = piper_voice.piper_voices() if piper_voice.piper_module_available() else []
         if voices:
-            tts._piper_loaded = None  # cold: the voice is loaded by the first sentence
-            piper = tts.PiperVoice(str(voices[0].path))
+            piper_voice._piper_loaded = None  # cold: the voice is loaded by the first sentence
+            piper = piper_voice.PiperVoice(str(voices[0].path))
             cold = await first_audio(piper)
             figures.append(Figure(f"voice: TTS first audio, Piper {voices[0].name} cold (voice load incl.)",
                                   cold * 1000, "ms", note=f"synthesis {synthesis[-1] * 1000:.0f} ms; {TTS_SENTENCE}"))

@@ -19,7 +19,8 @@ from jawad_desktop.cli.terminal import one_line, printable
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.llm.pricing import totals_text
-from jawad_desktop.core.store.conversations import MARK_END, MARK_START, ConversationStore
+from jawad_desktop.core.store.conversation_records import MARK_END, MARK_START
+from jawad_desktop.core.store.conversations import ConversationStore
 from jawad_desktop.core.store.export import EXPORT_FORMATS, export_conversation, write_export
 
 SHORT_ID = 8

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from jawad_desktop.core.voice.tts import decode_wav
+from jawad_desktop.core.voice.audio import decode_wav
 from tests.servers.loopback import serving
 
 OPENAI_VOICES = ("alloy", "ash", "ballad", "coral", "echo", "fable", "onyx", "nova", "sage", "shimmer", "verse")

@@ -14,10 +14,8 @@ import pytest
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.events import ActionLogEntry, ConversationsChanged, Event, EventBus
 from jawad_desktop.core.messages import Message, ToolCall
-from jawad_desktop.core.store.conversations import (
-    ConversationStore,
-    title_from_text,
-)
+from jawad_desktop.core.store.conversation_records import title_from_text
+from jawad_desktop.core.store.conversations import ConversationStore
 
 
 def _tick() -> None:

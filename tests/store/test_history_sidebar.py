@@ -20,7 +20,8 @@ from PySide6.QtWidgets import QApplication, QLineEdit
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.events import ConversationsChanged, EventBus
 from jawad_desktop.core.messages import Message
-from jawad_desktop.core.store.conversations import ConversationMatch, ConversationStore
+from jawad_desktop.core.store.conversation_records import ConversationMatch
+from jawad_desktop.core.store.conversations import ConversationStore
 from jawad_desktop.ui.base.bridge import EventBridge
 from jawad_desktop.ui.chat.conversation_rows import DetailHtmlRole, IdRole, TitleHtmlRole, when_text
 from jawad_desktop.ui.chat.history_sidebar import HistorySidebar

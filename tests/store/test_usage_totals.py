@@ -10,7 +10,8 @@ import pytest
 
 from jawad_desktop.core import events as ev
 from jawad_desktop.core.messages import Message, ToolCall
-from jawad_desktop.core.store.conversations import ConversationStore, UsageTotals
+from jawad_desktop.core.store.conversation_records import UsageTotals
+from jawad_desktop.core.store.conversations import ConversationStore
 from jawad_desktop.core.store.recorder import ConversationRecorder, usage_of
 
 

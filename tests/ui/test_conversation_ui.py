@@ -19,7 +19,7 @@ from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.events import ConversationState, Event, Notice, VoiceState
 from jawad_desktop.core.store.secrets import SecretStore, provider_key_name
-from jawad_desktop.core.voice.tts import piper_voices
+from jawad_desktop.core.voice.piper_voice import piper_voices
 from jawad_desktop.ui.chat.voice_button import VoiceButton
 from jawad_desktop.ui.look.controls import error_style
 from jawad_desktop.ui.settings.voice_page import VoiceSettingsPage

@@ -22,7 +22,8 @@ from jawad_desktop.core.events import ConversationState, Event
 from jawad_desktop.core.llm.client import LLMClient
 from jawad_desktop.core.voice import LocalWhisper
 from jawad_desktop.core.voice.audio import Samples, resample, rms
-from jawad_desktop.core.voice.conversation import BargeInDetector, Conversation, is_stop_phrase
+from jawad_desktop.core.voice.conversation import Conversation
+from jawad_desktop.core.voice.turns import BargeInDetector, is_stop_phrase
 from tests.fixtures.pulseaudio import PulseServer
 from tests.servers.scripted_model import Reply, ScriptedModel, text
 

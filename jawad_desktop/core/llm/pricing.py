@@ -50,7 +50,7 @@ from jawad_desktop.core.events import EventBus, Notice
 from jawad_desktop.core.store.jsonfile import move_aside, write_json
 
 if TYPE_CHECKING:
-    from jawad_desktop.core.store.conversations import UsageTotals
+    from jawad_desktop.core.store.conversation_records import UsageTotals
 
 log = logging.getLogger("jawad.llm.pricing")
 

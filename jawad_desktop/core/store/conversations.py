@@ -13,13 +13,15 @@ worker thread, so a window on an asyncio loop never waits on the disk.
 
 Every change is announced on the app's ``EventBus`` as ``ConversationsChanged(kind, id)``
 when the store was opened with one; whoever shows conversations subscribes there.
+
+The shapes it returns and their rows are in ``core.store.conversation_records``, the search in
+``core.store.conversation_search``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-import html
 import json
 import logging
 import re
@@ -29,9 +31,8 @@ import time
 import uuid
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.events import (
@@ -40,20 +41,33 @@ from jawad_desktop.core.events import (
     ConversationsChangeKind,
     EventBus,
 )
-from jawad_desktop.core.logging_setup import redact
-from jawad_desktop.core.messages import Message, Role, ToolCall
+from jawad_desktop.core.messages import Message
+from jawad_desktop.core.store.conversation_records import (
+    MESSAGE_COLUMNS,
+    SUMMARY_COLUMNS,
+    ConversationMatch,
+    ConversationSummary,
+    SearchHit,
+    StoredMessage,
+    UsageTotals,
+    action_from_row,
+    highlight_html,
+    stored_from_row,
+    summary_from_row,
+    title_from_text,
+    tool_calls_json,
+)
+from jawad_desktop.core.store.conversation_search import search_conversations, search_messages
 from jawad_desktop.core.store.database import Database
 
 log = logging.getLogger("jawad.store")
 
+# The window imports these from here (its history list); they live in conversation_records.
+__all__ = ["ConversationMatch", "ConversationStore", "ConversationSummary", "highlight_html"]
+
 T = TypeVar("T")
 
-# Snippet markers: private-use characters that never occur in real text, turned into
-# <b>…</b> for the window or [ … ] for the terminal by ``SearchHit``.
-MARK_START = "\ue000"
-MARK_END = "\ue001"
 
-TITLE_MAX_CHARS = 60
 # How long a deleted conversation stays restorable when nobody purges it explicitly.
 DEFAULT_UNDO_WINDOW_MS = 10 * 60 * 1000
 
@@ -64,251 +78,6 @@ def now_ms() -> int:
 
 def new_conversation_id() -> str:
     return uuid.uuid4().hex
-
-
-# -- the shapes the store returns -----------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class ConversationSummary:
-    """One row of the history list."""
-
-    id: str
-    title: str
-    created_at: int
-    updated_at: int
-    message_count: int
-    title_is_custom: bool = False
-    shown_count: int = 0  # the messages the chat shows: the user's and the answers with text
-    deleted_at: int | None = None
-    project_id: str | None = None  # the project it belongs to (core.store.projects), if any
-
-    @property
-    def display_title(self) -> str:
-        return self.title or "New chat"
-
-
-@dataclass(frozen=True, slots=True)
-class StoredMessage:
-    """A saved message: the ``Message`` itself, where it sits, and when it was written."""
-
-    conversation_id: str
-    position: int
-    message: Message
-    created_at: int
-    metadata: dict[str, Any] = field(default_factory=dict)
-
-
-# What an answer's metadata says it used ({"usage": {...}}, saved by the recorder from the
-# turn's ChatResponse metadata): tokens, cost in USD (None: unknown), and the model.
-USAGE_KEYS = ("input_tokens", "output_tokens", "cached_input_tokens", "reasoning_tokens", "cost_usd",
-              "cost_known", "model")
-
-
-@dataclass(frozen=True, slots=True)
-class UsageTotals:
-    """What a conversation used, summed over its answers; ``unknown_cost_turns`` answers came
-    from a model without a known price (their cost is not in ``cost_usd``)."""
-
-    turns: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-    unknown_cost_turns: int = 0
-
-    @property
-    def total_tokens(self) -> int:
-        return self.input_tokens + self.output_tokens
-
-    @property
-    def cost_known(self) -> bool:
-        return self.unknown_cost_turns == 0
-
-
-@dataclass(frozen=True, slots=True)
-class SearchHit:
-    """A message that matched a search; ``snippet`` has the matches between MARK_START/MARK_END."""
-
-    conversation_id: str
-    conversation_title: str
-    position: int
-    role: str
-    snippet: str
-    created_at: int
-
-    def marked(self, start: str = "[", end: str = "]") -> str:
-        """The snippet with matches wrapped in ``start``/``end`` (for a terminal)."""
-        return self.snippet.replace(MARK_START, start).replace(MARK_END, end)
-
-    def html(self) -> str:
-        """The snippet as HTML, text escaped and matches in bold."""
-        return highlight_html(self.snippet)
-
-
-@dataclass(frozen=True, slots=True)
-class ConversationMatch:
-    """A conversation that matched a search: its best message hit (if any) and how many matched."""
-
-    conversation: ConversationSummary
-    best: SearchHit | None
-    hit_count: int
-    title_snippet: str = ""  # the title with its matches marked, when the title matched
-
-
-def highlight_html(marked_text: str) -> str:
-    """Escape ``marked_text`` for HTML and turn the markers into <b>…</b>."""
-    return (
-        html.escape(marked_text)
-        .replace(MARK_START, "<b>")
-        .replace(MARK_END, "</b>")
-        .replace("\n", " ")
-    )
-
-
-# -- titles and search queries ---------------------------------------------------------------
-
-# Markdown in a title's line: block markers at its start, emphasis and code marks around words, a
-# link's brackets and address. A lone "*" or "_" is the user's ("12*34", "snake_case") and stays.
-_MARKDOWN_BLOCK = re.compile(r"^\s*(?:#{1,6}\s+|>+\s*|[-+*]\s+)")
-_MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_MARKDOWN_WRAP = re.compile(r"(`+|\*\*|__|\*|_)(?=\S)(.+?)(?<=\S)\1(?!\w)")
-
-
-def title_from_text(text: str, max_chars: int = TITLE_MAX_CHARS) -> str:
-    """A short title from a message: its first non-empty line, markdown stripped, cut at a word.
-
-    Keys pasted into a first message are masked: the title is on screen all the time."""
-    for line in redact(text).splitlines():
-        # Keep redact()'s "[redacted]" marker whole while link brackets are stripped.
-        line = line.replace("[redacted]", "\x00")
-        line = _MARKDOWN_WRAP.sub(r"\2", _MARKDOWN_LINK.sub(r"\1", _MARKDOWN_BLOCK.sub("", line)))
-        cleaned = " ".join(line.split()).replace("\x00", "[redacted]")
-        if cleaned:
-            break
-    else:
-        return ""
-    if len(cleaned) <= max_chars:
-        return cleaned
-    cut = cleaned[: max_chars - 1]
-    if " " in cut[max_chars // 2 :]:
-        cut = cut[: cut.rindex(" ")]
-    return cut.rstrip(" ,.;:-") + "…"
-
-
-_TOKEN_RE = re.compile(r"\w+", re.UNICODE)
-
-
-def fts_query(text: str) -> str:
-    """Turn what a person typed into a safe FTS5 query: every word must appear, the last
-    one as a prefix (search as you type). Quotes, operators and stray symbols never make
-    a syntax error; an empty result means there is nothing to search for."""
-    words = _TOKEN_RE.findall(text)
-    if not words:
-        return ""
-    parts = [f'"{w}"' for w in words[:-1]]
-    parts.append(f'"{words[-1]}"*')
-    return " ".join(parts)
-
-
-def _mark_words(text: str, query: str) -> str:
-    """``text`` with the query's words (as prefixes, case-insensitively) between the markers."""
-    words = sorted({w.casefold() for w in _TOKEN_RE.findall(query)}, key=len, reverse=True)
-    if not words:
-        return text
-    pattern = re.compile(r"\b(" + "|".join(re.escape(w) for w in words) + r")\w*", re.IGNORECASE)
-    return pattern.sub(lambda m: MARK_START + m.group(0) + MARK_END, text)
-
-
-# -- (de)serialising messages -----------------------------------------------------------------
-
-
-def _tool_calls_json(calls: Iterable[ToolCall]) -> str:
-    return json.dumps(
-        [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls], ensure_ascii=False
-    )
-
-
-def _tool_calls_from_json(text: str) -> list[ToolCall]:
-    try:
-        raw = json.loads(text or "[]")
-    except json.JSONDecodeError:
-        log.warning("unreadable tool_calls JSON in the database; shown as none")
-        return []
-    calls: list[ToolCall] = []
-    for item in raw if isinstance(raw, list) else []:
-        if isinstance(item, dict):
-            args = item.get("arguments", {})
-            calls.append(
-                ToolCall(
-                    id=str(item.get("id", "")),
-                    name=str(item.get("name", "")),
-                    arguments=args if isinstance(args, dict | str) else json.dumps(args),
-                )
-            )
-    return calls
-
-
-def _json_object(text: str) -> dict[str, Any]:
-    try:
-        value = json.loads(text or "{}")
-    except json.JSONDecodeError:
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
-def _summary(row: sqlite3.Row) -> ConversationSummary:
-    return ConversationSummary(
-        id=row["id"],
-        title=row["title"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        message_count=row["message_count"],
-        shown_count=row["shown_count"],
-        title_is_custom=bool(row["title_is_custom"]),
-        deleted_at=row["deleted_at"],
-        project_id=row["project_id"],
-    )
-
-
-def _stored(row: sqlite3.Row) -> StoredMessage:
-    return StoredMessage(
-        conversation_id=row["conversation_id"],
-        position=row["position"],
-        message=Message(
-            role=cast(Role, row["role"]),
-            content=row["content"],
-            tool_calls=_tool_calls_from_json(row["tool_calls"]),
-            tool_call_id=row["tool_call_id"],
-            name=row["name"],
-        ),
-        created_at=row["created_at"],
-        metadata=_json_object(row["metadata"]),
-    )
-
-
-def _action(row: sqlite3.Row) -> ActionLogEntry:
-    return ActionLogEntry(
-        id=row["id"],
-        timestamp=row["timestamp"],
-        tool_name=row["tool_name"],
-        parameters=_json_object(row["parameters"]),
-        site=row["site"],
-        permission_level=row["permission_level"],
-        decision=row["decision"],
-        result=row["result"],
-        details=row["details"],
-        run_id=row["run_id"],
-    )
-
-
-# shown_count: what the chat shows of it, the user's messages and the answers with text (not the
-# tool calls and results that a single question can bring: "4 messages" for one question).
-_SUMMARY_COLUMNS = ("id, title, title_is_custom, created_at, updated_at, deleted_at, message_count, project_id, "
-                    "(SELECT COUNT(*) FROM messages m WHERE m.conversation_id = conversations.id "
-                    "AND (m.role = 'user' OR (m.role = 'assistant' AND m.content != ''))) AS shown_count")
-_MESSAGE_COLUMNS = (
-    "conversation_id, position, role, content, tool_calls, tool_call_id, name, created_at, metadata"
-)
 
 
 class ConversationStore:
@@ -408,14 +177,14 @@ class ConversationStore:
         """The conversation, or a JawadError saying it does not exist."""
         with self.db.read() as conn:
             row = conn.execute(
-                f"SELECT {_SUMMARY_COLUMNS} FROM conversations WHERE id = ?", (conversation_id,)
+                f"SELECT {SUMMARY_COLUMNS} FROM conversations WHERE id = ?", (conversation_id,)
             ).fetchone()
         if row is None or (row["deleted_at"] is not None and not include_deleted):
             raise JawadError(
                 f"There is no conversation {conversation_id!r}.",
                 suggestions=["It may have been deleted: choose one from the saved conversations."],
             )
-        return _summary(row)
+        return summary_from_row(row)
 
     def resolve_id(self, prefix: str) -> str:
         """The full id of the one live conversation whose id starts with ``prefix``.
@@ -456,11 +225,11 @@ class ConversationStore:
             where, args = " AND project_id = ?", (project_id,)
         with self.db.read() as conn:
             rows = conn.execute(
-                f"SELECT {_SUMMARY_COLUMNS} FROM conversations WHERE deleted_at IS NULL{where} "
+                f"SELECT {SUMMARY_COLUMNS} FROM conversations WHERE deleted_at IS NULL{where} "
                 "ORDER BY updated_at DESC, rowid DESC LIMIT ? OFFSET ?",
                 (*args, limit, offset),
             ).fetchall()
-        return [_summary(r) for r in rows]
+        return [summary_from_row(r) for r in rows]
 
     def rename(self, conversation_id: str, title: str) -> None:
         """Set the title the user chose; an empty title goes back to the automatic one."""
@@ -560,13 +329,13 @@ class ConversationStore:
                 ).fetchone()[0]
             )
             conn.execute(
-                f"INSERT INTO messages ({_MESSAGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO messages ({MESSAGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     conversation_id,
                     position,
                     message.role,
                     message.content or "",
-                    _tool_calls_json(message.tool_calls),
+                    tool_calls_json(message.tool_calls),
                     message.tool_call_id,
                     message.name,
                     ts,
@@ -609,11 +378,11 @@ class ConversationStore:
                     title = title_from_text(message.content or "")
                 rows.append(
                     (conversation_id, start + i, message.role, message.content or "",
-                     _tool_calls_json(message.tool_calls), message.tool_call_id, message.name, ts, "{}")
+                     tool_calls_json(message.tool_calls), message.tool_call_id, message.name, ts, "{}")
                 )
                 count += 1
             conn.executemany(
-                f"INSERT INTO messages ({_MESSAGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
+                f"INSERT INTO messages ({MESSAGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
             )
             conn.execute(
                 "UPDATE conversations SET updated_at = ?, message_count = ?, title = ? WHERE id = ?",
@@ -634,11 +403,11 @@ class ConversationStore:
         end = stop if stop is not None else 2**62
         with self.db.read() as conn:
             rows = conn.execute(
-                f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? "
+                f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? "
                 "AND position >= ? AND position < ? ORDER BY position",
                 (conversation_id, max(0, start), end),
             ).fetchall()
-        return [_stored(r) for r in rows]
+        return [stored_from_row(r) for r in rows]
 
     def history(self, conversation_id: str) -> list[Message]:
         """The whole conversation as ``Message`` objects, ready for the agent to continue it."""
@@ -714,84 +483,18 @@ class ConversationStore:
                 "SELECT * FROM action_log WHERE conversation_id = ? ORDER BY timestamp, rowid",
                 (conversation_id,),
             ).fetchall()
-        return [_action(r) for r in rows]
+        return [action_from_row(r) for r in rows]
 
     # -- search ----------------------------------------------------------------------------------
 
+
     def search(self, query: str, *, limit: int = 50) -> list[SearchHit]:
         """Messages matching every word of ``query`` (the last as a prefix), newest first."""
-        match = fts_query(query)
-        if not match:
-            return []
-        with self.db.read() as conn:
-            # Newest first, decided inside the full-text index: it walks its lists backwards and
-            # stops after ``limit``, so a word in every message costs no more than a rare one
-            # (ranking by relevance would score every match: 120 ms for "the" in 100k messages).
-            rows = conn.execute(
-                "SELECT m.conversation_id, c.title, m.position, m.role, m.created_at, hits.snip "
-                "FROM (SELECT rowid, snippet(messages_fts, 0, ?, ?, '…', 12) AS snip "
-                "      FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?) AS hits "
-                "JOIN messages m ON m.id = hits.rowid "
-                "JOIN conversations c ON c.id = m.conversation_id "
-                "WHERE c.deleted_at IS NULL ORDER BY hits.rowid DESC",
-                # Twice the limit: hits in conversations deleted (awaiting undo) are dropped here.
-                (MARK_START, MARK_END, match, limit * 2),
-            ).fetchall()
-        return [
-            SearchHit(
-                conversation_id=r["conversation_id"],
-                conversation_title=r["title"],
-                position=r["position"],
-                role=r["role"],
-                snippet=r["snip"],
-                created_at=r["created_at"],
-            )
-            for r in rows[:limit]
-        ]
+        return search_messages(self.db, query, limit=limit)
 
     def search_conversations(self, query: str, *, limit: int = 50) -> list[ConversationMatch]:
         """Conversations whose title or messages match, each with its best snippet, newest first."""
-        words = _TOKEN_RE.findall(query)
-        if not words:
-            return []
-        hits = self.search(query, limit=200)
-        by_conv: dict[str, list[SearchHit]] = {}
-        for hit in hits:
-            by_conv.setdefault(hit.conversation_id, []).append(hit)
-        # Titles are few (one per conversation): a LIKE per word is enough and catches renames.
-        where = " AND ".join("title LIKE ? ESCAPE '\\'" for _ in words)
-        params = [
-            "%" + w.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%" for w in words
-        ]
-        with self.db.read() as conn:
-            title_rows = conn.execute(
-                f"SELECT {_SUMMARY_COLUMNS} FROM conversations WHERE deleted_at IS NULL AND {where} "
-                "ORDER BY updated_at DESC LIMIT ?",
-                (*params, limit),
-            ).fetchall()
-            ids = list(by_conv)
-            conv_rows = []
-            for i in range(0, len(ids), 500):
-                chunk = ids[i : i + 500]
-                conv_rows += conn.execute(
-                    f"SELECT {_SUMMARY_COLUMNS} FROM conversations WHERE deleted_at IS NULL "
-                    f"AND id IN ({','.join('?' * len(chunk))})",
-                    chunk,
-                ).fetchall()
-        matches: dict[str, ConversationMatch] = {}
-        for row in conv_rows:
-            conv_hits = by_conv[row["id"]]
-            matches[row["id"]] = ConversationMatch(_summary(row), conv_hits[0], len(conv_hits))
-        for row in title_rows:
-            prior = matches.get(row["id"])
-            matches[row["id"]] = ConversationMatch(
-                _summary(row),
-                prior.best if prior else None,
-                prior.hit_count if prior else 0,
-                title_snippet=_mark_words(row["title"], query),
-            )
-        ordered = sorted(matches.values(), key=lambda m: m.conversation.updated_at, reverse=True)
-        return ordered[:limit]
+        return search_conversations(self.db, query, limit=limit)
 
     # -- async twins for the window ------------------------------------------------------------------
     # They run on the store's own worker thread rather than the loop's default executor: the

@@ -19,7 +19,8 @@ from jawad_desktop import APP_NAME, __version__
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.events import ActionLogEntry
 from jawad_desktop.core.logging_setup import redact
-from jawad_desktop.core.store.conversations import ConversationStore, StoredMessage
+from jawad_desktop.core.store.conversation_records import StoredMessage
+from jawad_desktop.core.store.conversations import ConversationStore
 from jawad_desktop.core.store.jsonfile import write_atomic
 
 ExportFormat = Literal["md", "json"]

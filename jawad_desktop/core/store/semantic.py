@@ -21,7 +21,8 @@ from typing import Protocol
 
 import numpy as np
 
-from jawad_desktop.core.store.conversations import ConversationStore, SearchHit
+from jawad_desktop.core.store.conversation_records import SearchHit
+from jawad_desktop.core.store.conversations import ConversationStore
 
 log = logging.getLogger("jawad.store.semantic")
 

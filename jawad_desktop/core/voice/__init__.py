@@ -11,7 +11,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from jawad_desktop.core.voice.audio import SAMPLE_RATE, read_audio, write_wav
+    from jawad_desktop.core.voice.audio import SAMPLE_RATE, Synthesizer, read_audio, write_wav
     from jawad_desktop.core.voice.capture import (
         InputDevice,
         LevelMonitor,
@@ -19,10 +19,11 @@ if TYPE_CHECKING:
         list_input_devices,
         reinitialize_portaudio,
     )
-    from jawad_desktop.core.voice.conversation import Conversation, TurnTiming
+    from jawad_desktop.core.voice.conversation import Conversation
     from jawad_desktop.core.voice.errors import VoiceError
     from jawad_desktop.core.voice.models import BUNDLED_MODEL, bundled_model_path, known_model_sizes, resolve_model
     from jawad_desktop.core.voice.pack import PackStatus, VoicePack
+    from jawad_desktop.core.voice.playback import AudioOutput, ReplyReader, SpeechPipeline
     from jawad_desktop.core.voice.speakable import SentenceChunker
     from jawad_desktop.core.voice.transcribers import (
         FallbackTranscriber,
@@ -34,19 +35,20 @@ if TYPE_CHECKING:
         build_transcriber,
         local_transcriber,
     )
-    from jawad_desktop.core.voice.tts import AudioOutput, ReplyReader, SpeechPipeline, Synthesizer, build_synthesizer
+    from jawad_desktop.core.voice.tts import build_synthesizer
+    from jawad_desktop.core.voice.turns import TurnTiming
     from jawad_desktop.core.voice.vad import EndOfSpeechDetector, VadConfig
     from jawad_desktop.core.voice.voice_session import VoiceSession
 
 # Public name -> the submodule that defines it.
 _SOURCES = {
-    "AudioOutput": "tts",
+    "AudioOutput": "playback",
     "Conversation": "conversation",
     "SentenceChunker": "speakable",
-    "ReplyReader": "tts",
-    "SpeechPipeline": "tts",
-    "Synthesizer": "tts",
-    "TurnTiming": "conversation",
+    "ReplyReader": "playback",
+    "SpeechPipeline": "playback",
+    "Synthesizer": "audio",
+    "TurnTiming": "turns",
     "build_synthesizer": "tts",
     "BUNDLED_MODEL": "models",
     "SAMPLE_RATE": "audio",

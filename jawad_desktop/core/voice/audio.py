@@ -1,5 +1,8 @@
 """Audio as the voice package handles it: 16 kHz mono float32 arrays, WAV files, levels.
 
+Speech made by a synthesizer (``core.voice.tts``) is a ``Spoken``: mono float32 at its own rate,
+from a WAV (``decode_wav``) or raw 16-bit PCM (``pcm16``).
+
 Recordings are written as 16-bit PCM WAV (what the Whisper API and every player accept);
 any file the user hands to ``jawad transcribe`` is decoded with faster-whisper's decoder
 (PyAV), which also resamples. A packaged app without its voice pack has no PyAV: there a
@@ -10,8 +13,11 @@ from __future__ import annotations
 
 import io
 import math
+import struct
 import wave
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -125,3 +131,54 @@ def resample(samples: Samples, from_rate: int, to_rate: int = SAMPLE_RATE) -> Sa
     count = max(1, round(samples.size * to_rate / from_rate))
     positions = np.linspace(0, samples.size - 1, count)
     return np.interp(positions, np.arange(samples.size), samples).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class Spoken:
+    """One synthesized sentence: mono float32 samples at ``rate``."""
+
+    samples: Samples
+    rate: int
+    text: str = ""
+
+    @property
+    def duration_s(self) -> float:
+        return self.samples.size / self.rate if self.rate else 0.0
+
+
+class Synthesizer(Protocol):
+    name: str
+
+    async def synthesize(self, text: str) -> Spoken: ...
+
+
+def decode_wav(data: bytes, text: str = "") -> Spoken:
+    """A 16-bit PCM WAV (also one written to a pipe, whose sizes are left at 0 or 0xFFFFFFFF)."""
+    if len(data) < 12 or data[:4] != b"RIFF" or data[8:12] != b"WAVE":
+        raise ValueError("not a WAV file")
+    pos, channels, rate, bits = 12, 1, 0, 16
+    while pos + 8 <= len(data):
+        chunk, size = data[pos:pos + 4], struct.unpack("<I", data[pos + 4:pos + 8])[0]
+        body_start = pos + 8
+        if chunk == b"fmt ":
+            fmt, channels, rate = struct.unpack("<HHI", data[body_start:body_start + 8])
+            bits = struct.unpack("<H", data[body_start + 14:body_start + 16])[0]
+            if fmt not in (1, 0xFFFE) or bits != 16:
+                raise ValueError(f"unsupported WAV encoding (format {fmt}, {bits} bits)")
+        elif chunk == b"data":
+            end = len(data) if size in (0, 0xFFFFFFFF) or body_start + size > len(data) else body_start + size
+            raw = data[body_start:end]
+            raw = raw[: len(raw) - len(raw) % (2 * channels)]
+            pcm = np.frombuffer(raw, dtype="<i2").astype(np.float32) / 32768.0
+            if channels > 1:
+                pcm = pcm.reshape(-1, channels).mean(axis=1)
+            if not rate:
+                raise ValueError("WAV data before its format")
+            return Spoken(pcm.astype(np.float32), rate, text)
+        pos = body_start + size + (size & 1)
+    raise ValueError("WAV file without data")
+
+
+def pcm16(data: bytes, rate: int, text: str) -> Spoken:
+    data = data[: len(data) - len(data) % 2]
+    return Spoken((np.frombuffer(data, dtype="<i2").astype(np.float32) / 32768.0), rate, text)

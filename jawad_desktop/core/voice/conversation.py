@@ -4,13 +4,13 @@
 the microphone and the speaker open for the whole conversation, listens with a
 ``VoiceSession`` on that microphone, sends the transcript through the ``Assistant`` (the one
 place the agent is assembled) and speaks the answer sentence by sentence from its
-``ChatDelta`` events (``speakable.SentenceChunker``, ``tts.SpeechPipeline``), then listens
+``ChatDelta`` events (``speakable.SentenceChunker``, ``playback.SpeechPipeline``), then listens
 again. It ends when the user says a stop phrase ("stop", "stop listening", "goodbye"), when
 ``stop()`` is called (Esc, the hotkey), or after ``voice.conversation_timeout_s`` of silence.
 Its state goes out on the bus as ``ConversationState`` (listening, thinking, speaking, idle).
 
 Barge-in: while Jawad thinks or speaks, the open microphone is watched on PortAudio's thread
-(``BargeInDetector``): sound louder than a raised threshold, and well above the echo of what
+(``turns.BargeInDetector``): sound louder than a raised threshold, and well above the echo of what
 Jawad plays (its own voice heard back through the microphone, at a gain learnt as it speaks,
 does not count; the sound server's echo canceller, ``core.voice.echo``, takes most of it out
 first when it offers one), for 120 ms
@@ -39,24 +39,23 @@ import asyncio
 import collections
 import contextlib
 import logging
-import re
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-import numpy as np
-
 from jawad_desktop.core import events as ev
 from jawad_desktop.core.errors import JawadError
-from jawad_desktop.core.voice.audio import SAMPLE_RATE, Samples, rms
+from jawad_desktop.core.voice.audio import Samples, Synthesizer
 from jawad_desktop.core.voice.echo import EchoCanceller
 from jawad_desktop.core.voice.errors import VoiceError
 from jawad_desktop.core.voice.microphone import OpenMicrophone
+from jawad_desktop.core.voice.playback import AudioOutput, SpeechPipeline
 from jawad_desktop.core.voice.speakable import SentenceChunker, announcement
-from jawad_desktop.core.voice.tts import AudioOutput, SpeechPipeline, Synthesizer, build_synthesizer
+from jawad_desktop.core.voice.tts import build_synthesizer
+from jawad_desktop.core.voice.turns import BargeInDetector, TurnTiming, is_stop_phrase
 from jawad_desktop.core.voice.voice_session import VoiceSession
 
 if TYPE_CHECKING:
@@ -98,8 +97,6 @@ class Speculation(Protocol):
     async def drop(self) -> None: ...
 
 
-_STOP_PHRASES = {"stop", "stop listening", "goodbye", "good bye", "bye", "bye bye", "that's all", "that is all",
-                 "stop it", "ok stop", "okay stop", "thank you goodbye", "thanks goodbye"}
 PREROLL_S = 0.25  # audio kept before the barge-in onset (the first syllable's rise)
 
 _io_threads = ThreadPoolExecutor(max_workers=2, thread_name_prefix="jawad-conversation-io")
@@ -107,107 +104,6 @@ _io_threads = ThreadPoolExecutor(max_workers=2, thread_name_prefix="jawad-conver
 
 async def _in_io_thread(func: Callable[[], T]) -> T:
     return await asyncio.get_running_loop().run_in_executor(_io_threads, func)
-
-
-def is_stop_phrase(text: str) -> bool:
-    """Whether the user asked to end the conversation ("Stop.", "Stop listening!", "Goodbye")."""
-    words = re.sub(r"[^a-z' ]+", " ", text.casefold()).split()
-    return " ".join(words) in _STOP_PHRASES
-
-
-class BargeInDetector:
-    """Decides, block by block, that the user speaks over the reply; returns the onset time.
-
-    A block counts as the user's when its level is above ``min_rms`` (a threshold raised well
-    above the end-of-speech detector's) and ``margin`` times louder than the echo expected of
-    what the app plays: the loudest block played in the last 300 ms times the echo gain, the
-    ratio of what the microphone hears to what is played, learnt while the reply plays (a high
-    percentile of the last 1.5 s; ``gain`` until enough was heard). ``hold_s`` of such blocks in
-    a row is speech, not a click.
-    """
-
-    def __init__(self, *, min_rms: float = 0.02, margin: float = 2.0, gain: float = 0.5,
-                 hold_s: float = 0.12) -> None:
-        self.min_rms = min_rms
-        self.margin = margin
-        self.gain = gain
-        self.hold_s = hold_s
-        self._ratios: collections.deque[float] = collections.deque(maxlen=50)
-        self._run_s = 0.0
-        self._run_start: float | None = None
-        self.onset: float | None = None
-
-    def echo_gain(self) -> float:
-        if len(self._ratios) < 10:
-            return self.gain
-        return float(np.percentile(self._ratios, 80))
-
-    def feed(self, block: Samples, arrived_at: float, playing_level: float) -> float | None:
-        """The onset (``time.monotonic()`` of the first loud sample) once decided, else None."""
-        if self.onset is not None:
-            return self.onset
-        duration = block.size / SAMPLE_RATE
-        level = rms(block)
-        threshold = max(self.min_rms, self.margin * self.echo_gain() * playing_level)
-        if level >= threshold:
-            if self._run_start is None:
-                self._run_start = arrived_at - duration
-            self._run_s += duration
-            if self._run_s >= self.hold_s - 1e-6:
-                self.onset = self._run_start
-                return self.onset
-        else:
-            self._run_s = 0.0
-            self._run_start = None
-            if playing_level > 0.01:
-                self._ratios.append(level / playing_level)  # learnt only from what is not the user
-        return None
-
-
-@dataclass
-class TurnTiming:
-    """One spoken turn: what was said and answered, and when (``time.monotonic()``)."""
-
-    transcript: str = ""
-    answer: str = ""
-    speech_end_at: float = 0.0  # the detector decided the turn ended (the pause after the voice included)
-    last_speech_at: float = 0.0  # the last voiced frame of the user's speech, as the detector heard it
-    transcript_at: float = 0.0
-    first_token_at: float | None = None
-    first_audio_at: float | None = None  # the reply's first sound left the speaker
-    barge_in_at: float | None = None  # the onset of the user's speech over the reply
-    barge_in_decided_at: float | None = None  # when the detector decided it was the user
-    playback_stopped_at: float | None = None  # the first silent block after the barge-in left the speaker
-    spoken: list[str] = field(default_factory=list)
-    error: str = ""
-    typed: bool = False  # a message typed in the composer, not spoken
-    speculative: bool = False  # answered by the answer started on the pause (``Assistant.speculate``)
-
-    def as_dict(self) -> dict[str, Any]:
-        def since_end(at: float | None) -> float | None:
-            return round(at - self.speech_end_at, 3) if at is not None and self.speech_end_at else None
-
-        result: dict[str, Any] = {
-            "transcript": self.transcript,
-            "answer": self.answer,
-            "timings_s": {
-                "speech_end_to_transcript": since_end(self.transcript_at),
-                "speech_end_to_first_token": since_end(self.first_token_at),
-                "speech_end_to_first_audio": since_end(self.first_audio_at),
-                "voice_end_to_first_audio": round(self.first_audio_at - self.last_speech_at, 3)
-                if self.first_audio_at is not None and self.last_speech_at else None,
-            },
-        }
-        if self.barge_in_at is not None:
-            result["barge_in"] = {
-                "stop_latency_s": round(self.playback_stopped_at - self.barge_in_at, 3)
-                if self.playback_stopped_at is not None else None,
-            }
-        if self.speculative:
-            result["speculative"] = True
-        if self.error:
-            result["error"] = self.error
-        return result
 
 
 @dataclass

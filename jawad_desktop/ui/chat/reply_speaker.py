@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 
 from jawad_desktop.core.voice import VoiceError
+from jawad_desktop.core.voice.playback import ReplyReader
 from jawad_desktop.core.voice.speakable import SentenceChunker
-from jawad_desktop.core.voice.tts import ReplyReader
 from jawad_desktop.ui.base.background import tell
 from jawad_desktop.ui.base.remedies import error_text
 

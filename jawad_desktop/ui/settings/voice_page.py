@@ -3,7 +3,7 @@
 Changes are saved as they are made (like the other pages) and announced with ``changed``.
 While the page is visible the chosen input is opened and its live level shown, so the user
 can see the microphone works before talking to Jawad; it is closed when the page hides.
-The Piper voices installed on this computer (``core.voice.tts.piper_voices``) are listed for
+The Piper voices installed on this computer (``core.voice.piper_voice.piper_voices``) are listed for
 spoken replies, found on a worker thread; "Test voice" speaks a sample with the chosen engine.
 Opening a device and downloading a model run on worker threads (``ui.base.background``): the dialog
 never freezes, and a failure is shown on the page.
@@ -45,12 +45,8 @@ from jawad_desktop.core.voice import (
     resolve_model,
 )
 from jawad_desktop.core.voice.models import bus_progress, is_multilingual
-from jawad_desktop.core.voice.tts import (
-    PiperVoiceFile,
-    ReplyReader,
-    piper_voice_folders,
-    piper_voices,
-)
+from jawad_desktop.core.voice.piper_voice import PiperVoiceFile, piper_voice_folders, piper_voices
+from jawad_desktop.core.voice.playback import ReplyReader
 from jawad_desktop.ui.base.background import run_async, run_in_thread
 from jawad_desktop.ui.base.remedies import error_text
 from jawad_desktop.ui.look.controls import (
@@ -86,7 +82,7 @@ SAMPLE_SENTENCE = "Hello, I am Jawad. This is how my answers will sound."
 
 async def speak(ctx: AppContext, text: str) -> str:
     """Say ``text`` with the engine Settings → Voice chooses, on the output device (the way replies
-    are read, ``tts.ReplyReader``); returns the engine's name."""
+    are read, ``playback.ReplyReader``); returns the engine's name."""
     reader = ReplyReader(ctx)
     await reader.read(text)
     return reader.engine

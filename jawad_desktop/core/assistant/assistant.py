@@ -1,30 +1,5 @@
-"""The Assistant: the one place an assistant is assembled, and what every face of the app drives.
-
-The window, ``jawad ask`` (with and without ``--url``), ``jawad research`` and ``jawad
-read-page`` all build an ``Assistant`` from the app context, optionally with a browser
-``Page`` the tools act on. It assembles, once:
-
-- the tools: the basic ones, the file tools (``read_attachment`` for the files attached to a
-  message, ``search_documents`` over the user's document library, ``core.tools.files``), the
-  browser tools when there is a page, and the MCP servers' tools (``connect_mcp``; a name a
-  built-in tool already uses is prefixed and reported); their prompts run as slash commands
-  (``/<prompt> arguments``), their resources attach to a message (``read_mcp_resource``), and a
-  server's request for the model (sampling) passes the same gate as every action;
-- Harbor with the user's site grants, and the one permission gate (``HarborGate``) that
-  inspects browser actions on the page and asks through the bus, or denies when nobody can
-  be asked;
-- the agent session (``AgentSession``), on the client for the active provider (rebuilt when
-  the provider changes) or on the client it was given;
-- the recorder that saves every turn from the events (when saving is on);
-- research (``plan_research``, ``research_executor``) on the same tools, gate and page.
-
-It offers what a user does: ``send``, ``stop``, ``new_chat``, ``open_conversation``,
-``regenerate``, ``edit_last``, ``read_page``; and ``speculate`` for conversation mode: an answer
-started before the user has surely finished speaking, held back (nothing shown, saved or acted
-on) until it is committed, and dropped without a trace when the user goes on. Everything it does is announced on the bus
-(``ctx.bus``): turns, deltas, action-log entries, permission requests and their settling,
-conversation changes, notices. It imports nothing of Qt.
-"""
+"""The ``Assistant`` and what it shows of a saved conversation (``OpenedConversation``); what it
+assembles, offers and announces is in the package's docstring (``core.assistant``)."""
 
 from __future__ import annotations
 
@@ -39,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 from jawad_desktop.core import events as ev
 from jawad_desktop.core.agent import commands
 from jawad_desktop.core.agent.session import AgentSession, ChatClient
+from jawad_desktop.core.assistant.mcp_use import mcp_prompt, mcp_prompts_text, read_mcp_resource, save_mcp_resource
+from jawad_desktop.core.assistant.speculation import HeldBus, Speculation
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError, Remedy
 from jawad_desktop.core.harbor.engine import Harbor
@@ -54,7 +31,7 @@ from jawad_desktop.core.tools.files.attachments import file_from_record, read_at
 from jawad_desktop.core.tools.files.extract import ExtractedFile
 from jawad_desktop.core.tools.files.file_tools import files_registry
 from jawad_desktop.core.tools.files.library import DocumentLibrary
-from jawad_desktop.core.tools.registry import ToolError, ToolRegistry
+from jawad_desktop.core.tools.registry import ToolRegistry
 from jawad_desktop.core.tools.untrusted import fenced_parts
 
 if TYPE_CHECKING:
@@ -62,7 +39,8 @@ if TYPE_CHECKING:
     from jawad_desktop.core.mcp.adapter import McpRegistry
     from jawad_desktop.core.research.executor import ResearchExecutor
     from jawad_desktop.core.research.plan import ResearchPlan
-    from jawad_desktop.core.store.conversations import ConversationStore, StoredMessage
+    from jawad_desktop.core.store.conversation_records import StoredMessage
+    from jawad_desktop.core.store.conversations import ConversationStore
     from jawad_desktop.core.store.memory import MemoryStore
     from jawad_desktop.core.store.page_cache import PageCache
     from jawad_desktop.core.store.projects import Project
@@ -136,30 +114,11 @@ class Assistant:
         self.cache: PageCache | None = None
         self.browser: BrowserSession | None = None
         self.base_registry: ToolRegistry = basic_registry().merged(files_registry())
-        inspector: Inspector | None = None
-        if page is not None:
-            self.browser = self._browser_for(page, remember=save)
-            from jawad_desktop.core.tools.browser import browser_registry, inspector_for
-
-            self.base_registry = self.base_registry.merged(browser_registry())
-            inspector = inspector_for(self.browser)
-        self.gate = HarborGate(
-            self.harbor, self.bus, timeout_s=settings.browser.permission_timeout_s,
-            inspector=inspector, ask=ask,
-        )
+        self.hand_over: HandOver | None = None
+        self.gate = self._gate_and_page(page, ask=ask, save=save)
         if scope is not None:
             self.plan_first = False
             self.gate.plans.hold(scope)
-        self.hand_over: HandOver | None = None
-        if self.browser is not None:
-            from jawad_desktop.core.tools.browser.hand_over import HandOver
-
-            # Login, CAPTCHA, codes, payment: the user does them in the browser (the banner, the terminal).
-            self.hand_over = self.browser.hand_over = HandOver(self.bus, ask=ask)
-        if page is not None and hasattr(page, "download_guard"):
-            from jawad_desktop.core.tools.browser import make_download_guard
-
-            page.download_guard = make_download_guard(self.gate, self.bus)  # the agent's downloads are asked for
         self.mcp: McpRegistry | None = None
         # An MCP server's questions mid-call go to the user (the window's form, the terminal); without
         # a person they are declined.
@@ -197,6 +156,31 @@ class Assistant:
         self._page_to_cache = ""  # a page that finished loading meanwhile: read once more after
 
     # -- assembly ---------------------------------------------------------------------------
+
+    def _gate_and_page(self, page: Page | None, *, ask: bool, save: bool) -> HarborGate:
+        """The one permission gate; with a ``page``: the browser session on it, the browser tools,
+        the gate's inspector of page actions, the hand-over and the page's download guard."""
+        inspector: Inspector | None = None
+        if page is not None:
+            self.browser = self._browser_for(page, remember=save)
+            from jawad_desktop.core.tools.browser import browser_registry, inspector_for
+
+            self.base_registry = self.base_registry.merged(browser_registry())
+            inspector = inspector_for(self.browser)
+        gate = HarborGate(
+            self.harbor, self.bus, timeout_s=self.ctx.settings.browser.permission_timeout_s,
+            inspector=inspector, ask=ask,
+        )
+        if self.browser is not None:
+            from jawad_desktop.core.tools.browser.hand_over import HandOver
+
+            # Login, CAPTCHA, codes, payment: the user does them in the browser (the banner, the terminal).
+            self.hand_over = self.browser.hand_over = HandOver(self.bus, ask=ask)
+        if page is not None and hasattr(page, "download_guard"):
+            from jawad_desktop.core.tools.browser import make_download_guard
+
+            page.download_guard = make_download_guard(gate, self.bus)  # the agent's downloads are asked for
+        return gate
 
     def _browser_for(self, page: Page, *, remember: bool) -> BrowserSession:
         from jawad_desktop.core.store.page_cache import PageCache
@@ -381,17 +365,26 @@ class Assistant:
             self.bus.emit(response)
             return response
         if command is not None and command[0] == "prompts":
-            response = ev.ChatResponse(run_id=ev.new_id("run"), content=await self._mcp_prompts_text())
+            response = ev.ChatResponse(run_id=ev.new_id("run"), content=await mcp_prompts_text(self.mcp))
             self.bus.emit(response)
             return response
         if command is not None and not commands.known(command[0]) and self.mcp is not None:
-            prompt = await self._mcp_prompt(command[0], command[1])
+            prompt = await mcp_prompt(self.mcp, command[0], command[1])
             if prompt is not None:
                 text = prompt
         if self.browser is not None:
             self.browser.note_user_message(text)
         plan_first = self.ctx.settings.agent.plan_first if self.plan_first is None else self.plan_first
         return await self.session.run(text, plan_first=plan_first, attachments=files)
+
+    async def read_mcp_resource(self, server: str, uri: str) -> ExtractedFile:
+        """An MCP server's resource as a file to attach to a message (``send``'s ``attachments``)."""
+        return await read_mcp_resource(self.mcp, server, uri)
+
+    async def save_mcp_resource(self, server: str, uri: str) -> Path:
+        """An MCP server's resource written to a file in the profile's cache, to attach like any file
+        (the window's composer holds files): its text as ``.md`` or ``.txt``, or its picture."""
+        return await save_mcp_resource(self.mcp, self.ctx.paths.cache / "mcp-resources", server, uri)
 
     def speculate(self, text: str) -> Speculation | None:
         """Start answering ``text`` before the user has surely finished (conversation mode, on a
@@ -400,7 +393,7 @@ class Assistant:
         plan_first = self.ctx.settings.agent.plan_first if self.plan_first is None else self.plan_first
         if self.busy or plan_first or commands.parse_slash(text) is not None:
             return None
-        held = _HeldBus(self.bus)
+        held = HeldBus(self.bus)
         kept = self.session.history.messages
 
         async def run() -> ev.ChatResponse:
@@ -412,99 +405,8 @@ class Assistant:
 
         task = asyncio.ensure_future(run())
         held.on_tool = task.cancel  # no tool runs for an answer that may be dropped
-        return Speculation(text, held, task, self, kept)
+        return Speculation(text, held, task, self.session, self.browser, kept)
 
-    async def _mcp_prompt(self, name: str, argument_text: str) -> str | None:
-        """The text of the MCP prompt ``name`` (a slash command) with its arguments, or None when no
-        server offers a prompt of that name. Arguments are ``key=value`` words, or given in order."""
-        import shlex
-
-        assert self.mcp is not None
-        connections = self.mcp.connections
-        found = next((p for p in await connections.prompts() if p.name.casefold() == name.casefold()), None)
-        if found is None:
-            return None
-        try:
-            words = shlex.split(argument_text)
-        except ValueError:
-            words = argument_text.split()
-        arguments: dict[str, str] = {}
-        in_order = [a.name for a in found.arguments]
-        for word in words:
-            key, equals, value = word.partition("=")
-            if equals and key in in_order:
-                arguments[key] = value
-            else:
-                free = next((n for n in in_order if n not in arguments), None)
-                if free is not None:
-                    arguments[free] = word
-        missing = [a.name for a in found.arguments if a.required and a.name not in arguments]
-        if missing:
-            # The server's completions of what is missing (given what was typed) say what to type.
-            offered = []
-            for name in missing:
-                values = await connections.complete(found.server, found.name, name, "", arguments)
-                if values:
-                    offered.append(f"{name}: {', '.join(values[:10])}")
-            raise JawadError(
-                f"The prompt /{found.name} of the MCP server {found.server!r} needs {', '.join(missing)}. "
-                "Your message was not sent.",
-                suggestions=[f"Type /{found.name} " + " ".join(f"{a.name}=..." for a in found.arguments),
-                             *([f"The server offers {'; '.join(offered)}."] if offered else [])])
-        try:
-            messages = await connections.get_prompt(found.server, found.name, arguments)
-        except ToolError as exc:
-            raise JawadError(f"{exc} Your message was not sent.") from None
-        log.info("MCP prompt %s of %s: %d message(s)", found.name, found.server, len(messages))
-        texts = [m.content for m in messages if m.content]
-        if len({m.role for m in messages}) > 1:
-            texts = [f"{m.role}: {m.content}" for m in messages if m.content]
-        return "\n\n".join(texts)
-
-    async def _mcp_prompts_text(self) -> str:
-        """``/prompts``: the MCP servers' prompts, as the slash commands that run them."""
-        prompts = await self.mcp.connections.prompts() if self.mcp is not None else []
-        if not prompts:
-            return "No MCP server offers prompts. Add servers in Settings → MCP servers."
-        lines = ["Prompts of your MCP servers (type one as a message):"]
-        for prompt in prompts:
-            wanted = " ".join(f"{a.name}=…" if a.required else f"[{a.name}=…]" for a in prompt.arguments)
-            about = f" — {prompt.description}" if prompt.description else ""
-            lines.append(f"- `/{prompt.name}{' ' + wanted if wanted else ''}` ({prompt.server}){about}")
-        return "\n".join(lines)
-
-    async def read_mcp_resource(self, server: str, uri: str) -> ExtractedFile:
-        """An MCP server's resource as a file to attach to a message (``send``'s ``attachments``)."""
-        if self.mcp is None:
-            raise JawadError("No MCP server is connected.", suggestions=["Add one in Settings → MCP servers."])
-        try:
-            return await self.mcp.connections.read_resource(server, uri)
-        except ToolError as exc:
-            raise JawadError(str(exc)) from None
-
-    async def save_mcp_resource(self, server: str, uri: str) -> Path:
-        """An MCP server's resource written to a file in the profile's cache, to attach like any file
-        (the window's composer holds files): its text as ``.md`` or ``.txt``, or its picture."""
-        import re
-
-        from jawad_desktop.core.tools.files.extract import file_kind
-
-        found = await self.read_mcp_resource(server, uri)
-        folder = self.ctx.paths.cache / "mcp-resources"
-        folder.mkdir(parents=True, exist_ok=True)
-        name = re.sub(r"[^\w.-]+", "_", found.name.split(": ", 1)[-1]).strip("._") or "resource"
-        if found.image is not None and not found.parts:
-            suffix = {"image/png": ".png", "image/jpeg": ".jpg", "image/webp": ".webp"}.get(found.image.media_type)
-            if suffix is None:
-                raise JawadError(f"{uri} is a picture of a kind Jawad does not send ({found.image.media_type}).")
-            path = folder / (Path(name).stem + suffix)
-            path.write_bytes(found.image.data)
-            return path
-        if not found.parts:
-            raise JawadError(f"{uri} holds nothing Jawad can read: {'; '.join(found.notes) or 'no text'}.")
-        path = folder / (name if file_kind(Path(name)) == "text" else f"{name}.txt")
-        path.write_text("\n\n".join(part.text for part in found.parts), encoding="utf-8")
-        return path
 
     def stop(self) -> None:
         """Stop whatever runs: the turn (and a permission request it waits on) or a research."""
@@ -677,73 +579,6 @@ class Assistant:
         if self.store is not None:
             with contextlib.suppress(Exception):
                 self.store.close()
-
-
-class _HeldBus(ev.EventBus):
-    """The events of a speculative run: its own subscribers get them at once; the app's bus only
-    once released (replayed in order, then passed on as they come), never when discarded. A tool
-    call starting while held (its first ``ActionLogUpdate``, before the gate decides) calls
-    ``on_tool``, which stops the run there."""
-
-    def __init__(self, app_bus: ev.EventBus) -> None:
-        super().__init__()
-        self.app_bus = app_bus
-        self.held: list[ev.Event] | None = []  # None once released
-        self.discarded = False
-        self.tool_tried = False
-        self.on_tool: Callable[[], object] | None = None
-
-    def emit(self, event: ev.Event) -> None:
-        if self.discarded:
-            return
-        super().emit(event)
-        if self.held is None:
-            self.app_bus.emit(event)
-            return
-        self.held.append(event)
-        if isinstance(event, ev.ActionLogUpdate) and not self.tool_tried:
-            self.tool_tried = True
-            if self.on_tool is not None:
-                self.on_tool()
-
-    def release(self) -> None:
-        held, self.held = self.held or [], None
-        for event in held:
-            self.app_bus.emit(event)
-
-
-@dataclass
-class Speculation:
-    """An answer started on a likely end of the user's turn (``Assistant.speculate``).
-
-    Its events go to ``events`` at once (conversation mode synthesizes its sentences ahead) and
-    to the app's bus only on ``commit()``: until then nothing is shown or saved. ``drop()``
-    stops it and takes its messages out of the history, as if it had never run. A run that
-    wanted a tool was stopped there (``spoiled``): drop it and send the message for real.
-    """
-
-    text: str
-    events: _HeldBus
-    task: asyncio.Task[ev.ChatResponse]
-    assistant: Assistant
-    history: list[Message]
-
-    @property
-    def spoiled(self) -> bool:
-        return self.events.tool_tried
-
-    def commit(self) -> None:
-        """The user had finished: the answer is theirs (shown, saved, spoken)."""
-        self.events.release()
-        if self.assistant.browser is not None:
-            self.assistant.browser.note_user_message(self.text)
-
-    async def drop(self) -> None:
-        """The user went on: stop the run and forget it (nothing shown, saved or kept in history)."""
-        self.events.discarded = True
-        self.task.cancel()
-        await asyncio.wait({self.task})
-        self.assistant.session.history.restore(self.history)
 
 
 def _close_later(client: Any) -> None:

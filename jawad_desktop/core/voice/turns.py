@@ -1,0 +1,118 @@
+"""One spoken turn as conversation mode (``core.voice.conversation``) sees it: its timing
+(``TurnTiming``, what the benchmarks and the window read), the user speaking over the reply
+(``BargeInDetector``), and the phrases that end the conversation (``is_stop_phrase``)."""
+
+from __future__ import annotations
+
+import collections
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from jawad_desktop.core.voice.audio import SAMPLE_RATE, Samples, rms
+
+_STOP_PHRASES = {"stop", "stop listening", "goodbye", "good bye", "bye", "bye bye", "that's all", "that is all",
+                 "stop it", "ok stop", "okay stop", "thank you goodbye", "thanks goodbye"}
+
+
+def is_stop_phrase(text: str) -> bool:
+    """Whether the user asked to end the conversation ("Stop.", "Stop listening!", "Goodbye")."""
+    words = re.sub(r"[^a-z' ]+", " ", text.casefold()).split()
+    return " ".join(words) in _STOP_PHRASES
+
+
+class BargeInDetector:
+    """Decides, block by block, that the user speaks over the reply; returns the onset time.
+
+    A block counts as the user's when its level is above ``min_rms`` (a threshold raised well
+    above the end-of-speech detector's) and ``margin`` times louder than the echo expected of
+    what the app plays: the loudest block played in the last 300 ms times the echo gain, the
+    ratio of what the microphone hears to what is played, learnt while the reply plays (a high
+    percentile of the last 1.5 s; ``gain`` until enough was heard). ``hold_s`` of such blocks in
+    a row is speech, not a click.
+    """
+
+    def __init__(self, *, min_rms: float = 0.02, margin: float = 2.0, gain: float = 0.5,
+                 hold_s: float = 0.12) -> None:
+        self.min_rms = min_rms
+        self.margin = margin
+        self.gain = gain
+        self.hold_s = hold_s
+        self._ratios: collections.deque[float] = collections.deque(maxlen=50)
+        self._run_s = 0.0
+        self._run_start: float | None = None
+        self.onset: float | None = None
+
+    def echo_gain(self) -> float:
+        if len(self._ratios) < 10:
+            return self.gain
+        return float(np.percentile(self._ratios, 80))
+
+    def feed(self, block: Samples, arrived_at: float, playing_level: float) -> float | None:
+        """The onset (``time.monotonic()`` of the first loud sample) once decided, else None."""
+        if self.onset is not None:
+            return self.onset
+        duration = block.size / SAMPLE_RATE
+        level = rms(block)
+        threshold = max(self.min_rms, self.margin * self.echo_gain() * playing_level)
+        if level >= threshold:
+            if self._run_start is None:
+                self._run_start = arrived_at - duration
+            self._run_s += duration
+            if self._run_s >= self.hold_s - 1e-6:
+                self.onset = self._run_start
+                return self.onset
+        else:
+            self._run_s = 0.0
+            self._run_start = None
+            if playing_level > 0.01:
+                self._ratios.append(level / playing_level)  # learnt only from what is not the user
+        return None
+
+
+@dataclass
+class TurnTiming:
+    """One spoken turn: what was said and answered, and when (``time.monotonic()``)."""
+
+    transcript: str = ""
+    answer: str = ""
+    speech_end_at: float = 0.0  # the detector decided the turn ended (the pause after the voice included)
+    last_speech_at: float = 0.0  # the last voiced frame of the user's speech, as the detector heard it
+    transcript_at: float = 0.0
+    first_token_at: float | None = None
+    first_audio_at: float | None = None  # the reply's first sound left the speaker
+    barge_in_at: float | None = None  # the onset of the user's speech over the reply
+    barge_in_decided_at: float | None = None  # when the detector decided it was the user
+    playback_stopped_at: float | None = None  # the first silent block after the barge-in left the speaker
+    spoken: list[str] = field(default_factory=list)
+    error: str = ""
+    typed: bool = False  # a message typed in the composer, not spoken
+    speculative: bool = False  # answered by the answer started on the pause (``Assistant.speculate``)
+
+    def as_dict(self) -> dict[str, Any]:
+        def since_end(at: float | None) -> float | None:
+            return round(at - self.speech_end_at, 3) if at is not None and self.speech_end_at else None
+
+        result: dict[str, Any] = {
+            "transcript": self.transcript,
+            "answer": self.answer,
+            "timings_s": {
+                "speech_end_to_transcript": since_end(self.transcript_at),
+                "speech_end_to_first_token": since_end(self.first_token_at),
+                "speech_end_to_first_audio": since_end(self.first_audio_at),
+                "voice_end_to_first_audio": round(self.first_audio_at - self.last_speech_at, 3)
+                if self.first_audio_at is not None and self.last_speech_at else None,
+            },
+        }
+        if self.barge_in_at is not None:
+            result["barge_in"] = {
+                "stop_latency_s": round(self.playback_stopped_at - self.barge_in_at, 3)
+                if self.playback_stopped_at is not None else None,
+            }
+        if self.speculative:
+            result["speculative"] = True
+        if self.error:
+            result["error"] = self.error
+        return result
