@@ -468,7 +468,7 @@ class MainWindow(WindowVoice, WindowPanels, WindowMenus, WindowLayout, QMainWind
 
         if not self.built:
             return
-        if self.voice_session is not None:
+        if self.voice_session is not None and self.voice_session.made:
             with contextlib.suppress(Exception):
                 self.voice_session.cancel()
         if self.conversation_button is not None:

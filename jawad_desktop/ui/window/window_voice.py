@@ -38,11 +38,9 @@ class WindowVoice(WindowPart):
         def show_notice(self, level: str, text: str) -> None: ...
 
     def _add_voice(self) -> None:
-        from jawad_desktop.core.voice import VoiceSession
-        from jawad_desktop.ui.chat.reply_speaker import ReplySpeaker
         from jawad_desktop.ui.chat.voice_button import VoiceButton
 
-        self.voice_session = VoiceSession(self.ctx)
+        self.voice_session = VoiceOnFirstUse(self.ctx)
         button = VoiceButton(self.voice_session, self.bridge.voice_state, self)
         self.chat.add_input_button(button)
         # Ctrl+Space toggles listening (hold the Mic button to push-to-talk). An application-wide
@@ -58,9 +56,16 @@ class WindowVoice(WindowPart):
         # What went wrong is said in words above the chat, not only by a red icon and its tooltip.
         button.failed.connect(lambda text: self.show_notice("error", text))
         button.pressed_to_talk.connect(self.presenter.stop_speaking)
-        self.presenter.attach_speaker(lambda: ReplySpeaker(self.ctx, self))
+        self.presenter.attach_speaker(self._make_speaker)
         self.chat.view.can_read_aloud = True  # an answer's menu: Read aloud
         self.chat.view.read_aloud_requested.connect(self.presenter.speak)
+
+    def _make_speaker(self) -> Any:
+        """The reply speaker (``ui.chat.reply_speaker``, imported with speech synthesis at the first
+        answer read aloud)."""
+        from jawad_desktop.ui.chat.reply_speaker import ReplySpeaker
+
+        return ReplySpeaker(self.ctx, self)
 
     def voice_key(self) -> None:
         """Ctrl+Space (and the push-to-talk hotkey's toggle): in conversation mode it cuts Jawad's
@@ -126,3 +131,33 @@ class WindowVoice(WindowPart):
     def _send_spoken(self, text: str) -> None:
         self.chat.input.setPlainText(text)
         self.presenter.send(text)
+
+
+class VoiceOnFirstUse:
+    """The window's ``VoiceSession``, made the first time it is used (the mic pressed, Ctrl+Space):
+    voice capture and transcription import numpy and PortAudio, about 20 MB the idle window does
+    not need. Attributes are read from and written to the session, made on the first access;
+    ``made`` says whether it exists (closing the window makes none just to cancel it)."""
+
+    def __init__(self, ctx: AppContext) -> None:
+        object.__setattr__(self, "_ctx", ctx)
+        object.__setattr__(self, "_session", None)
+
+    @property
+    def made(self) -> bool:
+        return self._session is not None
+
+    def _made(self) -> Any:
+        if self._session is None:
+            from jawad_desktop.core.voice import VoiceSession
+
+            object.__setattr__(self, "_session", VoiceSession(self._ctx))
+        return self._session
+
+    def __getattr__(self, name: str) -> Any:  # only for names this class does not have
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self._made(), name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self._made(), name, value)
