@@ -20,6 +20,7 @@ NOT_IN_THE_IDLE_APP = [
     "click", "rich", "pygments",  # httpx's command line (jawad_desktop/__init__.py)
     "watchfiles", "dateutil", "tiktoken", "faster_whisper", "onnxruntime", "ctranslate2", "llama_cpp",
     "trafilatura", "lxml", "bs4", "mcp",
+    "numpy", "sounddevice",  # voice capture and transcription: made at the mic's first use (ui.window.window_voice)
 ]
 
 FRAME = """

@@ -276,6 +276,50 @@ def _rss_kb() -> int:
     return 0
 
 
+async def _report_startup(path: str, window: Any, *, shown: float, native_window: int) -> None:
+    """``--startup-report``: when the window was shown, built and painted, and when the web view
+    was ready (wall-clock seconds), the idle memory, the imported packages and the native window
+    ids, written to ``path`` as JSON."""
+    import asyncio
+
+    from jawad_desktop.core.procmem import tree_pss_kb
+
+    web_ready = asyncio.Event()
+    window.browser.view.loadFinished.connect(lambda _ok: web_ready.set())
+    if window.browser.loads_finished:  # the start page was quicker than the build
+        web_ready.set()
+    # Let Qt paint the built window: yield to the loop (a nested processEvents() here
+    # would step other tasks inside this one: qasync's "Cannot enter into task").
+    await asyncio.sleep(0)
+    built = time.time()
+    await web_ready.wait()
+    ready = time.time()
+    await asyncio.sleep(2.0)
+    report = {"shown": shown, "built": built, "web_ready": ready, "idle_rss_kb": _rss_kb(),
+              "idle_pss_kb": tree_pss_kb(),
+              # what the idle app has imported (tests/test_cli.py: no heavy module before its use)
+              "packages": sorted({name.partition(".")[0] for name in sys.modules}),
+              # Qt re-creating the native window makes it vanish and come back.
+              "native_windows": sorted({native_window, int(window.winId())})}
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(report, fh)
+
+
+async def _shut_down(window: Any) -> None:
+    """After the window closed: release its work (with a watchdog), cancel what is left, dispose."""
+    import asyncio
+
+    _exit_watchdog()
+    await window.aclose()
+    current = asyncio.current_task()
+    pending = [t for t in asyncio.all_tasks() if t is not current]
+    for task in pending:
+        task.cancel()
+    if pending:
+        await asyncio.wait(pending, timeout=1.0)
+    window.dispose()
+
+
 def run_gui(profile: str | None, *, screenshot: str | None = None, startup_report: str | None = None) -> int:
     """Open the main window and run until it is closed.
 
@@ -324,28 +368,8 @@ def run_gui(profile: str | None, *, screenshot: str | None = None, startup_repor
         errors.bus = ctx.bus
         window.build(ctx)
         log.info("window built")
-        web_ready = asyncio.Event()
-        window.browser.view.loadFinished.connect(lambda _ok: web_ready.set())
-        if window.browser.loads_finished:  # the start page was quicker than the build
-            web_ready.set()
         if startup_report:
-            # Let Qt paint the built window: yield to the loop (a nested processEvents() here
-            # would step other tasks inside this one: qasync's "Cannot enter into task").
-            await asyncio.sleep(0)
-            built = time.time()
-            await web_ready.wait()
-            ready = time.time()
-            await asyncio.sleep(2.0)
-            from jawad_desktop.core.procmem import tree_pss_kb
-
-            report = {"shown": shown, "built": built, "web_ready": ready, "idle_rss_kb": _rss_kb(),
-                      "idle_pss_kb": tree_pss_kb(),
-                      # what the idle app has imported (tests/test_cli.py: no heavy module before its use)
-                      "packages": sorted({name.partition(".")[0] for name in sys.modules}),
-                      # Qt re-creating the native window makes it vanish and come back.
-                      "native_windows": sorted({native_window, int(window.winId())})}
-            with open(startup_report, "w", encoding="utf-8") as fh:
-                json.dump(report, fh)
+            await _report_startup(startup_report, window, shown=shown, native_window=native_window)
             window.close()
         if screenshot:
             await asyncio.sleep(1.0)
@@ -354,15 +378,7 @@ def run_gui(profile: str | None, *, screenshot: str | None = None, startup_repor
             window.close()
         await closed.wait()
         quit_requests.shutting_down = True
-        _exit_watchdog()
-        await window.aclose()
-        current = asyncio.current_task()
-        pending = [t for t in asyncio.all_tasks() if t is not current]
-        for task in pending:
-            task.cancel()
-        if pending:
-            await asyncio.wait(pending, timeout=1.0)
-        window.dispose()
+        await _shut_down(window)
         return 0
 
     return run_loop(main, errors=errors)

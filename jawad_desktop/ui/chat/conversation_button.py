@@ -22,13 +22,12 @@ from PySide6.QtCore import Signal, SignalInstance
 from PySide6.QtWidgets import QLabel, QToolButton, QWidget
 
 from jawad_desktop.core.events import ConversationState
-from jawad_desktop.core.voice.conversation import Conversation
 from jawad_desktop.ui.look.controls import error_style
 from jawad_desktop.ui.look.icons import icon
 
 if TYPE_CHECKING:
     from jawad_desktop.core.context import AppContext
-    from jawad_desktop.core.voice.conversation import Assistant
+    from jawad_desktop.core.voice.conversation import Assistant, Conversation
 
 log = logging.getLogger("jawad.ui.voice")
 
@@ -114,6 +113,8 @@ class ConversationButton(QToolButton):
                        error=True)
             self._uncheck()
             return
+        from jawad_desktop.core.voice.conversation import Conversation  # numpy: on the first conversation
+
         conversation = Conversation(self.ctx, assistant)
         self.conversation = conversation
         self._show("Starting…")

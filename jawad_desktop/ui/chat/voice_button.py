@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from PySide6.QtCore import QEvent, QObject, QRectF, QSize, Qt, Signal, SignalInstance
 from PySide6.QtGui import QColor, QKeyEvent, QKeySequence, QMouseEvent, QPainter, QPaintEvent
@@ -34,9 +34,11 @@ from PySide6.QtWidgets import QApplication, QToolButton, QWidget
 
 from jawad_desktop.core.errors import Remedy
 from jawad_desktop.core.events import VoiceState
-from jawad_desktop.core.voice import VoiceSession
 from jawad_desktop.ui.base.remedies import with_remedy
 from jawad_desktop.ui.look.icons import icon
+
+if TYPE_CHECKING:
+    from jawad_desktop.core.voice import VoiceSession  # numpy: imported with the session's first use
 
 log = logging.getLogger("jawad.ui.voice")
 

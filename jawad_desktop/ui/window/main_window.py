@@ -21,10 +21,9 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import shiboken6
 from PySide6 import QtCore
 from PySide6.QtCore import QByteArray, QTimer, Signal
-from PySide6.QtGui import QAction, QFont, QIcon, QKeySequence, QPalette
+from PySide6.QtGui import QFont, QIcon
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
@@ -32,7 +31,6 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QSplitter,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -41,17 +39,19 @@ from jawad_desktop import APP_NAME, __version__
 from jawad_desktop.core.store.first_frame import FirstFrame
 from jawad_desktop.ui.look.resources import app_icon
 from jawad_desktop.ui.look.theme import apply_frame_palette, apply_theme
+from jawad_desktop.ui.window.window_layout import WindowLayout
+from jawad_desktop.ui.window.window_menus import WindowMenus
+from jawad_desktop.ui.window.window_panels import WindowPanels
+from jawad_desktop.ui.window.window_voice import WindowVoice
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QCloseEvent, QShowEvent
 
     from jawad_desktop.browser.driver import QtWebEnginePage
     from jawad_desktop.core.context import AppContext
-    from jawad_desktop.core.store.conversations import ConversationStore
     from jawad_desktop.ui.base.bridge import EventBridge
     from jawad_desktop.ui.chat.action_log import ActionLogDrawer, ActionLogView
     from jawad_desktop.ui.chat.chat_view import ChatPanel
-    from jawad_desktop.ui.chat.history_sidebar import HistorySidebar
     from jawad_desktop.ui.chat.model_picker import ModelPicker
     from jawad_desktop.ui.chat.presenter import ChatPresenter
     from jawad_desktop.ui.chat.project_chooser import ProjectChooser
@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     from jawad_desktop.ui.prompts.permission_panel import PermissionPanel
     from jawad_desktop.ui.prompts.take_over_banner import TakeOverBanner
     from jawad_desktop.ui.settings.dialog import SettingsDialog
+    from jawad_desktop.ui.window.banner import Banner
     from jawad_desktop.ui.window.browser_pane import BrowserPane
 
 log = logging.getLogger("jawad.ui.window")
@@ -76,39 +77,7 @@ FIRST_START = (
 )
 
 
-class Banner(QWidget):
-    """A dismissable line above the chat for notices (corrupt settings, no keyring, ...)."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.label = QLabel(self)
-        self.label.setWordWrap(True)
-        self.label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.label.setAccessibleName("Notice")
-        close = QToolButton(self)
-        close.setIcon(_icon("x"))
-        close.setToolTip("Dismiss")
-        close.setAccessibleName("Dismiss notice")
-        close.clicked.connect(self.hide)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(8, 4, 4, 4)
-        layout.addWidget(self.label, 1)
-        layout.addWidget(close, 0, QtCore.Qt.AlignmentFlag.AlignTop)
-        self.setAutoFillBackground(True)
-        self.hide()
-
-    def show_text(self, level: str, text: str) -> None:
-        palette = self.palette()
-        colour = {"error": "#f6d5d5", "warning": "#fff1c2"}.get(level, "#dbeafe")
-        palette.setColor(QPalette.ColorRole.Window, colour)
-        palette.setColor(QPalette.ColorRole.WindowText, QtCore.Qt.GlobalColor.black)
-        self.setPalette(palette)
-        current = self.label.text() if self.isVisible() else ""
-        self.label.setText(f"{current}\n{text}".strip())
-        self.show()
-
-
-class MainWindow(QMainWindow):
+class MainWindow(WindowVoice, WindowPanels, WindowMenus, WindowLayout, QMainWindow):
     """Chat | action log | browser. ``closed`` fires once the window has closed."""
 
     closed = Signal()
@@ -218,6 +187,26 @@ class MainWindow(QMainWindow):
         self.main_split.setSizes([520, 760])
         self.setCentralWidget(self.main_split)
 
+    def _make_left_column(self) -> QWidget:
+        """The model picker, the notice banner, and the chat above the action log drawer."""
+        left = QWidget(self)
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(4, 4, 4, 4)
+        left_layout.addWidget(self.provider_label, 0,
+                              QtCore.Qt.AlignmentFlag.AlignLeft | QtCore.Qt.AlignmentFlag.AlignAbsolute)
+        left_layout.addWidget(self.banner)
+        self.left_split = QSplitter(QtCore.Qt.Orientation.Vertical, left)
+        self.left_split.setObjectName("chat_log")
+        self.left_split.addWidget(self.chat)
+        self.left_split.addWidget(self.action_log_drawer)
+        self.left_split.setChildrenCollapsible(False)
+        self.left_split.setStretchFactor(0, 1)
+        self.left_split.setStretchFactor(1, 0)
+        self.action_log_drawer.expanded_changed.connect(self._log_drawer_changed)
+        self.left_split.splitterMoved.connect(self._remember_log_height)
+        left_layout.addWidget(self.left_split)
+        return left
+
     def build(self, ctx: AppContext) -> None:
         """Make the chat, the action log, the browser, the menus, and restore the layout."""
         self.ctx = ctx
@@ -236,6 +225,7 @@ class MainWindow(QMainWindow):
         from jawad_desktop.ui.chat.presenter import ChatPresenter
         from jawad_desktop.ui.prompts.permission_panel import PermissionPanel
         from jawad_desktop.ui.prompts.take_over_banner import TakeOverBanner
+        from jawad_desktop.ui.window.banner import Banner
 
         self.bridge = EventBridge(ctx.bus, self)
         self.take_over = TakeOverBanner(self, focus_page=lambda: self.browser.view.setFocus())
@@ -263,23 +253,7 @@ class MainWindow(QMainWindow):
         self.provider_label.chosen.connect(self.use_provider)
         self.provider_label.manage_requested.connect(self.open_provider_settings)
 
-        left = QWidget(self)
-        left_layout = QVBoxLayout(left)
-        left_layout.setContentsMargins(4, 4, 4, 4)
-        left_layout.addWidget(self.provider_label, 0,
-                              QtCore.Qt.AlignmentFlag.AlignLeft | QtCore.Qt.AlignmentFlag.AlignAbsolute)
-        left_layout.addWidget(self.banner)
-        self.left_split = QSplitter(QtCore.Qt.Orientation.Vertical, left)
-        self.left_split.setObjectName("chat_log")
-        self.left_split.addWidget(self.chat)
-        self.left_split.addWidget(self.action_log_drawer)
-        self.left_split.setChildrenCollapsible(False)
-        self.left_split.setStretchFactor(0, 1)
-        self.left_split.setStretchFactor(1, 0)
-        self.action_log_drawer.expanded_changed.connect(self._log_drawer_changed)
-        self.left_split.splitterMoved.connect(self._remember_log_height)
-        left_layout.addWidget(self.left_split)
-        self._make_main_split(left)  # takes the frame's browser; the frame's box goes
+        self._make_main_split(self._make_left_column())  # takes the frame's browser; the frame's box goes
         self._starting = None
 
         self.presenter = ChatPresenter(ctx, self.bridge, self.chat, self.action_log, self.permission_panel,
@@ -301,88 +275,6 @@ class MainWindow(QMainWindow):
             self._after_first_show()
 
     # Construction
-    def _build_menus(self) -> None:
-        file_menu = self.file_menu
-        self.new_chat_action = self._action("&New chat", "Ctrl+N", self.presenter.new_chat)
-        file_menu.addAction(self.new_chat_action)
-        file_menu.addSeparator()
-        self.settings_action = self._action("&Settings…", "Ctrl+,", self.open_settings)
-        self.settings_action.setMenuRole(QAction.MenuRole.PreferencesRole)
-        file_menu.addAction(self.settings_action)
-        file_menu.addSeparator()
-        self.quit_action = self._action("&Quit", "Ctrl+Q", self.quit)
-        self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
-        file_menu.addAction(self.quit_action)
-        chat_menu = self.chat_menu
-        self.stop_action = self._action("&Stop", "Esc", self.presenter.stop)
-        self.stop_action.setEnabled(False)
-        chat_menu.addAction(self.stop_action)
-        self.regenerate_action = self._action("&Regenerate the last answer", "Ctrl+R", self.presenter.regenerate)
-        chat_menu.addAction(self.regenerate_action)
-        self.edit_last_action = self._action("&Edit the last message", "Ctrl+E", self.presenter.edit_last)
-        chat_menu.addAction(self.edit_last_action)
-        self.copy_action = self._action("&Copy the selected message", "Ctrl+Shift+C", self.chat.view.copy_selected)
-        chat_menu.addAction(self.copy_action)
-        self.attach_action = self._action("Attac&h files…", "Ctrl+Shift+O", self.chat.attachments.choose_files)
-        chat_menu.addAction(self.attach_action)
-        self.summarize_action = self._action("S&ummarize this page", "Ctrl+Shift+S", self.summarize_page)
-        chat_menu.addAction(self.summarize_action)
-        self.choose_model_action = self._action("Choose the &model…", "Ctrl+Shift+K", self.provider_label.open_list)
-        chat_menu.addAction(self.choose_model_action)
-        self.search_action = self._action("Search conversa&tions", "Ctrl+F", self.focus_search)
-        chat_menu.addAction(self.search_action)
-        self.research_action = self._action("Rese&arch…", "Ctrl+Shift+R", self.start_research)
-        self.research_action.setEnabled(False)  # until the agent is ready, right after start
-        chat_menu.addAction(self.research_action)
-        self.compare_action = self._action("Compare &with another model…", "Ctrl+Shift+D", self.compare_models)
-        self.compare_action.setEnabled(False)  # until the agent is ready
-        chat_menu.addAction(self.compare_action)
-        self.voice_action = QAction("Start or stop &voice input", self)
-        self.voice_action.setShortcut(QKeySequence("Ctrl+Space"))
-        self.voice_action.setEnabled(False)  # until voice is ready, right after start
-        self.addAction(self.voice_action)
-        chat_menu.addAction(self.voice_action)
-        self.conversation_action = self._action("C&onversation mode", "Ctrl+Shift+Space", self._toggle_conversation)
-        self.conversation_action.setEnabled(False)  # until voice is ready, right after start
-        chat_menu.addAction(self.conversation_action)
-        self.focus_input_action = self._action("&Focus the input", "Ctrl+L", self.focus_input)
-        chat_menu.addAction(self.focus_input_action)
-        view_menu = self.view_menu
-        self.toggle_log_action = self._action("Action &log", "Ctrl+Shift+A", self._toggle_log)
-        self.toggle_log_action.setCheckable(True)
-        self.toggle_log_action.setChecked(False)  # the drawer starts closed to its header line
-        view_menu.addAction(self.toggle_log_action)
-        from jawad_desktop.ui.window.browser_toggle import BrowserToggle
-
-        self.browser_toggle = BrowserToggle(self.main_split, self.browser_column, self)
-        view_menu.addAction(self.browser_toggle.action)
-        self.bridge.action_log.connect(self.browser_toggle.agent_acted)
-        self.focus_history_action = self._action("Go to the &history", "Ctrl+Shift+H", self.focus_history)
-        view_menu.addAction(self.focus_history_action)
-        self.focus_address_action = self._action("Go to the &address bar", "F6", self.browser.focus_address)
-        view_menu.addAction(self.focus_address_action)
-        help_menu = self.help_menu
-        self.shortcuts_action = self._action("&Keyboard shortcuts", "Ctrl+/", self.show_shortcuts)
-        help_menu.addAction(self.shortcuts_action)
-        help_menu.addAction(self._action("&About Jawad Desktop", "", self._about))
-        for action, name in ((self.new_chat_action, "message-square-plus"), (self.settings_action, "settings"),
-                             (self.stop_action, "square"), (self.regenerate_action, "refresh-cw"),
-                             (self.edit_last_action, "pencil"), (self.copy_action, "copy"),
-                             (self.summarize_action, "scroll-text"), (self.search_action, "search"),
-                             (self.research_action, "telescope"), (self.voice_action, "mic"),
-                             (self.conversation_action, "audio-lines"),
-                             (self.shortcuts_action, "keyboard")):
-            action.setIcon(_icon(name))
-
-    def _action(self, text: str, shortcut: str, slot: Any) -> QAction:
-        action = QAction(text, self)
-        if shortcut:
-            action.setShortcut(QKeySequence(shortcut))
-            action.setShortcutContext(QtCore.Qt.ShortcutContext.WindowShortcut)
-        action.triggered.connect(slot)
-        self.addAction(action)
-        return action
-
     def _connect(self) -> None:
         presenter = self.presenter
         self.chat.send_requested.connect(presenter.send)
@@ -439,204 +331,6 @@ class MainWindow(QMainWindow):
             log.exception("voice could not start")
             self.show_notice("warning", f"Voice input is unavailable: {exc}")
         self.order_focus_chain()
-
-    def _add_projects(self, sidebar: HistorySidebar, store: ConversationStore) -> None:
-        """The project chooser above the history (``ui.chat.project_chooser``)."""
-        assistant = self.presenter.assistant
-        if assistant is None:
-            return
-        from jawad_desktop.core.store.projects import ProjectStore
-        from jawad_desktop.ui.chat.project_chooser import ProjectChooser
-
-        projects = ProjectStore(store.db, bus=self.ctx.bus)
-        self.projects = ProjectChooser(projects, assistant, self.bridge.other, self.bridge.conversation_changed,
-                                       self.bridge.conversations_changed, sidebar)
-        sidebar.group_by_project(projects, self.bridge.other)  # the history under the projects' headers
-        self.projects.project_chosen.connect(sidebar.show_project)
-        sidebar.add_header(self.projects)
-
-    def _add_sidebar(self) -> None:
-        store = self.presenter.store
-        if store is None or self.sidebar is not None:
-            return
-        from jawad_desktop.ui.chat.history_sidebar import HistorySidebar
-
-        sidebar = HistorySidebar(store, self.bridge.conversations_changed, self)
-        self.sidebar = sidebar
-        self.main_split.insertWidget(0, sidebar)
-        self.main_split.setStretchFactor(0, 0)
-        sidebar.conversation_selected.connect(self.presenter.open_conversation)
-        sidebar.match_selected.connect(lambda cid, _position: self.presenter.open_conversation(cid))
-        sidebar.new_chat_requested.connect(self.presenter.new_chat)
-        sidebar.conversation_deleted.connect(self._conversation_deleted)
-        self.bridge.conversation_changed.connect(lambda cid: sidebar.set_current(cid or None))
-        self._add_projects(sidebar, store)
-        self._restore_splitter(self.main_split)
-        last = self.ctx.settings.ui.last_conversation_id
-        if last:
-            try:
-                store.get(last)
-            except Exception:
-                self.ctx.settings.ui.last_conversation_id = ""
-            else:
-                self.presenter.open_conversation(last)
-
-    def _add_research(self, assistant: Any) -> None:
-        """Research mode: /research INTENT or the Research button plans, shows the plan, runs it."""
-        from PySide6.QtWidgets import QPushButton
-
-        from jawad_desktop.ui.chat.research_panel import ResearchController, ResearchPanel
-
-        panel = ResearchPanel(self.chat)
-        self.chat.insert_above_input(panel)
-        self.research = ResearchController(assistant, panel)
-        self.bridge.workflow_update.connect(self.research.on_workflow_update)
-        self.presenter.attach_research(self.research)
-        self.research_action.setEnabled(True)
-        button = QPushButton(_icon("telescope"), "", self.chat)
-        button.setAccessibleName("Research: plan and run a multi-step search for what the input says")
-        button.setToolTip("Plan a multi-step research for what you typed (Ctrl+Shift+R)")
-        button.clicked.connect(self.start_research)
-        self.chat.add_input_button(button)
-        self.chat.busy_widgets.append(button)
-
-    def _add_voice(self) -> None:
-        from jawad_desktop.core.voice import VoiceSession
-        from jawad_desktop.ui.chat.reply_speaker import ReplySpeaker
-        from jawad_desktop.ui.chat.voice_button import VoiceButton
-
-        self.voice_session = VoiceSession(self.ctx)
-        button = VoiceButton(self.voice_session, self.bridge.voice_state, self)
-        self.chat.add_input_button(button)
-        # Ctrl+Space toggles listening (hold the Mic button to push-to-talk). An application-wide
-        # key filter would see every event of every object, including ones being destroyed.
-        self.voice_action.triggered.connect(self.voice_key)
-        self.voice_action.setEnabled(True)
-        self.voice_button = button
-        self._idle_placeholder: str | None = None  # the input's placeholder while a live draft shows
-        button.transcript_ready.connect(self._on_transcript)
-        button.partial_transcript.connect(self._show_hearing)
-        button.state_changed.connect(self._voice_state_changed)
-        button.send_requested.connect(self._send_spoken)
-        # What went wrong is said in words above the chat, not only by a red icon and its tooltip.
-        button.failed.connect(lambda text: self.show_notice("error", text))
-        button.pressed_to_talk.connect(self.presenter.stop_speaking)
-        self.presenter.attach_speaker(lambda: ReplySpeaker(self.ctx, self))
-        self.chat.view.can_read_aloud = True  # an answer's menu: Read aloud
-        self.chat.view.read_aloud_requested.connect(self.presenter.speak)
-
-    def voice_key(self) -> None:
-        """Ctrl+Space (and the push-to-talk hotkey's toggle): in conversation mode it cuts Jawad's
-        spoken reply short; otherwise it starts or stops listening."""
-        if self.conversation_button is not None and self.conversation_button.interrupt():
-            return
-        if self.voice_button is not None:
-            self.voice_button.click()  # type: ignore[attr-defined]  # a VoiceButton: a click toggles listening
-
-    def _add_conversation(self) -> None:
-        """Conversation mode (``ui.chat.conversation_button``): its toggle and state line in the composer."""
-        from jawad_desktop.ui.chat.conversation_button import ConversationButton
-
-        button = ConversationButton(self.ctx, self.presenter.build, self.bridge.conversation_state, self)
-        self.chat.add_input_button(button)
-        self.chat.add_input_button(button.status)
-        self.conversation_button = button
-        self.conversation_action.setEnabled(True)
-        self.stop_action.triggered.connect(button.stop)  # Esc ends it too
-        self.new_chat_action.triggered.connect(button.stop)
-        if self.sidebar is not None:
-            self.sidebar.new_chat_requested.connect(button.stop)  # type: ignore[attr-defined]
-        button.active_changed.connect(self._conversation_active)
-
-    def _toggle_conversation(self) -> None:
-        if self.conversation_button is not None:
-            self.conversation_button.click()
-
-    def _conversation_active(self, active: bool) -> None:
-        """While a conversation runs the mic button only shows its level (the conversation listens
-        and sends), replies are not read aloud twice, and Esc ends it."""
-        self.presenter.hands_free = active
-        # A message typed meanwhile is the conversation's next turn (``ChatPresenter.send``).
-        self.presenter.conversation = self.conversation_button.conversation if active else None
-        if self.voice_button is not None:
-            self.voice_button.blockSignals(active)
-        self.stop_action.setEnabled(active or self.presenter.busy)
-
-    def _show_hearing(self, text: str) -> None:
-        """The live transcript in the empty input. A placeholder change does not repaint a
-        QPlainTextEdit by itself: without the update the draft stayed invisible."""
-        if self._idle_placeholder is None:
-            self._idle_placeholder = self.chat.input.placeholderText()
-        self.chat.input.setPlaceholderText(f"Hearing: {text.rstrip(' .…')}…")
-        self.chat.input.viewport().update()
-
-    def _voice_state_changed(self, state: str) -> None:
-        if state in ("idle", "error"):
-            self._end_hearing()
-
-    def _end_hearing(self) -> None:
-        """The input's own placeholder again (a cancelled or failed turn leaves no stale draft)."""
-        if self._idle_placeholder is not None:
-            self.chat.input.setPlaceholderText(self._idle_placeholder)
-            self.chat.input.viewport().update()
-            self._idle_placeholder = None
-
-    def _on_transcript(self, text: str) -> None:
-        self._end_hearing()
-        current = self.chat.input.toPlainText().rstrip()
-        self.chat.edit_text(f"{current} {text}".strip() if current else text)
-
-    def _send_spoken(self, text: str) -> None:
-        self.chat.input.setPlainText(text)
-        self.presenter.send(text)
-
-    def _add_side_by_side(self, assistant: Any) -> None:
-        """Two models side by side (``ui.chat.side_by_side``), above the input."""
-        from jawad_desktop.ui.chat.side_by_side import SideBySideController, SideBySidePanel
-
-        panel = SideBySidePanel(self.chat)
-        self.chat.insert_above_input(panel)
-        self.side_by_side = SideBySideController(assistant, panel, self.bridge.other, self)
-        self.compare_action.setEnabled(True)
-
-    def compare_models(self, provider: str = "") -> None:
-        """Send what the input says to the model in use and to another saved provider, side by side
-        (``provider``, else the one the user picks)."""
-        text = self.chat.input.toPlainText().strip()
-        if not text:
-            self.show_notice("info", "Type the message first, then choose Compare with another model (Ctrl+Shift+D).")
-            self.focus_input()
-            return
-        active = self.ctx.settings.active()
-        others = [p.name for p in self.ctx.settings.providers if active is None or p.name != active.name]
-        if not others:
-            self.show_notice("info", "Add a second provider in Settings → Providers to compare two models.")
-            return
-        if not provider:
-            from PySide6.QtWidgets import QInputDialog
-
-            provider, chosen = QInputDialog.getItem(self, "Compare with another model",
-                                                    "Send the message to the model in use and to:", others, 0, False)
-            if not chosen:
-                return
-        if self.side_by_side is None:
-            return
-        why = self.side_by_side.start(text, provider)
-        if why:
-            self.show_notice("error", why)
-        else:
-            self.chat.take_input()
-
-    def start_research(self) -> None:
-        """The Research button: research what the input says (or ask for it)."""
-        intent = self.chat.input.toPlainText().strip()
-        if not intent:
-            self.chat.add_message(
-                "notice", "Type what to research in the input, then press the Research button "
-                "(the telescope beside Send), or type `/research …`.")
-            self.focus_input()
-            return
-        self.presenter.send(f"/research {intent}")
 
     def _busy_changed(self, busy: bool) -> None:
         self.stop_action.setEnabled(busy or (self.conversation_button is not None and self.conversation_button.active))
@@ -696,33 +390,6 @@ class MainWindow(QMainWindow):
         QTimer.singleShot(0, self._check_keyring)
         if self.ctx.settings.active() is None:  # FIRST_START shows in the empty chat (update_provider_label)
             self._offer_pending = True  # looked for once the window is on screen (showEvent)
-
-    async def _offer_providers(self) -> None:
-        """First start: show the providers found on this computer, one click each."""
-        from jawad_desktop.core.llm.connection import discover_providers
-        from jawad_desktop.core.llm.local_models import models_folder
-        from jawad_desktop.ui.window.first_start import OffersPanel
-
-        try:
-            offers = await discover_providers(models_folder=models_folder(self.ctx.paths.data))
-        except Exception as exc:  # discovery is a convenience: never fail the window for it
-            log.info("provider discovery failed: %s", exc)
-            return
-        if not offers or self.ctx.settings.active() is not None or self.offers_panel is not None:
-            return  # a provider was added meanwhile, or the offers are already on screen
-        if not shiboken6.isValid(self.chat):
-            return  # the window closed while the computer was searched
-        panel = OffersPanel(self.ctx, offers, self.chat)
-        self.offers_panel = panel
-        self.chat.insert_above_input(panel)
-        panel.adopted.connect(self._provider_adopted)
-        self.order_focus_chain()
-
-    def _provider_adopted(self, name: str) -> None:
-        self.update_provider_label()
-        self.statusBar().showMessage(f"{name} is ready. Ask away! Add a stronger model any time in "
-                                     "Settings → Providers.", 15_000)
-        self.focus_input()
 
     def _check_keyring(self) -> None:
         if not self.ctx.secrets.available:
@@ -786,24 +453,6 @@ class MainWindow(QMainWindow):
         self.chat.view.viewport().update()
         self.browser.restyle_start_page()
 
-    def _toggle_log(self, shown: bool) -> None:
-        self.action_log_drawer.set_expanded(shown)
-
-    def _log_drawer_changed(self, expanded: bool) -> None:
-        """The drawer opened (it gets its remembered height) or closed (the chat gets the room)."""
-        self.toggle_log_action.setChecked(expanded)
-        total = max(sum(self.left_split.sizes()), self.left_split.height(), 400)
-        if expanded:
-            height = min(self._log_height, max(60, total - 120))
-            self.left_split.setSizes([total - height, height])
-        else:
-            collapsed = self.action_log_drawer.collapsed_height()
-            self.left_split.setSizes([total - collapsed, collapsed])
-
-    def _remember_log_height(self, *args: Any) -> None:
-        if self.action_log_drawer.is_expanded():
-            self._log_height = self.left_split.sizes()[1]
-
     def _about(self) -> None:
         box = QMessageBox(self)
         box.setWindowTitle(f"About {APP_NAME}")
@@ -811,50 +460,6 @@ class MainWindow(QMainWindow):
         box.open()
 
     # Layout persistence
-    def _restore_layout(self) -> None:
-        ui = self.ctx.settings.ui
-        if ui.window_geometry:
-            self.restoreGeometry(QByteArray.fromBase64(ui.window_geometry.encode()))
-        else:
-            self.resize(1280, 800)
-        self._restore_splitter(self.main_split)
-        self._restore_log_drawer()
-        self.browser_toggle.set_shown(self.ctx.settings.ui.splitter_sizes.get("browser") != [0])
-
-    def _restore_log_drawer(self) -> None:
-        """The chat and the action log: "chat_log" holds their sizes with the drawer open,
-        "action_log" whether it was open ([1]) or closed ([0], the default)."""
-        saved = self.ctx.settings.ui.splitter_sizes
-        sizes = saved.get("chat_log")
-        if sizes and len(sizes) == 2 and sizes[1] > 0:
-            self._log_height = sizes[1]
-            self.left_split.setSizes(sizes)
-        self.action_log_drawer.set_expanded(saved.get("action_log") == [1])
-        self._log_drawer_changed(self.action_log_drawer.is_expanded())
-
-    def _restore_splitter(self, splitter: QSplitter) -> None:
-        sizes = self.ctx.settings.ui.splitter_sizes.get(splitter.objectName())
-        if sizes and len(sizes) == splitter.count() and sum(sizes) > 0:
-            splitter.setSizes(sizes)
-        else:
-            splitter.setSizes([220, 480, 580] if splitter.count() == 3 else [520, 760])
-
-    def save_layout(self) -> None:
-        ui = self.ctx.settings.ui
-        ui.window_geometry = bytes(self.saveGeometry().toBase64().data()).decode()
-        self._remember_log_height()
-        total = sum(self.left_split.sizes())
-        ui.splitter_sizes = {
-            "main": list(self.main_split.sizes()),
-            "chat_log": [max(0, total - self._log_height), self._log_height],  # as when the drawer is open
-            "action_log": [1 if self.action_log_drawer.is_expanded() else 0],
-            "browser": [1 if self.browser_toggle.is_shown() else 0],
-        }
-        try:
-            self.ctx.save_settings()
-        except OSError as exc:
-            log.error("could not save the window layout: %s", exc)
-
     async def aclose(self) -> None:
         """Release what needs an orderly end, after the window closed: the page (cookies to
         disk), the assistant's client, MCP servers, page cache and store, voice."""
@@ -863,7 +468,7 @@ class MainWindow(QMainWindow):
 
         if not self.built:
             return
-        if self.voice_session is not None:
+        if self.voice_session is not None and self.voice_session.made:
             with contextlib.suppress(Exception):
                 self.voice_session.cancel()
         if self.conversation_button is not None:

@@ -1,0 +1,189 @@
+"""The main window's parts that join once the assistant is built: the history and its project
+chooser, research mode, two models side by side, and the first start's provider offers (a part of
+``MainWindow``)."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+import shiboken6
+
+from jawad_desktop.ui.window.window_part import WindowPart
+
+if TYPE_CHECKING:
+    from PySide6.QtGui import QAction
+    from PySide6.QtWidgets import QSplitter, QWidget
+
+    from jawad_desktop.core.context import AppContext
+    from jawad_desktop.core.store.conversations import ConversationStore
+    from jawad_desktop.ui.base.bridge import EventBridge
+    from jawad_desktop.ui.chat.chat_view import ChatPanel
+    from jawad_desktop.ui.chat.history_sidebar import HistorySidebar
+    from jawad_desktop.ui.chat.presenter import ChatPresenter
+    from jawad_desktop.ui.chat.project_chooser import ProjectChooser
+    from jawad_desktop.ui.chat.research_panel import ResearchController
+    from jawad_desktop.ui.chat.side_by_side import SideBySideController
+
+log = logging.getLogger("jawad.ui.window")
+
+
+class WindowPanels(WindowPart):
+    """What ``MainWindow`` adds once the assistant is ready (it provides the attributes below)."""
+
+    ctx: AppContext
+    bridge: EventBridge
+    chat: ChatPanel
+    presenter: ChatPresenter
+    main_split: QSplitter
+    sidebar: QWidget | None
+    projects: ProjectChooser | None
+    research: ResearchController | None
+    side_by_side: SideBySideController | None
+    offers_panel: QWidget | None
+    research_action: QAction
+    compare_action: QAction
+
+    if TYPE_CHECKING:
+        def show_notice(self, level: str, text: str) -> None: ...
+        def focus_input(self) -> None: ...
+        def order_focus_chain(self) -> None: ...
+        def update_provider_label(self) -> None: ...
+        def _conversation_deleted(self, conversation_id: str) -> None: ...
+        def _restore_splitter(self, splitter: QSplitter) -> None: ...
+
+    def _add_projects(self, sidebar: HistorySidebar, store: ConversationStore) -> None:
+        """The project chooser above the history (``ui.chat.project_chooser``)."""
+        assistant = self.presenter.assistant
+        if assistant is None:
+            return
+        from jawad_desktop.core.store.projects import ProjectStore
+        from jawad_desktop.ui.chat.project_chooser import ProjectChooser
+
+        projects = ProjectStore(store.db, bus=self.ctx.bus)
+        self.projects = ProjectChooser(projects, assistant, self.bridge.other, self.bridge.conversation_changed,
+                                       self.bridge.conversations_changed, sidebar)
+        sidebar.group_by_project(projects, self.bridge.other)  # the history under the projects' headers
+        self.projects.project_chosen.connect(sidebar.show_project)
+        sidebar.add_header(self.projects)
+
+    def _add_sidebar(self) -> None:
+        store = self.presenter.store
+        if store is None or self.sidebar is not None:
+            return
+        from jawad_desktop.ui.chat.history_sidebar import HistorySidebar
+
+        sidebar = HistorySidebar(store, self.bridge.conversations_changed, self)
+        self.sidebar = sidebar
+        self.main_split.insertWidget(0, sidebar)
+        self.main_split.setStretchFactor(0, 0)
+        sidebar.conversation_selected.connect(self.presenter.open_conversation)
+        sidebar.match_selected.connect(lambda cid, _position: self.presenter.open_conversation(cid))
+        sidebar.new_chat_requested.connect(self.presenter.new_chat)
+        sidebar.conversation_deleted.connect(self._conversation_deleted)
+        self.bridge.conversation_changed.connect(lambda cid: sidebar.set_current(cid or None))
+        self._add_projects(sidebar, store)
+        self._restore_splitter(self.main_split)
+        last = self.ctx.settings.ui.last_conversation_id
+        if last:
+            try:
+                store.get(last)
+            except Exception:
+                self.ctx.settings.ui.last_conversation_id = ""
+            else:
+                self.presenter.open_conversation(last)
+
+    def _add_research(self, assistant: Any) -> None:
+        """Research mode: /research INTENT or the Research button plans, shows the plan, runs it."""
+        from PySide6.QtWidgets import QPushButton
+
+        from jawad_desktop.ui.chat.research_panel import ResearchController, ResearchPanel
+        from jawad_desktop.ui.look.icons import icon
+
+        panel = ResearchPanel(self.chat)
+        self.chat.insert_above_input(panel)
+        self.research = ResearchController(assistant, panel)
+        self.bridge.workflow_update.connect(self.research.on_workflow_update)
+        self.presenter.attach_research(self.research)
+        self.research_action.setEnabled(True)
+        button = QPushButton(icon("telescope"), "", self.chat)
+        button.setAccessibleName("Research: plan and run a multi-step search for what the input says")
+        button.setToolTip("Plan a multi-step research for what you typed (Ctrl+Shift+R)")
+        button.clicked.connect(self.start_research)
+        self.chat.add_input_button(button)
+        self.chat.busy_widgets.append(button)
+
+    def _add_side_by_side(self, assistant: Any) -> None:
+        """Two models side by side (``ui.chat.side_by_side``), above the input."""
+        from jawad_desktop.ui.chat.side_by_side import SideBySideController, SideBySidePanel
+
+        panel = SideBySidePanel(self.chat)
+        self.chat.insert_above_input(panel)
+        self.side_by_side = SideBySideController(assistant, panel, self.bridge.other, self)
+        self.compare_action.setEnabled(True)
+
+    def compare_models(self, provider: str = "") -> None:
+        """Send what the input says to the model in use and to another saved provider, side by side
+        (``provider``, else the one the user picks)."""
+        text = self.chat.input.toPlainText().strip()
+        if not text:
+            self.show_notice("info", "Type the message first, then choose Compare with another model (Ctrl+Shift+D).")
+            self.focus_input()
+            return
+        active = self.ctx.settings.active()
+        others = [p.name for p in self.ctx.settings.providers if active is None or p.name != active.name]
+        if not others:
+            self.show_notice("info", "Add a second provider in Settings → Providers to compare two models.")
+            return
+        if not provider:
+            from PySide6.QtWidgets import QInputDialog
+
+            provider, chosen = QInputDialog.getItem(self, "Compare with another model",
+                                                    "Send the message to the model in use and to:", others, 0, False)
+            if not chosen:
+                return
+        if self.side_by_side is None:
+            return
+        why = self.side_by_side.start(text, provider)
+        if why:
+            self.show_notice("error", why)
+        else:
+            self.chat.take_input()
+
+    def start_research(self) -> None:
+        """The Research button: research what the input says (or ask for it)."""
+        intent = self.chat.input.toPlainText().strip()
+        if not intent:
+            self.chat.add_message(
+                "notice", "Type what to research in the input, then press the Research button "
+                "(the telescope beside Send), or type `/research …`.")
+            self.focus_input()
+            return
+        self.presenter.send(f"/research {intent}")
+
+    async def _offer_providers(self) -> None:
+        """First start: show the providers found on this computer, one click each."""
+        from jawad_desktop.core.llm.connection import discover_providers
+        from jawad_desktop.core.llm.local_models import models_folder
+        from jawad_desktop.ui.window.first_start import OffersPanel
+
+        try:
+            offers = await discover_providers(models_folder=models_folder(self.ctx.paths.data))
+        except Exception as exc:  # discovery is a convenience: never fail the window for it
+            log.info("provider discovery failed: %s", exc)
+            return
+        if not offers or self.ctx.settings.active() is not None or self.offers_panel is not None:
+            return  # a provider was added meanwhile, or the offers are already on screen
+        if not shiboken6.isValid(self.chat):
+            return  # the window closed while the computer was searched
+        panel = OffersPanel(self.ctx, offers, self.chat)
+        self.offers_panel = panel
+        self.chat.insert_above_input(panel)
+        panel.adopted.connect(self._provider_adopted)
+        self.order_focus_chain()
+
+    def _provider_adopted(self, name: str) -> None:
+        self.update_provider_label()
+        self.statusBar().showMessage(f"{name} is ready. Ask away! Add a stronger model any time in "
+                                     "Settings → Providers.", 15_000)
+        self.focus_input()
