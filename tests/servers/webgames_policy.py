@@ -590,10 +590,48 @@ def _hold(d: GameDesk) -> Policy:
     raise GiveUp("page said no", f"I held the button for {seconds + 0.6:g} s; no password showed.")
 
 
+def coloured_spots(picture: Any, *, most: int = 48) -> list[tuple[int, int, int, int]]:
+    """The small coloured blobs of a picture (left, top, width, height), the largest first: groups
+    of touching strongly coloured pixels at most ``most`` pixels across (a dot, a badge, a spot)."""
+    import numpy as np
+    pixels = np.asarray(picture).astype(int)
+    mask = (pixels.max(axis=2) - pixels.min(axis=2)) > 40
+    todo = {(int(y), int(x)) for y, x in zip(*np.nonzero(mask), strict=True)}
+    if len(todo) > 200_000:
+        return []
+    spots = []
+    while todo:
+        stack = [todo.pop()]
+        ys, xs = [], []
+        while stack:
+            y, x = stack.pop()
+            ys.append(y)
+            xs.append(x)
+            for near in ((y + 1, x), (y - 1, x), (y, x + 1), (y, x - 1)):
+                if near in todo:
+                    todo.discard(near)
+                    stack.append(near)
+        width, height = max(xs) - min(xs) + 1, max(ys) - min(ys) + 1
+        if 4 <= width <= most and 4 <= height <= most and len(xs) >= width * height // 2:
+            spots.append((min(xs), min(ys), width, height))
+    return sorted(spots, key=lambda b: -b[2] * b[3])
+
+
 @game(r"right.?click")
 def _right_click(d: GameDesk) -> Policy:
     """Right-click what the instruction names: an element that asks for it by its name, else the area's
-    own heading (read_page lists no area that only answers a right-click)."""
+    own heading (read_page lists no area that only answers a right-click); a small hidden spot among
+    decoys is looked for in a screenshot and right-clicked where it is drawn."""
+    if re.search(r"small.{0,20}(spot|area)|hidden spot", _instructions(d), re.I) and d.has("look"):
+        picture = yield from d.look("the small spot to right-click")
+        spots = coloured_spots(picture)
+        if not spots:
+            raise GiveUp("not seen", "I saw no small spot in the screenshot to right-click.")
+        left, top, width, height = spots[0]
+        yield from d.call("click_at", x=left + width // 2, y=top + height // 2, button="right")
+        _check(d)
+        yield from _read(d)
+        raise GiveUp("page said no", "I right-clicked the small spot I saw; no password showed.")
     asks = next((e for e in d.listing.elements if re.search(r"right.?click", e.label, re.I) and len(e.label) < 40),
                 None)  # "Right click me!", not a whole section that holds the instruction
     if asks is not None:
@@ -680,6 +718,76 @@ def _click_pixel(d: GameDesk) -> Policy:
     raise GiveUp("page said no", f"I clicked the {colour} square I saw; no password showed.")
 
 
+def swatches(picture: Any, *, least: int = 2500) -> list[tuple[tuple[int, int, int], float]]:
+    """The large patches of one colour in a picture that are not its background or white: (colour,
+    mean x), left to right."""
+    import numpy as np
+    pixels = np.asarray(picture).astype(int)
+    flat = pixels[:-8, :-8]
+    same = (flat == pixels[8:, :-8]).all(axis=2) & (flat == pixels[:-8, 8:]).all(axis=2)
+    ys, xs = np.nonzero(same)
+    colours = flat[ys, xs]
+    codes = colours[:, 0] * 65536 + colours[:, 1] * 256 + colours[:, 2]
+    found, counts = np.unique(codes, return_counts=True)
+    background = int(found[counts.argmax()])
+    out = []
+    for code, count in zip(found.tolist(), counts.tolist(), strict=True):
+        if count < least or code in (background, 0xFFFFFF):
+            continue
+        out.append(((code >> 16, (code >> 8) & 255, code & 255), float(xs[codes == code].mean())))
+    return sorted(out, key=lambda c: c[1])
+
+
+def tracks(picture: Any, colour: tuple[int, int, int], *, least: int = 150) -> list[tuple[int, int, int]]:
+    """Horizontal bars of ``colour`` at least ``least`` pixels long (sliders' tracks), top to bottom:
+    (left, right, middle row)."""
+    import numpy as np
+    pixels = np.asarray(picture).astype(int)
+    match = (np.abs(pixels - np.array(colour)).sum(axis=2) <= 6)
+    bars: list[tuple[int, int, int]] = []
+    for y in range(match.shape[0]):
+        xs = np.nonzero(match[y])[0]
+        if len(xs) < least or xs[-1] - xs[0] + 1 > len(xs) + 40:  # one long bar (a few pixels of a thumb aside)
+            continue
+        left, right = int(xs[0]), int(xs[-1])
+        if bars and abs(bars[-1][0] - left) <= 6 and y - bars[-1][2] <= 2:
+            bars[-1] = (min(bars[-1][0], left), max(bars[-1][1], right), y)
+            continue
+        bars.append((left, right, y))
+    return bars
+
+
+@game(r"color harmony|colou?r harmony")
+def _colour_harmony(d: GameDesk) -> Policy:
+    """Start, see the target colour in a screenshot (the right-hand patch, "Target Color"), and set each
+    slider by clicking its track where that value lies (the page checks the colour when the mouse is let
+    go on a slider)."""
+    start = d.listing.find("Start Game", roles=BUTTONS)
+    if start is not None:
+        yield from _click(d, start)
+        yield from _read(d)
+    sliders = [e for e in d.listing.elements if e.role.startswith("input[range]")]
+    picture = yield from d.look("the target colour and the sliders")
+    patches = swatches(picture)
+    if len(patches) < 1:
+        raise GiveUp("not seen", "I could not see the target colour in the screenshot.")
+    target = patches[-1][0]
+    bars = tracks(picture, (229, 231, 235))
+    if len(bars) < len(sliders) or len(bars) < 2:
+        raise GiveUp("not seen", f"I saw {len(bars)} slider tracks in the screenshot for {len(sliders)} sliders.")
+    bars = bars[-3:] if len(bars) >= 3 else bars
+    calls = []
+    for (left, right, row), value, slider in zip(bars, target, sliders, strict=False):
+        if "disabled" in slider.states:
+            continue
+        x = left + 8 + (right - left - 16) * value / 255  # the thumb's middle runs 8 pixels in from the ends
+        calls.append(Call("click_at", {"x": round(x), "y": row}))
+    results = yield from d.run(*calls, calls[-1], Call("read_page", {}))
+    _check(d)
+    del results
+    raise GiveUp("page said no", f"I set the sliders to the target colour {target} I saw; no password showed.")
+
+
 _KEY_NAMES = {"control": "Control", "ctrl": "Control", "shift": "Shift", "alt": "Alt", "option": "Alt",
               "meta": "Meta", "cmd": "Meta", "command": "Meta", "enter": "Enter", "space": "Space"}
 
@@ -712,6 +820,9 @@ def _scroll(d: GameDesk) -> Policy:
         if result.startswith("Error"):
             raise GiveUp("missing tool", f"I could not scroll {way}: {result}")
     yield from _read(d)
+    if d.has("find_in_page"):  # a long page's end may be in a later part of its content
+        yield from d.call("find_in_page", query="password")
+        _check(d)
     raise GiveUp("no password", "I scrolled to the end; no password showed.")
 
 
