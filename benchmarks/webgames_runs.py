@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -30,9 +31,9 @@ GOAL = 90.0
 TIMEOUT_S = 150.0
 SETTINGS = {"agent": {"max_iterations": 50}}  # the most Settings allows
 
-# Tasks a text-and-screenshot agent cannot do in principle, by base task, with why. An agent acts a
-# second or more after it looks; it has no camera, phone or printer; the suite's CAPTCHA is Google's
-# (no network here).
+# Tasks a text-and-screenshot agent cannot do in principle, by base task (all its variants) or by a
+# variant's own id, with why. An agent acts a second or more after it looks; it has no camera, phone or
+# printer; the suite's CAPTCHA is Google's (no network here).
 LEFT_OUT = {
     "brick-buster": "a real-time arcade game: the paddle must follow the ball many times a second",
     "frog-crossing": "a real-time game: crossing between moving cars needs reaction times an agent does not have",
@@ -59,6 +60,23 @@ class GameRun:
     answer: str
 
 
+def left_out(game: WebGame) -> str:
+    """Why ``game`` is left out ("" when it is attempted): its own id first, then its base task."""
+    return LEFT_OUT.get(game.id) or LEFT_OUT.get(game.base_task, "")
+
+
+def _sees_images(profile: Path, provider: list[str], env: dict[str, str]) -> None:
+    """The app's own image-input test on this run's model (``jawad providers test --vision``): the policy
+    answers by the picture's colour, the profile learns that it sees, and the agent offers it look and
+    click_at, as it would any model that passed the test."""
+    command = [sys.executable, "-m", "jawad_desktop", "--profile", str(profile), "providers", "test",
+               *provider, "--vision"]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        print(f"  webgames: the image-input test failed: {(done.stdout + done.stderr).strip()[-300:]}",
+              file=sys.stderr, flush=True)
+
+
 def _why(record: Any, answer: dict[str, Any], exit_code: int | None) -> str:
     if record.gave_up:
         return record.gave_up
@@ -76,6 +94,7 @@ def _one(game: WebGame, site: Site, policy: WebGamesPolicy, profile: Path) -> Ga
     provider = ["--kind", "openai-compatible", "--base-url", policy.run_url(key), "--model", MODEL]
     command = ask_command(profile, site.url(game.route), PROMPT, provider)
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    _sees_images(profile, provider, env)
     run = run_on_terminal(command, every(b"Your choice", b"o\n"), env=env, timeout_s=TIMEOUT_S)
     try:
         answer = dict(json.loads(run.stdout)) if run.stdout.strip() else {}
@@ -96,10 +115,10 @@ def run_webgames(quick: bool) -> list[Figure]:
         print(str(missing), file=sys.stderr)
         return [Figure(name="tasks: webgames (not built)", value=float("nan"), unit="", ok=False, note=str(missing))]
     only = [t for t in os.environ.get("JAWAD_BENCH_WEBGAMES", "").split(",") if t]
-    chosen = [g for g in games if (g.id in only if only else g.base_task not in LEFT_OUT)]
+    chosen = [g for g in games if (g.id in only if only else not left_out(g))]
     if quick and not only:
         chosen = chosen[::3]  # a third of the tasks, every variant kind among them
-    left_out = [g for g in games if g.base_task in LEFT_OUT]
+    omitted = [g for g in games if left_out(g)]
     outcomes: list[GameRun] = []
     policy = WebGamesPolicy()
     policy.start()
@@ -119,9 +138,9 @@ def run_webgames(quick: bool) -> list[Figure]:
     out.mkdir(parents=True, exist_ok=True)
     (out / "webgames-latest.json").write_text(json.dumps({
         "time": time.strftime("%Y-%m-%dT%H:%M:%S"), "runs": [asdict(o) for o in outcomes],
-        "left_out": {g.id: LEFT_OUT[g.base_task] for g in left_out}}, indent=2, ensure_ascii=False), encoding="utf-8")
+        "left_out": {g.id: left_out(g) for g in omitted}}, indent=2, ensure_ascii=False), encoding="utf-8")
     print("\n" + table(outcomes), file=sys.stderr)
-    return figures(outcomes, left_out, len(games))
+    return figures(outcomes, omitted, len(games))
 
 
 def table(outcomes: list[GameRun]) -> str:

@@ -21,7 +21,8 @@ from jawad_desktop.core.llm.vision import IMAGES_LEFT_OUT, known_vision
 from jawad_desktop.core.llm.vision_probe import VISION_QUESTION, VisionResult, names_red, probe_vision, red_png
 from jawad_desktop.core.store.model_facts import ModelFactsStore
 from jawad_desktop.core.tools.basic import basic_registry
-from jawad_desktop.core.tools.browser.browser_tools import LOOK_TOOL, browser_registry
+from jawad_desktop.core.tools.browser.browser_tools import browser_registry
+from jawad_desktop.core.tools.browser.tool_running import LOOK_TOOL
 from tests.agent.conftest import Harness
 from tests.servers.scripted_model import ScriptedModel, error, text
 

@@ -85,6 +85,6 @@ def test_click_at_a_point_of_the_screenshot_hits_what_is_drawn(web_page: QtWebEn
 
 
 def test_click_at_is_offered_with_look_only() -> None:
-    from jawad_desktop.core.tools.browser.browser_tools import SEEING_TOOLS
+    from jawad_desktop.core.tools.browser.tool_running import SEEING_TOOLS
     assert {"look", "click_at"} == SEEING_TOOLS
     assert browser_registry().get("click_pixel") is browser_registry().get("click_at")

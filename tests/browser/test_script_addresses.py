@@ -17,7 +17,7 @@ from jawad_desktop.browser.driver import QtWebEnginePage
 from jawad_desktop.core import events
 from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.tools.browser import BrowserSession, browser_registry
-from jawad_desktop.core.tools.browser.browser_tools import REFUSED_SCRIPT_SENTENCE
+from jawad_desktop.core.tools.browser.tool_running import REFUSED_SCRIPT_SENTENCE
 from jawad_desktop.core.tools.registry import ToolResult
 from jawad_desktop.core.tools.tool_context import ToolContext
 from tests.servers.loopback import serving

@@ -3,7 +3,9 @@ plays the suite's challenges from what a real model gets, and nothing else.
 
 What it gets: the prompt (the same for every task: do the challenge on the open page, tell the
 password), the tool results in the conversation (read_page's element list and text, what each action
-reports, ``look``'s text) and the tools the request offers. It knows no task id, no password and no
+reports, ``look``'s text and its screenshot, as a model that sees images gets them) and the tools the
+request offers. It answers the app's image-input test (``jawad providers test --vision``) by the
+picture's colour, so the agent offers it ``look`` and ``click_at``. It knows no task id, no password and no
 selector: it tells the challenge from the page's own heading and instructions, as a person would, and
 acts by the ``[n]`` of the latest listing (the oracle's ``Desk``, ``tests/servers/oracle_model.py``).
 A challenge it has no plan for, or one it cannot finish, ends with an answer saying why.
@@ -19,6 +21,8 @@ text (``seen``), which the benchmark searches for the password.
 
 from __future__ import annotations
 
+import base64
+import io
 import re
 import threading
 from collections.abc import Callable, Generator
@@ -46,7 +50,8 @@ from tests.servers.scripted_model import Reply, ScriptedModel
 MODEL = "webgames-policy"
 PROMPT = ("The open page is a web challenge. Read its instructions, do what it asks, and tell me the password "
           "it reveals once the challenge is solved.")
-STEP_CAP = 60  # tool calls before the policy gives up (the agent makes at most 50 requests)
+STEP_CAP = 140  # tool calls before the policy gives up
+ROUND_CAP = 48  # requests with tool calls before it gives up (the agent makes at most 50 requests)
 Policy = Generator[Round, list[str], str]
 
 # "The password is: X", "Password: X": a word of six characters or more with a capital, a digit or an
@@ -66,17 +71,22 @@ class _Spec:
 class GameDesk(Desk):
     """The oracle's desk, with what every tool returned kept (the password is looked for there)."""
 
-    def __init__(self, tools: dict[str, dict[str, Any]]) -> None:
+    def __init__(self, tools: dict[str, dict[str, Any]], pictures: list[bytes | None] | None = None) -> None:
         super().__init__(_Spec(), {}, tools)  # type: ignore[arg-type]
         self.seen: list[str] = []
+        self.pictures = list(pictures or [])  # the screenshot of each look call, in order (None: left out)
+        self.looks = 0
+        self.rounds = 0
 
     def run(self, *calls: Call) -> Generator[Round, list[str], list[str]]:
-        """The oracle's ``run`` with this policy's cap (the oracle's is 30)."""
+        """The oracle's ``run`` with this policy's caps (the oracle's is 30 calls)."""
         for c in calls:
             self.need(c.name, f"use {c.name}")
         self.calls += len(calls)
-        if self.calls > STEP_CAP:
-            raise GiveUp("step cap", f"I stopped after {STEP_CAP} tool calls without the password showing.")
+        self.rounds += 1
+        if self.calls > STEP_CAP or self.rounds > ROUND_CAP:
+            raise GiveUp("step cap", f"I stopped after {self.calls} tool calls in {self.rounds} requests without "
+                                     "the password showing.")
         results = yield list(calls)
         results = list(results) + [""] * (len(calls) - len(results))
         for c, result in zip(calls, results, strict=False):
@@ -84,6 +94,23 @@ class GameDesk(Desk):
                 raise GiveUp("denied", f"I could not {c.name}: {result}")
         self.seen.extend(results)
         return results
+
+    def click_and_read(self, element: Element) -> Generator[Round, list[str], str]:
+        """Click ``element`` and read the page in one request (the agent's 50 requests go further)."""
+        clicked, read = yield from self.run(Call("click_element", {"index": element.index}), Call("read_page", {}))
+        if not read.startswith("Error"):
+            self.before, self.listing = self.listing, Listing.of(read)
+        return clicked
+
+    def look(self, question: str = "") -> Generator[Round, list[str], Any]:
+        """A screenshot of the page (``look``), as an RGB picture."""
+        self.need("look", "see the page")
+        yield from self.call("look", **({"question": question} if question else {}))
+        png = self.pictures[self.looks] if self.looks < len(self.pictures) else None
+        self.looks += 1
+        if png is None:
+            raise GiveUp("not seen", "look gave me no screenshot to see.")
+        return _rgb(png)
 
     def password(self) -> str | None:
         """The password the page revealed, from the latest tool result that names one."""
@@ -144,10 +171,80 @@ def play(d: GameDesk) -> Policy:
     return (yield from _explore(d, f"the challenge {title[:60]!r}", most=12))
 
 
+_IMAGES_NOTE = re.compile(r"^The images? returned by (\S+) \(call ([^)]+)\):")
+
+
+def _picture(part: dict[str, Any]) -> bytes | None:
+    url = str((part.get("image_url") or {}).get("url", ""))
+    return base64.b64decode(url.split(",", 1)[1]) if url.startswith("data:image/") and "," in url else None
+
+
+def _pictures(body: dict[str, Any]) -> tuple[dict[str, Any], list[bytes | None]]:
+    """``body`` without the user messages that carry tool results' images (the Chat Completions API
+    sends them after the tool results), and the screenshot of each ``look`` call in order."""
+    by_call: dict[str, bytes | None] = {}
+    kept = []
+    for m in body.get("messages") or []:
+        parts = m.get("content") if m.get("role") == "user" else None
+        if isinstance(parts, list) and parts and _IMAGES_NOTE.match(str(parts[0].get("text", ""))):
+            call = ""
+            for part in parts:
+                note = _IMAGES_NOTE.match(str(part.get("text", ""))) if part.get("type") == "text" else None
+                if note:
+                    call = note.group(2)
+                elif part.get("type") == "image_url":
+                    by_call[call] = _picture(part)
+            continue
+        kept.append(m)
+    looks = [tc.get("id") for m in kept if m.get("role") == "assistant" for tc in m.get("tool_calls") or []
+             if (tc.get("function") or {}).get("name") == "look"]
+    return {**body, "messages": kept}, [by_call.get(str(i)) for i in looks]
+
+
+def _rgb(png: bytes) -> Any:
+    """The picture as an RGB image (Pillow)."""
+    from PIL import Image as PILImage
+    return PILImage.open(io.BytesIO(png)).convert("RGB")
+
+
+def _without_pictures(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[bytes]]:
+    """The messages with each image part left out, and the images (counted apart: a model counts a
+    picture by its size, not by the length of its base64 text)."""
+    pictures: list[bytes] = []
+    kept = []
+    for m in messages:
+        parts = m.get("content")
+        if isinstance(parts, list):
+            pictures += [png for p in parts if p.get("type") == "image_url" and (png := _picture(p))]
+            m = {**m, "content": [p for p in parts if p.get("type") != "image_url"]}
+        kept.append(m)
+    return kept, pictures
+
+
+def picture_tokens(png: bytes) -> int:
+    """What a picture costs a model that sees, by OpenAI's published rule for detailed images: fitted
+    into 2048 x 2048, its short side scaled to 768, then 170 tokens a 512-pixel tile and 85 more."""
+    width, height = _rgb(png).size
+    fit = min(1.0, 2048 / max(width, height))
+    width, height = width * fit, height * fit
+    short = min(1.0, 768 / min(width, height))
+    width, height = width * short, height * short
+    return 85 + 170 * -(-int(width) // 512) * -(-int(height) // 512)
+
+
+def colour_word(png: bytes) -> str:
+    """The one word for a picture's colour, as a person would say it (the image-input test)."""
+    r, g, b = (sum(c) / len(c) for c in zip(*_rgb(png).getdata(), strict=True))
+    if max(r, g, b) - min(r, g, b) < 30:
+        return "white" if r > 200 else "black" if r < 60 else "grey"
+    return max((r, "red"), (g, "green"), (b, "blue"))[1]
+
+
 def decide(body: dict[str, Any]) -> tuple[Reply, RunRecord]:
+    body, pictures = _pictures(body)
     conversation = read_conversation(body)
     record = RunRecord()
-    desk = GameDesk(conversation.tools)
+    desk = GameDesk(conversation.tools, pictures)
     generator = play(desk)
     try:
         planned = next(generator)
@@ -207,8 +304,12 @@ class WebGamesPolicy(ScriptedModel):
         del self.requests[:-1]
         m = re.search(r"/runs/([^/]+)/", path)
         key = m.group(1) if m else ""
+        if not body.get("tools"):  # the app's connection or image-input test, before the run: not counted
+            return Reply(content=self._test_answer(body))
         reply, record = decide(body)
-        prompt = _tokens(json.dumps(body.get("messages"), ensure_ascii=False)) + _tokens(json.dumps(body.get("tools")))
+        messages, pictures = _without_pictures(body.get("messages") or [])
+        prompt = (_tokens(json.dumps(messages, ensure_ascii=False)) + _tokens(json.dumps(body.get("tools")))
+                  + sum(picture_tokens(png) for png in pictures))
         completion = _tokens(reply.content) + _tokens(json.dumps(reply.tool_calls, ensure_ascii=False))
         reply.usage = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
         with self._runs_lock:
@@ -222,6 +323,17 @@ class WebGamesPolicy(ScriptedModel):
             if not reply.tool_calls:
                 run.final, run.gave_up = reply.content, record.gave_up
         return reply
+
+    @staticmethod
+    def _test_answer(body: dict[str, Any]) -> str:
+        """The app's tests: "OK" to a plain message, the colour's word to a picture."""
+        for m in reversed(body.get("messages") or []):
+            parts = m.get("content")
+            if m.get("role") == "user" and isinstance(parts, list):
+                png = next((_picture(p) for p in parts if p.get("type") == "image_url"), None)
+                if png:
+                    return colour_word(png)
+        return "OK"
 
     def record(self, key: str) -> RunRecord:
         with self._runs_lock:
@@ -302,7 +414,13 @@ def _date(d: GameDesk) -> Policy:
 
 @game(r"button megastar")
 def _buttons_everywhere(d: GameDesk) -> Policy:
-    """Click everything the list has, one after another, reading what each click changed."""
+    """Words on the page that point at the one element first (click_text: they may not be listed), then
+    everything the list has, one after another, reading what each click changed."""
+    pointer = re.search(r"\bthis is the one\b", d.listing.text, re.I)
+    if pointer and d.has("click_text"):
+        yield from d.call("click_text", text=pointer.group(0))
+        _check(d)
+        yield from _read(d)
     tried: set[tuple[str, str, str]] = set()
     for _round in range(4):
         fresh = [e for e in d.listing.elements if e.key() not in tried]
@@ -389,12 +507,19 @@ def _river(d: GameDesk) -> Policy:
 
 @game(r"towers? of hanoi")
 def _hanoi(d: GameDesk) -> Policy:
+    """The disks' count from the page's words, else from a screenshot (the disks are only drawn);
+    then the shortest solution, several moves a request, a read after each batch."""
     text = _instructions(d)
-    m = re.search(r"(\d+) disks", text)
-    disks = int(m.group(1)) if m else 3
+    m = re.search(r"(\d+) disks", text, re.I)
     pegs = [e for e in d.listing.elements if e.role in BUTTONS and e.words == "select"]
     if len(pegs) != 3:
         raise GiveUp("listing gap", f"I expected three pegs to select; the list has {len(pegs)}.")
+    if m:
+        disks = int(m.group(1))
+    else:
+        disks = drawn_bars(picture=(yield from d.look("how many disks are on the pegs")))
+        if not 1 <= disks <= 8:
+            raise GiveUp("not seen", f"I counted {disks} disks in the screenshot, which I do not trust.")
     moves: list[tuple[int, int]] = []
 
     def solve(n: int, a: int, b: int, c: int) -> None:
@@ -403,17 +528,45 @@ def _hanoi(d: GameDesk) -> Policy:
             moves.append((a, c))
             solve(n - 1, b, a, c)
     solve(disks, 0, 1, 2)
-    if 3 * len(moves) + 1 > STEP_CAP:
-        raise GiveUp("step cap", f"{len(moves)} moves, each two clicks and a look, take more than my {STEP_CAP} "
-                                 "tool calls.")
-    for a, c in moves:
-        results = yield from d.run(Call("click_element", {"index": pegs[a].index}),
-                                   Call("click_element", {"index": pegs[c].index}))
+    batch = 8
+    for start in range(0, len(moves), batch):
+        calls = [Call("click_element", {"index": pegs[peg].index}) for a, c in moves[start:start + batch]
+                 for peg in (a, c)]
+        results = yield from d.run(*calls, Call("read_page", {}))
         _check(d)
         if any(r.startswith("Error") for r in results):
             raise GiveUp("action failed", next(r for r in results if r.startswith("Error")))
-        yield from _read(d)  # look at the pegs before the next move
-    raise GiveUp("no password", "I moved every disk to the right peg; no password showed.")
+        d.before, d.listing = d.listing, Listing.of(results[-1])
+    raise GiveUp("no password", f"I made the {len(moves)} moves for {disks} disks; no password showed.")
+
+
+def _saturated_runs(row: Any) -> int:
+    """The longest run of strongly coloured pixels in a row of a picture (numpy, RGB)."""
+    import numpy as np
+    coloured = (row.max(axis=1).astype(int) - row.min(axis=1).astype(int)) > 60
+    best = run = 0
+    for on in np.asarray(coloured).tolist():
+        run = run + 1 if on else 0
+        best = max(best, run)
+    return best
+
+
+def drawn_bars(picture: Any) -> int:
+    """How many coloured bars (disks) are stacked in a screenshot: bands of rows 12 to 30 pixels
+    high in which a run of at least 25 strongly coloured pixels lies (the element marks' numbered
+    tags are narrower, their outlines thinner)."""
+    import numpy as np
+    pixels = np.asarray(picture)
+    rows = [_saturated_runs(pixels[y]) >= 25 for y in range(pixels.shape[0])]
+    bands, height = 0, 0
+    for on in [*rows, False]:
+        if on:
+            height += 1
+            continue
+        if 12 <= height <= 30:
+            bands += 1
+        height = 0
+    return bands
 
 
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
@@ -437,10 +590,48 @@ def _hold(d: GameDesk) -> Policy:
     raise GiveUp("page said no", f"I held the button for {seconds + 0.6:g} s; no password showed.")
 
 
+def coloured_spots(picture: Any, *, most: int = 48) -> list[tuple[int, int, int, int]]:
+    """The small coloured blobs of a picture (left, top, width, height), the largest first: groups
+    of touching strongly coloured pixels at most ``most`` pixels across (a dot, a badge, a spot)."""
+    import numpy as np
+    pixels = np.asarray(picture).astype(int)
+    mask = (pixels.max(axis=2) - pixels.min(axis=2)) > 40
+    todo = {(int(y), int(x)) for y, x in zip(*np.nonzero(mask), strict=True)}
+    if len(todo) > 200_000:
+        return []
+    spots = []
+    while todo:
+        stack = [todo.pop()]
+        ys, xs = [], []
+        while stack:
+            y, x = stack.pop()
+            ys.append(y)
+            xs.append(x)
+            for near in ((y + 1, x), (y - 1, x), (y, x + 1), (y, x - 1)):
+                if near in todo:
+                    todo.discard(near)
+                    stack.append(near)
+        width, height = max(xs) - min(xs) + 1, max(ys) - min(ys) + 1
+        if 4 <= width <= most and 4 <= height <= most and len(xs) >= width * height // 2:
+            spots.append((min(xs), min(ys), width, height))
+    return sorted(spots, key=lambda b: -b[2] * b[3])
+
+
 @game(r"right.?click")
 def _right_click(d: GameDesk) -> Policy:
     """Right-click what the instruction names: an element that asks for it by its name, else the area's
-    own heading (read_page lists no area that only answers a right-click)."""
+    own heading (read_page lists no area that only answers a right-click); a small hidden spot among
+    decoys is looked for in a screenshot and right-clicked where it is drawn."""
+    if re.search(r"small.{0,20}(spot|area)|hidden spot", _instructions(d), re.I) and d.has("look"):
+        picture = yield from d.look("the small spot to right-click")
+        spots = coloured_spots(picture)
+        if not spots:
+            raise GiveUp("not seen", "I saw no small spot in the screenshot to right-click.")
+        left, top, width, height = spots[0]
+        yield from d.call("click_at", x=left + width // 2, y=top + height // 2, button="right")
+        _check(d)
+        yield from _read(d)
+        raise GiveUp("page said no", "I right-clicked the small spot I saw; no password showed.")
     asks = next((e for e in d.listing.elements if re.search(r"right.?click", e.label, re.I) and len(e.label) < 40),
                 None)  # "Right click me!", not a whole section that holds the instruction
     if asks is not None:
@@ -483,6 +674,120 @@ def _mirror(d: GameDesk) -> Policy:
     raise GiveUp("no password", "I copied the text as read_page shows it and submitted it; no password showed.")
 
 
+# What a colour's name covers, on arrays of a picture's red, green and blue (numpy).
+_COLOURS: dict[str, Callable[[Any, Any, Any], Any]] = {
+    "black": lambda r, g, b: (r < 50) & (g < 50) & (b < 50),
+    "red": lambda r, g, b: (r > 150) & (g < 90) & (b < 90),
+    "blue": lambda r, g, b: (b > 170) & (r < 130) & (b - g > 60),
+    "green": lambda r, g, b: (g > 140) & (r < 120) & (b < 140)}
+
+
+def coloured_square(picture: Any, colour: str, size: int) -> tuple[int, int] | None:
+    """The top-left pixel of a filled ``size``x``size`` square of ``colour`` in the picture, alone
+    on its background (no other pixel of that colour touches it), or None."""
+    import numpy as np
+    pixels = np.asarray(picture).astype(int)
+    match = _COLOURS[colour](pixels[..., 0], pixels[..., 1], pixels[..., 2])
+    height, width = match.shape
+    for y, x in zip(*np.nonzero(match), strict=True):
+        if y + size > height or x + size > width or (y and match[y - 1, x]) or (x and match[y, x - 1]):
+            continue
+        if not match[y:y + size, x:x + size].all():
+            continue
+        ring = match[max(0, y - 1):y + size + 1, max(0, x - 1):x + size + 1]
+        if int(ring.sum()) == size * size:
+            return int(x), int(y)
+    return None
+
+
+@game(r"pixel perfect|pixel challenge|click the .{0,20}pixel")
+def _click_pixel(d: GameDesk) -> Policy:
+    """Find the square the instruction describes (its size and colour) in a screenshot and click it."""
+    m = re.search(r"(\d+)x\d+ (black|red|blue|green)", _instructions(d), re.I)
+    if not m:
+        raise GiveUp("no plan", "The page does not say what the target looks like.")
+    size, colour = int(m.group(1)), m.group(2).lower()
+    picture = yield from d.look(f"the {size}x{size} {colour} target")
+    spot = coloured_square(picture, colour, size)
+    if spot is None:
+        raise GiveUp("not seen", f"I could not see a {size}x{size} {colour} square in the screenshot.")
+    middle = (size - 1) // 2
+    yield from d.call("click_at", x=spot[0] + middle, y=spot[1] + middle)
+    _check(d)
+    yield from _read(d)
+    raise GiveUp("page said no", f"I clicked the {colour} square I saw; no password showed.")
+
+
+def swatches(picture: Any, *, least: int = 2500) -> list[tuple[tuple[int, int, int], float]]:
+    """The large patches of one colour in a picture that are not its background or white: (colour,
+    mean x), left to right."""
+    import numpy as np
+    pixels = np.asarray(picture).astype(int)
+    flat = pixels[:-8, :-8]
+    same = (flat == pixels[8:, :-8]).all(axis=2) & (flat == pixels[:-8, 8:]).all(axis=2)
+    ys, xs = np.nonzero(same)
+    colours = flat[ys, xs]
+    codes = colours[:, 0] * 65536 + colours[:, 1] * 256 + colours[:, 2]
+    found, counts = np.unique(codes, return_counts=True)
+    background = int(found[counts.argmax()])
+    out = []
+    for code, count in zip(found.tolist(), counts.tolist(), strict=True):
+        if count < least or code in (background, 0xFFFFFF):
+            continue
+        out.append(((code >> 16, (code >> 8) & 255, code & 255), float(xs[codes == code].mean())))
+    return sorted(out, key=lambda c: c[1])
+
+
+def tracks(picture: Any, colour: tuple[int, int, int], *, least: int = 150) -> list[tuple[int, int, int]]:
+    """Horizontal bars of ``colour`` at least ``least`` pixels long (sliders' tracks), top to bottom:
+    (left, right, middle row)."""
+    import numpy as np
+    pixels = np.asarray(picture).astype(int)
+    match = (np.abs(pixels - np.array(colour)).sum(axis=2) <= 6)
+    bars: list[tuple[int, int, int]] = []
+    for y in range(match.shape[0]):
+        xs = np.nonzero(match[y])[0]
+        if len(xs) < least or xs[-1] - xs[0] + 1 > len(xs) + 40:  # one long bar (a few pixels of a thumb aside)
+            continue
+        left, right = int(xs[0]), int(xs[-1])
+        if bars and abs(bars[-1][0] - left) <= 6 and y - bars[-1][2] <= 2:
+            bars[-1] = (min(bars[-1][0], left), max(bars[-1][1], right), y)
+            continue
+        bars.append((left, right, y))
+    return bars
+
+
+@game(r"color harmony|colou?r harmony")
+def _colour_harmony(d: GameDesk) -> Policy:
+    """Start, see the target colour in a screenshot (the right-hand patch, "Target Color"), and set each
+    slider by clicking its track where that value lies (the page checks the colour when the mouse is let
+    go on a slider)."""
+    start = d.listing.find("Start Game", roles=BUTTONS)
+    if start is not None:
+        yield from _click(d, start)
+        yield from _read(d)
+    sliders = [e for e in d.listing.elements if e.role.startswith("input[range]")]
+    picture = yield from d.look("the target colour and the sliders")
+    patches = swatches(picture)
+    if len(patches) < 1:
+        raise GiveUp("not seen", "I could not see the target colour in the screenshot.")
+    target = patches[-1][0]
+    bars = tracks(picture, (229, 231, 235))
+    if len(bars) < len(sliders) or len(bars) < 2:
+        raise GiveUp("not seen", f"I saw {len(bars)} slider tracks in the screenshot for {len(sliders)} sliders.")
+    bars = bars[-3:] if len(bars) >= 3 else bars
+    calls = []
+    for (left, right, row), value, slider in zip(bars, target, sliders, strict=False):
+        if "disabled" in slider.states:
+            continue
+        x = left + 8 + (right - left - 16) * value / 255  # the thumb's middle runs 8 pixels in from the ends
+        calls.append(Call("click_at", {"x": round(x), "y": row}))
+    results = yield from d.run(*calls, calls[-1], Call("read_page", {}))
+    _check(d)
+    del results
+    raise GiveUp("page said no", f"I set the sliders to the target colour {target} I saw; no password showed.")
+
+
 _KEY_NAMES = {"control": "Control", "ctrl": "Control", "shift": "Shift", "alt": "Alt", "option": "Alt",
               "meta": "Meta", "cmd": "Meta", "command": "Meta", "enter": "Enter", "space": "Space"}
 
@@ -515,6 +820,9 @@ def _scroll(d: GameDesk) -> Policy:
         if result.startswith("Error"):
             raise GiveUp("missing tool", f"I could not scroll {way}: {result}")
     yield from _read(d)
+    if d.has("find_in_page"):  # a long page's end may be in a later part of its content
+        yield from d.call("find_in_page", query="password")
+        _check(d)
     raise GiveUp("no password", "I scrolled to the end; no password showed.")
 
 
@@ -667,32 +975,39 @@ def _progress(text: str) -> tuple[int, int] | None:
 
 @game(r"emoji remember")
 def _emoji(d: GameDesk) -> Policy:
-    """Learn the sequence by trying: a right emoji moves the progress on, a wrong one starts over;
-    what was learnt is replayed after each start."""
+    """Learn the sequence by trying: a right emoji moves the progress on, a wrong one starts over. The
+    right one is always among those shown at its step, so a step's candidates are the emojis shown at
+    every visit of it; after a start over, the known part is replayed by its words (click_text) and
+    the next candidate tried in the same request."""
+    d.need("click_text", "click an emoji by its picture")
     known: list[str] = []
     wrong: dict[int, set[str]] = {}
+    shown: dict[int, set[str]] = {}
     while True:
         at = _progress(d.listing.content)
         if at is None:
             raise GiveUp("no plan", "The page shows no progress to learn the sequence from.")
-        step = at[0] - 1
-        emojis = [e for e in d.listing.elements if e.role in BUTTONS]
-        if step < len(known):
-            pick = next((e for e in emojis if e.label == known[step]), None)
-        else:
-            pick = next((e for e in emojis if e.label not in wrong.get(step, set())), None)
-        if pick is None:
+        step, goal = at[0] - 1, len(known)
+        if step == goal:  # the choices of the step to learn are on the screen
+            emojis = {e.label for e in d.listing.elements if e.role in BUTTONS}
+            shown[goal] = shown[goal] & emojis if goal in shown else emojis
+        candidates = sorted(shown.get(goal, set()) - wrong.get(goal, set()))
+        replay = known[step:]
+        trial = candidates[:1]
+        if not trial and step == goal:
             raise GiveUp("no plan", "No emoji left to try at this step.")
-        yield from d.click(pick)
+        calls = [Call("click_text", {"text": e}) for e in [*replay, *trial]]
+        results = yield from d.run(*calls, Call("read_page", {}))
         _check(d)
-        yield from d.read()
-        _check(d)
+        if not results[-1].startswith("Error"):
+            d.before, d.listing = d.listing, Listing.of(results[-1])
+        if not trial:
+            continue
         now = _progress(d.listing.content)
-        if now is not None and now[0] > at[0]:
-            if step >= len(known):
-                known.append(pick.label)
-        elif step >= len(known):
-            wrong.setdefault(step, set()).add(pick.label)
+        if not results[-2].startswith("Error") and now is not None and now[0] - 1 == goal + 1:
+            known.append(trial[0])
+        else:  # not shown at its step, or the page started over
+            wrong.setdefault(goal, set()).add(trial[0])
 
 
 @game(r"the maze|door")

@@ -77,7 +77,7 @@ from jawad_desktop.core.messages import Message
 from jawad_desktop.core.store.memory import MemoryStore, fact_to_remember
 from jawad_desktop.core.store.model_facts import ModelFactsStore
 from jawad_desktop.core.store.secrets import SecretStore
-from jawad_desktop.core.tools.browser.browser_tools import SEEING_TOOLS
+from jawad_desktop.core.tools.browser.tool_running import SEEING_TOOLS
 from jawad_desktop.core.tools.files.attachments import ATTACHMENT_SHARE, AttachedFiles, file_record, user_message
 from jawad_desktop.core.tools.files.extract import ExtractedFile
 from jawad_desktop.core.tools.files.file_tools import hidden_file_tools

@@ -13,14 +13,15 @@
   navigation guard.
 - ``downloads``: asking before a download the agent started is kept (the driver's download guard);
   ``uploads``: only a file the user named is uploaded.
-- ``tools``: ``browser_registry()``, the tools the model calls, the one way they act
-  (``act``) and the one place page errors become tool errors (``page_errors``).
+- ``browser_tools``: ``browser_registry()``, the tools the model calls (declared in ``reading_tools``,
+  ``element_tools``, ``moving_tools``); ``tool_running``: the one way they act (``act``) and the
+  one place page errors become tool errors (``page_errors``).
 
 Everything here is written against the ``core.tools.page.Page`` interface, never a browser engine.
 """
 
 from jawad_desktop.core.tools.browser.browser_session import DEFAULT_SEARCH_ENGINE, BrowserSession
-from jawad_desktop.core.tools.browser.browser_tools import browser_registry, page_errors
+from jawad_desktop.core.tools.browser.browser_tools import browser_registry
 from jawad_desktop.core.tools.browser.downloads import make_download_guard
 from jawad_desktop.core.tools.browser.inspector import (
     inspect,
@@ -39,6 +40,7 @@ from jawad_desktop.core.tools.browser.reading import (
     parse_snapshot,
     read_page,
 )
+from jawad_desktop.core.tools.browser.tool_running import page_errors
 
 __all__ = [
     "DEFAULT_SEARCH_ENGINE",
