@@ -56,53 +56,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         dest="mcp_action", handler=run,
     )
 
-    p_add = actions.add_parser("add", help="save an MCP server (replaces one with the same name)")
-    p_add.add_argument("name", help="a name you choose, e.g. 'files'")
-    where = p_add.add_mutually_exclusive_group(required=True)
-    where.add_argument("--from", dest="from_catalog", metavar="KEY",
-                       help="a well-known server from `jawad mcp catalog` (its command or URL filled in)")
-    p_add.add_argument("--folder", metavar="DIR", default="",
-                       help="with --from: the folder a files or git server works in (default: your home folder)")
-    # dest: "command" is the name of the subcommand, which `jawad` reads to choose the handler.
-    where.add_argument("--command", dest="stdio_command", metavar="CMD",
-                       help="start the server with this command line (stdio), quoted as one argument, "
-                       "e.g. --command 'npx -y @modelcontextprotocol/server-memory'")
-    where.add_argument("--url", metavar="URL", help="the server's streamable-HTTP endpoint, e.g. https://host/mcp")
-    p_add.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
-                       help="an environment variable for the stdio server (not secret; repeatable)")
-    p_add.add_argument("--cwd", metavar="DIR", help="the stdio server's working folder")
-    p_add.add_argument("--header", action="append", default=[], metavar="NAME=VALUE",
-                       help="an HTTP header; its value goes to the keyring (repeatable)")
-    p_add.add_argument("--header-env", action="append", default=[], metavar="NAME=VAR",
-                       help="an HTTP header whose value is in environment variable VAR (repeatable)")
-    p_add.add_argument("--ask-header", action="append", default=[], metavar="NAME",
-                       help="ask for the value of header NAME (hidden input; repeatable)")
-    sign_in = p_add.add_argument_group("sign-in", "for HTTP servers that sign in with OAuth (no --header)")
-    sign_in.add_argument("--client-id", metavar="ID", default="", help="a client registered with the server's "
-                         "sign-in beforehand (default: Jawad registers itself)")
-    sign_in.add_argument("--client-secret-env", metavar="VAR", help="the client's secret is in environment "
-                         "variable VAR (kept in the keyring)")
-    sign_in.add_argument("--ask-client-secret", action="store_true", help="ask for the client's secret (hidden)")
-    sign_in.add_argument("--private-key-file", metavar="PEM", type=Path,
-                         help="sign the client's requests with this private key (private_key_jwt; kept in the "
-                         "keyring, not read again from the file)")
-    sign_in.add_argument("--client-credentials", action="store_true",
-                         help="a machine-to-machine server: no person signs in (needs --client-id)")
-    sign_in.add_argument("--token-auth", choices=("client_secret_basic", "client_secret_post", "none"), default="",
-                         help="how the client's secret is sent to the token endpoint (default: the server's choice)")
-    sign_in.add_argument("--scopes", default="", help="space-separated scopes to ask for (default: the server's)")
-    sign_in.add_argument("--idp-token-endpoint", metavar="URL", default="",
-                         help="your organisation signs you in (enterprise-managed, SEP-990): its identity provider's "
-                         "token endpoint, where your ID token is exchanged (needs --client-id and --id-token-env)")
-    sign_in.add_argument("--idp-client-id", metavar="ID", default="",
-                         help="Jawad's client ID at that identity provider")
-    sign_in.add_argument("--id-token-env", metavar="VAR", help="the ID token your identity provider gave you is in "
-                         "environment variable VAR (kept in the keyring)")
-    p_add.add_argument("--allow", action="append", default=[], metavar="TOOL",
-                       help="only this tool of the server (repeatable, or comma-separated; default: all)")
-    p_add.add_argument("--permission", choices=MCP_PERMISSIONS, default=None,
-                       help="'ask' (default) asks before each call; a level follows the policy of built-in tools")
-    p_add.add_argument("--disabled", action="store_true", help="save it without using it yet")
+    _add_arguments(actions.add_parser("add", help="save an MCP server (replaces one with the same name)"))
 
     p_list = actions.add_parser("list", help="the saved MCP servers")
     p_list.add_argument("--tools", action="store_true", help="connect and list each server's tools")
@@ -126,6 +80,61 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p_roots.add_argument("--add", action="append", default=[], metavar="DIR", help="offer this folder")
     p_roots.add_argument("--remove", action="append", default=[], metavar="DIR", help="no longer offer it")
     return parser
+
+
+def _add_arguments(p_add: argparse.ArgumentParser) -> None:
+    """``jawad mcp add``'s options: where the server is, its headers, its sign-in, what it may do."""
+    p_add.add_argument("name", help="a name you choose, e.g. 'files'")
+    where = p_add.add_mutually_exclusive_group(required=True)
+    where.add_argument("--from", dest="from_catalog", metavar="KEY",
+                       help="a well-known server from `jawad mcp catalog` (its command or URL filled in)")
+    p_add.add_argument("--folder", metavar="DIR", default="",
+                       help="with --from: the folder a files or git server works in (default: your home folder)")
+    # dest: "command" is the name of the subcommand, which `jawad` reads to choose the handler.
+    where.add_argument("--command", dest="stdio_command", metavar="CMD",
+                       help="start the server with this command line (stdio), quoted as one argument, "
+                       "e.g. --command 'npx -y @modelcontextprotocol/server-memory'")
+    where.add_argument("--url", metavar="URL", help="the server's streamable-HTTP endpoint, e.g. https://host/mcp")
+    p_add.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                       help="an environment variable for the stdio server (not secret; repeatable)")
+    p_add.add_argument("--cwd", metavar="DIR", help="the stdio server's working folder")
+    p_add.add_argument("--header", action="append", default=[], metavar="NAME=VALUE",
+                       help="an HTTP header; its value goes to the keyring (repeatable)")
+    p_add.add_argument("--header-env", action="append", default=[], metavar="NAME=VAR",
+                       help="an HTTP header whose value is in environment variable VAR (repeatable)")
+    p_add.add_argument("--ask-header", action="append", default=[], metavar="NAME",
+                       help="ask for the value of header NAME (hidden input; repeatable)")
+    _sign_in_arguments(p_add)
+    p_add.add_argument("--allow", action="append", default=[], metavar="TOOL",
+                       help="only this tool of the server (repeatable, or comma-separated; default: all)")
+    p_add.add_argument("--permission", choices=MCP_PERMISSIONS, default=None,
+                       help="'ask' (default) asks before each call; a level follows the policy of built-in tools")
+    p_add.add_argument("--disabled", action="store_true", help="save it without using it yet")
+
+
+def _sign_in_arguments(p_add: argparse.ArgumentParser) -> None:
+    """The options of a server that signs in with OAuth."""
+    sign_in = p_add.add_argument_group("sign-in", "for HTTP servers that sign in with OAuth (no --header)")
+    sign_in.add_argument("--client-id", metavar="ID", default="", help="a client registered with the server's "
+                         "sign-in beforehand (default: Jawad registers itself)")
+    sign_in.add_argument("--client-secret-env", metavar="VAR", help="the client's secret is in environment "
+                         "variable VAR (kept in the keyring)")
+    sign_in.add_argument("--ask-client-secret", action="store_true", help="ask for the client's secret (hidden)")
+    sign_in.add_argument("--private-key-file", metavar="PEM", type=Path,
+                         help="sign the client's requests with this private key (private_key_jwt; kept in the "
+                         "keyring, not read again from the file)")
+    sign_in.add_argument("--client-credentials", action="store_true",
+                         help="a machine-to-machine server: no person signs in (needs --client-id)")
+    sign_in.add_argument("--token-auth", choices=("client_secret_basic", "client_secret_post", "none"), default="",
+                         help="how the client's secret is sent to the token endpoint (default: the server's choice)")
+    sign_in.add_argument("--scopes", default="", help="space-separated scopes to ask for (default: the server's)")
+    sign_in.add_argument("--idp-token-endpoint", metavar="URL", default="",
+                         help="your organisation signs you in (enterprise-managed, SEP-990): its identity provider's "
+                         "token endpoint, where your ID token is exchanged (needs --client-id and --id-token-env)")
+    sign_in.add_argument("--idp-client-id", metavar="ID", default="",
+                         help="Jawad's client ID at that identity provider")
+    sign_in.add_argument("--id-token-env", metavar="VAR", help="the ID token your identity provider gave you is in "
+                         "environment variable VAR (kept in the keyring)")
 
 
 async def run(args: argparse.Namespace, ctx: AppContext) -> int:
@@ -236,8 +245,8 @@ async def _login(args: argparse.Namespace, ctx: AppContext) -> int:
     if not ctx.secrets.available:
         raise JawadError(ctx.secrets.problem or "No keyring is available for the sign-in.",
                          suggestions=["The sign-in is only kept in the system keyring."])
-    from jawad_desktop.core.mcp.adapter import McpConnections
-    from jawad_desktop.core.mcp.auth import LoopbackAuthorizer, open_in_browser, sign_out
+    from jawad_desktop.core.mcp.adapter import sign_in
+    from jawad_desktop.core.mcp.auth import open_in_browser
 
     async def show(url: str) -> None:
         print(f"Sign in to {config.name} in your browser. If no page opens, open this address:\n  {url}",
@@ -246,18 +255,8 @@ async def _login(args: argparse.Namespace, ctx: AppContext) -> int:
             with contextlib.suppress(JawadError):  # the address is printed above
                 await open_in_browser(url)
 
-    sign_out(ctx.secrets, config.name)  # a fresh sign-in, not the kept one
-    async with LoopbackAuthorizer(show) as authorizer:
-        connections = McpConnections(ctx.settings.mcp, ctx.secrets, log_dir=ctx.paths.logs, authorizer=authorizer,
-                                     network=ctx.settings.network)
-        try:
-            await connections.connect(only=config.name)
-        finally:
-            await connections.aclose()
-    problem = connections.problems.get(config.name)
-    if problem:
-        raise JawadError(problem)
-    tools = [t.name for t in connections.tools()]
+    tools = [t.name for t in await sign_in(ctx.settings.mcp, config, ctx.secrets, show, log_dir=ctx.paths.logs,
+                                           network=ctx.settings.network)]
     print(f"Signed in to {config.name}; the sign-in is kept in the system keyring. "
           f"Its tools: {one_line(', '.join(tools)) or 'none'}.")
     return 0
@@ -283,21 +282,25 @@ def _pairs(values: list[str], what: str) -> list[tuple[str, str]]:
     return pairs
 
 
-def _add(args: argparse.Namespace, ctx: AppContext) -> int:
-    if args.from_catalog:
-        from jawad_desktop.core.config.mcp_catalog import CATALOG, catalog_entry
+def _fill_from_catalog(args: argparse.Namespace) -> None:
+    """``--from KEY``: the catalog's command or URL and permission, as if the user had typed them."""
+    from jawad_desktop.core.config.mcp_catalog import CATALOG, catalog_entry
 
-        entry = catalog_entry(args.from_catalog)
-        if entry is None:
-            raise JawadError(f"The catalog has no server {args.from_catalog!r}.",
-                             suggestions=[f"Choose one of {', '.join(e.key for e in CATALOG)} (`jawad mcp catalog`)."])
-        known = entry.config(args.name, args.folder)
-        if known.transport == "http":
-            args.url = known.url
-        else:
-            args.stdio_command = shlex.join([known.command, *known.args])
-        args.permission = args.permission or known.permission
-        print(f"{entry.title} needs: {entry.needs}")
+    entry = catalog_entry(args.from_catalog)
+    if entry is None:
+        raise JawadError(f"The catalog has no server {args.from_catalog!r}.",
+                         suggestions=[f"Choose one of {', '.join(e.key for e in CATALOG)} (`jawad mcp catalog`)."])
+    known = entry.config(args.name, args.folder)
+    if known.transport == "http":
+        args.url = known.url
+    else:
+        args.stdio_command = shlex.join([known.command, *known.args])
+    args.permission = args.permission or known.permission
+    print(f"{entry.title} needs: {entry.needs}")
+
+
+def _header_values(args: argparse.Namespace) -> dict[str, str]:
+    """The headers' values: given, from environment variables, or asked for (hidden)."""
     headers: dict[str, str] = dict(_pairs(args.header, "--header"))
     for name, variable in _pairs(args.header_env, "--header-env"):
         value = os.environ.get(variable, "")
@@ -307,6 +310,13 @@ def _add(args: argparse.Namespace, ctx: AppContext) -> int:
         headers[name] = value
     for name in args.ask_header:
         headers[name] = getpass.getpass(f"Value of header {name} for {args.name} (input hidden): ")
+    return headers
+
+
+def _add(args: argparse.Namespace, ctx: AppContext) -> int:
+    if args.from_catalog:
+        _fill_from_catalog(args)
+    headers = _header_values(args)
     if headers and not args.url:
         raise JawadError("Headers are for HTTP servers (--url), not for stdio commands.",
                          suggestions=["Give a stdio server its secrets with --env instead."])

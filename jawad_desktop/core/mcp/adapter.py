@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("jawad.mcp")
 
-__all__ = ["McpConnections", "McpRegistry", "mcp_registry", "root_uris"]
+__all__ = ["McpConnections", "McpRegistry", "mcp_registry", "root_uris", "server_tools", "sign_in"]
 
 _NAME_CLEAN = re.compile(r"[^A-Za-z0-9_]+")
 
@@ -400,3 +400,37 @@ async def mcp_registry(ctx: Any, *, only: str | None = None, reserved: Collectio
     return connections.registry(reserved)
 
 
+
+
+async def server_tools(settings: McpSettings, config: McpServerConfig, secrets: SecretReader | None, *,
+                       log_dir: Path | None = None, network: NetworkSettings | None = None,
+                       authorizer: Authorizer | None = None, every_tool: bool = False) -> list[McpToolInfo]:
+    """Connect to ``config``'s server alone (enabled, whatever the settings say), list its tools and close:
+    its tools (with ``every_tool``, all of them marked allowed: a check before the user chooses).
+    Raises ``JawadError`` with what happened and what to do when it cannot be used."""
+    from jawad_desktop.core.errors import JawadError
+
+    config = config.model_copy(update={"enabled": True, **({"allowed_tools": []} if every_tool else {})})
+    connections = McpConnections(settings.model_copy(update={"servers": [config]}), secrets, log_dir=log_dir,
+                                 authorizer=authorizer, network=network)
+    try:
+        await connections.connect()
+    finally:
+        await connections.aclose()
+    problem = connections.problems.get(config.name)
+    if problem:
+        raise JawadError(problem)
+    return connections.tools()
+
+
+async def sign_in(settings: McpSettings, config: McpServerConfig, secrets: SecretReader,
+                  open_url: Callable[[str], Awaitable[None]], *, log_dir: Path | None = None,
+                  network: NetworkSettings | None = None) -> list[McpToolInfo]:
+    """A fresh sign-in to ``config``'s server (the kept one forgotten first): ``open_url`` shows the
+    sign-in page, the redirect comes back to a loopback listener, the sign-in is kept in ``secrets``.
+    The server's tools; ``JawadError`` when the sign-in fails."""
+    from jawad_desktop.core.mcp.auth import LoopbackAuthorizer, sign_out
+
+    sign_out(secrets, config.name)
+    async with LoopbackAuthorizer(open_url) as authorizer:
+        return await server_tools(settings, config, secrets, log_dir=log_dir, network=network, authorizer=authorizer)

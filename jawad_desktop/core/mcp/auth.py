@@ -36,7 +36,7 @@ import logging
 import time
 import webbrowser
 from collections.abc import Awaitable, Callable
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 from urllib.parse import parse_qs, urlparse
 
 import httpx
@@ -53,7 +53,7 @@ from mcp.shared.auth import (
     OAuthToken,
     ProtectedResourceMetadata,
 )
-from pydantic import AnyUrl, ValidationError
+from pydantic import AnyUrl, BaseModel, ValidationError
 
 from jawad_desktop.core.config.mcp import (
     McpServerConfig,
@@ -73,6 +73,7 @@ __all__ = [
     "offers_sign_in", "open_in_browser", "sign_out", "signed_in",
 ]
 
+_Kept = TypeVar("_Kept", bound=BaseModel)
 REFRESH_MARGIN_S = 60.0  # refresh a token this long before it expires
 CLIENT_NAME = "Jawad Desktop"
 
@@ -114,30 +115,31 @@ class KeyringTokenStorage:
                 record["auth_server_url"] = context.auth_server_url
         self.secrets.set(self.key, json.dumps(record))
 
-    async def get_tokens(self) -> OAuthToken | None:
-        data = self._load().get("tokens")
+    def _kept(self, part: str, model: type[_Kept]) -> _Kept | None:
+        """The ``part`` of the record ("tokens", "client") as ``model``; None when missing or unreadable."""
+        data = self._load().get(part)
         try:
-            return OAuthToken.model_validate(data) if data else None
+            return model.model_validate(data) if data else None
         except ValidationError:
             return None
+
+    def _keep(self, part: str, value: BaseModel, **more: Any) -> None:
+        record = self._load()
+        record[part] = value.model_dump(mode="json", exclude_none=True)
+        record.update(more)
+        self._save(record)
+
+    async def get_tokens(self) -> OAuthToken | None:
+        return self._kept("tokens", OAuthToken)
 
     async def set_tokens(self, tokens: OAuthToken) -> None:
-        record = self._load()
-        record["tokens"] = tokens.model_dump(mode="json", exclude_none=True)
-        record["expires_at"] = time.time() + tokens.expires_in if tokens.expires_in else None
-        self._save(record)
+        self._keep("tokens", tokens, expires_at=time.time() + tokens.expires_in if tokens.expires_in else None)
 
     async def get_client_info(self) -> OAuthClientInformationFull | None:
-        data = self._load().get("client")
-        try:
-            return OAuthClientInformationFull.model_validate(data) if data else None
-        except ValidationError:
-            return None
+        return self._kept("client", OAuthClientInformationFull)
 
     async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
-        record = self._load()
-        record["client"] = client_info.model_dump(mode="json", exclude_none=True)
-        self._save(record)
+        self._keep("client", client_info)
 
     def restore(self, provider: OAuthClientProvider) -> None:
         """Give ``provider`` what was kept besides tokens and client: the expiry and the endpoints."""

@@ -42,6 +42,11 @@ class McpOffer:
     title: str = ""
     description: str = ""
 
+    @property
+    def label(self) -> str:
+        """How to show it: its title, else its name."""
+        return self.title or self.name
+
 
 @dataclass(frozen=True, kw_only=True)
 class McpToolInfo(McpOffer):

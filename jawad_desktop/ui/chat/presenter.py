@@ -181,7 +181,7 @@ class ChatPresenter(QObject):
             menu = QMenu(self.chat)
             menu.setAccessibleName("MCP resources")
             for resource in resources:
-                action = menu.addAction(f"{resource.title or resource.name} ({resource.server})")
+                action = menu.addAction(f"{resource.label} ({resource.server})")
                 action.setToolTip(resource.uri)
                 action.triggered.connect(lambda _=False, r=resource: self.attach_mcp_resource(r.server, r.uri))
             if not resources:
