@@ -73,8 +73,15 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p_logout.add_argument("name")
     actions.add_parser("catalog", help="well-known MCP servers to add with `jawad mcp add NAME --from KEY`")
     p_resources = actions.add_parser("resources", help="connect and list the resources the servers offer")
-    p_resources.add_argument("--subscribe", nargs=2, metavar=("SERVER", "URI"),
-                             help="follow a resource and print each change until interrupted")
+    which = p_resources.add_mutually_exclusive_group()
+    which.add_argument("--subscribe", nargs=2, metavar=("SERVER", "URI"),
+                       help="follow a resource and print each change until interrupted")
+    which.add_argument("--templates", action="store_true",
+                       help="list the resource templates (families of resources named by parameters)")
+    which.add_argument("--read", nargs=2, metavar=("SERVER", "URI"),
+                       help="print a resource; a template's URI (with {parameters}) is filled from --set")
+    p_resources.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                             help="with --read: a template parameter's value (repeatable)")
     actions.add_parser("prompts", help="connect and list the prompts the servers offer (run them as /NAME)")
     p_roots = actions.add_parser("roots", help="the folders MCP servers may work in (their roots)")
     p_roots.add_argument("--add", action="append", default=[], metavar="DIR", help="offer this folder")
@@ -151,7 +158,9 @@ async def run(args: argparse.Namespace, ctx: AppContext) -> int:
     if args.mcp_action == "roots":
         return _roots(args, ctx)
     if args.mcp_action in ("resources", "prompts"):
-        return await _offered(args, ctx)
+        from jawad_desktop.cli.mcp_offered import offered
+
+        return await offered(args, ctx)
     return await _list(args, ctx)
 
 
@@ -182,49 +191,6 @@ def _roots(args: argparse.Namespace, ctx: AppContext) -> int:
     print("\n".join(roots) if roots else "No folders are offered to MCP servers. Add one with "
           "`jawad mcp roots --add DIR`.")
     return 0
-
-
-async def _offered(args: argparse.Namespace, ctx: AppContext) -> int:
-    """``jawad mcp resources`` and ``jawad mcp prompts``: what the enabled servers offer beside tools."""
-    import asyncio
-
-    from jawad_desktop.core.mcp.adapter import McpConnections
-
-    secrets = ctx.secrets if ctx.secrets.available else None
-    connections = McpConnections(ctx.settings.mcp, secrets, log_dir=ctx.paths.logs, network=ctx.settings.network,
-                                 bus=ctx.bus)
-    try:
-        await connections.connect()
-        for problem in connections.problems.values():
-            print(f"! {problem}", file=sys.stderr)
-        if args.mcp_action == "prompts":
-            prompts = await connections.prompts()
-            for prompt in prompts:
-                wanted = " ".join(a.name if a.required else f"[{a.name}]" for a in prompt.arguments)
-                print(one_line(f"/{prompt.name} {wanted}".rstrip() + f" ({prompt.server}) {prompt.description}"))
-            if not prompts:
-                print("The servers offer no prompts.")
-        elif args.subscribe:
-            from jawad_desktop.core.events import McpResourceUpdated
-
-            server, uri = args.subscribe
-            changes: asyncio.Queue[str] = asyncio.Queue()
-            ctx.bus.subscribe(lambda e: changes.put_nowait(e.uri) if isinstance(e, McpResourceUpdated) else None)
-            await connections.subscribe(server, uri)
-            print(f"Following {uri} on {server}; Ctrl+C to stop.", flush=True)
-            while True:
-                print(f"changed: {await changes.get()}", flush=True)
-        else:
-            resources = await connections.resources()
-            for resource in resources:
-                what = resource.title or resource.name
-                print(one_line(f"{resource.server} {resource.uri} {what}"
-                               f"{' (' + resource.mime_type + ')' if resource.mime_type else ''}"))
-            if not resources:
-                print("The servers offer no resources.")
-    finally:
-        await connections.aclose()
-    return 1 if connections.problems else 0
 
 
 def _saved(ctx: AppContext, name: str) -> McpServerConfig:

@@ -77,6 +77,10 @@ class McpResourceTemplateInfo(McpOffer):
         """The names the template asks for, in order."""
         return template_parameters(self.uri_template)
 
+    def uri(self, values: dict[str, str]) -> str:
+        """The URI of the resource these ``values`` name (read it with ``read_resource``)."""
+        return fill_template(self.uri_template, values)
+
 
 @dataclass(frozen=True)
 class McpPromptArgument:
