@@ -119,6 +119,9 @@ class ChatPresenter(QObject):
         bridge.other.connect(self._on_other_event)
         chat.resources_requested.connect(self.offer_mcp_resources)  # an MCP server's resource, attached
         self.resource_menu: Any = None  # the menu of MCP resources last shown
+        from jawad_desktop.ui.chat.prompt_completion import attach  # an MCP prompt's slash command, completed
+
+        self.prompt_completion = attach(chat.input, self._mcp_connections)
 
     # -- building ---------------------------------------------------------------------------
 
@@ -161,6 +164,9 @@ class ChatPresenter(QObject):
             self.elicitation.settle(event)
         elif isinstance(event, ev.ToolProgress):  # on the running tool's card (Stop cancels it)
             self.chat.show_progress(event.call_id, event.progress, event.total, event.message)
+
+    def _mcp_connections(self) -> Any:
+        return self.assistant.mcp.connections if self.assistant is not None and self.assistant.mcp else None
 
     def reconnect_mcp(self) -> None:
         """Connect (again) to the MCP servers in Settings."""
