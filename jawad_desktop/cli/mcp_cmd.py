@@ -135,6 +135,9 @@ def _sign_in_arguments(p_add: argparse.ArgumentParser) -> None:
     sign_in.add_argument("--token-auth", choices=("client_secret_basic", "client_secret_post", "none"), default="",
                          help="how the client's secret is sent to the token endpoint (default: the server's choice)")
     sign_in.add_argument("--scopes", default="", help="space-separated scopes to ask for (default: the server's)")
+    sign_in.add_argument("--idp-issuer", metavar="URL", default="",
+                         help="your organisation signs you in (enterprise-managed, SEP-990): its identity provider's "
+                         "address, where you sign in with `jawad mcp login` (needs --client-id and --idp-client-id)")
     sign_in.add_argument("--idp-token-endpoint", metavar="URL", default="",
                          help="your organisation signs you in (enterprise-managed, SEP-990): its identity provider's "
                          "token endpoint, where your ID token is exchanged (needs --client-id and --id-token-env)")
@@ -297,15 +300,23 @@ def _add(args: argparse.Namespace, ctx: AppContext) -> int:
     if args.id_token_env and not id_token:
         raise JawadError(f"The environment variable {args.id_token_env} is not set or is empty.",
                          suggestions=["Put the ID token your identity provider gave you in it (it is never printed)."])
-    if bool(args.idp_token_endpoint) != bool(id_token):
-        raise JawadError("An enterprise sign-in needs both --idp-token-endpoint and --id-token-env.")
-    if (args.client_id or client_secret or args.client_credentials or id_token) and (not args.url or headers):
+    enterprise = bool(id_token or args.idp_issuer)
+    if id_token and not (args.idp_token_endpoint or args.idp_issuer):
+        raise JawadError("An ID token is exchanged at your identity provider: give its --idp-issuer or "
+                         "--idp-token-endpoint too.")
+    if args.idp_token_endpoint and not enterprise:
+        raise JawadError("An enterprise sign-in needs your identity provider (--idp-issuer, where you sign in) "
+                         "or an ID token it gave you (--id-token-env).")
+    if args.idp_issuer and not args.idp_client_id:
+        raise JawadError("Signing in at your identity provider needs Jawad's client ID there (--idp-client-id).",
+                         suggestions=["Your IT team registers Jawad with the identity provider and gives it to you."])
+    if (args.client_id or client_secret or args.client_credentials or enterprise) and (not args.url or headers):
         raise JawadError("--client-id and the other sign-in options are for HTTP servers that sign in (--url, "
                          "no --header).")
     try:
-        grant = ("enterprise" if id_token else "client_credentials" if args.client_credentials
+        grant = ("enterprise" if enterprise else "client_credentials" if args.client_credentials
                  else "authorization_code")
-        oauth = McpOAuth(grant=grant, client_id=args.client_id.strip(),
+        oauth = McpOAuth(grant=grant, client_id=args.client_id.strip(), idp_issuer=args.idp_issuer.strip(),
                          idp_token_endpoint=args.idp_token_endpoint.strip(), idp_client_id=args.idp_client_id.strip(),
                          auth_method="private_key_jwt" if args.private_key_file else args.token_auth,
                          scopes=args.scopes.strip())
@@ -336,7 +347,8 @@ def _add(args: argparse.Namespace, ctx: AppContext) -> int:
     ctx.save_settings()
     what = "Replaced" if old is not None else "Added"
     then = (f"If it asks you to sign in, run `jawad mcp login {config.name}`; see its tools with "
-            "`jawad mcp list --tools`." if config.signs_in and config.oauth.grant == "authorization_code"
+            "`jawad mcp list --tools`." if config.signs_in and (config.oauth.grant == "authorization_code"
+                                                                or config.oauth.idp_issuer)
             else "See its tools with `jawad mcp list --tools`.")
     print(f"{what} the MCP server {config.name} ({config.where})"
           f"{' with its header values in the system keyring' if headers else ''}"

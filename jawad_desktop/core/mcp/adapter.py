@@ -432,5 +432,9 @@ async def sign_in(settings: McpSettings, config: McpServerConfig, secrets: Secre
     from jawad_desktop.core.mcp.auth import LoopbackAuthorizer, sign_out
 
     sign_out(secrets, config.name)
+    if config.oauth.grant == "enterprise" and config.oauth.idp_issuer:  # signed in at the organisation again too
+        from jawad_desktop.core.mcp.enterprise import forget_identity
+
+        forget_identity(secrets, config.name)
     async with LoopbackAuthorizer(open_url) as authorizer:
         return await server_tools(settings, config, secrets, log_dir=log_dir, network=network, authorizer=authorizer)
