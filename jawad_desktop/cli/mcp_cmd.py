@@ -56,7 +56,41 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         dest="mcp_action", handler=run,
     )
 
-    p_add = actions.add_parser("add", help="save an MCP server (replaces one with the same name)")
+    _add_arguments(actions.add_parser("add", help="save an MCP server (replaces one with the same name)"))
+
+    p_list = actions.add_parser("list", help="the saved MCP servers")
+    p_list.add_argument("--tools", action="store_true", help="connect and list each server's tools")
+    p_list.add_argument("--json", action="store_true", help="print JSON")
+
+    p_remove = actions.add_parser("remove", help="delete a saved MCP server, its header values and its sign-in")
+    p_remove.add_argument("name")
+
+    p_login = actions.add_parser("login", help="sign in to an HTTP MCP server in the browser")
+    p_login.add_argument("name")
+    p_login.add_argument("--no-browser", action="store_true",
+                         help="only print the sign-in address (open it in a browser on this computer)")
+    p_logout = actions.add_parser("logout", help="forget the sign-in kept for an MCP server")
+    p_logout.add_argument("name")
+    actions.add_parser("catalog", help="well-known MCP servers to add with `jawad mcp add NAME --from KEY`")
+    p_resources = actions.add_parser("resources", help="connect and list the resources the servers offer")
+    which = p_resources.add_mutually_exclusive_group()
+    which.add_argument("--subscribe", nargs=2, metavar=("SERVER", "URI"),
+                       help="follow a resource and print each change until interrupted")
+    which.add_argument("--templates", action="store_true",
+                       help="list the resource templates (families of resources named by parameters)")
+    which.add_argument("--read", nargs=2, metavar=("SERVER", "URI"),
+                       help="print a resource; a template's URI (with {parameters}) is filled from --set")
+    p_resources.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                             help="with --read: a template parameter's value (repeatable)")
+    actions.add_parser("prompts", help="connect and list the prompts the servers offer (run them as /NAME)")
+    p_roots = actions.add_parser("roots", help="the folders MCP servers may work in (their roots)")
+    p_roots.add_argument("--add", action="append", default=[], metavar="DIR", help="offer this folder")
+    p_roots.add_argument("--remove", action="append", default=[], metavar="DIR", help="no longer offer it")
+    return parser
+
+
+def _add_arguments(p_add: argparse.ArgumentParser) -> None:
+    """``jawad mcp add``'s options: where the server is, its headers, its sign-in, what it may do."""
     p_add.add_argument("name", help="a name you choose, e.g. 'files'")
     where = p_add.add_mutually_exclusive_group(required=True)
     where.add_argument("--from", dest="from_catalog", metavar="KEY",
@@ -77,6 +111,16 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                        help="an HTTP header whose value is in environment variable VAR (repeatable)")
     p_add.add_argument("--ask-header", action="append", default=[], metavar="NAME",
                        help="ask for the value of header NAME (hidden input; repeatable)")
+    _sign_in_arguments(p_add)
+    p_add.add_argument("--allow", action="append", default=[], metavar="TOOL",
+                       help="only this tool of the server (repeatable, or comma-separated; default: all)")
+    p_add.add_argument("--permission", choices=MCP_PERMISSIONS, default=None,
+                       help="'ask' (default) asks before each call; a level follows the policy of built-in tools")
+    p_add.add_argument("--disabled", action="store_true", help="save it without using it yet")
+
+
+def _sign_in_arguments(p_add: argparse.ArgumentParser) -> None:
+    """The options of a server that signs in with OAuth."""
     sign_in = p_add.add_argument_group("sign-in", "for HTTP servers that sign in with OAuth (no --header)")
     sign_in.add_argument("--client-id", metavar="ID", default="", help="a client registered with the server's "
                          "sign-in beforehand (default: Jawad registers itself)")
@@ -91,6 +135,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     sign_in.add_argument("--token-auth", choices=("client_secret_basic", "client_secret_post", "none"), default="",
                          help="how the client's secret is sent to the token endpoint (default: the server's choice)")
     sign_in.add_argument("--scopes", default="", help="space-separated scopes to ask for (default: the server's)")
+    sign_in.add_argument("--idp-issuer", metavar="URL", default="",
+                         help="your organisation signs you in (enterprise-managed, SEP-990): its identity provider's "
+                         "address, where you sign in with `jawad mcp login` (needs --client-id and --idp-client-id)")
     sign_in.add_argument("--idp-token-endpoint", metavar="URL", default="",
                          help="your organisation signs you in (enterprise-managed, SEP-990): its identity provider's "
                          "token endpoint, where your ID token is exchanged (needs --client-id and --id-token-env)")
@@ -98,34 +145,6 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                          help="Jawad's client ID at that identity provider")
     sign_in.add_argument("--id-token-env", metavar="VAR", help="the ID token your identity provider gave you is in "
                          "environment variable VAR (kept in the keyring)")
-    p_add.add_argument("--allow", action="append", default=[], metavar="TOOL",
-                       help="only this tool of the server (repeatable, or comma-separated; default: all)")
-    p_add.add_argument("--permission", choices=MCP_PERMISSIONS, default=None,
-                       help="'ask' (default) asks before each call; a level follows the policy of built-in tools")
-    p_add.add_argument("--disabled", action="store_true", help="save it without using it yet")
-
-    p_list = actions.add_parser("list", help="the saved MCP servers")
-    p_list.add_argument("--tools", action="store_true", help="connect and list each server's tools")
-    p_list.add_argument("--json", action="store_true", help="print JSON")
-
-    p_remove = actions.add_parser("remove", help="delete a saved MCP server, its header values and its sign-in")
-    p_remove.add_argument("name")
-
-    p_login = actions.add_parser("login", help="sign in to an HTTP MCP server in the browser")
-    p_login.add_argument("name")
-    p_login.add_argument("--no-browser", action="store_true",
-                         help="only print the sign-in address (open it in a browser on this computer)")
-    p_logout = actions.add_parser("logout", help="forget the sign-in kept for an MCP server")
-    p_logout.add_argument("name")
-    actions.add_parser("catalog", help="well-known MCP servers to add with `jawad mcp add NAME --from KEY`")
-    p_resources = actions.add_parser("resources", help="connect and list the resources the servers offer")
-    p_resources.add_argument("--subscribe", nargs=2, metavar=("SERVER", "URI"),
-                             help="follow a resource and print each change until interrupted")
-    actions.add_parser("prompts", help="connect and list the prompts the servers offer (run them as /NAME)")
-    p_roots = actions.add_parser("roots", help="the folders MCP servers may work in (their roots)")
-    p_roots.add_argument("--add", action="append", default=[], metavar="DIR", help="offer this folder")
-    p_roots.add_argument("--remove", action="append", default=[], metavar="DIR", help="no longer offer it")
-    return parser
 
 
 async def run(args: argparse.Namespace, ctx: AppContext) -> int:
@@ -142,7 +161,9 @@ async def run(args: argparse.Namespace, ctx: AppContext) -> int:
     if args.mcp_action == "roots":
         return _roots(args, ctx)
     if args.mcp_action in ("resources", "prompts"):
-        return await _offered(args, ctx)
+        from jawad_desktop.cli.mcp_offered import offered
+
+        return await offered(args, ctx)
     return await _list(args, ctx)
 
 
@@ -175,49 +196,6 @@ def _roots(args: argparse.Namespace, ctx: AppContext) -> int:
     return 0
 
 
-async def _offered(args: argparse.Namespace, ctx: AppContext) -> int:
-    """``jawad mcp resources`` and ``jawad mcp prompts``: what the enabled servers offer beside tools."""
-    import asyncio
-
-    from jawad_desktop.core.mcp.adapter import McpConnections
-
-    secrets = ctx.secrets if ctx.secrets.available else None
-    connections = McpConnections(ctx.settings.mcp, secrets, log_dir=ctx.paths.logs, network=ctx.settings.network,
-                                 bus=ctx.bus)
-    try:
-        await connections.connect()
-        for problem in connections.problems.values():
-            print(f"! {problem}", file=sys.stderr)
-        if args.mcp_action == "prompts":
-            prompts = await connections.prompts()
-            for prompt in prompts:
-                wanted = " ".join(a.name if a.required else f"[{a.name}]" for a in prompt.arguments)
-                print(one_line(f"/{prompt.name} {wanted}".rstrip() + f" ({prompt.server}) {prompt.description}"))
-            if not prompts:
-                print("The servers offer no prompts.")
-        elif args.subscribe:
-            from jawad_desktop.core.events import McpResourceUpdated
-
-            server, uri = args.subscribe
-            changes: asyncio.Queue[str] = asyncio.Queue()
-            ctx.bus.subscribe(lambda e: changes.put_nowait(e.uri) if isinstance(e, McpResourceUpdated) else None)
-            await connections.subscribe(server, uri)
-            print(f"Following {uri} on {server}; Ctrl+C to stop.", flush=True)
-            while True:
-                print(f"changed: {await changes.get()}", flush=True)
-        else:
-            resources = await connections.resources()
-            for resource in resources:
-                what = resource.title or resource.name
-                print(one_line(f"{resource.server} {resource.uri} {what}"
-                               f"{' (' + resource.mime_type + ')' if resource.mime_type else ''}"))
-            if not resources:
-                print("The servers offer no resources.")
-    finally:
-        await connections.aclose()
-    return 1 if connections.problems else 0
-
-
 def _saved(ctx: AppContext, name: str) -> McpServerConfig:
     config = ctx.settings.mcp.server(name)
     if config is None:
@@ -236,8 +214,8 @@ async def _login(args: argparse.Namespace, ctx: AppContext) -> int:
     if not ctx.secrets.available:
         raise JawadError(ctx.secrets.problem or "No keyring is available for the sign-in.",
                          suggestions=["The sign-in is only kept in the system keyring."])
-    from jawad_desktop.core.mcp.adapter import McpConnections
-    from jawad_desktop.core.mcp.auth import LoopbackAuthorizer, open_in_browser, sign_out
+    from jawad_desktop.core.mcp.adapter import sign_in
+    from jawad_desktop.core.mcp.auth import open_in_browser
 
     async def show(url: str) -> None:
         print(f"Sign in to {config.name} in your browser. If no page opens, open this address:\n  {url}",
@@ -246,18 +224,8 @@ async def _login(args: argparse.Namespace, ctx: AppContext) -> int:
             with contextlib.suppress(JawadError):  # the address is printed above
                 await open_in_browser(url)
 
-    sign_out(ctx.secrets, config.name)  # a fresh sign-in, not the kept one
-    async with LoopbackAuthorizer(show) as authorizer:
-        connections = McpConnections(ctx.settings.mcp, ctx.secrets, log_dir=ctx.paths.logs, authorizer=authorizer,
-                                     network=ctx.settings.network)
-        try:
-            await connections.connect(only=config.name)
-        finally:
-            await connections.aclose()
-    problem = connections.problems.get(config.name)
-    if problem:
-        raise JawadError(problem)
-    tools = [t.name for t in connections.tools()]
+    tools = [t.name for t in await sign_in(ctx.settings.mcp, config, ctx.secrets, show, log_dir=ctx.paths.logs,
+                                           network=ctx.settings.network)]
     print(f"Signed in to {config.name}; the sign-in is kept in the system keyring. "
           f"Its tools: {one_line(', '.join(tools)) or 'none'}.")
     return 0
@@ -283,21 +251,25 @@ def _pairs(values: list[str], what: str) -> list[tuple[str, str]]:
     return pairs
 
 
-def _add(args: argparse.Namespace, ctx: AppContext) -> int:
-    if args.from_catalog:
-        from jawad_desktop.core.config.mcp_catalog import CATALOG, catalog_entry
+def _fill_from_catalog(args: argparse.Namespace) -> None:
+    """``--from KEY``: the catalog's command or URL and permission, as if the user had typed them."""
+    from jawad_desktop.core.config.mcp_catalog import CATALOG, catalog_entry
 
-        entry = catalog_entry(args.from_catalog)
-        if entry is None:
-            raise JawadError(f"The catalog has no server {args.from_catalog!r}.",
-                             suggestions=[f"Choose one of {', '.join(e.key for e in CATALOG)} (`jawad mcp catalog`)."])
-        known = entry.config(args.name, args.folder)
-        if known.transport == "http":
-            args.url = known.url
-        else:
-            args.stdio_command = shlex.join([known.command, *known.args])
-        args.permission = args.permission or known.permission
-        print(f"{entry.title} needs: {entry.needs}")
+    entry = catalog_entry(args.from_catalog)
+    if entry is None:
+        raise JawadError(f"The catalog has no server {args.from_catalog!r}.",
+                         suggestions=[f"Choose one of {', '.join(e.key for e in CATALOG)} (`jawad mcp catalog`)."])
+    known = entry.config(args.name, args.folder)
+    if known.transport == "http":
+        args.url = known.url
+    else:
+        args.stdio_command = shlex.join([known.command, *known.args])
+    args.permission = args.permission or known.permission
+    print(f"{entry.title} needs: {entry.needs}")
+
+
+def _header_values(args: argparse.Namespace) -> dict[str, str]:
+    """The headers' values: given, from environment variables, or asked for (hidden)."""
     headers: dict[str, str] = dict(_pairs(args.header, "--header"))
     for name, variable in _pairs(args.header_env, "--header-env"):
         value = os.environ.get(variable, "")
@@ -307,6 +279,13 @@ def _add(args: argparse.Namespace, ctx: AppContext) -> int:
         headers[name] = value
     for name in args.ask_header:
         headers[name] = getpass.getpass(f"Value of header {name} for {args.name} (input hidden): ")
+    return headers
+
+
+def _add(args: argparse.Namespace, ctx: AppContext) -> int:
+    if args.from_catalog:
+        _fill_from_catalog(args)
+    headers = _header_values(args)
     if headers and not args.url:
         raise JawadError("Headers are for HTTP servers (--url), not for stdio commands.",
                          suggestions=["Give a stdio server its secrets with --env instead."])
@@ -321,15 +300,23 @@ def _add(args: argparse.Namespace, ctx: AppContext) -> int:
     if args.id_token_env and not id_token:
         raise JawadError(f"The environment variable {args.id_token_env} is not set or is empty.",
                          suggestions=["Put the ID token your identity provider gave you in it (it is never printed)."])
-    if bool(args.idp_token_endpoint) != bool(id_token):
-        raise JawadError("An enterprise sign-in needs both --idp-token-endpoint and --id-token-env.")
-    if (args.client_id or client_secret or args.client_credentials or id_token) and (not args.url or headers):
+    enterprise = bool(id_token or args.idp_issuer)
+    if id_token and not (args.idp_token_endpoint or args.idp_issuer):
+        raise JawadError("An ID token is exchanged at your identity provider: give its --idp-issuer or "
+                         "--idp-token-endpoint too.")
+    if args.idp_token_endpoint and not enterprise:
+        raise JawadError("An enterprise sign-in needs your identity provider (--idp-issuer, where you sign in) "
+                         "or an ID token it gave you (--id-token-env).")
+    if args.idp_issuer and not args.idp_client_id:
+        raise JawadError("Signing in at your identity provider needs Jawad's client ID there (--idp-client-id).",
+                         suggestions=["Your IT team registers Jawad with the identity provider and gives it to you."])
+    if (args.client_id or client_secret or args.client_credentials or enterprise) and (not args.url or headers):
         raise JawadError("--client-id and the other sign-in options are for HTTP servers that sign in (--url, "
                          "no --header).")
     try:
-        grant = ("enterprise" if id_token else "client_credentials" if args.client_credentials
+        grant = ("enterprise" if enterprise else "client_credentials" if args.client_credentials
                  else "authorization_code")
-        oauth = McpOAuth(grant=grant, client_id=args.client_id.strip(),
+        oauth = McpOAuth(grant=grant, client_id=args.client_id.strip(), idp_issuer=args.idp_issuer.strip(),
                          idp_token_endpoint=args.idp_token_endpoint.strip(), idp_client_id=args.idp_client_id.strip(),
                          auth_method="private_key_jwt" if args.private_key_file else args.token_auth,
                          scopes=args.scopes.strip())
@@ -360,7 +347,8 @@ def _add(args: argparse.Namespace, ctx: AppContext) -> int:
     ctx.save_settings()
     what = "Replaced" if old is not None else "Added"
     then = (f"If it asks you to sign in, run `jawad mcp login {config.name}`; see its tools with "
-            "`jawad mcp list --tools`." if config.signs_in and config.oauth.grant == "authorization_code"
+            "`jawad mcp list --tools`." if config.signs_in and (config.oauth.grant == "authorization_code"
+                                                                or config.oauth.idp_issuer)
             else "See its tools with `jawad mcp list --tools`.")
     print(f"{what} the MCP server {config.name} ({config.where})"
           f"{' with its header values in the system keyring' if headers else ''}"

@@ -421,17 +421,18 @@ def test_resource_links_and_audio_reach_the_model_as_words(everything: McpServer
     from mcp import types
 
     from jawad_desktop.core.config.mcp import McpSettings
-    from jawad_desktop.core.mcp.adapter import McpConnections, _result_text
+    from jawad_desktop.core.mcp.adapter import McpConnections
+    from jawad_desktop.core.mcp.tool_bridge import result_text
 
     async def main() -> str:
         connections = McpConnections(McpSettings(servers=[everything]))
         try:
             await connections.connect()
-            return _result_text(await connections.call("everything", "get-resource-links", {"count": 2}))
+            return result_text(await connections.call("everything", "get-resource-links", {"count": 2}))
         finally:
             await connections.aclose()
 
     links = arun(main(), timeout=40)
     assert "[resource " in links and " at demo://resource/" in links and "base64" not in links
     audio = types.CallToolResult(content=[types.AudioContent(type="audio", data="UklGRg" * 1000, mimeType="audio/wav")])
-    assert _result_text(audio) == "[audio audio/wav, 6000 bytes base64, not passed to the model]"
+    assert result_text(audio) == "[audio audio/wav, 6000 bytes base64, not passed to the model]"

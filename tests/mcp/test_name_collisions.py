@@ -13,7 +13,8 @@ from typing import Any
 
 from jawad_desktop.core.config.mcp import McpSettings
 from jawad_desktop.core.config.settings import Settings
-from jawad_desktop.core.mcp.adapter import McpConnections, McpRegistry, _unique_name, mcp_registry
+from jawad_desktop.core.mcp.adapter import McpConnections, McpRegistry, mcp_registry
+from jawad_desktop.core.mcp.tool_bridge import unique_name
 from jawad_desktop.core.tools.registry import ToolRegistry, normalize_tool_name
 from tests.mcp.test_adapter import STDIO, _call
 
@@ -113,6 +114,6 @@ def test_mcp_registry_takes_the_reserved_names(arun: Any, tmp_path: Path) -> Non
 def test_unique_names_stay_valid_and_short() -> None:
     long = "s" * 70
     taken = {normalize_tool_name("s" * 64), normalize_tool_name("s" * 62 + "_2")}
-    name = _unique_name(long, taken)
+    name = unique_name(long, taken)
     assert name == "s" * 62 + "_3" and len(name) == 64
-    assert _unique_name("9 lives: search!", set()) == "t_9_lives_search"
+    assert unique_name("9 lives: search!", set()) == "t_9_lives_search"

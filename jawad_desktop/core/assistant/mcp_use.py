@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import logging
 import re
-import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.mcp.prompt_line import find_prompt, prompt_arguments
 from jawad_desktop.core.tools.files.extract import ExtractedFile, file_kind
 from jawad_desktop.core.tools.registry import ToolError
 
@@ -24,23 +24,10 @@ async def mcp_prompt(mcp: McpRegistry, name: str, argument_text: str) -> str | N
     """The text of the MCP prompt ``name`` (a slash command) with its arguments, or None when no
     server offers a prompt of that name. Arguments are ``key=value`` words, or given in order."""
     connections = mcp.connections
-    found = next((p for p in await connections.prompts() if p.name.casefold() == name.casefold()), None)
+    found = find_prompt(await connections.prompts(), name)
     if found is None:
         return None
-    try:
-        words = shlex.split(argument_text)
-    except ValueError:
-        words = argument_text.split()
-    arguments: dict[str, str] = {}
-    in_order = [a.name for a in found.arguments]
-    for word in words:
-        key, equals, value = word.partition("=")
-        if equals and key in in_order:
-            arguments[key] = value
-        else:
-            free = next((n for n in in_order if n not in arguments), None)
-            if free is not None:
-                arguments[free] = word
+    arguments = prompt_arguments(found, argument_text)
     missing = [a.name for a in found.arguments if a.required and a.name not in arguments]
     if missing:
         # The server's completions of what is missing (given what was typed) say what to type.

@@ -54,8 +54,9 @@ class McpOAuth(BaseModel):
     if any, in the keyring). ``grant`` "client_credentials" is for machine-to-machine servers: no
     person signs in; ``auth_method`` says how the client proves itself (a secret sent with HTTP
     basic or in the form, or a JWT signed with its private key). ``grant`` "enterprise" is the
-    organisation's sign-in (SEP-990, enterprise-managed authorization): the ID token its identity
-    provider gave the user (in the keyring) is exchanged at ``idp_token_endpoint`` for a grant the
+    organisation's sign-in (SEP-990, enterprise-managed authorization): the user signs in at the
+    identity provider ``idp_issuer`` (OpenID Connect; or hands over an ID token); the ID token (in the
+    keyring) is exchanged at ``idp_token_endpoint`` for a grant the
     server's authorization server accepts (an ID-JAG, RFC 8693), which the client, registered there
     as ``client_id``, turns into a token (RFC 7523's JWT bearer grant)."""
 
@@ -67,15 +68,16 @@ class McpOAuth(BaseModel):
     signing_algorithm: str = "RS256"  # for private_key_jwt
     scopes: str = ""  # space-separated; empty: what the server asks for
     issuer: str = ""  # the authorization server a pre-registered client belongs to
-    idp_token_endpoint: str = ""  # "enterprise": the identity provider's token endpoint
+    idp_issuer: str = ""  # "enterprise": the identity provider the user signs in at (OpenID Connect)
+    idp_token_endpoint: str = ""  # "enterprise": the identity provider's token endpoint (else discovered)
     idp_client_id: str = ""  # "enterprise": Jawad's client ID at the identity provider
 
     @model_validator(mode="after")
     def _check(self) -> McpOAuth:
         if self.grant in ("client_credentials", "enterprise") and not self.client_id.strip():
             raise ValueError("Client credentials need the client ID the server's owner gave you")
-        if self.grant == "enterprise" and not self.idp_token_endpoint.strip():
-            raise ValueError("An enterprise sign-in needs your identity provider's token endpoint")
+        if self.grant == "enterprise" and not (self.idp_token_endpoint.strip() or self.idp_issuer.strip()):
+            raise ValueError("An enterprise sign-in needs your identity provider's address or token endpoint")
         return self
 
 

@@ -8,10 +8,9 @@ registration, PKCE, scopes (from the challenge, from ``scopes_supported``, step-
 refresh, and the client-credentials grant (secret or private-key JWT). This module owns what is
 Jawad's around it:
 
-- the enterprise-managed sign-in (SEP-990), which this SDK does not provide: the ID token the
-  organisation's identity provider gave the user is exchanged there for an ID-JAG (RFC 8693 token
-  exchange, ``_id_jag``), and the ID-JAG for an access token at the server's authorization server
-  (RFC 7523 JWT bearer grant, the client authenticated as the SDK does for client credentials);
+- the enterprise-managed sign-in (SEP-990), which this SDK does not provide, is ``core.mcp.enterprise``
+  (signing in at the organisation's identity provider, the ID token exchanged for an ID-JAG, the
+  ID-JAG for an access token);
 
 - ``KeyringTokenStorage``: the tokens, the registered client and the discovered endpoints live in
   the OS keyring (``SecretStore``), one entry per server, never in a file; the expiry is kept too, so
@@ -36,7 +35,7 @@ import logging
 import time
 import webbrowser
 from collections.abc import Awaitable, Callable
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 from urllib.parse import parse_qs, urlparse
 
 import httpx
@@ -53,16 +52,14 @@ from mcp.shared.auth import (
     OAuthToken,
     ProtectedResourceMetadata,
 )
-from pydantic import AnyUrl, ValidationError
+from pydantic import AnyUrl, BaseModel, ValidationError
 
 from jawad_desktop.core.config.mcp import (
     McpServerConfig,
     McpSettings,
-    mcp_oauth_id_token_key_name,
     mcp_oauth_key_name,
     mcp_oauth_secret_key_name,
 )
-from jawad_desktop.core.config.network import client_options
 from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.errors import JawadError
 
@@ -73,6 +70,7 @@ __all__ = [
     "offers_sign_in", "open_in_browser", "sign_out", "signed_in",
 ]
 
+_Kept = TypeVar("_Kept", bound=BaseModel)
 REFRESH_MARGIN_S = 60.0  # refresh a token this long before it expires
 CLIENT_NAME = "Jawad Desktop"
 
@@ -114,30 +112,31 @@ class KeyringTokenStorage:
                 record["auth_server_url"] = context.auth_server_url
         self.secrets.set(self.key, json.dumps(record))
 
-    async def get_tokens(self) -> OAuthToken | None:
-        data = self._load().get("tokens")
+    def _kept(self, part: str, model: type[_Kept]) -> _Kept | None:
+        """The ``part`` of the record ("tokens", "client") as ``model``; None when missing or unreadable."""
+        data = self._load().get(part)
         try:
-            return OAuthToken.model_validate(data) if data else None
+            return model.model_validate(data) if data else None
         except ValidationError:
             return None
+
+    def _keep(self, part: str, value: BaseModel, **more: Any) -> None:
+        record = self._load()
+        record[part] = value.model_dump(mode="json", exclude_none=True)
+        record.update(more)
+        self._save(record)
+
+    async def get_tokens(self) -> OAuthToken | None:
+        return self._kept("tokens", OAuthToken)
 
     async def set_tokens(self, tokens: OAuthToken) -> None:
-        record = self._load()
-        record["tokens"] = tokens.model_dump(mode="json", exclude_none=True)
-        record["expires_at"] = time.time() + tokens.expires_in if tokens.expires_in else None
-        self._save(record)
+        self._keep("tokens", tokens, expires_at=time.time() + tokens.expires_in if tokens.expires_in else None)
 
     async def get_client_info(self) -> OAuthClientInformationFull | None:
-        data = self._load().get("client")
-        try:
-            return OAuthClientInformationFull.model_validate(data) if data else None
-        except ValidationError:
-            return None
+        return self._kept("client", OAuthClientInformationFull)
 
     async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
-        record = self._load()
-        record["client"] = client_info.model_dump(mode="json", exclude_none=True)
-        self._save(record)
+        self._keep("client", client_info)
 
     def restore(self, provider: OAuthClientProvider) -> None:
         """Give ``provider`` what was kept besides tokens and client: the expiry and the endpoints."""
@@ -308,68 +307,10 @@ class _JawadOAuth(OAuthClientProvider):
         _restore(self)
 
 
-class _JawadClientCredentials(ClientCredentialsOAuthProvider):
+class JawadClientCredentials(ClientCredentialsOAuthProvider):
     async def _initialize(self) -> None:
         await super()._initialize()
         _restore(self)
-
-
-_TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
-_JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
-_ID_TOKEN = "urn:ietf:params:oauth:token-type:id_token"
-_ID_JAG = "urn:ietf:params:oauth:token-type:id-jag"
-
-
-class _JawadEnterprise(_JawadClientCredentials):
-    """The enterprise-managed sign-in (SEP-990): the user's ID token from the organisation's identity
-    provider, exchanged there for an ID-JAG naming this server's authorization server and resource,
-    then the JWT bearer grant at that authorization server with the client's own credentials."""
-
-    def __init__(self, *args: Any, id_token: str, idp_token_endpoint: str, idp_client_id: str,
-                 network: NetworkSettings | None, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._id_token = id_token
-        self._idp_token_endpoint = idp_token_endpoint
-        self._idp_client_id = idp_client_id
-        self._network = network
-
-    async def _perform_authorization(self) -> httpx.Request:
-        from mcp.client.auth import OAuthFlowError
-
-        metadata = self.context.oauth_metadata
-        if metadata is None:
-            raise OAuthFlowError("the server's authorization server published no metadata")
-        resource = self.context.get_resource_url()
-        grant = await self._id_jag(str(metadata.issuer), resource)
-        token_data: dict[str, Any] = {"grant_type": _JWT_BEARER, "assertion": grant}
-        headers = {"Content-Type": "application/x-www-form-urlencoded"}
-        token_data, headers = self.context.prepare_token_auth(token_data, headers)
-        if self.context.should_include_resource_param(self.context.protocol_version):
-            token_data["resource"] = resource
-        if self.context.client_metadata.scope:
-            token_data["scope"] = self.context.client_metadata.scope
-        return httpx.Request("POST", self._get_token_endpoint(), data=token_data, headers=headers)
-
-    async def _id_jag(self, audience: str, resource: str) -> str:
-        """The identity provider's ID-JAG for ``audience`` (the authorization server) and ``resource``."""
-        from mcp.client.auth import OAuthTokenError
-
-        form = {"grant_type": _TOKEN_EXCHANGE, "subject_token": self._id_token, "subject_token_type": _ID_TOKEN,
-                "requested_token_type": _ID_JAG, "audience": audience, "resource": resource}
-        if self._idp_client_id:
-            form["client_id"] = self._idp_client_id
-        async with httpx.AsyncClient(**client_options(self._network, self._idp_token_endpoint,
-                                                      timeout=httpx.Timeout(30))) as http:
-            response = await http.post(self._idp_token_endpoint, data=form)
-        try:
-            answer = response.json()
-        except ValueError:
-            answer = {}
-        if response.status_code != 200 or answer.get("issued_token_type") != _ID_JAG or not answer.get("access_token"):
-            detail = answer.get("error_description") or answer.get("error") or f"HTTP {response.status_code}"
-            raise OAuthTokenError(f"your identity provider refused the exchange: {detail}")
-        log.info("enterprise sign-in: the identity provider granted access to %s", audience)
-        return str(answer["access_token"])
 
 
 class _JawadPrivateKeyJwt(PrivateKeyJWTOAuthProvider):
@@ -391,14 +332,12 @@ def oauth_for(config: McpServerConfig, settings: McpSettings, secrets: Any,
     issuer = oauth.issuer or None
     provider: OAuthClientProvider
     if oauth.grant == "enterprise":
-        id_token = secrets.get(mcp_oauth_id_token_key_name(config.name))
-        if not id_token:
-            raise SignInNeeded(f"The MCP server {config.name!r} signs in through your organisation, and no ID token "
-                               "from your identity provider is kept in the keyring.",
-                               suggestions=["Add the server again with the ID token (--id-token-env)."])
-        provider = _JawadEnterprise(config.url, storage, oauth.client_id, client_secret or "", scopes=scopes,
-                                    issuer=issuer, id_token=id_token, idp_token_endpoint=oauth.idp_token_endpoint,
-                                    idp_client_id=oauth.idp_client_id, network=network)
+        from jawad_desktop.core.mcp.enterprise import EnterpriseOAuth, IdentitySignIn
+
+        identity = IdentitySignIn(config.name, secrets, issuer=oauth.idp_issuer, client_id=oauth.idp_client_id,
+                                  token_endpoint=oauth.idp_token_endpoint, authorizer=authorizer, network=network)
+        provider = EnterpriseOAuth(config.url, storage, oauth.client_id, client_secret or "", scopes=scopes,
+                                   issuer=issuer, identity=identity)
         storage.provider = provider
         return provider
     if oauth.grant == "client_credentials":
@@ -413,7 +352,7 @@ def oauth_for(config: McpServerConfig, settings: McpSettings, secrets: Any,
         else:
             method: Literal["client_secret_basic", "client_secret_post"] = (
                 "client_secret_post" if oauth.auth_method == "client_secret_post" else "client_secret_basic")
-            provider = _JawadClientCredentials(config.url, storage, oauth.client_id, client_secret or "",
+            provider = JawadClientCredentials(config.url, storage, oauth.client_id, client_secret or "",
                                                token_endpoint_auth_method=method, scopes=scopes, issuer=issuer)
         storage.provider = provider
         return provider

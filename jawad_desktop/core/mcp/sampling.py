@@ -49,7 +49,7 @@ class ModelClient(Protocol):
 
 
 def _site(server: str) -> str:
-    from jawad_desktop.core.mcp.adapter import mcp_site
+    from jawad_desktop.core.mcp.tool_bridge import mcp_site
 
     return mcp_site(server)
 

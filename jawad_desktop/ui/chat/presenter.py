@@ -120,6 +120,9 @@ class ChatPresenter(QObject):
         bridge.other.connect(self._on_other_event)
         chat.resources_requested.connect(self.offer_mcp_resources)  # an MCP server's resource, attached
         self.resource_menu: Any = None  # the menu of MCP resources last shown
+        from jawad_desktop.ui.chat.prompt_completion import attach  # an MCP prompt's slash command, completed
+
+        self.prompt_completion = attach(chat.input, self._mcp_connections)
 
     # -- building ---------------------------------------------------------------------------
 
@@ -163,6 +166,9 @@ class ChatPresenter(QObject):
         elif isinstance(event, ev.ToolProgress):  # on the running tool's card (Stop cancels it)
             self.chat.show_progress(event.call_id, event.progress, event.total, event.message)
 
+    def _mcp_connections(self) -> Any:
+        return self.assistant.mcp.connections if self.assistant is not None and self.assistant.mcp else None
+
     def reconnect_mcp(self) -> None:
         """Connect (again) to the MCP servers in Settings."""
         self.chat.resource_button.setVisible(bool(self.ctx.settings.mcp.servers))
@@ -182,7 +188,7 @@ class ChatPresenter(QObject):
             menu = QMenu(self.chat)
             menu.setAccessibleName("MCP resources")
             for resource in resources:
-                action = menu.addAction(f"{resource.title or resource.name} ({resource.server})")
+                action = menu.addAction(f"{resource.label} ({resource.server})")
                 action.setToolTip(resource.uri)
                 action.triggered.connect(lambda _=False, r=resource: self.attach_mcp_resource(r.server, r.uri))
             if not resources:

@@ -45,7 +45,6 @@ from jawad_desktop.core.config.mcp import (
 )
 from jawad_desktop.core.config.mcp_catalog import CATALOG, catalog_entry
 from jawad_desktop.core.context import AppContext
-from jawad_desktop.core.errors import JawadError
 from jawad_desktop.ui.look.controls import combo, line_edit, validation_message
 from jawad_desktop.ui.settings.list_form import Entry, ListFormPage, PageWords
 
@@ -227,22 +226,12 @@ class McpPage(ListFormPage[McpServerConfig]):
                       busy_text="Sign in in the browser window that opened…", on_done=show)
 
     async def _sign_in(self, server: McpServerConfig) -> list[str]:
-        from jawad_desktop.core.mcp.adapter import McpConnections
-        from jawad_desktop.core.mcp.auth import LoopbackAuthorizer, open_in_browser, sign_out
+        from jawad_desktop.core.mcp.adapter import sign_in  # the MCP SDK loads when first needed
+        from jawad_desktop.core.mcp.auth import open_in_browser
 
-        sign_out(self.ctx.secrets, server.name)
-        settings = self.ctx.settings.mcp.model_copy(update={"servers": [server.model_copy(update={"enabled": True})]})
-        async with LoopbackAuthorizer(open_in_browser) as authorizer:
-            connections = McpConnections(settings, self.ctx.secrets, log_dir=self.ctx.paths.logs,
-                                         authorizer=authorizer, network=self.ctx.settings.network)
-            try:
-                await connections.connect()
-            finally:
-                await connections.aclose()
-        problem = connections.problems.get(server.name)
-        if problem:
-            raise JawadError(problem)
-        return [tool.name for tool in connections.tools()]
+        tools = await sign_in(self.ctx.settings.mcp, server, self.ctx.secrets, open_in_browser,
+                              log_dir=self.ctx.paths.logs, network=self.ctx.settings.network)
+        return [tool.name for tool in tools]
 
     def sign_out(self) -> None:
         server = self.entry_named(self.editing) if self.editing else None
@@ -363,21 +352,11 @@ class McpPage(ListFormPage[McpServerConfig]):
 
     async def _list_tools(self, config: McpServerConfig, values: dict[str, str], editing: str | None) -> list[str]:
         """The names of the server's tools; raises JawadError with the server's problem."""
-        from jawad_desktop.core.mcp.adapter import McpConnections  # the MCP SDK loads when first needed
+        from jawad_desktop.core.mcp.adapter import server_tools  # the MCP SDK loads when first needed
 
-        secrets = _Overlay(self.ctx, values, config.name, editing)
-        settings = self.ctx.settings.mcp.model_copy(
-            update={"servers": [config.model_copy(update={"allowed_tools": [], "enabled": True})]})
-        connections = McpConnections(settings, secrets, log_dir=self.ctx.paths.logs,
-                                     network=self.ctx.settings.network)
-        try:
-            await connections.connect()
-        finally:
-            await connections.aclose()
-        problem = connections.problems.get(config.name)
-        if problem:
-            raise JawadError(problem)
-        return [tool.name for tool in connections.tools()]
+        tools = await server_tools(self.ctx.settings.mcp, config, _Overlay(self.ctx, values, config.name, editing),
+                                   log_dir=self.ctx.paths.logs, network=self.ctx.settings.network, every_tool=True)
+        return [tool.name for tool in tools]
 
 
 class _Overlay:
