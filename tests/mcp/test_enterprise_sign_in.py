@@ -20,6 +20,7 @@ from typing import Any
 
 import httpx
 import pytest
+from PySide6.QtCore import Qt
 
 from jawad_desktop.core.config.mcp import (
     McpOAuth,
@@ -34,7 +35,9 @@ from jawad_desktop.core.llm.local_server import free_port
 from jawad_desktop.core.mcp.adapter import server_tools, sign_in
 from jawad_desktop.core.mcp.auth import fetch_url
 from jawad_desktop.core.store.secrets import SecretStore
+from jawad_desktop.ui.settings.mcp_page import McpPage
 from tests.llm.test_cli import jawad
+from tests.mcp.test_page import page  # noqa: F401  (the fixture: Settings' MCP page on the real keyring)
 from tests.servers.enterprise_idp import IdentityProvider, ResourceAuthorizationServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -173,3 +176,21 @@ def test_jawad_mcp_login_signs_in_at_the_organisation(org: Org, profile_dir: Pat
     settings = (profile_dir / "config" / "settings.json").read_text()
     identity = secret_store.get(mcp_oauth_id_token_key_name("org")) or ""
     assert '"idp_issuer"' in settings and json.loads(identity)["id_token"] not in settings
+
+
+def test_settings_signs_in_at_the_organisation_inside_jawad(org: Org, page: McpPage, qtbot: Any,  # noqa: F811
+                                                             secret_store: SecretStore) -> None:
+    """Settings → MCP servers → Sign in inside Jawad: the identity provider's page opens in a window of the
+    embedded browser (QtWebEngine), its redirect comes back to the loopback listener, the window closes and
+    the server is signed in."""
+    page.ctx.settings.mcp = page.ctx.settings.mcp.model_copy(update={"servers": [org.config()]})
+    secret_store.set(mcp_oauth_secret_key_name("org"), "org-secret")
+    page.refresh()
+    page.list.setCurrentRow(0)
+    assert page.sign_in_state.text() == "Not signed in" and page.sign_in_here_button.isEnabled()
+    qtbot.mouseClick(page.sign_in_here_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.sign_in_state.text() == "Signed in", timeout=60_000)
+    assert "Signed in to org; it has 1 tool." in page.status.text()
+    assert page.sign_in_window is None  # closed once the sign-in came back
+    assert [path for _, path, _ in org.idp.seen].count("/authorize") == 1
+    assert org.grants() == ["idp authorization_code", "idp token-exchange", "as jwt-bearer"]
