@@ -334,6 +334,8 @@ def _add(args: argparse.Namespace, ctx: AppContext) -> int:
                          suggestions=["Header values are only kept in the system keyring."])
     mcp = ctx.settings.mcp
     old = mcp.server(config.name)
+    if old is None:  # a new server: a sign-in kept under its name (another server's, once) is not its own
+        _forget_sign_in(ctx, config)
     for name, value in headers.items():  # secrets first: if the keyring refuses, nothing changes
         ctx.secrets.set(mcp_header_key_name(config.name, name), value)
     if client_secret:

@@ -31,12 +31,10 @@ async def offered(args: argparse.Namespace, ctx: AppContext) -> int:
             await _prompts(connections)
         elif args.subscribe:
             await _follow(connections, ctx, *args.subscribe)
-        elif args.templates:
-            await _templates(connections)
         elif args.read:
             await _read(connections, *args.read, values=_values(args.set))
         else:
-            await _resources(connections)
+            await _resources(connections, templates=args.templates)
     finally:
         await connections.aclose()
     return 1 if connections.problems else 0
@@ -51,24 +49,21 @@ async def _prompts(connections: Any) -> None:
         print("The servers offer no prompts.")
 
 
-async def _resources(connections: Any) -> None:
-    resources = await connections.resources()
-    for resource in resources:
-        print(one_line(f"{resource.server} {resource.uri} {resource.label}"
-                       f"{' (' + resource.mime_type + ')' if resource.mime_type else ''}"))
-    if not resources:
-        print("The servers offer no resources.")
-
-
-async def _templates(connections: Any) -> None:
-    templates = await connections.resource_templates()
-    for template in templates:
-        print(one_line(f"{template.server} {template.uri_template} {template.label}"
-                       f"{' — ' + template.description if template.description else ''}"))
+async def _resources(connections: Any, *, templates: bool = False) -> None:
+    """One line per resource (or resource template): its server, its URI (or template), its name."""
     if templates:
-        print("Read one with `jawad mcp resources --read SERVER TEMPLATE --set NAME=VALUE ...`.")
+        rows = [f"{t.server} {t.uri_template} {t.label}{' — ' + t.description if t.description else ''}"
+                for t in await connections.resource_templates()]
     else:
-        print("The servers offer no resource templates.")
+        rows = [f"{r.server} {r.uri} {r.label}{' (' + r.mime_type + ')' if r.mime_type else ''}"
+                for r in await connections.resources()]
+    for row in rows:
+        print(one_line(row))
+    what = "resource templates" if templates else "resources"
+    if not rows:
+        print(f"The servers offer no {what}.")
+    elif templates:
+        print("Read one with `jawad mcp resources --read SERVER TEMPLATE --set NAME=VALUE ...`.")
 
 
 def _values(pairs: list[str]) -> dict[str, str]:

@@ -120,6 +120,8 @@ class ChatPresenter(QObject):
         bridge.other.connect(self._on_other_event)
         chat.resources_requested.connect(self.offer_mcp_resources)  # an MCP server's resource, attached
         self.resource_menu: Any = None  # the menu of MCP resources last shown
+        self.template_dialog: Any = None  # the parameters of the MCP resource template last chosen
+        self._followed: dict[tuple[str, str], Path] = {}  # (server, uri) -> the attached copy
         from jawad_desktop.ui.chat.prompt_completion import attach  # an MCP prompt's slash command, completed
 
         self.prompt_completion = attach(chat.input, self._mcp_connections)
@@ -163,6 +165,8 @@ class ChatPresenter(QObject):
             self.elicitation.show_request(event)
         elif isinstance(event, ev.ElicitationSettled):
             self.elicitation.settle(event)
+        elif isinstance(event, ev.McpResourceUpdated):  # a followed resource changed: its attachment too
+            self._on_resource_updated(event)
         elif isinstance(event, ev.ToolProgress):  # on the running tool's card (Stop cancels it)
             self.chat.show_progress(event.call_id, event.progress, event.total, event.message)
 
@@ -176,35 +180,62 @@ class ChatPresenter(QObject):
             run_async(self.assistant.connect_mcp(), what="connecting the MCP servers", bus=self.ctx.bus)
 
     def offer_mcp_resources(self) -> None:
-        """The MCP resources button: a menu of the servers' resources; the one chosen is attached."""
-        from PySide6.QtWidgets import QMenu
+        """The MCP resources button: a menu of the servers' resources and resource templates; the one chosen
+        is attached (a template once its parameters are filled)."""
 
         assistant = self.assistant
         if assistant is None or assistant.mcp is None:
             self.ctx.bus.emit(ev.Notice(level="info", text="The MCP servers are not connected yet."))
             return
 
-        def show(resources: list[Any]) -> None:
-            menu = QMenu(self.chat)
-            menu.setAccessibleName("MCP resources")
-            for resource in resources:
-                action = menu.addAction(f"{resource.label} ({resource.server})")
-                action.setToolTip(resource.uri)
-                action.triggered.connect(lambda _=False, r=resource: self.attach_mcp_resource(r.server, r.uri))
-            if not resources:
-                menu.addAction("Your MCP servers offer no resources").setEnabled(False)
-            self.resource_menu = menu
-            button = self.chat.resource_button
-            menu.popup(button.mapToGlobal(button.rect().topLeft()))
+        connections = assistant.mcp.connections
 
-        run_async(assistant.mcp.connections.resources(), what="listing the MCP resources", bus=self.ctx.bus,
-                  on_done=show)
+        async def listing() -> tuple[list[Any], list[Any]]:
+            return await connections.resources(), await connections.resource_templates()
+
+        def show(found: tuple[list[Any], list[Any]]) -> None:
+            from jawad_desktop.ui.chat.mcp_resources import resource_menu
+
+            self.resource_menu = resource_menu(self.chat, *found, self.attach_mcp_resource, self.fill_mcp_template)
+            button = self.chat.resource_button
+            self.resource_menu.popup(button.mapToGlobal(button.rect().topLeft()))
+
+        run_async(listing(), what="listing the MCP resources", bus=self.ctx.bus, on_done=show)
+
+    def fill_mcp_template(self, template: Any) -> None:
+        """A resource template chosen: its parameters asked for (completed by its server), then attached."""
+        from jawad_desktop.ui.chat.mcp_resources import TemplateDialog
+
+        if self.assistant is None or self.assistant.mcp is None:
+            return
+        self.template_dialog = TemplateDialog(template, self.assistant.mcp.connections, self.chat)
+        self.template_dialog.accepted.connect(
+            lambda d=self.template_dialog: self.attach_mcp_resource(template.server, d.uri))
+        self.template_dialog.open()
 
     def attach_mcp_resource(self, server: str, uri: str) -> None:
-        """Attach ``uri`` of ``server`` to the next message (as a file in the composer)."""
-        if self.assistant is not None:
-            run_async(self.assistant.save_mcp_resource(server, uri), what=f"reading {uri}", bus=self.ctx.bus,
-                      on_done=lambda path: self.chat.attachments.add([path]))
+        """Attach ``uri`` of ``server`` to the next message (as a file in the composer), and follow it: when
+        the server says it changed, the attached copy is read again (``_on_resource_updated``)."""
+        assistant = self.assistant
+        if assistant is None:
+            return
+
+        def attached(path: Path) -> None:
+            self.chat.attachments.add([path])
+            self._followed[(server, uri)] = path
+            if assistant.mcp is not None:  # a server that offers no subscriptions is simply not followed
+                run_async(assistant.mcp.connections.subscribe(server, uri), what=f"following {uri}",
+                          on_error=lambda exc: log.info("not following %s: %s", uri, exc))
+
+        run_async(assistant.save_mcp_resource(server, uri), what=f"reading {uri}", bus=self.ctx.bus, on_done=attached)
+
+    def _on_resource_updated(self, event: ev.McpResourceUpdated) -> None:
+        path = self._followed.get((event.server, event.uri))
+        if path is None or path not in self.chat.attachments.files() or self.assistant is None:
+            return
+        run_async(self.assistant.save_mcp_resource(event.server, event.uri), what=f"reading {event.uri} again",
+                  bus=self.ctx.bus, on_done=lambda _path: self.ctx.bus.emit(ev.Notice(
+                      level="info", text=f"{event.uri} changed on {event.server}; the attached copy is up to date.")))
 
     def attach_research(self, research: ResearchController) -> None:
         self.research = research

@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
+    QDialog,
     QHBoxLayout,
     QLabel,
     QLayout,
@@ -31,6 +32,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QPlainTextEdit,
     QPushButton,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -104,12 +106,17 @@ class McpPage(ListFormPage[McpServerConfig]):
         self.sign_in_button = QPushButton("Sign in", self)
         self.sign_in_button.setAccessibleName("Sign in to this server in the browser")
         self.sign_in_button.clicked.connect(self.sign_in)
+        self.sign_in_here_button = QPushButton("Sign in inside Jawad", self)
+        self.sign_in_here_button.setAccessibleName("Sign in to this server in a window of Jawad's own browser")
+        self.sign_in_here_button.clicked.connect(lambda: self.sign_in(here=True))
+        self.sign_in_window: QDialog | None = None  # the embedded browser of a sign-in inside Jawad
         self.sign_out_button = QPushButton("Sign out", self)
         self.sign_out_button.setAccessibleName("Forget the sign-in to this server")
         self.sign_out_button.clicked.connect(self.sign_out)
         sign_in_row = QHBoxLayout()
         sign_in_row.addWidget(self.sign_in_state, 1)
         sign_in_row.addWidget(self.sign_in_button)
+        sign_in_row.addWidget(self.sign_in_here_button)
         sign_in_row.addWidget(self.sign_out_button)
         rows: tuple[tuple[str, QWidget | QLayout], ...] = (
             ("Catal&og", self.catalog), ("", self.needs),
@@ -202,6 +209,7 @@ class McpPage(ListFormPage[McpServerConfig]):
         if server is None or not server.signs_in:
             self.sign_in_state.setText("Only for a saved HTTP server without headers.")
             self.sign_in_button.setEnabled(False)
+            self.sign_in_here_button.setEnabled(False)
             self.sign_out_button.setEnabled(False)
             return
         from jawad_desktop.core.mcp.auth import signed_in
@@ -209,29 +217,65 @@ class McpPage(ListFormPage[McpServerConfig]):
         done = self.ctx.secrets.available and signed_in(self.ctx.secrets, server.name)
         self.sign_in_state.setText("Signed in" if done else "Not signed in")
         self.sign_in_button.setEnabled(self.ctx.secrets.available)
+        self.sign_in_here_button.setEnabled(self.ctx.secrets.available)
         self.sign_out_button.setEnabled(done)
 
-    def sign_in(self) -> None:
-        """Sign in to the server being edited, in the system browser."""
+    def sign_in(self, *, here: bool = False) -> None:
+        """Sign in to the server being edited: in the system browser, or (``here``) in a window of Jawad's
+        own browser (a private profile: nothing of it stays)."""
         server = self.entry_named(self.editing) if self.editing else None
         if server is None or not server.signs_in:
             return
 
         def show(tools: list[str]) -> None:
+            self._close_sign_in_window()
             self._show_sign_in()
             self.show_status(f"Signed in to {server.name}; it has {len(tools)} tool{'' if len(tools) == 1 else 's'}.")
             self.changed.emit()  # the window reconnects with the new sign-in
 
-        self.run_busy(self.sign_in_button, self._sign_in(server), what=f"signing in to {server.name}",
-                      busy_text="Sign in in the browser window that opened…", on_done=show)
+        button = self.sign_in_here_button if here else self.sign_in_button
+        self.run_busy(button, self._sign_in(server, here), what=f"signing in to {server.name}",
+                      busy_text="Sign in in the window that opened…" if here else
+                      "Sign in in the browser window that opened…", on_done=show)
 
-    async def _sign_in(self, server: McpServerConfig) -> list[str]:
+    async def _sign_in(self, server: McpServerConfig, here: bool = False) -> list[str]:
         from jawad_desktop.core.mcp.adapter import sign_in  # the MCP SDK loads when first needed
         from jawad_desktop.core.mcp.auth import open_in_browser
 
-        tools = await sign_in(self.ctx.settings.mcp, server, self.ctx.secrets, open_in_browser,
-                              log_dir=self.ctx.paths.logs, network=self.ctx.settings.network)
+        try:
+            tools = await sign_in(self.ctx.settings.mcp, server, self.ctx.secrets,
+                                  self._open_here if here else open_in_browser, log_dir=self.ctx.paths.logs,
+                                  network=self.ctx.settings.network)
+        except BaseException:
+            self._close_sign_in_window()  # the failure is told on the status line
+            raise
         return [tool.name for tool in tools]
+
+    async def _open_here(self, url: str) -> None:
+        """The sign-in page in a window of the embedded browser (QtWebEngine, off the record)."""
+        from PySide6.QtCore import QUrl
+        from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile
+        from PySide6.QtWebEngineWidgets import QWebEngineView
+
+        self._close_sign_in_window()
+        window = QDialog(self)
+        window.setWindowTitle("Sign in — Jawad")
+        window.resize(720, 760)
+        view = QWebEngineView(window)
+        profile = QWebEngineProfile(window)  # no storage name: off the record; outlives the view and its page
+        view.setPage(QWebEnginePage(profile, view))
+        layout = QVBoxLayout(window)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(view)
+        view.load(QUrl(url))
+        window.show()
+        self.sign_in_window = window
+
+    def _close_sign_in_window(self) -> None:
+        if self.sign_in_window is not None:
+            self.sign_in_window.close()
+            self.sign_in_window.deleteLater()
+            self.sign_in_window = None
 
     def sign_out(self) -> None:
         server = self.entry_named(self.editing) if self.editing else None
