@@ -7,6 +7,7 @@ is never taller than the screen."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from PySide6.QtWidgets import QApplication, QDialog, QScrollArea, QWidget
 
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.ui.chat.history_sidebar import HistorySidebar
+from jawad_desktop.ui.chat.message_list import ChatView
 from jawad_desktop.ui.settings.dialog import SettingsDialog
 from jawad_desktop.ui.window.main_window import MainWindow
 from tests.servers.scripted_model import ScriptedModel
@@ -25,8 +27,17 @@ LONG_TITLES = ("What is 12*34? Use the calculator, and then tell me how you work
                "Compare the three kettles at Harbour Kitchen, Alpha Appliances and Bravo Home for price")
 
 
+def rows_laid_out(view: ChatView) -> bool:
+    """The chat's rows one under the other: the relayout that follows a row's first paint (its
+    exact height replacing an estimate) is done, so no row's text is measured over another's."""
+    rects = [view.visualRect(view.chat_model.index(r)) for r in range(view.chat_model.rowCount())]
+    return all(above.bottom() + 1 == below.top() for above, below in itertools.pairwise(rects))
+
+
 def check(top: QWidget, theme: str, where: str, qtbot: Any) -> None:
     qtbot.wait(60)  # painted
+    for view in top.findChildren(ChatView):
+        qtbot.waitUntil(lambda view=view: rows_laid_out(view), timeout=5000)
     problems = contrast_problems(top, MINIMUM[theme])
     assert not problems, f"{theme}, {where}: text under {MINIMUM[theme]}:1:\n" + "\n".join(problems)
 

@@ -119,3 +119,41 @@ def test_an_answer_takes_the_new_themes_colours(qtbot: Any) -> None:
         theme.apply_theme(name)
         muted = theme.current().colours.muted
         assert muted in view.chat_delegate.document(item, width).toHtml(), name
+
+
+def test_the_chats_spacing_is_the_themes_scale(qtbot: Any) -> None:
+    """Every gap of the chat column (inside a bubble, between messages, the composer's insides, the
+    empty state's) is a step of the theme's spacing scale, and a message stands that far from the
+    column's edge and from the next (issue 32: the chat's padding was 6, 2 and 10 pixels)."""
+    from PySide6.QtWidgets import QLayout
+
+    from jawad_desktop.ui.chat.chat_model import ChatItem
+    from jawad_desktop.ui.chat.chat_view import ChatPanel
+    from jawad_desktop.ui.look.theme import SPACE
+
+    panel = ChatPanel()
+    qtbot.addWidget(panel)
+    panel.resize(700, 500)
+    panel.show()
+    steps = set(SPACE.values())
+    delegate = panel.view.chat_delegate
+    assert {delegate.PAD, delegate.MARGIN} <= steps
+    for widget in (panel.composer, panel.empty_state):
+        layouts = [widget.layout(), *widget.findChildren(QLayout)]
+        for layout in layouts:
+            margins = layout.contentsMargins()
+            used = {margins.left(), margins.top(), margins.right(), margins.bottom(), max(0, layout.spacing())}
+            assert used <= steps | {0}, (widget.objectName(), used)
+    panel.view.chat_model.append(ChatItem(role="user", text="Hello"))
+    panel.view.chat_model.append(ChatItem(role="notice", text="A notice"))
+    qtbot.wait(50)
+    first, second = (panel.view.visualRect(panel.view.chat_model.index(r)) for r in (0, 1))
+    assert second.top() - first.bottom() - 1 == 0  # rows touch: the gap is inside them
+    column = delegate.column_rect(first)
+    doc = delegate.document(panel.view.chat_model.item_at(0), delegate.text_width(first.width()))
+    bubble = delegate._bubble_rect(panel.view.chat_model.item_at(0), first, doc)
+    assert column.right() - bubble.right() == delegate.MARGIN  # the user's bubble: MARGIN clear on its right
+    notice = panel.view.chat_model.item_at(1)
+    notice_doc = delegate.document(notice, delegate.text_width(second.width()))
+    notice_bubble = delegate._bubble_rect(notice, second, notice_doc)
+    assert notice_bubble.left() - delegate.column_rect(second).left() == delegate.MARGIN  # and on a card's left

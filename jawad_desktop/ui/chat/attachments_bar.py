@@ -19,6 +19,7 @@ from PySide6.QtCore import QMimeData, Qt, Signal
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QToolButton, QWidget
 
+from jawad_desktop.ui.look import theme
 from jawad_desktop.ui.look.file_dialogs import file_dialog
 from jawad_desktop.ui.look.icons import icon
 
@@ -63,8 +64,8 @@ class AttachmentBar(QWidget):
         self.setAccessibleName("Files to send")
         self._files: list[Path] = []
         self._layout = QHBoxLayout(self)
-        self._layout.setContentsMargins(0, 0, 0, 2)
-        self._layout.setSpacing(6)
+        self._layout.setContentsMargins(0, 0, 0, theme.SPACE["xs"])
+        self._layout.setSpacing(theme.SPACE["sm"])
         self._layout.addStretch(1)
         self.hide()
 
@@ -115,8 +116,8 @@ class AttachmentBar(QWidget):
         chip.setObjectName("attachmentChip")
         chip.setProperty("card", True)
         row = QHBoxLayout(chip)
-        row.setContentsMargins(6, 2, 2, 2)
-        row.setSpacing(4)
+        row.setContentsMargins(theme.SPACE["sm"], theme.SPACE["xs"], theme.SPACE["xs"], theme.SPACE["xs"])
+        row.setSpacing(theme.SPACE["xs"])
         name = QLabel(path.name, chip)
         name.setToolTip(str(path))
         name.setTextFormat(Qt.TextFormat.PlainText)

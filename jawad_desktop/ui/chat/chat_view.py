@@ -112,8 +112,9 @@ class ChatPanel(QWidget):
         self._buttons.addWidget(self.send_button)
         self._buttons.addWidget(self.stop_button)
         box = QVBoxLayout(composer)
-        box.setContentsMargins(8, 6, 6, 6)
-        box.setSpacing(2)
+        space = theme.SPACE
+        box.setContentsMargins(space["sm"], space["xs"], space["xs"], space["xs"])
+        box.setSpacing(space["xs"])
         box.addWidget(self.attachments)
         box.addWidget(self.input)
         box.addLayout(self._buttons)

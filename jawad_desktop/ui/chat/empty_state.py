@@ -8,6 +8,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget
 
+from jawad_desktop.ui.look import theme
+
 EXAMPLE_PROMPTS = (
     "Summarize the page I have open",
     "Compare three well-reviewed laptops under €600",
@@ -46,8 +48,8 @@ class EmptyState(QWidget):
         self.settings_button.clicked.connect(self.settings_requested)
         self.prompt_buttons: list[QPushButton] = []
         column = QVBoxLayout(self)
-        column.setContentsMargins(24, 24, 24, 24)
-        column.setSpacing(10)
+        column.setContentsMargins(*[theme.SPACE["xl"]] * 4)
+        column.setSpacing(theme.SPACE["md"])
         column.addStretch(1)
         column.addWidget(self.title)
         column.addWidget(self.text)
@@ -85,5 +87,5 @@ class EmptyState(QWidget):
         super().resizeEvent(event)
         # A narrow column shortens the examples with "…" (the whole request still goes in the input).
         for prompt, button in zip(EXAMPLE_PROMPTS, self.prompt_buttons, strict=True):
-            room = min(button.maximumWidth(), self.width() - 48) - 24
+            room = min(button.maximumWidth(), self.width() - 2 * theme.SPACE["xl"]) - theme.SPACE["xl"]
             button.setText(button.fontMetrics().elidedText(prompt, Qt.TextElideMode.ElideRight, max(40, room)))

@@ -111,8 +111,8 @@ class ChatDelegate(QStyledItemDelegate):
     the assistant's plain and full width under its name, tool calls as compact cards; caches
     documents and heights. An answer being streamed ends with a caret (▍)."""
 
-    PAD = 8
-    MARGIN = 6
+    PAD = theme.SPACE["sm"]  # inside a bubble or a card, around its text
+    MARGIN = theme.SPACE["sm"]  # between rows, and from the reading column's edges
     CACHE = 300
 
     def __init__(self, view: QListView) -> None:
@@ -278,11 +278,12 @@ class ChatDelegate(QStyledItemDelegate):
                 painter.setPen(palette.color(QPalette.ColorRole.Mid))
             elif item.role not in ("user", "error"):  # a notice
                 painter.setPen(QColor(theme.current().colours.warning))
-            painter.drawRoundedRect(bubble, 8 if item.role != "user" else 12, 8 if item.role != "user" else 12)
+            radius = theme.RADIUS["lg" if item.role == "user" else "md"]
+            painter.drawRoundedRect(bubble, radius, radius)
         if option.state & QStyle.StateFlag.State_HasFocus:
             painter.setPen(palette.color(QPalette.ColorRole.Highlight))
             painter.setBrush(Qt.BrushStyle.NoBrush)
-            painter.drawRoundedRect(bubble, 8, 8)
+            painter.drawRoundedRect(bubble, theme.RADIUS["md"], theme.RADIUS["md"])
         origin = QPoint(bubble.left() + self.PAD, bubble.top() + self.PAD)
         painter.translate(origin)
         ctx = QAbstractTextDocumentLayout.PaintContext()
@@ -306,7 +307,8 @@ class ChatDelegate(QStyledItemDelegate):
         content_w = int(doc.idealWidth()) if item.role == "user" else int(doc.textWidth())
         w = min(rect.width() - 2 * self.MARGIN, content_w + 2 * self.PAD)
         h = int(doc.size().height()) + 2 * self.PAD
-        left = rect.right() - self.MARGIN - w if item.role == "user" else rect.left() + self.MARGIN
+        # MARGIN pixels clear on either side (QRect.right() is the last pixel, not one past it).
+        left = rect.right() + 1 - self.MARGIN - w if item.role == "user" else rect.left() + self.MARGIN
         return QRect(left, rect.top() + self.MARGIN // 2 + self.header_height(item), w, h)
 
     def _resize_now(self) -> None:

@@ -90,11 +90,6 @@ class ProjectChooser(QWidget):
             self._filling = False
         self._show_project()
 
-    def chosen(self) -> str:
-        """The project shown: "" (no project) or a project's id."""
-        data = self.combo.currentData()
-        return "" if data is None or data == _NEW_KEY else str(data)
-
     def choose(self, project_id: str | None) -> None:
         """Work in ``project_id`` (None or "": in no project) and show its conversations."""
         index = self.combo.findData(project_id or "")
