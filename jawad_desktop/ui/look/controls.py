@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QKeyEvent, QPalette
 from PySide6.QtWidgets import (
+    QAbstractButton,
     QAbstractItemView,
     QApplication,
     QComboBox,
@@ -143,13 +144,15 @@ def decimal_number(accessible_name: str, parent: QWidget, low: float, high: floa
 
 
 def data_table(accessible_name: str, columns: Iterable[str], parent: QWidget, *, stretch: int = 0,
-               tooltip: str = "") -> QTableWidget:
+               tooltip: str = "", rows_of: str = "") -> QTableWidget:
     """A read-only table chosen by rows: Tab leaves it (the arrows move in it: no keyboard trap), no
     row numbers; column ``stretch`` takes the width (-1: every column shares it), the others fit their
-    contents."""
+    contents. ``rows_of`` names what the rows are, for Qt's "select all" corner button's name."""
     headers = list(columns)
     table = QTableWidget(0, len(headers), parent)
     table.setAccessibleName(accessible_name)
+    for corner in table.findChildren(QAbstractButton):  # hidden with the row numbers, still in the tree
+        corner.setAccessibleName(f"Select all {rows_of or accessible_name.casefold()}")
     if tooltip:
         table.setToolTip(tooltip)
     table.setHorizontalHeaderLabels(headers)
@@ -227,6 +230,13 @@ def add_explained_rows(form: QFormLayout, page: QWidget, rows: Iterable[tuple[st
     for label, field, text in rows:
         add_form_row(form, label, field)
         form.addRow("", help_line(text, page, describes=field))
+
+
+def label_for(text: str, field: QWidget, parent: QWidget) -> QLabel:
+    """A label whose mnemonic ("&Results:") moves the focus to ``field``."""
+    label = QLabel(text, parent)
+    label.setBuddy(field)
+    return label
 
 
 def help_line(text: str, parent: QWidget, *, describes: QWidget) -> QLabel:

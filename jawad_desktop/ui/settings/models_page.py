@@ -23,7 +23,6 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Qt, Signal, SignalInstance
 from PySide6.QtGui import QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
-    QAbstractButton,
     QAbstractItemView,
     QFileDialog,
     QGroupBox,
@@ -56,6 +55,7 @@ from jawad_desktop.ui.look.controls import (
     button,
     data_table,
     failure_text,
+    label_for,
     line_edit,
     row_of,
     set_status,
@@ -125,11 +125,9 @@ class ModelsPage(QWidget):
         self._show_ollama_provider()
 
     def _build_catalog(self) -> None:
-        self.table = data_table("Recommended models", COLUMNS, self)
+        self.table = data_table("Recommended models", COLUMNS, self, rows_of="models")
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setCornerButtonEnabled(False)
-        for corner in self.table.findChildren(QAbstractButton):  # Qt's "select all" corner: hidden with the header
-            corner.setAccessibleName("Select all models")
         self.why = QLabel(self)
         self.why.setWordWrap(True)
         self.why.setAccessibleName("About the selected model")
@@ -161,8 +159,7 @@ class ModelsPage(QWidget):
                                      tooltip="Ask Ollama which models it has")
         self.pull_name = line_edit("Model to pull", self.ollama_box, hint="e.g. qwen2.5:1.5b",
                                    tooltip="The name of a model in Ollama's library, with its size tag")
-        pull_label = QLabel("&Name:", self.ollama_box)
-        pull_label.setBuddy(self.pull_name)
+        pull_label = label_for("&Name:", self.pull_name, self.ollama_box)
         self.pull = button("&Pull", "Pull the named model into Ollama", self.ollama_box,
                            tooltip="Ollama downloads the model; a stopped pull goes on where it stopped")
         self.cancel_pull = button("Cancel", "Cancel the pull", self.ollama_box,
