@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QListWidget,
-    QListWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -31,7 +30,7 @@ from jawad_desktop.core.tasks.store import Task, TaskStore
 from jawad_desktop.ui.base.background import run_async
 from jawad_desktop.ui.base.remedies import error_text
 from jawad_desktop.ui.desktop.task_scheduler import ScheduledTasks
-from jawad_desktop.ui.look.controls import button, help_line, line_edit, set_status, status_line
+from jawad_desktop.ui.look.controls import button, fill_list, help_line, line_edit, set_status, status_line
 
 log = logging.getLogger("jawad.ui.settings")
 
@@ -109,22 +108,13 @@ class TasksPage(QWidget):
     def refresh(self) -> None:
         """Fill the list from the store, keeping the selection."""
         chosen = self.selected_id()
-        self.list.clear()
         try:
             tasks = self.store.tasks()
         except JawadError as exc:
             set_status(self.status, error_text(exc), error=True)
             tasks = []
-        for task in tasks:
-            item = QListWidgetItem(self._line(task))
-            item.setData(Qt.ItemDataRole.UserRole, task.id)
-            self.list.addItem(item)
-            if task.id == chosen:
-                item.setSelected(True)
-                self.list.setCurrentItem(item)
-        if not tasks:
-            self.list.addItem(QListWidgetItem("No scheduled tasks yet: make one below."))
-            self.list.item(0).setFlags(Qt.ItemFlag.NoItemFlags)
+        fill_list(self.list, ((self._line(t), t.id) for t in tasks), chosen=chosen,
+                  empty="No scheduled tasks yet: make one below.")
         self._selected()
 
     def _line(self, task: Task) -> str:
