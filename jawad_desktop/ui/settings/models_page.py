@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Qt, Signal, SignalInstance
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -61,18 +60,13 @@ from jawad_desktop.ui.look.controls import (
     set_status,
     status_line,
 )
-from jawad_desktop.ui.look.file_dialogs import make_roomy
+from jawad_desktop.ui.look.file_dialogs import file_dialog
+from jawad_desktop.ui.settings.transfer import Transfer
 
 log = logging.getLogger("jawad.ui.models")
 
 COLUMNS = ("Model", "Size", "Memory", "Tool calls", "Status")
 TOOL_WORDS = {"good": "Good", "fair": "Fair", "poor": "Poor"}
-
-
-class _Progress(QObject):
-    """How a download on a worker thread reports progress to the GUI thread (a queued signal)."""
-
-    download = Signal(object, object)
 
 
 def ollama_provider(providers: list[ProviderConfig]) -> ProviderConfig | None:
@@ -104,10 +98,7 @@ class ModelsPage(QWidget):
         self.folder: Path = models_folder(ctx.paths.data)
         self._states: list[ModelState] = []
         self._added: list[AddedModel] = []  # GGUF files added from the disk: the rows after the catalog's
-        self._cancel: threading.Event | None = None
         self._downloading = ""
-        self._progress = _Progress(self)
-        self._progress.download.connect(self._on_progress)
         self._pull_task: asyncio.Task[None] | None = None
         self.file_dialog: QFileDialog | None = None
         self._build_catalog()
@@ -147,6 +138,7 @@ class ModelsPage(QWidget):
         self.progress.setAccessibleName("Model download progress")
         self.progress.hide()
         self.status = status_line("Models status", self, keep_room=True)  # news coming and going moves nothing
+        self.transfer = Transfer(self.cancel, self.progress, self.status, sizes=True)
 
     def _build_ollama(self) -> None:
         self.ollama_box = QGroupBox("Ollama", self)
@@ -181,7 +173,6 @@ class ModelsPage(QWidget):
         self.table.itemSelectionChanged.connect(self._update_buttons)
         self.table.itemSelectionChanged.connect(self._forget_other_rows_news)
         self.download.clicked.connect(self.start_download)
-        self.cancel.clicked.connect(self.cancel_download)
         self.delete.clicked.connect(self.delete_selected)
         self.use.clicked.connect(self.use_selected)
         self.add_file.clicked.connect(self.choose_file)
@@ -260,13 +251,13 @@ class ModelsPage(QWidget):
         """Another row chosen: what happened to the last one (a red error, "deleted") goes, unless a
         download is running, whose progress stays in view. The line keeps its room, so nothing below
         it moves."""
-        if self._cancel is None:
+        if not self.transfer.running:
             self.status.clear()
 
     def _update_buttons(self) -> None:
         entry, added = self.selected(), self.selected_added()
         state = self._state(entry.name) if entry else None
-        busy, chosen = self._cancel is not None, chosen_model(self.ctx.settings)
+        busy, chosen = self.transfer.running, chosen_model(self.ctx.settings)
         self.download.setEnabled(bool(state and not state.installed and not busy))
         self.delete.setEnabled(bool(added) or bool(state and not from_package(state.path) and
                                                    (state.installed or state.partial) and
@@ -296,12 +287,8 @@ class ModelsPage(QWidget):
 
     def choose_file(self) -> None:
         """Ask for a GGUF file on this computer (a non-blocking dialog), then add it."""
-        dialog = QFileDialog(self, "Add a GGUF model file")
-        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-        dialog.setNameFilters(["GGUF models (*.gguf)", "All files (*)"])
-        dialog.fileSelected.connect(self.add_model_file)
-        self.file_dialog = dialog
-        make_roomy(dialog).open()
+        self.file_dialog = file_dialog(self, "Add a GGUF model file", filters=["GGUF models (*.gguf)", "All files (*)"],
+                                       chosen=lambda paths: self.add_model_file(paths[0]))
 
     def add_model_file(self, path: str) -> None:
         """Add the GGUF file ``path`` to the list (checked by its header, not copied) and select it."""
@@ -318,26 +305,13 @@ class ModelsPage(QWidget):
     def start_download(self) -> None:
         """Download the selected model on a worker thread, with progress and Cancel."""
         entry = self.selected()
-        if entry is None or self._cancel is not None:
+        if entry is None or self.transfer.running:
             return
-        cancel = threading.Event()
-        self._cancel, self._downloading = cancel, entry.name
-        self.cancel.show()
-        self.cancel.setEnabled(True)
-        self.progress.setRange(0, 0)  # busy until the size is known
-        self.progress.show()
-        self.status.setStyleSheet("")
-        self.status.setText(f"Downloading {entry.title}…")
+        cancel = self.transfer.begin(f"Downloading {entry.title}…")
+        self._downloading = entry.name
         self._update_buttons()
-        signal: SignalInstance = self._progress.download
         folder, endpoint, what = self.folder, self.endpoint, f"downloading {entry.title}"
-        network = self.ctx.settings.network
-
-        def report(done: int, total: int) -> None:
-            try:
-                signal.emit(done, total)
-            except RuntimeError:  # the page was closed: stop, keeping what arrived
-                cancel.set()
+        network, report = self.ctx.settings.network, self.transfer.reporter()
 
         def work() -> Path:
             return download_model(entry.name, folder, endpoint=endpoint, progress=report, cancel=cancel,
@@ -347,21 +321,11 @@ class ModelsPage(QWidget):
                       on_error=lambda exc: self._download_done(entry, exc))
 
     def cancel_download(self) -> None:
-        if self._cancel is not None:
-            self._cancel.set()
-            self.cancel.setEnabled(False)
-            self.status.setText("Cancelling…")
-
-    def _on_progress(self, done: int, total: int) -> None:
-        if total > 0:
-            self.progress.setRange(0, 1000)  # per mille: sizes exceed int32
-            self.progress.setValue(int(done * 1000 / total))
-            self.progress.setFormat(f"{human_size(done)} of {human_size(total)}")
+        self.transfer.stop()
 
     def _download_done(self, entry: CatalogModel, exc: BaseException | None) -> None:
-        self._cancel, self._downloading = None, ""
-        self.cancel.hide()
-        self.progress.hide()
+        self._downloading = ""
+        self.transfer.end()
         self.refresh()
         if exc is None:
             set_status(self.status, f"{entry.title} is downloaded and checked. Choose “Use this model” to run it.")

@@ -15,7 +15,6 @@ In the packaged app without its voice pack (``core.voice.pack``), an "Offline sp
 from __future__ import annotations
 
 import logging
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +64,8 @@ from jawad_desktop.ui.look.controls import (
     status_line,
     whole_number,
 )
-from jawad_desktop.ui.look.file_dialogs import make_roomy
+from jawad_desktop.ui.look.file_dialogs import file_dialog
+from jawad_desktop.ui.settings.transfer import Transfer
 from jawad_desktop.ui.settings.voice_pack_row import VoicePackRow
 
 log = logging.getLogger("jawad.ui.voice")
@@ -106,7 +106,6 @@ class VoiceSettingsPage(QWidget):
         self._file_dialog: QFileDialog | None = None
         self._monitor: LevelMonitor | None = None
         self._monitor_generation = 0
-        self._download_cancel: threading.Event | None = None
         self._loading = True
         self._build_microphone()
         self._build_transcription()
@@ -153,6 +152,7 @@ class VoiceSettingsPage(QWidget):
         self.download_progress.setAccessibleName("Model download progress")
         self.download_progress.hide()
         self.model_status = status_line("Speech model status", self)
+        self.transfer = Transfer(self.cancel_download, self.download_progress, self.model_status)
         self.compute = combo("Compute type", self, ((label, value) for value, label in COMPUTE_TYPES))
         self.beam = whole_number("Beam size: 1 is fastest, wider may hear better", self, 1, 10,
                                  tooltip="How many guesses the local model keeps while decoding: 1 is fastest; "
@@ -269,7 +269,6 @@ class VoiceSettingsPage(QWidget):
         self.model.currentTextChanged.connect(self._model_changed)
         self.refresh_devices.clicked.connect(self.fill_devices)
         self.download.clicked.connect(lambda: self.download_model())
-        self.cancel_download.clicked.connect(self.cancel_model_download)
 
     @staticmethod
     def _select(combo: QComboBox, value: str) -> None:
@@ -305,12 +304,8 @@ class VoiceSettingsPage(QWidget):
 
     def choose_piper_voice(self) -> None:
         """Ask for a Piper voice file (a non-blocking dialog)."""
-        dialog = QFileDialog(self, "Choose a Piper voice")
-        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-        dialog.setNameFilter("Piper voice (*.onnx)")
-        dialog.fileSelected.connect(self._piper_chosen)
-        self._file_dialog = dialog
-        make_roomy(dialog).open()
+        self._file_dialog = file_dialog(self, "Choose a Piper voice", filters=["Piper voice (*.onnx)"],
+                                        chosen=lambda paths: self._piper_chosen(paths[0]))
 
     def _piper_chosen(self, path: str) -> None:
         self.piper_voice.setText(path)
@@ -492,19 +487,11 @@ class VoiceSettingsPage(QWidget):
     def download_model(self, *, endpoint: str | None = None) -> None:
         """Download the chosen model on a worker thread, with a progress bar and Cancel (a
         cancelled download keeps what arrived; the next Download resumes it)."""
-        if self._download_cancel is not None:
+        if self.transfer.running:
             return
         name = self.model.currentText().strip()
-        cancel = threading.Event()
-        self._download_cancel = cancel
+        cancel = self.transfer.begin(f"Downloading {name}…")
         self.download.setEnabled(False)
-        self.cancel_download.show()
-        self.cancel_download.setEnabled(True)
-        self.download_progress.setRange(0, 0)  # busy until the size is known
-        self.download_progress.show()
-        self.model_status.setStyleSheet("")
-        self.model_status.setText(f"Downloading {name}…")
-
         progress, cache = bus_progress(self.ctx.bus, name), self.ctx.paths.cache
         network = self.ctx.settings.network
         what = f"downloading the speech model {name}"
@@ -524,25 +511,14 @@ class VoiceSettingsPage(QWidget):
 
     def _on_event(self, event: Event) -> None:
         if isinstance(event, ModelDownloadProgress) and event.model == self.model.currentText().strip():
-            self._on_progress(event.done, event.total)
-
-    def _on_progress(self, done: int, total: int) -> None:
-        if total > 0:
-            # Sizes can exceed int32 for large models: show per mille.
-            self.download_progress.setRange(0, 1000)
-            self.download_progress.setValue(int(done * 1000 / total))
+            self.transfer.show_progress(event.done, event.total)
 
     def cancel_model_download(self) -> None:
         """Stop the speech model's download (between chunks); what arrived is kept."""
-        if self._download_cancel is not None:
-            self._download_cancel.set()
-            self.cancel_download.setEnabled(False)
-            self.model_status.setText("Cancelling…")
+        self.transfer.stop()
 
     def _on_download_done(self, error: str, *, cancelled: bool = False) -> None:
-        self._download_cancel = None
-        self.cancel_download.hide()
-        self.download_progress.hide()
+        self.transfer.end()
         if error:
             self.model_status.setStyleSheet("" if cancelled else error_style())
             self.model_status.setText(error)
