@@ -168,18 +168,22 @@ def data_table(accessible_name: str, columns: Iterable[str], parent: QWidget, *,
     return table
 
 
-def fill_list(widget: QListWidget, rows: Iterable[tuple[str, object]], *, chosen: object, empty: str) -> None:
+def fill_list(widget: QListWidget, rows: Iterable[tuple[str, object]], *, chosen: object = None, empty: str = "",
+              editable: bool = False) -> None:
     """Show ``rows`` (text, the id kept as the item's data) in ``widget``, the ``chosen`` id selected
-    again; ``empty`` says what to do when there are none (a line that cannot be chosen)."""
+    again, each item ``editable`` in place or not; ``empty`` says what to do when there are none (a
+    line that cannot be chosen; none when empty)."""
     widget.clear()
     for text, key in rows:
         item = QListWidgetItem(text)
         item.setData(Qt.ItemDataRole.UserRole, key)
+        if editable:
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
         widget.addItem(item)
-        if key == chosen:
+        if chosen is not None and key == chosen:
             item.setSelected(True)
             widget.setCurrentItem(item)
-    if widget.count() == 0:
+    if widget.count() == 0 and empty:
         widget.addItem(QListWidgetItem(empty))
         widget.item(0).setFlags(Qt.ItemFlag.NoItemFlags)
 
