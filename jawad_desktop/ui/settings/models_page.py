@@ -10,12 +10,11 @@ this computer (``core.llm.added_models``: checked by its header, used where it i
 is listed after the catalog, used like a downloaded model, and Delete only takes it off the list.
 
 The Ollama section lists the models of the first Ollama provider and pulls one by name with
-progress and Cancel (``core.llm.ollama_native``).
+progress and Cancel (``ui.settings.ollama_box``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from pathlib import Path
 
@@ -24,16 +23,13 @@ from PySide6.QtGui import QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
-    QGroupBox,
     QLabel,
-    QListWidget,
     QProgressBar,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.llm.added_models import AddedModel, add_model_file, added_models
@@ -48,30 +44,23 @@ from jawad_desktop.core.llm.local_models import (
     remove_model,
     use_model,
 )
-from jawad_desktop.core.llm.ollama_native import PullProgress, ollama_client
-from jawad_desktop.ui.base.background import run_async, run_in_thread
+from jawad_desktop.ui.base.background import run_in_thread
 from jawad_desktop.ui.look.controls import (
     button,
     data_table,
     failure_text,
-    label_for,
-    line_edit,
     row_of,
     set_status,
     status_line,
 )
 from jawad_desktop.ui.look.file_dialogs import file_dialog
+from jawad_desktop.ui.settings.ollama_box import OllamaBox
 from jawad_desktop.ui.settings.transfer import Transfer
 
 log = logging.getLogger("jawad.ui.models")
 
 COLUMNS = ("Model", "Size", "Memory", "Tool calls", "Status")
 TOOL_WORDS = {"good": "Good", "fair": "Fair", "poor": "Poor"}
-
-
-def ollama_provider(providers: list[ProviderConfig]) -> ProviderConfig | None:
-    """The first configured Ollama provider (either kind), if any."""
-    return next((p for p in providers if p.kind in (ProviderKind.OLLAMA, ProviderKind.OLLAMA_NATIVE)), None)
 
 
 def _added_note(added: AddedModel) -> str:
@@ -99,7 +88,6 @@ class ModelsPage(QWidget):
         self._states: list[ModelState] = []
         self._added: list[AddedModel] = []  # GGUF files added from the disk: the rows after the catalog's
         self._downloading = ""
-        self._pull_task: asyncio.Task[None] | None = None
         self.file_dialog: QFileDialog | None = None
         self._build_catalog()
         self._build_ollama()
@@ -113,7 +101,6 @@ class ModelsPage(QWidget):
         self._connect()
         self.refresh()
         self.table.selectRow(0)
-        self._show_ollama_provider()
 
     def _build_catalog(self) -> None:
         self.table = data_table("Recommended models", COLUMNS, self, rows_of="models")
@@ -141,33 +128,11 @@ class ModelsPage(QWidget):
         self.transfer = Transfer(self.cancel, self.progress, self.status, sizes=True)
 
     def _build_ollama(self) -> None:
-        self.ollama_box = QGroupBox("Ollama", self)
-        self.ollama_where = QLabel(self.ollama_box)
-        self.ollama_where.setWordWrap(True)
-        self.ollama_models = QListWidget(self.ollama_box)
-        self.ollama_models.setAccessibleName("Ollama's models")
-        self.ollama_models.setMaximumHeight(120)
-        self.ollama_refresh = button("&Refresh", "Refresh the list of Ollama's models", self.ollama_box,
-                                     tooltip="Ask Ollama which models it has")
-        self.pull_name = line_edit("Model to pull", self.ollama_box, hint="e.g. qwen2.5:1.5b",
-                                   tooltip="The name of a model in Ollama's library, with its size tag")
-        pull_label = label_for("&Name:", self.pull_name, self.ollama_box)
-        self.pull = button("&Pull", "Pull the named model into Ollama", self.ollama_box,
-                           tooltip="Ollama downloads the model; a stopped pull goes on where it stopped")
-        self.cancel_pull = button("Cancel", "Cancel the pull", self.ollama_box,
-                                  tooltip="Stop the pull; Ollama keeps what it downloaded")
-        self.cancel_pull.hide()
-        self.pull_progress = QProgressBar(self.ollama_box)
-        self.pull_progress.setAccessibleName("Ollama pull progress")
-        self.pull_progress.hide()
-        self.ollama_status = status_line("Ollama status", self.ollama_box)
-        ollama = QVBoxLayout(self.ollama_box)
-        ollama.addWidget(self.ollama_where)
-        ollama.addWidget(self.ollama_models)
-        ollama.addLayout(row_of(pull_label, self.pull_name, self.pull, self.cancel_pull, self.ollama_refresh,
-                              stretch=False))
-        ollama.addWidget(self.pull_progress)
-        ollama.addWidget(self.ollama_status)
+        box = self.ollama_box = OllamaBox(self.ctx, self)
+        self.ollama_where, self.ollama_models, self.ollama_status = box.where, box.models, box.status
+        self.ollama_refresh, self.pull_name, self.pull = box.refresh_button, box.pull_name, box.pull
+        self.cancel_pull, self.pull_progress = box.cancel_pull, box.pull_progress
+        self.refresh_ollama, self.start_pull, self.stop_pull = box.refresh, box.start_pull, box.stop_pull
 
     def _connect(self) -> None:
         self.table.itemSelectionChanged.connect(self._update_buttons)
@@ -176,10 +141,6 @@ class ModelsPage(QWidget):
         self.delete.clicked.connect(self.delete_selected)
         self.use.clicked.connect(self.use_selected)
         self.add_file.clicked.connect(self.choose_file)
-        self.ollama_refresh.clicked.connect(self.refresh_ollama)
-        self.pull.clicked.connect(self.start_pull)
-        self.pull_name.returnPressed.connect(self.start_pull)
-        self.cancel_pull.clicked.connect(self.stop_pull)
         QShortcut(QKeySequence(Qt.Key.Key_Delete), self.table, self.delete_selected,
                   context=Qt.ShortcutContext.WidgetShortcut)
 
@@ -381,107 +342,3 @@ class ModelsPage(QWidget):
         self.refresh()
         self.changed.emit()
         set_status(self.status, f"The provider {provider.name!r} now runs {title} (from its next request).")
-
-    # --- Ollama --------------------------------------------------------------------------------
-
-    def _ollama(self) -> ProviderConfig | None:
-        return ollama_provider(self.ctx.settings.providers)
-
-    def _show_ollama_provider(self) -> None:
-        provider = self._ollama()
-        for widget in (self.ollama_refresh, self.pull_name, self.pull, self.ollama_models):
-            widget.setEnabled(provider is not None)
-        if provider is None:
-            self.ollama_where.setText("No Ollama provider is set up. Add one on the Providers page to list and "
-                                      "pull its models here.")
-            return
-        self.ollama_where.setText(f"The models of {provider.name!r} ({provider.effective_base_url}).")
-
-    def refresh_ollama(self, *, then: str = "") -> None:
-        """List the Ollama provider's models (in the background); ``then``: what to say before the count."""
-        provider = self._ollama()
-        self._show_ollama_provider()
-        if provider is None:
-            return
-        self.ollama_refresh.setEnabled(False)
-        self.ollama_status.setStyleSheet("")
-        self.ollama_status.setText("Asking Ollama…")
-
-        async def work() -> list[str]:
-            client = ollama_client(provider, None, self.ctx.settings.network)
-            async with client:
-                models = await client.installed_models()
-            return [f"{m.name}  ({human_size(m.size)}{', ' + m.parameter_size if m.parameter_size else ''})"
-                    for m in models]
-
-        def shown(names: list[str]) -> None:
-            self.ollama_refresh.setEnabled(True)
-            self.ollama_models.clear()
-            self.ollama_models.addItems(names)
-            count = f"Ollama has {len(names)} model{'s' if len(names) != 1 else ''}."
-            set_status(self.ollama_status, f"{then} {count}" if then else count)
-
-        def failed(exc: BaseException) -> None:
-            self.ollama_refresh.setEnabled(True)
-            set_status(self.ollama_status, failure_text("listing Ollama's models", exc), error=True)
-
-        run_async(work(), what="listing Ollama's models", bus=self.ctx.bus, on_done=shown, on_error=failed)
-
-    def start_pull(self) -> None:
-        """Pull the named model into Ollama, with progress and Cancel."""
-        provider, name = self._ollama(), self.pull_name.text().strip()
-        if provider is None or self._pull_task is not None:
-            return
-        if not name:
-            set_status(self.ollama_status, "Type the name of a model to pull, e.g. qwen2.5:1.5b.", error=True)
-            self.pull_name.setFocus()
-            return
-        self.pull.setEnabled(False)
-        self.cancel_pull.show()
-        self.cancel_pull.setEnabled(True)
-        self.pull_progress.setRange(0, 0)
-        self.pull_progress.show()
-        self.ollama_status.setStyleSheet("")
-        self.ollama_status.setText(f"Pulling {name}…")
-        layers: dict[str, tuple[int, int]] = {}
-
-        async def work() -> None:
-            client = ollama_client(provider, None, self.ctx.settings.network)
-            async with client:
-                async for event in client.pull(name):
-                    self._pull_event(name, event, layers)
-
-        self._pull_task = run_async(work(), what=f"pulling {name}", bus=self.ctx.bus,
-                                    on_done=lambda _: self._pull_done(name, None),
-                                    on_error=lambda exc: self._pull_done(name, exc))
-        self._pull_task.add_done_callback(lambda t: self._pull_done(name, None) if t.cancelled() else None)
-
-    def _pull_event(self, name: str, event: PullProgress, layers: dict[str, tuple[int, int]]) -> None:
-        if event.digest and event.total:
-            layers[event.digest] = (event.completed, event.total)
-            done, total = sum(c for c, _ in layers.values()), sum(t for _, t in layers.values())
-            self.pull_progress.setRange(0, 1000)
-            self.pull_progress.setValue(int(done * 1000 / total))
-            self.pull_progress.setFormat(f"{human_size(done)} of {human_size(total)}")
-        self.ollama_status.setText(f"{name}: {event.status}")
-
-    def stop_pull(self) -> None:
-        if self._pull_task is not None:
-            self._pull_task.cancel()
-            self.cancel_pull.setEnabled(False)
-
-    def _pull_done(self, name: str, exc: BaseException | None) -> None:
-        task, self._pull_task = self._pull_task, None
-        if task is None:
-            return  # already told
-        self.cancel_pull.hide()
-        self.pull_progress.hide()
-        self.pull.setEnabled(True)
-        if task.cancelled():
-            self.ollama_status.setStyleSheet("")
-            self.ollama_status.setText(f"The pull of {name} was cancelled; Ollama keeps what it downloaded.")
-            return
-        if exc is not None:
-            set_status(self.ollama_status, failure_text(f"pulling {name}", exc), error=True)
-            return
-        self.refresh_ollama(then=f"{name} is ready in Ollama.")
