@@ -9,7 +9,8 @@ failures of background work are turned into plain words here too, the same way o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from pydantic import ValidationError
 from PySide6.QtCore import QEvent, Qt
@@ -18,6 +19,7 @@ from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
     QApplication,
+    QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QFormLayout,
@@ -28,6 +30,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QPlainTextEdit,
     QPushButton,
     QSpinBox,
     QTableWidget,
@@ -186,6 +189,71 @@ def fill_list(widget: QListWidget, rows: Iterable[tuple[str, object]], *, chosen
     if widget.count() == 0 and empty:
         widget.addItem(QListWidgetItem(empty))
         widget.item(0).setFlags(Qt.ItemFlag.NoItemFlags)
+
+
+Field = QComboBox | QCheckBox | QSpinBox | QDoubleSpinBox | QLineEdit | QPlainTextEdit  # a setting's control
+
+
+def show_value(field: Field, value: object) -> None:
+    """Show a setting's ``value`` in its control (a list of choices gains a value it does not offer)."""
+    if isinstance(field, QComboBox):
+        index = field.findData(value)
+        if index < 0:
+            field.addItem(str(value), value)
+            index = field.count() - 1
+        field.setCurrentIndex(index)
+    elif isinstance(field, QCheckBox):
+        field.setChecked(bool(value))
+    elif isinstance(field, QSpinBox):
+        field.setValue(int(value))  # type: ignore[call-overload]
+    elif isinstance(field, QDoubleSpinBox):
+        field.setValue(float(value))  # type: ignore[arg-type]
+    elif isinstance(field, QPlainTextEdit):
+        field.setPlainText(str(value))
+    else:
+        field.setText(str(value))
+
+
+def value_of(field: Field) -> object:
+    """The value a control holds: the chosen item's data, a number rounded to the decimals shown,
+    text without surrounding spaces."""
+    if isinstance(field, QComboBox):
+        return field.currentData()
+    if isinstance(field, QCheckBox):
+        return field.isChecked()
+    if isinstance(field, QDoubleSpinBox):
+        return round(field.value(), field.decimals())
+    if isinstance(field, QSpinBox):
+        return field.value()
+    if isinstance(field, QPlainTextEdit):
+        return field.toPlainText().strip()
+    return field.text().strip()
+
+
+def show_values(fields: Mapping[str, Field], values: object) -> None:
+    """Each control of ``fields`` shows the attribute of ``values`` it is named after."""
+    for name, field in fields.items():
+        show_value(field, getattr(values, name))
+
+
+def values_of(fields: Mapping[str, Field]) -> dict[str, Any]:
+    """What the controls of ``fields`` hold, by name."""
+    return {name: value_of(field) for name, field in fields.items()}
+
+
+def on_change(fields: Iterable[Field], slot: Callable[[], object]) -> None:
+    """Call ``slot`` when the user changes any of ``fields`` (a text field once its editing ends)."""
+    for field in fields:
+        if isinstance(field, QComboBox):
+            field.currentIndexChanged.connect(slot)
+        elif isinstance(field, QCheckBox):
+            field.toggled.connect(slot)
+        elif isinstance(field, QSpinBox | QDoubleSpinBox):
+            field.valueChanged.connect(slot)
+        elif isinstance(field, QPlainTextEdit):
+            field.textChanged.connect(slot)
+        else:
+            field.editingFinished.connect(slot)
 
 
 def field_row(field: QWidget, *beside: QWidget) -> QHBoxLayout:
