@@ -22,13 +22,9 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
-    QComboBox,
-    QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
-    QLineEdit,
     QProgressBar,
-    QSpinBox,
     QWidget,
 )
 
@@ -53,6 +49,7 @@ from jawad_desktop.core.voice.tts import (
 from jawad_desktop.ui.base.background import run_async, run_in_thread
 from jawad_desktop.ui.base.remedies import error_text
 from jawad_desktop.ui.look.controls import (
+    Field,
     add_rows,
     button,
     combo,
@@ -61,7 +58,10 @@ from jawad_desktop.ui.look.controls import (
     failure_text,
     field_row,
     line_edit,
+    on_change,
+    show_values,
     status_line,
+    values_of,
     whole_number,
 )
 from jawad_desktop.ui.look.file_dialogs import file_dialog
@@ -218,48 +218,29 @@ class VoiceSettingsPage(QWidget):
             ("", self.echo_cancel),
         ))
 
-    def _choices(self) -> dict[str, QComboBox]:
-        """The lists of choices and the voice setting each holds."""
+    def _fields(self) -> dict[str, Field]:
+        """The page's controls, by the voice setting each holds (the microphone and the speech model
+        are saved apart: a device not connected, a model typed in)."""
         return {"backend": self.backend, "compute_type": self.compute, "language": self.language,
-                "api_provider": self.api_provider, "tts_backend": self.tts_backend, "tts_provider": self.tts_provider}
-
-    def _boxes(self) -> dict[str, QCheckBox]:
-        return {"fallback": self.fallback, "partial_results": self.partials, "auto_send": self.auto_send,
+                "api_provider": self.api_provider, "tts_backend": self.tts_backend, "tts_provider": self.tts_provider,
+                "fallback": self.fallback, "partial_results": self.partials, "auto_send": self.auto_send,
                 "speak_replies": self.speak_replies, "announce_tools": self.announce_tools,
-                "barge_in": self.barge_in, "echo_cancel": self.echo_cancel}
-
-    def _numbers(self) -> dict[str, QSpinBox | QDoubleSpinBox]:
-        return {"beam_size": self.beam, "silence_stop_s": self.silence, "max_length_s": self.max_length,
-                "speech_rate": self.speech_rate, "conversation_timeout_s": self.conversation_timeout}
-
-    def _texts(self) -> dict[str, QLineEdit]:
-        return {"api_model": self.api_model, "tts_model": self.tts_model, "tts_voice": self.tts_voice,
-                "piper_voice": self.piper_voice, "espeak_voice": self.espeak_voice}
+                "barge_in": self.barge_in, "echo_cancel": self.echo_cancel, "beam_size": self.beam,
+                "silence_stop_s": self.silence, "max_length_s": self.max_length, "speech_rate": self.speech_rate,
+                "conversation_timeout_s": self.conversation_timeout, "api_model": self.api_model,
+                "tts_model": self.tts_model, "tts_voice": self.tts_voice, "piper_voice": self.piper_voice,
+                "espeak_voice": self.espeak_voice}
 
     def load(self) -> None:
         """Show the saved voice settings."""
         voice, self._loading = self.ctx.settings.voice, True
-        for name, choice in self._choices().items():
-            self._select(choice, getattr(voice, name))
-        for name, box in self._boxes().items():
-            box.setChecked(getattr(voice, name))
-        for name, number in self._numbers().items():
-            number.setValue(getattr(voice, name))
-        for name, edit in self._texts().items():
-            edit.setText(getattr(voice, name))
+        show_values(self._fields(), voice)
         self.model.setCurrentText(voice.model_size)
         self._show_piper_choice()
         self._loading = False
 
     def _connect(self) -> None:
-        for choice in self._choices().values():
-            choice.currentIndexChanged.connect(self._save)
-        for box in self._boxes().values():
-            box.toggled.connect(self._save)
-        for number in self._numbers().values():
-            number.valueChanged.connect(self._save)
-        for edit in self._texts().values():
-            edit.editingFinished.connect(self._save)
+        on_change(self._fields().values(), self._save)
         self.choose_piper.clicked.connect(self.choose_piper_voice)
         self.piper_voices.activated.connect(self._piper_listed)
         self.piper_voice.editingFinished.connect(self._show_piper_choice)
@@ -270,28 +251,14 @@ class VoiceSettingsPage(QWidget):
         self.refresh_devices.clicked.connect(self.fill_devices)
         self.download.clicked.connect(lambda: self.download_model())
 
-    @staticmethod
-    def _select(combo: QComboBox, value: str) -> None:
-        index = combo.findData(value)
-        if index < 0:
-            combo.addItem(value, value)
-            index = combo.count() - 1
-        combo.setCurrentIndex(index)
-
     # --- saving ----------------------------------------------------------------------------------
 
     def _save(self) -> None:
         if self._loading:
             return
         voice = self.ctx.settings.voice
-        for name, choice in self._choices().items():
-            setattr(voice, name, choice.currentData())
-        for name, box in self._boxes().items():
-            setattr(voice, name, box.isChecked())
-        for name, number in self._numbers().items():
-            setattr(voice, name, number.value())
-        for name, edit in self._texts().items():
-            setattr(voice, name, edit.text().strip())
+        for name, value in values_of(self._fields()).items():
+            setattr(voice, name, value)
         voice.input_device = self.device.currentData() or ""
         voice.model_size = self.model.currentText().strip() or BUNDLED_MODEL
         voice.api_model = voice.api_model or "whisper-1"
