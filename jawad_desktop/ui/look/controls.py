@@ -304,6 +304,14 @@ def add_explained_rows(form: QFormLayout, page: QWidget, rows: Iterable[tuple[st
         form.addRow("", help_line(text, page, describes=field))
 
 
+def section_heading(text: str, parent: QWidget) -> QLabel:
+    """The heading of a group of settings inside a page, in the theme's type scale (``role`` "section")."""
+    label = QLabel(text, parent)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setProperty("role", "section")
+    return label
+
+
 def label_for(text: str, field: QWidget, parent: QWidget) -> QLabel:
     """A label whose mnemonic ("&Results:") moves the focus to ``field``."""
     label = QLabel(text, parent)

@@ -300,6 +300,7 @@ def _text_sheet(c: Colours, b: int) -> str:
 QStatusBar {{ color: {c.muted}; }}
 QLabel[role="title"] {{ font-size: {t['title']}px; font-weight: 600; }}
 QLabel[role="heading"] {{ font-size: {t['heading']}px; font-weight: 600; }}
+QLabel[role="section"] {{ font-size: {t['body']}px; font-weight: 600; }}
 QLabel[role="body"] {{ font-size: {t['body']}px; }}
 QLabel[role="small"] {{ font-size: {t['small']}px; }}
 QLabel[role="caption"] {{ font-size: {t['caption']}px; color: {c.muted}; }}

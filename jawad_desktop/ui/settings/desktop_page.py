@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from jawad_desktop.ui.look.controls import section_heading
 from jawad_desktop.ui.look.theme import SPACE
 
 if TYPE_CHECKING:
@@ -71,9 +72,8 @@ class DesktopPage(QWidget):
         layout.addWidget(self.keep_in_tray)
         layout.addWidget(self.tray_note)
         layout.addSpacing(SPACE["md"])
-        heading = QLabel("<b>Global hotkeys</b> (they work while another application has the focus)", self)
-        heading.setAccessibleName("Global hotkeys")
-        layout.addWidget(heading)
+        layout.addWidget(section_heading("Global hotkeys", self))
+        layout.addWidget(QLabel("They work while another application has the focus.", self))
         layout.addWidget(self.hotkey_note)
         layout.addLayout(form)
         layout.addSpacing(SPACE["md"])

@@ -43,6 +43,7 @@ from jawad_desktop.ui.look.controls import (
     help_line,
     line_edit,
     row_of,
+    section_heading,
     set_status,
     status_line,
 )
@@ -83,7 +84,7 @@ class ProjectsPage(QWidget):
         layout.addWidget(self.list, 1)
         layout.addLayout(row_of(self.new_button, self.export_button, self.remove_button))
         layout.addWidget(self.confirm)
-        self.form_title = QLabel("<b>New project</b>", self)
+        self.form_title = section_heading("New project", self)
         layout.addWidget(self.form_title)
         layout.addLayout(self._form)
         layout.addWidget(self.save_button, 0, Qt.AlignmentFlag.AlignLeft)
@@ -201,7 +202,7 @@ class ProjectsPage(QWidget):
                 project = self.projects.get(project_id)
             except JawadError as exc:
                 set_status(self.status, error_text(exc), error=True)
-        self.form_title.setText(f"<b>{'Project' if project else 'New project'}</b>")
+        self.form_title.setText("Project" if project else "New project")
         self.save_button.setText("&Save" if project else "&Add project")
         self.name.setText(project.name if project else "")
         self.instructions.setPlainText(project.instructions if project else "")

@@ -30,7 +30,15 @@ from jawad_desktop.core.tasks.store import Task, TaskStore
 from jawad_desktop.ui.base.background import run_async
 from jawad_desktop.ui.base.remedies import error_text
 from jawad_desktop.ui.desktop.task_scheduler import ScheduledTasks
-from jawad_desktop.ui.look.controls import button, fill_list, help_line, line_edit, set_status, status_line
+from jawad_desktop.ui.look.controls import (
+    button,
+    fill_list,
+    help_line,
+    line_edit,
+    section_heading,
+    set_status,
+    status_line,
+)
 
 log = logging.getLogger("jawad.ui.settings")
 
@@ -85,7 +93,7 @@ class TasksPage(QWidget):
         layout.addWidget(self.list, 1)
         layout.addLayout(actions)
         layout.addWidget(self.history)
-        layout.addWidget(QLabel("<b>New task</b>", self))
+        layout.addWidget(section_heading("New task", self))
         layout.addWidget(self.prompt)
         layout.addWidget(self.when)
         layout.addWidget(self.rule)
