@@ -347,7 +347,7 @@ class _RoomKeepingLine(QLabel):
 
     def setText(self, text: str) -> None:
         super().setText(text)
-        if text and self.width() > 0:
+        if text and self.isVisible():  # laid out: its width is the one it shows the text at
             self.setMinimumHeight(max(self.minimumHeight(), self.heightForWidth(self.width())))
 
 
