@@ -9,14 +9,17 @@ failures of background work are turned into plain words here too, the same way o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from pydantic import ValidationError
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QKeyEvent, QPalette
 from PySide6.QtWidgets import (
+    QAbstractButton,
     QAbstractItemView,
     QApplication,
+    QCheckBox,
     QComboBox,
     QDoubleSpinBox,
     QFormLayout,
@@ -27,6 +30,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QPlainTextEdit,
     QPushButton,
     QSpinBox,
     QTableWidget,
@@ -143,13 +147,15 @@ def decimal_number(accessible_name: str, parent: QWidget, low: float, high: floa
 
 
 def data_table(accessible_name: str, columns: Iterable[str], parent: QWidget, *, stretch: int = 0,
-               tooltip: str = "") -> QTableWidget:
+               tooltip: str = "", rows_of: str = "") -> QTableWidget:
     """A read-only table chosen by rows: Tab leaves it (the arrows move in it: no keyboard trap), no
     row numbers; column ``stretch`` takes the width (-1: every column shares it), the others fit their
-    contents."""
+    contents. ``rows_of`` names what the rows are, for Qt's "select all" corner button's name."""
     headers = list(columns)
     table = QTableWidget(0, len(headers), parent)
     table.setAccessibleName(accessible_name)
+    for corner in table.findChildren(QAbstractButton):  # hidden with the row numbers, still in the tree
+        corner.setAccessibleName(f"Select all {rows_of or accessible_name.casefold()}")
     if tooltip:
         table.setToolTip(tooltip)
     table.setHorizontalHeaderLabels(headers)
@@ -165,20 +171,89 @@ def data_table(accessible_name: str, columns: Iterable[str], parent: QWidget, *,
     return table
 
 
-def fill_list(widget: QListWidget, rows: Iterable[tuple[str, object]], *, chosen: object, empty: str) -> None:
+def fill_list(widget: QListWidget, rows: Iterable[tuple[str, object]], *, chosen: object = None, empty: str = "",
+              editable: bool = False) -> None:
     """Show ``rows`` (text, the id kept as the item's data) in ``widget``, the ``chosen`` id selected
-    again; ``empty`` says what to do when there are none (a line that cannot be chosen)."""
+    again, each item ``editable`` in place or not; ``empty`` says what to do when there are none (a
+    line that cannot be chosen; none when empty)."""
     widget.clear()
     for text, key in rows:
         item = QListWidgetItem(text)
         item.setData(Qt.ItemDataRole.UserRole, key)
+        if editable:
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
         widget.addItem(item)
-        if key == chosen:
+        if chosen is not None and key == chosen:
             item.setSelected(True)
             widget.setCurrentItem(item)
-    if widget.count() == 0:
+    if widget.count() == 0 and empty:
         widget.addItem(QListWidgetItem(empty))
         widget.item(0).setFlags(Qt.ItemFlag.NoItemFlags)
+
+
+Field = QComboBox | QCheckBox | QSpinBox | QDoubleSpinBox | QLineEdit | QPlainTextEdit  # a setting's control
+
+
+def show_value(field: Field, value: object) -> None:
+    """Show a setting's ``value`` in its control (a list of choices gains a value it does not offer)."""
+    if isinstance(field, QComboBox):
+        index = field.findData(value)
+        if index < 0:
+            field.addItem(str(value), value)
+            index = field.count() - 1
+        field.setCurrentIndex(index)
+    elif isinstance(field, QCheckBox):
+        field.setChecked(bool(value))
+    elif isinstance(field, QSpinBox):
+        field.setValue(int(value))  # type: ignore[call-overload]
+    elif isinstance(field, QDoubleSpinBox):
+        field.setValue(float(value))  # type: ignore[arg-type]
+    elif isinstance(field, QPlainTextEdit):
+        field.setPlainText(str(value))
+    else:
+        field.setText(str(value))
+
+
+def value_of(field: Field) -> object:
+    """The value a control holds: the chosen item's data, a number rounded to the decimals shown,
+    text without surrounding spaces."""
+    if isinstance(field, QComboBox):
+        return field.currentData()
+    if isinstance(field, QCheckBox):
+        return field.isChecked()
+    if isinstance(field, QDoubleSpinBox):
+        return round(field.value(), field.decimals())
+    if isinstance(field, QSpinBox):
+        return field.value()
+    if isinstance(field, QPlainTextEdit):
+        return field.toPlainText().strip()
+    return field.text().strip()
+
+
+def show_values(fields: Mapping[str, Field], values: object) -> None:
+    """Each control of ``fields`` shows the attribute of ``values`` it is named after."""
+    for name, field in fields.items():
+        show_value(field, getattr(values, name))
+
+
+def values_of(fields: Mapping[str, Field]) -> dict[str, Any]:
+    """What the controls of ``fields`` hold, by name."""
+    return {name: value_of(field) for name, field in fields.items()}
+
+
+def on_change(fields: Iterable[Field], slot: Callable[[], object]) -> None:
+    """Call ``slot`` when the user changes any of ``fields`` (a text field once its editing ends)."""
+    for field in fields:
+        if isinstance(field, QComboBox):
+            field.currentIndexChanged.connect(slot)
+        elif isinstance(field, QCheckBox):
+            field.toggled.connect(slot)
+        elif isinstance(field, QSpinBox | QDoubleSpinBox):
+            field.valueChanged.connect(slot)
+        elif isinstance(field, QPlainTextEdit):
+            field.textChanged.connect(slot)
+        else:
+            field.editingFinished.connect(slot)
 
 
 def field_row(field: QWidget, *beside: QWidget) -> QHBoxLayout:
@@ -229,6 +304,21 @@ def add_explained_rows(form: QFormLayout, page: QWidget, rows: Iterable[tuple[st
         form.addRow("", help_line(text, page, describes=field))
 
 
+def section_heading(text: str, parent: QWidget) -> QLabel:
+    """The heading of a group of settings inside a page, in the theme's type scale (``role`` "section")."""
+    label = QLabel(text, parent)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setProperty("role", "section")
+    return label
+
+
+def label_for(text: str, field: QWidget, parent: QWidget) -> QLabel:
+    """A label whose mnemonic ("&Results:") moves the focus to ``field``."""
+    label = QLabel(text, parent)
+    label.setBuddy(field)
+    return label
+
+
 def help_line(text: str, parent: QWidget, *, describes: QWidget) -> QLabel:
     """A short line under a setting saying what it does; the control it ``describes`` gets the
     same words as its tool tip and its accessible description (what a screen reader adds)."""
@@ -257,7 +347,7 @@ class _RoomKeepingLine(QLabel):
 
     def setText(self, text: str) -> None:
         super().setText(text)
-        if text and self.width() > 0:
+        if text and self.isVisible():  # laid out: its width is the one it shows the text at
             self.setMinimumHeight(max(self.minimumHeight(), self.heightForWidth(self.width())))
 
 

@@ -42,8 +42,9 @@ ACCENTS: dict[str, str] = {  # the swatches offered in Settings → Appearance
 
 # The type scale (pixels): caption, small, body, heading, title.
 TYPE_SCALE: dict[str, int] = {"caption": 12, "small": 13, "body": 15, "heading": 18, "title": 22}
-# The spacing scale (pixels).
-SPACE: dict[str, int] = {"xs": 4, "sm": 8, "md": 12, "lg": 16, "xl": 24}
+# The spacing scale (pixels): every margin, padding and gap of the widgets and the style sheet is
+# one of these (or 0); tests/ui/test_spacing_scale.py holds the Settings pages and this sheet to it.
+SPACE: dict[str, int] = {"xxs": 2, "xs": 4, "sm": 8, "md": 12, "lg": 16, "xl": 24}
 # The chat's reading column (pixels): messages and the composer, centred, at most this wide (a
 # line of about 80 characters of body text, as chat apps keep it at any window size).
 READING_WIDTH = 760
@@ -200,13 +201,18 @@ def stylesheet_for(theme: Theme) -> str:
     """The application style sheet of ``theme``: buttons, fields, lists, tabs, menus,
     scroll bars, tool tips, and the ``role`` property's text styles. Spin boxes are left to
     Fusion and the palette: a style sheet border would hide their arrows."""
-    c, b = theme.colours, theme.border_width
+    return "".join(part(theme.colours, theme.border_width) for part in (_controls_sheet, _views_sheet,
+                                                                          _frames_sheet, _text_sheet))
+
+
+def _controls_sheet(c: Colours, b: int) -> str:
+    """The style sheet of buttons and tool buttons, tool tips."""
     r, s, t = RADIUS, SPACE, TYPE_SCALE
     return f"""
 QToolTip {{ color: {c.tooltip_text}; background: {c.tooltip}; border: 1px solid {c.border};
   padding: {s['xs']}px {s['sm']}px; border-radius: {r['sm']}px; font-size: {t['caption']}px; }}
 QPushButton {{ color: {c.text}; background: {c.raised}; border: {b}px solid {c.border};
-  border-radius: {r['md']}px; padding: {s['xs'] + 1}px {s['md']}px; }}
+  border-radius: {r['md']}px; padding: {s['xs']}px {s['md']}px; }}
 QPushButton:hover {{ background: {c.hover}; }}
 QPushButton:pressed, QPushButton:checked {{ background: {c.pressed}; }}
 QPushButton:focus {{ border-color: {c.accent}; }}
@@ -222,6 +228,13 @@ QToolButton:hover {{ background: {c.hover}; }}
 QToolButton:pressed, QToolButton:checked {{ background: {c.pressed}; }}
 QToolButton:focus {{ border-color: {c.accent}; }}
 QToolButton:disabled {{ color: {c.disabled}; }}
+"""
+
+
+def _views_sheet(c: Colours, b: int) -> str:
+    """The style sheet of fields, lists, tables, tabs."""
+    r, s = RADIUS, SPACE
+    return f"""
 QLineEdit, QPlainTextEdit, QTextEdit, QComboBox, QKeySequenceEdit {{
   color: {c.text}; background: {c.surface}; border: {b}px solid {c.border}; border-radius: {r['md']}px;
   selection-background-color: {c.accent}; selection-color: {c.on_accent}; placeholder-text-color: {c.muted}; }}
@@ -241,15 +254,22 @@ QListView::item:selected:!active, QTreeView::item:selected:!active, QTableView::
 QHeaderView::section {{ background: {c.surface_alt}; color: {c.text}; border: none;
   border-bottom: 1px solid {c.border}; padding: {s['xs']}px {s['sm']}px; }}
 QTabWidget::pane {{ border: {b}px solid {c.border}; border-radius: {r['md']}px; top: -1px; }}
-QTabBar::tab {{ color: {c.muted}; background: transparent; padding: {s['xs'] + 2}px {s['md']}px;
+QTabBar::tab {{ color: {c.muted}; background: transparent; padding: {s['sm']}px {s['md']}px;
   border: none; border-bottom: 2px solid transparent; }}
 QTabBar::tab:hover {{ color: {c.text}; background: {c.hover}; }}
 QTabBar::tab:selected {{ color: {c.text}; border-bottom: 2px solid {c.accent}; }}
+"""
+
+
+def _frames_sheet(c: Colours, b: int) -> str:
+    """The style sheet of menus, group boxes, progress bars, scroll bars, splitters."""
+    r, s = RADIUS, SPACE
+    return f"""
 QMenuBar {{ background: {c.window}; color: {c.text}; }}
 QMenuBar::item {{ padding: {s['xs']}px {s['sm']}px; border-radius: {r['sm']}px; background: transparent; }}
 QMenuBar::item:selected {{ background: {c.hover}; }}
 QMenu {{ background: {c.surface}; color: {c.text}; border: 1px solid {c.border}; padding: {s['xs']}px; }}
-QMenu::item {{ padding: {s['xs'] + 2}px {s['xl']}px {s['xs'] + 2}px {s['md']}px; border-radius: {r['sm']}px; }}
+QMenu::item {{ padding: {s['sm']}px {s['xl']}px {s['sm']}px {s['md']}px; border-radius: {r['sm']}px; }}
 QMenu::item:selected {{ background: {c.accent}; color: {c.on_accent}; }}
 QMenu::item:disabled {{ color: {c.disabled}; }}
 QMenu::separator {{ height: 1px; background: {c.border}; margin: {s['xs']}px {s['sm']}px; }}
@@ -259,18 +279,28 @@ QGroupBox::title {{ subcontrol-origin: margin; left: {s['md']}px; padding: 0 {s[
 QProgressBar {{ background: {c.surface_alt}; border: {b}px solid {c.border}; border-radius: {r['sm']}px;
   text-align: center; color: {c.text}; }}
 QProgressBar::chunk {{ background: {c.accent}; border-radius: {r['sm']}px; }}
-QScrollBar:vertical {{ background: transparent; width: 12px; margin: 0; }}
-QScrollBar:horizontal {{ background: transparent; height: 12px; margin: 0; }}
-QScrollBar::handle:vertical {{ background: {c.border}; min-height: 32px; border-radius: 4px; margin: 2px; }}
-QScrollBar::handle:horizontal {{ background: {c.border}; min-width: 32px; border-radius: 4px; margin: 2px; }}
+QScrollBar:vertical {{ background: transparent; width: {s['md']}px; margin: 0; }}
+QScrollBar:horizontal {{ background: transparent; height: {s['md']}px; margin: 0; }}
+QScrollBar::handle:vertical {{ background: {c.border}; min-height: 32px; border-radius: {r['sm']}px;
+  margin: {s['xxs']}px; }}
+QScrollBar::handle:horizontal {{ background: {c.border}; min-width: 32px; border-radius: {r['sm']}px;
+  margin: {s['xxs']}px; }}
 QScrollBar::handle:hover {{ background: {c.muted}; }}
 QScrollBar::add-line, QScrollBar::sub-line {{ width: 0; height: 0; }}
 QScrollBar::add-page, QScrollBar::sub-page {{ background: transparent; }}
 QSplitter::handle {{ background: {c.window}; }}
 QSplitter::handle:hover {{ background: {c.border}; }}
+"""
+
+
+def _text_sheet(c: Colours, b: int) -> str:
+    """The style sheet of the status bar, the ``role`` text styles, banners and cards."""
+    r, t = RADIUS, TYPE_SCALE
+    return f"""
 QStatusBar {{ color: {c.muted}; }}
 QLabel[role="title"] {{ font-size: {t['title']}px; font-weight: 600; }}
 QLabel[role="heading"] {{ font-size: {t['heading']}px; font-weight: 600; }}
+QLabel[role="section"] {{ font-size: {t['body']}px; font-weight: 600; }}
 QLabel[role="body"] {{ font-size: {t['body']}px; }}
 QLabel[role="small"] {{ font-size: {t['small']}px; }}
 QLabel[role="caption"] {{ font-size: {t['caption']}px; color: {c.muted}; }}

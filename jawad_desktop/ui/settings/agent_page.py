@@ -25,12 +25,16 @@ from PySide6.QtWidgets import QCheckBox, QFormLayout, QPlainTextEdit, QVBoxLayou
 from jawad_desktop.core.config.settings import SYSTEM_PROMPT_MAX_CHARS
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.ui.look.controls import (
+    Field,
     add_explained_rows,
     combo,
     decimal_number,
+    on_change,
     set_status,
+    show_values,
     status_line,
     validation_message,
+    values_of,
     whole_number,
 )
 
@@ -118,26 +122,20 @@ class AgentPage(QWidget):
         layout.addWidget(self.status)
 
         self.load()
-        for number in (self.max_steps, self.temperature, self.max_tokens, self.max_run_tokens, self.max_run_cost):
-            number.valueChanged.connect(self.save)
-        self.tool_format.currentIndexChanged.connect(self.save)
-        self.plan_first.toggled.connect(self.save)
-        self.library_embeddings.currentIndexChanged.connect(self.save)
+        on_change([field for name, field in self._fields().items() if name != "system_prompt"], self.save)
         self.instructions.textChanged.connect(self._save_later.start)
+
+    def _fields(self) -> dict[str, Field]:
+        """The page's controls, by the agent setting each holds."""
+        return {"max_iterations": self.max_steps, "tool_format": self.tool_format, "temperature": self.temperature,
+                "max_tokens": self.max_tokens, "max_run_tokens": self.max_run_tokens,
+                "max_run_cost_usd": self.max_run_cost, "system_prompt": self.instructions,
+                "plan_first": self.plan_first, "library_embeddings": self.library_embeddings}
 
     def load(self) -> None:
         """Show the saved settings."""
         self._loading = True
-        agent = self.ctx.settings.agent
-        self.max_steps.setValue(agent.max_iterations)
-        self.tool_format.setCurrentIndex(max(0, self.tool_format.findData(agent.tool_format)))
-        self.temperature.setValue(agent.temperature)
-        self.max_tokens.setValue(agent.max_tokens)
-        self.max_run_tokens.setValue(agent.max_run_tokens)
-        self.max_run_cost.setValue(agent.max_run_cost_usd)
-        self.instructions.setPlainText(agent.system_prompt)
-        self.plan_first.setChecked(agent.plan_first)
-        self.library_embeddings.setCurrentIndex(max(0, self.library_embeddings.findData(agent.library_embeddings)))
+        show_values(self._fields(), self.ctx.settings.agent)
         self._loading = False
 
     def save(self) -> bool:
@@ -146,19 +144,10 @@ class AgentPage(QWidget):
         if self._loading:
             return True
         agent = self.ctx.settings.agent
-        values = {
-            "max_iterations": self.max_steps.value(),
-            "tool_format": self.tool_format.currentData(),
-            "temperature": round(self.temperature.value(), 2),
-            "max_tokens": self.max_tokens.value(),
-            "max_run_tokens": self.max_run_tokens.value(),
-            "max_run_cost_usd": round(self.max_run_cost.value(), 2),
-            "system_prompt": self.instructions.toPlainText().strip(),
-            "plan_first": self.plan_first.isChecked(),
-            "library_embeddings": self.library_embeddings.currentData(),
-        }
-        if len(values["system_prompt"]) > SYSTEM_PROMPT_MAX_CHARS:
-            set_status(self.status, f"Your instructions are {len(values['system_prompt']):,} characters long; "
+        values = values_of(self._fields())
+        prompt = str(values["system_prompt"])
+        if len(prompt) > SYSTEM_PROMPT_MAX_CHARS:
+            set_status(self.status, f"Your instructions are {len(prompt):,} characters long; "
                                     f"keep them under {SYSTEM_PROMPT_MAX_CHARS:,}. They were not saved.", error=True)
             return False
         if all(getattr(agent, name) == value for name, value in values.items()):

@@ -19,6 +19,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from jawad_desktop.ui.look.controls import section_heading
+from jawad_desktop.ui.look.theme import SPACE
+
 if TYPE_CHECKING:
     from jawad_desktop.core.context import AppContext
     from jawad_desktop.ui.desktop.shell import DesktopShell
@@ -68,13 +71,12 @@ class DesktopPage(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.keep_in_tray)
         layout.addWidget(self.tray_note)
-        layout.addSpacing(12)
-        heading = QLabel("<b>Global hotkeys</b> (they work while another application has the focus)", self)
-        heading.setAccessibleName("Global hotkeys")
-        layout.addWidget(heading)
+        layout.addSpacing(SPACE["md"])
+        layout.addWidget(section_heading("Global hotkeys", self))
+        layout.addWidget(QLabel("They work while another application has the focus.", self))
         layout.addWidget(self.hotkey_note)
         layout.addLayout(form)
-        layout.addSpacing(12)
+        layout.addSpacing(SPACE["md"])
         layout.addWidget(self.notifications)
         after = QFormLayout()
         after.addRow("A long answer takes more than", self.notify_after)

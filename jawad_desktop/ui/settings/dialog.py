@@ -65,7 +65,7 @@ class SettingsDialog(QDialog):
         self.pages.setAccessibleName("Settings pages")
         self.pages.setMaximumWidth(180)
         self.pages.setIconSize(QSize(18, 18))
-        self.pages.setSpacing(2)
+        self.pages.setSpacing(SPACE["xxs"])
         self.folds: dict[str, list[Fold]] = {}  # a page's "More options" groups
         self.stack = QStackedWidget(self)
         self.providers = ProvidersPage(ctx, parent=self, **provider_hooks)

@@ -13,19 +13,10 @@ import logging
 import time
 
 from PySide6.QtCore import SignalInstance
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QPushButton,
-    QTableWidget,
-    QTableWidgetItem,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QLabel, QTableWidgetItem, QVBoxLayout, QWidget
 
 from jawad_desktop.core.harbor import Grant, Harbor
+from jawad_desktop.ui.look.controls import button, data_table, row_of
 
 log = logging.getLogger("jawad.ui.grants")
 
@@ -47,33 +38,22 @@ class GrantsPage(QWidget):
         self.problem = QLabel(self)
         self.problem.setWordWrap(True)
         self.problem.setProperty("role", "warning")  # the theme's warning colour
-        self.table = QTableWidget(0, len(COLUMNS), self)
+        self.table = data_table("Site permissions", COLUMNS, self, stretch=-1)
         self.table.setObjectName("grantsTable")
-        self.table.setHorizontalHeaderLabels(list(COLUMNS))
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setTabKeyNavigation(False)  # Tab leaves the table (arrows move in it), not a keyboard trap
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.table.verticalHeader().setVisible(False)
-        self.table.setAccessibleName("Site permissions")
         self.empty = QLabel("No site permissions: Jawad asks before every action that changes something.", self)
-        self.revoke_button = QPushButton("&Revoke", self)
+        self.revoke_button = button("&Revoke", "Revoke the selected site permission", self)
         self.revoke_button.setObjectName("revokeGrant")
-        self.revoke_all_button = QPushButton("Revoke a&ll", self)
+        self.revoke_all_button = button("Revoke a&ll", "Revoke every site permission", self)
         self.revoke_all_button.setObjectName("revokeAllGrants")
         self.revoke_button.clicked.connect(self.revoke_selected)
         self.revoke_all_button.clicked.connect(self.revoke_all)
         self.table.itemSelectionChanged.connect(self._update_buttons)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.revoke_button)
-        buttons.addWidget(self.revoke_all_button)
-        buttons.addStretch(1)
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
         layout.addWidget(self.problem)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.empty)
-        layout.addLayout(buttons)
+        layout.addLayout(row_of(self.revoke_button, self.revoke_all_button))
         grants_changed.connect(self.refresh)
         self.refresh()
 

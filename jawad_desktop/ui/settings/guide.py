@@ -197,7 +197,7 @@ def heading(title: str, icon_name: str, about: str, parent: QWidget) -> QWidget:
     box.setAccessibleName(title)
     column = QVBoxLayout(box)
     column.setContentsMargins(0, SPACE["lg"], 0, SPACE["xs"])
-    column.setSpacing(2)
+    column.setSpacing(SPACE["xxs"])
     row = QHBoxLayout()
     row.setSpacing(SPACE["sm"])
     picture = QLabel(box)

@@ -22,15 +22,10 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QAbstractButton,
-    QAbstractItemView,
     QFileDialog,
-    QHBoxLayout,
-    QHeaderView,
     QLabel,
     QListWidget,
     QProgressBar,
-    QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
@@ -40,7 +35,17 @@ from jawad_desktop.core import events as ev
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.tools.files.library import DocumentHit, DocumentLibrary, IndexReport, SourceCounts
 from jawad_desktop.ui.base.background import run_async
-from jawad_desktop.ui.look.controls import button, failure_text, line_edit, set_status, status_line
+from jawad_desktop.ui.look.controls import (
+    button,
+    data_table,
+    failure_text,
+    field_row,
+    label_for,
+    line_edit,
+    row_of,
+    set_status,
+    status_line,
+)
 from jawad_desktop.ui.look.file_dialogs import file_dialog
 
 log = logging.getLogger("jawad.ui.library")
@@ -68,32 +73,71 @@ class LibraryPage(QWidget):
         self._status_error = False
         self._kept: tuple[str, bool] = ("", False)  # a status line kept above the indexing's result
         self.setAccessibleName("Documents")
-        intro = QLabel(
-            "Folders and files Jawad can search when you ask about your documents (the search_documents "
-            "tool). They are indexed on this computer and re-indexed when they change; answers cite the "
-            "file and page.", self)
-        intro.setWordWrap(True)
-        self.table = QTableWidget(0, len(SOURCE_COLUMNS), self)
+        self._build_sources()
+        self._build_search()
+        self._lay_out()
+        self._connect()
+        self._unsubscribe: Callable[[], None] = bus.subscribe(self._on_event)
+        self.destroyed.connect(lambda *_: self._unsubscribe())
+        self._set_indexing(False)
+        self.refresh()
+
+    def _build_sources(self) -> None:
+        self.table = data_table("Library folders and files", SOURCE_COLUMNS, self, rows_of="folders and files",
+                                tooltip="The folders and files in the library: files and pages indexed, "
+                                        "files not readable")
         self.table.setObjectName("librarySources")
-        self.table.setAccessibleName("Library folders and files")
-        self.table.setToolTip("The folders and files in the library: files and pages indexed, files not readable")
-        sources_label = QLabel("&Library:", self)
-        sources_label.setBuddy(self.table)
-        self.table.setHorizontalHeaderLabels(list(SOURCE_COLUMNS))
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setTabKeyNavigation(False)
-        self.table.verticalHeader().setVisible(False)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for column in range(1, len(SOURCE_COLUMNS)):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.empty = QLabel("No documents yet: add a folder or files.", self)
         self.add_folder_button = button("Add &folder…", "Add a folder to the library", self)
         self.add_files_button = button("Add f&iles…", "Add files to the library", self)
         self.remove_button = button("&Remove", "Remove the selected folder or file from the library", self,
                                     tooltip="Remove from the library (Delete). Your files are not touched.")
         self.reindex_button = button("Re-inde&x", "Re-index the library", self, tooltip="Re-index now (F5)")
+        self.bar = QProgressBar(self)
+        self.bar.setAccessibleName("Indexing progress")
+        self.bar.setTextVisible(True)
+        self.cancel_button = button("&Cancel", "Cancel the indexing", self)
+        self.status = status_line("Library status", self)
+        self.failed = QListWidget(self)
+        self.failed.setAccessibleName("Files that could not be read")
+        self.failed.setMaximumHeight(90)
+        self.failed.setToolTip("Each file the index could not read, and why")
+        self.failed_label = label_for("Could not be rea&d:", self.failed, self)
+
+    def _build_search(self) -> None:
+        self.query = line_edit("Search the documents", self, hint="Try a search, e.g. invoice total",
+                               tooltip="Words to look for, as search_documents looks for them (Enter searches)")
+        self.search_button = button("&Search", "Search the documents", self)
+        self.results = data_table("Search results", RESULT_COLUMNS, self, stretch=2,
+                                  tooltip="The pages found: file, page and the text around the words")
+        self.results.setObjectName("libraryResults")
+        self.results.setWordWrap(True)
+
+    def _lay_out(self) -> None:
+        intro = QLabel(
+            "Folders and files Jawad can search when you ask about your documents (the search_documents "
+            "tool). They are indexed on this computer and re-indexed when they change; answers cite the "
+            "file and page.", self)
+        intro.setWordWrap(True)
+        progress = field_row(self.bar, self.cancel_button)
+        search = row_of(label_for("&Try a search:", self.query, self), self.query, self.search_button, stretch=False)
+        search.setStretchFactor(self.query, 1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        layout.addWidget(label_for("&Library:", self.table, self))
+        layout.addWidget(self.table, 2)
+        layout.addWidget(self.empty)
+        layout.addLayout(row_of(self.add_folder_button, self.add_files_button, self.remove_button,
+                                self.reindex_button))
+        layout.addLayout(progress)
+        layout.addWidget(self.status)
+        layout.addWidget(self.failed_label)
+        layout.addWidget(self.failed)
+        layout.addLayout(search)
+        layout.addWidget(label_for("Res&ults:", self.results, self))
+        layout.addWidget(self.results, 3)
+
+    def _connect(self) -> None:
         self.add_folder_button.clicked.connect(self.choose_folder)
         self.add_files_button.clicked.connect(self.choose_files)
         self.remove_button.clicked.connect(self.remove_selected)
@@ -102,75 +146,10 @@ class LibraryPage(QWidget):
         QShortcut(QKeySequence(QKeySequence.StandardKey.Delete), self.table, self.remove_selected,
                   Qt.ShortcutContext.WidgetShortcut)
         QShortcut(QKeySequence("F5"), self, lambda: self.reindex(), Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        self.bar = QProgressBar(self)
-        self.bar.setAccessibleName("Indexing progress")
-        self.bar.setTextVisible(True)
-        self.cancel_button = button("&Cancel", "Cancel the indexing", self)
         self.cancel_button.clicked.connect(self.cancel)
-        self.status = status_line("Library status", self)
-        self.failed = QListWidget(self)
-        self.failed.setAccessibleName("Files that could not be read")
-        self.failed.setMaximumHeight(90)
-        self.failed.setToolTip("Each file the index could not read, and why")
-        self.failed_label = QLabel("Could not be rea&d:", self)
-        self.failed_label.setBuddy(self.failed)
-        self.query = line_edit("Search the documents", self, hint="Try a search, e.g. invoice total",
-                               tooltip="Words to look for, as search_documents looks for them (Enter searches)")
         self.query.returnPressed.connect(self.search)
-        self.search_button = button("&Search", "Search the documents", self)
         self.search_button.clicked.connect(self.search)
-        search_label = QLabel("&Try a search:", self)
-        search_label.setBuddy(self.query)
-        self.results = QTableWidget(0, len(RESULT_COLUMNS), self)
-        self.results.setObjectName("libraryResults")
-        self.results.setAccessibleName("Search results")
-        self.results.setToolTip("The pages found: file, page and the text around the words")
-        results_label = QLabel("Res&ults:", self)
-        results_label.setBuddy(self.results)
-        self.results.setHorizontalHeaderLabels(list(RESULT_COLUMNS))
-        self.results.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.results.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.results.setTabKeyNavigation(False)
-        self.results.setWordWrap(True)
-        self.results.verticalHeader().setVisible(False)
-        results_header = self.results.horizontalHeader()
-        results_header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        results_header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        results_header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        for table, what in ((self.table, "folders and files"), (self.results, "search results")):
-            for corner in table.findChildren(QAbstractButton):  # Qt's "select all" corner: hidden with the header
-                corner.setAccessibleName(f"Select all {what}")
-
-        buttons = QHBoxLayout()
-        for widget in (self.add_folder_button, self.add_files_button, self.remove_button, self.reindex_button):
-            buttons.addWidget(widget)
-        buttons.addStretch(1)
-        progress = QHBoxLayout()
-        progress.addWidget(self.bar, 1)
-        progress.addWidget(self.cancel_button)
-        search = QHBoxLayout()
-        search.addWidget(search_label)
-        search.addWidget(self.query, 1)
-        search.addWidget(self.search_button)
-        layout = QVBoxLayout(self)
-        layout.addWidget(intro)
-        layout.addWidget(sources_label)
-        layout.addWidget(self.table, 2)
-        layout.addWidget(self.empty)
-        layout.addLayout(buttons)
-        layout.addLayout(progress)
-        layout.addWidget(self.status)
-        layout.addWidget(self.failed_label)
-        layout.addWidget(self.failed)
-        layout.addLayout(search)
-        layout.addWidget(results_label)
-        layout.addWidget(self.results, 3)
-
         self.progress.connect(self._show_progress)
-        self._unsubscribe: Callable[[], None] = bus.subscribe(self._on_event)
-        self.destroyed.connect(lambda *_: self._unsubscribe())
-        self._set_indexing(False)
-        self.refresh()
 
     # -- the lists ----------------------------------------------------------------------------
 

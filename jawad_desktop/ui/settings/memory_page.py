@@ -16,7 +16,6 @@ from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
-    QHBoxLayout,
     QListWidget,
     QListWidgetItem,
     QVBoxLayout,
@@ -28,7 +27,7 @@ from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.store.memory import MAX_FACT_CHARS, MemoryStore
 from jawad_desktop.ui.base.remedies import error_text
-from jawad_desktop.ui.look.controls import button, help_line, line_edit, set_status, status_line
+from jawad_desktop.ui.look.controls import button, field_row, fill_list, help_line, line_edit, set_status, status_line
 
 log = logging.getLogger("jawad.ui.settings")
 
@@ -62,14 +61,11 @@ class MemoryPage(QWidget):
         self.add_button = button("&Remember", "Remember this fact", self)
         self.remove_button = button("&Forget", "Forget the selected facts (Del)", self)
         self.status = status_line("Memory status", self)
-        add_row = QHBoxLayout()
-        add_row.addWidget(self.new_fact, 1)
-        add_row.addWidget(self.add_button)
         layout = QVBoxLayout(self)
         layout.addWidget(self.enabled)
         layout.addWidget(help_line(HELP, self, describes=self.enabled))
         layout.addWidget(self.list, 1)
-        layout.addLayout(add_row)
+        layout.addLayout(field_row(self.new_fact, self.add_button))
         layout.addWidget(self.remove_button, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.status)
         self.enabled.toggled.connect(self._toggle)
@@ -85,17 +81,12 @@ class MemoryPage(QWidget):
     def refresh(self) -> None:
         """Fill the list from the store."""
         self.list.blockSignals(True)
-        self.list.clear()
         try:
             facts = self.memory.facts()
         except JawadError as exc:
             set_status(self.status, error_text(exc), error=True)
             facts = []
-        for fact in facts:
-            item = QListWidgetItem(fact.text)
-            item.setData(Qt.ItemDataRole.UserRole, fact.id)
-            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
-            self.list.addItem(item)
+        fill_list(self.list, ((fact.text, fact.id) for fact in facts), editable=True)
         self.list.blockSignals(False)
         self.list.setEnabled(self.enabled.isChecked() or bool(facts))
         self._update_buttons()

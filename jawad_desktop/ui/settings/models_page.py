@@ -10,32 +10,26 @@ this computer (``core.llm.added_models``: checked by its header, used where it i
 is listed after the catalog, used like a downloaded model, and Delete only takes it off the list.
 
 The Ollama section lists the models of the first Ollama provider and pulls one by name with
-progress and Cancel (``core.llm.ollama_native``).
+progress and Cancel (``ui.settings.ollama_box``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import threading
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Qt, Signal, SignalInstance
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
-    QAbstractButton,
     QAbstractItemView,
     QFileDialog,
-    QGroupBox,
     QLabel,
-    QListWidget,
     QProgressBar,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.llm.added_models import AddedModel, add_model_file, added_models
@@ -50,34 +44,23 @@ from jawad_desktop.core.llm.local_models import (
     remove_model,
     use_model,
 )
-from jawad_desktop.core.llm.ollama_native import PullProgress, ollama_client
-from jawad_desktop.ui.base.background import run_async, run_in_thread
+from jawad_desktop.ui.base.background import run_in_thread
 from jawad_desktop.ui.look.controls import (
     button,
     data_table,
     failure_text,
-    line_edit,
     row_of,
     set_status,
     status_line,
 )
-from jawad_desktop.ui.look.file_dialogs import make_roomy
+from jawad_desktop.ui.look.file_dialogs import file_dialog
+from jawad_desktop.ui.settings.ollama_box import OllamaBox
+from jawad_desktop.ui.settings.transfer import Transfer
 
 log = logging.getLogger("jawad.ui.models")
 
 COLUMNS = ("Model", "Size", "Memory", "Tool calls", "Status")
 TOOL_WORDS = {"good": "Good", "fair": "Fair", "poor": "Poor"}
-
-
-class _Progress(QObject):
-    """How a download on a worker thread reports progress to the GUI thread (a queued signal)."""
-
-    download = Signal(object, object)
-
-
-def ollama_provider(providers: list[ProviderConfig]) -> ProviderConfig | None:
-    """The first configured Ollama provider (either kind), if any."""
-    return next((p for p in providers if p.kind in (ProviderKind.OLLAMA, ProviderKind.OLLAMA_NATIVE)), None)
 
 
 def _added_note(added: AddedModel) -> str:
@@ -104,11 +87,7 @@ class ModelsPage(QWidget):
         self.folder: Path = models_folder(ctx.paths.data)
         self._states: list[ModelState] = []
         self._added: list[AddedModel] = []  # GGUF files added from the disk: the rows after the catalog's
-        self._cancel: threading.Event | None = None
         self._downloading = ""
-        self._progress = _Progress(self)
-        self._progress.download.connect(self._on_progress)
-        self._pull_task: asyncio.Task[None] | None = None
         self.file_dialog: QFileDialog | None = None
         self._build_catalog()
         self._build_ollama()
@@ -122,14 +101,11 @@ class ModelsPage(QWidget):
         self._connect()
         self.refresh()
         self.table.selectRow(0)
-        self._show_ollama_provider()
 
     def _build_catalog(self) -> None:
-        self.table = data_table("Recommended models", COLUMNS, self)
+        self.table = data_table("Recommended models", COLUMNS, self, rows_of="models")
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setCornerButtonEnabled(False)
-        for corner in self.table.findChildren(QAbstractButton):  # Qt's "select all" corner: hidden with the header
-            corner.setAccessibleName("Select all models")
         self.why = QLabel(self)
         self.why.setWordWrap(True)
         self.why.setAccessibleName("About the selected model")
@@ -149,49 +125,22 @@ class ModelsPage(QWidget):
         self.progress.setAccessibleName("Model download progress")
         self.progress.hide()
         self.status = status_line("Models status", self, keep_room=True)  # news coming and going moves nothing
+        self.transfer = Transfer(self.cancel, self.progress, self.status, sizes=True)
 
     def _build_ollama(self) -> None:
-        self.ollama_box = QGroupBox("Ollama", self)
-        self.ollama_where = QLabel(self.ollama_box)
-        self.ollama_where.setWordWrap(True)
-        self.ollama_models = QListWidget(self.ollama_box)
-        self.ollama_models.setAccessibleName("Ollama's models")
-        self.ollama_models.setMaximumHeight(120)
-        self.ollama_refresh = button("&Refresh", "Refresh the list of Ollama's models", self.ollama_box,
-                                     tooltip="Ask Ollama which models it has")
-        self.pull_name = line_edit("Model to pull", self.ollama_box, hint="e.g. qwen2.5:1.5b",
-                                   tooltip="The name of a model in Ollama's library, with its size tag")
-        pull_label = QLabel("&Name:", self.ollama_box)
-        pull_label.setBuddy(self.pull_name)
-        self.pull = button("&Pull", "Pull the named model into Ollama", self.ollama_box,
-                           tooltip="Ollama downloads the model; a stopped pull goes on where it stopped")
-        self.cancel_pull = button("Cancel", "Cancel the pull", self.ollama_box,
-                                  tooltip="Stop the pull; Ollama keeps what it downloaded")
-        self.cancel_pull.hide()
-        self.pull_progress = QProgressBar(self.ollama_box)
-        self.pull_progress.setAccessibleName("Ollama pull progress")
-        self.pull_progress.hide()
-        self.ollama_status = status_line("Ollama status", self.ollama_box)
-        ollama = QVBoxLayout(self.ollama_box)
-        ollama.addWidget(self.ollama_where)
-        ollama.addWidget(self.ollama_models)
-        ollama.addLayout(row_of(pull_label, self.pull_name, self.pull, self.cancel_pull, self.ollama_refresh,
-                              stretch=False))
-        ollama.addWidget(self.pull_progress)
-        ollama.addWidget(self.ollama_status)
+        box = self.ollama_box = OllamaBox(self.ctx, self)
+        self.ollama_where, self.ollama_models, self.ollama_status = box.where, box.models, box.status
+        self.ollama_refresh, self.pull_name, self.pull = box.refresh_button, box.pull_name, box.pull
+        self.cancel_pull, self.pull_progress = box.cancel_pull, box.pull_progress
+        self.refresh_ollama, self.start_pull, self.stop_pull = box.refresh, box.start_pull, box.stop_pull
 
     def _connect(self) -> None:
         self.table.itemSelectionChanged.connect(self._update_buttons)
         self.table.itemSelectionChanged.connect(self._forget_other_rows_news)
         self.download.clicked.connect(self.start_download)
-        self.cancel.clicked.connect(self.cancel_download)
         self.delete.clicked.connect(self.delete_selected)
         self.use.clicked.connect(self.use_selected)
         self.add_file.clicked.connect(self.choose_file)
-        self.ollama_refresh.clicked.connect(self.refresh_ollama)
-        self.pull.clicked.connect(self.start_pull)
-        self.pull_name.returnPressed.connect(self.start_pull)
-        self.cancel_pull.clicked.connect(self.stop_pull)
         QShortcut(QKeySequence(Qt.Key.Key_Delete), self.table, self.delete_selected,
                   context=Qt.ShortcutContext.WidgetShortcut)
 
@@ -263,13 +212,13 @@ class ModelsPage(QWidget):
         """Another row chosen: what happened to the last one (a red error, "deleted") goes, unless a
         download is running, whose progress stays in view. The line keeps its room, so nothing below
         it moves."""
-        if self._cancel is None:
+        if not self.transfer.running:
             self.status.clear()
 
     def _update_buttons(self) -> None:
         entry, added = self.selected(), self.selected_added()
         state = self._state(entry.name) if entry else None
-        busy, chosen = self._cancel is not None, chosen_model(self.ctx.settings)
+        busy, chosen = self.transfer.running, chosen_model(self.ctx.settings)
         self.download.setEnabled(bool(state and not state.installed and not busy))
         self.delete.setEnabled(bool(added) or bool(state and not from_package(state.path) and
                                                    (state.installed or state.partial) and
@@ -299,12 +248,8 @@ class ModelsPage(QWidget):
 
     def choose_file(self) -> None:
         """Ask for a GGUF file on this computer (a non-blocking dialog), then add it."""
-        dialog = QFileDialog(self, "Add a GGUF model file")
-        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-        dialog.setNameFilters(["GGUF models (*.gguf)", "All files (*)"])
-        dialog.fileSelected.connect(self.add_model_file)
-        self.file_dialog = dialog
-        make_roomy(dialog).open()
+        self.file_dialog = file_dialog(self, "Add a GGUF model file", filters=["GGUF models (*.gguf)", "All files (*)"],
+                                       chosen=lambda paths: self.add_model_file(paths[0]))
 
     def add_model_file(self, path: str) -> None:
         """Add the GGUF file ``path`` to the list (checked by its header, not copied) and select it."""
@@ -321,26 +266,13 @@ class ModelsPage(QWidget):
     def start_download(self) -> None:
         """Download the selected model on a worker thread, with progress and Cancel."""
         entry = self.selected()
-        if entry is None or self._cancel is not None:
+        if entry is None or self.transfer.running:
             return
-        cancel = threading.Event()
-        self._cancel, self._downloading = cancel, entry.name
-        self.cancel.show()
-        self.cancel.setEnabled(True)
-        self.progress.setRange(0, 0)  # busy until the size is known
-        self.progress.show()
-        self.status.setStyleSheet("")
-        self.status.setText(f"Downloading {entry.title}…")
+        cancel = self.transfer.begin(f"Downloading {entry.title}…")
+        self._downloading = entry.name
         self._update_buttons()
-        signal: SignalInstance = self._progress.download
         folder, endpoint, what = self.folder, self.endpoint, f"downloading {entry.title}"
-        network = self.ctx.settings.network
-
-        def report(done: int, total: int) -> None:
-            try:
-                signal.emit(done, total)
-            except RuntimeError:  # the page was closed: stop, keeping what arrived
-                cancel.set()
+        network, report = self.ctx.settings.network, self.transfer.reporter()
 
         def work() -> Path:
             return download_model(entry.name, folder, endpoint=endpoint, progress=report, cancel=cancel,
@@ -350,21 +282,11 @@ class ModelsPage(QWidget):
                       on_error=lambda exc: self._download_done(entry, exc))
 
     def cancel_download(self) -> None:
-        if self._cancel is not None:
-            self._cancel.set()
-            self.cancel.setEnabled(False)
-            self.status.setText("Cancelling…")
-
-    def _on_progress(self, done: int, total: int) -> None:
-        if total > 0:
-            self.progress.setRange(0, 1000)  # per mille: sizes exceed int32
-            self.progress.setValue(int(done * 1000 / total))
-            self.progress.setFormat(f"{human_size(done)} of {human_size(total)}")
+        self.transfer.stop()
 
     def _download_done(self, entry: CatalogModel, exc: BaseException | None) -> None:
-        self._cancel, self._downloading = None, ""
-        self.cancel.hide()
-        self.progress.hide()
+        self._downloading = ""
+        self.transfer.end()
         self.refresh()
         if exc is None:
             set_status(self.status, f"{entry.title} is downloaded and checked. Choose “Use this model” to run it.")
@@ -420,107 +342,3 @@ class ModelsPage(QWidget):
         self.refresh()
         self.changed.emit()
         set_status(self.status, f"The provider {provider.name!r} now runs {title} (from its next request).")
-
-    # --- Ollama --------------------------------------------------------------------------------
-
-    def _ollama(self) -> ProviderConfig | None:
-        return ollama_provider(self.ctx.settings.providers)
-
-    def _show_ollama_provider(self) -> None:
-        provider = self._ollama()
-        for widget in (self.ollama_refresh, self.pull_name, self.pull, self.ollama_models):
-            widget.setEnabled(provider is not None)
-        if provider is None:
-            self.ollama_where.setText("No Ollama provider is set up. Add one on the Providers page to list and "
-                                      "pull its models here.")
-            return
-        self.ollama_where.setText(f"The models of {provider.name!r} ({provider.effective_base_url}).")
-
-    def refresh_ollama(self, *, then: str = "") -> None:
-        """List the Ollama provider's models (in the background); ``then``: what to say before the count."""
-        provider = self._ollama()
-        self._show_ollama_provider()
-        if provider is None:
-            return
-        self.ollama_refresh.setEnabled(False)
-        self.ollama_status.setStyleSheet("")
-        self.ollama_status.setText("Asking Ollama…")
-
-        async def work() -> list[str]:
-            client = ollama_client(provider, None, self.ctx.settings.network)
-            async with client:
-                models = await client.installed_models()
-            return [f"{m.name}  ({human_size(m.size)}{', ' + m.parameter_size if m.parameter_size else ''})"
-                    for m in models]
-
-        def shown(names: list[str]) -> None:
-            self.ollama_refresh.setEnabled(True)
-            self.ollama_models.clear()
-            self.ollama_models.addItems(names)
-            count = f"Ollama has {len(names)} model{'s' if len(names) != 1 else ''}."
-            set_status(self.ollama_status, f"{then} {count}" if then else count)
-
-        def failed(exc: BaseException) -> None:
-            self.ollama_refresh.setEnabled(True)
-            set_status(self.ollama_status, failure_text("listing Ollama's models", exc), error=True)
-
-        run_async(work(), what="listing Ollama's models", bus=self.ctx.bus, on_done=shown, on_error=failed)
-
-    def start_pull(self) -> None:
-        """Pull the named model into Ollama, with progress and Cancel."""
-        provider, name = self._ollama(), self.pull_name.text().strip()
-        if provider is None or self._pull_task is not None:
-            return
-        if not name:
-            set_status(self.ollama_status, "Type the name of a model to pull, e.g. qwen2.5:1.5b.", error=True)
-            self.pull_name.setFocus()
-            return
-        self.pull.setEnabled(False)
-        self.cancel_pull.show()
-        self.cancel_pull.setEnabled(True)
-        self.pull_progress.setRange(0, 0)
-        self.pull_progress.show()
-        self.ollama_status.setStyleSheet("")
-        self.ollama_status.setText(f"Pulling {name}…")
-        layers: dict[str, tuple[int, int]] = {}
-
-        async def work() -> None:
-            client = ollama_client(provider, None, self.ctx.settings.network)
-            async with client:
-                async for event in client.pull(name):
-                    self._pull_event(name, event, layers)
-
-        self._pull_task = run_async(work(), what=f"pulling {name}", bus=self.ctx.bus,
-                                    on_done=lambda _: self._pull_done(name, None),
-                                    on_error=lambda exc: self._pull_done(name, exc))
-        self._pull_task.add_done_callback(lambda t: self._pull_done(name, None) if t.cancelled() else None)
-
-    def _pull_event(self, name: str, event: PullProgress, layers: dict[str, tuple[int, int]]) -> None:
-        if event.digest and event.total:
-            layers[event.digest] = (event.completed, event.total)
-            done, total = sum(c for c, _ in layers.values()), sum(t for _, t in layers.values())
-            self.pull_progress.setRange(0, 1000)
-            self.pull_progress.setValue(int(done * 1000 / total))
-            self.pull_progress.setFormat(f"{human_size(done)} of {human_size(total)}")
-        self.ollama_status.setText(f"{name}: {event.status}")
-
-    def stop_pull(self) -> None:
-        if self._pull_task is not None:
-            self._pull_task.cancel()
-            self.cancel_pull.setEnabled(False)
-
-    def _pull_done(self, name: str, exc: BaseException | None) -> None:
-        task, self._pull_task = self._pull_task, None
-        if task is None:
-            return  # already told
-        self.cancel_pull.hide()
-        self.pull_progress.hide()
-        self.pull.setEnabled(True)
-        if task.cancelled():
-            self.ollama_status.setStyleSheet("")
-            self.ollama_status.setText(f"The pull of {name} was cancelled; Ollama keeps what it downloaded.")
-            return
-        if exc is not None:
-            set_status(self.ollama_status, failure_text(f"pulling {name}", exc), error=True)
-            return
-        self.refresh_ollama(then=f"{name} is ready in Ollama.")

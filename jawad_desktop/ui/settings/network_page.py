@@ -21,8 +21,6 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
-    QLabel,
-    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
@@ -37,13 +35,21 @@ from jawad_desktop.core.llm.factory import provider_key
 from jawad_desktop.ui.base.background import run_async
 from jawad_desktop.ui.base.remedies import error_text, with_remedy
 from jawad_desktop.ui.look.controls import (
+    Field,
+    add_explained_rows,
+    add_form_row,
     button,
+    decimal_number,
     failure_text,
     field_row,
     help_line,
     line_edit,
+    on_change,
     set_status,
+    show_values,
     status_line,
+    values_of,
+    whole_number,
 )
 from jawad_desktop.ui.look.file_dialogs import make_roomy
 
@@ -53,12 +59,7 @@ _PROBE_URL = "https://provider.example"  # a remote HTTPS address: which proxy t
 
 
 def _seconds(name: str, parent: QWidget, low: float, high: float) -> QDoubleSpinBox:
-    spin = QDoubleSpinBox(parent)
-    spin.setAccessibleName(name)
-    spin.setRange(low, high)
-    spin.setDecimals(1)
-    spin.setSuffix(" s")
-    return spin
+    return decimal_number(name, parent, low, high, decimals=1, suffix=" s")
 
 
 class NetworkPage(QWidget):
@@ -80,27 +81,22 @@ class NetworkPage(QWidget):
         self.connect_timeout = _seconds("Connect timeout, in seconds", self, 0.5, 300)
         self.read_timeout = _seconds("Read timeout, in seconds", self, 1, 3600)
         self.total_timeout = _seconds("Total time limit of one answer, in seconds", self, 1, 7200)
-        self.retries = QSpinBox(self)
-        self.retries.setAccessibleName("Retries")
-        self.retries.setRange(0, 10)
+        self.retries = whole_number("Retries", self, 0, 10)
         self.test_button = button("&Test connection", "Test the connection to the active provider with these "
                                   "network settings", self)
         self.status = status_line("Network status", self)
 
         form = QFormLayout()
-        proxy_label = QLabel("&Proxy", self)
-        proxy_label.setBuddy(self.proxy)
-        form.addRow(proxy_label, self.proxy)
-        form.addRow("", help_line(
-            "The proxy requests to providers go through, as http://host:port (user:password@host if it needs a "
-            "login). Providers on this computer are always reached directly.", self, describes=self.proxy))
-        bundle_label = QLabel("C&A bundle", self)
-        bundle_label.setBuddy(self.ca_bundle)
-        form.addRow(bundle_label, field_row(self.ca_bundle, self.browse))
+        add_explained_rows(form, self, (
+            ("&Proxy", self.proxy,
+             "The proxy requests to providers go through, as http://host:port (user:password@host if it needs a "
+             "login). Providers on this computer are always reached directly."),
+        ))
+        add_form_row(form, "C&A bundle", field_row(self.ca_bundle, self.browse))
         form.addRow("", help_line(
             "A PEM file of certificates to trust besides the system's, for a company proxy that inspects "
             "HTTPS or a server with its own certificate authority.", self, describes=self.ca_bundle))
-        for label, spin, text in (
+        add_explained_rows(form, self, (
             ("&Connect timeout", self.connect_timeout, "How long to wait for a connection to the provider."),
             ("&Read timeout", self.read_timeout,
              "The longest silence between two pieces of an answer before it counts as lost."),
@@ -108,9 +104,7 @@ class NetworkPage(QWidget):
             ("Retr&ies", self.retries,
              "How many times a request is tried again after a network error, a time-out or a busy server, "
              "waiting longer each time."),
-        ):
-            form.addRow(label, spin)
-            form.addRow("", help_line(text, self, describes=spin))
+        ))
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.test_button)
@@ -118,25 +112,21 @@ class NetworkPage(QWidget):
         layout.addStretch(1)
 
         self.load()
-        self.proxy.editingFinished.connect(self.save)
-        self.ca_bundle.editingFinished.connect(self.save)
-        for spin in (self.connect_timeout, self.read_timeout, self.total_timeout):
-            spin.valueChanged.connect(self.save)
-        self.retries.valueChanged.connect(self.save)
+        on_change(self._fields().values(), self.save)
         self.browse.clicked.connect(self.choose_ca_bundle)
         self.test_button.clicked.connect(self.run_test)
+
+    def _fields(self) -> dict[str, Field]:
+        """The page's controls, by the network setting each holds."""
+        return {"proxy_url": self.proxy, "ca_bundle": self.ca_bundle, "connect_timeout_s": self.connect_timeout,
+                "read_timeout_s": self.read_timeout, "total_timeout_s": self.total_timeout,
+                "max_retries": self.retries}
 
     # -- the form and the settings ----------------------------------------------------------------
     def load(self) -> None:
         """Show the saved settings."""
         self._loading = True
-        net = self.ctx.settings.network
-        self.proxy.setText(net.proxy_url)
-        self.ca_bundle.setText(net.ca_bundle)
-        self.connect_timeout.setValue(net.connect_timeout_s)
-        self.read_timeout.setValue(net.read_timeout_s)
-        self.total_timeout.setValue(net.total_timeout_s)
-        self.retries.setValue(net.max_retries)
+        show_values(self._fields(), self.ctx.settings.network)
         from_environment = proxy_shown("", _PROBE_URL)
         self.proxy.setPlaceholderText(f"Empty: the environment's proxy, {from_environment}" if from_environment
                                       else "Empty: no proxy (the environment sets none)")
@@ -144,11 +134,7 @@ class NetworkPage(QWidget):
 
     def form_settings(self) -> NetworkSettings:
         """The settings on the page, checked; a ``JawadError`` says what is wrong."""
-        return checked_network(
-            proxy_url=self.proxy.text(), ca_bundle=self.ca_bundle.text(),
-            connect_timeout_s=self.connect_timeout.value(), read_timeout_s=self.read_timeout.value(),
-            total_timeout_s=self.total_timeout.value(), max_retries=self.retries.value(),
-        )
+        return checked_network(**values_of(self._fields()))
 
     def save(self) -> bool:
         """Save the page's settings if they are valid (else say what is wrong); True if saved

@@ -22,10 +22,8 @@ from PySide6.QtCore import Qt, SignalInstance
 from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
-    QHBoxLayout,
     QLabel,
     QListWidget,
-    QListWidgetItem,
     QPlainTextEdit,
     QVBoxLayout,
     QWidget,
@@ -37,11 +35,15 @@ from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.store.projects import Project, ProjectStore
 from jawad_desktop.ui.base.remedies import error_text
 from jawad_desktop.ui.look.controls import (
-    add_form_row,
+    add_rows,
     button,
     combo,
+    field_row,
+    fill_list,
     help_line,
     line_edit,
+    row_of,
+    section_heading,
     set_status,
     status_line,
 )
@@ -75,6 +77,25 @@ class ProjectsPage(QWidget):
         self.export_button = button("&Export…", "Export the selected project", self,
                                     tooltip="Write the project, its facts and its conversations to a JSON file")
         self.remove_button = button("Re&move…", "Remove the selected project", self)
+        self._build_form()
+        self._build_confirm()
+        layout = QVBoxLayout(self)
+        layout.addWidget(help_line(HELP, self, describes=self.list))
+        layout.addWidget(self.list, 1)
+        layout.addLayout(row_of(self.new_button, self.export_button, self.remove_button))
+        layout.addWidget(self.confirm)
+        self.form_title = section_heading("New project", self)
+        layout.addWidget(self.form_title)
+        layout.addLayout(self._form)
+        layout.addWidget(self.save_button, 0, Qt.AlignmentFlag.AlignLeft)
+        layout.addWidget(self.status)
+        self._connect()
+        events.connect(self._event)
+        conversations_changed.connect(lambda _kind, _cid: self.refresh())
+        self.refresh()
+        self._selected()
+
+    def _build_form(self) -> None:
         self.name = line_edit("Project name", self, hint="e.g. Kitchen")
         self.instructions = QPlainTextEdit(self)
         self.instructions.setAccessibleName("Project instructions")
@@ -90,7 +111,18 @@ class ProjectsPage(QWidget):
         self.model = line_edit("Project model", self, hint="empty: the provider's model")
         self.save_button = button("&Save", "Save the project", self)
         self.status = status_line("Projects status", self)
-        # Remove… asks here, in the page, what becomes of the conversations.
+        folder_buttons = QVBoxLayout()
+        folder_buttons.addWidget(self.add_folder_button)
+        folder_buttons.addWidget(self.remove_folder_button)
+        folder_buttons.addStretch(1)
+        folder_row = field_row(self.folders)
+        folder_row.addLayout(folder_buttons)
+        self._form = QFormLayout()
+        add_rows(self._form, (("&Name:", self.name), ("&Instructions:", self.instructions), ("Folders:", folder_row),
+                              ("&Provider:", self.provider), ("M&odel:", self.model)))
+
+    def _build_confirm(self) -> None:
+        """Remove… asks here, in the page, what becomes of the conversations."""
         self.confirm = QWidget(self)
         self.confirm.setAccessibleName("Remove the project?")
         self.confirm_text = QLabel(self.confirm)
@@ -104,41 +136,10 @@ class ProjectsPage(QWidget):
         confirm_layout = QVBoxLayout(self.confirm)
         confirm_layout.setContentsMargins(0, 0, 0, 0)
         confirm_layout.addWidget(self.confirm_text)
-        confirm_buttons = QHBoxLayout()
-        for b in (self.keep_button, self.delete_button, self.cancel_button):
-            confirm_buttons.addWidget(b)
-        confirm_buttons.addStretch(1)
-        confirm_layout.addLayout(confirm_buttons)
+        confirm_layout.addLayout(row_of(self.keep_button, self.delete_button, self.cancel_button))
         self.confirm.hide()
 
-        actions = QHBoxLayout()
-        for b in (self.new_button, self.export_button, self.remove_button):
-            actions.addWidget(b)
-        actions.addStretch(1)
-        folder_buttons = QVBoxLayout()
-        folder_buttons.addWidget(self.add_folder_button)
-        folder_buttons.addWidget(self.remove_folder_button)
-        folder_buttons.addStretch(1)
-        folder_row = QHBoxLayout()
-        folder_row.addWidget(self.folders, 1)
-        folder_row.addLayout(folder_buttons)
-        form = QFormLayout()
-        add_form_row(form, "&Name:", self.name)
-        add_form_row(form, "&Instructions:", self.instructions)
-        add_form_row(form, "Folders:", folder_row)
-        add_form_row(form, "&Provider:", self.provider)
-        add_form_row(form, "M&odel:", self.model)
-        layout = QVBoxLayout(self)
-        layout.addWidget(help_line(HELP, self, describes=self.list))
-        layout.addWidget(self.list, 1)
-        layout.addLayout(actions)
-        layout.addWidget(self.confirm)
-        self.form_title = QLabel("<b>New project</b>", self)
-        layout.addWidget(self.form_title)
-        layout.addLayout(form)
-        layout.addWidget(self.save_button, 0, Qt.AlignmentFlag.AlignLeft)
-        layout.addWidget(self.status)
-
+    def _connect(self) -> None:
         self.list.itemSelectionChanged.connect(self._selected)
         self.new_button.clicked.connect(self.list.clearSelection)
         self.save_button.clicked.connect(self.save)
@@ -150,10 +151,6 @@ class ProjectsPage(QWidget):
         self.add_folder_button.clicked.connect(self.choose_folder)
         self.remove_folder_button.clicked.connect(lambda: [self.folders.takeItem(self.folders.row(i))
                                                            for i in self.folders.selectedItems()])
-        events.connect(self._event)
-        conversations_changed.connect(lambda _kind, _cid: self.refresh())
-        self.refresh()
-        self._selected()
 
     # -- the list ----------------------------------------------------------------------------------
 
@@ -162,22 +159,13 @@ class ProjectsPage(QWidget):
         chosen = self.selected_id()
         self.list.blockSignals(True)
         try:
-            self.list.clear()
             try:
                 projects = self.projects.projects()
             except JawadError as exc:
                 set_status(self.status, error_text(exc), error=True)
                 projects = []
-            for project in projects:
-                item = QListWidgetItem(self._line(project))
-                item.setData(Qt.ItemDataRole.UserRole, project.id)
-                self.list.addItem(item)
-                if project.id == chosen:
-                    item.setSelected(True)
-                    self.list.setCurrentItem(item)
-            if not projects:
-                self.list.addItem(QListWidgetItem("No projects yet: make one below."))
-                self.list.item(0).setFlags(Qt.ItemFlag.NoItemFlags)
+            fill_list(self.list, ((self._line(p), p.id) for p in projects), chosen=chosen,
+                      empty="No projects yet: make one below.")
         finally:
             self.list.blockSignals(False)
         if self.selected_id() != chosen:
@@ -214,7 +202,7 @@ class ProjectsPage(QWidget):
                 project = self.projects.get(project_id)
             except JawadError as exc:
                 set_status(self.status, error_text(exc), error=True)
-        self.form_title.setText(f"<b>{'Project' if project else 'New project'}</b>")
+        self.form_title.setText("Project" if project else "New project")
         self.save_button.setText("&Save" if project else "&Add project")
         self.name.setText(project.name if project else "")
         self.instructions.setPlainText(project.instructions if project else "")

@@ -14,10 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 from PySide6.QtWidgets import (
-    QHBoxLayout,
-    QLayout,
     QLineEdit,
-    QSpinBox,
     QToolButton,
     QWidget,
 )
@@ -30,13 +27,15 @@ from jawad_desktop.core.llm.factory import provider_key
 from jawad_desktop.core.llm.local_models import models_folder, resolve_model_file
 from jawad_desktop.core.store.secrets import provider_key_name
 from jawad_desktop.ui.look.controls import (
-    add_form_row,
+    add_rows,
     button,
     combo,
     field_row,
     line_edit,
+    row_of,
     status_line,
     validation_message,
+    whole_number,
 )
 from jawad_desktop.ui.settings.list_form import Entry, ListFormPage, PageWords
 
@@ -83,6 +82,19 @@ class ProvidersPage(ListFormPage[ProviderConfig]):
         self._tester = tester
         self._model_lister = model_lister
 
+        self._build_fields()
+        self._build_learned()
+        self._lay_out()
+        self._connect()
+        self.test_button.setVisible(tester is not None)
+        self.models_button.setVisible(model_lister is not None)
+        self._kind_changed()
+        self.refresh()
+        if not ctx.secrets.available:
+            self.show_status(ctx.secrets.problem, error=True)
+            self.session_button.show()
+
+    def _build_fields(self) -> None:
         self.active_button = button("Use this provider", "Make the selected provider the active one", self)
         self.kind = combo("Provider kind", self, ((kind.label, kind) for kind in ProviderKind))
         self.base_url = line_edit("Base URL", self)
@@ -108,42 +120,37 @@ class ProvidersPage(ListFormPage[ProviderConfig]):
         self.session_button = button("Keep keys for this session only", "Keep API keys in memory until Jawad quits",
                                      self)
         self.session_button.hide()
-        self.context_window = QSpinBox(self)
-        self.context_window.setAccessibleName("Context window")
-        self.context_window.setRange(0, 10_000_000)
-        self.context_window.setSingleStep(1024)
-        self.context_window.setSuffix(" tokens")
-        self.context_window.setSpecialValueText("Automatic")  # 0: from the provider or the model's family
-        self.context_window.setToolTip("How many tokens the model reads at once. Automatic: what the provider "
-                                       "says, else what is known of the model's family")
+        # 0: from the provider or the model's family
+        self.context_window = whole_number("Context window", self, 0, 10_000_000, step=1024, suffix=" tokens",
+                                           special="Automatic",
+                                           tooltip="How many tokens the model reads at once. Automatic: what the "
+                                                   "provider says, else what is known of the model's family")
+
+    def _build_learned(self) -> None:
         self.tools_button = button("Test tool calling", "Test how this provider's model calls tools", self)
         self.vision_button = button("Test image input", "Test whether this provider's model sees images", self)
         self.forget_button = button("Forget what was learned", "Forget what Jawad learned about this model", self)
         self.learned = status_line("What Jawad learned about this model", self)
 
+    def _lay_out(self) -> None:
         self.left.addWidget(self.active_button)
-        rows: tuple[tuple[str, QWidget | QLayout], ...] = (
+        add_rows(self.form, (
             ("&Kind", self.kind), ("Base &URL", self.base_url), ("&Model", field_row(self.model, self.models_button)),
             ("&Reasoning", self.reasoning), ("&Embedding model", self.embedding_model),
             ("AWS re&gion", self.region), ("AWS pro&file", self.aws_profile),
-            ("API &key", field_row(self.api_key, self.show_key)),
-        )
-        for label, field in rows:
-            add_form_row(self.form, label, field)
+            ("API &key", field_row(self.api_key, self.show_key)), ("Con&text window", self.context_window),
+        ))
         for bedrock_only in (self.region, self.aws_profile):  # shown for Bedrock only (_kind_changed)
             bedrock_only.setEnabled(False)
             self.form.setRowVisible(bedrock_only, False)
-        self.form.addRow("Con&text window", self.context_window)
-        learned_row = QHBoxLayout()
-        learned_row.addWidget(self.tools_button)
-        learned_row.addWidget(self.vision_button)
-        learned_row.addStretch(1)
+        learned_row = row_of(self.tools_button, self.vision_button)
         learned_row.addWidget(self.forget_button)
         self.right.addLayout(learned_row)
         self.right.addWidget(self.learned)
         self.right.addWidget(self.session_button)
         self.right.addStretch(1)
 
+    def _connect(self) -> None:
         self.active_button.clicked.connect(self.make_active)
         self._kind_before: ProviderKind | None = None
         self.kind.currentIndexChanged.connect(self._kind_changed)
@@ -153,13 +160,6 @@ class ProvidersPage(ListFormPage[ProviderConfig]):
         self.tools_button.clicked.connect(self.test_tools)
         self.vision_button.clicked.connect(self.test_vision)
         self.forget_button.clicked.connect(self.forget_learned)
-        self.test_button.setVisible(tester is not None)
-        self.models_button.setVisible(model_lister is not None)
-        self._kind_changed()
-        self.refresh()
-        if not ctx.secrets.available:
-            self.show_status(ctx.secrets.problem, error=True)
-            self.session_button.show()
 
     # -- the entries (ListFormPage) ----------------------------------------------------------
     def entries(self) -> list[Entry]:

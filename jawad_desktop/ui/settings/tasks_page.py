@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QListWidget,
-    QListWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -31,7 +30,15 @@ from jawad_desktop.core.tasks.store import Task, TaskStore
 from jawad_desktop.ui.base.background import run_async
 from jawad_desktop.ui.base.remedies import error_text
 from jawad_desktop.ui.desktop.task_scheduler import ScheduledTasks
-from jawad_desktop.ui.look.controls import button, help_line, line_edit, set_status, status_line
+from jawad_desktop.ui.look.controls import (
+    button,
+    fill_list,
+    help_line,
+    line_edit,
+    section_heading,
+    set_status,
+    status_line,
+)
 
 log = logging.getLogger("jawad.ui.settings")
 
@@ -86,7 +93,7 @@ class TasksPage(QWidget):
         layout.addWidget(self.list, 1)
         layout.addLayout(actions)
         layout.addWidget(self.history)
-        layout.addWidget(QLabel("<b>New task</b>", self))
+        layout.addWidget(section_heading("New task", self))
         layout.addWidget(self.prompt)
         layout.addWidget(self.when)
         layout.addWidget(self.rule)
@@ -109,22 +116,13 @@ class TasksPage(QWidget):
     def refresh(self) -> None:
         """Fill the list from the store, keeping the selection."""
         chosen = self.selected_id()
-        self.list.clear()
         try:
             tasks = self.store.tasks()
         except JawadError as exc:
             set_status(self.status, error_text(exc), error=True)
             tasks = []
-        for task in tasks:
-            item = QListWidgetItem(self._line(task))
-            item.setData(Qt.ItemDataRole.UserRole, task.id)
-            self.list.addItem(item)
-            if task.id == chosen:
-                item.setSelected(True)
-                self.list.setCurrentItem(item)
-        if not tasks:
-            self.list.addItem(QListWidgetItem("No scheduled tasks yet: make one below."))
-            self.list.item(0).setFlags(Qt.ItemFlag.NoItemFlags)
+        fill_list(self.list, ((self._line(t), t.id) for t in tasks), chosen=chosen,
+                  empty="No scheduled tasks yet: make one below.")
         self._selected()
 
     def _line(self, task: Task) -> str:

@@ -9,9 +9,8 @@ shown in a source install. ``installed`` fires when an installation ends well.
 from __future__ import annotations
 
 import logging
-import threading
 
-from PySide6.QtCore import QObject, Signal, SignalInstance
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFileDialog, QFormLayout, QHBoxLayout, QProgressBar, QWidget
 
 from jawad_desktop.core.context import AppContext
@@ -19,16 +18,10 @@ from jawad_desktop.core.voice import VoiceError, VoicePack
 from jawad_desktop.ui.base.background import run_in_thread
 from jawad_desktop.ui.base.remedies import error_text
 from jawad_desktop.ui.look.controls import button, error_style, failure_text, status_line
-from jawad_desktop.ui.look.file_dialogs import make_roomy
+from jawad_desktop.ui.look.file_dialogs import file_dialog
+from jawad_desktop.ui.settings.transfer import Transfer
 
 log = logging.getLogger("jawad.ui.voice")
-
-
-class _Progress(QObject):
-    """How an installation on a worker thread reports progress to the GUI thread (a queued signal);
-    its end comes back through ``run_in_thread``'s callbacks."""
-
-    pack = Signal(object, object)
 
 
 class VoicePackRow(QWidget):
@@ -39,11 +32,8 @@ class VoicePackRow(QWidget):
     def __init__(self, ctx: AppContext, pack: VoicePack, page: QWidget) -> None:
         super().__init__(page)
         self.ctx, self.pack = ctx, pack
-        self._cancel: threading.Event | None = None
         self._form: QFormLayout | None = None
         self.file_dialog: QFileDialog | None = None
-        self._progress = _Progress(self)
-        self._progress.pack.connect(self._on_progress)
         self.install = button("Install offline speech…", "Download and install offline speech (the voice pack)",
                               self)
         self.install_file = button("Install from file…", "Install offline speech from a voice pack file", self)
@@ -57,9 +47,10 @@ class VoicePackRow(QWidget):
         for widget in (self.install, self.install_file, self.cancel):
             row.addWidget(widget)
         row.addStretch(1)
+        self.transfer = Transfer(self.cancel, self.progress, self.status,
+                                 show_bar=lambda shown: self._show(self.progress, shown))
         self.install.clicked.connect(lambda: self.install_pack())
         self.install_file.clicked.connect(self.choose_file)
-        self.cancel.clicked.connect(self.cancel_install)
 
     def add_to(self, form: QFormLayout) -> None:
         """Put the row, its progress bar and its status line into ``form`` (shown only while needed)."""
@@ -82,7 +73,7 @@ class VoicePackRow(QWidget):
         missing = self.missing
         for widget in (self, self.status):
             self._show(widget, missing)
-        if missing and self._cancel is None:
+        if missing and not self.transfer.running:
             status = self.pack.status()
             size = f" (~{status.download_bytes / 1e6:.0f} MB download)" if status.download_bytes else ""
             self.status.setStyleSheet("")
@@ -92,27 +83,13 @@ class VoicePackRow(QWidget):
     def install_pack(self, source: str | None = None) -> None:
         """Install the voice pack on a worker thread (``source``: a URL or a file; default: the
         release's download), with progress and Cancel."""
-        if self._cancel is not None:
+        if self.transfer.running:
             return
-        cancel = threading.Event()
-        self._cancel = cancel
+        cancel = self.transfer.begin("Installing offline speech…")
         self.install.setEnabled(False)
         self.install_file.setEnabled(False)
-        self.cancel.show()
-        self.cancel.setEnabled(True)
-        self.progress.setRange(0, 0)  # busy until the size is known
-        self._show(self.progress, True)
-        self.status.setStyleSheet("")
-        self.status.setText("Installing offline speech…")
-
-        progress: SignalInstance = self._progress.pack
         pack, what, network = self.pack, "installing offline speech", self.ctx.settings.network
-
-        def report(done: int, total: int) -> None:
-            try:
-                progress.emit(done, total)
-            except RuntimeError:  # the dialog was closed: stop, leaving nothing behind
-                cancel.set()
+        report = self.transfer.reporter()
 
         def failed(exc: BaseException) -> None:
             if isinstance(exc, VoiceError):
@@ -128,28 +105,15 @@ class VoicePackRow(QWidget):
 
     def choose_file(self) -> None:
         """Ask for a voice pack file (a non-blocking dialog), then install it."""
-        dialog = QFileDialog(self, "Install offline speech from a voice pack file")
-        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-        dialog.setNameFilter("Voice pack (*.tar.gz)")
-        dialog.fileSelected.connect(self.install_pack)
-        self.file_dialog = dialog
-        make_roomy(dialog).open()
+        self.file_dialog = file_dialog(self, "Install offline speech from a voice pack file",
+                                       filters=["Voice pack (*.tar.gz)"],
+                                       chosen=lambda paths: self.install_pack(paths[0]))
 
     def cancel_install(self) -> None:
-        if self._cancel is not None:
-            self._cancel.set()
-            self.cancel.setEnabled(False)
-            self.status.setText("Cancelling…")
-
-    def _on_progress(self, done: int, total: int) -> None:
-        if total > 0:
-            self.progress.setRange(0, 1000)
-            self.progress.setValue(int(done * 1000 / total))
+        self.transfer.stop()
 
     def _on_done(self, code: str, error: str) -> None:
-        self._cancel = None
-        self._show(self.progress, False)
-        self.cancel.hide()
+        self.transfer.end()
         self.install.setEnabled(True)
         self.install_file.setEnabled(True)
         self.update_row()

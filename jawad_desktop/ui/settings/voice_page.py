@@ -15,7 +15,6 @@ In the packaged app without its voice pack (``core.voice.pack``), an "Offline sp
 from __future__ import annotations
 
 import logging
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -23,13 +22,9 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
-    QComboBox,
-    QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
-    QLineEdit,
     QProgressBar,
-    QSpinBox,
     QWidget,
 )
 
@@ -50,6 +45,7 @@ from jawad_desktop.core.voice.playback import ReplyReader
 from jawad_desktop.ui.base.background import run_async, run_in_thread
 from jawad_desktop.ui.base.remedies import error_text
 from jawad_desktop.ui.look.controls import (
+    Field,
     add_rows,
     button,
     combo,
@@ -58,10 +54,14 @@ from jawad_desktop.ui.look.controls import (
     failure_text,
     field_row,
     line_edit,
+    on_change,
+    show_values,
     status_line,
+    values_of,
     whole_number,
 )
-from jawad_desktop.ui.look.file_dialogs import make_roomy
+from jawad_desktop.ui.look.file_dialogs import file_dialog
+from jawad_desktop.ui.settings.transfer import Transfer
 from jawad_desktop.ui.settings.voice_pack_row import VoicePackRow
 
 log = logging.getLogger("jawad.ui.voice")
@@ -102,7 +102,6 @@ class VoiceSettingsPage(QWidget):
         self._file_dialog: QFileDialog | None = None
         self._monitor: LevelMonitor | None = None
         self._monitor_generation = 0
-        self._download_cancel: threading.Event | None = None
         self._loading = True
         self._build_microphone()
         self._build_transcription()
@@ -149,6 +148,7 @@ class VoiceSettingsPage(QWidget):
         self.download_progress.setAccessibleName("Model download progress")
         self.download_progress.hide()
         self.model_status = status_line("Speech model status", self)
+        self.transfer = Transfer(self.cancel_download, self.download_progress, self.model_status)
         self.compute = combo("Compute type", self, ((label, value) for value, label in COMPUTE_TYPES))
         self.beam = whole_number("Beam size: 1 is fastest, wider may hear better", self, 1, 10,
                                  tooltip="How many guesses the local model keeps while decoding: 1 is fastest; "
@@ -214,48 +214,29 @@ class VoiceSettingsPage(QWidget):
             ("", self.echo_cancel),
         ))
 
-    def _choices(self) -> dict[str, QComboBox]:
-        """The lists of choices and the voice setting each holds."""
+    def _fields(self) -> dict[str, Field]:
+        """The page's controls, by the voice setting each holds (the microphone and the speech model
+        are saved apart: a device not connected, a model typed in)."""
         return {"backend": self.backend, "compute_type": self.compute, "language": self.language,
-                "api_provider": self.api_provider, "tts_backend": self.tts_backend, "tts_provider": self.tts_provider}
-
-    def _boxes(self) -> dict[str, QCheckBox]:
-        return {"fallback": self.fallback, "partial_results": self.partials, "auto_send": self.auto_send,
+                "api_provider": self.api_provider, "tts_backend": self.tts_backend, "tts_provider": self.tts_provider,
+                "fallback": self.fallback, "partial_results": self.partials, "auto_send": self.auto_send,
                 "speak_replies": self.speak_replies, "announce_tools": self.announce_tools,
-                "barge_in": self.barge_in, "echo_cancel": self.echo_cancel}
-
-    def _numbers(self) -> dict[str, QSpinBox | QDoubleSpinBox]:
-        return {"beam_size": self.beam, "silence_stop_s": self.silence, "max_length_s": self.max_length,
-                "speech_rate": self.speech_rate, "conversation_timeout_s": self.conversation_timeout}
-
-    def _texts(self) -> dict[str, QLineEdit]:
-        return {"api_model": self.api_model, "tts_model": self.tts_model, "tts_voice": self.tts_voice,
-                "piper_voice": self.piper_voice, "espeak_voice": self.espeak_voice}
+                "barge_in": self.barge_in, "echo_cancel": self.echo_cancel, "beam_size": self.beam,
+                "silence_stop_s": self.silence, "max_length_s": self.max_length, "speech_rate": self.speech_rate,
+                "conversation_timeout_s": self.conversation_timeout, "api_model": self.api_model,
+                "tts_model": self.tts_model, "tts_voice": self.tts_voice, "piper_voice": self.piper_voice,
+                "espeak_voice": self.espeak_voice}
 
     def load(self) -> None:
         """Show the saved voice settings."""
         voice, self._loading = self.ctx.settings.voice, True
-        for name, choice in self._choices().items():
-            self._select(choice, getattr(voice, name))
-        for name, box in self._boxes().items():
-            box.setChecked(getattr(voice, name))
-        for name, number in self._numbers().items():
-            number.setValue(getattr(voice, name))
-        for name, edit in self._texts().items():
-            edit.setText(getattr(voice, name))
+        show_values(self._fields(), voice)
         self.model.setCurrentText(voice.model_size)
         self._show_piper_choice()
         self._loading = False
 
     def _connect(self) -> None:
-        for choice in self._choices().values():
-            choice.currentIndexChanged.connect(self._save)
-        for box in self._boxes().values():
-            box.toggled.connect(self._save)
-        for number in self._numbers().values():
-            number.valueChanged.connect(self._save)
-        for edit in self._texts().values():
-            edit.editingFinished.connect(self._save)
+        on_change(self._fields().values(), self._save)
         self.choose_piper.clicked.connect(self.choose_piper_voice)
         self.piper_voices.activated.connect(self._piper_listed)
         self.piper_voice.editingFinished.connect(self._show_piper_choice)
@@ -265,15 +246,6 @@ class VoiceSettingsPage(QWidget):
         self.model.currentTextChanged.connect(self._model_changed)
         self.refresh_devices.clicked.connect(self.fill_devices)
         self.download.clicked.connect(lambda: self.download_model())
-        self.cancel_download.clicked.connect(self.cancel_model_download)
-
-    @staticmethod
-    def _select(combo: QComboBox, value: str) -> None:
-        index = combo.findData(value)
-        if index < 0:
-            combo.addItem(value, value)
-            index = combo.count() - 1
-        combo.setCurrentIndex(index)
 
     # --- saving ----------------------------------------------------------------------------------
 
@@ -281,14 +253,8 @@ class VoiceSettingsPage(QWidget):
         if self._loading:
             return
         voice = self.ctx.settings.voice
-        for name, choice in self._choices().items():
-            setattr(voice, name, choice.currentData())
-        for name, box in self._boxes().items():
-            setattr(voice, name, box.isChecked())
-        for name, number in self._numbers().items():
-            setattr(voice, name, number.value())
-        for name, edit in self._texts().items():
-            setattr(voice, name, edit.text().strip())
+        for name, value in values_of(self._fields()).items():
+            setattr(voice, name, value)
         voice.input_device = self.device.currentData() or ""
         voice.model_size = self.model.currentText().strip() or BUNDLED_MODEL
         voice.api_model = voice.api_model or "whisper-1"
@@ -301,12 +267,8 @@ class VoiceSettingsPage(QWidget):
 
     def choose_piper_voice(self) -> None:
         """Ask for a Piper voice file (a non-blocking dialog)."""
-        dialog = QFileDialog(self, "Choose a Piper voice")
-        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-        dialog.setNameFilter("Piper voice (*.onnx)")
-        dialog.fileSelected.connect(self._piper_chosen)
-        self._file_dialog = dialog
-        make_roomy(dialog).open()
+        self._file_dialog = file_dialog(self, "Choose a Piper voice", filters=["Piper voice (*.onnx)"],
+                                        chosen=lambda paths: self._piper_chosen(paths[0]))
 
     def _piper_chosen(self, path: str) -> None:
         self.piper_voice.setText(path)
@@ -488,19 +450,11 @@ class VoiceSettingsPage(QWidget):
     def download_model(self, *, endpoint: str | None = None) -> None:
         """Download the chosen model on a worker thread, with a progress bar and Cancel (a
         cancelled download keeps what arrived; the next Download resumes it)."""
-        if self._download_cancel is not None:
+        if self.transfer.running:
             return
         name = self.model.currentText().strip()
-        cancel = threading.Event()
-        self._download_cancel = cancel
+        cancel = self.transfer.begin(f"Downloading {name}…")
         self.download.setEnabled(False)
-        self.cancel_download.show()
-        self.cancel_download.setEnabled(True)
-        self.download_progress.setRange(0, 0)  # busy until the size is known
-        self.download_progress.show()
-        self.model_status.setStyleSheet("")
-        self.model_status.setText(f"Downloading {name}…")
-
         progress, cache = bus_progress(self.ctx.bus, name), self.ctx.paths.cache
         network = self.ctx.settings.network
         what = f"downloading the speech model {name}"
@@ -520,25 +474,14 @@ class VoiceSettingsPage(QWidget):
 
     def _on_event(self, event: Event) -> None:
         if isinstance(event, ModelDownloadProgress) and event.model == self.model.currentText().strip():
-            self._on_progress(event.done, event.total)
-
-    def _on_progress(self, done: int, total: int) -> None:
-        if total > 0:
-            # Sizes can exceed int32 for large models: show per mille.
-            self.download_progress.setRange(0, 1000)
-            self.download_progress.setValue(int(done * 1000 / total))
+            self.transfer.show_progress(event.done, event.total)
 
     def cancel_model_download(self) -> None:
         """Stop the speech model's download (between chunks); what arrived is kept."""
-        if self._download_cancel is not None:
-            self._download_cancel.set()
-            self.cancel_download.setEnabled(False)
-            self.model_status.setText("Cancelling…")
+        self.transfer.stop()
 
     def _on_download_done(self, error: str, *, cancelled: bool = False) -> None:
-        self._download_cancel = None
-        self.cancel_download.hide()
-        self.download_progress.hide()
+        self.transfer.end()
         if error:
             self.model_status.setStyleSheet("" if cancelled else error_style())
             self.model_status.setText(error)
