@@ -43,14 +43,12 @@ from jawad_desktop.core.events import (
 )
 from jawad_desktop.core.messages import Message
 from jawad_desktop.core.store import conversation_records as records
-from jawad_desktop.core.store.conversation_records import ConversationMatch, ConversationSummary, highlight_html
+from jawad_desktop.core.store.conversation_records import ConversationMatch, ConversationSummary
+from jawad_desktop.core.store.conversation_records import highlight_html as highlight_html  # the window's, from here
 from jawad_desktop.core.store.conversation_search import search_conversations, search_messages
 from jawad_desktop.core.store.database import Database
 
 log = logging.getLogger("jawad.store")
-
-# The window imports these from here (its history list); they live in conversation_records.
-__all__ = ["ConversationMatch", "ConversationStore", "ConversationSummary", "highlight_html"]
 
 T = TypeVar("T")
 
