@@ -19,7 +19,6 @@ not about tools (no key, offline, unknown model) is raised as the ``JawadError``
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import logging
 import time
@@ -30,11 +29,8 @@ from jawad_desktop.core.agent.prompts import ToolMode, build_system_prompt
 from jawad_desktop.core.agent.textcalls import parse_text_reply
 from jawad_desktop.core.config.providers import ProviderConfig
 from jawad_desktop.core.config.settings import NetworkSettings
-from jawad_desktop.core.errors import JawadError
-from jawad_desktop.core.llm.client import RetryPolicy
-from jawad_desktop.core.llm.connection import connection_timeout_s
+from jawad_desktop.core.llm.connection import on_own_client
 from jawad_desktop.core.llm.errors import ToolsRejectedError
-from jawad_desktop.core.llm.provider_clients import make_client
 from jawad_desktop.core.llm.types import ChatResponse
 from jawad_desktop.core.messages import Message
 from jawad_desktop.core.store.model_facts import ModelFactsStore, ModelKey
@@ -153,14 +149,7 @@ async def probe_tool_format(
     facts: ModelFactsStore | None = None,
 ) -> ProbeResult:
     """Test ``provider``'s model on a client of its own (no retries: the user is waiting)."""
-    limit = 3 * connection_timeout_s(provider.kind)  # each of up to three requests: a connection test's time
-    try:
-        async with asyncio.timeout(limit), make_client(
-            provider, api_key, network, retry=RetryPolicy(max_retries=0), facts=facts
-        ) as client:
-            return await probe_client(client, facts, provider=provider.name)
-    except TimeoutError:
-        raise JawadError(
-            f"{provider.name} did not finish the tool-calling test within {limit:.0f} s.",
-            suggestions=["Check that the server is running and the model is loaded, then test again."],
-        ) from None
+    # Each of up to three requests: a connection test's time.
+    return await on_own_client(provider, api_key, network, facts,
+                               lambda client: probe_client(client, facts, provider=provider.name),
+                               requests=3, what="tool-calling test")

@@ -34,7 +34,7 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from types import TracebackType
 from typing import Any, ClassVar
 
@@ -224,26 +224,34 @@ class LLMClient(CallRecovery):
         return await self._get_json(await self.http_client(), url)
 
     async def _get_json(self, http: httpx.AsyncClient, url: str) -> Any:
+        return await self._json_answer(
+            http.get(url),
+            lambda status, raw, headers: classify_status(self.provider, self._model, status, raw, headers),
+            lambda _text: ProtocolError(
+                f"{self.provider.kind.label} at {self._base_url} answered the model list with "
+                "something that is not JSON.",
+                suggestions=["Check that the base URL points at an OpenAI-compatible API (it often ends in /v1)."],
+                remedy=Remedy("provider", self.provider.name),
+            ),
+        )
+
+    async def _json_answer(self, request: Awaitable[httpx.Response],
+                           status_error: Callable[[int, str, httpx.Headers | None], LLMError],
+                           not_json: Callable[[str], LLMError]) -> Any:
+        """``request``'s JSON answer, or its ``LLMError`` (transport, ``status_error``, web page, ``not_json``)."""
         try:
-            response = await http.get(url)
+            response = await request
         except httpx.HTTPError as exc:
             raise self._transport_error(exc) from None
         if response.status_code >= 400:
-            raise classify_status(self.provider, self._model, response.status_code,
-                                  response.text[:_MAX_ERROR_BODY], response.headers)
+            raise status_error(response.status_code, response.text[:_MAX_ERROR_BODY], response.headers)
         try:
             return response.json()
         except ValueError:
             page = web_page_instead(self.provider, response.text)
             if page is not None:
                 raise page from None
-            raise ProtocolError(
-                f"{self.provider.kind.label} at {self._base_url} answered the model list with "
-                "something that is not JSON.",
-                suggestions=["Check that the base URL points at an OpenAI-compatible API "
-                             "(it often ends in /v1)."],
-                remedy=Remedy("provider", self.provider.name),
-            ) from None
+            raise not_json(response.text) from None
 
     async def _ensure_model(self) -> str:
         if not self._model:
@@ -296,24 +304,16 @@ class LLMClient(CallRecovery):
         """POST ``body`` to ``url`` on this provider's connection; the JSON answer, or the
         ``LLMError`` for the failure (embeddings and other single requests use it)."""
         http = await self.http_client()
-        try:
-            response = await http.post(url, json=body)
-        except httpx.HTTPError as exc:
-            raise self._transport_error(exc) from None
-        if response.status_code >= 400:
-            raise self.status_error(response.status_code, response.text[:_MAX_ERROR_BODY], response.headers)
-        try:
-            return response.json()
-        except ValueError:
-            page = web_page_instead(self.provider, response.text)
-            if page is not None:
-                raise page from None
-            raise ProtocolError(
+        return await self._json_answer(
+            http.post(url, json=body),
+            self.status_error,
+            lambda text: ProtocolError(
                 f"{self.provider.kind.label} answered with something that is not JSON.",
                 suggestions=["Check the base URL of the provider."],
                 remedy=Remedy("provider", self.provider.name),
-                detail=response.text[:300],
-            ) from None
+                detail=text[:300],
+            ),
+        )
 
     def status_error(self, status: int, raw: str, headers: httpx.Headers | None) -> LLMError:
         """The error for an HTTP error status (providers override it for their own codes)."""

@@ -20,9 +20,10 @@ import logging
 import os
 import shutil
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import httpx
 
@@ -32,12 +33,15 @@ from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.errors import JawadError, Remedy
 from jawad_desktop.core.events import TestResult
 from jawad_desktop.core.llm.catalog import human_size, recommended
-from jawad_desktop.core.llm.client import RetryPolicy
+from jawad_desktop.core.llm.client import LLMClient, RetryPolicy
 from jawad_desktop.core.llm.local_models import machine_memory_bytes
 from jawad_desktop.core.llm.provider_clients import make_client
 from jawad_desktop.core.messages import Message
+from jawad_desktop.core.store.model_facts import ModelFactsStore
 
 log = logging.getLogger("jawad.llm.connection")
+
+T = TypeVar("T")
 
 __all__ = [
     "FIRST_START_MESSAGE",
@@ -65,6 +69,32 @@ _ENV_OFFERS = ((ProviderKind.OPENAI, "gpt-4o-mini"), (ProviderKind.OPENROUTER, "
 def connection_timeout_s(kind: ProviderKind) -> float:
     """Spec 000: 30 s for Ollama (a cold start can be slow) and local servers, 20 s for cloud."""
     return 20.0 if kind in _CLOUD else 30.0
+
+
+async def on_own_client(
+    provider: ProviderConfig,
+    api_key: str | None,
+    network: NetworkSettings | None,
+    facts: ModelFactsStore | None,
+    test: Callable[[LLMClient], Awaitable[T]],
+    *,
+    requests: int,
+    what: str,
+) -> T:
+    """Run a model ``test`` (the tool-calling test, the image-input test) on a client of its own
+    for ``provider``, without retries (the user is waiting), within ``requests`` connection
+    timeouts; a ``JawadError`` saying ``what`` did not finish when it takes longer."""
+    limit = requests * connection_timeout_s(provider.kind)
+    try:
+        async with asyncio.timeout(limit), make_client(
+            provider, api_key, network, retry=RetryPolicy(max_retries=0), facts=facts
+        ) as client:
+            return await test(client)
+    except TimeoutError:
+        raise JawadError(
+            f"{provider.name} did not finish the {what} within {limit:.0f} s.",
+            suggestions=["Check that the server is running and the model is loaded, then test again."],
+        ) from None
 
 
 def missing_key_error(provider: ProviderConfig) -> JawadError:

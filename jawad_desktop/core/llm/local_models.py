@@ -17,6 +17,7 @@ import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict, Unpack
 
 import httpx
 
@@ -96,22 +97,21 @@ def model_states(folder: Path) -> list[ModelState]:
     return [ModelState(m, model_file(m, folder), partial_bytes(m, folder)) for m in CATALOG]
 
 
+class DownloadOptions(TypedDict, total=False):
+    """Where from and how a model file is downloaded (``HubDownload``'s keyword arguments)."""
+
+    endpoint: str | None
+    progress: Progress | None
+    cancel: threading.Event | None
+    transport: httpx.BaseTransport | None
+    network: NetworkSettings | None
+
+
 class GgufDownload(HubDownload):
     """One GGUF file of a catalog model, downloaded into the models folder."""
 
-    def __init__(
-        self,
-        entry: CatalogModel,
-        folder: Path,
-        *,
-        endpoint: str | None = None,
-        progress: Progress | None = None,
-        cancel: threading.Event | None = None,
-        transport: httpx.BaseTransport | None = None,
-        network: NetworkSettings | None = None,
-    ) -> None:
-        super().__init__(entry.pin, folder, label=entry.title, endpoint=endpoint, progress=progress,
-                         cancel=cancel, transport=transport, network=network)
+    def __init__(self, entry: CatalogModel, folder: Path, **options: Unpack[DownloadOptions]) -> None:
+        super().__init__(entry.pin, folder, label=entry.title, **options)
         self.entry = entry
 
     def run(self) -> Path:
@@ -135,22 +135,12 @@ class GgufDownload(HubDownload):
         return error
 
 
-def download_model(
-    name: str,
-    folder: Path,
-    *,
-    endpoint: str | None = None,
-    progress: Progress | None = None,
-    cancel: threading.Event | None = None,
-    transport: httpx.BaseTransport | None = None,
-    network: NetworkSettings | None = None,
-) -> Path:
+def download_model(name: str, folder: Path, **options: Unpack[DownloadOptions]) -> Path:
     """Download the catalog's model ``name`` into ``folder`` (blocking: call it from a worker thread),
     through Settings → Network's proxy and CA bundle (``network``). The test model is downloaded
     too when asked for, even where a package carries it."""
     entry = entry_named(name)
-    return GgufDownload(entry, folder, endpoint=endpoint, progress=progress, cancel=cancel,
-                        transport=transport, network=network).run()
+    return GgufDownload(entry, folder, **options).run()
 
 
 def remove_model(name: str, folder: Path) -> bool:

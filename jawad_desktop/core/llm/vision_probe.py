@@ -21,7 +21,6 @@ model) is raised as the ``JawadError`` it is, and what was known before is kept.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 import struct
@@ -31,10 +30,8 @@ from dataclasses import dataclass
 
 from jawad_desktop.core.config.providers import ProviderConfig
 from jawad_desktop.core.config.settings import NetworkSettings
-from jawad_desktop.core.errors import JawadError
-from jawad_desktop.core.llm.client import LLMClient, RetryPolicy
-from jawad_desktop.core.llm.connection import connection_timeout_s
-from jawad_desktop.core.llm.provider_clients import make_client
+from jawad_desktop.core.llm.client import LLMClient
+from jawad_desktop.core.llm.connection import on_own_client
 from jawad_desktop.core.messages import Image, Message
 from jawad_desktop.core.store.model_facts import ModelFacts, ModelFactsStore, ModelKey
 
@@ -184,14 +181,7 @@ async def probe_vision(
 ) -> VisionResult:
     """Test ``provider``'s model on a client of its own (no retries: the user is waiting)."""
     store = facts if facts is not None else ModelFactsStore(None)
-    limit = 2 * connection_timeout_s(provider.kind)  # the request, and again without the image if refused
-    try:
-        async with asyncio.timeout(limit), make_client(
-            provider, api_key, network, retry=RetryPolicy(max_retries=0), facts=store
-        ) as client:
-            return await probe_vision_client(client, store, provider=provider.name)
-    except TimeoutError:
-        raise JawadError(
-            f"{provider.name} did not finish the image-input test within {limit:.0f} s.",
-            suggestions=["Check that the server is running and the model is loaded, then test again."],
-        ) from None
+    # The request, and again without the image if refused.
+    return await on_own_client(provider, api_key, network, store,
+                               lambda client: probe_vision_client(client, store, provider=provider.name),
+                               requests=2, what="image-input test")

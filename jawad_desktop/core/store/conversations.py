@@ -42,28 +42,13 @@ from jawad_desktop.core.events import (
     EventBus,
 )
 from jawad_desktop.core.messages import Message
-from jawad_desktop.core.store.conversation_records import (
-    MESSAGE_COLUMNS,
-    SUMMARY_COLUMNS,
-    ConversationMatch,
-    ConversationSummary,
-    SearchHit,
-    StoredMessage,
-    UsageTotals,
-    action_from_row,
-    highlight_html,
-    stored_from_row,
-    summary_from_row,
-    title_from_text,
-    tool_calls_json,
-)
+from jawad_desktop.core.store import conversation_records as records
+from jawad_desktop.core.store.conversation_records import ConversationMatch, ConversationSummary
+from jawad_desktop.core.store.conversation_records import highlight_html as highlight_html  # the window's, from here
 from jawad_desktop.core.store.conversation_search import search_conversations, search_messages
 from jawad_desktop.core.store.database import Database
 
 log = logging.getLogger("jawad.store")
-
-# The window imports these from here (its history list); they live in conversation_records.
-__all__ = ["ConversationMatch", "ConversationStore", "ConversationSummary", "highlight_html"]
 
 T = TypeVar("T")
 
@@ -177,14 +162,14 @@ class ConversationStore:
         """The conversation, or a JawadError saying it does not exist."""
         with self.db.read() as conn:
             row = conn.execute(
-                f"SELECT {SUMMARY_COLUMNS} FROM conversations WHERE id = ?", (conversation_id,)
+                f"SELECT {records.SUMMARY_COLUMNS} FROM conversations WHERE id = ?", (conversation_id,)
             ).fetchone()
         if row is None or (row["deleted_at"] is not None and not include_deleted):
             raise JawadError(
                 f"There is no conversation {conversation_id!r}.",
                 suggestions=["It may have been deleted: choose one from the saved conversations."],
             )
-        return summary_from_row(row)
+        return records.summary_from_row(row)
 
     def resolve_id(self, prefix: str) -> str:
         """The full id of the one live conversation whose id starts with ``prefix``.
@@ -225,11 +210,11 @@ class ConversationStore:
             where, args = " AND project_id = ?", (project_id,)
         with self.db.read() as conn:
             rows = conn.execute(
-                f"SELECT {SUMMARY_COLUMNS} FROM conversations WHERE deleted_at IS NULL{where} "
+                f"SELECT {records.SUMMARY_COLUMNS} FROM conversations WHERE deleted_at IS NULL{where} "
                 "ORDER BY updated_at DESC, rowid DESC LIMIT ? OFFSET ?",
                 (*args, limit, offset),
             ).fetchall()
-        return [summary_from_row(r) for r in rows]
+        return [records.summary_from_row(r) for r in rows]
 
     def rename(self, conversation_id: str, title: str) -> None:
         """Set the title the user chose; an empty title goes back to the automatic one."""
@@ -248,7 +233,7 @@ class ConversationStore:
                 ).fetchone()
                 cur = conn.execute(
                     "UPDATE conversations SET title = ?, title_is_custom = 0 WHERE id = ?",
-                    (title_from_text(first["content"]) if first else "", conversation_id),
+                    (records.title_from_text(first["content"]) if first else "", conversation_id),
                 )
         if cur.rowcount == 0:
             raise JawadError(f"There is no conversation {conversation_id!r} to rename.")
@@ -304,7 +289,7 @@ class ConversationStore:
         message: Message,
         *,
         metadata: dict[str, Any] | None = None,
-    ) -> StoredMessage:
+    ) -> records.StoredMessage:
         """Save a completed message at the end of the conversation, durably, and return it.
 
         The first user message titles the conversation (unless the user named it); if the
@@ -329,13 +314,13 @@ class ConversationStore:
                 ).fetchone()[0]
             )
             conn.execute(
-                f"INSERT INTO messages ({MESSAGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO messages ({records.MESSAGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     conversation_id,
                     position,
                     message.role,
                     message.content or "",
-                    tool_calls_json(message.tool_calls),
+                    records.tool_calls_json(message.tool_calls),
                     message.tool_call_id,
                     message.name,
                     ts,
@@ -344,13 +329,13 @@ class ConversationStore:
             )
             title = row["title"]
             if not row["title_is_custom"] and not title and message.role in ("user", "assistant"):
-                title = title_from_text(message.content or "")
+                title = records.title_from_text(message.content or "")
             conn.execute(
                 "UPDATE conversations SET updated_at = ?, message_count = ?, title = ? WHERE id = ?",
                 (ts, position + 1, title, conversation_id),
             )
         self._changed("updated", conversation_id)
-        return StoredMessage(conversation_id, position, message, ts, dict(metadata or {}))
+        return records.StoredMessage(conversation_id, position, message, ts, dict(metadata or {}))
 
     def append_messages(self, conversation_id: str, messages: Iterable[Message], *,
                         at_ms: int | None = None) -> int:
@@ -375,14 +360,14 @@ class ConversationStore:
             rows = []
             for i, message in enumerate(messages):
                 if not row["title_is_custom"] and not title and message.role in ("user", "assistant"):
-                    title = title_from_text(message.content or "")
+                    title = records.title_from_text(message.content or "")
                 rows.append(
                     (conversation_id, start + i, message.role, message.content or "",
-                     tool_calls_json(message.tool_calls), message.tool_call_id, message.name, ts, "{}")
+                     records.tool_calls_json(message.tool_calls), message.tool_call_id, message.name, ts, "{}")
                 )
                 count += 1
             conn.executemany(
-                f"INSERT INTO messages ({MESSAGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
+                f"INSERT INTO messages ({records.MESSAGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
             )
             conn.execute(
                 "UPDATE conversations SET updated_at = ?, message_count = ?, title = ? WHERE id = ?",
@@ -398,22 +383,22 @@ class ConversationStore:
             ).fetchone()
         return int(row[0])
 
-    def messages(self, conversation_id: str, start: int = 0, stop: int | None = None) -> list[StoredMessage]:
+    def messages(self, conversation_id: str, start: int = 0, stop: int | None = None) -> list[records.StoredMessage]:
         """Messages at positions ``start`` (inclusive) to ``stop`` (exclusive), in order."""
         end = stop if stop is not None else 2**62
         with self.db.read() as conn:
             rows = conn.execute(
-                f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? "
+                f"SELECT {records.MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? "
                 "AND position >= ? AND position < ? ORDER BY position",
                 (conversation_id, max(0, start), end),
             ).fetchall()
-        return [stored_from_row(r) for r in rows]
+        return [records.stored_from_row(r) for r in rows]
 
     def history(self, conversation_id: str) -> list[Message]:
         """The whole conversation as ``Message`` objects, ready for the agent to continue it."""
         return [m.message for m in self.messages(conversation_id)]
 
-    def usage_totals(self, conversation_id: str) -> UsageTotals:
+    def usage_totals(self, conversation_id: str) -> records.UsageTotals:
         """Tokens and cost of the conversation's answers, summed in SQL over their saved usage.
 
         Reads only this conversation's rows (its index) and parses only messages with metadata:
@@ -430,8 +415,8 @@ class ConversationStore:
                 "      WHERE conversation_id = ? AND metadata <> '{}' AND json_valid(metadata)) WHERE u IS NOT NULL",
                 (conversation_id,),
             ).fetchone()
-        return UsageTotals(int(row["turns"]), int(row["input_tokens"]), int(row["output_tokens"]),
-                           float(row["cost_usd"]), int(row["unknown"]))
+        return records.UsageTotals(int(row["turns"]), int(row["input_tokens"]), int(row["output_tokens"]),
+                                   float(row["cost_usd"]), int(row["unknown"]))
 
     def truncate(self, conversation_id: str, from_position: int) -> int:
         """Remove messages at ``from_position`` and after (regenerate, edit and resend)."""
@@ -483,12 +468,12 @@ class ConversationStore:
                 "SELECT * FROM action_log WHERE conversation_id = ? ORDER BY timestamp, rowid",
                 (conversation_id,),
             ).fetchall()
-        return [action_from_row(r) for r in rows]
+        return [records.action_from_row(r) for r in rows]
 
     # -- search ----------------------------------------------------------------------------------
 
 
-    def search(self, query: str, *, limit: int = 50) -> list[SearchHit]:
+    def search(self, query: str, *, limit: int = 50) -> list[records.SearchHit]:
         """Messages matching every word of ``query`` (the last as a prefix), newest first."""
         return search_messages(self.db, query, limit=limit)
 
@@ -528,10 +513,10 @@ class ConversationStore:
                 except RuntimeError:  # the loop is closed: the app is quitting, nobody listens
                     log.debug("%d conversation change(s) not announced: the loop is closed", len(held))
 
-    async def usage_totals_async(self, conversation_id: str) -> UsageTotals:
+    async def usage_totals_async(self, conversation_id: str) -> records.UsageTotals:
         return await self._in_worker(self.usage_totals, conversation_id)
 
-    async def search_async(self, query: str, *, limit: int = 50) -> list[SearchHit]:
+    async def search_async(self, query: str, *, limit: int = 50) -> list[records.SearchHit]:
         return await self._in_worker(self.search, query, limit=limit)
 
     async def search_conversations_async(self, query: str, *, limit: int = 50) -> list[ConversationMatch]:
@@ -544,10 +529,10 @@ class ConversationStore:
 
     async def messages_async(
         self, conversation_id: str, start: int = 0, stop: int | None = None
-    ) -> list[StoredMessage]:
+    ) -> list[records.StoredMessage]:
         return await self._in_worker(self.messages, conversation_id, start, stop)
 
     async def append_message_async(
         self, conversation_id: str, message: Message, *, metadata: dict[str, Any] | None = None
-    ) -> StoredMessage:
+    ) -> records.StoredMessage:
         return await self._in_worker(self.append_message, conversation_id, message, metadata=metadata)

@@ -39,6 +39,7 @@ from jawad_desktop.core.voice.audio import SAMPLE_RATE, Samples, level_of, read_
 from jawad_desktop.core.voice.capture import Recorder
 from jawad_desktop.core.voice.errors import VOICE, VoiceError
 from jawad_desktop.core.voice.microphone import MicAttachment, OpenMicrophone
+from jawad_desktop.core.voice.recording import Recording, settled, trim_to_speech, words_of
 from jawad_desktop.core.voice.transcribers import Backend, Transcriber, Transcript, build_transcriber
 from jawad_desktop.core.voice.vad import (
     FINISHED_WAIT_S,
@@ -61,8 +62,6 @@ Phase = Literal["idle", "opening", "listening", "transcribing"]
 LEVEL_INTERVAL_S = 0.05
 PARTIAL_INTERVAL_S = 0.6
 _PARTIAL_MIN_SPEECH_S = 0.5  # a first draft of less than this is usually empty
-_KEEP_BEFORE_SPEECH_S = 0.3  # audio kept before the first detected word
-_KEEP_AFTER_SPEECH_S = 0.4  # and after the last one
 FIRST_BLOCK_TIMEOUT_S = 6.0
 STALL_TIMEOUT_S = 2.0  # blocks come every 30 ms: this long without one means the input died
 _PARTIAL_MAX_SILENCE_S = 0.25  # no draft once the user has paused: it would say nothing new
@@ -72,12 +71,6 @@ SPECULATE_AFTER_S = 0.15  # a pause this long starts transcribing the utterance 
 # Opening and closing streams and file reads block; they run here, not on the loop's default
 # executor (under qasync that is a QThread pool, which must not outlive the application).
 _io_threads = ThreadPoolExecutor(max_workers=2, thread_name_prefix="jawad-voice-io")
-
-
-def _settled(task: asyncio.Task[Transcript]) -> None:
-    """A transcription made in a pause may be dropped: its failure is not an unretrieved error."""
-    if not task.cancelled():
-        task.exception()
 
 
 async def _in_io_thread(func: Callable[..., T], *args: object) -> T:
@@ -227,10 +220,7 @@ class VoiceSession:
         try:
             transcriber = self.transcriber()
         except VoiceError as exc:
-            self.phase = "idle"
-            self._fail(exc)
-            self._emit("end")
-            return None
+            return self._give_up(exc)
         warm = asyncio.ensure_future(transcriber.prepare())
 
         def deliver(item: Samples | VoiceError) -> None:  # on PortAudio's thread
@@ -243,31 +233,22 @@ class VoiceSession:
         try:
             await _in_io_thread(recorder.open)
         except VoiceError as exc:
-            self.phase = "idle"
             warm.cancel()
-            self._fail(exc)
-            self._emit("end")
-            return None
+            return self._give_up(exc)
         if warm.done() and not warm.cancelled() and isinstance(warm.exception(), VoiceError):
             # The model is missing (found out in milliseconds, while the mic opened): say so
             # now rather than after the user has spoken for nothing.
             await _in_io_thread(recorder.close)
-            self.phase = "idle"
             error = warm.exception()
             assert isinstance(error, VoiceError)
-            self._fail(error)
-            self._emit("end")
-            return None
+            return self._give_up(error)
         ready: asyncio.Task[Transcript] | None = None
         try:
             audio, reason, ready = await self._record(blocks, transcriber)
             self.last_reason = reason
         except VoiceError as exc:
             await _in_io_thread(recorder.close)
-            self.phase = "idle"
-            self._fail(exc)
-            self._emit("end")
-            return None
+            return self._give_up(exc)
         finally:
             if recorder.is_open:
                 await _in_io_thread(recorder.close)
@@ -275,30 +256,31 @@ class VoiceSession:
             ready.cancel()
             ready = None
         if self._discard:
-            self.phase = "idle"
-            self._emit("end")
-            return None
+            return self._give_up(None)
         if reason == "no_speech":
-            self.phase = "idle"
-            self._fail(
-                VoiceError(
-                    "NO_SPEECH",
-                    "No speech was heard.",
-                    suggestions=[
-                        "Speak after the mic turns on, a little louder or closer to the microphone.",
-                        "Check the input and its level.",
-                    ],
-                    remedy=VOICE,
-                )
-            )
-            self._emit("end")
-            return None
+            return self._give_up(VoiceError(
+                "NO_SPEECH",
+                "No speech was heard.",
+                suggestions=[
+                    "Speak after the mic turns on, a little louder or closer to the microphone.",
+                    "Check the input and its level.",
+                ],
+                remedy=VOICE,
+            ))
         path = await _in_io_thread(
             write_wav, self.ctx.paths.cache / "voice" / f"recording-{int(time.time() * 1000)}.wav", audio
         )
         with contextlib.suppress(asyncio.CancelledError, VoiceError):
             await warm  # a load failure is reported by transcribe() below
         return await self._transcribe(transcriber, audio, path, ready=ready)
+
+    def _give_up(self, error: VoiceError | None) -> Transcript | None:
+        """End the turn without a transcript (None): idle, the ``error`` told (None: discarded), ``end``."""
+        self.phase = "idle"
+        if error is not None:
+            self._fail(error)
+        self._emit("end")
+        return None
 
     async def _record(
         self,
@@ -307,6 +289,20 @@ class VoiceSession:
     ) -> tuple[Samples, StopReason | Literal["user"], asyncio.Task[Transcript] | None]:
         """Record until the turn ends; returns the audio, why it ended, and the transcription
         started on the final pause when it covers all the speech (else None)."""
+        rec = self._new_recording(transcriber)
+        try:
+            while rec.reason is None:
+                await self._record_step(rec, blocks, transcriber)
+        finally:
+            rec.stop_wait.cancel()
+            if rec.stale is not None:
+                rec.stale.cancel()
+            if rec.reason is None and rec.spec is not None:  # an error ends the recording: no transcript
+                rec.spec.cancel()
+        return self._recorded(rec, blocks)
+
+    def _new_recording(self, transcriber: Transcriber) -> Recording:
+        """The state of a recording that starts: its detector set for this turn, counters reset."""
         voice = self.ctx.settings.voice
         longest = voice.silence_stop_s
         # Speculation needs a local model (drafts cost nothing but CPU) and a turn that ends itself.
@@ -323,140 +319,143 @@ class VoiceSession:
         self.speculations = 0
         self.speculation_used = False
         self.judged_waits = []
-        spec: asyncio.Task[Transcript] | None = None
-        spec_end = 0.0  # detector.last_speech_at when ``spec`` started: it covers the speech up to there
-        judged = False  # ``spec``'s words have set the wait
-        told = False  # ``likely_end`` was told of ``spec``'s words
-        # A dropped transcription still occupies the model's one worker until it is done: no new one
-        # starts before (they would queue up on a busy machine and come too late).
-        stale: asyncio.Task[Transcript] | None = None
-        chunks: list[Samples] = []
-        last_level = 0.0
-        partial: asyncio.Task[None] | None = None
-        last_partial_at = 0.0
-        partials_on = voice.partial_results and transcriber.supports_partials
         assert self._stop_requested is not None
-        stop_wait = asyncio.ensure_future(self._stop_requested.wait())
-        reason: StopReason | Literal["user"] | None = None
-        try:
-            while reason is None:
-                getter = asyncio.ensure_future(blocks.get())
-                waiting: set[asyncio.Future[Any]] = {getter, stop_wait}
-                if spec is not None and not judged:
-                    waiting.add(spec)  # its words may end the turn before the next block
-                done, _ = await asyncio.wait(
-                    waiting,
-                    timeout=STALL_TIMEOUT_S if chunks else FIRST_BLOCK_TIMEOUT_S,
-                    return_when=asyncio.FIRST_COMPLETED,
+        return Recording(detector, longest, speculate, voice.partial_results and transcriber.supports_partials,
+                         stop_wait=asyncio.ensure_future(self._stop_requested.wait()))
+
+    async def _record_step(self, rec: Recording, blocks: asyncio.Queue[Samples | VoiceError],
+                           transcriber: Transcriber) -> None:
+        """Wait for the next block (or the user's stop, or the pause's transcript) and take it;
+        sets ``rec.reason`` when the recording ends."""
+        getter = asyncio.ensure_future(blocks.get())
+        waiting: set[asyncio.Future[Any]] = {getter, rec.stop_wait}
+        if rec.spec is not None and not rec.judged:
+            waiting.add(rec.spec)  # its words may end the turn before the next block
+        done, _ = await asyncio.wait(
+            waiting,
+            timeout=STALL_TIMEOUT_S if rec.chunks else FIRST_BLOCK_TIMEOUT_S,
+            return_when=asyncio.FIRST_COMPLETED,
+        )
+        if rec.spec is not None and not rec.judged and rec.spec.done():
+            self._judge_pause(rec, rec.spec)
+            if rec.detector.trailing_silence_s >= rec.detector.config.silence_s:
+                getter.cancel()
+                rec.reason = "silence"
+                self._ended(rec.detector)
+                return
+            if getter not in done and rec.stop_wait not in done:
+                getter.cancel()
+                return
+        item: Samples | VoiceError
+        if not done:
+            getter.cancel()
+            if not rec.chunks:
+                raise VoiceError(
+                    "AUDIO_DEVICE_FAILED",
+                    "The microphone was opened but delivers no sound.",
+                    suggestions=[
+                        "Check that it is not muted and that the sound server runs, then try again.",
+                        "Or choose another input.",
+                    ],
+                    remedy=VOICE,
                 )
-                if spec is not None and not judged and spec.done():
-                    judged = True
-                    heard = self._text_of(spec)
-                    detector.config.silence_s = turn_wait_s(heard, longest, self.finished_wait_s)
-                    self.judged_waits.append(detector.config.silence_s)
-                    if heard and sentence_finished(heard) and self.likely_end is not None:
-                        told = True
-                        self.likely_end(heard)
-                    log.debug("pause after %r: the turn ends after %.2f s of it", heard, detector.config.silence_s)
-                    if heard and partials_on:
-                        self._emit("partial", transcript=heard, is_final=False)  # the words so far, at once
-                    if detector.trailing_silence_s >= detector.config.silence_s:
-                        getter.cancel()
-                        reason = "silence"
-                        self._ended(detector)
-                        break
-                    if getter not in done and stop_wait not in done:
-                        getter.cancel()
-                        continue
-                item: Samples | VoiceError
-                if not done:
-                    getter.cancel()
-                    if not chunks:
-                        raise VoiceError(
-                            "AUDIO_DEVICE_FAILED",
-                            "The microphone was opened but delivers no sound.",
-                            suggestions=[
-                                "Check that it is not muted and that the sound server runs, then try again.",
-                                "Or choose another input.",
-                            ],
-                            remedy=VOICE,
-                        )
-                    item = VoiceError(  # a stream that went quiet without saying so
-                        "AUDIO_DEVICE_FAILED",
-                        "The microphone stopped delivering sound.",
-                        suggestions=["Check that it is still connected, then try again."],
-                    )
-                elif getter not in done:
-                    getter.cancel()
-                    reason = "user"
-                    break
-                else:
-                    item = getter.result()
-                if isinstance(item, VoiceError):
-                    if not detector.speech_started:
-                        raise item
-                    # The microphone went away mid-sentence: transcribe what was said, then tell.
-                    log.warning("input lost while recording (%s); keeping what was said", item.code)
-                    self._lost_input = item
-                    reason = "user"
-                    self._ended(detector)
-                    break
-                if not chunks:
-                    # The mic is live only once sound flows (PulseAudio takes about 2 s):
-                    # saying "listening" earlier would make the user's first words vanish.
-                    self.phase = "listening"
-                    self._emit("started")
-                chunks.append(item)
-                decided = detector.feed(item)
-                now = time.monotonic()
-                if now - last_level >= LEVEL_INTERVAL_S:
-                    last_level = now
-                    self._emit("level", level=level_of(item))
-                if decided in ("silence", "no_speech") and not self.auto_stop:
-                    decided = None  # push-to-talk: only the user ends it (max length still does)
-                    detector.stopped = None
-                if decided is not None:
-                    reason = decided
-                    self._ended(detector)
-                    break
-                if speculate and detector.last_speech_at is not None:
-                    if spec is not None and detector.last_speech_at > spec_end:
-                        # The user went on after the pause: that transcript is not the turn's.
-                        stale = None if spec.done() else spec
-                        spec, judged = None, False
-                        if told and self.went_on is not None:
-                            self.went_on()
-                        told = False
-                        detector.config.silence_s = longest
-                    if (
-                        spec is None
-                        and (stale is None or stale.done())
-                        and detector.trailing_silence_s >= SPECULATE_AFTER_S
-                    ):
-                        spec_end = detector.last_speech_at
-                        self.speculations += 1
-                        spec = asyncio.ensure_future(
-                            transcriber.transcribe(self._trim(np.concatenate(chunks), detector))
-                        )
-                        spec.add_done_callback(_settled)
-                if (
-                    partials_on
-                    and detector.speech_started
-                    and detector.elapsed_s - (detector.speech_started_at or 0.0) >= _PARTIAL_MIN_SPEECH_S
-                    and detector.trailing_silence_s < _PARTIAL_MAX_SILENCE_S
-                    and (partial is None or partial.done())
-                    and now - last_partial_at >= PARTIAL_INTERVAL_S
-                ):
-                    last_partial_at = now
-                    partial = asyncio.ensure_future(
-                        self._partial(transcriber, np.concatenate(chunks), detector)
-                    )
-        finally:
-            stop_wait.cancel()
-            if stale is not None:
-                stale.cancel()
-            if reason is None and spec is not None:  # an error ends the recording: no transcript
-                spec.cancel()
+            item = VoiceError(  # a stream that went quiet without saying so
+                "AUDIO_DEVICE_FAILED",
+                "The microphone stopped delivering sound.",
+                suggestions=["Check that it is still connected, then try again."],
+            )
+        elif getter not in done:
+            getter.cancel()
+            rec.reason = "user"
+            return
+        else:
+            item = getter.result()
+        if isinstance(item, VoiceError):
+            if not rec.detector.speech_started:
+                raise item
+            # The microphone went away mid-sentence: transcribe what was said, then tell.
+            log.warning("input lost while recording (%s); keeping what was said", item.code)
+            self._lost_input = item
+            rec.reason = "user"
+            self._ended(rec.detector)
+            return
+        self._take_block(rec, item, transcriber)
+
+    def _judge_pause(self, rec: Recording, spec: asyncio.Task[Transcript]) -> None:
+        """The pause's transcript is in: its words set how long the pause must last to end the turn."""
+        rec.judged = True
+        detector = rec.detector
+        heard = words_of(spec)
+        detector.config.silence_s = turn_wait_s(heard, rec.longest, self.finished_wait_s)
+        self.judged_waits.append(detector.config.silence_s)
+        if heard and sentence_finished(heard) and self.likely_end is not None:
+            rec.told = True
+            self.likely_end(heard)
+        log.debug("pause after %r: the turn ends after %.2f s of it", heard, detector.config.silence_s)
+        if heard and rec.partials_on:
+            self._emit("partial", transcript=heard, is_final=False)  # the words so far, at once
+
+    def _take_block(self, rec: Recording, item: Samples, transcriber: Transcriber) -> None:
+        """One block of sound: to the detector (which may end the recording), the level meter, a
+        transcription started on a pause (dropped when the user goes on), a draft of the words."""
+        detector = rec.detector
+        if not rec.chunks:
+            # The mic is live only once sound flows (PulseAudio takes about 2 s):
+            # saying "listening" earlier would make the user's first words vanish.
+            self.phase = "listening"
+            self._emit("started")
+        rec.chunks.append(item)
+        decided = detector.feed(item)
+        now = time.monotonic()
+        if now - rec.last_level >= LEVEL_INTERVAL_S:
+            rec.last_level = now
+            self._emit("level", level=level_of(item))
+        if decided in ("silence", "no_speech") and not self.auto_stop:
+            decided = None  # push-to-talk: only the user ends it (max length still does)
+            detector.stopped = None
+        if decided is not None:
+            rec.reason = decided
+            self._ended(detector)
+            return
+        if rec.speculate and detector.last_speech_at is not None:
+            if rec.spec is not None and detector.last_speech_at > rec.spec_end:
+                # The user went on after the pause: that transcript is not the turn's.
+                rec.stale = None if rec.spec.done() else rec.spec
+                rec.spec, rec.judged = None, False
+                if rec.told and self.went_on is not None:
+                    self.went_on()
+                rec.told = False
+                detector.config.silence_s = rec.longest
+            if (
+                rec.spec is None
+                and (rec.stale is None or rec.stale.done())
+                and detector.trailing_silence_s >= SPECULATE_AFTER_S
+            ):
+                rec.spec_end = detector.last_speech_at
+                self.speculations += 1
+                rec.spec = asyncio.ensure_future(
+                    transcriber.transcribe(trim_to_speech(np.concatenate(rec.chunks), detector))
+                )
+                rec.spec.add_done_callback(settled)
+        if (
+            rec.partials_on
+            and detector.speech_started
+            and detector.elapsed_s - (detector.speech_started_at or 0.0) >= _PARTIAL_MIN_SPEECH_S
+            and detector.trailing_silence_s < _PARTIAL_MAX_SILENCE_S
+            and (rec.partial is None or rec.partial.done())
+            and now - rec.last_partial_at >= PARTIAL_INTERVAL_S
+        ):
+            rec.last_partial_at = now
+            rec.partial = asyncio.ensure_future(
+                self._partial(transcriber, np.concatenate(rec.chunks), detector)
+            )
+
+    def _recorded(self, rec: Recording, blocks: asyncio.Queue[Samples | VoiceError],
+                  ) -> tuple[Samples, StopReason | Literal["user"], asyncio.Task[Transcript] | None]:
+        """The recording ended (``rec.reason``): its audio trimmed, why it ended, and the pause's
+        transcription when it covers all the speech."""
+        detector, chunks, spec, reason = rec.detector, rec.chunks, rec.spec, rec.reason
+        assert reason is not None
         if reason == "user":
             self._ended(detector)
             # Blocks already delivered belong to the recording.
@@ -467,9 +466,9 @@ class VoiceSession:
                     detector.feed(item)
         if reason == "max_length" and not detector.speech_started:
             reason = "no_speech"  # nothing but silence until the limit: nothing to transcribe
-        if partial is not None and not partial.done():
-            partial.cancel()
-        if spec is not None and (detector.last_speech_at is None or detector.last_speech_at > spec_end):
+        if rec.partial is not None and not rec.partial.done():
+            rec.partial.cancel()
+        if spec is not None and (detector.last_speech_at is None or detector.last_speech_at > rec.spec_end):
             spec.cancel()  # speech came after it
             spec = None
         self.turn_wait_s = detector.config.silence_s
@@ -478,7 +477,7 @@ class VoiceSession:
             if spec is not None:
                 spec.cancel()
             return audio, "no_speech", None
-        return self._trim(audio, detector), reason, spec
+        return trim_to_speech(audio, detector), reason, spec
 
     def _ended(self, detector: SpeechDetector) -> None:
         """Note when the turn ended and when the voice stopped (blocks arrive as they are heard)."""
@@ -486,25 +485,10 @@ class VoiceSession:
         self.speech_end_at = now
         self.last_speech_at = now - detector.trailing_silence_s if detector.last_speech_at is not None else now
 
-    @staticmethod
-    def _text_of(spec: asyncio.Task[Transcript]) -> str | None:
-        """The words of a finished speculative transcription, None when it failed."""
-        if spec.cancelled() or spec.exception() is not None:
-            return None
-        return spec.result().text
-
-    def _trim(self, audio: Samples, detector: SpeechDetector) -> Samples:
-        """Drop long silence before the first and after the last word (less to decode, fewer ghosts)."""
-        if detector.speech_started_at is None or detector.last_speech_at is None:
-            return audio
-        start = max(0, int((detector.speech_started_at - _KEEP_BEFORE_SPEECH_S) * SAMPLE_RATE))
-        end = min(audio.size, int((detector.last_speech_at + _KEEP_AFTER_SPEECH_S) * SAMPLE_RATE))
-        return audio[start:end] if end > start else audio
-
     async def _partial(self, transcriber: Transcriber, audio: Samples, detector: SpeechDetector) -> None:
         started = time.monotonic()
         try:
-            draft = await transcriber.transcribe(self._trim(audio, detector), partial=True)
+            draft = await transcriber.transcribe(trim_to_speech(audio, detector), partial=True)
         except VoiceError as exc:
             log.debug("partial transcription failed: %s", exc.code)
             return

@@ -72,31 +72,22 @@ def _quote(text: str) -> str:
     return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+# The element's flags said as a word when set, in this order (around checked and expanded).
+_FLAGS_BEFORE = (("selected", "selected"), ("pressed", "pressed"))
+_FLAGS_AFTER = (("disabled", "disabled"), ("required", "required"), ("invalid", "invalid"),
+                # A menu only CSS :hover opens: the hover tool shows its entries.
+                ("opensOnHover", "opens on hover"), ("readonly", "read-only"))
+
+
 def state_words(item: dict[str, Any]) -> list[str]:
     """The element's state as words: checked, selected, pressed, expanded, disabled, required..."""
-    words = []
-    if item.get("mixed"):
-        words.append("mixed")
-    elif item.get("checked"):
-        words.append("checked")
-    if item.get("selected"):
-        words.append("selected")
-    if item.get("pressed"):
-        words.append("pressed")
+    words = ["mixed"] if item.get("mixed") else ["checked"] if item.get("checked") else []
+    words += [word for key, word in _FLAGS_BEFORE if item.get(key)]
     if item.get("expanded") is True:
         words.append("expanded")
     elif item.get("expanded") is False:
         words.append("collapsed")
-    if item.get("disabled"):
-        words.append("disabled")
-    if item.get("required"):
-        words.append("required")
-    if item.get("invalid"):
-        words.append("invalid")
-    if item.get("opensOnHover"):  # a menu only CSS :hover opens: the hover tool shows its entries
-        words.append("opens on hover")
-    if item.get("readonly"):
-        words.append("read-only")
+    words += [word for key, word in _FLAGS_AFTER if item.get(key)]
     if item.get("picker"):  # a date picker's field: its calendar sets it
         words.append("click it for a calendar, then click the day" if item.get("readonly")
                      else "opens a calendar; typing the date also works")

@@ -1,0 +1,62 @@
+"""One turn's recording as ``core.voice.voice_session.VoiceSession`` makes it: the state of its
+loop (``Recording``: the detector, the blocks so far, the transcription started on a pause and
+what its words decided, the draft in progress, why it ended), the silence cut around the speech
+before it is transcribed, and a pause's transcription's words."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from jawad_desktop.core.voice.audio import SAMPLE_RATE, Samples
+from jawad_desktop.core.voice.transcribers import Transcript
+from jawad_desktop.core.voice.vad import SpeechDetector, StopReason
+
+_KEEP_BEFORE_SPEECH_S = 0.3  # audio kept before the first detected word
+_KEEP_AFTER_SPEECH_S = 0.4  # and after the last one
+
+
+@dataclass
+class Recording:
+    """The state of one recording, from its first block to why it ended."""
+
+    detector: SpeechDetector
+    longest: float  # the longest pause that ends the turn (voice.silence_stop_s)
+    speculate: bool  # transcribe on each pause (a local model, a turn that ends itself)
+    partials_on: bool  # drafts of the words while the user speaks
+    stop_wait: asyncio.Future[Any]  # the user's stop
+    spec: asyncio.Task[Transcript] | None = None  # the transcription started on the last pause
+    spec_end: float = 0.0  # detector.last_speech_at when ``spec`` started: it covers the speech up to there
+    judged: bool = False  # ``spec``'s words have set the wait
+    told: bool = False  # ``likely_end`` was told of ``spec``'s words
+    # A dropped transcription still occupies the model's one worker until it is done: no new one
+    # starts before (they would queue up on a busy machine and come too late).
+    stale: asyncio.Task[Transcript] | None = None
+    chunks: list[Samples] = field(default_factory=list)
+    last_level: float = 0.0
+    partial: asyncio.Task[None] | None = None
+    last_partial_at: float = 0.0
+    reason: StopReason | Literal["user"] | None = None
+
+
+def settled(task: asyncio.Task[Transcript]) -> None:
+    """A transcription made in a pause may be dropped: its failure is not an unretrieved error."""
+    if not task.cancelled():
+        task.exception()
+
+
+def words_of(spec: asyncio.Task[Transcript]) -> str | None:
+    """The words of a finished speculative transcription, None when it failed."""
+    if spec.cancelled() or spec.exception() is not None:
+        return None
+    return spec.result().text
+
+
+def trim_to_speech(audio: Samples, detector: SpeechDetector) -> Samples:
+    """Drop long silence before the first and after the last word (less to decode, fewer ghosts)."""
+    if detector.speech_started_at is None or detector.last_speech_at is None:
+        return audio
+    start = max(0, int((detector.speech_started_at - _KEEP_BEFORE_SPEECH_S) * SAMPLE_RATE))
+    end = min(audio.size, int((detector.last_speech_at + _KEEP_AFTER_SPEECH_S) * SAMPLE_RATE))
+    return audio[start:end] if end > start else audio
