@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote, urlsplit
 
-__all__ = ["NO_OP_SCRIPT", "WEB_SCHEMES", "address_of", "is_script_link", "is_web_address", "scheme_of", "site_of"]
+__all__ = ["NO_OP_SCRIPT", "WEB_SCHEMES", "address_of", "is_script_link", "is_web_address", "mcp_site", "scheme_of",
+           "site_of"]
 
 WEB_SCHEMES = ("http", "https")
 # "name:" at the start of an address: a scheme, unless digits follow the colon (a host's port).
@@ -84,3 +85,9 @@ def is_script_link(href: str) -> bool:
         return False
     body = unquote(text.split(":", 1)[1])
     return not NO_OP_SCRIPT.match(body)
+
+
+def mcp_site(server: str) -> str:
+    """The "site" an MCP server's calls act on, for permission grants: ``mcp.<server>``
+    (a host-like name, so Harbor's site grants keep servers apart)."""
+    return "mcp." + (re.sub(r"[^a-z0-9-]+", "-", server.lower()).strip("-") or "server")

@@ -30,9 +30,9 @@ from jawad_desktop.core.mcp.auth import (
     LoopbackAuthorizer,
     SignInNeeded,
     fetch_url,
-    oauth_for,
     signed_in,
 )
+from jawad_desktop.core.mcp.server_auth import oauth_for
 from jawad_desktop.core.store.secrets import SecretStore
 from tests.llm.test_cli import jawad
 from tests.mcp.conformance import ConformanceUnavailable, install, run_scenario

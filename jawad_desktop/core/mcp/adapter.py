@@ -46,8 +46,8 @@ from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.events import EventBus, McpResourceUpdated
 from jawad_desktop.core.mcp.offers import McpToolInfo, ServerOffers
 from jawad_desktop.core.mcp.problems import explain_failure, first_error
-from jawad_desktop.core.mcp.tool_bridge import McpRegistry, build_registry
-from jawad_desktop.core.tools.registry import ToolError
+from jawad_desktop.core.mcp.tool_bridge import McpRenamedTool, registry_tool, tool_name, unique_name
+from jawad_desktop.core.tools.registry import ToolError, ToolRegistry, normalize_tool_name
 
 if TYPE_CHECKING:
     from jawad_desktop.core.mcp.auth import Authorizer
@@ -231,7 +231,7 @@ class McpConnections(ServerOffers):
         timeout = httpx.Timeout(self.settings.connect_timeout_s, read=self.settings.call_timeout_s)
         auth = None
         if config.signs_in and self.secrets is not None:
-            from jawad_desktop.core.mcp.auth import oauth_for
+            from jawad_desktop.core.mcp.server_auth import oauth_for
 
             auth = server.auth = oauth_for(config, self.settings, self.secrets, self.authorizer, self.network)
         # As the SDK's client (no redirects followed: the transport keeps to the server's origin), with
@@ -438,3 +438,49 @@ async def sign_in(settings: McpSettings, config: McpServerConfig, secrets: Secre
         forget_identity(secrets, config.name)
     async with LoopbackAuthorizer(open_url) as authorizer:
         return await server_tools(settings, config, secrets, log_dir=log_dir, network=network, authorizer=authorizer)
+
+
+def build_registry(connections: McpConnections, reserved: Collection[str] = ()) -> McpRegistry:
+    """The allowed tools of every connected server, as one registry.
+
+    ``reserved`` are the names already in use where this registry will be merged (the
+    built-in registry's ``all_names()``: names, aliases, normalised names). A tool whose
+    name is reserved, or taken by an earlier server, gets a ``<server>_<tool>`` name
+    instead, and the rename is reported in ``renamed`` (and ``problems``): a merge must
+    never fail, and no tool is dropped.
+    """
+    registry = McpRegistry(connections)
+    # normalised name -> who has it, for the message when another tool wants it
+    taken: dict[str, str] = {normalize_tool_name(n): "a built-in tool" for n in reserved}
+    for config, tools in connections.connected():
+        for info in tools:
+            if not info.allowed:
+                continue
+            name = tool_name(info.name)
+            holder = taken.get(normalize_tool_name(name))
+            if holder is not None:
+                name = unique_name(f"{config.name}_{name}", taken)
+                registry.renamed.append(McpRenamedTool(config.name, info.name, name, holder))
+            taken[normalize_tool_name(name)] = f"the MCP server {config.name!r}"
+            registry.add(registry_tool(connections, info, config, name=name))
+    return registry
+
+
+class McpRegistry(ToolRegistry):
+    """A ``ToolRegistry`` of MCP tools that also owns their connections (``aclose``)."""
+
+    def __init__(self, connections: McpConnections) -> None:
+        super().__init__()
+        self.connections = connections
+        self.renamed: list[McpRenamedTool] = []
+
+    @property
+    def problems(self) -> dict[str, str]:
+        """What to tell the user: each server that could not be used (keyed by its name), and
+        each tool that had to take another name (keyed ``<server>/<tool>``)."""
+        found = dict(self.connections.problems)
+        found.update({f"{r.server}/{r.tool}": r.message for r in self.renamed})
+        return found
+
+    async def aclose(self) -> None:
+        await self.connections.aclose()

@@ -35,39 +35,42 @@ import logging
 import time
 import webbrowser
 from collections.abc import Awaitable, Callable
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlparse
 
 import httpx
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.auth.extensions.client_credentials import (
     ClientCredentialsOAuthProvider,
-    PrivateKeyJWTOAuthProvider,
-    SignedJWTParameters,
 )
 from mcp.shared.auth import (
     OAuthClientInformationFull,
-    OAuthClientMetadata,
     OAuthMetadata,
     OAuthToken,
     ProtectedResourceMetadata,
 )
-from pydantic import AnyUrl, BaseModel, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from jawad_desktop.core.config.mcp import (
-    McpServerConfig,
-    McpSettings,
     mcp_oauth_key_name,
-    mcp_oauth_secret_key_name,
 )
-from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.errors import JawadError
 
 log = logging.getLogger("jawad.mcp.auth")
 
 __all__ = [
-    "Authorizer", "KeyringTokenStorage", "LoopbackAuthorizer", "SignInNeeded", "fetch_url", "oauth_for",
-    "offers_sign_in", "open_in_browser", "sign_out", "signed_in",
+    "CLIENT_NAME",
+    "Authorizer",
+    "JawadClientCredentials",
+    "KeyringTokenStorage",
+    "LoopbackAuthorizer",
+    "SignInNeeded",
+    "fetch_url",
+    "offers_sign_in",
+    "open_in_browser",
+    "restore_kept",
+    "sign_out",
+    "signed_in",
 ]
 
 _Kept = TypeVar("_Kept", bound=BaseModel)
@@ -288,99 +291,14 @@ class LoopbackAuthorizer(Authorizer):
 
 # -- the provider for one server -------------------------------------------------------------------
 
-def _restore(provider: OAuthClientProvider) -> None:
+def restore_kept(provider: OAuthClientProvider) -> None:
+    """The kept expiry and endpoints put back into ``provider`` on its first use."""
     storage = provider.context.storage
     if isinstance(storage, KeyringTokenStorage):
         storage.restore(provider)
 
 
-class _JawadOAuth(OAuthClientProvider):
-    """The SDK's provider with the kept expiry and endpoints restored on first use, and a
-    pre-registered client (``fixed_client``) used instead of one registered on the fly."""
-
-    fixed_client: OAuthClientInformationFull | None = None
-
-    async def _initialize(self) -> None:
-        await super()._initialize()
-        if self.fixed_client is not None:
-            self.context.client_info = self.fixed_client
-        _restore(self)
-
-
 class JawadClientCredentials(ClientCredentialsOAuthProvider):
     async def _initialize(self) -> None:
         await super()._initialize()
-        _restore(self)
-
-
-class _JawadPrivateKeyJwt(PrivateKeyJWTOAuthProvider):
-    async def _initialize(self) -> None:
-        await super()._initialize()
-        _restore(self)
-
-
-def oauth_for(config: McpServerConfig, settings: McpSettings, secrets: Any,
-              authorizer: Authorizer | None, network: NetworkSettings | None = None) -> httpx.Auth:
-    """The httpx ``Auth`` that signs in to ``config``'s server and keeps the sign-in in ``secrets``.
-
-    With ``authorizer`` None, a sign-in that needs the user raises ``SignInNeeded`` (a refresh,
-    or client credentials, still work)."""
-    oauth = config.oauth
-    storage = KeyringTokenStorage(secrets, config.name)
-    client_secret = secrets.get(mcp_oauth_secret_key_name(config.name)) if oauth.client_id else None
-    scopes = oauth.scopes or None
-    issuer = oauth.issuer or None
-    provider: OAuthClientProvider
-    if oauth.grant == "enterprise":
-        from jawad_desktop.core.mcp.enterprise import EnterpriseOAuth, IdentitySignIn
-
-        identity = IdentitySignIn(config.name, secrets, issuer=oauth.idp_issuer, client_id=oauth.idp_client_id,
-                                  token_endpoint=oauth.idp_token_endpoint, authorizer=authorizer, network=network)
-        provider = EnterpriseOAuth(config.url, storage, oauth.client_id, client_secret or "", scopes=scopes,
-                                   issuer=issuer, identity=identity)
-        storage.provider = provider
-        return provider
-    if oauth.grant == "client_credentials":
-        if oauth.auth_method == "private_key_jwt":
-            if not client_secret:
-                raise SignInNeeded(f"The MCP server {config.name!r} signs in with a private key, and none is "
-                                   "kept in the keyring.", suggestions=["Add the server again with its private key."])
-            assertion = SignedJWTParameters(issuer=oauth.client_id, subject=oauth.client_id, signing_key=client_secret,
-                                            signing_algorithm=oauth.signing_algorithm).create_assertion_provider()
-            provider = _JawadPrivateKeyJwt(config.url, storage, oauth.client_id, assertion, scopes=scopes,
-                                           issuer=issuer)
-        else:
-            method: Literal["client_secret_basic", "client_secret_post"] = (
-                "client_secret_post" if oauth.auth_method == "client_secret_post" else "client_secret_basic")
-            provider = JawadClientCredentials(config.url, storage, oauth.client_id, client_secret or "",
-                                               token_endpoint_auth_method=method, scopes=scopes, issuer=issuer)
-        storage.provider = provider
-        return provider
-
-    redirect_uri = authorizer.redirect_uri if authorizer is not None else "http://127.0.0.1/callback"
-    metadata = OAuthClientMetadata(client_name=CLIENT_NAME, redirect_uris=[AnyUrl(redirect_uri)],
-                                   grant_types=["authorization_code", "refresh_token"], response_types=["code"],
-                                   scope=scopes)
-    code: dict[str, tuple[str, str | None]] = {}
-
-    async def redirect(url: str) -> None:
-        if authorizer is None:
-            raise SignInNeeded(f"The MCP server {config.name!r} needs you to sign in.",
-                               suggestions=[f"Run `jawad mcp login {config.name}`, or use Sign in in "
-                                            "Settings → MCP servers."])
-        code["answer"] = await authorizer.authorize(url)
-
-    async def callback() -> tuple[str, str | None]:
-        return code.pop("answer")
-
-    code_flow = _JawadOAuth(config.url, metadata, storage, redirect_handler=redirect, callback_handler=callback,
-                           client_metadata_url=settings.client_metadata_url or None)
-    storage.provider = code_flow
-    if oauth.client_id:
-        auth_method = oauth.auth_method or ("client_secret_basic" if client_secret else "none")
-        pre_registered = OAuthClientInformationFull(
-            client_id=oauth.client_id, client_secret=client_secret, redirect_uris=[AnyUrl(redirect_uri)],
-            token_endpoint_auth_method=auth_method,
-            grant_types=["authorization_code", "refresh_token"], issuer=issuer)
-        code_flow.fixed_client = pre_registered
-    return code_flow
+        restore_kept(self)

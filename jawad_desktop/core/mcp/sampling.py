@@ -31,6 +31,7 @@ from jawad_desktop.core.events import new_id
 from jawad_desktop.core.harbor.gate import PermissionCheck, PermissionGate
 from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.messages import Image, Message
+from jawad_desktop.core.sites import mcp_site
 
 log = logging.getLogger("jawad.mcp.sampling")
 
@@ -49,8 +50,6 @@ class ModelClient(Protocol):
 
 
 def _site(server: str) -> str:
-    from jawad_desktop.core.mcp.tool_bridge import mcp_site
-
     return mcp_site(server)
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Collection
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
@@ -18,29 +18,37 @@ from jawad_desktop.core.config.mcp import McpServerConfig
 from jawad_desktop.core.events import ToolProgress
 from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.messages import Image
-from jawad_desktop.core.tools.registry import Tool, ToolError, ToolRegistry, ToolResult, normalize_tool_name
+from jawad_desktop.core.sites import mcp_site
+from jawad_desktop.core.tools.registry import Tool, ToolError, ToolResult, normalize_tool_name
 from jawad_desktop.core.tools.tool_context import ToolContext
 from jawad_desktop.core.tools.untrusted import wrap_untrusted
 
 if TYPE_CHECKING:
-    from jawad_desktop.core.mcp.adapter import McpConnections
     from jawad_desktop.core.mcp.offers import McpToolInfo
 
 log = logging.getLogger("jawad.mcp")
 
+
+class McpConnections(Protocol):
+    """What the tools need of the servers' connections (``core.mcp.adapter.McpConnections``)."""
+
+    @property
+    def problems(self) -> dict[str, str]: ...
+
+    def connected(self) -> list[tuple[McpServerConfig, list[McpToolInfo]]]: ...
+
+    async def call(self, server_name: str, tool: str, arguments: dict[str, Any],
+                   progress: Callable[[float, float | None, str | None], Awaitable[None]] | None = None) -> Any: ...
+
+    async def aclose(self) -> None: ...
+
 __all__ = [
-    "McpRegistry", "McpRenamedTool", "build_registry", "mcp_site", "permission_level", "registry_tool", "result_images",
+    "McpConnections", "McpRenamedTool", "mcp_site", "permission_level", "registry_tool", "result_images",
     "result_text", "tool_level", "tool_name", "unique_name",
 ]
 
 _UNSET: Any = object()  # an optional argument the model left out: not sent to the server
 _NAME_CLEAN = re.compile(r"[^A-Za-z0-9_]+")
-
-
-def mcp_site(server: str) -> str:
-    """The "site" an MCP server's calls act on, for permission grants: ``mcp.<server>``
-    (a host-like name, so Harbor's site grants keep servers apart)."""
-    return "mcp." + (re.sub(r"[^a-z0-9-]+", "-", server.lower()).strip("-") or "server")
 
 
 def _unset() -> Any:
@@ -74,52 +82,6 @@ class McpRenamedTool:
     def message(self) -> str:
         return (f"The MCP server {self.server!r} offers a tool named {self.tool!r}, which {self.taken_by} "
                 f"already uses; it is available as {self.name!r}.")
-
-
-def build_registry(connections: McpConnections, reserved: Collection[str] = ()) -> McpRegistry:
-    """The allowed tools of every connected server, as one registry.
-
-    ``reserved`` are the names already in use where this registry will be merged (the
-    built-in registry's ``all_names()``: names, aliases, normalised names). A tool whose
-    name is reserved, or taken by an earlier server, gets a ``<server>_<tool>`` name
-    instead, and the rename is reported in ``renamed`` (and ``problems``): a merge must
-    never fail, and no tool is dropped.
-    """
-    registry = McpRegistry(connections)
-    # normalised name -> who has it, for the message when another tool wants it
-    taken: dict[str, str] = {normalize_tool_name(n): "a built-in tool" for n in reserved}
-    for config, tools in connections.connected():
-        for info in tools:
-            if not info.allowed:
-                continue
-            name = tool_name(info.name)
-            holder = taken.get(normalize_tool_name(name))
-            if holder is not None:
-                name = unique_name(f"{config.name}_{name}", taken)
-                registry.renamed.append(McpRenamedTool(config.name, info.name, name, holder))
-            taken[normalize_tool_name(name)] = f"the MCP server {config.name!r}"
-            registry.add(registry_tool(connections, info, config, name=name))
-    return registry
-
-
-class McpRegistry(ToolRegistry):
-    """A ``ToolRegistry`` of MCP tools that also owns their connections (``aclose``)."""
-
-    def __init__(self, connections: McpConnections) -> None:
-        super().__init__()
-        self.connections = connections
-        self.renamed: list[McpRenamedTool] = []
-
-    @property
-    def problems(self) -> dict[str, str]:
-        """What to tell the user: each server that could not be used (keyed by its name), and
-        each tool that had to take another name (keyed ``<server>/<tool>``)."""
-        found = dict(self.connections.problems)
-        found.update({f"{r.server}/{r.tool}": r.message for r in self.renamed})
-        return found
-
-    async def aclose(self) -> None:
-        await self.connections.aclose()
 
 
 def tool_name(text: str) -> str:
