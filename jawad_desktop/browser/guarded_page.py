@@ -198,7 +198,8 @@ def install_page_script(page: QWebEnginePage) -> None:
 
 
 @functools.cache
-def _schemes_source(main_world: bool) -> str:
+def schemes_source(main_world: bool) -> str:
+    """The guard's source as injected in the page's world (``main_world``) or the library's."""
     from jawad_desktop.core.tools.page import page_script
 
     return (page_script("jawad_schemes.js").replace("__JAWAD_NO_OP__", json.dumps(NO_OP_SCRIPT.pattern))
@@ -210,7 +211,7 @@ def _schemes_script(world: int) -> QWebEngineScript:
     page's world it refuses them; in the library's it lets the library's own markup through."""
     script = QWebEngineScript()
     script.setName(SCHEMES_SCRIPT_NAME)
-    script.setSourceCode(_schemes_source(world == int(QWebEngineScript.ScriptWorldId.MainWorld)))
+    script.setSourceCode(schemes_source(world == int(QWebEngineScript.ScriptWorldId.MainWorld)))
     script.setWorldId(world)
     script.setInjectionPoint(QWebEngineScript.InjectionPoint.DocumentCreation)
     script.setRunsOnSubFrames(True)

@@ -2,7 +2,7 @@
 
 Each subcommand lives in its own module under ``jawad_desktop.cli`` with a ``register``
 function that adds its parser and sets ``handler`` (sync or async, ``(args, ctx) -> int``).
-A command made of actions (``jawad history list``) gets them from ``add_actions``. The
+A command made of actions (``jawad history list``) declares them with ``cli.actions``. The
 ``--profile``/``--log-level`` options are added here, after ``register``, to the command's
 parser and to each of its actions' parsers.
 Exit codes: 0 success, 1 a failure the user is told about, 2 wrong usage, 130 interrupted.

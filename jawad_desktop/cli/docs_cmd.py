@@ -13,6 +13,7 @@ import json
 import sys
 from typing import Any
 
+from jawad_desktop.cli.actions import JSON_AS_TEXT, Action, add_command, arg
 from jawad_desktop.cli.terminal import one_line
 from jawad_desktop.core import events as ev
 from jawad_desktop.core.context import AppContext
@@ -20,27 +21,23 @@ from jawad_desktop.core.tools.files.library import DocumentLibrary, IndexReport
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
-    from jawad_desktop.cli import add_actions
-
-    parser, actions = add_actions(
-        subparsers, "docs",
+    return add_command(
+        subparsers, "docs", run, dest="docs_action",
         help="your document library: add folders and files, search them",
         description="The document library: folders and files the assistant searches (search_documents), "
                     "indexed on this computer.",
-        dest="docs_action", handler=run,
-    )
-    p_add = actions.add_parser("add", help="add folders or files and index them")
-    p_add.add_argument("paths", nargs="+", metavar="PATH", help="a folder (all its documents) or a file")
-    p_remove = actions.add_parser("remove", help="take folders or files out of the library")
-    p_remove.add_argument("paths", nargs="+", metavar="PATH", help="a folder or file added before")
-    p_list = actions.add_parser("list", help="the library's folders and files, and what is indexed")
-    p_list.add_argument("--json", action="store_true", help="print JSON instead of text")
-    p_search = actions.add_parser("search", help="search the documents (file and page of each match)")
-    p_search.add_argument("query", nargs="+", help="words to look for")
-    p_search.add_argument("--limit", type=int, default=10, help="how many pages to show (default 10)")
-    p_search.add_argument("--json", action="store_true", help="print JSON instead of text")
-    actions.add_parser("reindex", help="index new and changed files again, drop deleted ones")
-    return parser
+        actions=[
+            Action("add", "add folders or files and index them", [
+                arg("paths", nargs="+", metavar="PATH", help="a folder (all its documents) or a file")]),
+            Action("remove", "take folders or files out of the library", [
+                arg("paths", nargs="+", metavar="PATH", help="a folder or file added before")]),
+            Action("list", "the library's folders and files, and what is indexed", [JSON_AS_TEXT]),
+            Action("search", "search the documents (file and page of each match)", [
+                arg("query", nargs="+", help="words to look for"),
+                arg("--limit", type=int, default=10, help="how many pages to show (default 10)"),
+                JSON_AS_TEXT]),
+            Action("reindex", "index new and changed files again, drop deleted ones"),
+        ])
 
 
 async def run(args: argparse.Namespace, ctx: AppContext) -> int:

@@ -11,38 +11,31 @@ import json
 import sys
 from typing import Any
 
+from jawad_desktop.cli.actions import JSON_AS_TEXT, Action, add_command, arg, remove_numbered
 from jawad_desktop.cli.terminal import one_line
 from jawad_desktop.core.context import AppContext
-from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.store.database import Database
 from jawad_desktop.core.store.memory import MemoryStore
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
-    from jawad_desktop.cli import add_actions
-
-    parser, actions = add_actions(
-        subparsers, "memory",
+    return add_command(
+        subparsers, "memory", run, dest="memory_action",
         help="what Jawad remembers across conversations",
         description="The facts Jawad remembers across conversations and gives the model with each message "
                     "(Settings → Memory in the window; 'Remember that …' in a chat adds one).",
-        dest="memory_action", handler=run,
-    )
-    p_list = actions.add_parser("list", help="every fact, the newest first, with its number")
-    p_list.add_argument("--json", action="store_true", help="print JSON instead of text")
-    p_add = actions.add_parser("add", help="remember a fact")
-    p_add.add_argument("fact", nargs="+", help="the fact, in your words")
-    p_edit = actions.add_parser("edit", help="change a fact's words")
-    p_edit.add_argument("number", type=int, help="the fact's number, as `jawad memory list` shows it")
-    p_edit.add_argument("fact", nargs="+", help="the new words")
-    p_remove = actions.add_parser("remove", help="forget facts")
-    p_remove.add_argument("numbers", type=int, nargs="+", help="the facts' numbers")
-    return parser
+        actions=[
+            Action("list", "every fact, the newest first, with its number", [JSON_AS_TEXT]),
+            Action("add", "remember a fact", [arg("fact", nargs="+", help="the fact, in your words")]),
+            Action("edit", "change a fact's words", [
+                arg("number", type=int, help="the fact's number, as `jawad memory list` shows it"),
+                arg("fact", nargs="+", help="the new words")]),
+            Action("remove", "forget facts", [arg("numbers", type=int, nargs="+", help="the facts' numbers")]),
+        ])
 
 
 def run(args: argparse.Namespace, ctx: AppContext) -> int:
-    db = Database.in_folder(ctx.paths.data)
-    try:
+    with Database.in_folder(ctx.paths.data) as db:
         memory = MemoryStore(db, bus=ctx.bus)
         action = args.memory_action
         if action == "list":
@@ -67,11 +60,5 @@ def run(args: argparse.Namespace, ctx: AppContext) -> int:
             saved = memory.edit(args.number, " ".join(args.fact))
             print(f"Changed ({saved.id}): {one_line(saved.text)}", file=sys.stderr)
             return 0
-        missing = [n for n in args.numbers if not memory.remove(n)]
-        if missing:
-            raise JawadError(f"There is no remembered fact numbered {', '.join(map(str, missing))}.",
-                             suggestions=["List them with `jawad memory list`."])
-        print(f"Forgot {len(args.numbers)} fact{'s' if len(args.numbers) != 1 else ''}.", file=sys.stderr)
-        return 0
-    finally:
-        db.close()
+        return remove_numbered(args.numbers, memory.remove, done="Forgot", item="fact",
+                               missing="remembered fact", command="memory")

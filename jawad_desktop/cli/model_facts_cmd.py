@@ -12,22 +12,23 @@ import argparse
 import json
 from typing import Any
 
+from jawad_desktop.cli.actions import JSON, Action, arg
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.llm.factory import saved_provider
 from jawad_desktop.core.llm.provider_clients import facts_key
 from jawad_desktop.core.store.model_facts import ModelFacts, ModelKey
 
-__all__ = ["add_parsers", "facts", "forget"]
+__all__ = ["ACTIONS", "facts", "forget"]
 
 
-def add_parsers(actions: Any) -> None:
-    """Add ``facts`` and ``forget`` to ``jawad providers``' actions."""
-    p_facts = actions.add_parser("facts", help="what Jawad learned about each model (refused parameters...)")
-    p_facts.add_argument("name", nargs="?", help="a saved provider (default: every model learned about)")
-    p_facts.add_argument("--json", action="store_true", help="print JSON")
-    p_forget = actions.add_parser("forget", help="forget what was learned about a provider's models")
-    p_forget.add_argument("name", help="a saved provider")
-    p_forget.add_argument("--model", metavar="M", help="only model M (default: all of the provider's models)")
+# ``jawad providers``' actions facts and forget.
+ACTIONS = (
+    Action("facts", "what Jawad learned about each model (refused parameters...)", [
+        arg("name", nargs="?", help="a saved provider (default: every model learned about)"), JSON]),
+    Action("forget", "forget what was learned about a provider's models", [
+        arg("name", help="a saved provider"),
+        arg("--model", metavar="M", help="only model M (default: all of the provider's models)")]),
+)
 
 
 def _owner(ctx: AppContext, key: ModelKey, owners: dict[tuple[str, str], str]) -> str:

@@ -19,6 +19,7 @@ import sys
 import time
 from typing import Any
 
+from jawad_desktop.cli.actions import JSON_AS_TEXT, Action, add_command, arg
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
@@ -26,37 +27,28 @@ from jawad_desktop.core.llm.catalog import human_size
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
-    from jawad_desktop.cli import add_actions
-
-    parser, actions = add_actions(
-        subparsers, "models",
+    name = arg("name", metavar="NAME", help="a model from `jawad models list`")
+    ollama_provider = arg("--provider", metavar="NAME", help="the Ollama provider (default: the first one)")
+    return add_command(
+        subparsers, "models", run, dest="models_action",
         help="local models: download GGUF models for the built-in model, manage Ollama's",
         description="Models that run on this computer: the recommended GGUF models for the built-in "
                     "llama.cpp server, and the models of an Ollama provider.",
-        dest="models_action", handler=run,
-    )
-    p_list = actions.add_parser("list", help="the recommended models and which are downloaded")
-    p_list.add_argument("--json", action="store_true", help="print JSON instead of text")
-    p_download = actions.add_parser("download", help="download a model (resumes an interrupted download)")
-    p_download.add_argument("name", metavar="NAME", help="a model from `jawad models list`")
-    p_add = actions.add_parser("add", help="add a GGUF file already on this computer (it is not copied)")
-    p_add.add_argument("path", metavar="PATH", help="a .gguf model file")
-    p_add.add_argument("--name", default="", help="the name to use it by (default: from the file's name)")
-    p_remove = actions.add_parser("remove", help="delete a downloaded model, or forget an added file")
-    p_remove.add_argument("name", metavar="NAME", help="a model from `jawad models list`")
-    p_use = actions.add_parser("use", help="make the built-in provider run a downloaded or added model")
-    p_use.add_argument("name", metavar="NAME", help="a model from `jawad models list`")
-
-    p_ollama = actions.add_parser("ollama", help="list and pull the models of an Ollama provider")
-    ollama = p_ollama.add_subparsers(dest="ollama_action", metavar="ACTION", parser_class=type(p_ollama))
-    ollama.required = True
-    o_list = ollama.add_parser("list", help="the models Ollama has")
-    o_list.add_argument("--json", action="store_true", help="print JSON instead of text")
-    o_pull = ollama.add_parser("pull", help="pull a model into Ollama, with progress")
-    o_pull.add_argument("name", metavar="NAME", help="a model of Ollama's library, e.g. qwen2.5:1.5b")
-    for sub in (o_list, o_pull):
-        sub.add_argument("--provider", metavar="NAME", help="the Ollama provider (default: the first one)")
-    return parser
+        actions=[
+            Action("list", "the recommended models and which are downloaded", [JSON_AS_TEXT]),
+            Action("download", "download a model (resumes an interrupted download)", [name]),
+            Action("add", "add a GGUF file already on this computer (it is not copied)", [
+                arg("path", metavar="PATH", help="a .gguf model file"),
+                arg("--name", default="", help="the name to use it by (default: from the file's name)")]),
+            Action("remove", "delete a downloaded model, or forget an added file", [name]),
+            Action("use", "make the built-in provider run a downloaded or added model", [name]),
+            Action("ollama", "list and pull the models of an Ollama provider", dest="ollama_action", actions=[
+                Action("list", "the models Ollama has", [JSON_AS_TEXT, ollama_provider]),
+                Action("pull", "pull a model into Ollama, with progress", [
+                    arg("name", metavar="NAME", help="a model of Ollama's library, e.g. qwen2.5:1.5b"),
+                    ollama_provider]),
+            ]),
+        ])
 
 
 async def run(args: argparse.Namespace, ctx: AppContext) -> int:

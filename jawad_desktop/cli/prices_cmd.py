@@ -12,32 +12,28 @@ import json
 import sys
 from typing import Any
 
+from jawad_desktop.cli.actions import JSON, Action, add_command, arg
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.llm.pricing import Price, PriceTable
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
-    from jawad_desktop.cli import add_actions
-
-    parser, actions = add_actions(
-        subparsers, "prices",
+    return add_command(
+        subparsers, "prices", run, dest="prices_action",
         help="the model prices the cost of answers is estimated with",
         description="Model prices in USD per million tokens: the built-in table, and your own entries "
                     "(prices.json in the config folder), which win.",
-        dest="prices_action", handler=run,
-    )
-    p_list = actions.add_parser("list", help="the prices in use (yours marked *)")
-    p_list.add_argument("--json", action="store_true", help="print JSON")
-    p_set = actions.add_parser("set", help="set your price for a model (or a pattern such as 'acme-*')")
-    p_set.add_argument("model", help="a model name as the provider lists it, or a pattern with * and ?")
-    p_set.add_argument("--input", type=float, required=True, metavar="USD", help="per million input tokens")
-    p_set.add_argument("--output", type=float, required=True, metavar="USD", help="per million output tokens")
-    p_set.add_argument("--cached-input", type=float, metavar="USD",
-                       help="per million cached input tokens (default: the input price)")
-    p_unset = actions.add_parser("unset", help="remove your price for a model (the built-in one applies again)")
-    p_unset.add_argument("model")
-    return parser
+        actions=[
+            Action("list", "the prices in use (yours marked *)", [JSON]),
+            Action("set", "set your price for a model (or a pattern such as 'acme-*')", [
+                arg("model", help="a model name as the provider lists it, or a pattern with * and ?"),
+                arg("--input", type=float, required=True, metavar="USD", help="per million input tokens"),
+                arg("--output", type=float, required=True, metavar="USD", help="per million output tokens"),
+                arg("--cached-input", type=float, metavar="USD",
+                    help="per million cached input tokens (default: the input price)")]),
+            Action("unset", "remove your price for a model (the built-in one applies again)", [arg("model")]),
+        ])
 
 
 def _money(value: float | None) -> str:

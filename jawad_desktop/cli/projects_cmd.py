@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from jawad_desktop.cli.actions import JSON_AS_TEXT, Action, Argument, add_command, arg
 from jawad_desktop.cli.terminal import one_line
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.store.conversations import ConversationStore
@@ -21,37 +22,34 @@ from jawad_desktop.core.store.projects import Project, ProjectStore
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
-    from jawad_desktop.cli import add_actions
+    def fields(name_help: str) -> list[Argument]:
+        return [arg("name", help=name_help),
+                arg("--instructions", metavar="TEXT", help="what the model should know or do in its chats"),
+                arg("--folder", action="append", metavar="DIR",
+                    help="a folder of the project's own files (repeatable; add it to `jawad docs` to index it)"),
+                arg("--provider", metavar="NAME", help="the saved provider its chats use"),
+                arg("--model", metavar="M", help="the model its chats use")]
 
-    parser, actions = add_actions(
-        subparsers, "projects", help="projects: conversations, files, instructions and memory per piece of work",
+    name = arg("name", help="the project's name or id")
+    return add_command(
+        subparsers, "projects", run, dest="projects_action",
+        help="projects: conversations, files, instructions and memory per piece of work",
         description="Group conversations, files, instructions, a default model and memory per piece of work. "
                     "`jawad ask --project NAME` asks in one.",
-        dest="projects_action", handler=run,
-    )
-    p_add = actions.add_parser("add", help="make a project")
-    p_edit = actions.add_parser("edit", help="change a project")
-    for sub in (p_add, p_edit):
-        sub.add_argument("name", help="the project's name" if sub is p_add else "the project's name or id")
-        sub.add_argument("--instructions", metavar="TEXT", help="what the model should know or do in its chats")
-        sub.add_argument("--folder", action="append", metavar="DIR",
-                         help="a folder of the project's own files (repeatable; add it to `jawad docs` to index it)")
-        sub.add_argument("--provider", metavar="NAME", help="the saved provider its chats use")
-        sub.add_argument("--model", metavar="M", help="the model its chats use")
-    p_edit.add_argument("--rename", metavar="NEW", help="a new name")
-    p_list = actions.add_parser("list", help="every project, with its conversations' count")
-    p_list.add_argument("--json", action="store_true", help="print JSON instead of text")
-    p_remove = actions.add_parser("remove", help="remove a project (its conversations stay, out of any project)")
-    p_remove.add_argument("name", help="the project's name or id")
-    p_remove.add_argument("--delete-conversations", action="store_true",
-                          help="delete its conversations too (they can be brought back from the history's bin)")
-    p_export = actions.add_parser("export", help="write a project, its facts and conversations to a JSON file")
-    p_export.add_argument("name", help="the project's name or id")
-    p_export.add_argument("file", type=Path, help="where to write it")
-    p_move = actions.add_parser("move", help="put a conversation in a project")
-    p_move.add_argument("conversation", help="the conversation's id (or its start), as `jawad history list` shows")
-    p_move.add_argument("name", help="the project's name or id ('none': in no project)")
-    return parser
+        actions=[
+            Action("add", "make a project", fields("the project's name")),
+            Action("edit", "change a project",
+                   [*fields("the project's name or id"), arg("--rename", metavar="NEW", help="a new name")]),
+            Action("list", "every project, with its conversations' count", [JSON_AS_TEXT]),
+            Action("remove", "remove a project (its conversations stay, out of any project)", [
+                name, arg("--delete-conversations", action="store_true",
+                          help="delete its conversations too (they can be brought back from the history's bin)")]),
+            Action("export", "write a project, its facts and conversations to a JSON file",
+                   [name, arg("file", type=Path, help="where to write it")]),
+            Action("move", "put a conversation in a project", [
+                arg("conversation", help="the conversation's id (or its start), as `jawad history list` shows"),
+                arg("name", help="the project's name or id ('none': in no project)")]),
+        ])
 
 
 def _describe(project: Project, count: int) -> str:
@@ -66,8 +64,7 @@ def _describe(project: Project, count: int) -> str:
 
 
 def run(args: argparse.Namespace, ctx: AppContext) -> int:
-    db = Database.in_folder(ctx.paths.data)
-    try:
+    with Database.in_folder(ctx.paths.data) as db:
         projects = ProjectStore(db, bus=ctx.bus)
         action = args.projects_action
         if action == "add":
@@ -112,5 +109,3 @@ def run(args: argparse.Namespace, ctx: AppContext) -> int:
         conversations.move_to_project(conversation_id, target.id if target else None)
         print(f"Moved the conversation to {target.name if target else 'no project'}.", file=sys.stderr)
         return 0
-    finally:
-        db.close()

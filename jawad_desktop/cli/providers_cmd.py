@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from jawad_desktop.cli import model_facts_cmd
+from jawad_desktop.cli.actions import JSON, Action, add_command, arg
 from jawad_desktop.cli.remedies import with_remedy
 from jawad_desktop.cli.terminal import printable
 from jawad_desktop.core.config.environment import key_in_environment
@@ -75,58 +76,39 @@ def _print_retry(event: Event) -> None:
 # -- the command -------------------------------------------------------------------------------------
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
-    from jawad_desktop.cli import add_actions
-
-    parser, actions = add_actions(
-        subparsers, "providers",
+    chosen = arg("name", nargs="?", help="a saved provider (default: the active one)")
+    return add_command(
+        subparsers, "providers", run, dest="providers_action",
         help="list, add, edit, remove, test the AI providers",
         description="The AI providers: OpenAI (chat completions or the Responses API), Anthropic, "
         "Google Gemini, OpenRouter, Ollama (OpenAI or native API), any OpenAI-compatible server, "
         "or the built-in local model. Keys are kept in the system keyring.",
-        dest="providers_action", handler=run,
-    )
-
-    p_list = actions.add_parser("list", help="the saved providers (the active one is marked *)")
-    p_list.add_argument("--json", action="store_true", help="print JSON")
-
-    p_add = actions.add_parser("add", help="save a provider")
-    p_add.add_argument("name", help="a name you choose, e.g. 'Work OpenAI'")
-    p_add.add_argument("--kind", required=True, choices=KINDS, help="what kind of provider it is")
-    _add_fields(p_add)
-    p_add.add_argument("--activate", action="store_true", help="make it the active provider")
-
-    p_edit = actions.add_parser("edit", help="change a saved provider")
-    p_edit.add_argument("name", help="the provider to change")
-    p_edit.add_argument("--rename", metavar="NEW", help="give it a new name (its key follows)")
-    p_edit.add_argument("--kind", choices=KINDS, help="change its kind")
-    _add_fields(p_edit)
-    p_edit.add_argument("--clear-key", action="store_true", help="delete its stored API key")
-
-    p_remove = actions.add_parser("remove", help="delete a saved provider and its key")
-    p_remove.add_argument("name")
-
-    p_use = actions.add_parser("use", help="make a saved provider the active one")
-    p_use.add_argument("name")
-
-    p_test = actions.add_parser("test", help='send "Say ok" and report whether it answers')
-    p_test.add_argument("name", nargs="?", help="a saved provider (default: the active one)")
-    _add_unsaved(p_test)
-    p_test.add_argument("--tools", action="store_true",
-                        help="also test how the model calls tools (native, XML or JSON) and remember it")
-    p_test.add_argument("--vision", action="store_true",
-                        help="also test whether the model sees images (a small red picture) and remember it")
-
-    p_models = actions.add_parser("models", help="the models the provider offers")
-    p_models.add_argument("name", nargs="?", help="a saved provider (default: the active one)")
-    _add_unsaved(p_models)
-    p_models.add_argument("--json", action="store_true", help="print JSON")
-
-    model_facts_cmd.add_parsers(actions)  # facts, forget
-
-    p_discover = actions.add_parser("discover", help="look for Ollama, LM Studio, keys in the environment "
-                                    "and the built-in model")
-    p_discover.add_argument("--json", action="store_true", help="print JSON")
-    return parser
+        actions=[
+            Action("list", "the saved providers (the active one is marked *)", [JSON]),
+            Action("add", "save a provider", [
+                arg("name", help="a name you choose, e.g. 'Work OpenAI'"),
+                arg("--kind", required=True, choices=KINDS, help="what kind of provider it is"),
+                _add_fields,
+                arg("--activate", action="store_true", help="make it the active provider")]),
+            Action("edit", "change a saved provider", [
+                arg("name", help="the provider to change"),
+                arg("--rename", metavar="NEW", help="give it a new name (its key follows)"),
+                arg("--kind", choices=KINDS, help="change its kind"),
+                _add_fields,
+                arg("--clear-key", action="store_true", help="delete its stored API key")]),
+            Action("remove", "delete a saved provider and its key", [arg("name")]),
+            Action("use", "make a saved provider the active one", [arg("name")]),
+            Action("test", 'send "Say ok" and report whether it answers', [
+                chosen, _add_unsaved,
+                arg("--tools", action="store_true",
+                    help="also test how the model calls tools (native, XML or JSON) and remember it"),
+                arg("--vision", action="store_true",
+                    help="also test whether the model sees images (a small red picture) and remember it")]),
+            Action("models", "the models the provider offers", [chosen, _add_unsaved, JSON]),
+            *model_facts_cmd.ACTIONS,  # facts, forget
+            Action("discover", "look for Ollama, LM Studio, keys in the environment and the built-in model",
+                   [JSON]),
+        ])
 
 
 def _add_fields(parser: argparse.ArgumentParser) -> None:

@@ -15,6 +15,7 @@ import sys
 from datetime import datetime
 from typing import Any
 
+from jawad_desktop.cli.actions import JSON_AS_TEXT, Action, add_command, arg, remove_numbered
 from jawad_desktop.cli.providers_cmd import add_provider_selection, client_from_args
 from jawad_desktop.cli.terminal import one_line
 from jawad_desktop.core import events as ev
@@ -27,42 +28,37 @@ from jawad_desktop.core.tasks.store import KINDS, Task, TaskStore
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
-    from jawad_desktop.cli import add_actions
-
-    parser, actions = add_actions(
-        subparsers, "tasks",
+    number = arg("number", type=int, help="the task's number")
+    return add_command(
+        subparsers, "tasks", run, dest="tasks_action",
         help="scheduled tasks: prompts Jawad runs on a schedule",
         description="Prompts Jawad runs on a schedule while its window or tray icon is open (Settings → Tasks "
                     "in the window). `jawad tasks run-due` runs what is due, for your system's scheduler.",
-        dest="tasks_action", handler=run,
-    )
-    p_add = actions.add_parser("add", help="schedule a prompt")
-    p_add.add_argument("prompt", help="what Jawad should do each time")
-    p_add.add_argument("--when", required=True, metavar="RULE",
-                       help='when, in words: "every weekday at 8", "every day at 19:30", "every monday at 9", '
-                            '"every 3 hours", "tomorrow at 9", "2026-12-01 09:00"')
-    p_add.add_argument("--site", action="append", default=[], metavar="HOST",
-                       help="a site the task may act on (repeatable); reading is always allowed")
-    p_add.add_argument("--allow", default="", metavar="KINDS",
-                       help=f"the kinds of action it may take on those sites, comma-separated: "
-                            f"{', '.join(k for k in KINDS if k != 'read')}")
-    p_add.add_argument("--name", default="", help="a short name (default: the prompt's start)")
-    p_list = actions.add_parser("list", help="every task, the next due first, with its number")
-    p_list.add_argument("--json", action="store_true", help="print JSON instead of text")
-    p_run = actions.add_parser("run", help="run a task now")
-    p_run.add_argument("number", type=int, help="the task's number, as `jawad tasks list` shows it")
-    add_provider_selection(p_run)
-    p_due = actions.add_parser("run-due", help="run every task that is due (for cron or a systemd timer)")
-    p_due.add_argument("--at", metavar="TIME", help="as if it were TIME (ISO 8601, e.g. 2026-12-01T08:00)")
-    add_provider_selection(p_due)
-    p_history = actions.add_parser("history", help="a task's last runs")
-    p_history.add_argument("number", type=int, help="the task's number")
-    p_history.add_argument("--json", action="store_true", help="print JSON instead of text")
-    for name, text in (("pause", "stop running a task until resumed"), ("resume", "run a paused task again")):
-        actions.add_parser(name, help=text).add_argument("number", type=int, help="the task's number")
-    p_remove = actions.add_parser("remove", help="remove tasks and their history")
-    p_remove.add_argument("numbers", type=int, nargs="+", help="the tasks' numbers")
-    return parser
+        actions=[
+            Action("add", "schedule a prompt", [
+                arg("prompt", help="what Jawad should do each time"),
+                arg("--when", required=True, metavar="RULE",
+                    help='when, in words: "every weekday at 8", "every day at 19:30", "every monday at 9", '
+                         '"every 3 hours", "tomorrow at 9", "2026-12-01 09:00"'),
+                arg("--site", action="append", default=[], metavar="HOST",
+                    help="a site the task may act on (repeatable); reading is always allowed"),
+                arg("--allow", default="", metavar="KINDS",
+                    help=f"the kinds of action it may take on those sites, comma-separated: "
+                         f"{', '.join(k for k in KINDS if k != 'read')}"),
+                arg("--name", default="", help="a short name (default: the prompt's start)")]),
+            Action("list", "every task, the next due first, with its number", [JSON_AS_TEXT]),
+            Action("run", "run a task now", [
+                arg("number", type=int, help="the task's number, as `jawad tasks list` shows it"),
+                add_provider_selection]),
+            Action("run-due", "run every task that is due (for cron or a systemd timer)", [
+                arg("--at", metavar="TIME", help="as if it were TIME (ISO 8601, e.g. 2026-12-01T08:00)"),
+                add_provider_selection]),
+            Action("history", "a task's last runs", [number, JSON_AS_TEXT]),
+            Action("pause", "stop running a task until resumed", [number]),
+            Action("resume", "run a paused task again", [number]),
+            Action("remove", "remove tasks and their history",
+                   [arg("numbers", type=int, nargs="+", help="the tasks' numbers")]),
+        ])
 
 
 def _now(at: str | None = None) -> datetime:
@@ -88,8 +84,7 @@ def run(args: argparse.Namespace, ctx: AppContext) -> Any:
     action = args.tasks_action
     if action in ("run", "run-due"):
         return _run_tasks(args, ctx)
-    db = Database.in_folder(ctx.paths.data)
-    try:
+    with Database.in_folder(ctx.paths.data) as db:
         store = TaskStore(db, bus=ctx.bus)
         if action == "add":
             now = _now()
@@ -129,14 +124,8 @@ def run(args: argparse.Namespace, ctx: AppContext) -> Any:
             task = store.set_enabled(args.number, action == "resume")
             print(f"Task {task.id} {'resumed' if task.enabled else 'paused'}.", file=sys.stderr)
             return 0
-        missing = [n for n in args.numbers if not store.remove(n)]
-        if missing:
-            raise JawadError(f"There is no task numbered {', '.join(map(str, missing))}.",
-                             suggestions=["List them with `jawad tasks list`."])
-        print(f"Removed {len(args.numbers)} task{'s' if len(args.numbers) != 1 else ''}.", file=sys.stderr)
-        return 0
-    finally:
-        db.close()
+        return remove_numbered(args.numbers, store.remove, done="Removed", item="task", missing="task",
+                               command="tasks")
 
 
 def _run_tasks(args: argparse.Namespace, ctx: AppContext) -> Any:

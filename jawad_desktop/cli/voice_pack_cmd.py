@@ -18,6 +18,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from jawad_desktop.cli.actions import JSON, Action, add_command, arg
 from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.voice.models import OFFERED_MODELS, resolve_model
@@ -25,24 +26,20 @@ from jawad_desktop.core.voice.pack import MB, PackStatus, VoicePack
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
-    from jawad_desktop.cli import add_actions
-
-    parser, actions = add_actions(
-        subparsers, "voice-pack",
+    return add_command(
+        subparsers, "voice-pack", run, dest="pack_action",
         help="install or remove offline speech (the packaged app's voice pack)",
         description="The packaged app downloads offline speech recognition (the engine and the tiny.en "
         "model) on demand, as a voice pack; without it, voice input uses the Whisper API.",
-        dest="pack_action", handler=run,
-    )
-    p_status = actions.add_parser("status", help="whether offline speech is installed, and where")
-    p_status.add_argument("--json", action="store_true", help="print JSON")
-    p_install = actions.add_parser("install", help="download and install the voice pack")
-    p_install.add_argument("source", nargs="?", help="a URL or a .tar.gz file (default: the release's download)")
-    actions.add_parser("remove", help="delete the installed voice pack")
-    p_model = actions.add_parser("model", help="download a speech model (the pinned ones: tiny.en, base)")
-    p_model.add_argument("name", help=f"the model: {', '.join(OFFERED_MODELS)} (the pinned ones)")
-    p_model.add_argument("--endpoint", help="a mirror of the Hugging Face hub (default: JAWAD_MODEL_ENDPOINT)")
-    return parser
+        actions=[
+            Action("status", "whether offline speech is installed, and where", [JSON]),
+            Action("install", "download and install the voice pack", [
+                arg("source", nargs="?", help="a URL or a .tar.gz file (default: the release's download)")]),
+            Action("remove", "delete the installed voice pack"),
+            Action("model", "download a speech model (the pinned ones: tiny.en, base)", [
+                arg("name", help=f"the model: {', '.join(OFFERED_MODELS)} (the pinned ones)"),
+                arg("--endpoint", help="a mirror of the Hugging Face hub (default: JAWAD_MODEL_ENDPOINT)")]),
+        ])
 
 
 def run(args: argparse.Namespace, ctx: AppContext) -> int:

@@ -70,7 +70,18 @@ attempt('named-policy', function () {
   return d.firstChild.tagName === 'I'; });
 setTimeout("note('timeout-string')", 0);
 </script></body></html>""",
+    # A page whose own CSP requires trusted types (STRICT): it keeps that protection.
+    "/strict": HEAD.format(title="Strict", extra="") + """<script>
+var notes = [];
+try { document.createElement('div').innerHTML = '<b>x</b>'; notes.push('string-markup-taken'); }
+catch (e) { notes.push('string-markup-refused'); }
+var p = trustedTypes.createPolicy('mine', {createHTML: function (s) { return s; }});
+var d = document.createElement('div'); d.innerHTML = p.createHTML('<i>y</i>');
+notes.push(d.firstChild.tagName === 'I' ? 'named-policy' : 'named-policy-wrong');
+document.title = notes.join(' ');
+</script></body></html>""",
 }
+STRICT = {"/strict": "require-trusted-types-for 'script'"}
 
 
 @pytest.fixture
@@ -85,6 +96,8 @@ def site() -> Iterator[tuple[str, list[str]]]:
                 ran.append(self.path)
             body = PAGES.get(path, "<!doctype html><title>Home</title><p>Home</p>").encode()
             self.send_response(200)
+            if path in STRICT:
+                self.send_header("Content-Security-Policy", STRICT[path])
             self.send_header("Content-Type", "text/html; charset=utf-8")
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
@@ -168,3 +181,14 @@ def test_the_users_own_pages_are_left_as_they_are(web_page: QtWebEnginePage, aru
         web_page.page.load(QUrl(f"{url}/redirect"))  # as the address bar does, no agent about
     qtbot.waitUntil(lambda: bool(ran), timeout=5000)
     assert arun(web_page.run_js("String(trustedTypes.defaultPolicy)", world=0)) == "null"
+
+
+@REFUSED
+def test_a_page_that_requires_trusted_types_itself_keeps_that_protection(
+        web_page: QtWebEnginePage, arun: Run, site: tuple[str, list[str]]) -> None:
+    """The guard's policy passes markup through only where the page did not ask for trusted types."""
+    url, _ran = site
+    agent = Agent(web_page, arun)
+    agent("navigate", url=f"{url}/strict")
+    assert agent.title().split() == ["string-markup-refused", "named-policy"]
+    assert agent("read_page").ok  # and the library reads it

@@ -108,10 +108,10 @@ def library_problems(modules: list[tuple[str, str]] | None = None) -> list[Probl
 def problems() -> list[Problem]:
     """What ESLint finds in the page library (at its modules' lines), in ``jawad_clicks.js`` and in
     ``jawad_schemes.js`` (as it is injected, its rule put in)."""
-    from jawad_desktop.browser.guarded_page import _schemes_source
+    from jawad_desktop.browser.guarded_page import schemes_source
 
     own = {"jawad_clicks.js": (SCRIPTS / "jawad_clicks.js").read_text(encoding="utf-8"),
-           "jawad_schemes.js": _schemes_source(True)}
+           "jawad_schemes.js": schemes_source(True)}
     return library_problems() + [
         Problem(name, int(str(m.get("line", 1))), int(str(m.get("column", 0))), str(m.get("ruleId")),
                 str(m["message"])) for name, source in own.items() for m in lint(source, name)]

@@ -8,7 +8,8 @@
 // This runs in the page's MAIN world at document creation, before any page script: it makes the default
 // policy, which refuses a javascript: navigation unless its script is a no-op such as "void(0)" (the
 // page's click handler acts; the rule is core/sites.py's NO_OP_SCRIPT, put in by guarded_page.py) and
-// passes every other value (innerHTML, eval, script text, script URLs...) through unchanged, then puts
+// passes every other value (innerHTML, eval, script text, script URLs...) through unchanged (unless the
+// page's own CSP already requires trusted types: then it refuses them, as the browser would), then puts
 // the requirement in force with a CSP <meta> it removes at once (a policy a meta delivered stays).
 // A page that makes its own default policy gets this one back, whose rules become the page's (each
 // value still goes through the page's rule; only a script address is refused first). A same-origin
@@ -30,11 +31,19 @@
   var createPolicy = Factory.createPolicy, defaultOf = describe(Factory, "defaultPolicy").get;
   var KINDS = ["createHTML", "createScript", "createScriptURL"];
   var pageRules = null;  // the rules of the page's own default policy, once it makes one
+  // Whether the page requires trusted types itself (its own CSP): then a value no rule of the page's
+  // vouches for is refused, as it would be without this policy; found by a probe, below.
+  var strict = false, probing = false;
 
   function rule(kind) {
     return function (value) {
+      if (probing) {
+        strict = true;
+        return value;
+      }
       var own = pageRules && pageRules[kind];
-      return typeof own === "function" ? apply(own, undefined, arguments) : value;
+      if (typeof own === "function") return apply(own, undefined, arguments);
+      return strict ? null : value;
     };
   }
   var html = rule("createHTML"), script = rule("createScript");
@@ -55,6 +64,11 @@
     } catch (e) { return false; }  // another origin's frame, or a CSP that names its policies
   }
   if (!guard(window) || !MAIN_WORLD) return;
+  // Markup written before the requirement below is in force reaches this policy only if the page's
+  // own CSP already requires trusted types.
+  probing = true;
+  try { document.createElement("div").innerHTML = ""; } catch (e) { /* no document to probe */ }
+  probing = false;
   var ours = apply(defaultOf, factory, []);
 
   // The page's own default policy: this one comes back and takes the page's rules.
