@@ -16,7 +16,8 @@ read, type-checked and tested like the rest of the code. Four kinds of rule:
   test and build tools; modules of dependencies no code path reaches);
 - *drop files* the collected packages bring but the app does not use: Qt modules for QML,
   Quick3D, Charts, Multimedia and the like, Qt translations and Chromium locales other than
-  English, QtWebEngine's developer-tools resources;
+  English, QtWebEngine's developer-tools resources; and, Linux, the ICU data Qt Core never reads
+  (``icu_data.py``: ``libicudata`` is rebuilt without it);
 - *split off the voice pack* (Linux): the native half of offline speech (the extension
   modules of CTranslate2, PyAV, tokenizers and onnxruntime (Silero voice activity
   detection), their vendored libraries, the tiny.en model)
