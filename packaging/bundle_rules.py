@@ -16,7 +16,8 @@ read, type-checked and tested like the rest of the code. Four kinds of rule:
   test and build tools; modules of dependencies no code path reaches);
 - *drop files* the collected packages bring but the app does not use: Qt modules for QML,
   Quick3D, Charts, Multimedia and the like, Qt translations and Chromium locales other than
-  English, QtWebEngine's developer-tools resources;
+  English, QtWebEngine's developer-tools resources; and, Linux, the ICU data Qt Core never reads
+  (``icu_data.py``: ``libicudata`` is rebuilt without it);
 - *split off the voice pack* (Linux): the native half of offline speech (the extension
   modules of CTranslate2, PyAV, tokenizers and onnxruntime (Silero voice activity
   detection), their vendored libraries, the tiny.en model)
@@ -41,7 +42,23 @@ import subprocess
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
+
+
+def _sibling(name: str) -> ModuleType:
+    """``packaging/<name>.py``, loaded from its file: ``packaging/`` is no package (its name
+    would shadow PyPI's ``packaging``), and the spec and the tests load this module by path."""
+    key = f"_jawad_packaging_{name}"
+    if key not in sys.modules:
+        spec = importlib.util.spec_from_file_location(key, Path(__file__).with_name(f"{name}.py"))
+        assert spec is not None and spec.loader is not None
+        sys.modules[key] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules[key])
+    return sys.modules[key]
+
+
+icu_data = _sibling("icu_data")
 
 APP_ID = "jawad-desktop"
 MAC_APP_NAME = "Jawad Desktop"
@@ -85,6 +102,8 @@ EXCLUDES = [
     "lxml.html.diff",
     "lxml.html._diffcommand",
     "lxml.isoschematron",
+    # lxml.html.diff's compiled difflib (0.5 MB): only lxml.html.diff, excluded above, imports it.
+    "lxml.html._difflib",
     # Attachments read text only: pypdf and openpyxl import Pillow (and pypdf fontTools) when
     # installed, to read embedded pictures and fonts, and work without them (15 MB).
     "PIL",
@@ -238,6 +257,10 @@ DROP_PATTERNS = [
     "lxml/isoschematron/*",
     # onnxruntime's sample models (its own examples).
     "onnxruntime/datasets/*",
+    # Software bills of materials some packages put in their metadata (CycloneDX JSON, 1.4 MB:
+    # filelock's and platformdirs' alone are 0.5 MB each). Nothing reads them at run time:
+    # importlib.metadata reads METADATA, RECORD and entry points; the licences stay.
+    "*.dist-info/sboms/*",
 ]
 
 # Chromium needs the pak of the UI locale or en-US to fall back to; the rest are unused.
@@ -325,8 +348,10 @@ def prune(toc: Iterable[tuple[str, str, str]], platform: str = sys.platform) -> 
 # strip of a patchelf-edited library (auditwheel's) can leave a load segment misaligned and
 # the library unloadable ("ELF load command address/offset not page-aligned": numpy's
 # OpenBLAS). Instead each binary worth it is stripped into a copy, and the copy is used
-# only if every load segment is still aligned.
-STRIP_ABOVE_BYTES = 64 * 1024
+# only if every load segment is still aligned. The threshold skips binaries whose symbols
+# are a few kB; the standard library's extension modules (lib-dynload) carry 30-130 kB each,
+# 1.4 MB together, so it is low enough to take them.
+STRIP_ABOVE_BYTES = 16 * 1024
 STRIPPABLE_SECTIONS = (b".symtab", b".strtab", b".debug")
 _ELF64_SECTION = struct.Struct("<IIQQQQIIQQ")
 _ELF64_SEGMENT = struct.Struct("<IIQQQQQQ")
@@ -403,14 +428,17 @@ def strip_binaries(
     toc: Iterable[tuple[str, str, str]], workdir: Path, platform: str = sys.platform
 ) -> list[tuple[str, str, str]]:
     """The TOC with each binary that carries symbols or debug information replaced by a
-    stripped copy, where stripping is safe."""
+    stripped copy, where stripping is safe, and Qt's ICU data library by its slimmed copy
+    (``icu_data.py``)."""
     entries = list(toc)
     strip = shutil.which("strip")
     if not platform.startswith("linux") or strip is None:
         return entries
     result: list[tuple[str, str, str]] = []
     for dest, source, kind in entries:
-        if kind in ("BINARY", "EXTENSION") and strippable_bytes(Path(source)) > STRIP_ABOVE_BYTES:
+        if kind == "BINARY" and icu_data.LIBRARY_NAME.match(Path(dest).name):
+            source = str(icu_data.slim_library(Path(source), workdir))
+        elif kind in ("BINARY", "EXTENSION") and strippable_bytes(Path(source)) > STRIP_ABOVE_BYTES:
             copy = _stripped_copy(Path(source), workdir, strip)
             if copy is not None:
                 source = str(copy)
