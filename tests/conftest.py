@@ -16,9 +16,11 @@ import os
 import sys
 
 from tests.fixtures.home import private_home
+from tests.fixtures.workers import share_cores
 
 # Before anything imports Qt.
 private_home()
+share_cores()  # before any engine starts its threads
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["QT_API"] = "pyside6"
 if hasattr(os, "geteuid") and os.geteuid() == 0:
