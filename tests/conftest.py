@@ -15,8 +15,8 @@ from __future__ import annotations
 import os
 import sys
 
+from tests.fixtures.cores import share_cores
 from tests.fixtures.home import private_home
-from tests.fixtures.workers import share_cores
 
 # Before anything imports Qt.
 private_home()

@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
+from tests.fixtures.cores import THREAD_VARIABLES, share_cores
 from tests.fixtures.home import worker_id
-from tests.fixtures.workers import THREAD_VARIABLES, pytest_collection_modifyitems, share_cores
+from tests.fixtures.workers import pytest_collection_modifyitems
 
 
 def test_the_test_process_has_a_home_of_its_own() -> None:
@@ -28,7 +29,7 @@ def test_the_test_process_has_a_home_of_its_own() -> None:
 
 def test_a_worker_gives_each_engine_its_share_of_the_cores(monkeypatch: pytest.MonkeyPatch) -> None:
     """llama.cpp's server, CTranslate2 and OpenBLAS read their thread counts from the environment
-    (tests/fixtures/workers.py): in one of N workers, cores / N threads each; alone, their defaults."""
+    (tests/fixtures/cores.py): in one of N workers, cores / N threads each; alone, their defaults."""
     for name in THREAD_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.delenv("PYTEST_XDIST_WORKER_COUNT", raising=False)
