@@ -15,10 +15,12 @@ from __future__ import annotations
 import os
 import sys
 
+from tests.fixtures.cores import share_cores
 from tests.fixtures.home import private_home
 
 # Before anything imports Qt.
 private_home()
+share_cores()  # before any engine starts its threads
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["QT_API"] = "pyside6"
 if hasattr(os, "geteuid") and os.geteuid() == 0:

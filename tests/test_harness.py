@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.fixtures.cores import THREAD_VARIABLES, share_cores
 from tests.fixtures.home import worker_id
 from tests.fixtures.workers import pytest_collection_modifyitems
 
@@ -24,6 +25,42 @@ def test_the_test_process_has_a_home_of_its_own() -> None:
         assert where.is_relative_to(home) or where.parent.name.startswith("jawad-keyring-"), (variable, where)
         assert not where.is_relative_to(real_home), (variable, where)
     assert (home / "run").stat().st_mode & 0o777 == 0o700  # XDG_RUNTIME_DIR (the keyring fixture may move it)
+
+
+def test_a_worker_gives_each_engine_its_share_of_the_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    """llama.cpp's server, CTranslate2 and OpenBLAS read their thread counts from the environment
+    (tests/fixtures/cores.py): in one of N workers, cores / N threads each; alone, their defaults."""
+    for name in THREAD_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("PYTEST_XDIST_WORKER_COUNT", raising=False)
+    share_cores()
+    assert not any(name in os.environ for name in THREAD_VARIABLES)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setenv("PYTEST_XDIST_WORKER_COUNT", "2")
+    share_cores()
+    assert {name: os.environ[name] for name in THREAD_VARIABLES} == dict.fromkeys(THREAD_VARIABLES, "1")
+    monkeypatch.setattr(os, "cpu_count", lambda: 16)
+    monkeypatch.setenv("N_THREADS", "3")  # what the person running the tests set stays
+    for name in ("OMP_NUM_THREADS", "N_THREADS_BATCH"):
+        monkeypatch.delenv(name)
+    share_cores()
+    assert [os.environ[name] for name in THREAD_VARIABLES] == ["8", "3", "8"]
+
+
+def test_llama_cpps_server_takes_its_thread_counts_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server's settings as its command line parses them (``core.llm.llama_server`` passes
+    llama-cpp-python's own options, which do not set the thread counts)."""
+    import argparse
+
+    from llama_cpp.server.cli import add_args_from_model, parse_model_from_args
+    from llama_cpp.server.settings import ModelSettings, Settings
+
+    monkeypatch.setenv("N_THREADS", "1")
+    monkeypatch.setenv("N_THREADS_BATCH", "1")
+    parser = argparse.ArgumentParser()
+    add_args_from_model(parser, Settings)
+    settings = parse_model_from_args(ModelSettings, parser.parse_args(["--model", "m.gguf", "--n_ctx", "8192"]))
+    assert (settings.n_threads, settings.n_threads_batch) == (1, 1)
 
 
 @dataclass

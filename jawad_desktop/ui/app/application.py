@@ -305,11 +305,10 @@ async def _report_startup(path: str, window: Any, *, shown: float, native_window
         json.dump(report, fh)
 
 
-async def _shut_down(window: Any) -> None:
-    """After the window closed: release its work (with a watchdog), cancel what is left, dispose."""
+async def release_window(window: Any) -> None:
+    """After the window closed: release its work (``aclose``), cancel the tasks left, dispose of it."""
     import asyncio
 
-    _exit_watchdog()
     await window.aclose()
     current = asyncio.current_task()
     pending = [t for t in asyncio.all_tasks() if t is not current]
@@ -378,7 +377,8 @@ def run_gui(profile: str | None, *, screenshot: str | None = None, startup_repor
             window.close()
         await closed.wait()
         quit_requests.shutting_down = True
-        await _shut_down(window)
+        _exit_watchdog()
+        await release_window(window)
         return 0
 
     return run_loop(main, errors=errors)

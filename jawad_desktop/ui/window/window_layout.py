@@ -11,26 +11,14 @@ from PySide6.QtCore import QByteArray
 from jawad_desktop.ui.window.window_part import WindowPart
 
 if TYPE_CHECKING:
-    from PySide6.QtGui import QAction
     from PySide6.QtWidgets import QSplitter
 
-    from jawad_desktop.core.context import AppContext
-    from jawad_desktop.ui.chat.action_log import ActionLogDrawer
-    from jawad_desktop.ui.window.browser_toggle import BrowserToggle
 
 log = logging.getLogger("jawad.ui.window")
 
 
 class WindowLayout(WindowPart):
-    """Layout persistence for ``MainWindow`` (which provides the attributes below)."""
-
-    ctx: AppContext
-    left_split: QSplitter
-    main_split: QSplitter
-    action_log_drawer: ActionLogDrawer
-    toggle_log_action: QAction
-    browser_toggle: BrowserToggle
-    _log_height: int
+    """Layout persistence for ``MainWindow``."""
 
     def _toggle_log(self, shown: bool) -> None:
         self.action_log_drawer.set_expanded(shown)

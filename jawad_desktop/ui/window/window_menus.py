@@ -10,43 +10,11 @@ from PySide6.QtGui import QAction, QKeySequence
 from jawad_desktop.ui.window.window_part import WindowPart
 
 if TYPE_CHECKING:
-    from PySide6.QtWidgets import QMenu, QSplitter, QWidget
-
-    from jawad_desktop.ui.base.bridge import EventBridge
-    from jawad_desktop.ui.chat.chat_view import ChatPanel
-    from jawad_desktop.ui.chat.model_picker import ModelPicker
-    from jawad_desktop.ui.chat.presenter import ChatPresenter
-    from jawad_desktop.ui.window.browser_pane import BrowserPane
+    pass
 
 
 class WindowMenus(WindowPart):
-    """The menu bar's actions for ``MainWindow`` (which provides the attributes below)."""
-
-    bridge: EventBridge
-    chat: ChatPanel
-    presenter: ChatPresenter
-    provider_label: ModelPicker
-    browser: BrowserPane
-    browser_column: QWidget
-    main_split: QSplitter
-    file_menu: QMenu
-    chat_menu: QMenu
-    view_menu: QMenu
-    help_menu: QMenu
-
-    if TYPE_CHECKING:
-        def open_settings(self) -> None: ...
-        def quit(self) -> None: ...
-        def summarize_page(self) -> None: ...
-        def focus_search(self) -> None: ...
-        def start_research(self) -> None: ...
-        def compare_models(self, provider: str = "") -> None: ...
-        def _toggle_conversation(self) -> None: ...
-        def focus_input(self) -> None: ...
-        def _toggle_log(self, shown: bool) -> None: ...
-        def focus_history(self) -> None: ...
-        def show_shortcuts(self) -> None: ...
-        def _about(self) -> None: ...
+    """The menu bar's actions for ``MainWindow``."""
 
     def _build_menus(self) -> None:
         file_menu = self.file_menu

@@ -12,45 +12,14 @@ import shiboken6
 from jawad_desktop.ui.window.window_part import WindowPart
 
 if TYPE_CHECKING:
-    from PySide6.QtGui import QAction
-    from PySide6.QtWidgets import QSplitter, QWidget
-
-    from jawad_desktop.core.context import AppContext
     from jawad_desktop.core.store.conversations import ConversationStore
-    from jawad_desktop.ui.base.bridge import EventBridge
-    from jawad_desktop.ui.chat.chat_view import ChatPanel
     from jawad_desktop.ui.chat.history_sidebar import HistorySidebar
-    from jawad_desktop.ui.chat.presenter import ChatPresenter
-    from jawad_desktop.ui.chat.project_chooser import ProjectChooser
-    from jawad_desktop.ui.chat.research_panel import ResearchController
-    from jawad_desktop.ui.chat.side_by_side import SideBySideController
 
 log = logging.getLogger("jawad.ui.window")
 
 
 class WindowPanels(WindowPart):
-    """What ``MainWindow`` adds once the assistant is ready (it provides the attributes below)."""
-
-    ctx: AppContext
-    bridge: EventBridge
-    chat: ChatPanel
-    presenter: ChatPresenter
-    main_split: QSplitter
-    sidebar: QWidget | None
-    projects: ProjectChooser | None
-    research: ResearchController | None
-    side_by_side: SideBySideController | None
-    offers_panel: QWidget | None
-    research_action: QAction
-    compare_action: QAction
-
-    if TYPE_CHECKING:
-        def show_notice(self, level: str, text: str) -> None: ...
-        def focus_input(self) -> None: ...
-        def order_focus_chain(self) -> None: ...
-        def update_provider_label(self) -> None: ...
-        def _conversation_deleted(self, conversation_id: str) -> None: ...
-        def _restore_splitter(self, splitter: QSplitter) -> None: ...
+    """What ``MainWindow`` adds once the assistant is ready."""
 
     def _add_projects(self, sidebar: HistorySidebar, store: ConversationStore) -> None:
         """The project chooser above the history (``ui.chat.project_chooser``)."""

@@ -8,34 +8,11 @@ from typing import TYPE_CHECKING, Any
 from jawad_desktop.ui.window.window_part import WindowPart
 
 if TYPE_CHECKING:
-    from PySide6.QtGui import QAction
-    from PySide6.QtWidgets import QWidget
-
     from jawad_desktop.core.context import AppContext
-    from jawad_desktop.ui.base.bridge import EventBridge
-    from jawad_desktop.ui.chat.chat_view import ChatPanel
-    from jawad_desktop.ui.chat.presenter import ChatPresenter
 
 
 class WindowVoice(WindowPart):
-    """Voice input and conversation mode for ``MainWindow`` (which provides the attributes below)."""
-
-    ctx: AppContext
-    bridge: EventBridge
-    chat: ChatPanel
-    presenter: ChatPresenter
-    voice_action: QAction
-    conversation_action: QAction
-    stop_action: QAction
-    new_chat_action: QAction
-    voice_button: QWidget | None
-    conversation_button: Any
-    voice_session: Any
-    sidebar: QWidget | None
-    _idle_placeholder: str | None
-
-    if TYPE_CHECKING:
-        def show_notice(self, level: str, text: str) -> None: ...
+    """Voice input and conversation mode for ``MainWindow``."""
 
     def _add_voice(self) -> None:
         from jawad_desktop.ui.chat.voice_button import VoiceButton
