@@ -47,6 +47,7 @@ def use_theme(window: MainWindow, theme: str) -> None:
     window.apply_appearance()
 
 
+@pytest.mark.slow  # 20 s each: first, not at the end of a parallel run (tests/fixtures/workers.py)
 @pytest.mark.parametrize("theme", ["light", "dark", "high-contrast"])
 def test_every_text_is_readable_and_no_dialog_is_taller_than_the_screen(
     theme: str, make_window: Any, profile_dir: Path, scripted_model: ScriptedModel, qtbot: Any

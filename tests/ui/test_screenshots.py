@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PySide6.QtCore import QEvent, QObject, QRect, Qt
 from PySide6.QtGui import QImage
 
@@ -57,6 +58,7 @@ def mean_grey(image: QImage, area: QRect) -> float:
                             for x in range(small.width()))
 
 
+@pytest.mark.slow  # 50 s: first, not at the end of a parallel run (tests/fixtures/workers.py)
 def test_the_screenshot_script_photographs_every_scene(tmp_path: Path) -> None:
     out = tmp_path / "shots" / f"light-{SIZE[0]}x{SIZE[1]}"  # not the default size: its own folder
     env_extra = {"PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
