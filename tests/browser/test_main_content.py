@@ -277,3 +277,9 @@ def test_trafilaturas_reading_is_the_content_where_readability_took_another_part
                                       article_html=f"<div>{teasers}</div>"))
     assert chosen.source == "trafilatura" and "11th boat left" in chosen.markdown
     assert "Read also" not in chosen.markdown
+
+
+def test_a_rubys_reading_is_not_read_into_its_words() -> None:
+    # Furigana over Japanese (a children's news site): shown above the word, not in the line.
+    html = "<p><ruby>子<rp>(</rp><rt>こ</rt><rp>)</rp></ruby>どもへの<ruby>虐待<rt>ぎゃくたい</rt></ruby>をなくす</p>"
+    assert article_markdown(html) == "子どもへの虐待をなくす"

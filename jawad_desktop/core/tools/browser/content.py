@@ -60,6 +60,10 @@ def article_markdown(html: str) -> str:
     soup = BeautifulSoup(html, "lxml")
     for unread in soup.find_all(["head", "script", "style", "noscript", "template"]):  # a whole page's
         unread.decompose()
+    # A ruby's reading (furigana over Japanese, pinyin over Chinese) is shown above its word, not in the
+    # line: as text it would split every word it glosses ("子こども" for "子ども").
+    for gloss in soup.find_all(["rt", "rp"]):
+        gloss.decompose()
     _escape_line_starts(soup)
     for stray in soup.find_all(["tr", "td", "th"]):  # a cell Readability took out of its table
         if stray.find_parent("table") is None:
