@@ -283,3 +283,12 @@ def test_a_rubys_reading_is_not_read_into_its_words() -> None:
     # Furigana over Japanese (a children's news site): shown above the word, not in the line.
     html = "<p><ruby>子<rp>(</rp><rt>こ</rt><rp>)</rp></ruby>どもへの<ruby>虐待<rt>ぎゃくたい</rt></ruby>をなくす</p>"
     assert article_markdown(html) == "子どもへの虐待をなくす"
+
+
+def test_what_the_browser_does_not_show_splits_no_word_and_a_words_asterisk_is_no_emphasis() -> None:
+    # A soft hyphen marks where a word may break ("auto\xadnome") and a zero-width space is invisible:
+    # the reader sees the word whole. German's gender star between letters is the word's own: two of them
+    # in a paragraph must not become emphasis (rendered, "Kund*innen" would lose its asterisk).
+    markdown = article_markdown("<p>Schüler*innen und Kund*innen, auto\xadnome Ar\u200bbeit.</p><pre>a*b</pre>")
+    assert markdown == "Schüler\\*innen und Kund\\*innen, autonome Arbeit.\n\n```\na*b\n```"
+    assert "Schüler*innen und Kund*innen" in markdown_text(markdown)

@@ -65,6 +65,7 @@ def article_markdown(html: str) -> str:
     for gloss in soup.find_all(["rt", "rp"]):
         gloss.decompose()
     _escape_line_starts(soup)
+    _plain_words(soup)
     for stray in soup.find_all(["tr", "td", "th"]):  # a cell Readability took out of its table
         if stray.find_parent("table") is None:
             stray.name = "div"
@@ -117,6 +118,26 @@ def _escape_line_starts(soup: Any) -> None:
             isinstance(before, Tag) and before.name == "br")
         if at_start:
             text.replace_with(_MARK_START.sub(_escaped_mark, str(text), count=1))
+
+
+# Characters the browser does not show: a soft hyphen (a word's break points, "auto\xadnome") and a
+# zero-width space. In the text they split a word the reader sees whole.
+_UNSHOWN = re.compile("[\u00ad\u200b]")
+# An asterisk between letters is a word's own ("Schüler*innen", "Kund*innen": German's gender star);
+# two of them in a paragraph would read as emphasis and lose the asterisks, so it is escaped.
+_WORD_STAR = re.compile(r"(?<=\w)\*(?=\w)")
+
+
+def _plain_words(soup: Any) -> None:
+    from bs4 import NavigableString
+
+    for text in soup.find_all(string=re.compile("[\u00ad\u200b]|\\w\\*\\w")):
+        if type(text) is not NavigableString:
+            continue
+        shown = _UNSHOWN.sub("", str(text))
+        if text.find_parent(["pre", "code"]) is None:
+            shown = _WORD_STAR.sub(r"\\*", shown)
+        text.replace_with(shown)
 
 
 def _escaped_mark(match: re.Match[str]) -> str:
