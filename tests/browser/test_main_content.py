@@ -292,3 +292,15 @@ def test_what_the_browser_does_not_show_splits_no_word_and_a_words_asterisk_is_n
     markdown = article_markdown("<p>Schüler*innen und Kund*innen, auto\xadnome Ar\u200bbeit.</p><pre>a*b</pre>")
     assert markdown == "Schüler\\*innen und Kund\\*innen, autonome Arbeit.\n\n```\na*b\n```"
     assert "Schüler*innen und Kund*innen" in markdown_text(markdown)
+
+
+def test_trafilatura_judges_no_article_it_read_next_to_nothing_of_and_adds_no_other_kind_of_content() -> None:
+    # A page of formulas: trafilatura kept one sentence of it (under a tenth), so the formulas and their
+    # headings it did not keep are no boilerplate.
+    formulas = "\n\n".join(f"## Equation {n}\n\nx{n} = a{n} + b{n}" for n in range(60))
+    article = f"{STORY * 2}\n\n{formulas}"
+    assert agreed_content(article, STORY + "And the quay.") == article
+    # A slideshow's list trafilatura read beside the article, longer than the whole article: not added.
+    slides = "\n".join(f"- Slide {n}: the ferry at the quay at dawn, from the old lighthouse" for n in range(60))
+    agreed = agreed_content(f"{STORY * 2}\n\n{QUAY * 2}", f"{STORY * 2}\n\n{QUAY * 2}\n\n{slides}")
+    assert "Slide" not in agreed and QUAY.strip() in agreed

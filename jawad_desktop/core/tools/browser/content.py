@@ -268,8 +268,14 @@ def main_content(snapshot: RawSnapshot) -> MainContent:
 # blocks loses more article than boilerplate. Characters, not words: Chinese and Japanese write a
 # paragraph as one "word".
 AGREED_SHORT_CHARS = 120
-# trafilatura's reading is used to check Readability's only when it has this many characters.
+# trafilatura's reading is used to check Readability's only when it has this many characters, and
+# at least this share of the article's length: reading less, it saw another part of the page or next
+# to nothing of it (formulas, a gallery's captions), and judges none of the article's short blocks.
 AGREED_MIN_CHARS = 80
+AGREED_MIN_SHARE = 0.1
+# A block of trafilatura's the article lacks is not added when it is longer than this many times the
+# whole article: it is another kind of content beside it (a slideshow's list, a thread of comments).
+AGREED_ADD_MAX_TIMES = 2.0
 # Where trafilatura holds less than this share of the article's 3-grams, the two read different parts
 # of the page (Readability took too narrow a subtree: one section, the intro of a product), and
 # trafilatura's blocks from AGREED_APART_CHARS on are added (a heading, a short paragraph of that part),
@@ -298,9 +304,11 @@ def agreed_content(article: str, extracted: str) -> str:
     styles as its own). Dropped besides: the article's tail trafilatura does not hold, where both read
     the same article (``AGREED_TAIL_FROM``). Added: trafilatura's blocks longer than
     ``AGREED_SHORT_CHARS`` (its short ones are "Read more", a list of chapters), or from
-    ``AGREED_APART_CHARS`` where the two read different parts of the page (``AGREED_APART_BELOW``).
+    ``AGREED_APART_CHARS`` where the two read different parts of the page (``AGREED_APART_BELOW``),
+    but none longer than ``AGREED_ADD_MAX_TIMES`` the article. Where trafilatura read next to nothing
+    of it (``AGREED_MIN_SHARE``), the article stands as it is.
     """
-    if len(_plain(extracted)) < AGREED_MIN_CHARS:
+    if len(_plain(extracted)) < max(AGREED_MIN_CHARS, AGREED_MIN_SHARE * len(_plain(article))):
         return article
     theirs = set(_shingles(_tokens(extracted)))
     ours = set(_shingles(_tokens(article)))
@@ -319,7 +327,9 @@ def agreed_content(article: str, extracted: str) -> str:
         keep = [k and (n <= last or held[n]) for n, k in enumerate(keep)]
     apart = share < AGREED_APART_BELOW and len(_plain(extracted)) >= AGREED_APART_MIN_SHARE * len(_plain(article))
     longer = AGREED_APART_CHARS if apart else AGREED_SHORT_CHARS
-    missed = [block for block in _blocks(extracted) if len(_plain(block)) > longer and not _held(block, ours)]
+    most = AGREED_ADD_MAX_TIMES * len(_plain(article))
+    missed = [block for block in _blocks(extracted)
+              if longer < len(_plain(block)) <= most and not _held(block, ours)]
     return "\n\n".join([block for block, k in zip(blocks, keep, strict=True) if k] + missed)
 
 
