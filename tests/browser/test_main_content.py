@@ -230,3 +230,77 @@ def test_a_table_trafilatura_reads_cell_by_cell_keeps_its_rows_and_columns() -> 
     layout = layout.replace(rows, "<tr><td>Jade Wu works in Research at the Lagos office.</td></tr>")
     kept = main_content(RawSnapshot(url="http://127.0.0.1/", title="Staff directory", html=layout, article_html=""))
     assert "|" not in kept.markdown and "Jade Wu works in Research" in kept.markdown
+
+
+STORY = "The harbour authority opened the new ferry terminal on Monday after four years of building. "
+QUAY = "Passengers waited on the old quay for the last time, some of them for over an hour in the rain. "
+
+
+def test_a_heading_over_kept_text_stays_though_trafilatura_dropped_it() -> None:
+    # trafilatura leaves out headings a page styles as its own ("Fazit", "10 tips"): over text that is
+    # kept, a heading is the article's; over nothing kept it is a related box's.
+    article = (f"{STORY * 2}\n\n## Building work ahead\n\n{QUAY * 2}\n\n"
+               "## More from the harbour\n\nFerry fares rise again")
+    agreed = agreed_content(article, f"{STORY * 2}\n\n{QUAY * 2}")
+    assert "## Building work ahead" in agreed
+    assert "More from the harbour" not in agreed and "Ferry fares" not in agreed
+
+
+def test_the_articles_tail_trafilatura_does_not_hold_is_dropped_where_both_read_it() -> None:
+    # An author's box after the article: long, so no caption, but after the last paragraph trafilatura
+    # holds while both read the same article.
+    author = ("Jane Doe studied maritime history before she joined the paper's city desk, where she has "
+              "written about the port, its ships and its people since 2015. ")
+    article = f"{STORY * 2}\n\n{QUAY * 2}\n\n{author}"
+    assert author.strip() not in agreed_content(article, f"{STORY * 2}\n\n{QUAY * 2}")
+    # Where trafilatura read much less of the article, the tail is not judged by it.
+    assert author.strip() in agreed_content(article, f"{STORY * 2}\n\nA menu line and a footer of the site.")
+
+
+def test_trafilaturas_shorter_blocks_are_added_where_the_two_read_different_parts() -> None:
+    # Readability took one section of the page; trafilatura read another with a short paragraph: it is
+    # added (where both read the same article, trafilatura's short lines are not).
+    section = "Opening hours of the terminal and the quay's ticket office, from Monday to Sunday. "
+    extracted = f"{STORY * 2}\n\n{section}\n\n{QUAY * 3}"
+    builders = "The builders came from three towns along the coast and stayed in the old school all winter. "
+    assert section.strip() in agreed_content(f"{STORY * 2}\n\n{builders * 2}", extracted)
+    assert section.strip() not in agreed_content(f"{STORY * 2}\n\n{QUAY * 3}", extracted)
+
+
+def test_trafilaturas_reading_is_the_content_where_readability_took_another_part() -> None:
+    story = "".join(f"<p>{STORY}{QUAY}The {n}th boat left at dawn with the mail.</p>" for n in range(4, 12))
+    teasers = ("<p>Read also: ferry fares rise again in the spring, the council says after its meeting of the "
+               "board, and the island schools close for a week in May while the roads are mended.</p>") * 3
+    page = (f"<html><head><title>Terminal</title></head><body><nav>Home News Sport</nav><article><h1>Terminal"
+            f"</h1>{story}</article><aside>{teasers}</aside></body></html>")
+    chosen = main_content(RawSnapshot(url="http://127.0.0.1/", title="Terminal", html=page,
+                                      article_html=f"<div>{teasers}</div>"))
+    assert chosen.source == "trafilatura" and "11th boat left" in chosen.markdown
+    assert "Read also" not in chosen.markdown
+
+
+def test_a_rubys_reading_is_not_read_into_its_words() -> None:
+    # Furigana over Japanese (a children's news site): shown above the word, not in the line.
+    html = "<p><ruby>子<rp>(</rp><rt>こ</rt><rp>)</rp></ruby>どもへの<ruby>虐待<rt>ぎゃくたい</rt></ruby>をなくす</p>"
+    assert article_markdown(html) == "子どもへの虐待をなくす"
+
+
+def test_what_the_browser_does_not_show_splits_no_word_and_a_words_asterisk_is_no_emphasis() -> None:
+    # A soft hyphen marks where a word may break ("auto\xadnome") and a zero-width space is invisible:
+    # the reader sees the word whole. German's gender star between letters is the word's own: two of them
+    # in a paragraph must not become emphasis (rendered, "Kund*innen" would lose its asterisk).
+    markdown = article_markdown("<p>Schüler*innen und Kund*innen, auto\xadnome Ar\u200bbeit.</p><pre>a*b</pre>")
+    assert markdown == "Schüler\\*innen und Kund\\*innen, autonome Arbeit.\n\n```\na*b\n```"
+    assert "Schüler*innen und Kund*innen" in markdown_text(markdown)
+
+
+def test_trafilatura_judges_no_article_it_read_next_to_nothing_of_and_adds_no_other_kind_of_content() -> None:
+    # A page of formulas: trafilatura kept one sentence of it (under a tenth), so the formulas and their
+    # headings it did not keep are no boilerplate.
+    formulas = "\n\n".join(f"## Equation {n}\n\nx{n} = a{n} + b{n}" for n in range(60))
+    article = f"{STORY * 2}\n\n{formulas}"
+    assert agreed_content(article, STORY + "And the quay.") == article
+    # A slideshow's list trafilatura read beside the article, longer than the whole article: not added.
+    slides = "\n".join(f"- Slide {n}: the ferry at the quay at dawn, from the old lighthouse" for n in range(60))
+    agreed = agreed_content(f"{STORY * 2}\n\n{QUAY * 2}", f"{STORY * 2}\n\n{QUAY * 2}\n\n{slides}")
+    assert "Slide" not in agreed and QUAY.strip() in agreed

@@ -186,6 +186,23 @@ def test_the_first_offer_when_the_page_shows_its_price() -> None:
     assert p is not None and (p["price"], p["sources"]["price"]) == ("37.30", "json-ld")
 
 
+def test_a_page_whose_structured_data_says_article_gives_no_product_from_its_text() -> None:
+    # A guide to where a graphics card can be bought: the shops' prices in its text, their "Sold out"
+    # links among its controls, and a NewsArticle in its JSON-LD. No product; with a Product, one.
+    ld = '<script type="application/ld+json">{"@context": "https://schema.org", "@type": "%s", "name": "RTX"}</script>'
+    page = ("<html><body><article><h1>Where to buy the RTX 3080</h1><p>Prices range from $699.99 to $849.99."
+            "</p><p><a href='/shop'>Sold out</a></p></article></body></html>")
+    texts = [{"text": "$699.99", "size": 16, "h1": 40}]
+
+    def read(kind: str) -> dict[str, object] | None:
+        return extract_product(f"<html><head>{ld % kind}</head><body></body></html>", "http://127.0.0.1/a",
+                               h1="Where to buy the RTX 3080", price_texts=texts, page_html=page,
+                               text="Prices range from $699.99 to $849.99.", controls=["Sold out"])
+
+    assert read("WebPage") is not None  # the price and the shop's button make a product, as before
+    assert read("NewsArticle") is None and read("BlogPosting") is None
+
+
 def test_an_article_with_a_price_in_its_meta_tags_is_no_product() -> None:
     # og:type article, with product:price meta tags (a paywall's price of 1 EUR).
     head = ('<meta property="og:type" content="article"><meta property="og:title" content="Heulage">'

@@ -60,7 +60,12 @@ def article_markdown(html: str) -> str:
     soup = BeautifulSoup(html, "lxml")
     for unread in soup.find_all(["head", "script", "style", "noscript", "template"]):  # a whole page's
         unread.decompose()
+    # A ruby's reading (furigana over Japanese, pinyin over Chinese) is shown above its word, not in the
+    # line: as text it would split every word it glosses ("子こども" for "子ども").
+    for gloss in soup.find_all(["rt", "rp"]):
+        gloss.decompose()
     _escape_line_starts(soup)
+    _plain_words(soup)
     for stray in soup.find_all(["tr", "td", "th"]):  # a cell Readability took out of its table
         if stray.find_parent("table") is None:
             stray.name = "div"
@@ -113,6 +118,26 @@ def _escape_line_starts(soup: Any) -> None:
             isinstance(before, Tag) and before.name == "br")
         if at_start:
             text.replace_with(_MARK_START.sub(_escaped_mark, str(text), count=1))
+
+
+# Characters the browser does not show: a soft hyphen (a word's break points, "auto\xadnome") and a
+# zero-width space. In the text they split a word the reader sees whole.
+_UNSHOWN = re.compile("[\u00ad\u200b]")
+# An asterisk between letters is a word's own ("Schüler*innen", "Kund*innen": German's gender star);
+# two of them in a paragraph would read as emphasis and lose the asterisks, so it is escaped.
+_WORD_STAR = re.compile(r"(?<=\w)\*(?=\w)")
+
+
+def _plain_words(soup: Any) -> None:
+    from bs4 import NavigableString
+
+    for text in soup.find_all(string=re.compile("[\u00ad\u200b]|\\w\\*\\w")):
+        if type(text) is not NavigableString:
+            continue
+        shown = _UNSHOWN.sub("", str(text))
+        if text.find_parent(["pre", "code"]) is None:
+            shown = _WORD_STAR.sub(r"\\*", shown)
+        text.replace_with(shown)
 
 
 def _escaped_mark(match: re.Match[str]) -> str:
@@ -206,9 +231,10 @@ def body_markdown(html: str) -> str:
 
 def main_content(snapshot: RawSnapshot) -> MainContent:
     """The page's main content: Readability's article when it found one, checked against
-    trafilatura's extraction (``agreed_content``); else trafilatura's extraction of the whole
-    document (the whole visible document with its tables when trafilatura flattened them); on a
-    page with little text, the longer of the two, else the whole body.
+    trafilatura's extraction (``agreed_content``), unless trafilatura read more text in another part
+    of the page (``_read_elsewhere``); else trafilatura's extraction of the whole document (the whole
+    visible document with its tables when trafilatura flattened them); on a page with little text,
+    the longer of the two, else the whole body.
 
     Each extractor errs its own way on real pages (``benchmarks/bench_web_snippets.py``, 300 pages
     nobody here wrote): Readability takes one subtree whole, with the captions, teasers and "more on
@@ -220,6 +246,8 @@ def main_content(snapshot: RawSnapshot) -> MainContent:
     article = article_markdown(snapshot.article_html) if snapshot.article_html else ""
     extracted = trafilatura_markdown(snapshot.html, snapshot.url, fast=bool(article))
     if len(_plain(article)) >= ARTICLE_MIN_CHARS:
+        if _read_elsewhere(article, extracted):
+            return MainContent(extracted, "trafilatura")
         return MainContent(agreed_content(article, extracted), "readability")
     if _flattened_tables(snapshot.html, extracted):
         return MainContent(article_markdown(snapshot.html), "body")
@@ -240,31 +268,87 @@ def main_content(snapshot: RawSnapshot) -> MainContent:
 # blocks loses more article than boilerplate. Characters, not words: Chinese and Japanese write a
 # paragraph as one "word".
 AGREED_SHORT_CHARS = 120
-# trafilatura's reading is used to check Readability's only when it has this many characters.
+# trafilatura's reading is used to check Readability's only when it has this many characters, and
+# at least this share of the article's length: reading less, it saw another part of the page or next
+# to nothing of it (formulas, a gallery's captions), and judges none of the article's short blocks.
 AGREED_MIN_CHARS = 80
+AGREED_MIN_SHARE = 0.1
+# A block of trafilatura's the article lacks is not added when it is longer than this many times the
+# whole article: it is another kind of content beside it (a slideshow's list, a thread of comments).
+AGREED_ADD_MAX_TIMES = 2.0
+# Where trafilatura holds less than this share of the article's 3-grams, the two read different parts
+# of the page (Readability took too narrow a subtree: one section, the intro of a product), and
+# trafilatura's blocks from AGREED_APART_CHARS on are added (a heading, a short paragraph of that part),
+# when it read at least AGREED_APART_MIN_SHARE of the article's length (not a page it barely read).
+AGREED_APART_BELOW = 0.9
+AGREED_APART_CHARS = 40
+AGREED_APART_MIN_SHARE = 0.3
+# Where trafilatura holds at least this share, both read the same article: what Readability's article
+# has after the last long paragraph trafilatura holds, that trafilatura does not, is the article's tail
+# (an author's box, "More on this topic", a newsletter's sign-up), whatever its length.
+AGREED_TAIL_FROM = 0.7
+# Below this share of Readability's article held by trafilatura, while trafilatura read more text,
+# the two read different parts of the page and trafilatura's is the content (Readability took a box
+# of teasers, a notice or a caption beside it).
+AGREED_ELSEWHERE_BELOW = 0.5
 
 
 def agreed_content(article: str, extracted: str) -> str:
     """Readability's article (Markdown) without its short blocks that trafilatura's extraction does
-    not hold, followed by the longer blocks of trafilatura's extraction the article does not hold
-    (its short ones are the same kind of boilerplate: "Read more", a list of chapters).
+    not hold, followed by the blocks of trafilatura's extraction the article does not hold.
 
     A block is a Markdown paragraph (text between blank lines: a paragraph, a list, a table, a
     heading); it is held by a text when half its 3-grams of words (of characters, in scripts written
-    without spaces) are in it. A heading that opens the article stays (trafilatura often leaves the
-    title out); the others are blocks like the rest ("More on this topic", "About the author" head
-    boilerplate).
+    without spaces) are in it. Kept besides: a heading that opens the article (trafilatura often
+    leaves the title out), and a heading over text that is kept (trafilatura drops headings a page
+    styles as its own). Dropped besides: the article's tail trafilatura does not hold, where both read
+    the same article (``AGREED_TAIL_FROM``). Added: trafilatura's blocks longer than
+    ``AGREED_SHORT_CHARS`` (its short ones are "Read more", a list of chapters), or from
+    ``AGREED_APART_CHARS`` where the two read different parts of the page (``AGREED_APART_BELOW``),
+    but none longer than ``AGREED_ADD_MAX_TIMES`` the article. Where trafilatura read next to nothing
+    of it (``AGREED_MIN_SHARE``), the article stands as it is.
     """
-    if len(_plain(extracted)) < AGREED_MIN_CHARS:
+    if len(_plain(extracted)) < max(AGREED_MIN_CHARS, AGREED_MIN_SHARE * len(_plain(article))):
         return article
     theirs = set(_shingles(_tokens(extracted)))
     ours = set(_shingles(_tokens(article)))
     blocks = _blocks(article)
-    kept = [block for n, block in enumerate(blocks) if (n == 0 and block.startswith("#"))
-            or len(_plain(block)) > AGREED_SHORT_CHARS or _held(block, theirs)]
+    held = [_held(block, theirs) for block in blocks]
+    keep = [(n == 0 and block.startswith("#")) or len(_plain(block)) > AGREED_SHORT_CHARS or held[n]
+            for n, block in enumerate(blocks)]
+    for n, block in enumerate(blocks):  # a heading over kept text: up to the next heading
+        if not keep[n] and _is_heading(block):
+            below = next((m for m in range(n + 1, len(blocks)) if _is_heading(blocks[m])), len(blocks))
+            keep[n] = any(keep[n + 1:below])
+    share = _held_share(article, theirs)
+    if share >= AGREED_TAIL_FROM:
+        last = max((n for n, block in enumerate(blocks) if held[n] and len(_plain(block)) > AGREED_SHORT_CHARS),
+                   default=len(blocks))
+        keep = [k and (n <= last or held[n]) for n, k in enumerate(keep)]
+    apart = share < AGREED_APART_BELOW and len(_plain(extracted)) >= AGREED_APART_MIN_SHARE * len(_plain(article))
+    longer = AGREED_APART_CHARS if apart else AGREED_SHORT_CHARS
+    most = AGREED_ADD_MAX_TIMES * len(_plain(article))
     missed = [block for block in _blocks(extracted)
-              if len(_plain(block)) > AGREED_SHORT_CHARS and not _held(block, ours)]
-    return "\n\n".join(kept + missed)
+              if longer < len(_plain(block)) <= most and not _held(block, ours)]
+    return "\n\n".join([block for block, k in zip(blocks, keep, strict=True) if k] + missed)
+
+
+def _is_heading(block: str) -> bool:
+    return block.lstrip().startswith("#")
+
+
+def _held_share(article: str, theirs: set[tuple[str, ...]]) -> float:
+    """The share of the article's 3-grams (counted with repeats) that are in ``theirs``."""
+    ours = _shingles(_tokens(article))
+    return sum(count for gram, count in ours.items() if gram in theirs) / max(1, sum(ours.values()))
+
+
+def _read_elsewhere(article: str, extracted: str) -> bool:
+    """Whether trafilatura read more text than Readability's article, and another part of the page:
+    it holds under ``AGREED_ELSEWHERE_BELOW`` of the article's 3-grams."""
+    if len(_plain(extracted)) <= max(AGREED_MIN_CHARS, len(_plain(article))):
+        return False
+    return _held_share(article, set(_shingles(_tokens(extracted)))) < AGREED_ELSEWHERE_BELOW
 
 
 # Scripts written without spaces between words (Chinese, Japanese, Korean syllables): a character each.

@@ -200,16 +200,34 @@ def _from_schema_product(item: dict[str, Any], url: str, shown: VisiblePrice | N
     return {k: v.strip() for k, v in product.items() if v and v.strip()}
 
 
-def _structured(html: str, url: str, h1: str, shown: VisiblePrice | None) -> tuple[dict[str, str], str]:
-    """The first product in the structured data, and the syntax it came from."""
+# schema.org types of a page that is a piece of writing (news, a blog post, a report): its own
+# structured data says so, and without a Product there too, a price in its text is a quoted one.
+ARTICLE_TYPES = {"article", "newsarticle", "blogposting", "reportagenewsarticle", "analysisnewsarticle",
+                 "opinionnewsarticle", "reviewnewsarticle", "report", "scholarlyarticle", "techarticle",
+                 "liveblogposting", "socialmediaposting"}
+
+
+def _structured_data(html: str, url: str) -> dict[str, Any]:
+    """The page's JSON-LD, microdata and Open Graph as extruct reads them ({} when it cannot)."""
     import extruct  # imported here: it pulls in lxml and rdflib, only needed off the GUI thread
 
     try:
-        data = extruct.extract(html, base_url=url or None, syntaxes=["json-ld", "microdata", "opengraph"],
-                               uniform=True, errors="ignore")
+        data: dict[str, Any] = extruct.extract(html, base_url=url or None, uniform=True, errors="ignore",
+                                               syntaxes=["json-ld", "microdata", "opengraph"])
     except Exception:
         log.debug("extruct failed on %s", url, exc_info=True)
         data = {}
+    return data
+
+
+def _declares_article(data: dict[str, Any]) -> bool:
+    """Whether the page's JSON-LD or microdata says it is an article (``ARTICLE_TYPES``)."""
+    return any(set(_types(item)) & ARTICLE_TYPES
+               for syntax in ("json-ld", "microdata") for item in _walk_items(data.get(syntax, [])))
+
+
+def _structured(data: dict[str, Any], url: str, h1: str, shown: VisiblePrice | None) -> tuple[dict[str, str], str]:
+    """The first product in the structured data, and the syntax it came from."""
     for syntax in ("json-ld", "microdata"):
         for item in _walk_items(data.get(syntax, [])):
             if "product" in _types(item) or "productgroup" in _types(item):
@@ -279,7 +297,8 @@ def extract_product(html: str, url: str, *, h1: str = "", price_texts: Iterable[
     """
     hints = list(price_texts)
     shown = visible_price(hints)
-    structured, syntax = _structured(html, url, h1, shown)
+    data = _structured_data(html, url)
+    structured, syntax = _structured(data, url, h1, shown)
     root, facts = read_html(page_html) if page_html else (None, None)
     visible: dict[str, str] = {}
     sources: dict[str, str] = {}
@@ -312,8 +331,10 @@ def extract_product(html: str, url: str, *, h1: str = "", price_texts: Iterable[
     # Without structured data, a price alone does not make a product page (an article quoting a car's
     # price, a list of offers): the page must also have the product's button (buy, pre-order, sold out),
     # in its HTML or among its interactive elements.
-    if not structured and not (visible.get("price") and (
-            (facts is not None and facts.action) or any(action_kind(label) for label in controls))):
+    # Nor on a page whose own structured data says it is an article (a guide to where the graphics
+    # card can be bought, with the shops' "sold out" links).
+    if not structured and (_declares_article(data) or not (visible.get("price") and (
+            (facts is not None and facts.action) or any(action_kind(label) for label in controls)))):
         return None
     page_first = _page_overrides(structured, shown)
     if page_first:
