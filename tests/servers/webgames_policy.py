@@ -596,24 +596,10 @@ def coloured_spots(picture: Any, *, most: int = 48) -> list[tuple[int, int, int,
     import numpy as np
     pixels = np.asarray(picture).astype(int)
     mask = (pixels.max(axis=2) - pixels.min(axis=2)) > 40
-    todo = {(int(y), int(x)) for y, x in zip(*np.nonzero(mask), strict=True)}
-    if len(todo) > 200_000:
+    if int(mask.sum()) > 200_000:
         return []
-    spots = []
-    while todo:
-        stack = [todo.pop()]
-        ys, xs = [], []
-        while stack:
-            y, x = stack.pop()
-            ys.append(y)
-            xs.append(x)
-            for near in ((y + 1, x), (y - 1, x), (y, x + 1), (y, x - 1)):
-                if near in todo:
-                    todo.discard(near)
-                    stack.append(near)
-        width, height = max(xs) - min(xs) + 1, max(ys) - min(ys) + 1
-        if 4 <= width <= most and 4 <= height <= most and len(xs) >= width * height // 2:
-            spots.append((min(xs), min(ys), width, height))
+    spots = [(x, y, w, h) for x, y, w, h, n in _blobs(mask)
+             if 4 <= w <= most and 4 <= h <= most and n >= w * h // 2]
     return sorted(spots, key=lambda b: -b[2] * b[3])
 
 
@@ -786,6 +772,80 @@ def _colour_harmony(d: GameDesk) -> Policy:
     _check(d)
     del results
     raise GiveUp("page said no", f"I set the sliders to the target colour {target} I saw; no password showed.")
+
+
+def _blobs(mask: Any) -> list[tuple[int, int, int, int, int]]:
+    """The groups of touching true pixels of a mask (numpy): (left, top, width, height, count)."""
+    import numpy as np
+    todo = {(int(y), int(x)) for y, x in zip(*np.nonzero(mask), strict=True)}
+    out = []
+    while todo:
+        stack = [todo.pop()]
+        ys, xs = [], []
+        while stack:
+            y, x = stack.pop()
+            ys.append(y)
+            xs.append(x)
+            for near in ((y + 1, x), (y - 1, x), (y, x + 1), (y, x - 1)):
+                if near in todo:
+                    todo.discard(near)
+                    stack.append(near)
+        out.append((min(xs), min(ys), max(xs) - min(xs) + 1, max(ys) - min(ys) + 1, len(xs)))
+    return out
+
+
+def boxes_and_outlines(picture: Any) -> list[tuple[int, int]]:
+    """Filled boxes and the dashed outlines they are to be moved onto, column by column from the left:
+    (the box's top, the outline's top) in pixels. A box is a filled square of the most common strong
+    blue; its outline the paler dashed square in the same column."""
+    import numpy as np
+    pixels = np.asarray(picture).astype(int)
+    r, g, b = pixels[..., 0], pixels[..., 1], pixels[..., 2]
+    strong = (b > 200) & (b - r > 100) & (g > 120) & (g < 200)
+    boxes = sorted((x, y, w, h) for x, y, w, h, n in _blobs(strong) if 30 <= w <= 50 and 30 <= h <= 50
+                   and n > w * h * 0.7)
+    pale = (b > 225) & (b - r > 50) & (b - r <= 100) & (g > 170)
+    found = []
+    for x, y, w, h in boxes:
+        band = pale[:, x + 2:x + w - 2]
+        rows = [int(row) for row in np.nonzero(band.sum(axis=1) >= 6)[0] if not y <= row < y + h]
+        if not rows:
+            found.append((y, y))  # no outline outside the box: it is on it
+            continue
+        above = [row for row in rows if row < y]
+        top = min(rows) if above else max(rows) - h + 1
+        found.append((y, top))
+    return found
+
+
+@game(r"slider symphony")
+def _slider_symphony(d: GameDesk) -> Policy:
+    """See the boxes and their outlines (look), learn how far a box moves for a slider's step by moving
+    the first one, then set every slider so its box lies on its outline."""
+    sliders = [e for e in d.listing.elements if e.role.startswith("input[range]") or e.role == "slider"]
+    if not sliders:
+        raise GiveUp("listing gap", "I found no sliders in the list.")
+    before = boxes_and_outlines((yield from d.look("the boxes and their dashed outlines")))
+    if len(before) != len(sliders):
+        raise GiveUp("not seen", f"I saw {len(before)} boxes for {len(sliders)} sliders.")
+    values = [float(e.value or 50) for e in sliders]
+    probe = 0.0 if values[0] >= 50 else 100.0
+    yield from d.fill(sliders[0], f"{probe:g}")
+    after = boxes_and_outlines((yield from d.look("how far the first box moved")))
+    if len(after) != len(sliders) or probe == values[0]:
+        raise GiveUp("not seen", "I could not see how far the first box moved.")
+    per_step = (after[0][0] - before[0][0]) / (probe - values[0])
+    if abs(per_step) < 0.1:
+        raise GiveUp("not seen", "The first box did not move when I moved its slider.")
+    tops = [after[0][0], *(box for box, _ in before[1:])]
+    now = [probe, *values[1:]]
+    wanted = [min(100.0, max(0.0, v + (outline - box) / per_step))
+              for v, box, (_, outline) in zip(now, tops, before, strict=True)]
+    results = yield from d.run(*(Call("fill_form", {"index": e.index, "text": f"{round(w)}"})
+                                 for e, w in zip(sliders, wanted, strict=True)), Call("read_page", {}))
+    _check(d)
+    del results
+    raise GiveUp("page said no", "I moved every box onto its outline as the screenshot showed; no password showed.")
 
 
 _KEY_NAMES = {"control": "Control", "ctrl": "Control", "shift": "Shift", "alt": "Alt", "option": "Alt",
