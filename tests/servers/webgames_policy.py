@@ -730,17 +730,17 @@ def tracks(picture: Any, colour: tuple[int, int, int], *, least: int = 150) -> l
     import numpy as np
     pixels = np.asarray(picture).astype(int)
     match = (np.abs(pixels - np.array(colour)).sum(axis=2) <= 6)
-    bars: list[tuple[int, int, int]] = []
+    bars: list[list[int]] = []  # left, right, first row, last row
     for y in range(match.shape[0]):
         xs = np.nonzero(match[y])[0]
         if len(xs) < least or xs[-1] - xs[0] + 1 > len(xs) + 40:  # one long bar (a few pixels of a thumb aside)
             continue
         left, right = int(xs[0]), int(xs[-1])
-        if bars and abs(bars[-1][0] - left) <= 6 and y - bars[-1][2] <= 2:
-            bars[-1] = (min(bars[-1][0], left), max(bars[-1][1], right), y)
+        if bars and abs(bars[-1][0] - left) <= 6 and y - bars[-1][3] <= 2:
+            bars[-1] = [min(bars[-1][0], left), max(bars[-1][1], right), bars[-1][2], y]
             continue
-        bars.append((left, right, y))
-    return bars
+        bars.append([left, right, y, y])
+    return [(left, right, (first + last) // 2) for left, right, first, last in bars]
 
 
 @game(r"color harmony|colou?r harmony")
@@ -761,7 +761,7 @@ def _colour_harmony(d: GameDesk) -> Policy:
     bars = tracks(picture, (229, 231, 235))
     if len(bars) < len(sliders) or len(bars) < 2:
         raise GiveUp("not seen", f"I saw {len(bars)} slider tracks in the screenshot for {len(sliders)} sliders.")
-    bars = bars[-3:] if len(bars) >= 3 else bars
+    bars = bars[:len(sliders)]  # the sliders' tracks, top to bottom (a card's shadow may follow them)
     calls = []
     for (left, right, row), value, slider in zip(bars, target, sliders, strict=False):
         if "disabled" in slider.states:
@@ -820,27 +820,23 @@ def boxes_and_outlines(picture: Any) -> list[tuple[int, int]]:
 
 @game(r"slider symphony")
 def _slider_symphony(d: GameDesk) -> Policy:
-    """See the boxes and their outlines (look), learn how far a box moves for a slider's step by moving
-    the first one, then set every slider so its box lies on its outline."""
+    """Move the first slider to one end, see the boxes and their outlines (look): the first box against
+    another still at its start shows how far a box moves for a slider's step; then set every slider so
+    its box lies on its outline. (One screenshot: the agent keeps only the latest picture.)"""
     sliders = [e for e in d.listing.elements if e.role.startswith("input[range]") or e.role == "slider"]
-    if not sliders:
-        raise GiveUp("listing gap", "I found no sliders in the list.")
-    before = boxes_and_outlines((yield from d.look("the boxes and their dashed outlines")))
-    if len(before) != len(sliders):
-        raise GiveUp("not seen", f"I saw {len(before)} boxes for {len(sliders)} sliders.")
+    if len(sliders) < 2:
+        raise GiveUp("listing gap", f"I found {len(sliders)} sliders in the list; I need two to learn the scale.")
     values = [float(e.value or 50) for e in sliders]
     probe = 0.0 if values[0] >= 50 else 100.0
     yield from d.fill(sliders[0], f"{probe:g}")
-    after = boxes_and_outlines((yield from d.look("how far the first box moved")))
-    if len(after) != len(sliders) or probe == values[0]:
-        raise GiveUp("not seen", "I could not see how far the first box moved.")
-    per_step = (after[0][0] - before[0][0]) / (probe - values[0])
+    seen = boxes_and_outlines((yield from d.look("the boxes and their dashed outlines")))
+    if len(seen) != len(sliders):
+        raise GiveUp("not seen", f"I saw {len(seen)} boxes for {len(sliders)} sliders.")
+    per_step = (seen[0][0] - seen[1][0]) / (probe - values[1])
     if abs(per_step) < 0.1:
         raise GiveUp("not seen", "The first box did not move when I moved its slider.")
-    tops = [after[0][0], *(box for box, _ in before[1:])]
     now = [probe, *values[1:]]
-    wanted = [min(100.0, max(0.0, v + (outline - box) / per_step))
-              for v, box, (_, outline) in zip(now, tops, before, strict=True)]
+    wanted = [min(100.0, max(0.0, v + (outline - box) / per_step)) for v, (box, outline) in zip(now, seen, strict=True)]
     results = yield from d.run(*(Call("fill_form", {"index": e.index, "text": f"{round(w)}"})
                                  for e, w in zip(sliders, wanted, strict=True)), Call("read_page", {}))
     _check(d)
