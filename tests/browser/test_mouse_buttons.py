@@ -88,3 +88,22 @@ def test_click_at_is_offered_with_look_only() -> None:
     from jawad_desktop.core.tools.browser.tool_running import SEEING_TOOLS
     assert {"look", "click_at"} == SEEING_TOOLS
     assert browser_registry().get("click_pixel") is browser_registry().get("click_at")
+
+
+def test_look_without_boxes_shows_the_page_as_drawn(web_page: QtWebEnginePage, load: Load, arun: Run) -> None:
+    """Small drawn things (a grid's cells, a dot) can lie under the numbered boxes: ``boxes=false`` gives
+    the page as it is, and click_at takes its points the same way."""
+    load("input/mouse.html")
+    tool = Tools(web_page, arun)
+    boxed, plain = tool("look"), tool("look", boxes=False)
+    assert "elements boxed with their [n]" in boxed.for_model
+    assert "as the page shows it (no boxes drawn)" in plain.for_model, plain.for_model
+    rects = arun(web_page.call("markRects"))
+    box = rects["rects"][0]
+    a, b = QImage(), QImage()
+    assert a.loadFromData(boxed.images[0].data, "PNG") and b.loadFromData(plain.images[0].data, "PNG")
+    scale = a.width() / rects["viewport"]["width"]
+    x, y = round(box["x"] * scale), round((box["y"] + box["height"] / 2) * scale)
+    assert any(a.pixel(x + dx, y) != b.pixel(x + dx, y) for dx in (-1, 0, 1)), "the plain picture has the box"
+    x, y = _red_centre(plain.images[0].data)
+    assert "You hit the red square." in tool("click_at", x=x, y=y).for_model

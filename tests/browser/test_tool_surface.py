@@ -47,7 +47,7 @@ EXPECTED = {
     "close_tab": ("interact", {"tab"}),
     "list_downloads": ("read-only", set()),
     "ask_user_to_take_over": ("read-only", {"reason"}),
-    "look": ("read-only", {"question"}),
+    "look": ("read-only", {"question", "boxes"}),
 }
 
 
