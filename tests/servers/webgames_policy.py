@@ -102,10 +102,11 @@ class GameDesk(Desk):
             self.before, self.listing = self.listing, Listing.of(read)
         return clicked
 
-    def look(self, question: str = "") -> Generator[Round, list[str], Any]:
-        """A screenshot of the page (``look``), as an RGB picture."""
+    def look(self, question: str = "", *, boxes: bool = True) -> Generator[Round, list[str], Any]:
+        """A screenshot of the page (``look``), as an RGB picture; ``boxes=False``: without the marks."""
         self.need("look", "see the page")
-        yield from self.call("look", **({"question": question} if question else {}))
+        yield from self.call("look", **({"question": question} if question else {}),
+                             **({} if boxes else {"boxes": False}))
         png = self.pictures[self.looks] if self.looks < len(self.pictures) else None
         self.looks += 1
         if png is None:
@@ -796,19 +797,21 @@ def _blobs(mask: Any) -> list[tuple[int, int, int, int, int]]:
 
 def boxes_and_outlines(picture: Any) -> list[tuple[int, int]]:
     """Filled boxes and the dashed outlines they are to be moved onto, column by column from the left:
-    (the box's top, the outline's top) in pixels. A box is a filled square of the most common strong
-    blue; its outline the paler dashed square in the same column."""
+    (the box's top, the outline's top) in pixels. A box is a filled square of a strong colour; its
+    outline the paler dashed square (the colour over the background) in the same column."""
     import numpy as np
     pixels = np.asarray(picture).astype(int)
-    r, g, b = pixels[..., 0], pixels[..., 1], pixels[..., 2]
-    strong = (b > 200) & (b - r > 100) & (g > 120) & (g < 200)
+    strong = (pixels.max(axis=2) - pixels.min(axis=2)) > 100
     boxes = sorted((x, y, w, h) for x, y, w, h, n in _blobs(strong) if 30 <= w <= 50 and 30 <= h <= 50
                    and n > w * h * 0.7)
-    pale = (b > 225) & (b - r > 50) & (b - r <= 100) & (g > 170)
     found = []
     for x, y, w, h in boxes:
-        band = pale[:, x + 2:x + w - 2]
-        rows = [int(row) for row in np.nonzero(band.sum(axis=1) >= 6)[0] if not y <= row < y + h]
+        colour = pixels[y + h // 2, x + w // 2]
+        band = pixels[:, x + 2:x + w - 2]
+        background = np.median(band[~strong[:, x + 2:x + w - 2]], axis=0)
+        faint = 0.6 * colour + 0.4 * background
+        pale = np.abs(band - faint).sum(axis=2) <= 45
+        rows = [int(row) for row in np.nonzero(pale.sum(axis=1) >= 6)[0] if not y <= row < y + h]
         if not rows:
             found.append((y, y))  # no outline outside the box: it is on it
             continue
@@ -842,6 +845,75 @@ def _slider_symphony(d: GameDesk) -> Policy:
     _check(d)
     del results
     raise GiveUp("page said no", "I moved every box onto its outline as the screenshot showed; no password showed.")
+
+
+def grids(picture: Any) -> list[dict[tuple[int, int], tuple[int, int, bool]]]:
+    """The grids of square cells in a picture, left to right: each maps (row, column) to the cell's
+    middle and whether it is filled dark. Cells are the white or black squares inside their borders."""
+    import numpy as np
+    pixels = np.asarray(picture).astype(int)
+    light, dark = (pixels.min(axis=2) > 245), (pixels.max(axis=2) < 40)
+    cells = []
+    for mask, filled in ((light, False), (dark, True)):
+        if int(mask.sum()) > 600_000:
+            continue
+        cells += [(x + w / 2, y + h / 2, w, filled) for x, y, w, h, n in _blobs(mask)
+                  if 8 <= w <= 70 and abs(w - h) <= 2 and n >= 0.85 * w * h]
+    if not cells:
+        return []
+    sizes = sorted(c[2] for c in cells)
+    size = sizes[len(sizes) // 2]
+    cells = [c for c in cells if abs(c[2] - size) <= 2]
+    cells.sort()
+    out: list[list[tuple[float, float, int, bool]]] = [[cells[0]]]
+    for cell in cells[1:]:  # a grid ends where the next cell is far to the right
+        if cell[0] - out[-1][-1][0] <= 2 * size:
+            out[-1].append(cell)
+        else:
+            out.append([cell])
+    result = []
+    for group in out:
+        xs = sorted({round(c[0]) for c in group})
+        ys = sorted({round(c[1]) for c in group})
+        columns = _clusters(xs, size / 2)
+        rows = _clusters(ys, size / 2)
+        result.append({(_nearest(rows, c[1]), _nearest(columns, c[0])): (round(c[0]), round(c[1]), c[3])
+                       for c in group})
+    return result
+
+
+def _clusters(values: list[int], gap: float) -> list[float]:
+    groups: list[list[int]] = []
+    for v in values:
+        if groups and v - groups[-1][-1] <= gap:
+            groups[-1].append(v)
+        else:
+            groups.append([v])
+    return [sum(g) / len(g) for g in groups]
+
+
+def _nearest(centres: list[float], value: float) -> int:
+    return min(range(len(centres)), key=lambda i: abs(centres[i] - value))
+
+
+@game(r"pixel copy")
+def _pixel_copy(d: GameDesk) -> Policy:
+    """See both grids (look without the boxes, which would hide the cells), and toggle each cell of the
+    right-hand grid that differs from the target on the left, by clicking it where it is drawn."""
+    found = grids((yield from d.look("the target pattern and my grid", boxes=False)))
+    if len(found) != 2 or len(found[0]) != len(found[1]):
+        raise GiveUp("not seen", f"I saw {len(found)} grids of {[len(g) for g in found]} cells; I expected two "
+                                 "alike.")
+    target, mine = found
+    clicks = [Call("click_at", {"x": mine[rc][0], "y": mine[rc][1]}) for rc in sorted(mine)
+              if rc in target and target[rc][2] != mine[rc][2]]
+    if not clicks:
+        raise GiveUp("not seen", "The two grids look the same to me already.")
+    results = yield from d.run(*clicks, Call("read_page", {}))
+    _check(d)
+    del results
+    raise GiveUp("page said no", f"I toggled the {len(clicks)} cells that differed from the target; no password "
+                                 "showed.")
 
 
 _KEY_NAMES = {"control": "Control", "ctrl": "Control", "shift": "Shift", "alt": "Alt", "option": "Alt",
