@@ -811,12 +811,13 @@ def boxes_and_outlines(picture: Any) -> list[tuple[int, int]]:
         background = np.median(band[~strong[:, x + 2:x + w - 2]], axis=0)
         faint = 0.6 * colour + 0.4 * background
         pale = np.abs(band - faint).sum(axis=2) <= 45
-        rows = [int(row) for row in np.nonzero(pale.sum(axis=1) >= 6)[0] if not y <= row < y + h]
-        if not rows:
-            found.append((y, y))  # no outline outside the box: it is on it
-            continue
-        above = [row for row in rows if row < y]
-        top = min(rows) if above else max(rows) - h + 1
+        rows = {int(row) for row in np.nonzero(pale.sum(axis=1) >= 8)[0] if not y <= row < y + h}
+        # An outline is a top edge with its bottom edge a box's height below (other pale things, such as
+        # a heading's letters, are not); where the box hides one edge, the other one next to the box.
+        pairs = [top for top in sorted(rows) if any(b in rows for b in range(top + h - 5, top + h + 3))]
+        above = [row for row in rows if y - h < row < y]
+        below = [row for row in rows if y + h <= row < y + 2 * h]
+        top = pairs[0] if pairs else min(above) if above else max(below) - h + 1 if below else y
         found.append((y, top))
     return found
 
