@@ -917,6 +917,52 @@ def _pixel_copy(d: GameDesk) -> Policy:
                                  "showed.")
 
 
+def line_peak(picture: Any) -> tuple[int, int] | None:
+    """The highest point of a chart's line: strongly coloured pixels with white a few pixels above and
+    below them (a thin stroke on a white chart, not the edge of a coloured area)."""
+    import numpy as np
+    pixels = np.asarray(picture).astype(int)
+    coloured = (pixels.max(axis=2) - pixels.min(axis=2)) > 60
+    white = pixels.min(axis=2) > 235
+    stroke = coloured[5:-5] & white[:-10] & white[10:]
+    ys, xs = np.nonzero(stroke)
+    if not len(ys):
+        return None
+    top = int(ys.min())
+    at = xs[ys <= top + 1]
+    return int(at.mean()), top + 5
+
+
+@game(r"chart read")
+def _chart_read(d: GameDesk) -> Policy:
+    """See the line's highest point (look without boxes), point at it (click_at) so the chart's tooltip
+    says its time and price, then answer with those."""
+    peak = line_peak((yield from d.look("the highest point of the line", boxes=False)))
+    if peak is None:
+        raise GiveUp("not seen", "I could not see the chart's line in the screenshot.")
+    pointed = yield from d.call("click_at", x=peak[0], y=peak[1] + 1)
+    listing = yield from _read(d)
+    said = " ".join(f"{pointed}\n{listing.text}".split())
+    value = re.search(r"price\s*:\s*\$?([\d.,]+)", said, re.I)
+    # The tooltip's label (the time) stands before its price; the reading may put it with the content.
+    label = (re.search(r"(\d{1,2}:\d{2})\s*price\s*:", said, re.I)
+             or next(iter(reversed(list(re.finditer(r"^\s*(\d{1,2}:\d{2})\s*$", listing.content.split(
+                 "Also visible on the page")[0], re.M)))), None))
+    if not value or not label:
+        raise GiveUp("not seen", "Pointing at the highest point showed no tooltip with its time and price.")
+    when, price = label.group(1), value.group(1).replace(",", "")
+    price_field = _need(next((e for e in _fields(d.listing) if "price" in e.words), None), "the price field")
+    time_field = _need(next((e for e in d.listing.elements if e.role in ("select", "combobox")), None),
+                       "the time list")
+    yield from d.fill(price_field, price)
+    yield from d.act("select_option", time_field, option=when)
+    _check(d)
+    yield from _click(d, _need(next((e for e in _buttons(d.listing) if "submit" in e.words or "check" in e.words),
+                                    None), "the Submit button"))
+    yield from _read(d)
+    raise GiveUp("page said no", f"I answered {price} at {when}, as the tooltip said; no password showed.")
+
+
 _KEY_NAMES = {"control": "Control", "ctrl": "Control", "shift": "Shift", "alt": "Alt", "option": "Alt",
               "meta": "Meta", "cmd": "Meta", "command": "Meta", "enter": "Enter", "space": "Space"}
 
