@@ -963,6 +963,89 @@ def _chart_read(d: GameDesk) -> Policy:
     raise GiveUp("page said no", f"I answered {price} at {when}, as the tooltip said; no password showed.")
 
 
+def bar_groups(picture: Any) -> list[tuple[int, int]]:
+    """The groups of bars of a bar chart, left to right, each as a point inside it (x, y). A bar is a
+    block of one strong colour whose top has the chart's white just above it and beside it; bars that
+    (nearly) touch are one group (one category's series); all stand on one axis."""
+    import numpy as np
+    pixels = np.asarray(picture).astype(int)
+    height, width = pixels.shape[:2]
+    strong = (pixels.max(axis=2) - pixels.min(axis=2)) > 60
+    white = pixels.min(axis=2) > 200
+    same = np.zeros_like(strong)
+    same[:-16] = strong[:-16] & (pixels[:-16] == pixels[16:]).all(axis=2) & (pixels[:-16] == pixels[8:-8]).all(axis=2)
+    tops = same.copy()
+    tops[3:] &= white[1:-2]
+    bars = []
+    for y in sorted(set(np.nonzero(tops)[0].tolist())):
+        xs = np.nonzero(tops[y])[0].tolist()
+        segments: list[list[int]] = []
+        for x in xs:
+            if segments and x - segments[-1][1] <= 1:
+                segments[-1][1] = x
+            else:
+                segments.append([x, x])
+        for left, right in segments:
+            if right - left < 3:
+                continue
+            row = min(height - 1, y + 8)
+            if not (white[row, max(0, left - 3)] or white[row, min(width - 1, right + 3)]):
+                continue
+            column = same[y:, (left + right) // 2]
+            bottom = y + int(np.argmin(column)) + 16 if not column.all() else height
+            bars.append((left, right, y, bottom))
+    if not bars:
+        return []
+    bottoms = sorted(b[3] for b in bars)
+    base = bottoms[len(bottoms) // 2]  # the bars stand on one axis
+    bars = sorted(b for b in bars if abs(b[3] - base) <= 3)
+    groups: list[list[tuple[int, int, int, int]]] = []
+    for bar in bars:
+        if groups and bar[0] - groups[-1][-1][1] <= 8:
+            groups[-1].append(bar)
+        else:
+            groups.append([bar])
+    return [((g[0][0] + g[-1][1]) // 2, (max(b[2] for b in g) + base) // 2) for g in groups]
+
+
+@game(r"chart transcribe")
+def _chart_transcribe(d: GameDesk) -> Policy:
+    """See the bars (look without boxes), point at each group (click_at) so the tooltip says its time and
+    values, and write the lines the page asks for: time,primary,secondary."""
+    groups = bar_groups((yield from d.look("the bars of the chart", boxes=False)))
+    if not groups:
+        raise GiveUp("not seen", "I could not see the chart's bars in the screenshot.")
+    # The categories' names under the axis, in order, as the element list and the text give them.
+    named = list(dict.fromkeys(re.findall(r"\b\d{2}:\d{2}\b", " ".join(e.label for e in d.listing.elements)
+                                          + " " + d.listing.text)))
+    axis = sorted(named)
+    if len(axis) >= 2 and len(axis) < len(groups):  # every other label shown: the rest follow the step
+        first, second = (int(t[:2]) * 60 + int(t[3:]) for t in axis[:2])
+        axis = [f"{(first + i * (second - first)) // 60:02d}:{(first + i * (second - first)) % 60:02d}"
+                for i in range(len(groups))]
+    lines = []
+    for i, (x, y) in enumerate(groups):
+        pointed, read = yield from d.run(Call("click_at", {"x": x, "y": y}), Call("read_page", {}))
+        _check(d)
+        listing = Listing.of(read)
+        said = " ".join(f"{pointed}\n{read}".split())
+        values = [re.search(rf"{name}\s*:\s*(-?\d+(?:\.\d+)?)", said, re.I) for name in ("primary", "secondary")]
+        label = (re.search(r"(\d{1,2}:\d{2})\s*primary\s*:", said, re.I)
+                 or next(iter(reversed(list(re.finditer(r"^\s*(\d{1,2}:\d{2})\s*$", listing.content.split(
+                     "Also visible on the page")[0], re.M)))), None))
+        when = label.group(1) if label else axis[i] if len(axis) == len(groups) else ""
+        if not all(values) or not when:
+            raise GiveUp("not seen", f"Pointing at the bars at ({x}, {y}) showed no tooltip with a time and values.")
+        lines.append(f"{when},{values[0].group(1)},{values[1].group(1)}")  # type: ignore[union-attr]
+    d.listing = Listing.of(read)
+    area = _need(next(iter(_fields(d.listing)), None), "the text area")
+    yield from d.fill(area, "\n".join(lines))
+    yield from _click(d, _need(next((e for e in _buttons(d.listing) if "submit" in e.words), None),
+                               "the Submit button"))
+    yield from _read(d)
+    raise GiveUp("page said no", f"I entered {len(lines)} lines as the tooltips said; no password showed.")
+
+
 _KEY_NAMES = {"control": "Control", "ctrl": "Control", "shift": "Shift", "alt": "Alt", "option": "Alt",
               "meta": "Meta", "cmd": "Meta", "command": "Meta", "enter": "Enter", "space": "Space"}
 
