@@ -492,7 +492,7 @@ def _river(d: GameDesk) -> Policy:
     """The classic crossing; the names on the buttons say what to load."""
     animals = [w for w in ("wolf", "goat", "cabbage", "fox") if d.listing.find(f"Load {w}", roles=BUTTONS)]
     if "fox" in animals:
-        raise GiveUp("no plan", "A crossing with a fox as well has no solution I know with a boat for one.")
+        return (yield from _crossing(d, animals))
     if animals == ["wolf", "goat"]:
         plan = ["Load goat", "Move boat right", "Unload", "Move boat left", "Load wolf", "Move boat right", "Unload"]
     else:
@@ -504,6 +504,80 @@ def _river(d: GameDesk) -> Policy:
         yield from _click(d, button)
         yield from _read(d)
     raise GiveUp("no password", "I made the crossing; no password showed.")
+
+
+def crossing_plan(animals: list[str], eats: set[tuple[str, str]], room: int) -> list[str]:
+    """The shortest run of the page's buttons (Load X, Unload X, Move boat left/right) that takes every
+    animal across, never leaving behind on a bank two that eat one another (those in the boat are safe)."""
+    from collections import deque
+    start = (tuple("L" * len(animals)), "L")
+
+    def danger(bank: list[str]) -> bool:
+        return any((a, b) in eats for a in bank for b in bank)
+
+    def steps(state: tuple[tuple[str, ...], str]) -> Generator[tuple[str, tuple[tuple[str, ...], str]], None, None]:
+        where, side = state
+        aboard = sum(1 for w in where if w == "B")
+        for i, animal in enumerate(animals):
+            if where[i] == side and aboard < room:
+                yield f"Load {animal}", ((*where[:i], "B", *where[i + 1:]), side)
+            if where[i] == "B":
+                yield f"Unload {animal}", ((*where[:i], side, *where[i + 1:]), side)
+        if not danger([a for a, w in zip(animals, where, strict=True) if w == side]):
+            yield f"Move boat {'right' if side == 'L' else 'left'}", (where, "R" if side == "L" else "L")
+
+    came: dict[tuple[tuple[str, ...], str], tuple[tuple[tuple[str, ...], str], str] | None] = {start: None}
+    todo = deque([start])
+    while todo:
+        state = todo.popleft()
+        if all(w == "R" for w in state[0]):
+            plan = []
+            while (back := came[state]) is not None:
+                state, button = back
+                plan.append(button)
+            return plan[::-1]
+        for button, nxt in steps(state):
+            if nxt not in came:
+                came[nxt] = (state, button)
+                todo.append(nxt)
+    return []
+
+
+_ROOM = {"one": 1, "two": 2, "three": 3}
+
+
+def _unload_button(listing: Listing, animal: str, animals: list[str]) -> Element | None:
+    """The Unload button in the row of ``animal``'s emoji (named as Unicode names it; a cabbage's leafy
+    green is the one no other animal's name matches)."""
+    import unicodedata
+    unloads = [e for e in listing.elements if e.role in BUTTONS and e.words == "unload"]
+
+    def named(e: Element) -> str:
+        return " ".join(unicodedata.name(c, "") for c in e.context).lower()
+    hit = next((e for e in unloads if animal in named(e)), None)
+    if hit is None:
+        others = [e for e in unloads if not any(a in named(e) for a in animals)]
+        hit = others[0] if len(others) == 1 else None
+    return hit
+
+
+def _crossing(d: GameDesk, animals: list[str]) -> Policy:
+    """A crossing with rules of its own: who eats whom and the boat's room, as the page states them."""
+    text = d.listing.content
+    eats = {(a.lower(), b.lower()) for a, b in re.findall(r"the (\w+) will eat the (\w+)", text, re.I)}
+    m = re.search(r"carry up to (\w+) items?", text, re.I)
+    room = int(_ROOM.get(m.group(1).lower(), m.group(1))) if m and (m.group(1).isdigit() or m.group(1).lower() in
+                                                                    _ROOM) else 1
+    plan = crossing_plan(animals, eats, room)
+    if not plan:
+        raise GiveUp("no plan", "The rules as the page states them leave no safe way across.")
+    for step in plan:
+        button = d.listing.find(step, roles=BUTTONS)
+        if button is None and step.startswith("Unload "):  # an Unload button's row shows the animal's emoji
+            button = _unload_button(d.listing, step.split(" ", 1)[1], animals)
+        yield from d.click_and_read(_need(button, f"the button {step!r}"))
+        _check(d)
+    raise GiveUp("no password", "I made the crossing the rules allow; no password showed.")
 
 
 @game(r"towers? of hanoi")
