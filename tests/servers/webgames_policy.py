@@ -737,6 +737,7 @@ def _mirror(d: GameDesk) -> Policy:
 
 # What a colour's name covers, on arrays of a picture's red, green and blue (numpy).
 _COLOURS: dict[str, Callable[[Any, Any, Any], Any]] = {
+    "orange": lambda r, g, b: (r > 230) & (g > 120) & (g < 235) & (r - b > 50),
     "black": lambda r, g, b: (r < 50) & (g < 50) & (b < 50),
     "red": lambda r, g, b: (r > 150) & (g < 90) & (b < 90),
     "blue": lambda r, g, b: (b > 170) & (r < 130) & (b - g > 60),
@@ -1118,6 +1119,34 @@ def _chart_transcribe(d: GameDesk) -> Policy:
                                "the Submit button"))
     yield from _read(d)
     raise GiveUp("page said no", f"I entered {len(lines)} lines as the tooltips said; no password showed.")
+
+
+def centre_of(picture: Any, colour: str) -> tuple[int, int] | None:
+    """The middle of the largest patch of ``colour`` in a picture (its pixels' bounding box)."""
+    import numpy as np
+    pixels = np.asarray(picture).astype(int)
+    mask = _COLOURS[colour](pixels[..., 0], pixels[..., 1], pixels[..., 2])
+    if int(mask.sum()) > 200_000 or not mask.any():
+        return None
+    x, y, w, h, _n = max(_blobs(mask), key=lambda b: b[4])
+    return x + w // 2, y + h // 2
+
+
+@game(r"canvas catch")
+def _canvas_catch(d: GameDesk) -> Policy:
+    """Drag the drawn thing the instruction names onto the drawn place it names ("the blue circle into the
+    orange box"), where look shows them, with click_at's drag."""
+    m = re.search(r"drag the (\w+) \w+ (?:into|onto|to) the (\w+)", _instructions(d), re.I)
+    if not m or m.group(1).lower() not in _COLOURS or m.group(2).lower() not in _COLOURS:
+        raise GiveUp("no plan", "The page does not say by colour what to drag where.")
+    picture = yield from d.look("what to drag and where", boxes=False)
+    start, end = centre_of(picture, m.group(1).lower()), centre_of(picture, m.group(2).lower())
+    if start is None or end is None:
+        raise GiveUp("not seen", f"I could not see the {m.group(1)} thing or the {m.group(2)} place.")
+    yield from d.call("click_at", x=start[0], y=start[1], drag_to_x=end[0], drag_to_y=end[1])
+    _check(d)
+    yield from _read(d)
+    raise GiveUp("page said no", "I dragged it where the screenshot showed the place; no password showed.")
 
 
 _KEY_NAMES = {"control": "Control", "ctrl": "Control", "shift": "Shift", "alt": "Alt", "option": "Alt",
