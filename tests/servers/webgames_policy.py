@@ -1149,6 +1149,29 @@ def _canvas_catch(d: GameDesk) -> Policy:
     raise GiveUp("page said no", "I dragged it where the screenshot showed the place; no password showed.")
 
 
+@game(r"map panner|pan around the map")
+def _map_panner(d: GameDesk) -> Policy:
+    """Pan the map (drag it with click_at) until the middle of the screen lies on the area the page's hint
+    names. The map starts with its corner "0,0" at the screen's top-left (the grid's labels say so), so
+    the screen's middle is at half the screenshot's size."""
+    m = re.search(r"\((\d+)\s*-\s*(\d+),\s*(\d+)\s*-\s*(\d+)\)", _instructions(d))
+    if not m:
+        raise GiveUp("no plan", "The page gives no area of the map to look in.")
+    goal_x, goal_y = (int(m.group(1)) + int(m.group(2))) / 2, (int(m.group(3)) + int(m.group(4))) / 2
+    picture = yield from d.look("the map's grid", boxes=False)
+    width, height = picture.size
+    left_x, left_y = goal_x - width / 2, goal_y - height / 2  # how far the map must move up and left
+    parts = max(1, int(max(abs(left_x) / (width * 0.6), abs(left_y) / (height * 0.6))) + 1)
+    start_x, start_y = (width * 0.85 if left_x > 0 else width * 0.15), (height * 0.85 if left_y > 0 else height * 0.15)
+    drags = [Call("click_at", {"x": round(start_x), "y": round(start_y), "drag_to_x": round(start_x - left_x / parts),
+                               "drag_to_y": round(start_y - left_y / parts)}) for _ in range(parts)]
+    results = yield from d.run(*drags, Call("read_page", {}))
+    _check(d)
+    del results
+    raise GiveUp("page said no", f"I moved the map so the screen's middle is at ({goal_x:g}, {goal_y:g}); no "
+                                 "password showed.")
+
+
 _KEY_NAMES = {"control": "Control", "ctrl": "Control", "shift": "Shift", "alt": "Alt", "option": "Alt",
               "meta": "Meta", "cmd": "Meta", "command": "Meta", "enter": "Enter", "space": "Space"}
 
