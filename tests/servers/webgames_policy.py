@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import io
+import itertools
 import re
 import threading
 from collections.abc import Callable, Generator
@@ -1155,6 +1156,9 @@ def _map_panner(d: GameDesk) -> Policy:
     names. The map starts with its corner "0,0" at the screen's top-left (the grid's labels say so), so
     the screen's middle is at half the screenshot's size."""
     m = re.search(r"\((\d+)\s*-\s*(\d+),\s*(\d+)\s*-\s*(\d+)\)", _instructions(d))
+    quadrant = re.search(r"\b(north|south)(east|west) quadrant", _instructions(d), re.I)
+    if not m and quadrant:
+        return (yield from _sweep_quadrant(d, quadrant.group(1).lower(), quadrant.group(2).lower()))
     if not m:
         raise GiveUp("no plan", "The page gives no area of the map to look in.")
     goal_x, goal_y = (int(m.group(1)) + int(m.group(2))) / 2, (int(m.group(3)) + int(m.group(4))) / 2
@@ -1170,6 +1174,35 @@ def _map_panner(d: GameDesk) -> Policy:
     del results
     raise GiveUp("page said no", f"I moved the map so the screen's middle is at ({goal_x:g}, {goal_y:g}); no "
                                  "password showed.")
+
+
+def _sweep_quadrant(d: GameDesk, north_south: str, east_west: str) -> Policy:
+    """Sweep a quarter of the map with the screen's middle, row by row 150 map pixels apart: the map's
+    size from its grid's labels ("x,y"), the drags (click_at) at most 600 pixels each, all in one request."""
+    labels = [(int(x), int(y)) for x, y in re.findall(r"^\s*(\d+),(\d+)\s*$", d.listing.content, re.M)]
+    if not labels:
+        raise GiveUp("no plan", "The map's grid names no coordinates, so I cannot tell its size.")
+    size_x, size_y = max(x for x, _ in labels) + 200, max(y for _, y in labels) + 200
+    picture = yield from d.look("the map's grid", boxes=False)
+    width, height = picture.size
+    left = size_x / 2 if east_west == "east" else 0
+    top = size_y / 2 if north_south == "south" else 0
+    path = [(width / 2, height / 2)]  # the screen's middle, in the map's pixels
+    for row, y in enumerate(range(int(top) + 75, int(top + size_y / 2), 150)):
+        ends = (left + 50, left + size_x / 2 - 50)
+        path += [(ends[row % 2], y), (ends[1 - row % 2], y)]
+    drags = []
+    for (x0, y0), (x1, y1) in itertools.pairwise(path):
+        parts = int(max(abs(x1 - x0), abs(y1 - y0)) // 600) + 1
+        step_x, step_y = (x1 - x0) / parts, (y1 - y0) / parts
+        for _ in range(parts):  # the map moves against the middle: drag by minus the step, across the middle
+            drags.append(Call("click_at", {"x": round(width / 2 + step_x / 2), "y": round(height / 2 + step_y / 2),
+                                           "drag_to_x": round(width / 2 - step_x / 2),
+                                           "drag_to_y": round(height / 2 - step_y / 2)}))
+    results = yield from d.run(*drags, Call("read_page", {}))
+    _check(d)
+    del results
+    raise GiveUp("page said no", f"I swept the {north_south}{east_west} quarter of the map; no password showed.")
 
 
 _KEY_NAMES = {"control": "Control", "ctrl": "Control", "shift": "Shift", "alt": "Alt", "option": "Alt",
