@@ -51,7 +51,7 @@ from tests.servers.scripted_model import Reply, ScriptedModel
 MODEL = "webgames-policy"
 PROMPT = ("The open page is a web challenge. Read its instructions, do what it asks, and tell me the password "
           "it reveals once the challenge is solved.")
-STEP_CAP = 140  # tool calls before the policy gives up
+STEP_CAP = 400  # tool calls before the policy gives up (the requests are the agent's limit)
 ROUND_CAP = 48  # requests with tool calls before it gives up (the agent makes at most 50 requests)
 Policy = Generator[Round, list[str], str]
 
@@ -479,6 +479,11 @@ def _accept(d: GameDesk) -> Policy:
         for box in boxes:
             yield from d.act("set_checked", box, checked=True)
             _check(d)
+        for field_ in _fields(d.listing):  # a field that asks for a phrase gets that phrase
+            phrase = re.search(r"type the (?:phrase|words|text):?\s*\\?[\"“']([^\"”'\\]+)\\?[\"”']", field_.label,
+                               re.I)
+            if phrase and (field_.value or "") != phrase.group(1):
+                yield from d.fill(field_, phrase.group(1))
         yield from _read(d)
         go = [e for e in d.listing.elements if e.role in BUTTONS and "disabled" not in e.states]
         if not go:
