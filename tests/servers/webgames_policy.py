@@ -1210,6 +1210,98 @@ def _sweep_quadrant(d: GameDesk, north_south: str, east_west: str) -> Policy:
     raise GiveUp("page said no", f"I swept the {north_south}{east_west} quarter of the map; no password showed.")
 
 
+def _longest(flags: Any) -> tuple[int, int]:
+    """The first and last index of the longest run of true values."""
+    best, start = (0, -1), None
+    for i, on in enumerate([*flags.tolist(), False]):
+        if on and start is None:
+            start = i
+        elif not on and start is not None:
+            if i - start > best[1] - best[0] + 1:
+                best = (start, i - 1)
+            start = None
+    return best
+
+
+def board(picture: Any, floor: tuple[int, int, int], wall: tuple[int, int, int]) -> tuple[
+        int, int, float, int, set[tuple[int, int]]] | None:
+    """A drawn board of square cells: its cells' left, top, size, count a side, and the wall cells (row,
+    column). The board is the largest patch of its floor and wall colours; its cells are where lines of
+    the wall colour cross it evenly."""
+    import numpy as np
+    pixels = np.asarray(picture).astype(int)
+    is_wall = np.abs(pixels - np.array(wall)).sum(axis=2) <= 8
+    top, bottom = _longest(is_wall.sum(axis=1) >= 8)  # the lines between cells cross every row of the board
+    left, right = _longest(is_wall[top:bottom + 1].sum(axis=0) >= 8)
+    del floor
+    inner = is_wall[top:bottom + 1, left:right + 1]
+    side = min(inner.shape)
+    fits = []
+    for count in range(4, 30):  # the lines between cells, for each possible count a side
+        for pad in range(0, 13):
+            size = (side - 2 * pad) / count
+            if size < 12:
+                continue
+            xs = [round(pad + k * size) for k in range(1, count)]
+            score = float(np.mean([inner[pad:side - pad, max(0, x - 1):x + 1].mean() for x in xs]))
+            fits.append((score, count, pad, size))
+    if not fits or max(f[0] for f in fits) < 0.6:
+        return None
+    # Lines every cell also stand every other cell: the most cells among the fits nearly as good as the best.
+    good = max(f[0] for f in fits)
+    _score, count, pad, size = max((f for f in fits if f[0] >= 0.9 * good), key=lambda f: (f[1], f[0]))
+    x0, y0 = left + pad, top + pad
+    walls = {(r, c) for r in range(count) for c in range(count)
+             if is_wall[round(y0 + r * size + size * 0.25), round(x0 + c * size + size * 0.25)]}
+    return x0, y0, size, count, walls
+
+
+_ARROWS = {(-1, 0): "⬆️", (1, 0): "⬇️", (0, -1): "⬅️", (0, 1): "➡️"}
+
+
+@game(r"ladybird")
+def _ladybird(d: GameDesk) -> Policy:
+    """See the board (look without boxes): its walls by colour; where the ladybird and the flower are by
+    pointing at each open cell (click_at names what lies there); then the shortest path in arrows."""
+    from collections import deque
+    found = board((yield from d.look("the board", boxes=False)), floor=(31, 41, 55), wall=(55, 65, 81))
+    if found is None:
+        raise GiveUp("not seen", "I could not make out the board's cells in the screenshot.")
+    x0, y0, size, count, walls = found
+    cells = [(r, c) for r in range(count) for c in range(count) if (r, c) not in walls]
+    said = yield from d.run(*(Call("click_at", {"x": round(x0 + (c + 0.5) * size), "y": round(y0 + (r + 0.5) * size)})
+                              for r, c in cells))
+    start = next((cell for cell, text in zip(cells, said, strict=False) if "🐞" in text), None)
+    goal = next((cell for cell, text in zip(cells, said, strict=False) if "🌸" in text), None)
+    if start is None or goal is None:
+        raise GiveUp("not seen", "Pointing at the cells did not show me where the ladybird and the flower are.")
+    came: dict[tuple[int, int], tuple[tuple[int, int], str] | None] = {start: None}
+    todo = deque([start])
+    while todo:
+        at = todo.popleft()
+        for (dr, dc), arrow in _ARROWS.items():
+            nxt = (at[0] + dr, at[1] + dc)
+            if 0 <= nxt[0] < count and 0 <= nxt[1] < count and nxt not in walls and nxt not in came:
+                came[nxt] = (at, arrow)
+                todo.append(nxt)
+    if goal not in came:
+        raise GiveUp("no plan", "I see no open way from the ladybird to the flower.")
+    arrows, at = [], goal
+    while (back := came[at]) is not None:
+        at, arrow = back
+        arrows.append(arrow)
+    buttons = {e.label: e for e in d.listing.elements if e.role in BUTTONS}
+    missing = [a for a in _ARROWS.values() if a in arrows and a not in buttons]
+    if missing:
+        raise GiveUp("listing gap", f"I could not find the arrow buttons {missing}.")
+    submit = _need(next((e for e in _buttons(d.listing) if "submit" in e.words), None), "the Submit button")
+    results = yield from d.run(*(Call("click_element", {"index": buttons[a].index}) for a in reversed(arrows)),
+                               Call("click_element", {"index": submit.index}), Call("read_page", {}))
+    _check(d)
+    del results
+    raise GiveUp("page said no", f"I entered the {len(arrows)} moves of the shortest path; no password showed.")
+
+
 _KEY_NAMES = {"control": "Control", "ctrl": "Control", "shift": "Shift", "alt": "Alt", "option": "Alt",
               "meta": "Meta", "cmd": "Meta", "command": "Meta", "enter": "Enter", "space": "Space"}
 
