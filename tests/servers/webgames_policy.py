@@ -78,6 +78,7 @@ class GameDesk(Desk):
         self.pictures = list(pictures or [])  # the screenshot of each look call, in order (None: left out)
         self.looks = 0
         self.rounds = 0
+        self.instruction = ""  # the user's message (the files it names may be uploaded)
 
     def run(self, *calls: Call) -> Generator[Round, list[str], list[str]]:
         """The oracle's ``run`` with this policy's caps (the oracle's is 30 calls)."""
@@ -247,6 +248,7 @@ def decide(body: dict[str, Any]) -> tuple[Reply, RunRecord]:
     conversation = read_conversation(body)
     record = RunRecord()
     desk = GameDesk(conversation.tools, pictures)
+    desk.instruction = conversation.instruction
     generator = play(desk)
     try:
         planned = next(generator)
@@ -1300,6 +1302,28 @@ def _ladybird(d: GameDesk) -> Policy:
     _check(d)
     del results
     raise GiveUp("page said no", f"I entered the {len(arrows)} moves of the shortest path; no password showed.")
+
+
+@game(r"upload challenge|by uploading")
+def _upload(d: GameDesk) -> Policy:
+    """Give the page a file the user named in the message: the MP3 one when the page asks for MP3."""
+    named = re.findall(r"(/\S+?\.(?:mp3|txt))\b", d.instruction)
+    wants_mp3 = "mp3" in _instructions(d).lower()
+    path = next((p for p in named if p.endswith(".mp3") == wants_mp3), None)
+    if path is None:
+        raise GiveUp("no plan", "The challenge needs a file, and the message names none that fits.")
+    field_ = next((e for e in d.listing.elements if "file" in e.role), None)
+    where = {"index": field_.index} if field_ else {"selector": "input[type=file]"}  # a hidden file input
+    result = yield from d.call("upload_file", path=path, **where)
+    _check(d)
+    if result.startswith("Error"):
+        raise GiveUp("action failed", f"The upload failed: {result}")
+    listing = yield from _read(d)
+    go = next((e for e in _buttons(listing) if re.search(r"upload|submit", e.label, re.I)), None)
+    if go is not None:
+        yield from _click(d, go)
+        yield from _read(d)
+    raise GiveUp("page said no", f"I gave the page {path}; no password showed.")
 
 
 _KEY_NAMES = {"control": "Control", "ctrl": "Control", "shift": "Shift", "alt": "Alt", "option": "Alt",
