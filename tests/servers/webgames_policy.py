@@ -1176,6 +1176,11 @@ def _map_panner(d: GameDesk) -> Policy:
     start_x, start_y = (width * 0.85 if left_x > 0 else width * 0.15), (height * 0.85 if left_y > 0 else height * 0.15)
     drags = [Call("click_at", {"x": round(start_x), "y": round(start_y), "drag_to_x": round(start_x - left_x / parts),
                                "drag_to_y": round(start_y - left_y / parts)}) for _ in range(parts)]
+    # Then a small square around the spot, in case a drag fell short (a page that pans on its own clock).
+    for step_x, step_y in ((-100, -100), (200, 0), (0, 200), (-200, 0), (0, -200)):
+        drags.append(Call("click_at", {"x": round(width / 2 + step_x / 2), "y": round(height / 2 + step_y / 2),
+                                       "drag_to_x": round(width / 2 - step_x / 2),
+                                       "drag_to_y": round(height / 2 - step_y / 2)}))
     results = yield from d.run(*drags, Call("read_page", {}))
     _check(d)
     del results
