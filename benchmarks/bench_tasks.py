@@ -22,8 +22,11 @@ Overall: the oracle's rate (goal >= 95 %) and the built-in model's.
 
 **WebGames mode** (``JAWAD_BENCH_TASKS=webgames``; issue 35): the public WebGames suite
 (``benchmarks/webgames.py`` builds and serves it on loopback), each task's page through
-``jawad ask --url <page>`` with the same prompt for all, and as the model the WebGames policy
-(``tests/servers/webgames_policy.py``), which acts only on what a real model gets. A task counts as
+``jawad ask --url <page>`` with the same prompt for all (it names two files made for the run, for the
+upload challenges), and as the model the WebGames policy (``tests/servers/webgames_policy.py``), which
+acts only on what a real model that sees images gets: it passes the app's own image-input test before
+each run (``jawad providers test --vision``), so the agent offers it ``look`` and ``click_at``, and its
+pictures are counted as such a model counts them. A task counts as
 solved when its password (the suite's ``analysis/webgames_tasks.jsonl``) is in what the tools returned:
 a check that our tools suffice for the page, never a task success. Reported: tasks attempted, solved,
 the reason for each unsolved one, tool calls and tokens per task and per step; the tasks left out as

@@ -89,10 +89,24 @@ def _why(record: Any, answer: dict[str, Any], exit_code: int | None) -> str:
     return "the password never reached the model: " + " ".join(str(answer.get("content", "")).split())[:160]
 
 
+# A person asking for a challenge that wants a file gives one: the message names two, made for the run
+# (a few words of text; an MP3 file: an ID3 tag and one silent MPEG-1 Layer III frame).
+FILES_SAID = " If it asks you to upload a file, you may use {text} (a text file) or {mp3} (an MP3 file)."
+_MP3 = b"ID3\x03\x00\x00\x00\x00\x00\x00" + b"\xff\xfb\x90\x00" + bytes(413)
+
+
+def files_for(folder: Path) -> str:
+    """The files a run may upload, written into ``folder``; the sentence of the message that names them."""
+    text, mp3 = folder / "notes.txt", folder / "sample.mp3"
+    text.write_text("Notes for the upload challenge.\n", encoding="utf-8")
+    mp3.write_bytes(_MP3)
+    return FILES_SAID.format(text=text, mp3=mp3)
+
+
 def _one(game: WebGame, site: Site, policy: WebGamesPolicy, profile: Path) -> GameRun:
     key = f"{game.id.replace('/', '_')}-{time.monotonic_ns()}"
     provider = ["--kind", "openai-compatible", "--base-url", policy.run_url(key), "--model", MODEL]
-    command = ask_command(profile, site.url(game.route), PROMPT, provider)
+    command = ask_command(profile, site.url(game.route), PROMPT + files_for(profile.parent), provider)
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     _sees_images(profile, provider, env)
     run = run_on_terminal(command, every(b"Your choice", b"o\n"), env=env, timeout_s=TIMEOUT_S)

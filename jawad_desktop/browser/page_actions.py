@@ -138,7 +138,8 @@ class PageActions(TabFollowing):
         finally:
             self.view.setContextMenuPolicy(policy)
 
-    async def click_at(self, x: float, y: float, *, button: str = "left") -> ActionOutcome:
+    def _shot_point(self, x: float, y: float) -> tuple[float, float]:
+        """A point of the last screenshot (its pixels) in CSS pixels of the viewport."""
         if self._shot is None:
             raise PageError("no_screenshot", "There is no screenshot to take a point from: call look first, "
                             "then give a point of that picture (its pixels, from the top-left corner).")
@@ -146,20 +147,38 @@ class PageActions(TabFollowing):
         if not (0 <= x < width and 0 <= y < height):
             raise PageError("hidden", f"({x:g}, {y:g}) is outside the last screenshot, which is {width} x {height} "
                             "pixels. Give a point inside it.")
-        css_x, css_y = x * css_per_px, y * css_per_px
+        return x * css_per_px, y * css_per_px
+
+    async def _hit_at(self, x: float, y: float, css_x: float, css_y: float) -> str:
+        """What lies at a point of the last screenshot (' on button "OK"'); PageError when it is gone."""
+        hit = await self.call("atPoint", css_x, css_y)
+        if not isinstance(hit, dict) or not hit.get("ok"):
+            raise PageError("hidden", f"({x:g}, {y:g}) is no longer on the visible part of the page (it was "
+                            "scrolled or resized since the screenshot): call look again.")
+        return (f' on {role_name(str(hit.get("role", "")))} "{hit.get("label") or hit.get("selector") or ""}"'
+                if hit.get("tag") else "")
+
+    async def click_at(self, x: float, y: float, *, button: str = "left") -> ActionOutcome:
+        css_x, css_y = self._shot_point(x, y)
         before_url = self.page.url().toString()
         before_blocked = len(self.blocked_navigations)
         with self.agent_action():
-            hit = await self.call("atPoint", css_x, css_y)
-            if not isinstance(hit, dict) or not hit.get("ok"):
-                raise PageError("hidden", f"({x:g}, {y:g}) is no longer on the visible part of the page (it was "
-                                "scrolled or resized since the screenshot): call look again.")
+            what = await self._hit_at(x, y, css_x, css_y)
             await self._press_at(css_x, css_y, button, 0.0)
             outcome = await self._settle(before_url, before_blocked)
-        what = (f' on {role_name(str(hit.get("role", "")))} "{hit.get("label") or hit.get("selector") or ""}"'
-                if hit.get("tag") else "")
         verb = "Clicked" if button == "left" else f"{button.capitalize()}-clicked"
         return self._with_settled(f"{verb} at ({x:g}, {y:g}) of the last screenshot{what}.", outcome)
+
+    async def drag_at(self, x: float, y: float, to_x: float, to_y: float) -> ActionOutcome:
+        start, end = self._shot_point(x, y), self._shot_point(to_x, to_y)
+        before_url = self.page.url().toString()
+        before_blocked = len(self.blocked_navigations)
+        with self.agent_action():
+            what = await self._hit_at(x, y, *start)
+            await self._drag_with_mouse({"x": start[0], "y": start[1]}, {"x": end[0], "y": end[1]})
+            outcome = await self._settle(before_url, before_blocked)
+        return self._with_settled(f"Dragged from ({x:g}, {y:g}){what} to ({to_x:g}, {to_y:g}) of the last "
+                                  "screenshot.", outcome)
 
     async def fill(self, target: Target, text: str, *, submit: bool = False) -> ActionOutcome:
         before_url = self.page.url().toString()

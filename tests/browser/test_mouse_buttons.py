@@ -88,3 +88,45 @@ def test_click_at_is_offered_with_look_only() -> None:
     from jawad_desktop.core.tools.browser.tool_running import SEEING_TOOLS
     assert {"look", "click_at"} == SEEING_TOOLS
     assert browser_registry().get("click_pixel") is browser_registry().get("click_at")
+
+
+def test_look_without_boxes_shows_the_page_as_drawn(web_page: QtWebEnginePage, load: Load, arun: Run) -> None:
+    """Small drawn things (a grid's cells, a dot) can lie under the numbered boxes: ``boxes=false`` gives
+    the page as it is, and click_at takes its points the same way."""
+    load("input/mouse.html")
+    tool = Tools(web_page, arun)
+    boxed, plain = tool("look"), tool("look", boxes=False)
+    assert "elements boxed with their [n]" in boxed.for_model
+    assert "as the page shows it (no boxes drawn)" in plain.for_model, plain.for_model
+    rects = arun(web_page.call("markRects"))
+    box = rects["rects"][0]
+    a, b = QImage(), QImage()
+    assert a.loadFromData(boxed.images[0].data, "PNG") and b.loadFromData(plain.images[0].data, "PNG")
+    scale = a.width() / rects["viewport"]["width"]
+    x, y = round(box["x"] * scale), round((box["y"] + box["height"] / 2) * scale)
+    assert any(a.pixel(x + dx, y) != b.pixel(x + dx, y) for dx in (-1, 0, 1)), "the plain picture has the box"
+    x, y = _red_centre(plain.images[0].data)
+    assert "You hit the red square." in tool("click_at", x=x, y=y).for_model
+
+
+def _green_centre(png: bytes) -> tuple[int, int]:
+    image = QImage()
+    assert image.loadFromData(png, "PNG")
+    points = [(x, y) for y in range(0, image.height(), 2) for x in range(0, image.width(), 2)
+              if (c := QColor(image.pixel(x, y))).green() > 150 and c.red() < 80 and c.blue() < 130]
+    assert points
+    return (sum(p[0] for p in points) // len(points), sum(p[1] for p in points) // len(points))
+
+
+def test_click_at_drags_a_drawn_thing_from_point_to_point(web_page: QtWebEnginePage, load: Load, arun: Run) -> None:
+    """A square only drawn on a canvas is dragged with the mouse from where the screenshot shows it to
+    where the zone is drawn: press, moves, release, as a person's hand."""
+    load("input/drag_canvas.html")
+    tool = Tools(web_page, arun)
+    tool("read_page")
+    looked = tool("look", boxes=False)
+    (x, y), (to_x, to_y) = _red_centre(looked.images[0].data), _green_centre(looked.images[0].data)
+    assert "Give both drag_to_x and drag_to_y" in _refused(tool, "click_at", x=x, y=y, drag_to_x=to_x)
+    said = tool("click_at", x=x, y=y, drag_to_x=to_x, drag_to_y=to_y).for_model
+    assert f"Dragged from ({x}, {y})" in said and f"to ({to_x}, {to_y}) of the last screenshot" in said, said
+    assert "The square is in the zone." in said, said

@@ -24,7 +24,7 @@ EXPECTED = {
     "read_page": ("read-only", {"part", "section"}),
     "find_in_page": ("read-only", {"query"}),
     "click_element": ("interact", {"index", "selector", "button", "hold_seconds"}),
-    "click_at": ("interact", {"x", "y", "button"}),
+    "click_at": ("interact", {"x", "y", "button", "drag_to_x", "drag_to_y"}),
     "click_text": ("interact", {"text", "nth", "button", "hold_seconds"}),
     "fill_form": ("interact", {"text", "index", "selector", "submit"}),
     "select_option": ("interact", {"option", "index", "selector"}),
@@ -47,7 +47,7 @@ EXPECTED = {
     "close_tab": ("interact", {"tab"}),
     "list_downloads": ("read-only", set()),
     "ask_user_to_take_over": ("read-only", {"reason"}),
-    "look": ("read-only", {"question"}),
+    "look": ("read-only", {"question", "boxes"}),
 }
 
 

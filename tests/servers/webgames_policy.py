@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import io
+import itertools
 import re
 import threading
 from collections.abc import Callable, Generator
@@ -50,7 +51,7 @@ from tests.servers.scripted_model import Reply, ScriptedModel
 MODEL = "webgames-policy"
 PROMPT = ("The open page is a web challenge. Read its instructions, do what it asks, and tell me the password "
           "it reveals once the challenge is solved.")
-STEP_CAP = 140  # tool calls before the policy gives up
+STEP_CAP = 400  # tool calls before the policy gives up (the requests are the agent's limit)
 ROUND_CAP = 48  # requests with tool calls before it gives up (the agent makes at most 50 requests)
 Policy = Generator[Round, list[str], str]
 
@@ -77,6 +78,7 @@ class GameDesk(Desk):
         self.pictures = list(pictures or [])  # the screenshot of each look call, in order (None: left out)
         self.looks = 0
         self.rounds = 0
+        self.instruction = ""  # the user's message (the files it names may be uploaded)
 
     def run(self, *calls: Call) -> Generator[Round, list[str], list[str]]:
         """The oracle's ``run`` with this policy's caps (the oracle's is 30 calls)."""
@@ -102,10 +104,11 @@ class GameDesk(Desk):
             self.before, self.listing = self.listing, Listing.of(read)
         return clicked
 
-    def look(self, question: str = "") -> Generator[Round, list[str], Any]:
-        """A screenshot of the page (``look``), as an RGB picture."""
+    def look(self, question: str = "", *, boxes: bool = True) -> Generator[Round, list[str], Any]:
+        """A screenshot of the page (``look``), as an RGB picture; ``boxes=False``: without the marks."""
         self.need("look", "see the page")
-        yield from self.call("look", **({"question": question} if question else {}))
+        yield from self.call("look", **({"question": question} if question else {}),
+                             **({} if boxes else {"boxes": False}))
         png = self.pictures[self.looks] if self.looks < len(self.pictures) else None
         self.looks += 1
         if png is None:
@@ -245,6 +248,7 @@ def decide(body: dict[str, Any]) -> tuple[Reply, RunRecord]:
     conversation = read_conversation(body)
     record = RunRecord()
     desk = GameDesk(conversation.tools, pictures)
+    desk.instruction = conversation.instruction
     generator = play(desk)
     try:
         planned = next(generator)
@@ -477,6 +481,11 @@ def _accept(d: GameDesk) -> Policy:
         for box in boxes:
             yield from d.act("set_checked", box, checked=True)
             _check(d)
+        for field_ in _fields(d.listing):  # a field that asks for a phrase gets that phrase
+            phrase = re.search(r"type the (?:phrase|words|text):?\s*\\?[\"“']([^\"”'\\]+)\\?[\"”']", field_.label,
+                               re.I)
+            if phrase and (field_.value or "") != phrase.group(1):
+                yield from d.fill(field_, phrase.group(1))
         yield from _read(d)
         go = [e for e in d.listing.elements if e.role in BUTTONS and "disabled" not in e.states]
         if not go:
@@ -491,7 +500,7 @@ def _river(d: GameDesk) -> Policy:
     """The classic crossing; the names on the buttons say what to load."""
     animals = [w for w in ("wolf", "goat", "cabbage", "fox") if d.listing.find(f"Load {w}", roles=BUTTONS)]
     if "fox" in animals:
-        raise GiveUp("no plan", "A crossing with a fox as well has no solution I know with a boat for one.")
+        return (yield from _crossing(d, animals))
     if animals == ["wolf", "goat"]:
         plan = ["Load goat", "Move boat right", "Unload", "Move boat left", "Load wolf", "Move boat right", "Unload"]
     else:
@@ -503,6 +512,80 @@ def _river(d: GameDesk) -> Policy:
         yield from _click(d, button)
         yield from _read(d)
     raise GiveUp("no password", "I made the crossing; no password showed.")
+
+
+def crossing_plan(animals: list[str], eats: set[tuple[str, str]], room: int) -> list[str]:
+    """The shortest run of the page's buttons (Load X, Unload X, Move boat left/right) that takes every
+    animal across, never leaving behind on a bank two that eat one another (those in the boat are safe)."""
+    from collections import deque
+    start = (tuple("L" * len(animals)), "L")
+
+    def danger(bank: list[str]) -> bool:
+        return any((a, b) in eats for a in bank for b in bank)
+
+    def steps(state: tuple[tuple[str, ...], str]) -> Generator[tuple[str, tuple[tuple[str, ...], str]], None, None]:
+        where, side = state
+        aboard = sum(1 for w in where if w == "B")
+        for i, animal in enumerate(animals):
+            if where[i] == side and aboard < room:
+                yield f"Load {animal}", ((*where[:i], "B", *where[i + 1:]), side)
+            if where[i] == "B":
+                yield f"Unload {animal}", ((*where[:i], side, *where[i + 1:]), side)
+        if not danger([a for a, w in zip(animals, where, strict=True) if w == side]):
+            yield f"Move boat {'right' if side == 'L' else 'left'}", (where, "R" if side == "L" else "L")
+
+    came: dict[tuple[tuple[str, ...], str], tuple[tuple[tuple[str, ...], str], str] | None] = {start: None}
+    todo = deque([start])
+    while todo:
+        state = todo.popleft()
+        if all(w == "R" for w in state[0]):
+            plan = []
+            while (back := came[state]) is not None:
+                state, button = back
+                plan.append(button)
+            return plan[::-1]
+        for button, nxt in steps(state):
+            if nxt not in came:
+                came[nxt] = (state, button)
+                todo.append(nxt)
+    return []
+
+
+_ROOM = {"one": 1, "two": 2, "three": 3}
+
+
+def _unload_button(listing: Listing, animal: str, animals: list[str]) -> Element | None:
+    """The Unload button in the row of ``animal``'s emoji (named as Unicode names it; a cabbage's leafy
+    green is the one no other animal's name matches)."""
+    import unicodedata
+    unloads = [e for e in listing.elements if e.role in BUTTONS and e.words == "unload"]
+
+    def named(e: Element) -> str:
+        return " ".join(unicodedata.name(c, "") for c in e.context).lower()
+    hit = next((e for e in unloads if animal in named(e)), None)
+    if hit is None:
+        others = [e for e in unloads if not any(a in named(e) for a in animals)]
+        hit = others[0] if len(others) == 1 else None
+    return hit
+
+
+def _crossing(d: GameDesk, animals: list[str]) -> Policy:
+    """A crossing with rules of its own: who eats whom and the boat's room, as the page states them."""
+    text = d.listing.content
+    eats = {(a.lower(), b.lower()) for a, b in re.findall(r"the (\w+) will eat the (\w+)", text, re.I)}
+    m = re.search(r"carry up to (\w+) items?", text, re.I)
+    room = int(_ROOM.get(m.group(1).lower(), m.group(1))) if m and (m.group(1).isdigit() or m.group(1).lower() in
+                                                                    _ROOM) else 1
+    plan = crossing_plan(animals, eats, room)
+    if not plan:
+        raise GiveUp("no plan", "The rules as the page states them leave no safe way across.")
+    for step in plan:
+        button = d.listing.find(step, roles=BUTTONS)
+        if button is None and step.startswith("Unload "):  # an Unload button's row shows the animal's emoji
+            button = _unload_button(d.listing, step.split(" ", 1)[1], animals)
+        yield from d.click_and_read(_need(button, f"the button {step!r}"))
+        _check(d)
+    raise GiveUp("no password", "I made the crossing the rules allow; no password showed.")
 
 
 @game(r"towers? of hanoi")
@@ -596,24 +679,10 @@ def coloured_spots(picture: Any, *, most: int = 48) -> list[tuple[int, int, int,
     import numpy as np
     pixels = np.asarray(picture).astype(int)
     mask = (pixels.max(axis=2) - pixels.min(axis=2)) > 40
-    todo = {(int(y), int(x)) for y, x in zip(*np.nonzero(mask), strict=True)}
-    if len(todo) > 200_000:
+    if int(mask.sum()) > 200_000:
         return []
-    spots = []
-    while todo:
-        stack = [todo.pop()]
-        ys, xs = [], []
-        while stack:
-            y, x = stack.pop()
-            ys.append(y)
-            xs.append(x)
-            for near in ((y + 1, x), (y - 1, x), (y, x + 1), (y, x - 1)):
-                if near in todo:
-                    todo.discard(near)
-                    stack.append(near)
-        width, height = max(xs) - min(xs) + 1, max(ys) - min(ys) + 1
-        if 4 <= width <= most and 4 <= height <= most and len(xs) >= width * height // 2:
-            spots.append((min(xs), min(ys), width, height))
+    spots = [(x, y, w, h) for x, y, w, h, n in _blobs(mask)
+             if 4 <= w <= most and 4 <= h <= most and n >= w * h // 2]
     return sorted(spots, key=lambda b: -b[2] * b[3])
 
 
@@ -676,6 +745,7 @@ def _mirror(d: GameDesk) -> Policy:
 
 # What a colour's name covers, on arrays of a picture's red, green and blue (numpy).
 _COLOURS: dict[str, Callable[[Any, Any, Any], Any]] = {
+    "orange": lambda r, g, b: (r > 230) & (g > 120) & (g < 235) & (r - b > 50),
     "black": lambda r, g, b: (r < 50) & (g < 50) & (b < 50),
     "red": lambda r, g, b: (r > 150) & (g < 90) & (b < 90),
     "blue": lambda r, g, b: (b > 170) & (r < 130) & (b - g > 60),
@@ -744,17 +814,17 @@ def tracks(picture: Any, colour: tuple[int, int, int], *, least: int = 150) -> l
     import numpy as np
     pixels = np.asarray(picture).astype(int)
     match = (np.abs(pixels - np.array(colour)).sum(axis=2) <= 6)
-    bars: list[tuple[int, int, int]] = []
+    bars: list[list[int]] = []  # left, right, first row, last row
     for y in range(match.shape[0]):
         xs = np.nonzero(match[y])[0]
         if len(xs) < least or xs[-1] - xs[0] + 1 > len(xs) + 40:  # one long bar (a few pixels of a thumb aside)
             continue
         left, right = int(xs[0]), int(xs[-1])
-        if bars and abs(bars[-1][0] - left) <= 6 and y - bars[-1][2] <= 2:
-            bars[-1] = (min(bars[-1][0], left), max(bars[-1][1], right), y)
+        if bars and abs(bars[-1][0] - left) <= 6 and y - bars[-1][3] <= 2:
+            bars[-1] = [min(bars[-1][0], left), max(bars[-1][1], right), bars[-1][2], y]
             continue
-        bars.append((left, right, y))
-    return bars
+        bars.append([left, right, y, y])
+    return [(left, right, (first + last) // 2) for left, right, first, last in bars]
 
 
 @game(r"color harmony|colou?r harmony")
@@ -775,7 +845,7 @@ def _colour_harmony(d: GameDesk) -> Policy:
     bars = tracks(picture, (229, 231, 235))
     if len(bars) < len(sliders) or len(bars) < 2:
         raise GiveUp("not seen", f"I saw {len(bars)} slider tracks in the screenshot for {len(sliders)} sliders.")
-    bars = bars[-3:] if len(bars) >= 3 else bars
+    bars = bars[:len(sliders)]  # the sliders' tracks, top to bottom (a card's shadow may follow them)
     calls = []
     for (left, right, row), value, slider in zip(bars, target, sliders, strict=False):
         if "disabled" in slider.states:
@@ -786,6 +856,479 @@ def _colour_harmony(d: GameDesk) -> Policy:
     _check(d)
     del results
     raise GiveUp("page said no", f"I set the sliders to the target colour {target} I saw; no password showed.")
+
+
+def _blobs(mask: Any) -> list[tuple[int, int, int, int, int]]:
+    """The groups of touching true pixels of a mask (numpy): (left, top, width, height, count)."""
+    import numpy as np
+    todo = {(int(y), int(x)) for y, x in zip(*np.nonzero(mask), strict=True)}
+    out = []
+    while todo:
+        stack = [todo.pop()]
+        ys, xs = [], []
+        while stack:
+            y, x = stack.pop()
+            ys.append(y)
+            xs.append(x)
+            for near in ((y + 1, x), (y - 1, x), (y, x + 1), (y, x - 1)):
+                if near in todo:
+                    todo.discard(near)
+                    stack.append(near)
+        out.append((min(xs), min(ys), max(xs) - min(xs) + 1, max(ys) - min(ys) + 1, len(xs)))
+    return out
+
+
+def boxes_and_outlines(picture: Any) -> list[tuple[int, int]]:
+    """Filled boxes and the dashed outlines they are to be moved onto, column by column from the left:
+    (the box's top, the outline's top) in pixels. A box is a filled square of a strong colour; its
+    outline the paler dashed square (the colour over the background) in the same column."""
+    import numpy as np
+    pixels = np.asarray(picture).astype(int)
+    strong = (pixels.max(axis=2) - pixels.min(axis=2)) > 100
+    boxes = sorted((x, y, w, h) for x, y, w, h, n in _blobs(strong) if 30 <= w <= 50 and 30 <= h <= 50
+                   and n > w * h * 0.7)
+    found = []
+    for x, y, w, h in boxes:
+        colour = pixels[y + h // 2, x + w // 2]
+        band = pixels[:, x + 2:x + w - 2]
+        background = np.median(band[~strong[:, x + 2:x + w - 2]], axis=0)
+        faint = 0.6 * colour + 0.4 * background
+        pale = np.abs(band - faint).sum(axis=2) <= 45
+        rows = {int(row) for row in np.nonzero(pale.sum(axis=1) >= 8)[0] if not y <= row < y + h}
+        # An outline is a top edge with its bottom edge a box's height below (other pale things, such as
+        # a heading's letters, are not); where the box hides one edge, the other one next to the box.
+        pairs = [top for top in sorted(rows) if any(b in rows for b in range(top + h - 5, top + h + 3))]
+        above = [row for row in rows if y - h < row < y]
+        below = [row for row in rows if y + h <= row < y + 2 * h]
+        top = pairs[0] if pairs else min(above) if above else max(below) - h + 1 if below else y
+        found.append((y, top))
+    return found
+
+
+@game(r"slider symphony")
+def _slider_symphony(d: GameDesk) -> Policy:
+    """Move the first slider to one end, see the boxes and their outlines (look): the first box against
+    another still at its start shows how far a box moves for a slider's step; then set every slider so
+    its box lies on its outline. (One screenshot: the agent keeps only the latest picture.)"""
+    sliders = [e for e in d.listing.elements if e.role.startswith("input[range]") or e.role == "slider"]
+    if len(sliders) < 2:
+        raise GiveUp("listing gap", f"I found {len(sliders)} sliders in the list; I need two to learn the scale.")
+    values = [float(e.value or 50) for e in sliders]
+    probe = 0.0 if values[0] >= 50 else 100.0
+    yield from d.fill(sliders[0], f"{probe:g}")
+    seen = boxes_and_outlines((yield from d.look("the boxes and their dashed outlines")))
+    if len(seen) != len(sliders):
+        raise GiveUp("not seen", f"I saw {len(seen)} boxes for {len(sliders)} sliders.")
+    per_step = (seen[0][0] - seen[1][0]) / (probe - values[1])
+    if abs(per_step) < 0.1:
+        raise GiveUp("not seen", "The first box did not move when I moved its slider.")
+    now = [probe, *values[1:]]
+    wanted = [min(100.0, max(0.0, v + (outline - box) / per_step)) for v, (box, outline) in zip(now, seen, strict=True)]
+    results = yield from d.run(*(Call("fill_form", {"index": e.index, "text": f"{round(w)}"})
+                                 for e, w in zip(sliders, wanted, strict=True)), Call("read_page", {}))
+    _check(d)
+    del results
+    raise GiveUp("page said no", "I moved every box onto its outline as the screenshot showed; no password showed.")
+
+
+def grids(picture: Any) -> list[dict[tuple[int, int], tuple[int, int, bool]]]:
+    """The grids of square cells in a picture, left to right: each maps (row, column) to the cell's
+    middle and whether it is filled dark. Cells are the white or black squares inside their borders."""
+    import numpy as np
+    pixels = np.asarray(picture).astype(int)
+    light, dark = (pixels.min(axis=2) > 245), (pixels.max(axis=2) < 40)
+    cells = []
+    for mask, filled in ((light, False), (dark, True)):
+        if int(mask.sum()) > 600_000:
+            continue
+        cells += [(x + w / 2, y + h / 2, w, filled) for x, y, w, h, n in _blobs(mask)
+                  if 8 <= w <= 70 and abs(w - h) <= 2 and n >= 0.85 * w * h]
+    if not cells:
+        return []
+    sizes = sorted(c[2] for c in cells)
+    size = sizes[len(sizes) // 2]
+    cells = [c for c in cells if abs(c[2] - size) <= 2]
+    cells.sort()
+    out: list[list[tuple[float, float, int, bool]]] = [[cells[0]]]
+    for cell in cells[1:]:  # a grid ends where the next cell is far to the right
+        if cell[0] - out[-1][-1][0] <= 2 * size:
+            out[-1].append(cell)
+        else:
+            out.append([cell])
+    result = []
+    for group in out:
+        xs = sorted({round(c[0]) for c in group})
+        ys = sorted({round(c[1]) for c in group})
+        columns = _clusters(xs, size / 2)
+        rows = _clusters(ys, size / 2)
+        result.append({(_nearest(rows, c[1]), _nearest(columns, c[0])): (round(c[0]), round(c[1]), c[3])
+                       for c in group})
+    return result
+
+
+def _clusters(values: list[int], gap: float) -> list[float]:
+    groups: list[list[int]] = []
+    for v in values:
+        if groups and v - groups[-1][-1] <= gap:
+            groups[-1].append(v)
+        else:
+            groups.append([v])
+    return [sum(g) / len(g) for g in groups]
+
+
+def _nearest(centres: list[float], value: float) -> int:
+    return min(range(len(centres)), key=lambda i: abs(centres[i] - value))
+
+
+@game(r"pixel copy")
+def _pixel_copy(d: GameDesk) -> Policy:
+    """See both grids (look without the boxes, which would hide the cells), and toggle each cell of the
+    right-hand grid that differs from the target on the left, by clicking it where it is drawn."""
+    found = grids((yield from d.look("the target pattern and my grid", boxes=False)))
+    if len(found) != 2 or len(found[0]) != len(found[1]):
+        raise GiveUp("not seen", f"I saw {len(found)} grids of {[len(g) for g in found]} cells; I expected two "
+                                 "alike.")
+    target, mine = found
+    clicks = [Call("click_at", {"x": mine[rc][0], "y": mine[rc][1]}) for rc in sorted(mine)
+              if rc in target and target[rc][2] != mine[rc][2]]
+    if not clicks:
+        raise GiveUp("not seen", "The two grids look the same to me already.")
+    results = yield from d.run(*clicks, Call("read_page", {}))
+    _check(d)
+    del results
+    raise GiveUp("page said no", f"I toggled the {len(clicks)} cells that differed from the target; no password "
+                                 "showed.")
+
+
+def line_peak(picture: Any) -> tuple[int, int] | None:
+    """The highest point of a chart's line: strongly coloured pixels with white a few pixels above and
+    below them (a thin stroke on a white chart, not the edge of a coloured area)."""
+    import numpy as np
+    pixels = np.asarray(picture).astype(int)
+    coloured = (pixels.max(axis=2) - pixels.min(axis=2)) > 60
+    white = pixels.min(axis=2) > 235
+    stroke = coloured[5:-5] & white[:-10] & white[10:]
+    ys, xs = np.nonzero(stroke)
+    if not len(ys):
+        return None
+    top = int(ys.min())
+    at = xs[ys <= top + 1]
+    return int(at.mean()), top + 5
+
+
+@game(r"chart read")
+def _chart_read(d: GameDesk) -> Policy:
+    """See the line's highest point (look without boxes), point at it (click_at) so the chart's tooltip
+    says its time and price, then answer with those."""
+    peak = line_peak((yield from d.look("the highest point of the line", boxes=False)))
+    if peak is None:
+        raise GiveUp("not seen", "I could not see the chart's line in the screenshot.")
+    pointed = yield from d.call("click_at", x=peak[0], y=peak[1] + 1)
+    listing = yield from _read(d)
+    said = " ".join(f"{pointed}\n{listing.text}".split())
+    value = re.search(r"price\s*:\s*\$?([\d.,]+)", said, re.I)
+    # The tooltip's label (the time) stands before its price; the reading may put it with the content.
+    label = (re.search(r"(\d{1,2}:\d{2})\s*price\s*:", said, re.I)
+             or next(iter(reversed(list(re.finditer(r"^\s*(\d{1,2}:\d{2})\s*$", listing.content.split(
+                 "Also visible on the page")[0], re.M)))), None))
+    if not value or not label:
+        raise GiveUp("not seen", "Pointing at the highest point showed no tooltip with its time and price.")
+    when, price = label.group(1), value.group(1).replace(",", "")
+    price_field = _need(next((e for e in _fields(d.listing) if "price" in e.words), None), "the price field")
+    time_field = _need(next((e for e in d.listing.elements if e.role in ("select", "combobox")), None),
+                       "the time list")
+    yield from d.fill(price_field, price)
+    yield from d.act("select_option", time_field, option=when)
+    _check(d)
+    yield from _click(d, _need(next((e for e in _buttons(d.listing) if "submit" in e.words or "check" in e.words),
+                                    None), "the Submit button"))
+    yield from _read(d)
+    raise GiveUp("page said no", f"I answered {price} at {when}, as the tooltip said; no password showed.")
+
+
+def bar_groups(picture: Any) -> list[tuple[int, int]]:
+    """The groups of bars of a bar chart, left to right, each as a point inside it (x, y). A bar is a
+    block of one strong colour whose top has the chart's white just above it and beside it; bars that
+    (nearly) touch are one group (one category's series); all stand on one axis."""
+    import numpy as np
+    pixels = np.asarray(picture).astype(int)
+    height, width = pixels.shape[:2]
+    strong = (pixels.max(axis=2) - pixels.min(axis=2)) > 60
+    white = pixels.min(axis=2) > 200
+    same = np.zeros_like(strong)
+    same[:-16] = strong[:-16] & (pixels[:-16] == pixels[16:]).all(axis=2) & (pixels[:-16] == pixels[8:-8]).all(axis=2)
+    tops = same.copy()
+    tops[3:] &= white[1:-2]
+    bars = []
+    for y in sorted(set(np.nonzero(tops)[0].tolist())):
+        xs = np.nonzero(tops[y])[0].tolist()
+        segments: list[list[int]] = []
+        for x in xs:
+            if segments and x - segments[-1][1] <= 1:
+                segments[-1][1] = x
+            else:
+                segments.append([x, x])
+        for left, right in segments:
+            if right - left < 3:
+                continue
+            row = min(height - 1, y + 8)
+            if not (white[row, max(0, left - 3)] or white[row, min(width - 1, right + 3)]):
+                continue
+            column = same[y:, (left + right) // 2]
+            bottom = y + int(np.argmin(column)) + 16 if not column.all() else height
+            bars.append((left, right, y, bottom))
+    if not bars:
+        return []
+    bottoms = sorted(b[3] for b in bars)
+    base = bottoms[len(bottoms) // 2]  # the bars stand on one axis
+    bars = sorted(b for b in bars if abs(b[3] - base) <= 3)
+    groups: list[list[tuple[int, int, int, int]]] = []
+    for bar in bars:
+        if groups and bar[0] - groups[-1][-1][1] <= 8:
+            groups[-1].append(bar)
+        else:
+            groups.append([bar])
+    return [((g[0][0] + g[-1][1]) // 2, (max(b[2] for b in g) + base) // 2) for g in groups]
+
+
+@game(r"chart transcribe")
+def _chart_transcribe(d: GameDesk) -> Policy:
+    """See the bars (look without boxes), point at each group (click_at) so the tooltip says its time and
+    values, and write the lines the page asks for: time,primary,secondary."""
+    groups = bar_groups((yield from d.look("the bars of the chart", boxes=False)))
+    if not groups:
+        raise GiveUp("not seen", "I could not see the chart's bars in the screenshot.")
+    # The categories' names under the axis, in order, as the element list and the text give them.
+    named = list(dict.fromkeys(re.findall(r"\b\d{2}:\d{2}\b", " ".join(e.label for e in d.listing.elements)
+                                          + " " + d.listing.text)))
+    axis = sorted(named)
+    if len(axis) >= 2 and len(axis) < len(groups):  # every other label shown: the rest follow the step
+        first, second = (int(t[:2]) * 60 + int(t[3:]) for t in axis[:2])
+        axis = [f"{(first + i * (second - first)) // 60:02d}:{(first + i * (second - first)) % 60:02d}"
+                for i in range(len(groups))]
+    lines = []
+    for i, (x, y) in enumerate(groups):
+        pointed, read = yield from d.run(Call("click_at", {"x": x, "y": y}), Call("read_page", {}))
+        _check(d)
+        listing = Listing.of(read)
+        said = " ".join(f"{pointed}\n{read}".split())
+        values = [re.search(rf"{name}\s*:\s*(-?\d+(?:\.\d+)?)", said, re.I) for name in ("primary", "secondary")]
+        label = (re.search(r"(\d{1,2}:\d{2})\s*primary\s*:", said, re.I)
+                 or next(iter(reversed(list(re.finditer(r"^\s*(\d{1,2}:\d{2})\s*$", listing.content.split(
+                     "Also visible on the page")[0], re.M)))), None))
+        when = label.group(1) if label else axis[i] if len(axis) == len(groups) else ""
+        if not all(values) or not when:
+            raise GiveUp("not seen", f"Pointing at the bars at ({x}, {y}) showed no tooltip with a time and values.")
+        lines.append(f"{when},{values[0].group(1)},{values[1].group(1)}")  # type: ignore[union-attr]
+    d.listing = Listing.of(read)
+    area = _need(next(iter(_fields(d.listing)), None), "the text area")
+    yield from d.fill(area, "\n".join(lines))
+    yield from _click(d, _need(next((e for e in _buttons(d.listing) if "submit" in e.words), None),
+                               "the Submit button"))
+    yield from _read(d)
+    raise GiveUp("page said no", f"I entered {len(lines)} lines as the tooltips said; no password showed.")
+
+
+def centre_of(picture: Any, colour: str) -> tuple[int, int] | None:
+    """The middle of the largest patch of ``colour`` in a picture (its pixels' bounding box)."""
+    import numpy as np
+    pixels = np.asarray(picture).astype(int)
+    mask = _COLOURS[colour](pixels[..., 0], pixels[..., 1], pixels[..., 2])
+    if int(mask.sum()) > 200_000 or not mask.any():
+        return None
+    x, y, w, h, _n = max(_blobs(mask), key=lambda b: b[4])
+    return x + w // 2, y + h // 2
+
+
+@game(r"canvas catch")
+def _canvas_catch(d: GameDesk) -> Policy:
+    """Drag the drawn thing the instruction names onto the drawn place it names ("the blue circle into the
+    orange box"), where look shows them, with click_at's drag."""
+    m = re.search(r"drag the (\w+) \w+ (?:into|onto|to) the (\w+)", _instructions(d), re.I)
+    if not m or m.group(1).lower() not in _COLOURS or m.group(2).lower() not in _COLOURS:
+        raise GiveUp("no plan", "The page does not say by colour what to drag where.")
+    picture = yield from d.look("what to drag and where", boxes=False)
+    start, end = centre_of(picture, m.group(1).lower()), centre_of(picture, m.group(2).lower())
+    if start is None or end is None:
+        raise GiveUp("not seen", f"I could not see the {m.group(1)} thing or the {m.group(2)} place.")
+    yield from d.call("click_at", x=start[0], y=start[1], drag_to_x=end[0], drag_to_y=end[1])
+    _check(d)
+    yield from _read(d)
+    raise GiveUp("page said no", "I dragged it where the screenshot showed the place; no password showed.")
+
+
+@game(r"map panner|pan around the map")
+def _map_panner(d: GameDesk) -> Policy:
+    """Pan the map (drag it with click_at) until the middle of the screen lies on the area the page's hint
+    names. The map starts with its corner "0,0" at the screen's top-left (the grid's labels say so), so
+    the screen's middle is at half the screenshot's size."""
+    m = re.search(r"\((\d+)\s*-\s*(\d+),\s*(\d+)\s*-\s*(\d+)\)", _instructions(d))
+    quadrant = re.search(r"\b(north|south)(east|west) quadrant", _instructions(d), re.I)
+    if not m and quadrant:
+        return (yield from _sweep_quadrant(d, quadrant.group(1).lower(), quadrant.group(2).lower()))
+    if not m:
+        raise GiveUp("no plan", "The page gives no area of the map to look in.")
+    goal_x, goal_y = (int(m.group(1)) + int(m.group(2))) / 2, (int(m.group(3)) + int(m.group(4))) / 2
+    picture = yield from d.look("the map's grid", boxes=False)
+    width, height = picture.size
+    left_x, left_y = goal_x - width / 2, goal_y - height / 2  # how far the map must move up and left
+    parts = max(1, int(max(abs(left_x) / (width * 0.6), abs(left_y) / (height * 0.6))) + 1)
+    start_x, start_y = (width * 0.85 if left_x > 0 else width * 0.15), (height * 0.85 if left_y > 0 else height * 0.15)
+    drags = [Call("click_at", {"x": round(start_x), "y": round(start_y), "drag_to_x": round(start_x - left_x / parts),
+                               "drag_to_y": round(start_y - left_y / parts)}) for _ in range(parts)]
+    # Then a small square around the spot, in case a drag fell short (a page that pans on its own clock).
+    for step_x, step_y in ((-100, -100), (200, 0), (0, 200), (-200, 0), (0, -200)):
+        drags.append(Call("click_at", {"x": round(width / 2 + step_x / 2), "y": round(height / 2 + step_y / 2),
+                                       "drag_to_x": round(width / 2 - step_x / 2),
+                                       "drag_to_y": round(height / 2 - step_y / 2)}))
+    results = yield from d.run(*drags, Call("read_page", {}))
+    _check(d)
+    del results
+    raise GiveUp("page said no", f"I moved the map so the screen's middle is at ({goal_x:g}, {goal_y:g}); no "
+                                 "password showed.")
+
+
+def _sweep_quadrant(d: GameDesk, north_south: str, east_west: str) -> Policy:
+    """Sweep a quarter of the map with the screen's middle, row by row 150 map pixels apart: the map's
+    size from its grid's labels ("x,y"), the drags (click_at) at most 600 pixels each, all in one request."""
+    labels = [(int(x), int(y)) for x, y in re.findall(r"^\s*(\d+),(\d+)\s*$", d.listing.content, re.M)]
+    if not labels:
+        raise GiveUp("no plan", "The map's grid names no coordinates, so I cannot tell its size.")
+    size_x, size_y = max(x for x, _ in labels) + 200, max(y for _, y in labels) + 200
+    picture = yield from d.look("the map's grid", boxes=False)
+    width, height = picture.size
+    left = size_x / 2 if east_west == "east" else 0
+    top = size_y / 2 if north_south == "south" else 0
+    path = [(width / 2, height / 2)]  # the screen's middle, in the map's pixels
+    for row, y in enumerate(range(int(top) + 75, int(top + size_y / 2), 150)):
+        ends = (left + 50, left + size_x / 2 - 50)
+        path += [(ends[row % 2], y), (ends[1 - row % 2], y)]
+    drags = []
+    for (x0, y0), (x1, y1) in itertools.pairwise(path):
+        parts = int(max(abs(x1 - x0), abs(y1 - y0)) // 600) + 1
+        step_x, step_y = (x1 - x0) / parts, (y1 - y0) / parts
+        for _ in range(parts):  # the map moves against the middle: drag by minus the step, across the middle
+            drags.append(Call("click_at", {"x": round(width / 2 + step_x / 2), "y": round(height / 2 + step_y / 2),
+                                           "drag_to_x": round(width / 2 - step_x / 2),
+                                           "drag_to_y": round(height / 2 - step_y / 2)}))
+    results = yield from d.run(*drags, Call("read_page", {}))
+    _check(d)
+    del results
+    raise GiveUp("page said no", f"I swept the {north_south}{east_west} quarter of the map; no password showed.")
+
+
+def _longest(flags: Any) -> tuple[int, int]:
+    """The first and last index of the longest run of true values."""
+    best, start = (0, -1), None
+    for i, on in enumerate([*flags.tolist(), False]):
+        if on and start is None:
+            start = i
+        elif not on and start is not None:
+            if i - start > best[1] - best[0] + 1:
+                best = (start, i - 1)
+            start = None
+    return best
+
+
+def board(picture: Any, floor: tuple[int, int, int], wall: tuple[int, int, int]) -> tuple[
+        int, int, float, int, set[tuple[int, int]]] | None:
+    """A drawn board of square cells: its cells' left, top, size, count a side, and the wall cells (row,
+    column). The board is the largest patch of its floor and wall colours; its cells are where lines of
+    the wall colour cross it evenly."""
+    import numpy as np
+    pixels = np.asarray(picture).astype(int)
+    is_wall = np.abs(pixels - np.array(wall)).sum(axis=2) <= 8
+    top, bottom = _longest(is_wall.sum(axis=1) >= 8)  # the lines between cells cross every row of the board
+    left, right = _longest(is_wall[top:bottom + 1].sum(axis=0) >= 8)
+    del floor
+    inner = is_wall[top:bottom + 1, left:right + 1]
+    side = min(inner.shape)
+    fits = []
+    for count in range(4, 30):  # the lines between cells, for each possible count a side
+        for pad in range(0, 13):
+            size = (side - 2 * pad) / count
+            if size < 12:
+                continue
+            xs = [round(pad + k * size) for k in range(1, count)]
+            score = float(np.mean([inner[pad:side - pad, max(0, x - 1):x + 1].mean() for x in xs]))
+            fits.append((score, count, pad, size))
+    if not fits or max(f[0] for f in fits) < 0.6:
+        return None
+    # Lines every cell also stand every other cell: the most cells among the fits nearly as good as the best.
+    good = max(f[0] for f in fits)
+    _score, count, pad, size = max((f for f in fits if f[0] >= 0.9 * good), key=lambda f: (f[1], f[0]))
+    x0, y0 = left + pad, top + pad
+    walls = {(r, c) for r in range(count) for c in range(count)
+             if is_wall[round(y0 + r * size + size * 0.25), round(x0 + c * size + size * 0.25)]}
+    return x0, y0, size, count, walls
+
+
+_ARROWS = {(-1, 0): "⬆️", (1, 0): "⬇️", (0, -1): "⬅️", (0, 1): "➡️"}
+
+
+@game(r"ladybird")
+def _ladybird(d: GameDesk) -> Policy:
+    """See the board (look without boxes): its walls by colour; where the ladybird and the flower are by
+    pointing at each open cell (click_at names what lies there); then the shortest path in arrows."""
+    from collections import deque
+    found = board((yield from d.look("the board", boxes=False)), floor=(31, 41, 55), wall=(55, 65, 81))
+    if found is None:
+        raise GiveUp("not seen", "I could not make out the board's cells in the screenshot.")
+    x0, y0, size, count, walls = found
+    cells = [(r, c) for r in range(count) for c in range(count) if (r, c) not in walls]
+    said = yield from d.run(*(Call("click_at", {"x": round(x0 + (c + 0.5) * size), "y": round(y0 + (r + 0.5) * size)})
+                              for r, c in cells))
+    start = next((cell for cell, text in zip(cells, said, strict=False) if "🐞" in text), None)
+    goal = next((cell for cell, text in zip(cells, said, strict=False) if "🌸" in text), None)
+    if start is None or goal is None:
+        raise GiveUp("not seen", "Pointing at the cells did not show me where the ladybird and the flower are.")
+    came: dict[tuple[int, int], tuple[tuple[int, int], str] | None] = {start: None}
+    todo = deque([start])
+    while todo:
+        at = todo.popleft()
+        for (dr, dc), arrow in _ARROWS.items():
+            nxt = (at[0] + dr, at[1] + dc)
+            if 0 <= nxt[0] < count and 0 <= nxt[1] < count and nxt not in walls and nxt not in came:
+                came[nxt] = (at, arrow)
+                todo.append(nxt)
+    if goal not in came:
+        raise GiveUp("no plan", "I see no open way from the ladybird to the flower.")
+    arrows, at = [], goal
+    while (back := came[at]) is not None:
+        at, arrow = back
+        arrows.append(arrow)
+    buttons = {e.label: e for e in d.listing.elements if e.role in BUTTONS}
+    missing = [a for a in _ARROWS.values() if a in arrows and a not in buttons]
+    if missing:
+        raise GiveUp("listing gap", f"I could not find the arrow buttons {missing}.")
+    submit = _need(next((e for e in _buttons(d.listing) if "submit" in e.words), None), "the Submit button")
+    results = yield from d.run(*(Call("click_element", {"index": buttons[a].index}) for a in reversed(arrows)),
+                               Call("click_element", {"index": submit.index}), Call("read_page", {}))
+    _check(d)
+    del results
+    raise GiveUp("page said no", f"I entered the {len(arrows)} moves of the shortest path; no password showed.")
+
+
+@game(r"upload challenge|by uploading")
+def _upload(d: GameDesk) -> Policy:
+    """Give the page a file the user named in the message: the MP3 one when the page asks for MP3."""
+    named = re.findall(r"(/\S+?\.(?:mp3|txt))\b", d.instruction)
+    wants_mp3 = "mp3" in _instructions(d).lower()
+    path = next((p for p in named if p.endswith(".mp3") == wants_mp3), None)
+    if path is None:
+        raise GiveUp("no plan", "The challenge needs a file, and the message names none that fits.")
+    field_ = next((e for e in d.listing.elements if "file" in e.role), None)
+    where = {"index": field_.index} if field_ else {"selector": "input[type=file]"}  # a hidden file input
+    result = yield from d.call("upload_file", path=path, **where)
+    _check(d)
+    if result.startswith("Error"):
+        raise GiveUp("action failed", f"The upload failed: {result}")
+    listing = yield from _read(d)
+    go = next((e for e in _buttons(listing) if re.search(r"upload|submit", e.label, re.I)), None)
+    if go is not None:
+        yield from _click(d, go)
+        yield from _read(d)
+    raise GiveUp("page said no", f"I gave the page {path}; no password showed.")
 
 
 _KEY_NAMES = {"control": "Control", "ctrl": "Control", "shift": "Shift", "alt": "Alt", "option": "Alt",

@@ -65,9 +65,19 @@ async def click_at(
     x: Annotated[float, Field(ge=0, description="Pixels from the left edge of the last look screenshot")],
     y: Annotated[float, Field(ge=0, description="Pixels from the top edge of the last look screenshot")],
     button: ButtonArg = "left",
+    drag_to_x: Annotated[float | None, Field(ge=0, description=(
+        "With drag_to_y: hold the button down at (x, y), move to this point of the screenshot and let go "
+        "(drag something drawn)"))] = None,
+    drag_to_y: Annotated[float | None, Field(ge=0, description="With drag_to_x: where to let go")] = None,
 ) -> ToolResult:
     """Click at a point of the last look screenshot, for what is drawn and not listed (a canvas, a
-    picture, a spot in a drawing). Prefer click_element when the thing has an [n]."""
+    picture, a spot in a drawing), or drag from it to another point. Prefer click_element when the
+    thing has an [n]."""
+    if (drag_to_x is None) != (drag_to_y is None):
+        raise ToolError("Give both drag_to_x and drag_to_y to drag, or neither to click.")
+    if drag_to_x is not None and drag_to_y is not None:
+        to_x, to_y = drag_to_x, drag_to_y
+        return await act_in_place(browser_of(ctx), lambda page: page.drag_at(x, y, to_x, to_y))
     return await act_in_place(browser_of(ctx), lambda page: page.click_at(x, y, button=button))
 
 

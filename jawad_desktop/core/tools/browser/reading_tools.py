@@ -159,17 +159,19 @@ async def ask_user_to_take_over(
 async def look_tool(
     ctx: ToolContext,
     question: Annotated[str, Field(description="What to look for (optional; for the log)")] = "",
+    boxes: Annotated[bool, Field(description=(
+        "false: the page as it is, without the numbered boxes (they can hide small things: cells, dots)"))] = True,
 ) -> ToolResult:
     """See the visible part of the page as a screenshot, each listed element boxed with its [n], with
     the element list: for what the text does not say (a drawing, a chart, colours, layout, an icon
-    without words). Act on what you see with the same [n]."""
+    without words). Act on what you see with the same [n], or click_at a point of the picture."""
     browser = browser_of(ctx)
     with page_errors():
         reading = await browser.read()  # the numbers drawn are this listing's
-        png = await browser.page.screenshot(marks=True)
+        png = await browser.page.screenshot(marks=boxes)
     text = reading.for_model(ctx.result_chars_for(reading.markdown), 1)
     about = f" for {question!r}" if question else ""
-    return ToolResult(for_model=f"Screenshot of the visible part of the page attached, elements boxed with their "
-                                f"[n].\n\n{text}",
+    drawn = "elements boxed with their [n]" if boxes else "as the page shows it (no boxes drawn)"
+    return ToolResult(for_model=f"Screenshot of the visible part of the page attached, {drawn}.\n\n{text}",
                       for_log=f"Looked at {reading.title or reading.url}{about}", observed_page=True,
                       images=[Image(png, "image/png")])
