@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from jawad_desktop.ui.chat.chat_view import ChatPanel
     from jawad_desktop.ui.chat.model_picker import ModelPicker
     from jawad_desktop.ui.chat.presenter import ChatPresenter
+    from jawad_desktop.ui.window.browser_detach import BrowserDetach
     from jawad_desktop.ui.window.browser_pane import BrowserPane
 
 
@@ -28,6 +29,7 @@ class WindowMenus(WindowPart):
     provider_label: ModelPicker
     browser: BrowserPane
     browser_column: QWidget
+    browser_detach: BrowserDetach
     main_split: QSplitter
     file_menu: QMenu
     chat_menu: QMenu
@@ -104,6 +106,10 @@ class WindowMenus(WindowPart):
         self.browser_toggle = BrowserToggle(self.main_split, self.browser_column, self)
         view_menu.addAction(self.browser_toggle.action)
         self.bridge.action_log.connect(self.browser_toggle.agent_acted)
+        from jawad_desktop.ui.window.browser_detach import BrowserDetach
+
+        self.browser_detach = BrowserDetach(self.browser_toggle, self.browser.detach_button, self)
+        view_menu.addAction(self.browser_detach.action)
         self.focus_history_action = self._action("Go to the &history", "Ctrl+Shift+H", self.focus_history)
         view_menu.addAction(self.focus_history_action)
         self.focus_address_action = self._action("Go to the &address bar", "F6", self.browser.focus_address)
