@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QRect, Qt
+from PySide6.QtWidgets import QWidget
 
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.ui.window.browser_detach import ATTACH_WORDS, DETACH_WORDS, SHORTCUT, BrowserWindow
@@ -41,6 +42,17 @@ def _ask(qtbot: Any, window: MainWindow, message: str) -> int:
             qtbot.mouseClick(panel.buttons["allow-session"], Qt.MouseButton.LeftButton)
             qtbot.waitUntil(lambda: not panel.isVisible(), timeout=5000)
     return asked
+
+
+def _tab_order(start: QWidget, targets: list[QWidget]) -> list[QWidget]:
+    """``targets`` in the order Tab reaches them from ``start`` (the window's focus chain)."""
+    seen: list[QWidget] = []
+    widget = start.nextInFocusChain()
+    while widget is not start and len(seen) < len(targets):
+        if widget in targets and widget not in seen:
+            seen.append(widget)
+        widget = widget.nextInFocusChain()
+    return seen
 
 
 def _browser_window(window: MainWindow) -> BrowserWindow:
@@ -100,6 +112,11 @@ def test_the_browser_detaches_the_agent_works_in_it_and_it_comes_back(
     assert window.main_split.indexOf(window.browser_column) == len(sizes) - 1 and window.browser_column.isVisible()
     assert abs(window.main_split.sizes()[-1] - sizes[-1]) <= 4, (window.main_split.sizes(), sizes)
     assert window.browser.view.url().toString() == url
+    sidebar = window.sidebar
+    assert sidebar is not None
+    parts: list[QWidget] = [window.browser.address, *sidebar.findChildren(QWidget)]
+    order = _tab_order(window.action_log, parts)
+    assert order and order[0] is window.browser.address, "Tab: the action log, then the browser, then the history"
 
     # Detached again from the menu: the window stands where it was left.
     detach.action.trigger()

@@ -14,8 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QResizeEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QPushButton, QSizePolicy, QStackedWidget, QVBoxLayout, QWidget
 
 from jawad_desktop.ui.chat.attachments_bar import AttachmentBar, files_in
@@ -81,17 +81,18 @@ class ChatPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self._stack, 1)
-        # The composer as wide as the reading column, centred under it. Not with side margins
-        # set on resize: they made the chat's minimum width its current width, so a wide chat
-        # (the browser folded or detached) kept the browser from getting its width back.
-        self.composer.setMaximumWidth(theme.READING_WIDTH + 2 * ChatDelegate.MARGIN)
-        policy = self.composer.sizePolicy()
-        policy.setHorizontalPolicy(QSizePolicy.Policy.Expanding)
-        self.composer.setSizePolicy(policy)
-        self._composer_row = QHBoxLayout()
+        # The composer as wide as the reading column, centred under it (margins set on resize), in
+        # a row whose minimum width does not count (Ignored): the margins follow the width, and
+        # counted, a wide chat's minimum was its width (a browser folded away or in its own window
+        # could not get its width back).
+        row = QWidget(self)
+        policy = row.sizePolicy()
+        policy.setHorizontalPolicy(QSizePolicy.Policy.Ignored)
+        row.setSizePolicy(policy)
+        self._composer_row = QHBoxLayout(row)
         self._composer_row.setContentsMargins(0, 0, 0, 0)
-        self._composer_row.addWidget(self.composer, 0, Qt.AlignmentFlag.AlignHCenter)
-        layout.addLayout(self._composer_row, 0)
+        self._composer_row.addWidget(self.composer)
+        layout.addWidget(row, 0)
         model = self.view.chat_model
         for signal in (model.rowsInserted, model.rowsRemoved, model.modelReset):
             signal.connect(self._show_empty_state_if_empty)
@@ -141,6 +142,11 @@ class ChatPanel(QWidget):
         """Put another control (e.g. the microphone) in the composer, before Send."""
         widget.setParent(self.composer)
         self._buttons.insertWidget(self._buttons.indexOf(self.send_button), widget)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        side = max(0, (self.width() - theme.READING_WIDTH - 2 * ChatDelegate.MARGIN) // 2)
+        self._composer_row.setContentsMargins(side, 0, side, 0)
+        super().resizeEvent(event)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if files_in(event.mimeData()):
