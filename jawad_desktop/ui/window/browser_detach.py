@@ -21,7 +21,6 @@ from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QToolButton, QVBoxLayout, QWidget
 
 from jawad_desktop.ui.window.browser_toggle import MIN_WIDTH, WATCH_SHARE
-from jawad_desktop.ui.window.focus_order import order_focus_chain
 
 if TYPE_CHECKING:
     from jawad_desktop.ui.window.browser_toggle import BrowserToggle
@@ -151,7 +150,6 @@ class BrowserDetach(QObject):
         self.toggle.window = window
         if not (self.geometry and window.restoreGeometry(QByteArray.fromBase64(self.geometry.encode()))):
             self._place(window, width)
-        order_focus_chain(window)  # Tab in reading order there too
         self.toggle.set_shown(shown)  # the window shows (or stays folded away)
         if shown:
             window.raise_()
@@ -178,7 +176,6 @@ class BrowserDetach(QObject):
         self.split.addWidget(self.column)  # the browser is the last pane
         self.column.show()
         self.split.setSizes(sizes)
-        order_focus_chain(self.split)  # Tab reaches the browser after the chat again, as before
         window.hide()
         self.toggle.action.setChecked(True)
 
