@@ -123,6 +123,8 @@ class UISettings(_Section):
     font_size: int = Field(11, ge=7, le=32)
     window_geometry: str = ""  # base64 of QWidget.saveGeometry()
     splitter_sizes: dict[str, list[int]] = Field(default_factory=dict)
+    browser_detached: bool = False  # the browser in its own window (ui.window.browser_detach)
+    browser_window_geometry: str = ""  # base64 of that window's QWidget.saveGeometry()
     last_conversation_id: str = ""
 
     @field_validator("accent", mode="before")

@@ -81,11 +81,18 @@ class ChatPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self._stack, 1)
-        # The composer as wide as the reading column, centred under it (margins set on resize).
-        self._composer_row = QHBoxLayout()
+        # The composer as wide as the reading column, centred under it (margins set on resize), in
+        # a row whose minimum width does not count (Ignored): the margins follow the width, and
+        # counted, a wide chat's minimum was its width (a browser folded away or in its own window
+        # could not get its width back).
+        row = QWidget(self)
+        policy = row.sizePolicy()
+        policy.setHorizontalPolicy(QSizePolicy.Policy.Ignored)
+        row.setSizePolicy(policy)
+        self._composer_row = QHBoxLayout(row)
         self._composer_row.setContentsMargins(0, 0, 0, 0)
         self._composer_row.addWidget(self.composer)
-        layout.addLayout(self._composer_row, 0)
+        layout.addWidget(row, 0)
         model = self.view.chat_model
         for signal in (model.rowsInserted, model.rowsRemoved, model.modelReset):
             signal.connect(self._show_empty_state_if_empty)

@@ -122,6 +122,9 @@ class BrowserPane(QWidget):
         self.summarize_button.setToolTip("Ask Jawad to summarize this page (Ctrl+Shift+S)")
         self.summarize_button.clicked.connect(self.summarize_requested)
         bar.addWidget(self.summarize_button)
+        # Into its own window and back (ui.window.browser_detach names it and gives it its icon).
+        self.detach_button = self._button("⧉", "Open the browser in its own window")
+        bar.addWidget(self.detach_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)

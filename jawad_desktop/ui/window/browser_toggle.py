@@ -3,6 +3,9 @@ window, and shows it again at the width it had. When the agent works in the page
 tool's entry in the action log) a hidden browser comes back and a narrow one gets the room it
 needs to be watched: the user sees what is done on their behalf.
 
+While the browser is in its own window (``browser_detach``) the same action shows and hides that
+window, and the agent working in the page shows it again (without taking the keyboard).
+
 Whether the browser was shown is remembered with the window's layout (``splitter_sizes["browser"]``:
 [1] shown, [0] hidden).
 """
@@ -38,8 +41,9 @@ class BrowserToggle(QObject):
         super().__init__(parent)
         self.split = split
         self.column = column
-        self._width = 0  # the column's width when it was last hidden
+        self.hidden_width = 0  # the column's width when it was last hidden
         self._tools: frozenset[str] | None = None
+        self.window: QWidget | None = None  # the browser's own window while it is detached
         self.action = QAction("&Browser", parent)
         self.action.setCheckable(True)
         self.action.setChecked(True)
@@ -50,21 +54,25 @@ class BrowserToggle(QObject):
         parent.addAction(self.action)
 
     def is_shown(self) -> bool:
-        return not self.column.isHidden()
+        return not (self.window if self.window is not None else self.column).isHidden()
 
     def set_shown(self, shown: bool) -> None:
         """Show or hide the browser; shown again, it has the width it had."""
         if shown == self.is_shown():
             self.action.setChecked(shown)
             return
+        if self.window is not None:  # detached: its window comes and goes
+            self.window.setVisible(shown)
+            self.action.setChecked(shown)
+            return
         sizes = self.split.sizes()
         index = self.split.indexOf(self.column)
         if not shown:
-            self._width = sizes[index]
+            self.hidden_width = sizes[index]
             self.column.hide()
         else:
             self.column.show()
-            self._give(self._width if self._width >= MIN_WIDTH else int(sum(sizes) * WATCH_SHARE))
+            self._give(self.hidden_width if self.hidden_width >= MIN_WIDTH else int(sum(sizes) * WATCH_SHARE))
         self.action.setChecked(shown)
         log.debug("browser %s", "shown" if shown else "hidden")
 
@@ -88,9 +96,24 @@ class BrowserToggle(QObject):
             self._tools = browser_tool_names()
         if entry.tool_name not in self._tools:
             return
+        if self.window is not None:
+            self._show_window(self.window)
+            return
         sizes = self.split.sizes()
         if not self.is_shown() or sizes[self.split.indexOf(self.column)] < MIN_WIDTH:
             # A width the user chose is kept; a hidden or squeezed browser gets room to watch.
             self.column.show()
             self.action.setChecked(True)
             self._give(int(sum(sizes) * WATCH_SHARE))
+
+    def _show_window(self, window: QWidget) -> None:
+        """The detached browser back on screen (folded or minimised), the keyboard left where it is."""
+        if not window.isHidden() and not window.isMinimized():
+            return
+        window.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating, True)
+        if window.isMinimized():
+            window.showNormal()
+        else:
+            window.show()
+        window.setAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating, False)
+        self.action.setChecked(True)

@@ -545,6 +545,7 @@ class MainWindow(WindowVoice, WindowPanels, WindowMenus, WindowLayout, QMainWind
             self._deferred_timer.stop()
         if self.built:
             self.save_layout()
+            self.browser_detach.close_with_app()  # the browser's own window goes with this one
             self.presenter.stop()
             if self.conversation_button is not None:
                 self.conversation_button.stop()

@@ -1,5 +1,6 @@
 """The main window's layout kept between runs: its geometry, the pane sizes, the action log drawer's
-height and whether it and the browser are shown (a part of ``MainWindow``)."""
+height, whether it and the browser are shown and whether the browser is in its own window (a part of
+``MainWindow``)."""
 
 from __future__ import annotations
 
@@ -46,7 +47,10 @@ class WindowLayout(WindowPart):
             self.resize(1280, 800)
         self._restore_splitter(self.main_split)
         self._restore_log_drawer()
-        self.browser_toggle.set_shown(self.ctx.settings.ui.splitter_sizes.get("browser") != [0])
+        shown = ui.splitter_sizes.get("browser") != [0]
+        self.browser_detach.geometry = ui.browser_window_geometry
+        self.browser_detach.set_detached(ui.browser_detached, shown=shown)  # in its own window, or not
+        self.browser_toggle.set_shown(shown)
 
     def _restore_log_drawer(self) -> None:
         """The chat and the action log: "chat_log" holds their sizes with the drawer open,
@@ -61,6 +65,8 @@ class WindowLayout(WindowPart):
 
     def _restore_splitter(self, splitter: QSplitter) -> None:
         sizes = self.ctx.settings.ui.splitter_sizes.get(splitter.objectName())
+        if splitter is self.main_split:
+            sizes = self.browser_detach.fit_sizes(sizes)  # without the browser while it has its own window
         if sizes and len(sizes) == splitter.count() and sum(sizes) > 0:
             splitter.setSizes(sizes)
         else:
@@ -72,11 +78,13 @@ class WindowLayout(WindowPart):
         self._remember_log_height()
         total = sum(self.left_split.sizes())
         ui.splitter_sizes = {
-            "main": list(self.main_split.sizes()),
+            "main": self.browser_detach.split_sizes(),  # as with the browser in it
             "chat_log": [max(0, total - self._log_height), self._log_height],  # as when the drawer is open
             "action_log": [1 if self.action_log_drawer.is_expanded() else 0],
             "browser": [1 if self.browser_toggle.is_shown() else 0],
         }
+        ui.browser_detached = self.browser_detach.is_detached()
+        ui.browser_window_geometry = self.browser_detach.remembered_geometry()
         try:
             self.ctx.save_settings()
         except OSError as exc:

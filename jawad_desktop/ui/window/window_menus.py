@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6 import QtCore
 from PySide6.QtGui import QAction, QKeySequence
 
 from jawad_desktop.ui.window.window_part import WindowPart
-
-if TYPE_CHECKING:
-    pass
 
 
 class WindowMenus(WindowPart):
@@ -72,6 +69,10 @@ class WindowMenus(WindowPart):
         self.browser_toggle = BrowserToggle(self.main_split, self.browser_column, self)
         view_menu.addAction(self.browser_toggle.action)
         self.bridge.action_log.connect(self.browser_toggle.agent_acted)
+        from jawad_desktop.ui.window.browser_detach import BrowserDetach
+
+        self.browser_detach = BrowserDetach(self.browser_toggle, self.browser.detach_button, self)
+        view_menu.addAction(self.browser_detach.action)
         self.focus_history_action = self._action("Go to the &history", "Ctrl+Shift+H", self.focus_history)
         view_menu.addAction(self.focus_history_action)
         self.focus_address_action = self._action("Go to the &address bar", "F6", self.browser.focus_address)

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from jawad_desktop.ui.chat.project_chooser import ProjectChooser
     from jawad_desktop.ui.chat.research_panel import ResearchController
     from jawad_desktop.ui.chat.side_by_side import SideBySideController
+    from jawad_desktop.ui.window.browser_detach import BrowserDetach
     from jawad_desktop.ui.window.browser_pane import BrowserPane
     from jawad_desktop.ui.window.browser_toggle import BrowserToggle
 
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
         browser: BrowserPane
         browser_column: QWidget
         browser_toggle: BrowserToggle
+        browser_detach: BrowserDetach
         main_split: QSplitter
         left_split: QSplitter
         action_log_drawer: ActionLogDrawer
