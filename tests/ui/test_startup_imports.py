@@ -61,3 +61,23 @@ def test_the_idle_app_has_not_loaded_what_it_has_not_used(tmp_path: Path) -> Non
     loaded = set(json.loads(report.read_text())["packages"])
     assert "jawad_desktop" in loaded and "PySide6" in loaded  # the report lists what was imported
     assert sorted(loaded & set(NOT_IN_THE_IDLE_APP)) == []
+
+
+LINECACHE = """
+import linecache, sys
+from jawad_desktop.ui.app import qt_env
+qt_env.prepare(headless=True)
+import jawad_desktop.ui.window.main_window, jawad_desktop.core.store.paths
+feature = sys.modules["shibokensupport.feature"].pyside_feature_dict
+print(sum(1 for name in linecache.cache if "jawad_desktop" in name),
+      feature["jawad_desktop.ui.look.theme"], feature["jawad_desktop.core.store.first_frame"])
+"""
+
+
+def test_imports_after_pyside_keep_no_source_in_memory() -> None:
+    # PySide6's own check read each module's source into linecache (13 MB at idle); the app's
+    # check keeps nothing and gives the same answers: 0 for a module naming PySide6, -1 otherwise.
+    out = subprocess.run([sys.executable, "-c", LINECACHE], capture_output=True, text=True, timeout=120,
+                         env=_env(), stdin=subprocess.DEVNULL)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["0", "0", "-1"]

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from jawad_desktop import APP_NAME, __version__
+from jawad_desktop.core.procmem import release_freed_heap
 from jawad_desktop.core.store.first_frame import FirstFrame
 from jawad_desktop.ui.look.resources import app_icon
 from jawad_desktop.ui.look.theme import apply_frame_palette, apply_theme
@@ -294,6 +295,7 @@ class MainWindow(WindowVoice, WindowPanels, WindowMenus, WindowLayout, QMainWind
         self._build_timer.setSingleShot(True)
         self._build_timer.setInterval(30)
         self._build_timer.timeout.connect(self.presenter.build)
+        self._build_timer.timeout.connect(release_freed_heap)  # after the build: the start's garbage
 
     def _page_ready(self, url: str) -> None:
         """A page finished loading: the assistant reads it into the page cache in the background
