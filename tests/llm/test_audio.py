@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from jawad_desktop.core.agent.session import AgentSession
+from jawad_desktop.core.config.providers import ProviderKind
 from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.events import EventBus
 from jawad_desktop.core.llm.anthropic import anthropic_messages
@@ -19,7 +20,9 @@ from jawad_desktop.core.llm.vision import chat_messages
 from jawad_desktop.core.messages import Audio, Message, ToolCall
 from jawad_desktop.core.store.model_facts import ModelFactsStore
 from jawad_desktop.core.tools.registry import ToolRegistry, ToolResult
+from tests.providers.test_providers import client
 from tests.servers import openai_rules
+from tests.servers.provider_servers import ProviderServer
 from tests.servers.scripted_model import ScriptedModel, call, text
 
 WAV = b"RIFF$\x00\x00\x00WAVEfmt fake"
@@ -117,3 +120,18 @@ def test_the_agent_passes_a_tool_s_sound_to_a_model_that_hears_it_and_only_the_n
     sounds = [part for m in last["messages"] if isinstance(m["content"], list) for part in m["content"]
               if part.get("type") == "input_audio"]
     assert len(sounds) == 1 and "[an earlier sound, no longer sent]" in str(last["messages"])
+
+
+def test_a_gemini_request_carries_the_sound_as_gemini_documents_it(provider_server: ProviderServer,
+                                                                   arun: Callable[..., Any]) -> None:
+    async def ask(model: str) -> str:
+        async with client(provider_server, ProviderKind.GEMINI, model) as chat:
+            answer = await chat.chat(_round(), stream=False).response()
+        return answer.content
+
+    assert arun(ask("gemini-2.5-flash"))  # the fake answered: it took the inline data (its 400 otherwise)
+    parts = provider_server.last("gemini")["body"]["contents"][-1]["parts"]
+    assert {"inlineData": {"mimeType": "audio/wav", "data": B64}} in parts
+    arun(ask("gemini-2.5-flash-preview-tts"))  # a model that does not hear: the note, no sound
+    parts = provider_server.last("gemini")["body"]["contents"][-1]["parts"]
+    assert not any("inlineData" in part for part in parts) and AUDIO_LEFT_OUT in str(parts)
