@@ -54,7 +54,10 @@ def legacy_same_origin_metadata(server_url: str, response: httpx.Response) -> ht
     for, mix-up protection (metadata naming *another* authorization server), stays: an issuer on any
     other origin is handed to the SDK unchanged and refused; and this is only the legacy path, taken
     when the server publishes no protected-resource metadata. Every server of the current spec names
-    its authorization server in that metadata, and its issuer is checked exactly."""
+    its authorization server in that metadata, and its issuer is checked exactly. What it trades: on a
+    host shared by tenants at paths, the root's metadata may name one tenant's issuer; but only the
+    host's owner serves the root's well-known address, and that owner serves the MCP endpoint too. The
+    SDK then binds the registered client to the origin (SEP-2352), as it does for any legacy server."""
     if response.status_code != 200:
         return response
     try:
