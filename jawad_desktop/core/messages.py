@@ -54,6 +54,19 @@ class Image:
         return f"data:{self.media_type};base64,{self.base64()}"
 
 
+@dataclass(frozen=True, slots=True)
+class Audio:
+    """Sound a message carries for a model that hears it (an MCP tool's audio content): the file's
+    bytes and its media type. Placed as each API documents, or left out with a note
+    (``core.llm.audio``)."""
+
+    data: bytes
+    media_type: str = "audio/wav"
+
+    def base64(self) -> str:
+        return base64.b64encode(self.data).decode("ascii")
+
+
 @dataclass(slots=True)
 class Message:
     """One chat message. Assistant messages may carry tool calls; tool messages answer one.
@@ -65,6 +78,7 @@ class Message:
     tool_call_id: str = ""
     name: str = ""
     images: list[Image] = field(default_factory=list)
+    audio: list[Audio] = field(default_factory=list)  # only sent to models that hear it (core.llm.audio)
 
     def to_wire(self) -> dict[str, Any]:
         """The Chat Completions shape, images left out (``core.llm.vision.chat_messages`` places

@@ -14,12 +14,9 @@ import pytest
 from tests.mcp.conformance import ConformanceUnavailable, install, run_scenario, scenarios
 
 # Scenarios Jawad does not pass yet, and why; strict: one that starts passing fails here, to be moved out.
-NOT_YET = {
-    # The suite's 2025-03-26 server publishes, at the origin's well-known address, metadata whose issuer
-    # is <origin>/oauth; the SDK refuses metadata whose issuer is not the one it was looked up for
-    # (RFC 8414 section 3.3, SEP-2468), a check against mix-up attacks we keep.
-    "auth/2025-03-26-oauth-metadata-backcompat": "the SDK's issuer check refuses the suite's legacy metadata",
-}
+# (auth/2025-03-26-oauth-metadata-backcompat passes since the legacy path accepts an issuer on the MCP
+# server's own origin: ``core.mcp.server_auth.legacy_same_origin_metadata``.)
+NOT_YET: dict[str, str] = {}
 
 
 def _client_scenarios() -> list[object]:

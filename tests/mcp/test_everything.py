@@ -435,4 +435,8 @@ def test_resource_links_and_audio_reach_the_model_as_words(everything: McpServer
     links = arun(main(), timeout=40)
     assert "[resource " in links and " at demo://resource/" in links and "base64" not in links
     audio = types.CallToolResult(content=[types.AudioContent(type="audio", data="UklGRg" * 1000, mimeType="audio/wav")])
-    assert result_text(audio) == "[audio audio/wav, 6000 bytes base64, not passed to the model]"
+    assert result_text(audio) == "[audio audio/wav, 6000 bytes base64]"
+    from jawad_desktop.core.mcp.tool_bridge import result_audio
+
+    (sound,) = result_audio(audio)  # the sound itself, for a model that hears it (tests/llm/test_audio.py)
+    assert sound.media_type == "audio/wav" and sound.data.startswith(b"RIFF")

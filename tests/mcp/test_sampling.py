@@ -99,3 +99,14 @@ def test_sampling_keeps_to_the_runs_budgets(scripted_model: ScriptedModel, arun:
     assert isinstance(second, types.ErrorData) and second.code == -1
     assert "token budget (90 tokens, 60 used)" in second.message
     assert len(asked) == 1 and len(scripted_model.requests) == 1  # refused before asking the user or the model
+
+
+def test_a_servers_sound_is_kept_for_a_model_that_hears_it() -> None:
+    from jawad_desktop.core.mcp.sampling import _messages
+
+    params = types.CreateMessageRequestParams(messages=[types.SamplingMessage(
+        role="user", content=[types.TextContent(type="text", text="What is this?"),
+                              types.AudioContent(type="audio", data="UklGRg==", mimeType="audio/wav")])], maxTokens=20)
+    (message,) = _messages(params)
+    assert message.content == "What is this?" and [(a.data, a.media_type) for a in message.audio] == [
+        (b"RIFF", "audio/wav")]

@@ -82,9 +82,13 @@ def image_refusal(body: dict[str, Any]) -> dict[str, Any] | None:
             continue
         for k, part in enumerate(content):
             kind = part.get("type") if isinstance(part, dict) else None
-            if kind not in ("text", "image_url"):
-                return _error(f"Invalid value: '{kind}'. Supported values are: 'text' and 'image_url'.",
-                              f"messages.[{i}].content.[{k}].type", "invalid_value")
+            if kind not in ("text", "image_url", "input_audio"):
+                return _error(f"Invalid value: '{kind}'. Supported values are: 'text', 'image_url' and "
+                              "'input_audio'.", f"messages.[{i}].content.[{k}].type", "invalid_value")
+            if kind == "input_audio":
+                if (refused := _audio_refusal(model, message, part, f"messages.[{i}].content.[{k}]")) is not None:
+                    return refused
+                continue
             if kind != "image_url":
                 continue
             if message.get("role") != "user":
@@ -99,6 +103,29 @@ def image_refusal(body: dict[str, Any]) -> dict[str, Any] | None:
             if model.rsplit("/", 1)[-1] in TEXT_ONLY_MODELS:
                 return _error("Invalid content type. image_url is only supported by certain models.",
                               f"messages.[{i}].content.[{k}].type", None)
+    return None
+
+
+# Chat Completions models documented as taking input_audio (the others answer the 400 below).
+AUDIO_MODELS = frozenset({"gpt-4o-audio-preview", "gpt-4o-mini-audio-preview", "gpt-audio", "gpt-audio-mini"})
+
+
+def _audio_refusal(model: str, message: dict[str, Any], part: dict[str, Any], where: str) -> dict[str, Any] | None:
+    """OpenAI's 400 for an ``input_audio`` part as its API reference gives it: only in a user message,
+    ``{"data": <base64>, "format": "wav" | "mp3"}``, for an audio model."""
+    if message.get("role") != "user":
+        return _error(f"Invalid '{where}'. Audio input is only allowed for messages with role 'user'.", where,
+                      "invalid_value")
+    audio = part.get("input_audio")
+    if not isinstance(audio, dict) or audio.get("format") not in ("wav", "mp3"):
+        return _error("Invalid value for 'format': expected one of 'wav' or 'mp3'.", f"{where}.input_audio.format",
+                      "invalid_value")
+    data = audio.get("data")
+    if not isinstance(data, str) or not re.fullmatch(r"[A-Za-z0-9+/]+=*", data):
+        return _error("Invalid 'input_audio.data': expected base64-encoded audio.", f"{where}.input_audio.data",
+                      "invalid_value")
+    if model.rsplit("/", 1)[-1] not in AUDIO_MODELS:
+        return _error("Invalid content type. input_audio is only supported by certain models.", f"{where}.type", None)
     return None
 
 

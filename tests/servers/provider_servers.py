@@ -39,6 +39,7 @@ from __future__ import annotations
 import binascii
 import datetime
 import json
+import re
 import struct
 import threading
 from collections import defaultdict
@@ -94,8 +95,21 @@ def bedrock_signature_ok(method: str, url: str, headers: dict[str, str], body: b
     return expected["Authorization"] == auth and headers.get("x-amz-security-token") == creds.session_token
 
 
+# Gemini's documented inline audio MIME types (audio understanding guide), with its image ones.
+GEMINI_INLINE_TYPES = frozenset({"audio/wav", "audio/mp3", "audio/aiff", "audio/aac", "audio/ogg", "audio/flac",
+                                 "image/png", "image/jpeg", "image/webp", "image/heic", "image/heif"})
+
+
 def gemini_thinking_refusal(model: str, body: dict[str, Any]) -> str:
-    """What Gemini says of a thinking configuration the model refuses ("" when it takes it)."""
+    """What Gemini says of a thinking configuration the model refuses, or of an ``inlineData`` part
+    with a MIME type it does not take or data that is not base64 ("" when it takes the request)."""
+    for content in body.get("contents") or []:
+        for part in content.get("parts") or []:
+            inline = part.get("inlineData") if isinstance(part, dict) else None
+            if inline is not None and inline.get("mimeType") not in GEMINI_INLINE_TYPES:
+                return f"Unsupported MIME type: {inline.get('mimeType')}"
+            if inline is not None and not re.fullmatch(r"[A-Za-z0-9+/]+=*", str(inline.get("data") or "")):
+                return "Invalid value at 'contents.parts.inline_data.data' (TYPE_BYTES), Base64 decoding failed"
     config = (body.get("generationConfig") or {}).get("thinkingConfig") or {}
     if "thinkingLevel" in config and not model.startswith("gemini-3"):
         return "Thinking level is not supported for this model."

@@ -23,7 +23,7 @@ from jawad_desktop.core.errors import Remedy
 from jawad_desktop.core.events import ActionLogEntry, ActionLogUpdate, EventBus, TurnFinished
 from jawad_desktop.core.harbor.gate import PermissionGate
 from jawad_desktop.core.llm.pricing import PriceTable
-from jawad_desktop.core.messages import Image, Message
+from jawad_desktop.core.messages import Audio, Image, Message
 from jawad_desktop.core.store.model_facts import ModelFactsStore
 from jawad_desktop.core.store.secrets import SecretStore
 from jawad_desktop.core.tools.registry import ToolRegistry
@@ -52,6 +52,7 @@ class TurnEnding:
     _client_used: ChatClient | None
     _sanitizer: StreamSanitizer
     _images: dict[str, list[Image]]  # a call's images, until its result message is made
+    _audio: dict[str, list[Audio]]  # a call's sounds, likewise (core.llm.audio decides who hears them)
     _plan_note: str  # the plan the user approved for the run in progress (plan-first mode)
     _memories: list[str]  # the facts the run in progress gives the model
 

@@ -151,6 +151,8 @@ class ToolRunning(TurnEnding):
         self._log(dataclasses.replace(entry, result="success" if result.ok else "error", details=result.for_log))
         if result.images:
             self._images[item.call.id] = list(result.images)
+        if result.audio:
+            self._audio[item.call.id] = list(result.audio)
         return result
 
     async def _confirm_page(self, turn: Turn, draft: str, page: PageContext | None) -> bool:
@@ -206,22 +208,29 @@ class ToolRunning(TurnEnding):
         self, turn: Turn, content: str, checked: list[CheckedCall], results: list[str], text_format: bool
     ) -> None:
         images = {item.call.id: self._images.pop(item.call.id, []) for item in checked}
+        audio = {item.call.id: self._audio.pop(item.call.id, []) for item in checked}
         if any(images.values()):
             # Only the newest screenshots go with each request: older ones are words by now.
             for message in turn.pending:
                 if message.images:
                     message.images = []
                     message.content += "\n[an earlier screenshot, no longer shown]"
+        if any(audio.values()):  # likewise the newest sounds
+            for message in turn.pending:
+                if message.audio:
+                    message.audio = []
+                    message.content += "\n[an earlier sound, no longer sent]"
         if text_format:
             turn.pending.append(Message(role="assistant", content=content))
             pairs = [(item.display_name, result) for item, result in zip(checked, results, strict=True)]
             mode: ToolMode = "json" if self.mode == "json" else "xml"
             turn.pending.append(Message(role="user", content=tool_results_message(pairs, mode),
-                                        images=[image for shots in images.values() for image in shots]))
+                                        images=[image for shots in images.values() for image in shots],
+                                        audio=[sound for sounds in audio.values() for sound in sounds]))
             return
         turn.pending.append(
             Message(role="assistant", content=content, tool_calls=[item.call.to_tool_call() for item in checked])
         )
         for item, result in zip(checked, results, strict=True):
             turn.pending.append(Message(role="tool", content=result, tool_call_id=item.call.id, name=item.display_name,
-                                        images=images[item.call.id]))
+                                        images=images[item.call.id], audio=audio[item.call.id]))

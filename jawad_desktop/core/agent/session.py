@@ -144,6 +144,7 @@ class AgentSession(ModelAsking, ToolRunning):
         self._names_cache: tuple[int, frozenset[str]] | None = None
         self._sanitizer = StreamSanitizer(())
         self._images = {}  # a call's images, until its result message is made
+        self._audio = {}  # a call's sounds, likewise
         self._plan_note = ""  # the plan the user approved for the run in progress (plan-first mode)
         self.memory: MemoryStore | None = None  # what the user asked to remember (the Assistant's)
         self._memories = []  # the facts the run in progress gives the model

@@ -10,10 +10,9 @@ streams is ``core.llm.chat_stream``; the hooks a provider's API overrides are ``
 
 ``LLMClient.chat`` returns a ``ChatStream``: iterate it for ``StreamDelta``s, then
 ``await stream.response()`` for the final ``ChatResponse`` (or only await ``response()``).
-The HTTP work runs in the task that consumes the stream, so the connection is opened and
-closed by one task (httpcore needs that). ``stream.cancel()`` (from any task on the loop)
-or cancelling the consuming task closes the HTTP stream at once and the response comes
-back ``interrupted`` with the text received so far.
+The HTTP work runs in the task that consumes the stream, so the connection is opened and closed by
+one task (httpcore needs that). ``stream.cancel()`` (from any task on the loop) or cancelling the
+consuming task closes the HTTP stream at once and the response comes back ``interrupted``.
 
 Usage::
 
@@ -47,6 +46,7 @@ from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.errors import JawadError, Remedy
 from jawad_desktop.core.events import EventBus
+from jawad_desktop.core.llm.audio import for_model as audio_for_model
 from jawad_desktop.core.llm.chat_api import ChatCall
 from jawad_desktop.core.llm.chat_stream import ChatStream
 from jawad_desktop.core.llm.dialects import Dialect, dialect_for, shape_body
@@ -367,6 +367,7 @@ class LLMClient(CallRecovery):
         call.send_tools = call.tools
         if has_images(call.messages) and self.facts.get(call.capability).vision is False:
             call.messages = without_images(call.messages)  # it refused one before: never sent again
+        call.messages = audio_for_model(call.capability, call.messages)  # sound only to a model that hears it
         if call.send_tools and call.capability in TOOLS_UNSUPPORTED:
             raise self._tools_rejected(call, "")
         call.stream_now = call.stream

@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 
+from jawad_desktop.core.llm.audio import gemini_media_type
 from jawad_desktop.core.llm.chat_api import ChatCall
 from jawad_desktop.core.llm.client import LLMClient
 from jawad_desktop.core.llm.errors import LLMError
@@ -82,6 +83,13 @@ def _inline(image: Image) -> dict[str, Any]:
     return {"inlineData": {"mimeType": image.media_type, "data": image.base64()}}
 
 
+def _sounds(message: Message) -> list[dict[str, Any]]:
+    """The message's sounds as ``inlineData`` parts with an audio MIME type (``core.llm.audio`` left
+    out the ones the model does not hear)."""
+    return [{"inlineData": {"mimeType": gemini_media_type(audio) or audio.media_type, "data": audio.base64()}}
+            for audio in message.audio]
+
+
 def gemini_contents(
     messages: list[Message], signatures: Mapping[str, str] | None = None
 ) -> tuple[str, list[dict[str, Any]]]:
@@ -94,9 +102,10 @@ def gemini_contents(
         if message.role == "tool":
             name = message.name or names.get(message.tool_call_id, "tool")
             return "user", [{"functionResponse": {"name": name, "response": {"result": message.content}}},
-                            *(_inline(image) for image in message.images)]
+                            *(_inline(image) for image in message.images), *_sounds(message)]
         parts: list[dict[str, Any]] = [{"text": message.content}] if message.content else []
         parts.extend(_inline(image) for image in message.images)
+        parts.extend(_sounds(message))
         for call in message.tool_calls:
             part: dict[str, Any] = {"functionCall": {"name": call.name, "args": arguments_object(call)}}
             if signatures and call.id in signatures:

@@ -14,7 +14,8 @@ Owns the ONE place where vision is decided:
 - ``images_refused(status, text)``: the providers' documented answers to an image a model
   cannot take (the client then learns ``vision = False``, takes the images out and asks again).
 - ``chat_messages(messages)``: the Chat Completions ``messages`` with images as
-  ``image_url`` content parts. A ``tool`` message cannot hold an image in that API, so the images
+  ``image_url`` content parts (and the sounds ``core.llm.audio`` let through as ``input_audio``).
+  A ``tool`` message cannot hold an image in that API, so the images
   of a run of tool results go in one user message right after the run (the API wants every
   tool result directly after the calls).
 
@@ -30,6 +31,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from jawad_desktop.core.llm.audio import input_audio_part
 from jawad_desktop.core.messages import Image, Message
 from jawad_desktop.core.store.model_facts import ModelFactsStore, ModelKey
 
@@ -141,7 +143,7 @@ def without_images(messages: list[Message]) -> list[Message]:
             continue
         text = f"{message.content}\n{IMAGES_LEFT_OUT}" if message.content else IMAGES_LEFT_OUT
         out.append(Message(role=message.role, content=text, tool_calls=list(message.tool_calls),
-                           tool_call_id=message.tool_call_id, name=message.name))
+                           tool_call_id=message.tool_call_id, name=message.name, audio=list(message.audio)))
     return out
 
 
@@ -170,12 +172,18 @@ def chat_messages(messages: list[Message]) -> list[dict[str, Any]]:
         if message.role != "tool":
             flush()
         wire = message.to_wire()
-        if message.images and message.role == "user":
+        sounds = [input_audio_part(audio) for audio in message.audio]  # only those the model hears are left
+        if (message.images or sounds) and message.role == "user":
             parts: list[dict[str, Any]] = [{"type": "text", "text": message.content}] if message.content else []
-            wire["content"] = parts + [_image_part(image) for image in message.images]
-        elif message.images and message.role == "tool":
-            held.append({"type": "text", "text": images_note(message)})
-            held.extend(_image_part(image) for image in message.images)
+            wire["content"] = parts + [_image_part(image) for image in message.images] + sounds
+        elif message.role == "tool":
+            if message.images:
+                held.append({"type": "text", "text": images_note(message)})
+                held.extend(_image_part(image) for image in message.images)
+            if sounds:
+                held.append({"type": "text", "text": f"The sound returned by {message.name or 'the tool'} "
+                                                     f"(call {message.tool_call_id}):"})
+                held.extend(sounds)
         out.append(wire)
     flush()
     return out

@@ -30,7 +30,7 @@ from jawad_desktop.core.config.settings import AgentSettings
 from jawad_desktop.core.events import new_id
 from jawad_desktop.core.harbor.gate import PermissionCheck, PermissionGate
 from jawad_desktop.core.harbor.policy import PermissionLevel
-from jawad_desktop.core.messages import Image, Message
+from jawad_desktop.core.messages import Audio, Image, Message
 from jawad_desktop.core.sites import mcp_site
 
 log = logging.getLogger("jawad.mcp.sampling")
@@ -152,8 +152,8 @@ class Sampler:
 
 
 def _messages(params: Any) -> list[Message]:
-    """The request as chat messages: its system prompt first, then each message's text and pictures
-    (audio is left out, with a note: no model here hears it)."""
+    """The request as chat messages: its system prompt first, then each message's text, pictures and
+    sounds (a sound reaches only a model that hears it, ``core.llm.audio``; others get a note)."""
     messages: list[Message] = []
     if params.systemPrompt:
         messages.append(Message(role="system", content=str(params.systemPrompt)))
@@ -161,13 +161,16 @@ def _messages(params: Any) -> list[Message]:
         blocks = item.content if isinstance(item.content, list) else [item.content]
         texts: list[str] = []
         images: list[Image] = []
+        sounds: list[Audio] = []
         for block in blocks:
             kind = getattr(block, "type", "")
             if kind == "text":
                 texts.append(str(block.text))
             elif kind == "image":
                 images.append(Image(base64.b64decode(str(block.data)), str(block.mimeType)))
+            elif kind == "audio":
+                sounds.append(Audio(base64.b64decode(str(block.data)), str(block.mimeType)))
             else:
                 texts.append(f"[{kind} left out]")
-        messages.append(Message(role=item.role, content="\n".join(texts), images=images))
+        messages.append(Message(role=item.role, content="\n".join(texts), images=images, audio=sounds))
     return messages

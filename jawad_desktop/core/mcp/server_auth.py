@@ -6,7 +6,11 @@ credentials (a secret or a private key), or the organisation's enterprise-manage
 
 from __future__ import annotations
 
+import json
+import logging
+from collections.abc import AsyncGenerator
 from typing import Any, Literal
+from urllib.parse import urlparse
 
 import httpx
 from mcp.client.auth import OAuthClientProvider
@@ -28,6 +32,45 @@ from jawad_desktop.core.mcp.enterprise import EnterpriseOAuth, IdentitySignIn
 
 __all__ = ["oauth_for"]
 
+log = logging.getLogger("jawad.mcp.auth")
+_AS_WELL_KNOWN = "/.well-known/oauth-authorization-server"
+
+
+def _origin(url: str) -> str:
+    parsed = urlparse(url)
+    return f"{parsed.scheme}://{parsed.netloc}".lower()
+
+
+def legacy_same_origin_metadata(server_url: str, response: httpx.Response) -> httpx.Response:
+    """``response`` (the 2025-03-26 metadata at the MCP server's own origin) as the SDK's issuer check
+    accepts it, when its issuer is a path on that same origin (``https://mcp.example/oauth``).
+
+    The 2025-03-26 specification finds the metadata at ``<origin of the MCP server>/.well-known/
+    oauth-authorization-server``: the MCP server's origin *is* the authorization base. Servers of that
+    time (and the conformance suite's ``2025-03-26-oauth-metadata-backcompat``) publish there an issuer
+    with a path; the SDK (RFC 8414 section 3.3, SEP-2468) wants exactly the origin and refuses them.
+    Accepting a same-origin issuer here gives that origin nothing it did not have: it is the server we
+    send the token to anyway, and whatever issuer it names, it chose the endpoints. What the check is
+    for, mix-up protection (metadata naming *another* authorization server), stays: an issuer on any
+    other origin is handed to the SDK unchanged and refused; and this is only the legacy path, taken
+    when the server publishes no protected-resource metadata. Every server of the current spec names
+    its authorization server in that metadata, and its issuer is checked exactly. What it trades: on a
+    host shared by tenants at paths, the root's metadata may name one tenant's issuer; but only the
+    host's owner serves the root's well-known address, and that owner serves the MCP endpoint too. The
+    SDK then binds the registered client to the origin (SEP-2352), as it does for any legacy server."""
+    if response.status_code != 200:
+        return response
+    try:
+        metadata = json.loads(response.content)
+    except ValueError:
+        return response
+    issuer = metadata.get("issuer") if isinstance(metadata, dict) else None
+    origin = _origin(server_url)
+    if not isinstance(issuer, str) or _origin(issuer) != origin or issuer.rstrip("/").lower() == origin:
+        return response
+    log.info("legacy (2025-03-26) sign-in: the issuer %s is on the MCP server's own origin", issuer)
+    return httpx.Response(200, json={**metadata, "issuer": origin}, request=response.request)
+
 
 class _JawadOAuth(OAuthClientProvider):
     """The SDK's provider with the kept expiry and endpoints restored on first use, and a
@@ -40,6 +83,30 @@ class _JawadOAuth(OAuthClientProvider):
         if self.fixed_client is not None:
             self.context.client_info = self.fixed_client
         restore_kept(self)
+
+    def _legacy_discovery(self, outgoing: httpx.Request) -> bool:
+        """Whether ``outgoing`` is the 2025-03-26 metadata request: no protected-resource metadata was
+        found, and the metadata is asked of the MCP server's own origin."""
+        server_url = self.context.server_url
+        return (self.context.protected_resource_metadata is None and not self.context.auth_server_url
+                and _origin(str(outgoing.url)) == _origin(server_url) and outgoing.url.path == _AS_WELL_KNOWN)
+
+    async def _auth_flow(self, request: httpx.Request) -> AsyncGenerator[httpx.Request, httpx.Response]:
+        """The SDK's flow, with the legacy metadata's same-origin issuer accepted
+        (``legacy_same_origin_metadata``)."""
+        flow = super()._auth_flow(request)
+        try:
+            outgoing = await flow.__anext__()
+            while True:
+                response = yield outgoing
+                if outgoing is not request and self._legacy_discovery(outgoing):
+                    await response.aread()
+                    response = legacy_same_origin_metadata(self.context.server_url, response)
+                outgoing = await flow.asend(response)
+        except StopAsyncIteration:
+            return
+        finally:
+            await flow.aclose()
 
 
 class _JawadPrivateKeyJwt(PrivateKeyJWTOAuthProvider):

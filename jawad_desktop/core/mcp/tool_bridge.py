@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from jawad_desktop.core.config.mcp import McpServerConfig
 from jawad_desktop.core.events import ToolProgress
 from jawad_desktop.core.harbor.policy import PermissionLevel
-from jawad_desktop.core.messages import Image
+from jawad_desktop.core.messages import Audio, Image
 from jawad_desktop.core.sites import mcp_site
 from jawad_desktop.core.tools.registry import Tool, ToolError, ToolResult, normalize_tool_name
 from jawad_desktop.core.tools.tool_context import ToolContext
@@ -43,8 +43,8 @@ class McpConnections(Protocol):
     async def aclose(self) -> None: ...
 
 __all__ = [
-    "McpConnections", "McpRenamedTool", "mcp_site", "permission_level", "registry_tool", "result_images",
-    "result_text", "tool_level", "tool_name", "unique_name",
+    "McpConnections", "McpRenamedTool", "mcp_site", "permission_level", "registry_tool", "result_audio",
+    "result_images", "result_text", "tool_level", "tool_name", "unique_name",
 ]
 
 _UNSET: Any = object()  # an optional argument the model left out: not sent to the server
@@ -135,7 +135,8 @@ def registry_tool(connections: McpConnections, info: McpToolInfo, config: McpSer
                                                                        f"{config.name!r}")
         wrapped = wrap_untrusted(text, source)
         # Pictures go to the model as pictures (to models that take them; core.llm.vision).
-        return ToolResult(for_model=wrapped, data=result, images=result_images(result))
+        # Sounds go as sounds to models that hear them (core.llm.audio), else the note in the text stays.
+        return ToolResult(for_model=wrapped, data=result, images=result_images(result), audio=result_audio(result))
 
     tool = Tool(
         name=name,
@@ -172,9 +173,8 @@ def result_text(result: Any) -> str:
         elif kind == "resource_link":  # a resource the user may attach (the composer's MCP button)
             about = f": {item.description}" if getattr(item, "description", None) else ""
             parts.append(f"[resource {item.name} at {item.uri}{about}]")
-        elif kind == "audio":  # no model here hears sound: said, not sent (its base64 would flood the text)
-            parts.append(f"[audio {getattr(item, 'mimeType', '')}, {len(getattr(item, 'data', ''))} bytes base64, "
-                         "not passed to the model]")
+        elif kind == "audio":  # said here, sent as sound to a model that hears it (result_audio, core.llm.audio)
+            parts.append(f"[audio {getattr(item, 'mimeType', '')}, {len(getattr(item, 'data', ''))} bytes base64]")
         else:
             parts.append(f"[{kind or 'content'} left out]")
     structured = getattr(result, "structuredContent", None)
@@ -199,3 +199,19 @@ def result_images(result: Any) -> list[Image]:
             except (binascii.Error, ValueError):
                 log.warning("an MCP tool returned an image that is not base64; left out")
     return images
+
+
+def result_audio(result: Any) -> list[Audio]:
+    """The sounds of a tool's result (audio content, base64 in the protocol)."""
+    import base64
+    import binascii
+
+    sounds: list[Audio] = []
+    for item in getattr(result, "content", None) or []:
+        media_type = str(getattr(item, "mimeType", "") or "")
+        if getattr(item, "type", "") == "audio" and media_type.startswith("audio/"):
+            try:
+                sounds.append(Audio(base64.b64decode(str(item.data), validate=True), media_type))
+            except (binascii.Error, ValueError):
+                log.warning("an MCP tool returned audio that is not base64; left out")
+    return sounds

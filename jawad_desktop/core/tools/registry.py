@@ -53,7 +53,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.fields import FieldInfo
 
 from jawad_desktop.core.harbor.policy import PermissionLevel
-from jawad_desktop.core.messages import Image
+from jawad_desktop.core.messages import Audio, Image
 from jawad_desktop.core.tools.tool_context import ToolContext
 
 log = logging.getLogger("jawad.tools")
@@ -79,6 +79,7 @@ class ToolResult:
     # Pictures for a model that sees images (``look``'s screenshot): the agent puts them in the message
     # that answers the call, each provider as its API documents (``core.llm.vision``).
     images: list[Image] = field(default_factory=list)
+    audio: list[Audio] = field(default_factory=list)  # sounds (an MCP tool's), for a model that hears them
 
     def __post_init__(self) -> None:
         if not self.for_log:
