@@ -19,7 +19,7 @@ import functools
 import logging
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from jawad_desktop.core.tools.page import RawSnapshot
@@ -47,15 +47,25 @@ class MainContent:
     source: str  # "readability" | "trafilatura" | "body" | "none"
 
 
+@dataclass(slots=True)
+class ArticleNotes:
+    """What ``article_markdown`` saw in the article that the choice of blocks needs: the texts it left
+    out as pointing to other pages, and the texts of the article's formulas (MathML, which trafilatura
+    does not read: it cannot judge them)."""
+
+    pointers: list[str] = field(default_factory=list)
+    formulas: list[str] = field(default_factory=list)
+
+
 # -- Markdown ---------------------------------------------------------------------------------------
 
 
-def article_markdown(html: str, url: str = "", pointers: list[str] | None = None) -> str:
+def article_markdown(html: str, url: str = "", notes: ArticleNotes | None = None) -> str:
     """Readability's article HTML as Markdown: ATX headings, lists and data tables kept, images
     dropped, links kept as their text (the element list gives the model what it can click).
 
-    Left out: what only points to other pages of the site (``_drop_link_teasers``), its text added
-    to ``pointers`` when given; ``url`` is the page's."""
+    Left out: what only points to other pages of the site (``_drop_link_teasers``); ``url`` is the
+    page's. ``notes``, when given, receives what was left out and the formulas' texts."""
     from bs4 import BeautifulSoup
 
     if not html.strip():
@@ -68,8 +78,9 @@ def article_markdown(html: str, url: str = "", pointers: list[str] | None = None
     for gloss in soup.find_all(["rt", "rp"]):
         gloss.decompose()
     dropped = _drop_link_teasers(soup, url)
-    if pointers is not None:
-        pointers.extend(dropped)
+    if notes is not None:
+        notes.pointers.extend(dropped)
+        notes.formulas.extend(math.get_text(" ") for math in soup.find_all("math"))
     _escape_line_starts(soup)
     _plain_words(soup)
     for stray in soup.find_all(["tr", "td", "th"]):  # a cell Readability took out of its table
@@ -311,13 +322,13 @@ def main_content(snapshot: RawSnapshot) -> MainContent:
     its short blocks trafilatura judged boilerplate, plus the blocks only trafilatura kept, reads
     those pages better than either alone.
     """
-    pointers: list[str] = []
-    article = article_markdown(snapshot.article_html, snapshot.url, pointers) if snapshot.article_html else ""
+    notes = ArticleNotes()
+    article = article_markdown(snapshot.article_html, snapshot.url, notes) if snapshot.article_html else ""
     extracted = trafilatura_markdown(snapshot.html, snapshot.url, fast=bool(article))
     if len(_plain(article)) >= ARTICLE_MIN_CHARS:
         if _read_elsewhere(article, extracted):
             return MainContent(extracted, "trafilatura")
-        return MainContent(agreed_content(article, extracted, "\n\n".join(pointers)), "readability")
+        return MainContent(agreed_content(article, extracted, notes), "readability")
     if _flattened_tables(snapshot.html, extracted):
         return MainContent(article_markdown(snapshot.html), "body")
     if len(extracted) >= TRAFILATURA_MIN_CHARS:
@@ -362,7 +373,7 @@ AGREED_TAIL_FROM = 0.7
 AGREED_ELSEWHERE_BELOW = 0.5
 
 
-def agreed_content(article: str, extracted: str, pointers: str = "") -> str:
+def agreed_content(article: str, extracted: str, notes: ArticleNotes | None = None) -> str:
     """Readability's article (Markdown) without its short blocks that trafilatura's extraction does
     not hold, followed by the blocks of trafilatura's extraction the article does not hold.
 
@@ -374,8 +385,9 @@ def agreed_content(article: str, extracted: str, pointers: str = "") -> str:
     the same article (``AGREED_TAIL_FROM``). Added: trafilatura's blocks longer than
     ``AGREED_SHORT_CHARS`` (its short ones are "Read more", a list of chapters), or from
     ``AGREED_APART_CHARS`` where the two read different parts of the page (``AGREED_APART_BELOW``),
-    but none longer than ``AGREED_ADD_MAX_TIMES`` the article, nor one ``pointers`` holds (what was
-    left out of the article as pointing to other pages). Where trafilatura read next to nothing
+    but none longer than ``AGREED_ADD_MAX_TIMES`` the article, nor one the ``notes``' pointers hold
+    (what was left out of the article as pointing to other pages). A block of the article's formulas
+    (the ``notes``' formulas hold it) is kept: trafilatura does not read MathML. Where trafilatura read next to nothing
     of it (``AGREED_MIN_SHARE``), the article stands as it is.
     """
     if len(_plain(extracted)) < max(AGREED_MIN_CHARS, AGREED_MIN_SHARE * len(_plain(article))):
@@ -384,8 +396,10 @@ def agreed_content(article: str, extracted: str, pointers: str = "") -> str:
     ours = set(_shingles(_tokens(article)))
     blocks = _blocks(article)
     held = [_held(block, theirs) for block in blocks]
+    notes = notes or ArticleNotes()
+    formulas = set(_shingles(_tokens(" ".join(notes.formulas))))
     keep = [(n == 0 and block.startswith("#")) or len(_plain(block)) > AGREED_SHORT_CHARS or held[n]
-            for n, block in enumerate(blocks)]
+            or bool(formulas and _held(block, formulas)) for n, block in enumerate(blocks)]
     for n, block in enumerate(blocks):  # a heading over kept text: up to the next heading
         if not keep[n] and _is_heading(block):
             below = next((m for m in range(n + 1, len(blocks)) if _is_heading(blocks[m])), len(blocks))
@@ -398,7 +412,7 @@ def agreed_content(article: str, extracted: str, pointers: str = "") -> str:
     apart = share < AGREED_APART_BELOW and len(_plain(extracted)) >= AGREED_APART_MIN_SHARE * len(_plain(article))
     longer = AGREED_APART_CHARS if apart else AGREED_SHORT_CHARS
     most = AGREED_ADD_MAX_TIMES * len(_plain(article))
-    elsewhere = set(_shingles(_tokens(pointers)))
+    elsewhere = set(_shingles(_tokens("\n\n".join(notes.pointers))))
     missed = [block for block in _blocks(extracted)
               if longer < len(_plain(block)) <= most and not _held(block, ours) and not _held(block, elsewhere)]
     return "\n\n".join([block for block, k in zip(blocks, keep, strict=True) if k] + missed)
