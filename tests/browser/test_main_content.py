@@ -359,3 +359,10 @@ def test_the_articles_formulas_are_kept_though_trafilatura_does_not_read_them() 
     agreed = agreed_content(article, f"{STORY * 2}\n\n{QUAY * 2}", notes)
     assert "x=σ(y−x)" in agreed and "## The Lorenz equations" in agreed
     assert "σ" not in agreed_content(article, f"{STORY * 2}\n\n{QUAY * 2}")  # as trafilatura judges it
+
+
+def test_a_heading_that_ends_the_article_over_nothing_is_left_out() -> None:
+    # "Also on our site" stood over a box of teasers that is not in the article: it heads nothing.
+    article = f"# The new terminal\n\n{STORY * 2}\n\n{QUAY * 2}\n\n## Also on our site"
+    agreed = agreed_content(article, f"{STORY * 2}\n\n{QUAY * 2}\n\nAlso on our site")
+    assert agreed.endswith(QUAY.strip()) and "Also on our site" not in agreed

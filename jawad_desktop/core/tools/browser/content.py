@@ -382,7 +382,8 @@ def agreed_content(article: str, extracted: str, notes: ArticleNotes | None = No
     without spaces) are in it. Kept besides: a heading that opens the article (trafilatura often
     leaves the title out), and a heading over text that is kept (trafilatura drops headings a page
     styles as its own). Dropped besides: the article's tail trafilatura does not hold, where both read
-    the same article (``AGREED_TAIL_FROM``). Added: trafilatura's blocks longer than
+    the same article (``AGREED_TAIL_FROM``), and a heading that ends the article (over nothing: "Also
+    on our site" above a box of teasers Readability left out). Added: trafilatura's blocks longer than
     ``AGREED_SHORT_CHARS`` (its short ones are "Read more", a list of chapters), or from
     ``AGREED_APART_CHARS`` where the two read different parts of the page (``AGREED_APART_BELOW``),
     but none longer than ``AGREED_ADD_MAX_TIMES`` the article, nor one the ``notes``' pointers hold
@@ -415,7 +416,10 @@ def agreed_content(article: str, extracted: str, notes: ArticleNotes | None = No
     elsewhere = set(_shingles(_tokens("\n\n".join(notes.pointers))))
     missed = [block for block in _blocks(extracted)
               if longer < len(_plain(block)) <= most and not _held(block, ours) and not _held(block, elsewhere)]
-    return "\n\n".join([block for block, k in zip(blocks, keep, strict=True) if k] + missed)
+    chosen = [block for block, k in zip(blocks, keep, strict=True) if k]
+    while chosen and _is_heading(chosen[-1]):  # a heading over nothing: the article ended above it
+        chosen.pop()
+    return "\n\n".join(chosen + missed)
 
 
 def _is_heading(block: str) -> bool:
