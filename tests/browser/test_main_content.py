@@ -19,6 +19,7 @@ from jawad_desktop.browser.driver import QtWebEnginePage
 from jawad_desktop.core.tools.browser import PageReading, read_page
 from jawad_desktop.core.tools.browser.content import (
     OTHER_LINE_MAX_CHARS,
+    ArticleNotes,
     agreed_content,
     article_markdown,
     main_content,
@@ -304,3 +305,64 @@ def test_trafilatura_judges_no_article_it_read_next_to_nothing_of_and_adds_no_ot
     slides = "\n".join(f"- Slide {n}: the ferry at the quay at dawn, from the old lighthouse" for n in range(60))
     agreed = agreed_content(f"{STORY * 2}\n\n{QUAY * 2}", f"{STORY * 2}\n\n{QUAY * 2}\n\n{slides}")
     assert "Slide" not in agreed and QUAY.strip() in agreed
+
+
+def test_a_label_and_a_link_to_another_article_is_left_out_of_the_article() -> None:
+    # Inside the article's subtree, "Read more: <a>…</a>" points the reader to another story: no text
+    # of this one. A link inside a sentence, or a label without a colon, is the article's own.
+    html = (f"<p>{STORY}</p><p><em>Read more</em>: <a href='/ferry-fares'>Ferry fares rise again</a></p>"
+            f"<p><b>VEA TAMBIÉN: </b><a href='/otra'>La isla cierra sus escuelas en mayo</a></p>"
+            f"<p>The council <a href='/council'>published the plans</a> on Monday.</p>"
+            f"<p>Source <a href='/plans'>the harbour plans</a></p>")
+    notes = ArticleNotes()
+    markdown = article_markdown(html, "http://127.0.0.1/terminal", notes)
+    assert "Read more" not in markdown and "Ferry fares" not in markdown and "VEA" not in markdown
+    assert "The council published the plans on Monday." in markdown
+    assert "Source the harbour plans" in markdown and STORY.strip() in markdown
+    assert any("Ferry fares rise again" in text for text in notes.pointers)
+
+
+def test_a_list_only_of_links_to_other_pages_of_the_site_is_left_out_with_its_heading() -> None:
+    here = "http://127.0.0.1/news/terminal"
+    items = "".join(f"<li><a href='/news/story-{n}'>Story number {n} of the week</a></li>" for n in range(5))
+    toc = "".join(f"<li><a href='{here}#part-{n}'>Part {n}</a></li>" for n in range(5))
+    sources = "".join(f"<li><a href='https://bugs.example.org/{n}'>Bug {n} fixed</a></li>" for n in range(5))
+    html = (f"<p>{STORY}</p><h2>Most read</h2><ol>{items}</ol><ul>{toc}</ul><ul>{sources}</ul>"
+            f"<ul><li><a href='/news/a'>The quay</a> was closed for a week</li><li>b</li><li>c</li></ul>")
+    markdown = article_markdown(html, here)
+    assert "Most read" not in markdown and "Story number" not in markdown
+    assert "Part 3" in markdown  # a table of contents: links within the page
+    assert "Bug 3 fixed" in markdown  # a list of sources on another site
+    assert "The quay was closed for a week" in markdown  # an item with its own words
+
+
+def test_what_was_left_out_as_a_pointer_is_not_added_back_from_trafilaturas_reading() -> None:
+    # trafilatura kept the "Read more" line; it is not added back where the two read different parts.
+    builders = "The builders came from three towns along the coast and stayed in the old school all winter. "
+    teaser = "Read more: Ferry fares rise again in the spring, the council says"
+    extracted = f"{STORY * 2}\n\n{teaser}\n\n{QUAY * 3}"
+    article = f"{STORY * 2}\n\n{builders * 2}"
+    assert teaser in agreed_content(article, extracted)
+    assert teaser not in agreed_content(article, extracted, ArticleNotes(pointers=[teaser]))
+    page = f"<p>{STORY * 2}</p><p>{builders * 2}</p><p>Read more: <a href='/fares'>{teaser[11:]}</a></p>"
+    chosen = main_content(RawSnapshot(url="http://127.0.0.1/t", title="T", html=f"<body>{page}</body>",
+                                      article_html=page))
+    assert "Read more" not in chosen.markdown and builders.strip() in chosen.markdown
+
+
+def test_the_articles_formulas_are_kept_though_trafilatura_does_not_read_them() -> None:
+    # trafilatura drops MathML: its reading lacks the formulas, which are no boilerplate for that.
+    formula = "<math><mi>x</mi><mo>=</mo><mi>σ</mi><mo>(</mo><mi>y</mi><mo>−</mo><mi>x</mi><mo>)</mo></math>"
+    html = f"<p>{STORY * 2}</p><h2>The Lorenz equations</h2><p>{formula}</p><p>{QUAY * 2}</p>"
+    notes = ArticleNotes()
+    article = article_markdown(html, "http://127.0.0.1/maths", notes)
+    agreed = agreed_content(article, f"{STORY * 2}\n\n{QUAY * 2}", notes)
+    assert "x=σ(y−x)" in agreed and "## The Lorenz equations" in agreed
+    assert "σ" not in agreed_content(article, f"{STORY * 2}\n\n{QUAY * 2}")  # as trafilatura judges it
+
+
+def test_a_heading_that_ends_the_article_over_nothing_is_left_out() -> None:
+    # "Also on our site" stood over a box of teasers that is not in the article: it heads nothing.
+    article = f"# The new terminal\n\n{STORY * 2}\n\n{QUAY * 2}\n\n## Also on our site"
+    agreed = agreed_content(article, f"{STORY * 2}\n\n{QUAY * 2}\n\nAlso on our site")
+    assert agreed.endswith(QUAY.strip()) and "Also on our site" not in agreed

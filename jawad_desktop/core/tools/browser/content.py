@@ -19,7 +19,7 @@ import functools
 import logging
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from jawad_desktop.core.tools.page import RawSnapshot
@@ -47,12 +47,25 @@ class MainContent:
     source: str  # "readability" | "trafilatura" | "body" | "none"
 
 
+@dataclass(slots=True)
+class ArticleNotes:
+    """What ``article_markdown`` saw in the article that the choice of blocks needs: the texts it left
+    out as pointing to other pages, and the texts of the article's formulas (MathML, which trafilatura
+    does not read: it cannot judge them)."""
+
+    pointers: list[str] = field(default_factory=list)
+    formulas: list[str] = field(default_factory=list)
+
+
 # -- Markdown ---------------------------------------------------------------------------------------
 
 
-def article_markdown(html: str) -> str:
+def article_markdown(html: str, url: str = "", notes: ArticleNotes | None = None) -> str:
     """Readability's article HTML as Markdown: ATX headings, lists and data tables kept, images
-    dropped, links kept as their text (the element list gives the model what it can click)."""
+    dropped, links kept as their text (the element list gives the model what it can click).
+
+    Left out: what only points to other pages of the site (``_drop_link_teasers``); ``url`` is the
+    page's. ``notes``, when given, receives what was left out and the formulas' texts."""
     from bs4 import BeautifulSoup
 
     if not html.strip():
@@ -64,6 +77,10 @@ def article_markdown(html: str) -> str:
     # line: as text it would split every word it glosses ("子こども" for "子ども").
     for gloss in soup.find_all(["rt", "rp"]):
         gloss.decompose()
+    dropped = _drop_link_teasers(soup, url)
+    if notes is not None:
+        notes.pointers.extend(dropped)
+        notes.formulas.extend(math.get_text(" ") for math in soup.find_all("math"))
     _escape_line_starts(soup)
     _plain_words(soup)
     for stray in soup.find_all(["tr", "td", "th"]):  # a cell Readability took out of its table
@@ -73,6 +90,68 @@ def article_markdown(html: str) -> str:
         if not _is_data_table(table):
             _unwrap_layout_table(table)
     return _tidy(_converter().convert_soup(soup))
+
+
+# A paragraph that is a short label and a link ("Read more: <a>…</a>", "VEA TAMBIÉN: <a>…</a>") points
+# the reader to another article from inside this one: the label at most this many characters, the
+# link at least this share of the paragraph's text.
+TEASER_LABEL_MAX_CHARS = 40
+TEASER_LINK_SHARE = 0.6
+# A list of at least this many items, each item's text wholly a link to another page of the same
+# site, is a list of the site's other pages ("most read", related articles) inside the article, not
+# its text. (Links within the page are its table of contents; links to other sites, its sources.)
+LINK_LIST_MIN_ITEMS = 3
+
+
+def _drop_link_teasers(soup: Any, url: str) -> list[str]:
+    """Remove from Readability's article the paragraphs that only point to another article (a label
+    and a link) and the lists made only of links to other pages of the site, with the headings right
+    above such a list; their texts."""
+    dropped: list[str] = []
+    for para in soup.find_all(["p", "blockquote"]):
+        if _is_teaser(para):
+            dropped.append(para.get_text(" "))
+            para.decompose()
+    for listing in soup.find_all(["ul", "ol"]):
+        if listing.decomposed or not _is_link_list(listing, url):
+            continue
+        above = listing.find_previous_sibling()
+        while above is not None and above.name in ("h1", "h2", "h3", "h4", "h5", "h6"):
+            nxt = above.find_previous_sibling()
+            dropped.append(above.get_text(" "))
+            above.decompose()
+            above = nxt
+        dropped.append(listing.get_text(" "))
+        listing.decompose()
+    return dropped
+
+
+def _link_text(tag: Any) -> str:
+    return " ".join(" ".join(a.get_text(" ").split()) for a in tag.find_all("a"))
+
+
+def _is_teaser(para: Any) -> bool:
+    text = " ".join(para.get_text(" ").split())
+    linked = _link_text(para)
+    if not linked or len(linked) < TEASER_LINK_SHARE * len(text) or not text.endswith(linked[-20:]):
+        return False
+    label = text[: len(text) - len(linked)].strip()
+    return 0 < len(label) <= TEASER_LABEL_MAX_CHARS and label.endswith(":")
+
+
+def _is_link_list(listing: Any, url: str) -> bool:
+    items = listing.find_all("li", recursive=False)
+    if len(items) < LINK_LIST_MIN_ITEMS:
+        return False
+    from urllib.parse import urldefrag, urljoin, urlsplit
+
+    here = urldefrag(url)[0]
+    for link in listing.find_all("a"):  # (Readability makes its links absolute; a copy's may not be)
+        target = urldefrag(urljoin(url, link.get("href") or ""))[0]
+        if not link.get("href") or not target or target == here or urlsplit(target).netloc != urlsplit(url).netloc:
+            return False  # a table of contents (links within this page), or a list of sources elsewhere
+    return all(_plain(item.get_text(" ")) and _plain(_link_text(item)) == _plain(item.get_text(" "))
+               for item in items)
 
 
 @functools.cache
@@ -243,12 +322,13 @@ def main_content(snapshot: RawSnapshot) -> MainContent:
     its short blocks trafilatura judged boilerplate, plus the blocks only trafilatura kept, reads
     those pages better than either alone.
     """
-    article = article_markdown(snapshot.article_html) if snapshot.article_html else ""
+    notes = ArticleNotes()
+    article = article_markdown(snapshot.article_html, snapshot.url, notes) if snapshot.article_html else ""
     extracted = trafilatura_markdown(snapshot.html, snapshot.url, fast=bool(article))
     if len(_plain(article)) >= ARTICLE_MIN_CHARS:
         if _read_elsewhere(article, extracted):
             return MainContent(extracted, "trafilatura")
-        return MainContent(agreed_content(article, extracted), "readability")
+        return MainContent(agreed_content(article, extracted, notes), "readability")
     if _flattened_tables(snapshot.html, extracted):
         return MainContent(article_markdown(snapshot.html), "body")
     if len(extracted) >= TRAFILATURA_MIN_CHARS:
@@ -293,7 +373,7 @@ AGREED_TAIL_FROM = 0.7
 AGREED_ELSEWHERE_BELOW = 0.5
 
 
-def agreed_content(article: str, extracted: str) -> str:
+def agreed_content(article: str, extracted: str, notes: ArticleNotes | None = None) -> str:
     """Readability's article (Markdown) without its short blocks that trafilatura's extraction does
     not hold, followed by the blocks of trafilatura's extraction the article does not hold.
 
@@ -302,10 +382,13 @@ def agreed_content(article: str, extracted: str) -> str:
     without spaces) are in it. Kept besides: a heading that opens the article (trafilatura often
     leaves the title out), and a heading over text that is kept (trafilatura drops headings a page
     styles as its own). Dropped besides: the article's tail trafilatura does not hold, where both read
-    the same article (``AGREED_TAIL_FROM``). Added: trafilatura's blocks longer than
+    the same article (``AGREED_TAIL_FROM``), and a heading that ends the article (over nothing: "Also
+    on our site" above a box of teasers Readability left out). Added: trafilatura's blocks longer than
     ``AGREED_SHORT_CHARS`` (its short ones are "Read more", a list of chapters), or from
     ``AGREED_APART_CHARS`` where the two read different parts of the page (``AGREED_APART_BELOW``),
-    but none longer than ``AGREED_ADD_MAX_TIMES`` the article. Where trafilatura read next to nothing
+    but none longer than ``AGREED_ADD_MAX_TIMES`` the article, nor one the ``notes``' pointers hold
+    (what was left out of the article as pointing to other pages). A block of the article's formulas
+    (the ``notes``' formulas hold it) is kept: trafilatura does not read MathML. Where trafilatura read next to nothing
     of it (``AGREED_MIN_SHARE``), the article stands as it is.
     """
     if len(_plain(extracted)) < max(AGREED_MIN_CHARS, AGREED_MIN_SHARE * len(_plain(article))):
@@ -314,8 +397,10 @@ def agreed_content(article: str, extracted: str) -> str:
     ours = set(_shingles(_tokens(article)))
     blocks = _blocks(article)
     held = [_held(block, theirs) for block in blocks]
+    notes = notes or ArticleNotes()
+    formulas = set(_shingles(_tokens(" ".join(notes.formulas))))
     keep = [(n == 0 and block.startswith("#")) or len(_plain(block)) > AGREED_SHORT_CHARS or held[n]
-            for n, block in enumerate(blocks)]
+            or bool(formulas and _held(block, formulas)) for n, block in enumerate(blocks)]
     for n, block in enumerate(blocks):  # a heading over kept text: up to the next heading
         if not keep[n] and _is_heading(block):
             below = next((m for m in range(n + 1, len(blocks)) if _is_heading(blocks[m])), len(blocks))
@@ -328,9 +413,13 @@ def agreed_content(article: str, extracted: str) -> str:
     apart = share < AGREED_APART_BELOW and len(_plain(extracted)) >= AGREED_APART_MIN_SHARE * len(_plain(article))
     longer = AGREED_APART_CHARS if apart else AGREED_SHORT_CHARS
     most = AGREED_ADD_MAX_TIMES * len(_plain(article))
+    elsewhere = set(_shingles(_tokens("\n\n".join(notes.pointers))))
     missed = [block for block in _blocks(extracted)
-              if longer < len(_plain(block)) <= most and not _held(block, ours)]
-    return "\n\n".join([block for block, k in zip(blocks, keep, strict=True) if k] + missed)
+              if longer < len(_plain(block)) <= most and not _held(block, ours) and not _held(block, elsewhere)]
+    chosen = [block for block, k in zip(blocks, keep, strict=True) if k]
+    while chosen and _is_heading(chosen[-1]):  # a heading over nothing: the article ended above it
+        chosen.pop()
+    return "\n\n".join(chosen + missed)
 
 
 def _is_heading(block: str) -> bool:
