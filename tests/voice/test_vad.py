@@ -170,6 +170,7 @@ def test_a_missing_or_damaged_model_file_falls_back(caplog: pytest.LogCaptureFix
 @pytest.mark.parametrize("text", [
     "Book the earlier one.", "What is the weather like in Paris today?", "Thank you!", "Summarize this.",
     "Mr. Quilter is the apostle of the middle classes and we are glad to welcome his gospel.",
+    "And what about tomorrow?", "Book it. And what time is it there?", "Android phones are fine.",
 ])
 def test_a_finished_sentence_ends_the_turn_soon(text: str) -> None:
     assert sentence_finished(text)
@@ -180,6 +181,9 @@ def test_a_finished_sentence_ends_the_turn_soon(text: str) -> None:
     "I'd like to", "I'd like to...", "I'd like to.", "Book the earlier one and", "Um.", "So, uh,", "because",
     "Find me a cheaper alternative to the", "And so, my fellow Americans,", "Mr. Quilter is the apostle of the",
     "I would like", "Can you", "",
+    # The sentence chains on (JFK's pauses as tiny.en heard them, then mid-sentence pauses like them):
+    "And so my fellow Americans.", "And so am I, fellow Americans.", "And so, my fellow Americans ask not.",
+    "Book the earlier one. But only if it is cheaper.", "So that was the plan.",
 ])
 def test_an_unfinished_sentence_waits_the_longest(text: str) -> None:
     assert not sentence_finished(text)
