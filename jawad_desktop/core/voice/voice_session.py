@@ -39,7 +39,7 @@ from jawad_desktop.core.voice.audio import SAMPLE_RATE, Samples, level_of, read_
 from jawad_desktop.core.voice.capture import Recorder
 from jawad_desktop.core.voice.errors import VOICE, VoiceError
 from jawad_desktop.core.voice.microphone import MicAttachment, OpenMicrophone
-from jawad_desktop.core.voice.recording import Recording, settled, trim_to_speech, words_of
+from jawad_desktop.core.voice.recording import Recording, draft_due, settled, trim_to_speech, words_of
 from jawad_desktop.core.voice.transcribers import Backend, Transcriber, Transcript, build_transcriber
 from jawad_desktop.core.voice.vad import (
     FINISHED_WAIT_S,
@@ -60,11 +60,8 @@ T = TypeVar("T")
 Phase = Literal["idle", "opening", "listening", "transcribing"]
 
 LEVEL_INTERVAL_S = 0.05
-PARTIAL_INTERVAL_S = 0.6
-_PARTIAL_MIN_SPEECH_S = 0.5  # a first draft of less than this is usually empty
 FIRST_BLOCK_TIMEOUT_S = 6.0
 STALL_TIMEOUT_S = 2.0  # blocks come every 30 ms: this long without one means the input died
-_PARTIAL_MAX_SILENCE_S = 0.25  # no draft once the user has paused: it would say nothing new
 SPECULATE_AFTER_S = 0.15  # a pause this long starts transcribing the utterance (dropped if the user goes on)
 
 
@@ -437,14 +434,7 @@ class VoiceSession:
                     transcriber.transcribe(trim_to_speech(np.concatenate(rec.chunks), detector))
                 )
                 rec.spec.add_done_callback(settled)
-        if (
-            rec.partials_on
-            and detector.speech_started
-            and detector.elapsed_s - (detector.speech_started_at or 0.0) >= _PARTIAL_MIN_SPEECH_S
-            and detector.trailing_silence_s < _PARTIAL_MAX_SILENCE_S
-            and (rec.partial is None or rec.partial.done())
-            and now - rec.last_partial_at >= PARTIAL_INTERVAL_S
-        ):
+        if draft_due(rec, now):
             rec.last_partial_at = now
             rec.partial = asyncio.ensure_future(
                 self._partial(transcriber, np.concatenate(rec.chunks), detector)
