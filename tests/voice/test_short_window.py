@@ -44,3 +44,12 @@ def test_a_short_utterance_is_encoded_short_with_the_same_words(tmp_path: Path, 
     assert engine.model.last_encoded_frames == 3000
     assert "ask not what your country can do for you" in whole
     assert short_cpu < 0.8 * whole_cpu, (short_cpu, whole_cpu)
+
+
+def test_the_model_says_how_sure_it_was_of_its_words(tmp_path: Path, arun: Callable[..., Any]) -> None:
+    # English through tiny.en: sure; Spanish through the English-only model: made-up English, unsure.
+    model = LocalWhisper("tiny.en", cache_dir=tmp_path, beam_size=2)
+    english = arun(model.transcribe(read_audio(CLIPS / "quilter.flac")), timeout=60)
+    spanish = arun(model.transcribe(read_audio(CLIPS / "arenas_es.flac")), timeout=60)
+    assert english.sure and -1.0 < english.avg_logprob < 0.0, english
+    assert not spanish.sure and spanish.avg_logprob < -1.0, spanish

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("jawad.voice")
 
 Backend = Literal["local", "api"]
+UNSURE_LOGPROB = -1.0
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,13 @@ class Transcript:
     language_probability: float = 0.0  # how sure a multilingual model was of ``language`` (1.0: given)
     duration_s: float = 0.0  # length of the audio
     elapsed_s: float = 0.0  # time spent transcribing
+    avg_logprob: float = 0.0  # the local model's mean log probability of its words (0: not known)
+
+    @property
+    def sure(self) -> bool:
+        """Whether the model was sure of its words: Whisper's own threshold of a failed decoding
+        (a mean log probability under -1.0: speech in a language the model does not know, noise)."""
+        return self.avg_logprob >= UNSURE_LOGPROB
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -260,7 +268,8 @@ class LocalWhisper:
                         without_timestamps=partial,
                         vad_filter=False,
                     )
-                    text = "".join(segment.text for segment in segments).strip()
+                    heard = list(segments)
+                    text = "".join(segment.text for segment in heard).strip()
                 finally:
                     engine.model.encode_frames = None
             return Transcript(
@@ -270,6 +279,7 @@ class LocalWhisper:
                 language_probability=1.0 if language else float(info.language_probability or 0.0),
                 duration_s=audio.size / SAMPLE_RATE,
                 elapsed_s=time.perf_counter() - started,
+                avg_logprob=sum(s.avg_logprob for s in heard) / len(heard) if heard else 0.0,
             )
 
         loop = asyncio.get_running_loop()

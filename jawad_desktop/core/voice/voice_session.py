@@ -383,9 +383,12 @@ class VoiceSession:
         rec.judged = True
         detector = rec.detector
         heard = words_of(spec)
-        detector.config.silence_s = turn_wait_s(heard, rec.longest, self.finished_wait_s)
+        # Words the model was unsure of (a language it does not know) do not say the sentence ended.
+        sure = heard is not None and spec.result().sure
+        detector.config.silence_s = turn_wait_s(heard if sure or heard is None else "", rec.longest,
+                                                self.finished_wait_s)
         self.judged_waits.append(detector.config.silence_s)
-        if heard and sentence_finished(heard) and self.likely_end is not None:
+        if heard and sure and sentence_finished(heard) and self.likely_end is not None:
             rec.told = True
             self.likely_end(heard)
         log.debug("pause after %r: the turn ends after %.2f s of it", heard, detector.config.silence_s)
