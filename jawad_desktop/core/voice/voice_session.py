@@ -10,7 +10,10 @@ stops; how long a pause then ends the turn depends on what was said (``vad.turn_
 local model the whole utterance is transcribed as soon as the voice pauses (speculatively, on the
 model's worker, while the pause goes on): a finished sentence ends the turn after 0.5 s, and
 its transcript is ready by then; an unfinished one ("I'd like to...") waits the longest,
-``voice.silence_stop_s``; if the user goes on, that transcript is dropped. Without a local model
+``voice.silence_stop_s``, and so do words the model was unsure of (``Transcript.sure``: a
+language it does not know); if the user goes on, that transcript is dropped. Drafts of the words
+(``partial``) run only while the voice goes on (``recording.draft_due``): in a pause they would
+hold up the pause's own transcription on the model's one worker. Without a local model
 (the Whisper API), the wait is halfway between the two. ``likely_end`` is told the words of a
 pause that reads as a finished sentence, at once (conversation mode starts the answer then), and
 ``went_on`` that the user spoke again after it (the answer is dropped).
