@@ -89,3 +89,52 @@ def test_a_pause_mid_sentence_does_not_cut_the_speaker_off(
     assert "apostle" in text and "gospel" in text, text
     assert session.judged_waits[0] == LONGEST, session.judged_waits  # "...glad to" waited for the rest
     assert session.speculations >= 2  # the one made in the pause was dropped when the speaker went on
+
+
+def test_a_sentence_that_chains_on_waits_the_longest(
+    pulse_server: PulseServer, voice_ctx: AppContext, arun: Callable[..., Any], tmp_path: Path
+) -> None:
+    # Cut from the real clip in JFK's first pause (the voice activity model: "Americans" ends at 2.24 s,
+    # "ask" starts at 3.33 s): tiny.en hears "And so, my fellow Americans." - it reads as finished
+    # but chains on, and the speaker does go on.
+    cut = write_wav(tmp_path / "jfk-americans.wav", read_audio(CLIPS / "jfk.flac")[: int(2.8 * SAMPLE_RATE)])
+    session, text = listen_to(voice_ctx, pulse_server, cut, arun)
+    assert "americans" in text and "ask" not in text, text
+    assert text.startswith("and so"), text
+    assert session.judged_waits[-1:] == [LONGEST] and session.turn_wait_s == LONGEST, session.judged_waits
+
+
+def test_jfk_pausing_after_americans_and_ask_not_is_not_cut_off(
+    pulse_server: PulseServer, voice_ctx: AppContext, arun: Callable[..., Any]
+) -> None:
+    # The whole real clip, its two pauses of about 1.1 s mid-sentence, with the longest wait of the
+    # default settings (1.5 s): neither pause ends the turn.
+    voice_ctx.settings.voice.silence_stop_s = 1.5
+    voice_ctx.settings.voice.partial_results = False
+    session = VoiceSession(voice_ctx)
+    arun(session.warm_up())
+    players = play_when_listening(voice_ctx, pulse_server, CLIPS / "jfk.flac")
+    result = arun(session.listen(), timeout=60)
+    assert players and players[0].wait(timeout=10) == 0
+    assert result is not None
+    text = result.text.lower()
+    assert "americans" in text and "do for your country" in text, (text, session.judged_waits)
+
+
+def test_words_the_model_is_unsure_of_do_not_end_the_turn(
+    pulse_server: PulseServer, voice_ctx: AppContext, arun: Callable[..., Any]
+) -> None:
+    # The real Spanish clip heard by the English-only tiny.en: at its pauses of 0.6 and 0.8 s it makes
+    # up English sentences that read as finished ("I had a song blank as seen as."), each decoded with a
+    # mean log probability far under Whisper's -1.0. They wait the longest (1.5 s): the speaker finishes.
+    voice_ctx.settings.voice.silence_stop_s = 1.5
+    voice_ctx.settings.voice.partial_results = False
+    session = VoiceSession(voice_ctx)
+    arun(session.warm_up())
+    players = play_when_listening(voice_ctx, pulse_server, CLIPS / "arenas_es.flac")
+    result = arun(session.listen(), timeout=60)
+    assert players and players[0].wait(timeout=10) == 0
+    assert result is not None and not result.sure, result
+    # Its voice runs from 0.96 s to 7.62 s (the voice activity model): all of it was heard.
+    assert result.duration_s > 6.0, (result.duration_s, result.text, session.judged_waits)
+    assert all(wait == 1.5 for wait in session.judged_waits), session.judged_waits

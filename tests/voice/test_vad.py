@@ -3,6 +3,7 @@ model on real recorded speech (``clips/``), silence, a fan and a hum; its fallba
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import sys
@@ -13,8 +14,10 @@ import pytest
 
 from jawad_desktop.core.voice import EndOfSpeechDetector, VadConfig, read_audio, vad
 from jawad_desktop.core.voice.audio import SAMPLE_RATE, Samples
+from jawad_desktop.core.voice.recording import Recording, draft_due
 from jawad_desktop.core.voice.vad import (
     FINISHED_WAIT_S,
+    WINDOW,
     VoiceActivityDetector,
     load_silero,
     make_detector,
@@ -170,6 +173,7 @@ def test_a_missing_or_damaged_model_file_falls_back(caplog: pytest.LogCaptureFix
 @pytest.mark.parametrize("text", [
     "Book the earlier one.", "What is the weather like in Paris today?", "Thank you!", "Summarize this.",
     "Mr. Quilter is the apostle of the middle classes and we are glad to welcome his gospel.",
+    "And what about tomorrow?", "Book it. And what time is it there?", "Android phones are fine.",
 ])
 def test_a_finished_sentence_ends_the_turn_soon(text: str) -> None:
     assert sentence_finished(text)
@@ -180,6 +184,9 @@ def test_a_finished_sentence_ends_the_turn_soon(text: str) -> None:
     "I'd like to", "I'd like to...", "I'd like to.", "Book the earlier one and", "Um.", "So, uh,", "because",
     "Find me a cheaper alternative to the", "And so, my fellow Americans,", "Mr. Quilter is the apostle of the",
     "I would like", "Can you", "",
+    # The sentence chains on (JFK's pauses as tiny.en heard them, then mid-sentence pauses like them):
+    "And so my fellow Americans.", "And so am I, fellow Americans.", "And so, my fellow Americans ask not.",
+    "Book the earlier one. But only if it is cheaper.", "So that was the plan.",
 ])
 def test_an_unfinished_sentence_waits_the_longest(text: str) -> None:
     assert not sentence_finished(text)
@@ -189,3 +196,32 @@ def test_an_unfinished_sentence_waits_the_longest(text: str) -> None:
 def test_without_a_transcript_the_wait_is_halfway() -> None:
     assert turn_wait_s(None, 1.5) == pytest.approx((FINISHED_WAIT_S + 1.5) / 2)
     assert turn_wait_s("Done.", 0.4) == 0.4  # never longer than the longest
+
+
+# --- drafts of the words: while the voice goes on, never in its pauses ---------------------------
+
+
+def test_a_draft_is_due_while_the_voice_goes_on_and_never_in_a_pause() -> None:
+    # The real JFK clip in 30 ms blocks, as the microphone delivers them; every block asks whether a
+    # draft is due with the last one long done. In a pause the pause's own transcription is made: a
+    # draft there would hold it up on the model's one worker.
+    model = load_silero()
+    assert model is not None
+    detector = VoiceActivityDetector(VadConfig(silence_s=1e9, max_length_s=1e9, no_speech_timeout_s=1e9), model)
+    loop = asyncio.new_event_loop()
+    try:
+        rec = Recording(detector, 1.5, True, True, stop_wait=loop.create_future())
+        due_speaking, due_paused = 0, []
+        for block in blocks(read_audio(CLIPS / "jfk.flac")):
+            detector.feed(block)
+            if draft_due(rec, now=1e6):
+                if detector.trailing_silence_s <= WINDOW / SAMPLE_RATE + 1e-9:  # the voice, or its last window
+                    due_speaking += 1
+                else:
+                    due_paused.append(round(detector.trailing_silence_s, 3))
+    finally:
+        loop.close()
+    assert due_speaking > 100  # about 7 s of voice
+    assert due_paused == [], due_paused
+    rec.partials_on = False
+    assert not draft_due(rec, now=1e6)

@@ -1,7 +1,7 @@
 """One turn's recording as ``core.voice.voice_session.VoiceSession`` makes it: the state of its
 loop (``Recording``: the detector, the blocks so far, the transcription started on a pause and
 what its words decided, the draft in progress, why it ended), the silence cut around the speech
-before it is transcribed, and a pause's transcription's words."""
+before it is transcribed, when a draft of the words is due, and a pause's transcription's words."""
 
 from __future__ import annotations
 
@@ -15,6 +15,11 @@ from jawad_desktop.core.voice.vad import SpeechDetector, StopReason
 
 _KEEP_BEFORE_SPEECH_S = 0.3  # audio kept before the first detected word
 _KEEP_AFTER_SPEECH_S = 0.4  # and after the last one
+PARTIAL_INTERVAL_S = 0.6  # between the starts of two drafts of the words
+_PARTIAL_MIN_SPEECH_S = 0.5  # a first draft of less than this is usually empty
+# No draft once the voice has stopped (more than a window of the voice activity model ago): it would
+# say nothing new, and on the model's one worker it would hold up the pause's own transcription.
+_PARTIAL_MAX_SILENCE_S = 0.035
 
 
 @dataclass
@@ -38,6 +43,20 @@ class Recording:
     partial: asyncio.Task[None] | None = None
     last_partial_at: float = 0.0
     reason: StopReason | Literal["user"] | None = None
+
+
+def draft_due(rec: Recording, now: float) -> bool:
+    """Whether a draft of the words should start now (``now``: ``time.monotonic()``): drafts are on,
+    the voice has gone on for a moment and has not stopped, the last draft is done and far enough back."""
+    detector = rec.detector
+    return (
+        rec.partials_on
+        and detector.speech_started
+        and detector.elapsed_s - (detector.speech_started_at or 0.0) >= _PARTIAL_MIN_SPEECH_S
+        and detector.trailing_silence_s < _PARTIAL_MAX_SILENCE_S
+        and (rec.partial is None or rec.partial.done())
+        and now - rec.last_partial_at >= PARTIAL_INTERVAL_S
+    )
 
 
 def settled(task: asyncio.Task[Transcript]) -> None:

@@ -20,7 +20,8 @@ while the user speaks, see ``turn_wait_s``), at ``max_length_s``, or after
 
 ``turn_wait_s`` decides the end of a turn from the words heard so far: a finished sentence
 ("Book the earlier one.") ends the turn after a short pause (``FINISHED_WAIT_S``), an unfinished
-one ("I'd like to", "and", "um") only after the longest wait, the setting
+one ("I'd like to", "and", "um", or one that chains on: "And so, my fellow Americans.") only
+after the longest wait, the setting
 ``voice.silence_stop_s``; without a transcript (the Whisper API has no drafts) it waits halfway.
 """
 
@@ -329,11 +330,16 @@ whose while as nor very um uh er erm hmm mm ah eh i'd i'm i'll we'd you'd
 _OPEN_PHRASES = ("i'd like", "i want", "i would like", "i need", "can you", "could you", "let me", "you know",
                  "i mean", "kind of", "sort of", "such as", "as well as", "in order")
 _FINISHED = re.compile(r"[.?!…][\"')\]]*$")
+# A last sentence that opens with one of these chains on to what came before ("And so, my fellow
+# Americans" and a pause, then "ask not..."): unless it asks something, the speaker is building up.
+_CHAINING_OPENINGS = frozenset({"and", "but", "or", "so", "nor", "because"})
+_SENTENCE_BREAK = re.compile(r"(?<=[.?!…])\s+(?=\S)")
 
 
 def sentence_finished(text: str) -> bool:
     """Whether ``text`` (a transcript so far) reads as a finished sentence: it ends with . ? ! and
-    not on a word that needs more ("and", "to", "the", "um"), nor with an ellipsis."""
+    not on a word that needs more ("and", "to", "the", "um"), nor with an ellipsis, and its last
+    sentence, unless a question, does not open with "and", "but", "so"... (it chains on)."""
     text = text.strip()
     if not text or text.endswith(("...", "…", ",", "-", "—")) or not _FINISHED.search(text):
         return False
@@ -341,6 +347,9 @@ def sentence_finished(text: str) -> bool:
     if not words:
         return False
     if words[-1] in _OPEN_ENDINGS:
+        return False
+    last = re.sub(r"[^\w' ]+", " ", _SENTENCE_BREAK.split(text)[-1].casefold()).split()
+    if last and last[0] in _CHAINING_OPENINGS and not text.rstrip("\"')]").endswith("?"):
         return False
     tail = " ".join(words[-3:])
     return not any(tail.endswith(phrase) for phrase in _OPEN_PHRASES)

@@ -10,7 +10,10 @@ stops; how long a pause then ends the turn depends on what was said (``vad.turn_
 local model the whole utterance is transcribed as soon as the voice pauses (speculatively, on the
 model's worker, while the pause goes on): a finished sentence ends the turn after 0.5 s, and
 its transcript is ready by then; an unfinished one ("I'd like to...") waits the longest,
-``voice.silence_stop_s``; if the user goes on, that transcript is dropped. Without a local model
+``voice.silence_stop_s``, and so do words the model was unsure of (``Transcript.sure``: a
+language it does not know); if the user goes on, that transcript is dropped. Drafts of the words
+(``partial``) run only while the voice goes on (``recording.draft_due``): in a pause they would
+hold up the pause's own transcription on the model's one worker. Without a local model
 (the Whisper API), the wait is halfway between the two. ``likely_end`` is told the words of a
 pause that reads as a finished sentence, at once (conversation mode starts the answer then), and
 ``went_on`` that the user spoke again after it (the answer is dropped).
@@ -39,7 +42,7 @@ from jawad_desktop.core.voice.audio import SAMPLE_RATE, Samples, level_of, read_
 from jawad_desktop.core.voice.capture import Recorder
 from jawad_desktop.core.voice.errors import VOICE, VoiceError
 from jawad_desktop.core.voice.microphone import MicAttachment, OpenMicrophone
-from jawad_desktop.core.voice.recording import Recording, settled, trim_to_speech, words_of
+from jawad_desktop.core.voice.recording import Recording, draft_due, settled, trim_to_speech, words_of
 from jawad_desktop.core.voice.transcribers import Backend, Transcriber, Transcript, build_transcriber
 from jawad_desktop.core.voice.vad import (
     FINISHED_WAIT_S,
@@ -60,11 +63,8 @@ T = TypeVar("T")
 Phase = Literal["idle", "opening", "listening", "transcribing"]
 
 LEVEL_INTERVAL_S = 0.05
-PARTIAL_INTERVAL_S = 0.6
-_PARTIAL_MIN_SPEECH_S = 0.5  # a first draft of less than this is usually empty
 FIRST_BLOCK_TIMEOUT_S = 6.0
 STALL_TIMEOUT_S = 2.0  # blocks come every 30 ms: this long without one means the input died
-_PARTIAL_MAX_SILENCE_S = 0.25  # no draft once the user has paused: it would say nothing new
 SPECULATE_AFTER_S = 0.15  # a pause this long starts transcribing the utterance (dropped if the user goes on)
 
 
@@ -386,9 +386,12 @@ class VoiceSession:
         rec.judged = True
         detector = rec.detector
         heard = words_of(spec)
-        detector.config.silence_s = turn_wait_s(heard, rec.longest, self.finished_wait_s)
+        # Words the model was unsure of (a language it does not know) do not say the sentence ended.
+        sure = heard is not None and spec.result().sure
+        detector.config.silence_s = turn_wait_s(heard if sure or heard is None else "", rec.longest,
+                                                self.finished_wait_s)
         self.judged_waits.append(detector.config.silence_s)
-        if heard and sentence_finished(heard) and self.likely_end is not None:
+        if heard and sure and sentence_finished(heard) and self.likely_end is not None:
             rec.told = True
             self.likely_end(heard)
         log.debug("pause after %r: the turn ends after %.2f s of it", heard, detector.config.silence_s)
@@ -437,14 +440,7 @@ class VoiceSession:
                     transcriber.transcribe(trim_to_speech(np.concatenate(rec.chunks), detector))
                 )
                 rec.spec.add_done_callback(settled)
-        if (
-            rec.partials_on
-            and detector.speech_started
-            and detector.elapsed_s - (detector.speech_started_at or 0.0) >= _PARTIAL_MIN_SPEECH_S
-            and detector.trailing_silence_s < _PARTIAL_MAX_SILENCE_S
-            and (rec.partial is None or rec.partial.done())
-            and now - rec.last_partial_at >= PARTIAL_INTERVAL_S
-        ):
+        if draft_due(rec, now):
             rec.last_partial_at = now
             rec.partial = asyncio.ensure_future(
                 self._partial(transcriber, np.concatenate(rec.chunks), detector)
