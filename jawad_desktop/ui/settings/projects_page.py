@@ -50,9 +50,8 @@ from jawad_desktop.ui.look.controls import (
 
 log = logging.getLogger("jawad.ui.settings")
 
-HELP = ("A project groups the conversations, files and instructions of one piece of work. Its chats get "
-        "its instructions and what was remembered in it, search only its folders, and use its model. "
-        "Choose the project above the history to start chats in it.")
+# The page's heading says what a project is (ui/settings/guide.py); this line adds how to use one.
+HELP = "Its chats also use its model. Choose the project above the history to start chats in it."
 IN_USE = "The one in use"
 
 

@@ -42,9 +42,8 @@ from jawad_desktop.ui.look.controls import (
 
 log = logging.getLogger("jawad.ui.settings")
 
-HELP = ("Prompts Jawad runs on a schedule while its window or tray icon is open — \"every weekday at 8, "
-        "check the price of this kettle and tell me if it drops\". Each run tells you its answer in a "
-        "notification. A task may only do what you allow here; anything else stops the run.")
+# The page's heading says what a task is (ui/settings/guide.py); this line adds what a run does.
+HELP = "Each run tells you its answer in a notification; the sites and actions it may use are set when you add it."
 KIND_LABELS = {"navigate": "&Open pages", "interact": "&Click and type", "submit": "Send &forms",
                "download": "&Download files"}
 
