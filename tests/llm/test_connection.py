@@ -137,7 +137,7 @@ def test_the_first_start_offers_a_capable_local_model_for_this_computer(tmp_path
     assert offer is not None and offer.download == "qwen2.5-coder-1.5b-instruct"
     assert offer.provider.kind is ProviderKind.LOCAL and offer.provider.model == offer.download
     assert "Qwen2.5 Coder 1.5B" in offer.description and "1.1 GB download" in offer.description
-    assert "1.8 GB of memory" in offer.description and "one tool at a time" in offer.description
+    assert "2.0 GB of memory" in offer.description and "one tool at a time" in offer.description
     assert "SmolLM2" not in offer.description
     small = local_model_offer(tmp_path, memory_bytes=3 * GB, free_bytes=50 * GB)  # less memory: the 0.5B
     assert small is not None and small.download == "qwen2.5-coder-0.5b-instruct"
