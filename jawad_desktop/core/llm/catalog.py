@@ -73,8 +73,8 @@ CATALOG: tuple[CatalogModel, ...] = (
         "qwen2.5-coder-1.5b-instruct", "Qwen2.5 Coder 1.5B Instruct",
         1_117_320_768, 2_000 * MB, "fair",  # 1.98 GB peak RSS measured here at 8192 tokens of context
         "Three times the size of the 0.5B model, trained for code and function calling: short answers, "
-        "simple questions and one tool at a time, without a GPU, on a computer with 4 GB of memory; "
-        "long tasks across many web pages are beyond it.",
+        "simple questions and one tool at a time (it sometimes misses a call), without a GPU, on a "
+        "computer with 4 GB of memory; long tasks across many web pages are beyond it.",
     ),
 )
 
