@@ -69,14 +69,14 @@ def test_discovery_finds_local_servers_environment_keys_and_the_built_in_model(
                                      environ={"OPENROUTER_API_KEY": "sk-or-secret-123456", "OPENAI_API_KEY": ""},
                                      models_folder=tmp_path))
     by_name = {o.provider.name: o for o in offers}
-    assert list(by_name) == ["Ollama", "LM Studio", "OpenRouter", "Built-in"]  # this computer runs Qwen 0.5B
+    assert list(by_name) == ["Ollama", "LM Studio", "OpenRouter", "Built-in"]  # this computer runs Qwen 1.5B
     assert by_name["Ollama"].models == OLLAMA_MODELS and by_name["Ollama"].provider.model == OLLAMA_MODELS[0]
     assert by_name["Ollama"].provider.base_url == f"{fault_server.root}/v1"
     assert by_name["LM Studio"].models == MODELS
     assert by_name["OpenRouter"].api_key_env == "OPENROUTER_API_KEY"
     assert "sk-or-secret" not in repr(offers)  # only the variable's name is offered
     assert by_name["Built-in"].provider.kind is ProviderKind.LOCAL
-    assert by_name["Built-in"].download == "qwen2.5-coder-0.5b-instruct"
+    assert by_name["Built-in"].download == "qwen2.5-coder-1.5b-instruct"
 
     nothing = arun(discover_providers(ollama_url=f"http://127.0.0.1:{free_port()}",
                                       lmstudio_url=f"http://127.0.0.1:{free_port()}/v1", environ={},
@@ -134,13 +134,17 @@ def test_the_first_start_offers_a_capable_local_model_for_this_computer(tmp_path
     """Issue 31: with no provider, a small model this computer can run, its download and memory said
     plainly; once downloaded, no download; none when it does not fit; never the 135M test model."""
     offer = local_model_offer(tmp_path, memory_bytes=8 * GB, free_bytes=50 * GB)
-    assert offer is not None and offer.download == "qwen2.5-coder-0.5b-instruct"
+    assert offer is not None and offer.download == "qwen2.5-coder-1.5b-instruct"
     assert offer.provider.kind is ProviderKind.LOCAL and offer.provider.model == offer.download
-    assert "491 MB download" in offer.description and "1.0 GB of memory" in offer.description
+    assert "Qwen2.5 Coder 1.5B" in offer.description and "1.1 GB download" in offer.description
+    assert "2.0 GB of memory" in offer.description and "one tool at a time" in offer.description
     assert "SmolLM2" not in offer.description
-    (tmp_path / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf").write_bytes(b"GGUF")
+    small = local_model_offer(tmp_path, memory_bytes=3 * GB, free_bytes=50 * GB)  # less memory: the 0.5B
+    assert small is not None and small.download == "qwen2.5-coder-0.5b-instruct"
+    assert "491 MB download" in small.description and "1.0 GB of memory" in small.description
+    (tmp_path / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf").write_bytes(b"GGUF")
     ready = local_model_offer(tmp_path, memory_bytes=8 * GB, free_bytes=50 * GB)
     assert ready is not None and not ready.download and "download" not in ready.description
-    assert ready.provider.model_file == str(tmp_path / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf")
+    assert ready.provider.model_file == str(tmp_path / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf")
     assert local_model_offer(tmp_path, memory_bytes=GB, free_bytes=50 * GB) is None
     assert local_model_offer(tmp_path, memory_bytes=8 * GB, free_bytes=GB // 2) is None

