@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 
 from jawad_desktop.core.events import ActionLogEntry
 from jawad_desktop.ui.look.icons import TOOL_STATES, icon
+from jawad_desktop.ui.look.theme import SPACE
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 
@@ -227,7 +228,7 @@ class ActionLogDrawer(QFrame):
         top.addWidget(self.filter, 0)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(2)
+        layout.setSpacing(SPACE["xxs"])
         layout.addLayout(top)
         layout.addWidget(self.view, 1)
         self._expanded: bool | None = None

@@ -20,6 +20,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from jawad_desktop.ui.chat.conversation_rows import DetailHtmlRole, HeaderRole, PositionRole, TitleHtmlRole
+from jawad_desktop.ui.look.theme import type_step
 
 
 class ConversationDelegate(QStyledItemDelegate):
@@ -34,9 +35,7 @@ class ConversationDelegate(QStyledItemDelegate):
             no_wrap = QTextOption()
             no_wrap.setWrapMode(QTextOption.WrapMode.NoWrap)
             doc.setDefaultTextOption(no_wrap)
-        font = option.font
-        if small:
-            font.setPointSizeF(max(6.0, font.pointSizeF() * 0.88))
+        font = type_step(option.font, "small") if small else option.font
         doc.setDefaultFont(font)
         doc.setDocumentMargin(0)
         doc.setTextWidth(width)

@@ -63,6 +63,7 @@ from jawad_desktop.ui.chat.conversation_rows import (
 from jawad_desktop.ui.look.controls import button
 from jawad_desktop.ui.look.file_dialogs import make_roomy
 from jawad_desktop.ui.look.icons import icon
+from jawad_desktop.ui.look.theme import SPACE
 
 log = logging.getLogger("jawad.ui.history")
 
@@ -117,7 +118,7 @@ class HistorySidebar(QWidget):
         self._make_undo_bar()
 
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setContentsMargins(*[SPACE["xs"]] * 4)
         for widget, stretch in ((self.new_chat_button, 0), (self.search_box, 0), (self.list_view, 1),
                                 (self.empty_label, 0), (self.status_label, 0), (self.undo_bar, 0)):
             layout.addWidget(widget, stretch)
@@ -171,7 +172,7 @@ class HistorySidebar(QWidget):
         self.undo_bar = QWidget(self)
         self.undo_bar.setAccessibleName("Deleted conversation")
         undo_layout = QHBoxLayout(self.undo_bar)
-        undo_layout.setContentsMargins(4, 2, 4, 2)
+        undo_layout.setContentsMargins(SPACE["xs"], SPACE["xxs"], SPACE["xs"], SPACE["xxs"])
         undo_layout.addWidget(self.undo_label, 1)
         undo_layout.addWidget(self.undo_button)
         self.undo_bar.hide()

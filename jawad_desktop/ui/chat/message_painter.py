@@ -164,8 +164,7 @@ class ChatDelegate(QStyledItemDelegate):
         return self._small_metrics().lineSpacing() + 2
 
     def _small_font(self) -> QFont:
-        font = QFont(self._view.font())
-        font.setPointSizeF(max(6.0, font.pointSizeF() * 0.85))
+        font = theme.type_step(self._view.font(), "caption")
         font.setBold(True)
         return font
 

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.llm.model_card import model_card
 from jawad_desktop.ui.look.icons import icon
+from jawad_desktop.ui.look.theme import SPACE
 
 NO_PROVIDER = "No provider — Settings → Providers (Ctrl+,)"
 
@@ -51,7 +52,7 @@ class _Popup(QFrame):
         self.manage = QPushButton("Manage providers…", self)
         self.manage.setAccessibleName("Manage providers in Settings")
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 6, 6, 6)
+        layout.setContentsMargins(*[SPACE["xs"]] * 4)
         layout.addWidget(self.search)
         layout.addWidget(self.list, 1)
         layout.addWidget(self.empty)

@@ -29,6 +29,7 @@ from jawad_desktop.core.store.conversations import ConversationStore
 from jawad_desktop.core.store.projects import ProjectStore
 from jawad_desktop.ui.base.remedies import error_text
 from jawad_desktop.ui.chat.conversation_rows import NO_PROJECT
+from jawad_desktop.ui.look.theme import SPACE
 
 if TYPE_CHECKING:
     from jawad_desktop.core.assistant import Assistant
@@ -61,7 +62,7 @@ class ProjectChooser(QWidget):
         self.current.setTextFormat(Qt.TextFormat.PlainText)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(2)
+        layout.setSpacing(SPACE["xxs"])
         layout.addWidget(self.combo)
         layout.addWidget(self.current)
         self._filling = False

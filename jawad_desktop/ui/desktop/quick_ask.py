@@ -12,6 +12,7 @@ from PySide6.QtGui import QGuiApplication, QKeyEvent
 from PySide6.QtWidgets import QFrame, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from jawad_desktop import APP_NAME
+from jawad_desktop.ui.look.theme import SPACE, type_step
 
 WIDTH = 560
 
@@ -34,9 +35,7 @@ class QuickAskWindow(QFrame):
         self.input.setAccessibleName("Question for Jawad")
         self.input.setPlaceholderText("Ask Jawad… (Enter to send, Escape to close)")
         self.input.setMinimumHeight(36)
-        font = self.input.font()
-        font.setPointSizeF(font.pointSizeF() * 1.25)
-        self.input.setFont(font)
+        self.input.setFont(type_step(self.input.font(), "heading"))
         self.input.returnPressed.connect(self._submit)
         self.input.installEventFilter(self)
         self.problem = QLabel(self)
@@ -44,7 +43,7 @@ class QuickAskWindow(QFrame):
         self.problem.setWordWrap(True)
         self.problem.hide()
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(10, 10, 10, 10)
+        layout.setContentsMargins(*[SPACE["md"]] * 4)
         layout.addWidget(self.input)
         layout.addWidget(self.problem)
         self.setFixedWidth(WIDTH)

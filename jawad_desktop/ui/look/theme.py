@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from PySide6 import QtCore
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtGui import QColor, QGuiApplication, QPalette
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
 log = logging.getLogger("jawad.ui.theme")
@@ -42,6 +42,18 @@ ACCENTS: dict[str, str] = {  # the swatches offered in Settings → Appearance
 
 # The type scale (pixels): caption, small, body, heading, title.
 TYPE_SCALE: dict[str, int] = {"caption": 12, "small": 13, "body": 15, "heading": 18, "title": 22}
+
+
+def type_step(font: QFont, step: str, *, size: float | None = None) -> QFont:
+    """A copy of ``font`` at the type scale's ``step`` (``TYPE_SCALE``), relative to the body text it
+    stands beside: the user's font size (Settings → Appearance, or ``size`` in points) stays the body.
+    The one place a widget's font size is set."""
+    scaled = QFont(font)
+    body = size if size is not None else font.pointSizeF()
+    scaled.setPointSizeF(max(6.0, body * TYPE_SCALE[step] / TYPE_SCALE["body"]))
+    return scaled
+
+
 # The spacing scale (pixels): every margin, padding and gap of the widgets and the style sheet is
 # one of these (or 0); tests/ui/test_spacing_scale.py holds the Settings pages and this sheet to it.
 SPACE: dict[str, int] = {"xxs": 2, "xs": 4, "sm": 8, "md": 12, "lg": 16, "xl": 24}

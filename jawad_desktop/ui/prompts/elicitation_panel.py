@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 
 from jawad_desktop.core.events import ElicitationRequested, ElicitationSettled
 from jawad_desktop.core.mcp.elicitation import choices, fields
+from jawad_desktop.ui.look.theme import SPACE
 from jawad_desktop.ui.prompts.prompt_panel import panel_text
 
 log = logging.getLogger("jawad.ui.elicitation")
@@ -77,7 +78,7 @@ class ElicitationPanel(QFrame):
         for button in (self.send_button, self.decline_button, self.cancel_button):
             buttons.addWidget(button)
         column = QVBoxLayout(self)
-        column.setContentsMargins(8, 6, 8, 6)
+        column.setContentsMargins(SPACE["sm"], SPACE["xs"], SPACE["sm"], SPACE["xs"])
         column.addWidget(self.message)
         column.addWidget(self.form_host)
         column.addWidget(self.problems)

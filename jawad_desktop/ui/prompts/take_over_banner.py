@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QHBoxLayout, QPushButton, QSizePolicy, QWidget
 
 from jawad_desktop.core.events import HandOverFinished, HandOverRequested
 from jawad_desktop.ui.look.icons import icon
+from jawad_desktop.ui.look.theme import SPACE
 from jawad_desktop.ui.prompts.prompt_panel import YesNoPanel, panel_text
 
 CONTINUE_KEYS = "Ctrl+Return"
@@ -58,7 +59,7 @@ class TakeOverBanner(YesNoPanel[HandOverRequested]):
         self.cancel_button.clicked.connect(lambda: self.answer(False))
 
         row = QHBoxLayout(self)
-        row.setContentsMargins(8, 6, 8, 6)
+        row.setContentsMargins(SPACE["sm"], SPACE["xs"], SPACE["sm"], SPACE["xs"])
         row.addWidget(self.message, 1)
         row.addWidget(self.continue_button)
         row.addWidget(self.cancel_button)

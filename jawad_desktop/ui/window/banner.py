@@ -7,6 +7,7 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
 
 from jawad_desktop.ui.look.icons import icon
+from jawad_desktop.ui.look.theme import SPACE
 
 
 class Banner(QWidget):
@@ -24,7 +25,7 @@ class Banner(QWidget):
         close.setAccessibleName("Dismiss notice")
         close.clicked.connect(self.hide)
         layout = QHBoxLayout(self)
-        layout.setContentsMargins(8, 4, 4, 4)
+        layout.setContentsMargins(SPACE["sm"], SPACE["xs"], SPACE["xs"], SPACE["xs"])
         layout.addWidget(self.label, 1)
         layout.addWidget(close, 0, QtCore.Qt.AlignmentFlag.AlignTop)
         self.setAutoFillBackground(True)

@@ -52,7 +52,7 @@ def start_page(colours: Colours) -> str:
     return f"""<!doctype html><html><head><meta charset="utf-8"><title>{START_PAGE_TITLE}</title>
 <style>html{{background:{c.window}}}
 body{{font-family:sans-serif;max-width:36em;margin:3em auto;padding:0 1.5em;color:{c.text};line-height:1.5}}
-h1{{font-weight:600;font-size:1.5em}}</style></head><body>
+h1{{font-weight:600;font-size:{theme.TYPE_SCALE['title']}px}}</style></head><body>
 <h1>Jawad's browser</h1>
 <p>This is the browser Jawad works in. Type an address or a search above, or ask Jawad to
 read, click, fill or scroll a page: you watch every step, and Harbor asks before anything
@@ -112,7 +112,7 @@ class BrowserPane(QWidget):
         self.progress.setRange(0, 100)
         self.progress.hide()
         bar = QHBoxLayout()
-        bar.setContentsMargins(2, 2, 2, 2)
+        bar.setContentsMargins(*[theme.SPACE["xxs"]] * 4)
         for widget in (self.back_button, self.forward_button, self.reload_button):
             bar.addWidget(widget)
         bar.addWidget(self.address, 1)

@@ -39,7 +39,7 @@ from jawad_desktop import APP_NAME, __version__
 from jawad_desktop.core.procmem import release_freed_heap
 from jawad_desktop.core.store.first_frame import FirstFrame
 from jawad_desktop.ui.look.resources import app_icon
-from jawad_desktop.ui.look.theme import apply_frame_palette, apply_theme
+from jawad_desktop.ui.look.theme import SPACE, apply_frame_palette, apply_theme, type_step
 from jawad_desktop.ui.window.window_layout import WindowLayout
 from jawad_desktop.ui.window.window_menus import WindowMenus
 from jawad_desktop.ui.window.window_panels import WindowPanels
@@ -192,7 +192,7 @@ class MainWindow(WindowVoice, WindowPanels, WindowMenus, WindowLayout, QMainWind
         """The model picker, the notice banner, and the chat above the action log drawer."""
         left = QWidget(self)
         left_layout = QVBoxLayout(left)
-        left_layout.setContentsMargins(4, 4, 4, 4)
+        left_layout.setContentsMargins(*[SPACE["xs"]] * 4)
         left_layout.addWidget(self.provider_label, 0,
                               QtCore.Qt.AlignmentFlag.AlignLeft | QtCore.Qt.AlignmentFlag.AlignAbsolute)
         left_layout.addWidget(self.banner)
@@ -447,8 +447,7 @@ class MainWindow(WindowVoice, WindowPanels, WindowMenus, WindowLayout, QMainWind
         if not isinstance(app, QApplication):
             return
         ui = self.ctx.settings.ui
-        font = QFont(app.font())
-        font.setPointSize(ui.font_size)
+        font = type_step(QFont(app.font()), "body", size=ui.font_size)
         self.chat.view.setFont(font)
         self.chat.input.setFont(font)
         apply_theme(ui.theme, ui.accent)
