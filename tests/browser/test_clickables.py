@@ -24,11 +24,11 @@ import pytest
 from jawad_desktop.browser.driver import QtWebEnginePage
 from jawad_desktop.core import events
 from jawad_desktop.core.config.settings import Settings
-from jawad_desktop.core.tools.browser import BrowserSession, browser_registry, read_page
+from jawad_desktop.core.tools.browser import browser_registry, read_page
 from jawad_desktop.core.tools.page import _CLICK_CHANNEL
 from jawad_desktop.core.tools.registry import ToolResult
-from jawad_desktop.core.tools.tool_context import ToolContext
 from tests.browser.wiring import wire_browser
+from tests.fixtures.model_tools import ModelTools
 from tests.fixtures.task_server import TaskServer, task_server  # noqa: F401  (a fixture)
 from tests.fixtures.task_suite import TaskInstance, task_instance
 
@@ -54,19 +54,8 @@ def index_of(listing: str, start: str, within: str = "") -> int:
     raise AssertionError(f"no line {start!r} ... {within!r} in:\n{listing}")
 
 
-class Tools:
+class Tools(ModelTools):
     """The browser tools as the model calls them, on one page."""
-
-    def __init__(self, page: QtWebEnginePage, arun: Run) -> None:
-        self.page = page
-        self.arun = arun
-        self.ctx = ToolContext(settings=Settings(), bus=events.EventBus(), browser=BrowserSession(page, highlight_s=0))
-
-    def __call__(self, name: str, **arguments: Any) -> ToolResult:
-        tool = browser_registry().get(name)
-        assert tool is not None
-        result: ToolResult = self.arun(tool.run(self.ctx, tool.validate(arguments)), timeout=30)
-        return result
 
     def listing(self) -> str:
         return listing_of(self.page, self.arun)

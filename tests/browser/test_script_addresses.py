@@ -14,12 +14,8 @@ import pytest
 from PySide6.QtCore import QUrl
 
 from jawad_desktop.browser.driver import QtWebEnginePage
-from jawad_desktop.core import events
-from jawad_desktop.core.config.settings import Settings
-from jawad_desktop.core.tools.browser import BrowserSession, browser_registry
 from jawad_desktop.core.tools.browser.tool_running import REFUSED_SCRIPT_SENTENCE
-from jawad_desktop.core.tools.registry import ToolResult
-from jawad_desktop.core.tools.tool_context import ToolContext
+from tests.fixtures.model_tools import ModelTools
 from tests.servers.loopback import serving
 
 Run = Callable[..., Any]
@@ -110,19 +106,8 @@ def site() -> Iterator[tuple[str, list[str]]]:
         yield url, ran
 
 
-class Agent:
+class Agent(ModelTools):
     """The browser tools as the model calls them, through their argument checks."""
-
-    def __init__(self, page: QtWebEnginePage, arun: Run) -> None:
-        self.page = page
-        self.arun = arun
-        self.ctx = ToolContext(settings=Settings(), bus=events.EventBus(), browser=BrowserSession(page, highlight_s=0))
-
-    def __call__(self, name: str, **arguments: Any) -> ToolResult:
-        tool = browser_registry().get(name)
-        assert tool is not None
-        result: ToolResult = self.arun(tool.run(self.ctx, tool.validate(arguments)), timeout=30)
-        return result
 
     def title(self) -> str:
         return str(self.arun(self.page.run_js("document.title", world=0)))

@@ -15,12 +15,10 @@ import pytest
 from PySide6.QtCore import QUrl
 
 from jawad_desktop.browser.driver import QtWebEnginePage
-from jawad_desktop.core import events
-from jawad_desktop.core.config.settings import Settings
-from jawad_desktop.core.tools.browser import BrowserSession, browser_registry, read_page
+from jawad_desktop.core.tools.browser import browser_registry, read_page
 from jawad_desktop.core.tools.page import PageError
-from jawad_desktop.core.tools.registry import ToolArgumentsError, ToolResult
-from jawad_desktop.core.tools.tool_context import ToolContext
+from jawad_desktop.core.tools.registry import ToolArgumentsError
+from tests.fixtures.model_tools import ModelTools
 from tests.servers.loopback import serving
 
 Run = Callable[..., Any]
@@ -83,19 +81,8 @@ def attack_site(secret_file: Path) -> Iterator[str]:
         yield url
 
 
-class Agent:
+class Agent(ModelTools):
     """The browser tools as the model calls them, through their argument checks."""
-
-    def __init__(self, page: QtWebEnginePage, arun: Run) -> None:
-        self.page = page
-        self.arun = arun
-        self.ctx = ToolContext(settings=Settings(), bus=events.EventBus(), browser=BrowserSession(page, highlight_s=0))
-
-    def __call__(self, name: str, **arguments: Any) -> ToolResult:
-        tool = browser_registry().get(name)
-        assert tool is not None
-        result: ToolResult = self.arun(tool.run(self.ctx, tool.validate(arguments)), timeout=30)
-        return result
 
     def url(self) -> str:
         return str(self.arun(self.page.url()))
