@@ -29,7 +29,7 @@ import itertools
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -90,6 +90,7 @@ class ScriptedModel:
         self.requests: list[dict[str, Any]] = []
         self.required_key: str | None = None  # set by require_key: chat requests must carry it
         self._replies: list[Reply] = []
+        self._decide: Callable[[dict[str, Any]], Reply] | None = None  # answer_with: by the request itself
         self._lock = threading.Lock()
         self.closed_early = threading.Event()  # a hanging stream saw the client leave
         outer = self
@@ -186,7 +187,9 @@ class ScriptedModel:
 
     def reply_for(self, body: dict[str, Any], path: str) -> Reply | None:
         """The reply to a chat request (called under the lock): the script's next one, None when
-        it has run out. A subclass that decides from the request itself overrides it."""
+        it has run out (``answer_with``: decided from the request). A subclass may override it."""
+        if self._decide is not None:
+            return self._decide(body)
         return self._replies.pop(0) if self._replies else None
 
     @property
@@ -208,6 +211,16 @@ class ScriptedModel:
     def script(self, *replies: Reply) -> None:
         with self._lock:
             self._replies = list(replies)
+            self._decide = None
+            self.requests.clear()
+            self.closed_early.clear()
+
+    def answer_with(self, decide: Callable[[dict[str, Any]], Reply]) -> None:
+        """Answer every chat request by ``decide(body)``, as a model answers the same conversation the
+        same way however often it is asked (an answer started and dropped, then asked again)."""
+        with self._lock:
+            self._replies = []
+            self._decide = decide
             self.requests.clear()
             self.closed_early.clear()
 

@@ -138,7 +138,10 @@ def test_a_spoken_turn_is_answered_aloud_then_goodbye_ends_it(
     assert turn.answer.startswith("The capital of France is Paris.")
     assert turn.spoken == ["The capital of France is Paris.", "It is a large city on the river Seine."]
     assert turn.first_token_at is not None and turn.first_audio_at is not None
-    assert turn.speech_end_at < turn.transcript_at < turn.first_token_at < turn.first_audio_at
+    assert turn.speech_end_at < turn.transcript_at < turn.first_audio_at  # heard only once the turn ended
+    assert turn.speech_end_at < turn.first_token_at < turn.first_audio_at
+    if not turn.speculative:  # an answer started on a likely end streams before the last words are final
+        assert turn.transcript_at < turn.first_token_at
     # The first sentence is spoken while the rest still streams (the whole reply takes 2.3 s to stream).
     assert turn.first_audio_at - turn.speech_end_at < 2.0, turn.as_dict()
     timings = turn.as_dict()["timings_s"]
@@ -310,7 +313,10 @@ def test_a_tool_the_agent_starts_is_announced_briefly(
     from tests.servers.scripted_model import call
 
     talk_ctx.settings.voice.announce_tools = True
-    scripted_model.script(call("calculate", {"expression": "6*7"}), streamed("It is forty-two."))
+    # Answered by the conversation itself: an answer started on a likely end and dropped when it reached
+    # the tool asks the model again, and a model asked again calls the tool again.
+    scripted_model.answer_with(lambda body: streamed("It is forty-two.") if body["messages"][-1]["role"] == "tool"
+                               else call("calculate", {"expression": "6*7"}))
     User(talk_ctx, pulse_server, ["what is six times seven"])
     conversation = Conversation(talk_ctx, assistant, once=True)
     arun(conversation.run(), timeout=90)
