@@ -42,8 +42,11 @@ def play_when_listening(ctx: AppContext, pulse: PulseServer, wav: Path) -> list[
     return players
 
 
-def listen_to(ctx: AppContext, pulse: PulseServer, wav: Path, arun: Callable[..., Any]) -> tuple[VoiceSession, str]:
-    ctx.settings.voice.silence_stop_s = LONGEST
+def heard(ctx: AppContext, pulse: PulseServer, wav: Path, arun: Callable[..., Any],
+          longest: float = LONGEST) -> tuple[VoiceSession, Any]:
+    """The session and its transcript of ``wav`` played through PulseAudio, waiting at most ``longest``
+    seconds after the voice, without live drafts."""
+    ctx.settings.voice.silence_stop_s = longest
     ctx.settings.voice.partial_results = False
     session = VoiceSession(ctx)
     arun(session.warm_up())
@@ -51,6 +54,11 @@ def listen_to(ctx: AppContext, pulse: PulseServer, wav: Path, arun: Callable[...
     result = arun(session.listen(), timeout=60)
     assert players and players[0].wait(timeout=10) == 0
     assert result is not None
+    return session, result
+
+
+def listen_to(ctx: AppContext, pulse: PulseServer, wav: Path, arun: Callable[..., Any]) -> tuple[VoiceSession, str]:
+    session, result = heard(ctx, pulse, wav, arun)
     return session, result.text.lower()
 
 
@@ -109,14 +117,7 @@ def test_jfk_pausing_after_americans_and_ask_not_is_not_cut_off(
 ) -> None:
     # The whole real clip, its two pauses of about 1.1 s mid-sentence, with the longest wait of the
     # default settings (1.5 s): neither pause ends the turn.
-    voice_ctx.settings.voice.silence_stop_s = 1.5
-    voice_ctx.settings.voice.partial_results = False
-    session = VoiceSession(voice_ctx)
-    arun(session.warm_up())
-    players = play_when_listening(voice_ctx, pulse_server, CLIPS / "jfk.flac")
-    result = arun(session.listen(), timeout=60)
-    assert players and players[0].wait(timeout=10) == 0
-    assert result is not None
+    session, result = heard(voice_ctx, pulse_server, CLIPS / "jfk.flac", arun, longest=1.5)
     text = result.text.lower()
     assert "americans" in text and "do for your country" in text, (text, session.judged_waits)
 
@@ -127,14 +128,8 @@ def test_words_the_model_is_unsure_of_do_not_end_the_turn(
     # The real Spanish clip heard by the English-only tiny.en: at its pauses of 0.6 and 0.8 s it makes
     # up English sentences that read as finished ("I had a song blank as seen as."), each decoded with a
     # mean log probability far under Whisper's -1.0. They wait the longest (1.5 s): the speaker finishes.
-    voice_ctx.settings.voice.silence_stop_s = 1.5
-    voice_ctx.settings.voice.partial_results = False
-    session = VoiceSession(voice_ctx)
-    arun(session.warm_up())
-    players = play_when_listening(voice_ctx, pulse_server, CLIPS / "arenas_es.flac")
-    result = arun(session.listen(), timeout=60)
-    assert players and players[0].wait(timeout=10) == 0
-    assert result is not None and not result.sure, result
+    session, result = heard(voice_ctx, pulse_server, CLIPS / "arenas_es.flac", arun, longest=1.5)
+    assert not result.sure, result
     # Its voice runs from 0.96 s to 7.62 s (the voice activity model): all of it was heard.
     assert result.duration_s > 6.0, (result.duration_s, result.text, session.judged_waits)
     assert all(wait == 1.5 for wait in session.judged_waits), session.judged_waits

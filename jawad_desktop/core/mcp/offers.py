@@ -9,6 +9,7 @@ the server with ``complete``).
 
 from __future__ import annotations
 
+import abc
 import base64
 import logging
 import re
@@ -141,15 +142,16 @@ def fill_template(template: str, values: dict[str, str]) -> str:
 
 # -- asking the servers ------------------------------------------------------------------------------
 
-class ServerOffers:
+class ServerOffers(abc.ABC):
     """Resources, templates and prompts of the connected servers (mixed into ``McpConnections``)."""
 
+    @abc.abstractmethod
     def _session(self, server_name: str) -> Any:
-        raise NotImplementedError
+        """The open session of the connected server ``server_name`` (``ToolError`` when there is none)."""
 
+    @abc.abstractmethod
     def _offering(self, what: str) -> list[tuple[str, Any]]:
         """(server name, session) of each connected server whose capabilities include ``what``."""
-        raise NotImplementedError
 
     async def _list_all(self, what: str, method: str, field_name: str) -> list[tuple[str, Any]]:
         """Every item of ``method``'s listing (all pages) on each server offering ``what``."""

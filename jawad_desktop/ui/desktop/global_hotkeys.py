@@ -16,6 +16,7 @@ calls into Qt signals.
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import logging
 import os
@@ -147,7 +148,7 @@ class HotkeyBackend(Protocol):
     def stop(self) -> None: ...
 
 
-class _KeyReader:
+class _KeyReader(abc.ABC):
     """What both backends share: the event callback and the thread that reads the key events
     (``_run``) from ``_source`` (the X display, the bus connection), started once keys are
     registered; stopping joins it, then lets the keys go (``_release``) and the source with them."""
@@ -174,11 +175,13 @@ class _KeyReader:
         self._thread.start()
         log.info("%s", registered)
 
+    @abc.abstractmethod
     def _run(self) -> None:
-        raise NotImplementedError
+        """Read key events from ``_source`` until ``_stop`` is set (the backend's own loop)."""
 
+    @abc.abstractmethod
     def _release(self, source: Any) -> None:
-        raise NotImplementedError
+        """Let the registered keys go, then close ``source``."""
 
 
 # --- X11 -------------------------------------------------------------------------------------------

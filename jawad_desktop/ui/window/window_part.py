@@ -46,7 +46,7 @@ if TYPE_CHECKING:
         voice_button: QWidget | None
         conversation_button: Any
         voice_session: Any
-        _idle_placeholder: str | None
+        _idle_hint: str | None
         file_menu: QMenu
         chat_menu: QMenu
         view_menu: QMenu

@@ -25,7 +25,7 @@ class WindowVoice(WindowPart):
         self.voice_action.triggered.connect(self.voice_key)
         self.voice_action.setEnabled(True)
         self.voice_button = button
-        self._idle_placeholder: str | None = None  # the input's placeholder while a live draft shows
+        self._idle_hint: str | None = None  # the input's hint text while a live draft shows
         button.transcript_ready.connect(self._on_transcript)
         button.partial_transcript.connect(self._show_hearing)
         button.state_changed.connect(self._voice_state_changed)
@@ -82,10 +82,10 @@ class WindowVoice(WindowPart):
         self.stop_action.setEnabled(active or self.presenter.busy)
 
     def _show_hearing(self, text: str) -> None:
-        """The live transcript in the empty input. A placeholder change does not repaint a
+        """The live transcript in the empty input. A change of the hint text does not repaint a
         QPlainTextEdit by itself: without the update the draft stayed invisible."""
-        if self._idle_placeholder is None:
-            self._idle_placeholder = self.chat.input.placeholderText()
+        if self._idle_hint is None:
+            self._idle_hint = self.chat.input.placeholderText()
         self.chat.input.setPlaceholderText(f"Hearing: {text.rstrip(' .…')}…")
         self.chat.input.viewport().update()
 
@@ -94,11 +94,11 @@ class WindowVoice(WindowPart):
             self._end_hearing()
 
     def _end_hearing(self) -> None:
-        """The input's own placeholder again (a cancelled or failed turn leaves no stale draft)."""
-        if self._idle_placeholder is not None:
-            self.chat.input.setPlaceholderText(self._idle_placeholder)
+        """The input's own hint text again (a cancelled or failed turn leaves no stale draft)."""
+        if self._idle_hint is not None:
+            self.chat.input.setPlaceholderText(self._idle_hint)
             self.chat.input.viewport().update()
-            self._idle_placeholder = None
+            self._idle_hint = None
 
     def _on_transcript(self, text: str) -> None:
         self._end_hearing()
