@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import subprocess
 import sys
@@ -24,11 +25,14 @@ class HttpMcp:
     token: str
 
 
-@pytest.fixture(scope="session")
-def http_mcp() -> Iterator[HttpMcp]:
-    port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "tests.servers.mcp_server", "http", str(port), TOKEN],
-                               cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+@contextlib.contextmanager
+def server_process(name: str, module: str, *args: str, port: int = 0) -> Iterator[int]:
+    """``python -m module args...`` on ``port`` (0: a free loopback port; the argument ``"{port}"`` is
+    replaced by it), started and waited for (its port answers), stopped after; yields the port. ``name``
+    says which server did not start."""
+    port = port or free_port()
+    command = [sys.executable, "-m", module, *(a.replace("{port}", str(port)) for a in args)]
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 20
     while True:
         try:
@@ -38,10 +42,10 @@ def http_mcp() -> Iterator[HttpMcp]:
             if process.poll() is not None or time.monotonic() > deadline:
                 process.kill()
                 err = process.stderr.read().decode() if process.stderr else ""
-                pytest.fail(f"the MCP test server did not start: {err[-2000:]}")
+                pytest.fail(f"the {name} did not start: {err[-2000:]}")
             time.sleep(0.05)
     try:
-        yield HttpMcp(f"http://127.0.0.1:{port}/mcp", TOKEN)
+        yield port
     finally:
         process.terminate()
         try:
@@ -49,3 +53,9 @@ def http_mcp() -> Iterator[HttpMcp]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@pytest.fixture(scope="session")
+def http_mcp() -> Iterator[HttpMcp]:
+    with server_process("MCP test server", "tests.servers.mcp_server", "http", "{port}", TOKEN) as port:
+        yield HttpMcp(f"http://127.0.0.1:{port}/mcp", TOKEN)

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +35,7 @@ from jawad_desktop.core.mcp.auth import fetch_url
 from jawad_desktop.core.store.secrets import SecretStore
 from jawad_desktop.ui.settings.mcp_page import McpPage
 from tests.llm.test_cli import jawad
+from tests.mcp.conftest import server_process
 from tests.mcp.test_page import page  # noqa: F401  (the fixture: Settings' MCP page on the real keyring)
 from tests.servers.enterprise_idp import IdentityProvider, ResourceAuthorizationServer
 
@@ -65,26 +64,14 @@ def _org(secret_store: SecretStore | None = None, deny: bool = False) -> Iterato
     mcp_url = f"http://127.0.0.1:{port}/mcp"
     idp = IdentityProvider(deny=deny)
     auth = ResourceAuthorizationServer(idp, lambda: mcp_url, ACCESS_TOKEN)
-    process = subprocess.Popen([sys.executable, "-m", "tests.servers.protected_mcp_server", str(port), auth.url,
-                                ACCESS_TOKEN], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                pytest.fail(f"the protected MCP server did not start: {process.stderr.read().decode()[-2000:]}")  # type: ignore[union-attr]
-            time.sleep(0.05)
     try:
-        yield Org(idp, auth, mcp_url)
+        with server_process("protected MCP server", "tests.servers.protected_mcp_server", "{port}", auth.url,
+                            ACCESS_TOKEN, port=port):
+            yield Org(idp, auth, mcp_url)
     finally:
         if secret_store is not None:  # the session's keyring is shared by the tests: leave nothing of "acme"
             for key in (mcp_oauth_key_name, mcp_oauth_secret_key_name, mcp_oauth_id_token_key_name):
                 secret_store.delete(key("acme"))
-        process.terminate()
-        process.wait(timeout=10)
         idp.close()
         auth.close()
 

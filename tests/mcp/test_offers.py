@@ -4,11 +4,9 @@
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,10 +14,10 @@ from typing import Any
 import pytest
 
 from jawad_desktop.core.config.mcp import McpServerConfig, McpSettings
-from jawad_desktop.core.llm.local_server import free_port
 from jawad_desktop.core.mcp.adapter import McpConnections
 from jawad_desktop.core.mcp.offers import fill_template, template_parameters
 from tests.llm.test_cli import jawad
+from tests.mcp.conftest import server_process
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTES = McpServerConfig(name="notes", transport="stdio", command=sys.executable,
@@ -29,24 +27,8 @@ NOTES = McpServerConfig(name="notes", transport="stdio", command=sys.executable,
 @pytest.fixture
 def notes_http() -> Iterator[str]:
     """The notes server over streamable HTTP (shared by every client that connects)."""
-    port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "tests.servers.notes_mcp_server", "http", str(port)],
-                               cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                pytest.fail(f"the notes server did not start: {process.stderr.read().decode()[-2000:]}")  # type: ignore[union-attr]
-            time.sleep(0.05)
-    try:
+    with server_process("notes server", "tests.servers.notes_mcp_server", "http", "{port}") as port:
         yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 def test_uri_templates_are_filled_as_rfc_6570_says() -> None:
