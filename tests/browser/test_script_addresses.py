@@ -16,7 +16,7 @@ from PySide6.QtCore import QUrl
 from jawad_desktop.browser.driver import QtWebEnginePage
 from jawad_desktop.core.tools.browser.tool_running import REFUSED_SCRIPT_SENTENCE
 from tests.fixtures.model_tools import ModelTools
-from tests.servers.loopback import serving
+from tests.servers.loopback import send_html, serving
 
 Run = Callable[..., Any]
 # Chromium says so on the page's console when the guard refuses a script address.
@@ -90,14 +90,8 @@ def site() -> Iterator[tuple[str, list[str]]]:
             path = self.path.split("?")[0]
             if path == "/ran":
                 ran.append(self.path)
-            body = PAGES.get(path, "<!doctype html><title>Home</title><p>Home</p>").encode()
-            self.send_response(200)
-            if path in STRICT:
-                self.send_header("Content-Security-Policy", STRICT[path])
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            send_html(self, PAGES.get(path, "<!doctype html><title>Home</title><p>Home</p>"),
+                      headers={"Content-Security-Policy": STRICT[path]} if path in STRICT else None)
 
         def log_message(self, format: str, *args: Any) -> None:
             pass

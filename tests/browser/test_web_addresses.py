@@ -19,7 +19,7 @@ from jawad_desktop.core.tools.browser import browser_registry, read_page
 from jawad_desktop.core.tools.page import PageError
 from jawad_desktop.core.tools.registry import ToolArgumentsError
 from tests.fixtures.model_tools import ModelTools
-from tests.servers.loopback import serving
+from tests.servers.loopback import send_html, serving
 
 Run = Callable[..., Any]
 SECRET = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5 the-users-private-key-line"
@@ -67,12 +67,8 @@ def attack_site(secret_file: Path) -> Iterator[str]:
                 self.send_header("Location", secret_file.as_uri())
                 self.end_headers()
                 return
-            body = pages.get(path, "<!doctype html><title>Home</title><p>Home</p>").encode()
-            self.send_response(200 if path in pages or path == "/" else 404)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            send_html(self, pages.get(path, "<!doctype html><title>Home</title><p>Home</p>"),
+                      200 if path in pages or path == "/" else 404)
 
         def log_message(self, format: str, *args: Any) -> None:
             pass

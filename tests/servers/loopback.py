@@ -21,3 +21,16 @@ def serving(handler: Callable[..., BaseHTTPRequestHandler], name: str) -> Iterat
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+def send_html(handler: BaseHTTPRequestHandler, html: str, status: int = 200,
+              headers: dict[str, str] | None = None) -> None:
+    """Answer ``handler``'s request with ``html`` (UTF-8, its length said) and any extra ``headers``."""
+    body = html.encode()
+    handler.send_response(status)
+    for name, value in (headers or {}).items():
+        handler.send_header(name, value)
+    handler.send_header("Content-Type", "text/html; charset=utf-8")
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
