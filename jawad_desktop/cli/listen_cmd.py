@@ -14,6 +14,7 @@ import signal
 import sys
 from typing import Any
 
+from jawad_desktop.cli.voice_options import add_language_option, apply_language
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError, Remedy
 from jawad_desktop.core.events import Event, VoiceState
@@ -32,6 +33,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--silence", type=float,
                         help="the longest silence that ends the recording (after an unfinished sentence;"
                              " a finished one ends after 0.5 s)")
+    add_language_option(parser)
     parser.add_argument("--json", action="store_true", help="print JSON: text, language, duration_s, elapsed_s")
     parser.add_argument("--quiet", action="store_true", help="no status or partial transcripts on stderr")
     parser.add_argument("--list-devices", action="store_true", help="list the microphones and exit")
@@ -52,6 +54,7 @@ async def run(args: argparse.Namespace, ctx: AppContext) -> int:
         voice.max_length_s = args.max_seconds
     if args.silence is not None:
         voice.silence_stop_s = args.silence
+    apply_language(args, ctx)
     session = VoiceSession(ctx, backend=args.backend)
     errors: list[tuple[str, Remedy | None]] = []  # each error's text and where it is fixed
     status = sys.stderr if not args.quiet else None

@@ -20,6 +20,7 @@ from typing import Any
 
 from jawad_desktop.cli.providers_cmd import add_provider_selection, client_from_args
 from jawad_desktop.cli.terminal import printable
+from jawad_desktop.cli.voice_options import add_language_option, apply_language
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.events import ChatDelta, ConversationState, Event, Notice, VoiceState
@@ -41,6 +42,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--tts", choices=["auto", "api", "piper", "espeak"],
                         help="the speech engine (default: the settings')")
     parser.add_argument("--device", help="input device name (or part of it); default: the settings' input")
+    add_language_option(parser)
     parser.add_argument("--no-barge-in", action="store_true", help="do not stop the answer when you speak over it")
     parser.add_argument("--no-save", action="store_true", help="do not save this conversation in the history")
     parser.add_argument("--quiet", action="store_true", help="no status lines on stderr")
@@ -58,6 +60,7 @@ async def run(args: argparse.Namespace, ctx: AppContext) -> int:
         voice.tts_backend = args.tts
     if args.device is not None:
         voice.input_device = args.device
+    apply_language(args, ctx)
     assistant = Assistant(ctx, client=client_from_args(ctx=ctx, args=args), ask=False, save=not args.no_save)
     conversation = Conversation(ctx, assistant, once=args.once, barge_in=False if args.no_barge_in else None)
     status = None if args.quiet else sys.stderr
@@ -78,7 +81,7 @@ async def run(args: argparse.Namespace, ctx: AppContext) -> int:
                 print("Jawad: ", end="", flush=True)
                 answering = True
             print(printable(event.text), end="", flush=True)
-        elif isinstance(event, Notice) and event.level == "error" and status is not None:
+        elif isinstance(event, Notice) and status is not None:  # errors, and the reply voice's language
             print(f"jawad: {printable(event.text)}", file=status, flush=True)
 
     ctx.bus.subscribe(show)

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from jawad_desktop.cli.voice_options import add_language_option, apply_language
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.voice import build_transcriber, read_audio
 
@@ -27,7 +28,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("file", type=Path, help="the audio file (WAV, MP3, OGG, FLAC, M4A, WebM)")
     parser.add_argument("--backend", choices=["local", "api"], help="override the backend from the settings")
     parser.add_argument("--model", help="local model (e.g. tiny.en, base, small, or a model folder)")
-    parser.add_argument("--language", help="language code such as en or fr (default: the settings, or automatic)")
+    add_language_option(parser)
     parser.add_argument("--beam-size", type=int, choices=range(1, 11), metavar="N",
                         help="local Whisper's beam search width, 1 to 10 (default: the settings)")
     parser.add_argument("--json", action="store_true",
@@ -39,8 +40,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 async def run(args: argparse.Namespace, ctx: AppContext) -> int:
     if args.model:
         ctx.settings.voice.model_size = args.model
-    if args.language is not None:
-        ctx.settings.voice.language = args.language
+    apply_language(args, ctx)
     if args.beam_size is not None:
         ctx.settings.voice.beam_size = args.beam_size
     transcriber = build_transcriber(ctx, args.backend)

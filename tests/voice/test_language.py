@@ -17,6 +17,7 @@ import pytest
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.events import VoiceState
 from jawad_desktop.core.voice import LocalWhisper, read_audio
+from jawad_desktop.core.voice.errors import VoiceError
 from jawad_desktop.core.voice.models import is_multilingual
 
 
@@ -27,18 +28,72 @@ def speech(tmp_path: Path, text: str, voice: str) -> Path:
     return wav
 
 
-def test_an_english_only_model_reports_english_whatever_the_setting(
+def test_an_english_only_model_hears_english_and_refuses_another_language(
     tmp_path: Path, arun: Callable[..., Any]
 ) -> None:
     assert is_multilingual("base") and is_multilingual("distil-large-v3") and not is_multilingual("small.en")
-    model = LocalWhisper("tiny.en", cache_dir=tmp_path, language="es", beam_size=2)
+    model = LocalWhisper("tiny.en", cache_dir=tmp_path, language="", beam_size=2)
     arun(model.prepare(), timeout=60)
     assert not model.multilingual  # read from the loaded model, not from its name
     english = arun(model.transcribe(read_audio(speech(tmp_path, "open the calendar", "en-us"))), timeout=60)
     assert "calendar" in english.text.lower()
     assert english.language == "en" and english.language_probability == 1.0
-    spanish = arun(model.transcribe(read_audio(speech(tmp_path, "abre el calendario, por favor", "es"))), timeout=60)
-    assert spanish.language == "en", "an English-only model cannot be asked for Spanish"
+    # Set to Spanish, it says so before anything is recorded, instead of hearing Spanish as English words.
+    spanish = LocalWhisper("tiny.en", cache_dir=tmp_path, language="es", beam_size=2)
+    with pytest.raises(VoiceError) as refused:
+        arun(spanish.prepare(), timeout=60)
+    error = refused.value
+    assert error.code == "LANGUAGE_NOT_IN_MODEL"
+    assert error.message == ("The speech model 'tiny.en' understands English only, and the voice language is set "
+                             "to Spanish.")
+    assert "Choose the model 'base'" in error.suggestions[0] and "English or Automatic" in error.suggestions[1]
+    assert error.remedy is not None and error.remedy.place == "voice"
+    with pytest.raises(VoiceError, match="understands English only"):
+        arun(spanish.transcribe(read_audio(speech(tmp_path, "abre el calendario", "es"))), timeout=60)
+
+
+def test_the_language_option_of_the_voice_commands(tmp_path: Path, profile_dir: Path) -> None:
+    """``--language`` is the same option on transcribe, listen and talk: a code, or auto to detect."""
+    import argparse
+
+    from jawad_desktop.cli import build_parser
+    from jawad_desktop.cli.voice_options import apply_language
+
+    parser = build_parser()
+    ctx = AppContext.open(profile_dir)
+    for command in (["listen"], ["talk"], ["transcribe", "x.wav"]):
+        args = parser.parse_args([*command, "--language", "DE"])
+        apply_language(args, ctx)
+        assert ctx.settings.voice.language == "de", command
+        apply_language(parser.parse_args([*command, "--language", "auto"]), ctx)
+        assert ctx.settings.voice.language == "", command
+    ctx.settings.voice.language = "fr"
+    apply_language(argparse.Namespace(language=None), ctx)
+    assert ctx.settings.voice.language == "fr", "without the option the settings' language stays"
+    # The English-only model asked for German by the option: the message and what to do, exit 1.
+    wav = speech(tmp_path, "guten Morgen", "de")
+    done = subprocess.run(
+        [sys.executable, "-m", "jawad_desktop", "--profile", str(profile_dir), "transcribe", str(wav),
+         "--language", "de"], capture_output=True, text=True, timeout=120, env=dict(os.environ))
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "understands English only" in done.stderr and "base" in done.stderr, done.stderr
+
+
+def test_settings_page_says_an_english_only_model_cannot_hear_the_language(voice_ctx: AppContext,
+                                                                           qtbot: Any) -> None:
+    from jawad_desktop.ui.settings.voice_page import VoiceSettingsPage
+
+    page = VoiceSettingsPage(voice_ctx)
+    qtbot.addWidget(page)
+    page.model.setCurrentText("tiny.en")
+    assert page.model_status.text().startswith("Ready")
+    assert page.language.findData("ko") >= 0 and page.language.itemText(0) == "Automatic"
+    page.language.setCurrentIndex(page.language.findData("de"))
+    assert voice_ctx.settings.voice.language == "de"
+    assert page.model_status.text().startswith("The speech model 'tiny.en' understands English only, and the voice "
+                                               "language is set to German. Choose the model 'base'")
+    page.language.setCurrentIndex(page.language.findData(""))
+    assert page.model_status.text().startswith("Ready")
 
 
 @pytest.mark.slow

@@ -32,6 +32,7 @@ VoiceErrorCode = Literal[
     "MODEL_DOWNLOAD_CANCELLED",
     "MODEL_UNTRUSTED",  # its files do not match the pin (core.store.pins) or nothing says what they must be
     "MODEL_NOT_PINNED",  # a repository no pin names: never downloaded
+    "LANGUAGE_NOT_IN_MODEL",  # an English-only model set to another language (core.voice.languages)
     "API_NOT_CONFIGURED",
     "API_KEY_INVALID",
     "API_UNREACHABLE",

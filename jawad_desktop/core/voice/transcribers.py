@@ -5,7 +5,8 @@ that model's single worker thread, so partial and final transcriptions never com
 the CPU and the event loop never waits on CTranslate2. The encoder sees only the audio there is
 (``encode_frames``), not a 30 s window of padding. Final transcripts use the beam size
 of the settings (partials stay greedy: they are drafts); a multilingual model with the
-language set to automatic detects it, and the transcript says which language it heard.
+language set to automatic detects it, and the transcript says which language it heard; an
+English-only model set to another language is refused with what to do (``languages.language_error``).
 ``WhisperAPI`` posts WAV audio as multipart to ``{base_url}/audio/transcriptions`` (OpenAI,
 Groq or any compatible server) and turns HTTP failures into ``VoiceError``s. ``build_transcriber`` reads the settings.
 """
@@ -30,6 +31,7 @@ from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.errors import Remedy
 from jawad_desktop.core.voice.audio import SAMPLE_RATE, Samples, wav_bytes
 from jawad_desktop.core.voice.errors import VOICE, VoiceError, api_status_error
+from jawad_desktop.core.voice.languages import language_error
 from jawad_desktop.core.voice.models import ProgressCallback, resolve_model
 from jawad_desktop.core.voice.pack import engine_import_error
 
@@ -219,7 +221,9 @@ class LocalWhisper:
         return _load_engine(path, self._compute_type, self._cpu_threads)
 
     async def prepare(self) -> None:
+        """Load the model (once); refuses a language the model cannot hear (``_language_for_model``)."""
         if self._engine is not None:
+            self._language_for_model()
             return
         if self._loading is None:
             self._loading = asyncio.get_running_loop().run_in_executor(_loader, self._load_blocking)
@@ -229,6 +233,7 @@ class LocalWhisper:
             if self._loading.done():
                 self._loading = None  # let the next call try again (e.g. after a download)
             raise
+        self._language_for_model()
 
     @property
     def multilingual(self) -> bool:
@@ -239,7 +244,11 @@ class LocalWhisper:
         return bool(getattr(engine.model.model, "is_multilingual", False))
 
     def _language_for_model(self) -> str | None:
-        """The language to decode in; None lets a multilingual model detect it."""
+        """The language to decode in; None lets a multilingual model detect it. Raises
+        ``VoiceError("LANGUAGE_NOT_IN_MODEL")`` for an English-only model set to another language."""
+        problem = language_error(self.model_name, self._language, multilingual=self.multilingual)
+        if problem is not None:
+            raise problem
         if not self.multilingual:
             return "en"
         return self._language or None

@@ -39,6 +39,7 @@ from jawad_desktop.core.voice import (
     list_input_devices,
     resolve_model,
 )
+from jawad_desktop.core.voice import languages as voice_languages
 from jawad_desktop.core.voice.models import bus_progress, is_multilingual
 from jawad_desktop.core.voice.piper_voice import PiperVoiceFile, piper_voice_folders, piper_voices
 from jawad_desktop.core.voice.playback import ReplyReader
@@ -72,9 +73,7 @@ COMPUTE_TYPES = [
     ("int16", "int16"),
     ("float32", "float32 (most precise, slowest)"),
 ]
-LANGUAGES = [("", "Automatic"), ("en", "English"), ("ar", "Arabic"), ("fr", "French"), ("de", "German"),
-             ("es", "Spanish"), ("it", "Italian"), ("pt", "Portuguese"), ("nl", "Dutch"), ("tr", "Turkish"),
-             ("ru", "Russian"), ("zh", "Chinese"), ("ja", "Japanese"), ("hi", "Hindi")]
+LANGUAGES = [("", "Automatic"), *voice_languages.LANGUAGES]
 
 
 SAMPLE_SENTENCE = "Hello, I am Jawad. This is how my answers will sound."
@@ -442,8 +441,15 @@ class VoiceSettingsPage(QWidget):
             self.model_status.setText(exc.message)
             self.download.setEnabled(exc.code == "MODEL_NOT_DOWNLOADED" and name in known_model_sizes())
             return
+        language = self.ctx.settings.voice.language
+        problem = voice_languages.language_error(name, language, multilingual=is_multilingual(name))
+        if problem is not None:  # an English-only model set to another language
+            self.model_status.setStyleSheet(error_style())
+            self.model_status.setText(" ".join([problem.message, *problem.suggestions[:1]]))
+            self.download.setEnabled(False)
+            return
         self.model_status.setStyleSheet("")
-        detects = is_multilingual(name) and not self.ctx.settings.voice.language
+        detects = is_multilingual(name) and not language
         self.model_status.setText("Ready: works offline." + (" It detects the language you speak." if detects else ""))
         self.download.setEnabled(False)
 
