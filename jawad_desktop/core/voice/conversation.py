@@ -53,8 +53,8 @@ from jawad_desktop.core.voice.echo import EchoCanceller
 from jawad_desktop.core.voice.errors import VoiceError
 from jawad_desktop.core.voice.microphone import OpenMicrophone
 from jawad_desktop.core.voice.playback import AudioOutput, SpeechPipeline
+from jawad_desktop.core.voice.reply_voices import reply_synthesizer
 from jawad_desktop.core.voice.speakable import SentenceChunker, announcement
-from jawad_desktop.core.voice.tts import build_synthesizer
 from jawad_desktop.core.voice.turns import BargeInDetector, TurnTiming, is_stop_phrase
 from jawad_desktop.core.voice.voice_session import VoiceSession
 
@@ -251,7 +251,7 @@ class Conversation:
         canceller: EchoCanceller | None = None
         synthesizer: Synthesizer | None = None
         try:
-            synthesizer = self._synthesizer or build_synthesizer(self.ctx)
+            synthesizer = self._synthesizer or reply_synthesizer(self.ctx)  # in the language spoken
             session = self.session = self._session_factory(microphone)
             if voice.echo_cancel and self.barge_in and not voice.input_device and not voice.output_device:
                 canceller = await _in_io_thread(EchoCanceller.start)

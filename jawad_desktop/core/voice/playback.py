@@ -23,6 +23,7 @@ import numpy as np
 from jawad_desktop.core.voice.audio import Samples, Spoken, Synthesizer, resample, rms
 from jawad_desktop.core.voice.capture import PORTAUDIO_LOCK, sounddevice_module
 from jawad_desktop.core.voice.errors import VOICE, VoiceError, from_portaudio
+from jawad_desktop.core.voice.reply_voices import reply_synthesizer
 from jawad_desktop.core.voice.tts import build_synthesizer
 
 if TYPE_CHECKING:
@@ -335,7 +336,7 @@ class ReplyReader:
         sentences = chunker.feed(markdown) + chunker.flush()
         if not sentences:
             return True
-        synthesizer = build_synthesizer(self.ctx)
+        synthesizer = reply_synthesizer(self.ctx)  # in the voice settings' language
         self.engine = synthesizer.name
         output = self._output = AudioOutput(device=self.ctx.settings.voice.output_device)
         pipeline: SpeechPipeline | None = None
@@ -347,7 +348,9 @@ class ReplyReader:
             for sentence in sentences:
                 pipeline.say(sentence)
             pipeline.end()
-            return await pipeline.wait()
+            said = await pipeline.wait()
+            self.engine = synthesizer.name  # the voice that read it (one of the reply's language)
+            return said
         finally:
             if self._pipeline is pipeline:
                 self._pipeline = None

@@ -1,0 +1,222 @@
+"""Spoken replies in the language the user speaks (no Qt): which Piper voice reads a reply.
+
+``reply_synthesizer`` is what conversation mode and Read aloud speak with. For the local engines
+(Piper, espeak-ng) it is a ``ReplyVoices``: the voice Settings → Voice chooses (the default voice)
+reads replies in its own language; a reply in another language (the language the user spoke:
+set in Settings → Voice, or detected by a multilingual model and carried by the ``VoiceState``
+result on the bus) is read by a Piper voice of that language:
+
+1. one on this computer (the user's voices folder, a package that ships one: ``piper_voices``);
+2. else one Jawad pins (``core.store.pins``: ``piper:<voice>``), downloaded on demand into the
+   voices folder through the pinned-download path (``download_voice``: ``core.store.hub_download``,
+   the pinned revision, each file checked against its SHA-256, resumable); the reply that asked
+   for it is read by the default voice while it downloads, the next ones by the new voice;
+3. else the default voice, with a note saying there is no voice for that language.
+
+Each change of language is said once as a ``Notice`` (the language heard and the voice that
+reads it), and a failed download as a warning with what to do. A speech API is left as it is:
+its voices speak the reply's language themselves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from jawad_desktop.core import events as ev
+from jawad_desktop.core.errors import JawadError
+from jawad_desktop.core.store import pins
+from jawad_desktop.core.store.hub_download import FailureKind, HubDownload
+from jawad_desktop.core.voice.audio import Spoken, Synthesizer
+from jawad_desktop.core.voice.errors import VOICE, VoiceError
+from jawad_desktop.core.voice.languages import language_name, same_language, voice_language
+from jawad_desktop.core.voice.piper_voice import PiperVoice, piper_voice_folders, piper_voices
+from jawad_desktop.core.voice.tts import EspeakVoice, build_synthesizer
+
+if TYPE_CHECKING:
+    from jawad_desktop.core.config.settings import NetworkSettings
+    from jawad_desktop.core.context import AppContext
+
+log = logging.getLogger("jawad.voice.tts")
+
+
+def pinned_voice(language: str) -> pins.Pin | None:
+    """The Piper voice Jawad pins for ``language`` ("de"), if any."""
+    for pin in pins.PINS.values():
+        if pin.key.startswith("piper:") and same_language(voice_language(Path(pin.key.removeprefix("piper:"))),
+                                                          language):
+            return pin
+    return None
+
+
+def voice_model_path(pin: pins.Pin) -> str:
+    """The path of the pin's ``.onnx`` in its repository (and under the voices folder)."""
+    return next(name for name in pin.files if name.endswith(".onnx"))
+
+
+class VoiceDownload(HubDownload):
+    """A pinned Piper voice's two files (.onnx, .onnx.json) into the voices folder, at their paths
+    in the repository (``de/de_DE/thorsten/medium/...``); its failures as ``VoiceError``s."""
+
+    def run(self) -> Path:
+        """Download the voice (resuming what arrived); the path of its ``.onnx``."""
+        with self.session() as client:
+            files = []
+            for name in self.pin.files:
+                (self.folder / name).parent.mkdir(parents=True, exist_ok=True)
+                remote = self.remote(client, name)
+                assert remote is not None  # a required file: a missing one raised
+                files.append(remote)
+            self.fetch(client, files)
+        log.info("Piper voice %s downloaded from %s", self.label, self.endpoint)
+        return self.folder / voice_model_path(self.pin)
+
+    def _error(self, kind: FailureKind, detail: str = "") -> JawadError:
+        problem = super()._error(kind, detail)
+        return VoiceError("TTS_UNAVAILABLE", problem.message.replace("model server", "voice server"),
+                          suggestions=[*problem.suggestions, "Replies are read with the default voice meanwhile."],
+                          remedy=VOICE)
+
+
+def download_voice(pin: pins.Pin, folder: Path, *, endpoint: str | None = None,
+                   network: NetworkSettings | None = None, cancel: threading.Event | None = None) -> Path:
+    """Download the pinned voice ``pin`` into the voices ``folder`` (blocking); its ``.onnx``."""
+    label = f"the {language_name(voice_language(Path(voice_model_path(pin))))} voice {pin.key.removeprefix('piper:')}"
+    return VoiceDownload(pin, folder, label=label, endpoint=endpoint, network=network, cancel=cancel).run()
+
+
+def _default_language(voice: Synthesizer) -> str:
+    if isinstance(voice, PiperVoice):
+        return voice_language(voice.voice) if voice.voice is not None else ""
+    if isinstance(voice, EspeakVoice):
+        return voice.voice.split("-")[0] if voice.voice else "en"  # espeak-ng speaks English by default
+    return ""
+
+
+class ReplyVoices:
+    """A ``Synthesizer`` that reads each reply with a voice of the language the user spoke (see the
+    module docstring). ``language`` follows the ``VoiceState`` results on the bus until ``aclose``."""
+
+    def __init__(self, ctx: AppContext, default: Synthesizer, *, language: str = "",
+                 endpoint: str | None = None) -> None:
+        self.ctx = ctx
+        self.default = default
+        self.language = language
+        self.endpoint = endpoint
+        self.name = default.name  # the voice that read the last sentence
+        self._voices: dict[str, Synthesizer] = {}  # by language: the voice found for it
+        self._missing: set[str] = set()  # languages with no voice here (looked for again after a download)
+        self._told = ""  # the language last said in a Notice
+        self._downloads: dict[str, asyncio.Task[None]] = {}
+        self._unsubscribe = ctx.bus.subscribe(self._heard)
+
+    def _heard(self, event: ev.Event) -> None:
+        if isinstance(event, ev.VoiceState) and event.state == "result" and event.language:
+            self.use_language(event.language)
+
+    def use_language(self, language: str) -> None:
+        """Read the next sentences in ``language`` (a code such as "de"; "" for the default voice)."""
+        self.language = language
+
+    async def warm_up(self) -> None:
+        warm = getattr(self.default, "warm_up", None)
+        if warm is not None:
+            await warm()
+
+    async def synthesize(self, text: str) -> Spoken:
+        voice = await self._voice_for(self.language)
+        self.name = voice.name
+        return await voice.synthesize(text)
+
+    async def aclose(self) -> None:
+        self._unsubscribe()
+        for task in self._downloads.values():
+            task.cancel()
+
+    # --- choosing -------------------------------------------------------------------------------
+
+    def _note(self, language: str, text: str) -> None:
+        """Say ``text`` unless ``language`` was the last one said."""
+        if self._told != language:
+            self._told = language
+            self.ctx.bus.emit(ev.Notice(level="info", text=text))
+
+    async def _voice_for(self, language: str) -> Synthesizer:
+        default_language = _default_language(self.default)
+        if not language or not default_language or same_language(language, default_language):
+            if self._told and language:
+                self._note(language, f"You spoke {language_name(language)}: replies are read with "
+                                     f"{self.default.name}.")
+            return self.default
+        found = self._voices.get(language)
+        if found is None and language not in self._missing:
+            found = await asyncio.to_thread(self._installed, language)
+            if found is not None:
+                self._voices[language] = found
+            else:
+                self._missing.add(language)
+        name = language_name(language)
+        if found is not None:
+            self._note(language, f"You spoke {name}: replies are read with the {name} voice {found.name}.")
+            return found
+        pin = pinned_voice(language)
+        if pin is None:
+            self._note(language, f"You spoke {name}: there is no {name} voice on this computer and none to "
+                                 f"download, so replies are read with the default voice ({self.default.name}).")
+        elif language not in self._downloads:
+            self._downloads[language] = asyncio.create_task(self._download(language, pin))
+            self._note(language, f"You spoke {name}: the {name} voice {pin.key.removeprefix('piper:')} (about 63 MB) "
+                                 f"is downloading; until it is ready replies are read with the default voice "
+                                 f"({self.default.name}).")
+        return self.default
+
+    def _installed(self, language: str) -> Synthesizer | None:
+        """A Piper voice of ``language`` on this computer that can speak (blocking)."""
+        rate = self.ctx.settings.voice.speech_rate
+        for candidate in piper_voices(piper_voice_folders(self.ctx)):
+            if not same_language(voice_language(candidate.path), language):
+                continue
+            voice = PiperVoice(str(candidate.path), rate=rate)
+            try:
+                voice.check()
+            except VoiceError as exc:
+                log.info("the Piper voice %s is not used: %s", candidate.name, exc.message)
+                continue
+            return voice
+        return None
+
+    async def _download(self, language: str, pin: pins.Pin) -> None:
+        folder = piper_voice_folders(self.ctx)[0]
+        try:
+            await asyncio.to_thread(download_voice, pin, folder, endpoint=self.endpoint,
+                                    network=self.ctx.settings.network)
+        except JawadError as exc:
+            self.ctx.bus.emit(ev.Notice(level="warning", text=exc.user_text()))
+            return
+        finally:
+            self._downloads.pop(language, None)
+        self._missing.discard(language)
+        self._told = ""  # the next reply in that language says which voice reads it
+        self.ctx.bus.emit(ev.Notice(level="info", text=f"The {language_name(language)} voice "
+                                                        f"{pin.key.removeprefix('piper:')} is ready."))
+
+    async def downloaded(self) -> None:
+        """Wait for the downloads under way (tests, and a face that waits before quitting)."""
+        if self._downloads:
+            await asyncio.gather(*self._downloads.values(), return_exceptions=True)
+
+
+def reply_synthesizer(ctx: AppContext, backend: str | None = None, **options: Any) -> Synthesizer:
+    """The engine Settings → Voice asks for (``build_synthesizer``), reading each reply in the
+    language spoken where it is a local one (``ReplyVoices``)."""
+    engine = build_synthesizer(ctx, backend)
+    if isinstance(engine, (PiperVoice, EspeakVoice)):
+        return ReplyVoices(ctx, engine, language=ctx.settings.voice.language, **options)
+    return engine
+
+
+__all__ = ["ReplyVoices", "VoiceDownload", "download_voice", "pinned_voice", "reply_synthesizer",
+           "voice_model_path"]
