@@ -9,6 +9,7 @@ the test, in place of the real German pin) by their own SHA-256; Piper really lo
 from __future__ import annotations
 
 import shutil
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -87,9 +88,9 @@ def test_a_reply_in_another_language_downloads_its_voice_and_is_read_with_it(
     heard(voice_ctx, "de")  # a multilingual model heard German: the next reply is German
     assert voices.language == "de"
     arun(voices.synthesize("Guten Morgen."), timeout=60)
-    assert voices.name == "piper:en_US-joe-medium", "read with the default voice while the German one downloads"
+    assert voices.name == "espeak:de", "read by espeak-ng in German while the German Piper voice downloads"
     assert said == ["You spoke German: the German voice de_DE-joe-medium (about 63 MB) is downloading; until it is "
-                    "ready replies are read with the default voice (piper:en_US-joe-medium)."]
+                    "ready replies are read with espeak-ng's German voice."]
     arun(voices.downloaded(), timeout=60)
     assert said[-1] == "The German voice de_DE-joe-medium is ready."
     folder = voice_ctx.paths.data / "piper-voices"
@@ -99,10 +100,15 @@ def test_a_reply_in_another_language_downloads_its_voice_and_is_read_with_it(
     assert voices.name == "piper:de_DE-joe-medium" and german.duration_s > 0.5
     assert said[-1] == "You spoke German: replies are read with the German voice piper:de_DE-joe-medium."
 
-    heard(voice_ctx, "ko")  # no Korean voice here, none pinned
-    arun(voices.synthesize("안녕하세요."), timeout=60)
+    heard(voice_ctx, "ko")  # no Korean Piper voice here, none pinned: espeak-ng's Korean
+    korean = arun(voices.synthesize("안녕하세요."), timeout=60)
+    assert voices.name == "espeak:ko" and korean.duration_s > 0.3
+    assert said[-1] == ("You spoke Korean: there is no Korean Piper voice on this computer and none to download, so "
+                        "replies are read with espeak-ng's Korean voice.")
+    heard(voice_ctx, "xx")  # a language nothing here speaks: the default voice
+    arun(voices.synthesize("Hm."), timeout=60)
     assert voices.name == "piper:en_US-joe-medium"
-    assert said[-1] == ("You spoke Korean: there is no Korean voice on this computer and none to download, so "
+    assert said[-1] == ("You spoke xx: there is no xx Piper voice on this computer and none to download, so "
                         "replies are read with the default voice (piper:en_US-joe-medium).")
     heard(voice_ctx, "en")
     arun(voices.synthesize("Back to English."), timeout=60)
@@ -138,7 +144,30 @@ def test_a_damaged_voice_download_is_refused_and_the_default_voice_reads(
     assert "is damaged" in said[-1] and "Replies are read with the default voice meanwhile." in said[-1], said
     assert not (voice_ctx.paths.data / "piper-voices" / GERMAN).exists()
     arun(voices.synthesize("Guten Morgen."), timeout=60)
-    assert voices.name == "piper:en_US-joe-medium"
+    assert voices.name == "espeak:de"
+    arun(voices.aclose())
+
+
+def test_without_piper_as_in_the_bundle_espeak_reads_the_language_and_nothing_is_downloaded(
+    voice_ctx: AppContext, arun: Callable[..., Any], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The packaged app leaves piper-tts out (GPL): without it and without a piper program, a German reply
+    is read by espeak-ng in German, and no Piper voice is downloaded that could not speak."""
+    monkeypatch.setitem(sys.modules, "piper", None)  # not importable, as in the bundle
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    (empty / "espeak-ng").symlink_to(shutil.which("espeak-ng") or "/usr/bin/espeak-ng")
+    monkeypatch.setenv("PATH", str(empty))  # espeak-ng, no piper program
+    voice_ctx.settings.voice.tts_backend = "auto"
+    voice_ctx.settings.voice.language = "de"
+    said = notices(voice_ctx)
+    voices = reply_synthesizer(voice_ctx)
+    assert isinstance(voices, ReplyVoices) and voices.default.name == "espeak:default"
+    german = arun(voices.synthesize("Guten Morgen."), timeout=60)
+    assert voices.name == "espeak:de" and german.duration_s > 0.3
+    assert said == ["You spoke German: replies are read with espeak-ng's German voice (Piper, which has German "
+                    "voices, is not installed here)."]
+    assert not (voice_ctx.paths.data / "piper-voices").exists()
     arun(voices.aclose())
 
 

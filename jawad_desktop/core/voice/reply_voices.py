@@ -10,8 +10,9 @@ result on the bus) is read by a Piper voice of that language:
 2. else one Jawad pins (``core.store.pins``: ``piper:<voice>``), downloaded on demand into the
    voices folder through the pinned-download path (``download_voice``: ``core.store.hub_download``,
    the pinned revision, each file checked against its SHA-256, resumable); the reply that asked
-   for it is read by the default voice while it downloads, the next ones by the new voice;
-3. else the default voice, with a note saying there is no voice for that language.
+   for it is read by a stand-in (3.) while it downloads, the next ones by the new voice;
+3. else espeak-ng's voice of that language when espeak-ng speaks it (also while a voice downloads,
+   and in a bundle without Piper), else the default voice, with a note saying which reads it.
 
 Each change of language is said once as a ``Notice`` (the language heard and the voice that
 reads it), and a failed download as a warning with what to do. A speech API is left as it is:
@@ -22,6 +23,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
+import subprocess
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,8 +36,14 @@ from jawad_desktop.core.store.hub_download import FailureKind, HubDownload
 from jawad_desktop.core.voice.audio import Spoken, Synthesizer
 from jawad_desktop.core.voice.errors import VOICE, VoiceError
 from jawad_desktop.core.voice.languages import language_name, same_language, voice_language
-from jawad_desktop.core.voice.piper_voice import PiperVoice, piper_voice_folders, piper_voices
-from jawad_desktop.core.voice.tts import EspeakVoice, build_synthesizer
+from jawad_desktop.core.voice.piper_voice import (
+    PiperVoice,
+    piper_command,
+    piper_module_available,
+    piper_voice_folders,
+    piper_voices,
+)
+from jawad_desktop.core.voice.tts import EspeakVoice, build_synthesizer, espeak_binary
 
 if TYPE_CHECKING:
     from jawad_desktop.core.config.settings import NetworkSettings
@@ -88,6 +97,19 @@ def download_voice(pin: pins.Pin, folder: Path, *, endpoint: str | None = None,
     return VoiceDownload(pin, folder, label=label, endpoint=endpoint, network=network, cancel=cancel).run()
 
 
+def espeak_speaks(language: str) -> bool:
+    """True when espeak-ng is installed and has a voice for ``language`` (blocking, ~10 ms)."""
+    binary = espeak_binary()
+    if binary is None or not re.fullmatch(r"[a-z]{2,3}", language):
+        return False
+    try:
+        listed = subprocess.run([binary, f"--voices={language}"], capture_output=True, text=True, timeout=10,
+                                check=False).stdout
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return len(listed.strip().splitlines()) > 1  # a header, then one line per voice
+
+
 def _default_language(voice: Synthesizer) -> str:
     if isinstance(voice, PiperVoice):
         return voice_language(voice.voice) if voice.voice is not None else ""
@@ -109,6 +131,7 @@ class ReplyVoices:
         self.name = default.name  # the voice that read the last sentence
         self._voices: dict[str, Synthesizer] = {}  # by language: the voice found for it
         self._missing: set[str] = set()  # languages with no voice here (looked for again after a download)
+        self._espeak: dict[str, EspeakVoice | None] = {}  # by language: espeak-ng's voice, None if it has none
         self._told = ""  # the language last said in a Notice
         self._downloads: dict[str, asyncio.Task[None]] = {}
         self._unsubscribe = ctx.bus.subscribe(self._heard)
@@ -151,8 +174,9 @@ class ReplyVoices:
                 self._note(language, f"You spoke {language_name(language)}: replies are read with "
                                      f"{self.default.name}.")
             return self.default
+        piper_runs = piper_module_available() or piper_command() is not None
         found = self._voices.get(language)
-        if found is None and language not in self._missing:
+        if found is None and piper_runs and language not in self._missing:
             found = await asyncio.to_thread(self._installed, language)
             if found is not None:
                 self._voices[language] = found
@@ -162,16 +186,30 @@ class ReplyVoices:
         if found is not None:
             self._note(language, f"You spoke {name}: replies are read with the {name} voice {found.name}.")
             return found
-        pin = pinned_voice(language)
-        if pin is None:
-            self._note(language, f"You spoke {name}: there is no {name} voice on this computer and none to "
-                                 f"download, so replies are read with the default voice ({self.default.name}).")
+        stand_in = await self._stand_in(language)
+        reader = f"espeak-ng's {name} voice" if stand_in is not self.default else \
+            f"the default voice ({self.default.name})"
+        pin = pinned_voice(language) if piper_runs else None
+        if not piper_runs:
+            self._note(language, f"You spoke {name}: replies are read with {reader} (Piper, which has {name} "
+                                 "voices, is not installed here).")
+        elif pin is None:
+            self._note(language, f"You spoke {name}: there is no {name} Piper voice on this computer and none to "
+                                 f"download, so replies are read with {reader}.")
         elif language not in self._downloads:
             self._downloads[language] = asyncio.create_task(self._download(language, pin))
             self._note(language, f"You spoke {name}: the {name} voice {pin.key.removeprefix('piper:')} (about 63 MB) "
-                                 f"is downloading; until it is ready replies are read with the default voice "
-                                 f"({self.default.name}).")
-        return self.default
+                                 f"is downloading; until it is ready replies are read with {reader}.")
+        return stand_in
+
+    async def _stand_in(self, language: str) -> Synthesizer:
+        """espeak-ng in ``language`` when it speaks it (better than a voice of another language
+        reading the words), else the default voice."""
+        if language not in self._espeak:
+            speaks = await asyncio.to_thread(espeak_speaks, language)
+            self._espeak[language] = EspeakVoice(voice=language, rate=self.ctx.settings.voice.speech_rate) \
+                if speaks else None
+        return self._espeak[language] or self.default
 
     def _installed(self, language: str) -> Synthesizer | None:
         """A Piper voice of ``language`` on this computer that can speak (blocking)."""
