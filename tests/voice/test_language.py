@@ -150,3 +150,32 @@ def test_a_multilingual_model_detects_the_language_spoken(multilingual_cache: Pa
     assert (english.language, spanish.language) == ("en", "es"), (english, spanish)
     assert "calendar" in english.text.lower() and "restaurante" in spanish.text.lower()
     assert spanish.language_probability > 0.8
+
+
+def test_the_mic_button_shows_the_language_it_heard(voice_ctx: AppContext, qtbot: Any) -> None:
+    from tests.voice.test_widgets import make_button
+
+    button = make_button(voice_ctx, qtbot)
+    with qtbot.waitSignal(button.transcript_ready):
+        voice_ctx.bus.emit(VoiceState(state="result", transcript="Guten Morgen", is_final=True, language="de"))
+    assert button.toolTip().endswith("Last time Jawad heard German."), button.toolTip()
+    voice_ctx.settings.voice.language = "fr"  # set, not detected: nothing to tell
+    with qtbot.waitSignal(button.transcript_ready):
+        voice_ctx.bus.emit(VoiceState(state="result", transcript="Bonjour", is_final=True, language="fr"))
+    assert "Last time" not in button.toolTip()
+
+
+def test_real_speech_in_other_languages_is_detected_or_heard_in_the_language_given(
+    multilingual_cache: Path, arun: Callable[..., Any]
+) -> None:
+    """Public recordings nobody here made (Picovoice Leopard's test clips, tests/voice/clips/languages)."""
+    clips = Path(__file__).parent / "clips" / "languages"
+    listed = {c["language"]: c for c in json.loads((clips / "languages.json").read_text(encoding="utf-8"))["clips"]}
+    detecting = LocalWhisper("base", cache_dir=multilingual_cache, language="", beam_size=2)
+    for language, word in (("de", "portal"), ("fr", "consulat"), ("pt", "raposa")):
+        heard = arun(detecting.transcribe(read_audio(clips / listed[language]["file"])), timeout=120)
+        assert heard.language == language and heard.language_probability > 0.9, heard
+        assert word in heard.text.lower().replace(" ", ""), heard
+    given = LocalWhisper("base", cache_dir=multilingual_cache, language="ja", beam_size=2)
+    japanese = arun(given.transcribe(read_audio(clips / listed["ja"]["file"])), timeout=120)
+    assert japanese.language == "ja" and japanese.language_probability == 1.0 and "判断的知識" in japanese.text

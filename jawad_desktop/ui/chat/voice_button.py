@@ -34,6 +34,7 @@ from PySide6.QtWidgets import QApplication, QToolButton, QWidget
 
 from jawad_desktop.core.errors import Remedy
 from jawad_desktop.core.events import VoiceState
+from jawad_desktop.core.voice.languages import language_name
 from jawad_desktop.ui.base.remedies import with_remedy
 from jawad_desktop.ui.look.icons import icon
 
@@ -80,6 +81,7 @@ class VoiceButton(QToolButton):
         self._state: ButtonState = "idle"
         self._error = ""
         self._retryable = False
+        self._heard = ""  # the language the model detected in the last result (shown in the tooltip)
         self._level = 0.0
         self._pressed_at = 0.0
         self._started_by_press = False
@@ -133,7 +135,8 @@ class VoiceButton(QToolButton):
             if self._retryable:
                 return "Retry transcription", f"{self._error}\n\nClick to transcribe your recording again."
             return f"Voice input failed: {first}", f"{self._error}\n\nClick to try again."
-        return "Start voice input", "Click to talk (stops when you pause), or hold to talk while held."
+        heard = f" Last time Jawad heard {self._heard}." if self._heard else ""
+        return "Start voice input", f"Click to talk (stops when you pause), or hold to talk while held.{heard}"
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
@@ -161,6 +164,9 @@ class VoiceButton(QToolButton):
         elif event.state == "transcribing":
             self._apply("transcribing")
         elif event.state == "result":
+            # The language heard, in the tooltip when the model detected it (Settings → Voice: Automatic).
+            automatic = not self.session.ctx.settings.voice.language
+            self._heard = language_name(event.language) if event.language and automatic else ""
             self._apply("idle")
             self.transcript_ready.emit(event.transcript)
             if self.session.ctx.settings.voice.auto_send:

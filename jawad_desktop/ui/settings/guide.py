@@ -159,7 +159,8 @@ GUIDES: dict[str, Guide] = {
              "float16 needs a graphics card."),
             ("beam",
              "How many guesses the model keeps while listening: 1 is fastest, 2 to 5 may hear better."),
-            ("language", "The language you speak; Automatic works it out (a little slower)."),
+            ("language", "The language you speak; Automatic works it out (a little slower). Other than English "
+                         "needs a multilingual model such as base; replies are read in it where a voice exists."),
             ("api_provider", "Which of your providers transcribes, when the online service is used."),
             ("api_model", "The service's speech model: whisper-1 at OpenAI, whisper-large-v3 at Groq."),
             ("silence", "How long a pause ends what you are saying."),
