@@ -8,6 +8,10 @@ settings' default beam (5), int8, on this machine; the model is ``base`` (CTrans
 ``whisper:base``) placed where the app keeps a downloaded model, made from the two PyPI packages
 that ship it.
 
+The same clips are also played into a private PulseAudio server's microphone and heard by the app's
+own ``VoiceSession`` (capture, voice activity model, end of turn, transcription: what ``jawad listen``
+does), language detected.
+
 Word error rate: (substitutions + deletions + insertions) / reference words, after lowercasing and
 removing punctuation. Japanese is written without spaces, so its figure is the character error
 rate (the same edit distance over characters, spaces and punctuation left out).
@@ -23,8 +27,12 @@ import unicodedata
 from pathlib import Path
 
 from benchmarks import Figure
-from jawad_desktop.core.voice import LocalWhisper, read_audio
+from jawad_desktop.core.context import AppContext
+from jawad_desktop.core.events import Event, VoiceState
+from jawad_desktop.core.store.secrets import SecretStore
+from jawad_desktop.core.voice import LocalWhisper, VoiceSession, read_audio, write_wav
 from jawad_desktop.core.voice.models import model_folder
+from tests.fixtures.pulseaudio import PulseServer, private_pulseaudio
 
 CLIPS = Path(__file__).resolve().parent.parent / "tests" / "voice" / "clips" / "languages"
 BY_CHARACTER = {"ja", "zh"}  # written without spaces between words
@@ -89,10 +97,53 @@ async def _measure(cache: Path, quick: bool) -> list[Figure]:
     return figures
 
 
+async def _through_pulse(pulse: PulseServer, quick: bool) -> list[Figure]:
+    """Each clip played into the microphone, heard by a ``VoiceSession`` with the language detected."""
+    from tests.voice.whisper_base import write_base_model
+
+    secrets = SecretStore()
+    secrets.use_session_memory()
+    ctx = AppContext.open(tempfile.mkdtemp(prefix="jawad-bench-languages-"), secrets=secrets)
+    write_base_model(model_folder(MODEL, ctx.paths.cache))
+    voice = ctx.settings.voice
+    voice.model_size, voice.language = MODEL, ""
+    session = VoiceSession(ctx)
+    await session.warm_up()
+    figures: list[Figure] = []
+    rates: list[float] = []
+    for clip in clips()[:3] if quick else clips():
+        language = clip["language"]
+        wav = write_wav(pulse.root / f"{language}.wav", read_audio(CLIPS / clip["file"]))
+
+        def on_event(event: Event, wav: Path = wav) -> None:
+            if isinstance(event, VoiceState) and event.state == "started":
+                pulse.play(wav)  # the "user" starts speaking
+
+        unsubscribe = ctx.bus.subscribe(on_event)
+        try:
+            heard = await session.listen()
+        finally:
+            unsubscribe()
+        text = heard.text if heard is not None else ""
+        rate = error_rate(clip["transcript"], text, language)
+        if language not in BY_CHARACTER:
+            rates.append(rate)
+        unit = "CER" if language in BY_CHARACTER else "WER"
+        figures.append(Figure(
+            f"voice languages: {unit} {language} through PulseAudio ({MODEL}, detected)", round(100 * rate, 1), "%",
+            note=f"detected {heard.language if heard else '-'}; heard {text!r}"))
+    figures.append(Figure(f"voice languages: mean WER through PulseAudio over {len(rates)} languages ({MODEL})",
+                          round(100 * statistics.mean(rates), 1) if rates else 0.0, "%"))
+    return figures
+
+
 def run(quick: bool) -> list[Figure]:
     from tests.voice.whisper_base import write_base_model
 
     with tempfile.TemporaryDirectory(prefix="jawad-bench-languages-") as folder:
         cache = Path(folder)
         write_base_model(model_folder(MODEL, cache))
-        return asyncio.run(_measure(cache, quick))
+        figures = asyncio.run(_measure(cache, quick))
+    with private_pulseaudio() as pulse:
+        figures.extend(asyncio.run(_through_pulse(pulse, quick)))
+    return figures
