@@ -97,6 +97,21 @@ def download_voice(pin: pins.Pin, folder: Path, *, endpoint: str | None = None,
     return VoiceDownload(pin, folder, label=label, endpoint=endpoint, network=network, cancel=cancel).run()
 
 
+# The voice downloads under way, by pin key: one per voice, shared by every reader (a Read aloud's reader
+# lasts one reply, the download longer), and the languages whose voice arrived.
+_DOWNLOADS: dict[str, asyncio.Task[None]] = {}
+_READY: set[str] = set()
+
+
+def _downloading(key: str) -> asyncio.Task[None] | None:
+    """The download of the voice ``key`` under way, if any (a finished one or one of a closed loop is none)."""
+    task = _DOWNLOADS.get(key)
+    if task is not None and (task.done() or task.get_loop().is_closed()):
+        del _DOWNLOADS[key]
+        return None
+    return task
+
+
 def espeak_speaks(language: str) -> bool:
     """True when espeak-ng is installed and has a voice for ``language`` (blocking, ~10 ms)."""
     binary = espeak_binary()
@@ -133,7 +148,6 @@ class ReplyVoices:
         self._missing: set[str] = set()  # languages with no voice here (looked for again after a download)
         self._espeak: dict[str, EspeakVoice | None] = {}  # by language: espeak-ng's voice, None if it has none
         self._told = ""  # the language last said in a Notice
-        self._downloads: dict[str, asyncio.Task[None]] = {}
         self._unsubscribe = ctx.bus.subscribe(self._heard)
 
     def _heard(self, event: ev.Event) -> None:
@@ -155,9 +169,8 @@ class ReplyVoices:
         return await voice.synthesize(text)
 
     async def aclose(self) -> None:
+        """Stop following what is heard. A voice downloading goes on (the next reply may need it)."""
         self._unsubscribe()
-        for task in self._downloads.values():
-            task.cancel()
 
     # --- choosing -------------------------------------------------------------------------------
 
@@ -175,6 +188,8 @@ class ReplyVoices:
                                      f"{self.default.name}.")
             return self.default
         piper_runs = piper_module_available() or piper_command() is not None
+        if language in _READY:  # a voice of it arrived since it was looked for
+            self._missing.discard(language)
         found = self._voices.get(language)
         if found is None and piper_runs and language not in self._missing:
             found = await asyncio.to_thread(self._installed, language)
@@ -196,8 +211,8 @@ class ReplyVoices:
         elif pin is None:
             self._note(language, f"You spoke {name}: there is no {name} Piper voice on this computer and none to "
                                  f"download, so replies are read with {reader}.")
-        elif language not in self._downloads:
-            self._downloads[language] = asyncio.create_task(self._download(language, pin))
+        elif _downloading(pin.key) is None:
+            _DOWNLOADS[pin.key] = asyncio.create_task(self._download(language, pin))
             self._note(language, f"You spoke {name}: the {name} voice {pin.key.removeprefix('piper:')} (about 63 MB) "
                                  f"is downloading; until it is ready replies are read with {reader}.")
         return stand_in
@@ -228,23 +243,28 @@ class ReplyVoices:
 
     async def _download(self, language: str, pin: pins.Pin) -> None:
         folder = piper_voice_folders(self.ctx)[0]
+        cancel = threading.Event()  # set when the task is cancelled (the app or ``jawad talk`` ends)
         try:
             await asyncio.to_thread(download_voice, pin, folder, endpoint=self.endpoint,
-                                    network=self.ctx.settings.network)
+                                    network=self.ctx.settings.network, cancel=cancel)
+        except asyncio.CancelledError:
+            cancel.set()  # the thread stops at its next chunk; what arrived is kept for a resume
+            raise
         except JawadError as exc:
             self.ctx.bus.emit(ev.Notice(level="warning", text=exc.user_text()))
             return
-        finally:
-            self._downloads.pop(language, None)
-        self._missing.discard(language)
+        _READY.add(language)
         self._told = ""  # the next reply in that language says which voice reads it
         self.ctx.bus.emit(ev.Notice(level="info", text=f"The {language_name(language)} voice "
                                                         f"{pin.key.removeprefix('piper:')} is ready."))
 
-    async def downloaded(self) -> None:
-        """Wait for the downloads under way (tests, and a face that waits before quitting)."""
-        if self._downloads:
-            await asyncio.gather(*self._downloads.values(), return_exceptions=True)
+    @staticmethod
+    async def downloaded() -> None:
+        """Wait for the voice downloads under way on this loop (tests; a face that waits before quitting)."""
+        loop = asyncio.get_running_loop()
+        tasks = [task for task in _DOWNLOADS.values() if task.get_loop() is loop and not task.done()]
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def reply_synthesizer(ctx: AppContext, backend: str | None = None, **options: Any) -> Synthesizer:
