@@ -58,7 +58,7 @@ MIN_VOICED_S = 0.25  # shorter stretches (a click, a cough) are not transcribed
 
 _GREETINGS = frozenset({"hey", "hi", "hay", "hei", "okay", "ok", "o", "k", "hello", "yo"})
 _NAMES = ("jawad", "javad", "jawaad", "jawwad", "jewad")
-_NAME_SIMILARITY = 0.8  # difflib's ratio to one of _NAMES ("jawed", "jawads" pass; "jarvis", "java" do not)
+_NAME_SIMILARITY = 0.8  # difflib's ratio to one of _NAMES ("jawed", "jawads" pass; "jared" does not)
 _FIRST_WORDS = 4  # the greeting may follow an "um" or "so"
 
 
@@ -67,7 +67,10 @@ def _words(text: str) -> list[str]:
 
 
 def _is_name(word: str) -> bool:
-    word = word.strip("'")
+    """"Jawad" as tiny.en may spell it: a j-word ending in d (or t) close to one of _NAMES."""
+    word = word.strip("'").removesuffix("s")
+    if not word.startswith("j") or not word.endswith(("d", "t")):
+        return False  # "java", "jarvis", "john"
     return any(difflib.SequenceMatcher(None, word, name).ratio() >= _NAME_SIMILARITY for name in _NAMES)
 
 
