@@ -182,9 +182,7 @@ class DesktopShell(QObject):
         self.wake.woke.connect(self._woke)
         self.wake.failed.connect(lambda text: self.notifier.notify("Not listening for “Hey Jawad”", text))
         self._wake_turn = False
-        button = window.voice_button
-        if button is not None:
-            button.state_changed.connect(self._voice_state)  # type: ignore[attr-defined]
+        self._watching: QWidget | None = None  # the voice button whose state ends a wake turn
         self.apply_settings()
         self.tasks: ScheduledTasks | None = None
         try:  # scheduled tasks run while the window or its tray icon is open (ui.desktop.task_scheduler)
@@ -311,6 +309,9 @@ class DesktopShell(QObject):
         if button is None or busy or getattr(button, "state", "idle") != "idle":
             return
         log.info("wake word heard (%r): starting a turn", text)
+        if self._watching is not button:  # the window makes its voice button after the shell
+            button.state_changed.connect(self._voice_state)  # type: ignore[attr-defined]
+            self._watching = button
         self.wake.pause()  # the turn has the microphone
         self._wake_turn = True
         self.start_talk()
