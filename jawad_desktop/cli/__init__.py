@@ -41,6 +41,7 @@ COMMAND_MODULES: list[str] = [
     "jawad_desktop.cli.transcribe_cmd",
     "jawad_desktop.cli.listen_cmd",
     "jawad_desktop.cli.talk_cmd",
+    "jawad_desktop.cli.wake_cmd",
     "jawad_desktop.cli.voice_pack_cmd",
     "jawad_desktop.cli.read_page_cmd",
     "jawad_desktop.cli.research_cmd",

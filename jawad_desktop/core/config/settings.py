@@ -113,6 +113,9 @@ class VoiceSettings(_Section):
     conversation_timeout_s: float = Field(20.0, ge=3.0, le=600.0)  # silence that ends conversation mode
     barge_in: bool = True  # speaking over a reply stops it
     echo_cancel: bool = True  # use the sound server's echo cancellation when it offers it
+    # "Hey Jawad" heard while the window is hidden (core.voice.wake): off unless the user turns it on,
+    # since it keeps the microphone open (the tray shows it).
+    wake_word: bool = False
 
 
 class UISettings(_Section):

@@ -54,6 +54,7 @@ VoiceErrorCode = Literal[
     "VOICE_PACK_NO_SPACE",
     "VOICE_PACK_CANCELLED",
     "VOICE_PACK_UNCHECKED",  # this build has no SHA-256 for the pack: it is never installed
+    "WAKE_UNAVAILABLE",  # the wake word needs the voice activity model, missing here
 ]
 
 

@@ -197,8 +197,14 @@ class LocalWhisper:
         cpu_threads: int = 0,
         download: bool = False,
         progress: ProgressCallback | None = None,
+        prompt: str = "",
+        max_tokens: int | None = None,
     ) -> None:
         self.model_name = model
+        # The wake word's: Whisper's initial prompt (how to spell a name it does not know) and a cap
+        # on the words decoded (only the first few matter; a repeating "Alexa. Alexa..." stops early).
+        self.prompt = prompt
+        self.max_tokens = max_tokens
         self.name = f"local:{model}"
         self._cache_dir = cache_dir
         self._compute_type = compute_type or "int8"
@@ -276,6 +282,8 @@ class LocalWhisper:
                         condition_on_previous_text=False,
                         without_timestamps=partial,
                         vad_filter=False,
+                        initial_prompt=self.prompt or None,
+                        max_new_tokens=self.max_tokens,
                     )
                     heard = list(segments)
                     text = "".join(segment.text for segment in heard).strip()

@@ -1,11 +1,14 @@
 """The window's life on the desktop beyond its frame: the tray icon (``ui.desktop.tray``), the global
-hotkeys (``ui.desktop.global_hotkeys``), the quick-ask window (``ui.desktop.quick_ask``) and desktop notifications
-(``ui.desktop.notifications``), tied to the main window and applied from Settings → Tray and hotkeys.
+hotkeys (``ui.desktop.global_hotkeys``), the quick-ask window (``ui.desktop.quick_ask``), desktop notifications
+(``ui.desktop.notifications``) and the wake word (``ui.desktop.wake``), tied to the main window and applied
+from Settings → Tray and hotkeys (and Settings → Voice for the wake word).
 
 The main window makes one ``DesktopShell`` after it is on screen (start-up time) and asks it, when
 it is closed, whether to hide to the tray instead of quitting. A quick-ask question goes through
 the window's presenter (``ChatPresenter.send``), like one typed in the chat. Push to talk drives
-the window's voice button: held on X11 (the grab reports the release), a toggle elsewhere.
+the window's voice button: held on X11 (the grab reports the release), a toggle elsewhere. "Hey Jawad"
+starts the same turn as the hotkey's toggle (the window shown, where the live transcript is); the wake
+word lets go of the microphone until the turn is over.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from jawad_desktop.ui.desktop.notifications import DesktopNotifier
 from jawad_desktop.ui.desktop.quick_ask import QuickAskWindow
 from jawad_desktop.ui.desktop.task_scheduler import ScheduledTasks
 from jawad_desktop.ui.desktop.tray import TrayMenu
+from jawad_desktop.ui.desktop.wake import WakeWordService
 
 if TYPE_CHECKING:
     from jawad_desktop.core.config.settings import DesktopSettings
@@ -173,6 +177,12 @@ class DesktopShell(QObject):
         self.hotkeys.released.connect(self._hotkey_released)
         self._talk_held = False
         self._disposed = False
+        self.wake = WakeWordService(self.ctx, self)
+        self.wake.listening_changed.connect(self.tray.show_listening)
+        self.wake.woke.connect(self._woke)
+        self.wake.failed.connect(lambda text: self.notifier.notify("Not listening for “Hey Jawad”", text))
+        self._wake_turn = False
+        self._watching: QWidget | None = None  # the voice button whose state ends a wake turn
         self.apply_settings()
         self.tasks: ScheduledTasks | None = None
         try:  # scheduled tasks run while the window or its tray icon is open (ui.desktop.task_scheduler)
@@ -194,6 +204,7 @@ class DesktopShell(QObject):
         if desktop.talk_enabled and desktop.talk_hotkey.strip():
             wanted["talk"] = desktop.talk_hotkey
         self.hotkeys.apply(wanted)
+        self.wake.apply(self.ctx.settings.voice.wake_word and self.window.voice_button is not None)
 
     def hides_on_close(self) -> bool:
         """Closing the window hides it to the tray: the setting is on and the tray is there."""
@@ -274,13 +285,41 @@ class DesktopShell(QObject):
                 return  # in conversation mode the hotkey cuts the spoken reply short
             if button is None:
                 self.notifier.notify("Push to talk is not ready", "Voice input is not set up: see Settings → Voice.")
-            else:
+            elif self.hotkeys.holds:
                 self.show_window()  # where the live transcript shows
-                if self.hotkeys.holds:
-                    self._talk_held = True
-                    button.press()  # type: ignore[attr-defined]  # held: released on the key's release
-                else:
-                    button.click()  # type: ignore[attr-defined]
+                self._talk_held = True
+                button.press()  # type: ignore[attr-defined]  # held: released on the key's release
+            else:
+                self.start_talk()
+
+    def start_talk(self) -> None:
+        """Show the window and start listening for one turn (the voice button's toggle)."""
+        button = self.window.voice_button
+        if button is not None:
+            self.show_window()  # where the live transcript shows
+            button.click()  # type: ignore[attr-defined]
+
+    # -- the wake word ----------------------------------------------------------------------------
+
+    def _woke(self, text: str) -> None:
+        """On “Hey Jawad”: a turn, as the push-to-talk hotkey starts one, unless one runs already."""
+        button = self.window.voice_button
+        conversation = self.window.conversation_button
+        busy = conversation is not None and getattr(conversation, "active", False)
+        if button is None or busy or getattr(button, "state", "idle") != "idle":
+            return
+        log.info("wake word heard (%r): starting a turn", text)
+        if self._watching is not button:  # the window makes its voice button after the shell
+            button.state_changed.connect(self._voice_state)  # type: ignore[attr-defined]
+            self._watching = button
+        self.wake.pause()  # the turn has the microphone
+        self._wake_turn = True
+        self.start_talk()
+
+    def _voice_state(self, state: str) -> None:
+        if self._wake_turn and state in ("idle", "error"):
+            self._wake_turn = False
+            self.wake.resume()
 
     def _hotkey_released(self, name: str) -> None:
         if name == "talk" and self._talk_held:
@@ -299,6 +338,7 @@ class DesktopShell(QObject):
         if self.tasks is not None:
             self.tasks.dispose()
         self.hotkeys.stop()
+        self.wake.dispose()
         self.notifier.dispose()
         self.tray.dispose()
         self.quick.close()

@@ -4,6 +4,8 @@
 ``ui.desktop.shell`` provides it); it exists whether or not the desktop has a system tray, so the
 same actions are tested everywhere. ``TrayMenu.icon`` is the ``QSystemTrayIcon``, made only where
 ``QSystemTrayIcon.isSystemTrayAvailable()``; ``unavailable_reason`` says why not otherwise.
+While the wake word listens (``ui.desktop.wake``), ``show_listening(True)`` gives the icon a red
+microphone badge and says so in its tooltip: the open microphone is never hidden.
 """
 
 from __future__ import annotations
@@ -11,17 +13,38 @@ from __future__ import annotations
 import logging
 from typing import Protocol
 
-from PySide6.QtCore import QObject
-from PySide6.QtGui import QAction
+from PySide6.QtCore import QObject, QRectF, Qt
+from PySide6.QtGui import QAction, QColor, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon, QWidget
 
 from jawad_desktop import APP_NAME
+from jawad_desktop.ui.look.icons import render
 from jawad_desktop.ui.look.resources import app_icon
 
 log = logging.getLogger("jawad.ui.tray")
 
 NO_TRAY = ("This desktop has no system tray (no status-notifier or tray area), so Jawad has no tray "
            "icon and closing the window quits it.")
+LISTENING_TIP = f"{APP_NAME}: the microphone is on, listening for “Hey Jawad” (Settings → Voice turns it off)"
+
+
+def listening_icon() -> QIcon:
+    """The app icon with a red microphone badge in its lower right corner."""
+    size = 64
+    pixmap = app_icon().pixmap(size, size)
+    if pixmap.isNull():
+        pixmap = QPixmap(size, size)
+        pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    badge = QRectF(size * 0.5, size * 0.5, size * 0.5, size * 0.5)
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(QColor("#d93025"))
+    painter.drawEllipse(badge)
+    mic = render("mic", "on-accent", badge.size().toSize() * 0.7)
+    painter.drawPixmap(badge.center() - mic.rect().center().toPointF(), mic)
+    painter.end()
+    return QIcon(pixmap)
 
 
 class TrayActions(Protocol):
@@ -57,6 +80,8 @@ class TrayMenu(QObject):
         self.refresh()
         self.icon: QSystemTrayIcon | None = None
         self.unavailable_reason = ""
+        self.listening = False
+        self.tooltip = APP_NAME  # what the icon's tooltip says (kept also where there is no tray)
         if QSystemTrayIcon.isSystemTrayAvailable():
             self.icon = QSystemTrayIcon(app_icon(), self)
             self.icon.setToolTip(APP_NAME)
@@ -84,6 +109,14 @@ class TrayMenu(QObject):
     def _activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
         if reason in (QSystemTrayIcon.ActivationReason.Trigger, QSystemTrayIcon.ActivationReason.DoubleClick):
             self.actions.toggle_window()
+
+    def show_listening(self, on: bool) -> None:
+        """Show (or stop showing) that the wake word keeps the microphone open."""
+        self.listening = on
+        self.tooltip = LISTENING_TIP if on else APP_NAME
+        if self.icon is not None:
+            self.icon.setIcon(listening_icon() if on else app_icon())
+            self.icon.setToolTip(self.tooltip)
 
     @property
     def available(self) -> bool:

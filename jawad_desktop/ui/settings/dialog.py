@@ -150,7 +150,10 @@ class SettingsDialog(QDialog):
         try:
             from jawad_desktop.ui.settings.voice_page import VoiceSettingsPage
 
-            self.add_page("Voice", VoiceSettingsPage(self.ctx, self))
+            voice_page = VoiceSettingsPage(self.ctx, self)
+            self.add_page("Voice", voice_page)
+            if desktop is not None:  # the wake word ("Hey Jawad") is the desktop shell's
+                voice_page.changed.connect(desktop.apply_settings)
         except Exception as exc:  # a missing audio library must not hide the other pages
             log.warning("voice settings unavailable: %s", exc)
         if desktop is not None:

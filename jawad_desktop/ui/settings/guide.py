@@ -177,6 +177,10 @@ GUIDES: dict[str, Guide] = {
             ("echo_cancel",
              "Stops the microphone hearing Jawad's own voice through your speakers (needs PulseAudio or "
              "PipeWire)."),
+            ("wake_word",
+             "Say “Hey Jawad” to start talking, even with the window closed to the tray. The microphone "
+             "stays open while this is on (the tray icon shows a red microphone); what it hears stays on "
+             "this computer."),
         ),
     ),
     "Tray and hotkeys": Guide(

@@ -190,6 +190,9 @@ class VoiceSettingsPage(QWidget):
         self.announce_tools = QCheckBox("Say briefly what Jawad is doing (\"Reading the page\")", self)
         self.barge_in = QCheckBox("Stop speaking when I talk over Jawad", self)
         self.echo_cancel = QCheckBox("Use the sound server's echo cancellation", self)
+        self.wake_word = QCheckBox("Listen for “Hey Jawad”, also while the window is hidden", self)
+        self.wake_word.setToolTip("Keeps the microphone open (the tray icon shows it); heard on this computer "
+                                  "only, nothing is sent anywhere until Jawad wakes.")
 
     def _lay_out(self) -> None:
         form = self._form
@@ -210,7 +213,7 @@ class VoiceSettingsPage(QWidget):
             ("espeak-n&g voice", self.espeak_voice),
             ("Speech &rate", field_row(self.speech_rate, self.test_voice)), ("", self.test_status),
             ("Hands-free timeo&ut", self.conversation_timeout), ("", self.announce_tools), ("", self.barge_in),
-            ("", self.echo_cancel),
+            ("", self.echo_cancel), ("", self.wake_word),
         ))
 
     def _fields(self) -> dict[str, Field]:
@@ -224,7 +227,7 @@ class VoiceSettingsPage(QWidget):
                 "silence_stop_s": self.silence, "max_length_s": self.max_length, "speech_rate": self.speech_rate,
                 "conversation_timeout_s": self.conversation_timeout, "api_model": self.api_model,
                 "tts_model": self.tts_model, "tts_voice": self.tts_voice, "piper_voice": self.piper_voice,
-                "espeak_voice": self.espeak_voice}
+                "espeak_voice": self.espeak_voice, "wake_word": self.wake_word}
 
     def load(self) -> None:
         """Show the saved voice settings."""
