@@ -21,6 +21,8 @@ NOT_IN_THE_IDLE_APP = [
     "watchfiles", "dateutil", "tiktoken", "faster_whisper", "onnxruntime", "ctranslate2", "llama_cpp",
     "trafilatura", "lxml", "bs4", "mcp",
     "numpy", "sounddevice",  # voice capture and transcription: made at the mic's first use (ui.window.window_voice)
+    # the keyring, looked for at start only when the settings keep a secret (core.context.keeps_secrets)
+    "keyring", "secretstorage", "jeepney", "cryptography",
 ]
 
 FRAME = """
