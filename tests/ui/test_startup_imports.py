@@ -23,6 +23,9 @@ NOT_IN_THE_IDLE_APP = [
     "numpy", "sounddevice",  # voice capture and transcription: made at the mic's first use (ui.window.window_voice)
     # the keyring, looked for at start only when the settings keep a secret (core.context.keeps_secrets)
     "keyring", "secretstorage", "jeepney", "cryptography",
+    # the HTTP client's transport: a first start asks with HTTP only where a local server listens
+    # (core.llm.connection.discover_providers)
+    "httpcore", "anyio", "h11", "certifi",
 ]
 
 FRAME = """
