@@ -1,12 +1,16 @@
-"""Secrets go through the real Secret Service, and never into a file."""
+"""Secrets go through the real Secret Service, and never into a file; the window's start looks for
+the keyring only when the saved settings keep a secret (else on the first use)."""
 
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 
 import pytest
 from keyring.backend import KeyringBackend
 
+from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
+from jawad_desktop.core.context import AppContext, keeps_secrets
 from jawad_desktop.core.store.secrets import SERVICE, SecretStore, SecretStoreError
 
 
@@ -56,3 +60,28 @@ def test_a_third_party_file_backend_is_never_chosen(secret_service: dict[str, st
     store = SecretStore.detect()
     assert not isinstance(store.backend, _FileBackend)
     assert "SecretService" in store.backend_name
+
+
+def test_a_start_with_no_saved_secrets_finds_the_keyring_when_a_key_is_first_kept(
+    tmp_path: Path, secret_service: dict[str, str]
+) -> None:
+    ctx = AppContext.open(str(tmp_path / "p"), defer_keyring=True)
+    assert not keeps_secrets(ctx.settings)
+    assert not ctx.keyring_sought  # the window's start: no provider, no MCP server, no keyring looked for
+    ctx.secrets.set("provider:Later", "sk-kept-on-first-use-1234")  # Settings → Providers: a key typed
+    assert ctx.keyring_sought and "SecretService" in ctx.secrets.backend_name
+    assert SecretStore.detect().get("provider:Later") == "sk-kept-on-first-use-1234"  # in the real keyring
+    ctx.secrets.delete("provider:Later")
+    assert ctx.secrets.get("provider:Later") is None
+
+
+def test_a_start_with_a_saved_provider_looks_for_the_keyring_at_once(
+    tmp_path: Path, secret_service: dict[str, str]
+) -> None:
+    first = AppContext.open(str(tmp_path / "p"), defer_keyring=True)
+    first.settings.providers.append(ProviderConfig(name="Remote", kind=ProviderKind.OPENAI, model="gpt-4o-mini"))
+    first.save_settings()
+    ctx = AppContext.open(str(tmp_path / "p"), defer_keyring=True)
+    assert keeps_secrets(ctx.settings)
+    assert ctx.keyring_sought  # in the background, while the window is built
+    assert ctx.secrets.available and "SecretService" in ctx.secrets.backend_name

@@ -15,6 +15,7 @@ local model.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.util
 import logging
 import os
@@ -24,6 +25,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -205,6 +207,26 @@ async def _probe(http: httpx.AsyncClient, url: str, key: str) -> list[str] | Non
     return [n for n in names if n]
 
 
+async def _listening(url: str, timeout_s: float) -> bool:
+    """Whether something accepts a connection at ``url``'s host and port. Discovery asks with HTTP
+    only where something listens: a first start with no local server then never builds the HTTP
+    client's transport (httpcore, anyio, h11 and the TLS context: about 80 modules)."""
+    parts = urlsplit(url)
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        _reader, writer = await asyncio.wait_for(asyncio.open_connection(parts.hostname, port), timeout_s)
+    except (OSError, ValueError, TimeoutError):
+        return False
+    writer.close()
+    with contextlib.suppress(OSError):
+        await writer.wait_closed()
+    return True
+
+
+async def _nothing() -> None:
+    return None
+
+
 async def discover_providers(
     *,
     ollama_url: str | None = None,
@@ -221,11 +243,14 @@ async def discover_providers(
     env = os.environ if environ is None else environ
     ollama_url = ollama_url or ollama_root(env) or "http://localhost:11434"
     offers: list[ProviderOffer] = []
-    async with httpx.AsyncClient(timeout=timeout_s, trust_env=False) as http:
-        ollama, lmstudio = await asyncio.gather(
-            _probe(http, f"{ollama_url.rstrip('/')}/api/tags", "models"),
-            _probe(http, f"{lmstudio_url.rstrip('/')}/models", "data"),
-        )
+    ollama = lmstudio = None
+    probes = ((f"{ollama_url.rstrip('/')}/api/tags", "models"), (f"{lmstudio_url.rstrip('/')}/models", "data"))
+    listening = await asyncio.gather(*(_listening(url, timeout_s) for url, _key in probes))
+    if any(listening):
+        async with httpx.AsyncClient(timeout=timeout_s, trust_env=False) as http:
+            ollama, lmstudio = await asyncio.gather(*(
+                _probe(http, url, key) if up else _nothing() for (url, key), up in zip(probes, listening, strict=True)
+            ))
     if ollama is not None:
         offers.append(ProviderOffer(
             ProviderConfig(name="Ollama", kind=ProviderKind.OLLAMA, base_url=f"{ollama_url.rstrip('/')}/v1",

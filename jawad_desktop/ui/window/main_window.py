@@ -389,7 +389,8 @@ class MainWindow(WindowVoice, WindowPanels, WindowMenus, WindowLayout, QMainWind
         message = self.ctx.settings_store.recovery_message()
         if message:
             self.show_notice("warning", message)
-        QTimer.singleShot(0, self._check_keyring)
+        if self.ctx.keyring_sought:  # else nothing saved needs it: found when a key is first kept
+            QTimer.singleShot(0, self._check_keyring)
         if self.ctx.settings.active() is None:  # FIRST_START shows in the empty chat (update_provider_label)
             self._offer_pending = True  # looked for once the window is on screen (showEvent)
 
