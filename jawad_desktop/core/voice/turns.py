@@ -1,6 +1,23 @@
-"""One spoken turn as conversation mode (``core.voice.conversation``) sees it: its timing
-(``TurnTiming``, what the benchmarks and the window read), the user speaking over the reply
-(``BargeInDetector``), and the phrases that end the conversation (``is_stop_phrase``)."""
+"""One spoken turn as conversation mode (``core.voice.conversation``) sees it: how long a pause
+ends it (``end_of_turn_wait_s``), its timing (``TurnTiming``, what the benchmarks and the window
+read), the user speaking over the reply (``BargeInDetector``), and the phrases that end the
+conversation (``is_stop_phrase``).
+
+The end of a turn is decided once per pause, from two signals taken 0.15 s into it: the words
+heard so far (``vad.turn_wait_s``: a finished sentence, an unfinished one, or words the model was
+unsure of) and the end-of-turn model's probability that the speaker has finished
+(``turns_model``, from the sound of the voice). The model is trusted where it is sure:
+
+- it hears an unfinished turn (below ``INCOMPLETE_P``): the longest wait, whatever the words say
+  ("Las arenas son blanquecinas." and a breath: the sentence goes on);
+- it hears a finished one (``COMPLETE_P`` or more): after a finished sentence the turn ends after
+  ``QUICK_WAIT_S``; where the words could not tell (unsure words, a language the recogniser does
+  not know) or only the "and/but/so" opening says it chains on in a long sentence ("And so, my
+  fellow Americans, ask not ... for your country."), after the finished wait. A short sentence
+  opening with "and" ("And so, my fellow Americans.") is a build-up the model hears as finished:
+  the longest wait; so do words that need more ("to", "the", a comma);
+- in between, and without the model, the words decide as they did before it.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +29,39 @@ from typing import Any
 import numpy as np
 
 from jawad_desktop.core.voice.audio import SAMPLE_RATE, Samples, rms
+from jawad_desktop.core.voice.vad import FINISHED_WAIT_S, sentence_finished, turn_wait_s
+
+COMPLETE_P = 0.9  # the model's probability of a finished turn it is trusted on
+INCOMPLETE_P = 0.5  # below this it hears the speaker going on
+QUICK_WAIT_S = 0.3  # the pause that ends a turn both the words and the model say is finished
+BUILD_UP_WORDS = 8  # a sentence opening with "and" shorter than this builds up to what follows
+
+
+def end_of_turn_wait_s(heard: str | None, sure: bool, p_complete: float | None, longest: float,
+                       finished: float = FINISHED_WAIT_S) -> float:
+    """How long the pause after ``heard`` (the words so far, None when they could not be had;
+    ``sure``: the recogniser was sure of them) must last to end the turn, given the end-of-turn
+    model's ``p_complete`` (None without the model). See the module docstring."""
+    by_words = turn_wait_s(heard if sure or heard is None else "", longest, finished)
+    if p_complete is None or not heard:
+        return by_words
+    if p_complete < INCOMPLETE_P:
+        return longest
+    if p_complete < COMPLETE_P:
+        return by_words
+    if sure and sentence_finished(heard):
+        return min(QUICK_WAIT_S, by_words)
+    if not sure or _chains_on_at_length(heard):
+        return min(finished, longest)
+    return longest
+
+
+def _chains_on_at_length(text: str) -> bool:
+    """Only the "and/but/so" opening says ``text`` goes on, and its last sentence is long."""
+    if not sentence_finished(text, chaining=False):
+        return False
+    last = re.split(r"(?<=[.?!…])\s+(?=\S)", text.strip())[-1]
+    return len(re.sub(r"[^\w' ]+", " ", last).split()) >= BUILD_UP_WORDS
 
 _STOP_PHRASES = {"stop", "stop listening", "goodbye", "good bye", "bye", "bye bye", "that's all", "that is all",
                  "stop it", "ok stop", "okay stop", "thank you goodbye", "thanks goodbye"}

@@ -336,10 +336,11 @@ _CHAINING_OPENINGS = frozenset({"and", "but", "or", "so", "nor", "because"})
 _SENTENCE_BREAK = re.compile(r"(?<=[.?!…])\s+(?=\S)")
 
 
-def sentence_finished(text: str) -> bool:
+def sentence_finished(text: str, *, chaining: bool = True) -> bool:
     """Whether ``text`` (a transcript so far) reads as a finished sentence: it ends with . ? ! and
     not on a word that needs more ("and", "to", "the", "um"), nor with an ellipsis, and its last
-    sentence, unless a question, does not open with "and", "but", "so"... (it chains on)."""
+    sentence, unless a question, does not open with "and", "but", "so"... (it chains on; not
+    asked with ``chaining=False``)."""
     text = text.strip()
     if not text or text.endswith(("...", "…", ",", "-", "—")) or not _FINISHED.search(text):
         return False
@@ -349,7 +350,7 @@ def sentence_finished(text: str) -> bool:
     if words[-1] in _OPEN_ENDINGS:
         return False
     last = re.sub(r"[^\w' ]+", " ", _SENTENCE_BREAK.split(text)[-1].casefold()).split()
-    if last and last[0] in _CHAINING_OPENINGS and not text.rstrip("\"')]").endswith("?"):
+    if chaining and last and last[0] in _CHAINING_OPENINGS and not text.rstrip("\"')]").endswith("?"):
         return False
     tail = " ".join(words[-3:])
     return not any(tail.endswith(phrase) for phrase in _OPEN_PHRASES)

@@ -6,12 +6,15 @@
 ``transcribing``, ``result`` (final text), ``error`` and always ``end`` last.
 
 The end of the turn: the voice activity model (``vad.make_detector``) says where the user's voice
-stops; how long a pause then ends the turn depends on what was said (``vad.turn_wait_s``). With a
-local model the whole utterance is transcribed as soon as the voice pauses (speculatively, on the
-model's worker, while the pause goes on): a finished sentence ends the turn after 0.5 s, and
-its transcript is ready by then; an unfinished one ("I'd like to...") waits the longest,
+stops; how long a pause then ends the turn depends on what was said and how it sounded
+(``turns.end_of_turn_wait_s``). With a local model the whole utterance is transcribed as soon as
+the voice pauses (speculatively, on the model's worker, while the pause goes on), and the
+end-of-turn model (``turns_model``, when installed) judges the same pause on its own worker: a
+finished sentence ends the turn after 0.5 s (0.3 s when the model hears it finished too), and its
+transcript is ready by then; an unfinished one ("I'd like to...") waits the longest,
 ``voice.silence_stop_s``, and so do words the model was unsure of (``Transcript.sure``: a
-language it does not know); if the user goes on, that transcript is dropped. Drafts of the words
+language it does not know) unless the end-of-turn model is sure the turn ended; if the user goes
+on, that transcript and verdict are dropped. Drafts of the words
 (``partial``) run only while the voice goes on (``recording.draft_due``): in a pause they would
 hold up the pause's own transcription on the model's one worker. Without a local model
 (the Whisper API), the wait is halfway between the two. ``likely_end`` is told the words of a
@@ -42,15 +45,25 @@ from jawad_desktop.core.voice.audio import SAMPLE_RATE, Samples, level_of, read_
 from jawad_desktop.core.voice.capture import Recorder
 from jawad_desktop.core.voice.errors import VOICE, VoiceError
 from jawad_desktop.core.voice.microphone import MicAttachment, OpenMicrophone
-from jawad_desktop.core.voice.recording import Recording, draft_due, settled, trim_to_speech, words_of
+from jawad_desktop.core.voice.recording import (
+    Recording,
+    draft_due,
+    pause_judgeable,
+    settled,
+    trim_to_speech,
+    turn_audio,
+    verdict_of,
+    words_of,
+)
 from jawad_desktop.core.voice.transcribers import Backend, Transcriber, Transcript, build_transcriber
+from jawad_desktop.core.voice.turns import end_of_turn_wait_s
+from jawad_desktop.core.voice.turns_model import TurnModel, load_turn_model
 from jawad_desktop.core.voice.vad import (
     FINISHED_WAIT_S,
     SpeechDetector,
     StopReason,
     VadConfig,
     make_detector,
-    sentence_finished,
     turn_wait_s,
 )
 
@@ -89,8 +102,11 @@ class VoiceSession:
         microphone: OpenMicrophone | None = None,
         detector_factory: Callable[[VadConfig], SpeechDetector] = make_detector,
         adaptive_wait: bool = True,
+        turn_model: Callable[[], TurnModel | None] | None = load_turn_model,
     ) -> None:
         self.ctx = ctx
+        self._turn_model_factory = turn_model  # the end-of-turn model (None: the words decide alone)
+        self._turn_model: TurnModel | None = None
         # ``adaptive_wait=False``: every pause waits ``voice.silence_stop_s`` and nothing is transcribed
         # before the turn ends (how turns ended before; the benchmark compares the two).
         self._detector_factory = detector_factory
@@ -120,6 +136,7 @@ class VoiceSession:
         self.speculations: int = 0  # transcriptions started on a pause in the last turn
         self.speculation_used = False  # the last turn's transcript came from one of them
         self.judged_waits: list[float] = []  # the wait each of them set, in order (tests, the log)
+        self.turn_probabilities: list[float | None] = []  # the end-of-turn model's verdict on each
         self.result_at: float = 0.0
         # A pause that reads as the end of the turn (its words), and speech after it (conversation mode).
         self.likely_end: Callable[[str], None] | None = None
@@ -145,6 +162,8 @@ class VoiceSession:
     async def warm_up(self) -> None:
         """Load the model now so the first utterance is transcribed without waiting for it."""
         await self.transcriber().prepare()
+        if self._turn_model_factory is not None:
+            await _in_io_thread(self._turn_model_factory)
 
     def start(
         self, *, auto_stop: bool = True, since: float | None = None, no_speech_timeout_s: float | None = None
@@ -222,6 +241,7 @@ class VoiceSession:
         except VoiceError as exc:
             return self._give_up(exc)
         warm = asyncio.ensure_future(transcriber.prepare())
+        judge = asyncio.ensure_future(_in_io_thread(self._turn_model_factory)) if self._turn_model_factory else None
 
         def deliver(item: Samples | VoiceError) -> None:  # on PortAudio's thread
             loop.call_soon_threadsafe(blocks.put_nowait, item)
@@ -243,6 +263,7 @@ class VoiceSession:
             assert isinstance(error, VoiceError)
             return self._give_up(error)
         ready: asyncio.Task[Transcript] | None = None
+        self._turn_model = await judge if judge is not None else None  # loaded (once) while the mic opened
         try:
             audio, reason, ready = await self._record(blocks, transcriber)
             self.last_reason = reason
@@ -319,9 +340,10 @@ class VoiceSession:
         self.speculations = 0
         self.speculation_used = False
         self.judged_waits = []
+        self.turn_probabilities = []
         assert self._stop_requested is not None
         return Recording(detector, longest, speculate, voice.partial_results and transcriber.supports_partials,
-                         stop_wait=asyncio.ensure_future(self._stop_requested.wait()))
+                         stop_wait=asyncio.ensure_future(self._stop_requested.wait()), turn_model=self._turn_model)
 
     async def _record_step(self, rec: Recording, blocks: asyncio.Queue[Samples | VoiceError],
                            transcriber: Transcriber) -> None:
@@ -331,12 +353,15 @@ class VoiceSession:
         waiting: set[asyncio.Future[Any]] = {getter, rec.stop_wait}
         if rec.spec is not None and not rec.judged:
             waiting.add(rec.spec)  # its words may end the turn before the next block
+            if rec.verdict is not None:
+                waiting.add(rec.verdict)
         done, _ = await asyncio.wait(
             waiting,
             timeout=STALL_TIMEOUT_S if rec.chunks else FIRST_BLOCK_TIMEOUT_S,
             return_when=asyncio.FIRST_COMPLETED,
         )
-        if rec.spec is not None and not rec.judged and rec.spec.done():
+        if pause_judgeable(rec):
+            assert rec.spec is not None
             self._judge_pause(rec, rec.spec)
             if rec.detector.trailing_silence_s >= rec.detector.config.silence_s:
                 getter.cancel()
@@ -346,6 +371,9 @@ class VoiceSession:
             if getter not in done and rec.stop_wait not in done:
                 getter.cancel()
                 return
+        elif done and getter not in done and rec.stop_wait not in done:
+            getter.cancel()  # one of the pause's two verdicts is in: the other is awaited
+            return
         item: Samples | VoiceError
         if not done:
             getter.cancel()
@@ -382,19 +410,22 @@ class VoiceSession:
         self._take_block(rec, item, transcriber)
 
     def _judge_pause(self, rec: Recording, spec: asyncio.Task[Transcript]) -> None:
-        """The pause's transcript is in: its words set how long the pause must last to end the turn."""
+        """The pause's transcript (and the end-of-turn model's verdict) are in: they set how long the
+        pause must last to end the turn."""
         rec.judged = True
         detector = rec.detector
         heard = words_of(spec)
         # Words the model was unsure of (a language it does not know) do not say the sentence ended.
         sure = heard is not None and spec.result().sure
-        detector.config.silence_s = turn_wait_s(heard if sure or heard is None else "", rec.longest,
-                                                self.finished_wait_s)
+        p_complete = verdict_of(rec)
+        detector.config.silence_s = end_of_turn_wait_s(heard, sure, p_complete, rec.longest, self.finished_wait_s)
         self.judged_waits.append(detector.config.silence_s)
-        if heard and sure and sentence_finished(heard) and self.likely_end is not None:
+        self.turn_probabilities.append(p_complete)
+        if heard and detector.config.silence_s < rec.longest and self.likely_end is not None:
             rec.told = True
             self.likely_end(heard)
-        log.debug("pause after %r: the turn ends after %.2f s of it", heard, detector.config.silence_s)
+        log.debug("pause after %r (end-of-turn model: %s): the turn ends after %.2f s of it", heard, p_complete,
+                  detector.config.silence_s)
         if heard and rec.partials_on:
             self._emit("partial", transcript=heard, is_final=False)  # the words so far, at once
 
@@ -424,7 +455,7 @@ class VoiceSession:
             if rec.spec is not None and detector.last_speech_at > rec.spec_end:
                 # The user went on after the pause: that transcript is not the turn's.
                 rec.stale = None if rec.spec.done() else rec.spec
-                rec.spec, rec.judged = None, False
+                rec.spec, rec.judged, rec.verdict = None, False, None
                 if rec.told and self.went_on is not None:
                     self.went_on()
                 rec.told = False
@@ -440,6 +471,9 @@ class VoiceSession:
                     transcriber.transcribe(trim_to_speech(np.concatenate(rec.chunks), detector))
                 )
                 rec.spec.add_done_callback(settled)
+                if rec.turn_model is not None:
+                    rec.verdict = asyncio.ensure_future(rec.turn_model.judge(
+                        turn_audio(np.concatenate(rec.chunks), detector, SPECULATE_AFTER_S)))
         if draft_due(rec, now):
             rec.last_partial_at = now
             rec.partial = asyncio.ensure_future(
