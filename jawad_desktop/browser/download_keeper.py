@@ -10,7 +10,7 @@ download the user started by hand is theirs: it is saved at once, as any browser
 guard (nobody to ask) downloads are saved, as navigations are allowed without a navigation guard.
 ``infos`` lists them for ``list_downloads``; ``started_since`` names the agent's downloads an action
 started, for its outcome. The agent keeps downloads of web addresses only (and a web page's own
-``blob:``): one of a local file or a browser page is cancelled.
+``blob:`` and ``data:``): one of a local file or a browser page is cancelled.
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ class _Kept:
 
     def info(self) -> DownloadInfo:
         return DownloadInfo(name=self.name, url=self.url, state=self.state, size=self.size,
-                            received=self.received, path=self.path)
+                            received=self.received, path=self.path, by_agent=self.by_agent, page_url=self.page_url)
 
 
 class DownloadKeeper:
@@ -130,7 +130,7 @@ class DownloadKeeper:
         kept = _Kept(request=request, name=name, url=request.url().toString(),
                      page_url=page.url().toString() if page is not None else "",
                      by_agent=self.acting(), started_at=time.monotonic(), size=max(0, request.totalBytes()))
-        if kept.by_agent and not _web_download(kept.url):
+        if kept.by_agent and not _web_download(kept.url, kept.page_url):
             # The agent saves what a web site serves, never a copy of a local file or a browser page.
             log.info("refused the agent's download of %s (not a web address)", kept.url)
             request.cancel()
@@ -219,9 +219,12 @@ class DownloadKeeper:
         log.info("downloaded %s to %s", kept.name, kept.path)
 
 
-def _web_download(url: str) -> bool:
-    """Whether the agent may keep a download from ``url``: a web address, or a ``blob:`` a web page
-    made (an export the page built: ``blob:https://site/...``)."""
+def _web_download(url: str, page_url: str = "") -> bool:
+    """Whether the agent may keep a download from ``url``: a web address, a ``blob:`` a web page made
+    (an export the page built: ``blob:https://site/...``), or a ``data:`` address a web page made (a
+    picture it drew, saved from a canvas: its bytes are in the address, nothing local is read)."""
     if url.startswith("blob:"):
         return is_web_address(url.removeprefix("blob:"))
+    if url.startswith("data:"):
+        return is_web_address(page_url)
     return is_web_address(url)

@@ -113,3 +113,24 @@ def test_no_check_when_the_model_looked_at_the_page_and_only_one_per_turn(make_a
     response = arun(h.session.run("press plus twice"))
     assert response.content == "Pressed again." and counter.reads == 2 and counter.value == 3
     assert h.recorder.streamed().endswith("Pressed again.") and "Pressed." not in h.recorder.streamed()
+
+
+def test_a_replay_that_gets_somewhere_is_no_loop_and_a_circle_is() -> None:
+    from jawad_desktop.core.agent.loop_guard import RepeatGuard
+    from jawad_desktop.core.tools.untrusted import wrap_untrusted
+
+    # A memory game: from the start, the known moves bring the same results each time, then a new
+    # move is tried (a result never seen): the turn gets somewhere, however often the known moves repeat.
+    guard = RepeatGuard()
+    for trial in range(REPEATS + 3):
+        assert guard.note("click_text", {"text": "🌟"}, "Progress: 2/15") is None
+        assert guard.note("click_text", {"text": "🍟"}, "Progress: 3/15") is None
+        assert guard.note("click_text", {"text": f"try {trial}"}, "Incorrect! The sequence has reset.") is None
+    # A circle of two calls that brings nothing new stops at its third time, though the page is read
+    # in between (each read fenced with a new random marker: the same page is the same result).
+    guard = RepeatGuard()
+    repeated = None
+    for _ in range(REPEATS):
+        assert guard.note("read_page", {}, wrap_untrusted("Progress: 1/15", "the page")) is None
+        repeated = guard.note("click_text", {"text": "Next"}, "The page did not visibly change.")
+    assert repeated is not None and repeated.times == REPEATS

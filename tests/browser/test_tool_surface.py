@@ -46,6 +46,7 @@ EXPECTED = {
     "switch_tab": ("read-only", {"tab"}),
     "close_tab": ("interact", {"tab"}),
     "list_downloads": ("read-only", set()),
+    "read_download": ("read-only", {"name", "part"}),
     "ask_user_to_take_over": ("read-only", {"reason"}),
     "look": ("read-only", {"question", "boxes"}),
 }

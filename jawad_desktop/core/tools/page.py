@@ -168,7 +168,9 @@ class TabInfo:
 class DownloadInfo:
     """One download of this browser. ``state``: ``asking`` (waiting for the user's permission),
     ``downloading``, ``done``, ``denied``, ``cancelled`` or ``failed``; ``size`` in bytes (0 when the
-    site did not say), ``path`` where it is saved (once allowed)."""
+    site did not say), ``path`` where it is saved (once allowed); ``by_agent``: an action of the agent
+    started it (the user's own downloads are theirs: the agent does not read them); ``page_url``: the
+    page it came from."""
 
     name: str
     url: str
@@ -176,6 +178,8 @@ class DownloadInfo:
     size: int = 0
     received: int = 0
     path: str = ""
+    by_agent: bool = False
+    page_url: str = ""
 @dataclass(slots=True)
 class RawSnapshot:
     """What the page script collects for read_page, before the parsing done off the GUI thread."""

@@ -450,8 +450,21 @@ def _tokens(text: str) -> list[str]:
 
 def _blocks(markdown: str) -> list[str]:
     """The Markdown's blocks, each with its indent: a list item's second paragraph is indented under
-    it, and joined again without that indent it would end the list (and read as another item)."""
-    return [block.strip("\n").rstrip() for block in re.split(r"\n[ \t]*\n", markdown) if _plain(block)]
+    it, and joined again without that indent it would end the list (and read as another item). A
+    fenced code block is one block, its blank lines included (a code's end is never judged apart)."""
+    blocks: list[list[str]] = [[]]
+    fence = ""
+    for line in markdown.split("\n"):
+        if not fence and not line.strip(" \t"):
+            blocks.append([])
+            continue
+        blocks[-1].append(line)
+        mark = re.match(r"\s*(`{3,}|~{3,})", line)
+        if mark and not fence:
+            fence = mark.group(1)
+        elif mark and mark.group(1).startswith(fence) and not line.strip()[len(mark.group(1)):].strip():
+            fence = ""
+    return [text.rstrip() for text in ("\n".join(lines) for lines in blocks) if _plain(text)]
 
 
 def _held(block: str, shingles: set[tuple[str, ...]]) -> bool:

@@ -69,7 +69,7 @@ def role_name(role: str) -> str:
 
 
 def _quote(text: str) -> str:
-    return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 # The element's flags said as a word when set, in this order (around checked and expanded).

@@ -194,15 +194,16 @@
       var chosen = [], options = [];
       for (var i = 0; i < el.options.length; i++) {
         var o = el.options[i];
-        if (o.selected) chosen.push(clip(o.text, 40));
-        if (options.length < 12) options.push(clip(o.text, 30) + (o.disabled ? " (unavailable)" : ""));
+        if (o.selected) chosen.push(clip(o.text, OPTION_CHARS));
+        if (options.length < 12) options.push(clip(o.text, OPTION_CHARS) + (o.disabled ? " (unavailable)" : ""));
       }
       if (chosen.length) s.value = chosen.join(", ");
       s.options = options;
       s.optionCount = el.options.length;
     } else if ((tag === "TEXTAREA" || (tag === "INPUT" && !NO_VALUE_TYPES[type])) && el.value) {
       // A password's characters never leave the page: the model is told the field is filled.
-      s.value = type === "password" ? "(filled)" : clip(el.value, 40);
+      // A read-only field holds text the page gives to read (a list, a code): all of it, line by line.
+      s.value = type === "password" ? "(filled)" : el.readOnly ? fieldLines(el.value, READ_ONLY_VALUE_CHARS) : clip(el.value, 40);
     } else if (el.hasAttribute("aria-valuenow") || el.hasAttribute("aria-valuetext")) {
       // A custom slider or spinner says its value the ARIA way.
       s.value = clip(el.getAttribute("aria-valuetext") || el.getAttribute("aria-valuenow"), 40);
@@ -216,6 +217,7 @@
       var place = sliderPosition(el);
       if (place) { s.value = place.percent + " %"; s.range = ["0 %", "100 %"]; s.keys = true; if (place.upright) s.upright = true; }
     }
+    if (tag === "TEXTAREA" && el.readOnly) s.readonly = true;
     if (tag === "INPUT" && el.readOnly && !NO_VALUE_TYPES[type]) {
       s.readonly = true;
       if (opensPicker(el)) s.picker = true;
@@ -223,6 +225,16 @@
       s.picker = true;
     }
     return s;
+  }
+
+  // An option's text in full up to this (a list box's choices are told apart by their ends too); a
+  // read-only field's text up to READ_ONLY_VALUE_CHARS, its lines kept.
+  var OPTION_CHARS = 120, READ_ONLY_VALUE_CHARS = 2000;
+
+  function fieldLines(text, n) {
+    var kept = String(text || "").split("\n").map(function (line) { return line.replace(/\s+/g, " ").trim(); })
+      .filter(Boolean).join("\n");
+    return kept.length > n ? kept.slice(0, n - 1) + "…" : kept;
   }
 
   // Whether a text field is a date picker's: the picker libraries' marks (jQuery UI, flatpickr,

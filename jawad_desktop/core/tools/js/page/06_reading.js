@@ -70,7 +70,10 @@
       var ak = a.children, bk = b.children, drop = [];
       for (var i = 0; i < ak.length && i < bk.length; i++) {
         var tag = ak[i].tagName.toUpperCase();
-        if (DROP_TAGS[tag] || (body && body.contains(ak[i]) && hiddenToReader(ak[i]))) drop.push(bk[i]);
+        var inBody = body && body.contains(ak[i]);
+        if (DROP_TAGS[tag] || (inBody && hiddenToReader(ak[i]))) { drop.push(bk[i]); continue; }
+        var grid = inBody ? gridTable(ak[i], inert) : null;  // 06_grids.js
+        if (grid) bk[i].replaceWith(grid);
         else if (tag !== "HEAD") stack.push([ak[i], bk[i]]);
       }
       for (var d = 0; d < drop.length; d++) drop[d].remove();
