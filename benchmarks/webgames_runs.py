@@ -43,6 +43,14 @@ LEFT_OUT = {
     "robo-check": "Google reCAPTCHA: needs Google's servers (no network here) and is made to stop software",
     "print-reveal": "the password shows only in a printout to PDF: no agent sees a print preview",
     "otp-entry-hard": "the code comes from scanning a QR code with an authenticator app on a phone",
+    # The suite's own faults: the item the task names is not in the data its page uses, so no answer a
+    # reader of the page could give is accepted.
+    "shop-admin-hard": "the suite's fault: the Coffee Grinder it asks to reprice is not among the shop's products "
+                       "(searching for it lists nothing), and only that product's edit page shows the password",
+    "recipe-calculator-easy": "the suite's fault: the Simple Tomato Soup recipe it names is not in the recipe "
+                              "collection; the page then expects 0 g, not the 400 g its own text implies",
+    "recipe-calculator-hard": "the suite's fault: the Hearty Beef Stew recipe it names is not in the recipe "
+                              "collection; the page then expects 0 g",
 }
 
 

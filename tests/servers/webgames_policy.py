@@ -29,6 +29,7 @@ import threading
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from tests.servers.oracle_model import (
@@ -288,6 +289,28 @@ class RunRecord:
         return self.prompt_tokens + self.completion_tokens
 
 
+def _trace(key: str, messages: list[dict[str, Any]], reply: Reply) -> None:
+    """With ``JAWAD_WEBGAMES_TRACE=<folder>``: the run's conversation so far and the reply, as text, into
+    ``<folder>/<key>.txt`` (rewritten on each request), to read why a run went as it did."""
+    import json
+    import os
+    from pathlib import Path
+    folder = os.environ.get("JAWAD_WEBGAMES_TRACE")
+    if not folder:
+        return
+    lines = []
+    for m in messages:
+        text = m.get("content")
+        if isinstance(text, list):
+            text = " ".join(str(p.get("text", "")) for p in text)
+        calls = [f"{(c.get('function') or {}).get('name')}({(c.get('function') or {}).get('arguments')})"
+                 for c in m.get("tool_calls") or []]
+        lines.append(f"== {m.get('role')}: {' '.join(calls)}\n{text or ''}")
+    lines.append(f"== reply: {reply.content} {json.dumps(reply.tool_calls, ensure_ascii=False)}")
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    (Path(folder) / f"{key}.txt").write_text("\n".join(lines), encoding="utf-8")
+
+
 class WebGamesPolicy(ScriptedModel):
     """The policy's server (see the module docstring)."""
 
@@ -316,6 +339,7 @@ class WebGamesPolicy(ScriptedModel):
                   + sum(picture_tokens(png) for png in pictures))
         completion = _tokens(reply.content) + _tokens(json.dumps(reply.tool_calls, ensure_ascii=False))
         reply.usage = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+        _trace(key, messages, reply)
         with self._runs_lock:
             run = self.runs.setdefault(key, RunRecord())
             run.requests += 1
@@ -384,6 +408,12 @@ def _wait(d: GameDesk, seconds: float) -> Policy:
         yield from d.call("wait_for", text="(a moment passes)", timeout_s=chunk)
         left -= chunk
     return ""
+
+
+def page_url(listing: Listing) -> str:
+    """The address read_page gave (its ``URL:`` line)."""
+    m = re.search(r"^URL: (\S+)", listing.text, re.M)
+    return m.group(1) if m else ""
 
 
 def _instructions(d: GameDesk) -> str:
@@ -1462,40 +1492,83 @@ def _credentials(d: GameDesk) -> Policy:
     raise GiveUp("no password", "I logged in with the credentials shown; no password showed.")
 
 
-@game(r"stock market|top tech pick")
+_TICKER = re.compile(r"\bticker\b(?:[^.:]{0,90}?\bis\b|\s*(?:is)?\s*:)\W{0,4}([A-Z]{2,5})\b")
+
+
+def recommended_ticker(text: str) -> str | None:
+    """The ticker a report ends up recommending: the last one it names as "the ticker" ("Apple (ticker:
+    AAPL) ... However, Google ... Stock ticker: GOOG"; "Their ticker ... is GOOG")."""
+    found = _TICKER.findall(text.replace("*", "").replace("`", ""))
+    return found[-1] if found else None
+
+
+@game(r"stock market|top tech pick|best tech stock")
 def _stock(d: GameDesk) -> Policy:
-    for _ in range(8):
-        m = re.search(r"ticker is:?\s*\**([A-Z]{1,6})\b", d.listing.text)
-        if m:
-            break
-        result = yield from d.call("scroll_page", direction="down")
-        yield from _read(d)
-        if "nothing more" in result.lower() or "already at the bottom" in result.lower():
-            break
+    """Read the whole report (its parts through find_in_page), take the ticker it recommends last."""
+    text = d.listing.content
+    if d.has("find_in_page"):
+        text += "\n" + (yield from d.call("find_in_page", query="ticker"))
     else:
-        m = None
-    if not m:
+        for _ in range(8):
+            result = yield from d.call("scroll_page", direction="down")
+            yield from _read(d)
+            text += "\n" + d.listing.content
+            if "nothing more" in result.lower() or "already at the bottom" in result.lower():
+                break
+    ticker = recommended_ticker(text)
+    if not ticker:
         raise GiveUp("no plan", "I found no ticker the report recommends.")
     field_ = _need(next(iter(_fields(d.listing)), None), "the ticker field")
-    yield from d.fill(field_, m.group(1))
-    yield from _click(d, _need(d.listing.find("Submit", roles=BUTTONS), "the Submit button"))
+    go = d.listing.find("Submit", roles=BUTTONS) or d.listing.find("Check", roles=BUTTONS)
+    if go is None:
+        yield from d.fill(field_, ticker, submit=True)
+    else:
+        yield from d.fill(field_, ticker)
+        yield from _click(d, go)
+    _check(d)
     yield from _read(d)
-    raise GiveUp("no password", f"I entered {m.group(1)}; no password showed.")
+    raise GiveUp("no password", f"I entered {ticker}; no password showed.")
+
+
+def price_task(text: str) -> tuple[str, str] | None:
+    """The product and the new price a shop task asks for: a price said outright ("update the price
+    of the watermelon to $6.85"), or one to work out ("The Coffee Grinder is currently priced at $25.50
+    ... a 15% discount", rounded to the nearest cent)."""
+    text = text.replace("*", "")
+    if m := re.search(r"price of (?:the )?(.+?)\s*(?:\(currently \$[\d.]+\)\s*)?to \$([\d.]+\d)", text, re.I):
+        return m.group(1).strip(), m.group(2)
+    m = re.search(r"\b[Tt]he ((?:[A-Z][\w'-]* ?){1,5}?) is currently priced at \$\s*([\d.]+\d)", text)
+    off = re.search(r"(\d+(?:\.\d+)?)\s*% discount", text)
+    if m and off:
+        cents = Decimal(m.group(2)) * (100 - Decimal(off.group(1)))
+        return m.group(1).strip(), str((cents / 100).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+    return None
+
+
+def _row_button(listing: Listing, word: str, product: str) -> Element | None:
+    """The ``word`` button (Edit, Delete) of the table row that names ``product``."""
+    return listing.find(word, roles=BUTTONS, context=product)
 
 
 @game(r"shop admin")
 def _shop_admin(d: GameDesk) -> Policy:
-    text = d.listing.content
-    m = re.search(r"price of the \**(.+?)\**\s*\(currently \$[\d.]+\)\s*to \**\$([\d.]+)", text)
-    if not m:
-        raise GiveUp("no plan", "The task asks for a price I have to work out; I only follow a stated price.")
-    product, price = m.group(1).strip("* "), m.group(2)
-    edit = _need(d.listing.find("Edit", roles=BUTTONS, context=product), f"the Edit button of {product}")
-    yield from _click(d, edit)
+    task = price_task(" ".join(d.listing.content.split()))
+    if task is None:
+        raise GiveUp("no plan", "I could not tell which product's price to set, or to what.")
+    product, price = task
+    edit = _row_button(d.listing, "Edit", product)
+    if edit is None:  # not on this page of the table: search for it
+        search = _need(next((e for e in _fields(d.listing) if "search" in e.words), None), "the search field")
+        yield from d.fill(search, product)
+        yield from _read(d)
+        edits = [e for e in d.listing.elements if e.role in BUTTONS and e.words == "edit"]
+        edit = _row_button(d.listing, "Edit", product) or (edits[0] if len(edits) == 1 else None)
+    yield from _click(d, _need(edit, f"the Edit button of {product}"))
     yield from _read(d)
-    field_ = _need(next((e for e in d.new() if e.role in FIELDS or e.role.startswith("input[")), None),
-                   "the price field")
+    field_ = _need(next((e for e in _fields(d.listing) if "price" in e.words), None)
+                   or next(iter(_fields(d.listing)), None), "the price field")
     yield from d.fill(field_, price)
+    _check(d)
     yield from _click(d, _need(d.listing.find("Save", roles=BUTTONS), "the Save button"))
     yield from _read(d)
     raise GiveUp("no password", f"I set {product} to ${price}; no password showed.")
@@ -1590,20 +1663,71 @@ def _wasm(d: GameDesk) -> Policy:
     raise GiveUp("no password", f"I entered {m.group(1)}; no password showed.")
 
 
+GRAMS = {"g": 1.0, "gram": 1.0, "grams": 1.0, "kg": 1000.0, "kilogram": 1000.0, "kilograms": 1000.0,
+         "lb": 453.59237, "lbs": 453.59237, "pound": 453.59237, "pounds": 453.59237, "oz": 28.349523125,
+         "ounce": 28.349523125, "ounces": 28.349523125}
+
+
+def recipe_task(text: str) -> tuple[str, str, int] | None:
+    """The recipe, the ingredient and the servings a scaling task names ("Find the Spaghetti Carbonara
+    recipe ... how many grams of pancetta they'll need for 8 servings")."""
+    text = text.replace("*", "")
+    name = (re.search(r"(?:for|Find) the [\"“]?([A-Z][\w' -]+?)[\"”]? recipe", text)
+            or re.search(r"make [\"“]([^\"”]+)[\"”]", text))
+    what = re.search(r"grams of ([a-z][\w -]+?) (?:you'll|they'll|you|they|are|is|for)\b", text)
+    serves = re.search(r"for (\d+) servings", text) or re.search(r"for (\d+) people", text)
+    if not (name and what and serves):
+        return None
+    return name.group(1).strip(), what.group(1).strip(), int(serves.group(1))
+
+
+def ingredient_grams(text: str, ingredient: str) -> float | None:
+    """The amount of ``ingredient`` in a recipe's text, in grams ("200g pancetta", "1.5 kg beef chuck",
+    "pancetta: 200 g")."""
+    units = "|".join(sorted(GRAMS, key=len, reverse=True))
+    item = re.escape(ingredient)
+    for pattern in (rf"(\d+(?:\.\d+)?)\s*({units})\b\.?\s*(?:of\s+)?{item}\b",
+                    rf"{item}\W{{0,3}}(\d+(?:\.\d+)?)\s*({units})\b"):
+        if m := re.search(pattern, text, re.I):
+            return float(m.group(1)) * GRAMS[m.group(2).lower()]
+    return None
+
+
 @game(r"recipe calculator")
 def _recipe(d: GameDesk) -> Policy:
-    text = _instructions(d)
-    serves = re.search(r"serves (\d+) (?:people|servings)[^.]*?calls for (\d+(?:\.\d+)?)\s*g\b", text)
-    wanted = re.search(r"for (\d+) (?:servings|people)", text)
-    if not serves or not wanted:
-        raise GiveUp("no plan", "The amounts are in a recipe on another page; this policy only scales a recipe the "
-                                "task page states.")
-    grams = float(serves.group(2)) * int(wanted.group(1)) / int(serves.group(1))
+    """Find the recipe in the collection the task links to, read its servings and the ingredient's
+    amount, scale it, come back and give the answer."""
+    task = recipe_task(" ".join(d.listing.content.split()))
+    if task is None:
+        raise GiveUp("no plan", "I could not tell which recipe, ingredient and servings the task means.")
+    name, ingredient, servings = task
+    start = page_url(d.listing)
+    yield from _click(d, _need(d.listing.find("recipe collection", roles=("link",)), "the recipe collection link"))
+    yield from _read(d)
+    go = _need(d.listing.find("Search", roles=BUTTONS, loose=False), "the Search button")
+    search = _need(max((e for e in _fields(d.listing) if "search" in e.words and e.index < go.index),
+                       key=lambda e: e.index, default=None), "the recipe search field next to its Search button")
+    yield from d.fill(search, name)
+    yield from _click(d, go)
+    yield from _read(d)
+    card = next((e for e in d.listing.elements if norm(name) in e.words and "sponsored" not in e.words), None)
+    if card is None:
+        raise GiveUp("not found", f"The recipe collection has no recipe called {name!r}: I searched for it.")
+    yield from _click(d, card)
+    yield from _read(d)
+    text = d.listing.content
+    per = re.search(r"(?:Serves|Servings)\W{0,3}(\d+)", text, re.I) or re.search(r"(\d+) servings", text, re.I)
+    amount = ingredient_grams(text, ingredient)
+    if per is None or amount is None:
+        raise GiveUp("not found", f"The {name} recipe shows no servings or no amount of {ingredient} I could read.")
+    grams = amount * servings / int(per.group(1))
+    yield from d.call("navigate", url=start)
+    yield from _read(d)
     field_ = _need(next(iter(_fields(d.listing)), None), "the amount field")
-    yield from d.fill(field_, f"{grams:g}")
+    yield from d.fill(field_, f"{round(grams, 2):g}")
     yield from _click(d, _need(d.listing.find("Check Answer", roles=BUTTONS), "the Check Answer button"))
     yield from _read(d)
-    raise GiveUp("no password", f"I entered {grams:g} g; no password showed.")
+    raise GiveUp("no password", f"I entered {round(grams, 2):g} g of {ingredient}; no password showed.")
 
 
 def today() -> date:

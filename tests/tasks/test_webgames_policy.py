@@ -1,0 +1,53 @@
+"""The WebGames policy's readers (``tests/servers/webgames_policy.py``): what it takes from a page's
+words before it acts. Each reads the task as a person would from the sentence the page shows; a
+wrong reading here is a task the benchmark calls unsolved for the policy's sake, not the tools'.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.servers.webgames_policy import ingredient_grams, price_task, recipe_task, recommended_ticker
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("As the shop administrator, you need to update the price of the watermelon to **$6.85**.",
+     ("watermelon", "6.85")),
+    ("## Challenge Instructions The **Coffee Grinder** is currently priced at $**25.50**. A VIP customer is "
+     "eligible for a 15% discount. You need to find the Coffee Grinder and update it.",
+     ("Coffee Grinder", "21.68")),  # 21.675, rounded half up to the cent
+    ("Update the price of the Apple (currently $1.25) to $1.00.", ("Apple", "1.00")),
+    ("Browse the products and delete the one you like least.", None),
+])
+def test_price_task_reads_the_product_and_the_price_said_or_worked_out(text: str, want: object) -> None:
+    assert price_task(text) == want
+
+
+def test_recipe_task_reads_recipe_ingredient_and_servings() -> None:
+    assert recipe_task("Find the Spaghetti Carbonara recipe in our recipe collection and calculate how many "
+                       "grams of pancetta they'll need for 8 servings.") == ("Spaghetti Carbonara", "pancetta", 8)
+    assert recipe_task('You are planning a gathering for **10 people** and have decided to make "Hearty Beef '
+                       'Stew". Calculate exactly how many **grams** of **beef chuck** are needed for **10 '
+                       'servings**.') == ("Hearty Beef Stew", "beef chuck", 10)
+    assert recipe_task("Pick a recipe you like.") is None
+
+
+@pytest.mark.parametrize(("text", "grams"), [
+    ("Ingredients\n- 200 g pancetta\n- 400 g spaghetti", 200.0),
+    ("- spaghetti: 400g\n- pancetta: 200g", 200.0),
+    ("- 1.5 kg beef chuck", 1500.0),
+    ("- 2 lb beef chuck", 907.18474),
+    ("- 4 pieces egg yolks", None),
+])
+def test_ingredient_grams_converts_the_recipes_unit(text: str, grams: float | None) -> None:
+    got = ingredient_grams(text, "pancetta" if "pancetta" in text else "beef chuck" if "beef" in text else "egg")
+    assert got == pytest.approx(grams) if grams is not None else got is None
+
+
+def test_recommended_ticker_is_the_last_one_the_report_names_as_its_pick() -> None:
+    assert recommended_ticker("Apple (ticker: AAPL) leads... However, Google is better. Stock ticker: **GOOG**") \
+        == "GOOG"
+    assert recommended_ticker("AMZN dominates. We are talking about Alphabet here. Their ticker, if you are "
+                              "looking for the prime investment for 2025, is `GOOG`. This is the one.") == "GOOG"
+    assert recommended_ticker("The stock ticker is: MSFT") == "MSFT"
+    assert recommended_ticker("Buy stocks now! Expert analysis on TSLA, META and more.") is None
