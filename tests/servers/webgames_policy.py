@@ -1402,6 +1402,17 @@ def _scroll(d: GameDesk) -> Policy:
 AWAY = re.compile(r"\b(return to safety|go back|cancel|decline|no thanks|reset|start over|home)\b", re.I)
 
 
+def _type_asked_phrase(d: GameDesk) -> Policy:
+    """A page that asks to type a phrase exactly ("type the following phrase EXACTLY as shown into the
+    box below: I UNDERSTAND THE RISK"): the phrase typed into its empty field."""
+    m = re.search(r"\btype (?:the following|this|the) (?:phrase|text|words)\b[^:\n]*:\s*\n*\s*[\"“]?([^\n\"”]{3,80})",
+                  d.listing.content, re.I)
+    empty = [e for e in _fields(d.listing) if not e.value]
+    if m and empty:
+        yield from d.fill(empty[0], m.group(1).strip())
+    return ""
+
+
 def _explore(d: GameDesk, what: str, *, avoid: re.Pattern[str] = AWAY, first: tuple[str, ...] = (),
              most: int = 40, to_the_end: bool = False) -> Policy:
     """Click what is new first, then what is left, one at a time, reading after each change, until a
@@ -1418,6 +1429,7 @@ def _explore(d: GameDesk, what: str, *, avoid: re.Pattern[str] = AWAY, first: tu
                                  e.role == "draggable"))
         element = pool[0]
         tried.add(element.key())
+        yield from _type_asked_phrase(d)
         result = yield from d.click(element)
         if not to_the_end:
             _check(d)
