@@ -1441,6 +1441,51 @@ def _explore(d: GameDesk, what: str, *, avoid: re.Pattern[str] = AWAY, first: tu
     raise GiveUp("no password", f"I tried the controls of {what} the list gave me; no password showed.")
 
 
+def _tab_number(listed: str, words: str) -> int | None:
+    """The number list_tabs gives the tab whose title or address has ``words``."""
+    for line in listed.splitlines():
+        m = re.match(r"Tab (\d+)\b.*", line)
+        if m and words.lower() in line.lower():
+            return int(m.group(1))
+    return None
+
+
+def _colour_sequence(text: str) -> list[str]:
+    """"Required sequence: Red → Blue → Yellow → Green": the colours in order."""
+    m = re.search(r"sequence:?\s*\**([A-Za-z]+(?:\s*(?:→|->|,|then)\s*[A-Za-z]+)+)", text)
+    return re.findall(r"[A-Za-z]+", m.group(1).replace("then", " ")) if m else []
+
+
+@game(r"tab sync|sender tab|receiver tab")
+def _tab_sync(d: GameDesk) -> Policy:
+    """The page that listens first (the receiver) in its own tab, then the sender's tab; send the
+    sequence the sender asks for, and read the receiver's tab."""
+    main = d.listing
+    listen = _need(main.find("Open Receiver", roles=("link", *BUTTONS)), "the link that opens the receiver")
+    send = _need(main.find("Open Sender", roles=("link", *BUTTONS)), "the link that opens the sender")
+    yield from _click(d, listen)
+    yield from d.call("switch_tab", tab=1)
+    yield from _read(d)
+    yield from _click(d, _need(d.listing.find(send.label, roles=("link", *BUTTONS)), "the sender's link"))
+    yield from _read(d)
+    colours = _colour_sequence(d.listing.content)
+    if not colours:
+        raise GiveUp("no plan", "The sender's page names no sequence of colours to send.")
+    for colour in colours:
+        yield from _click(d, _need(d.listing.find(f"Send {colour}", roles=BUTTONS), f"the Send {colour} button"))
+    listed = yield from d.call("list_tabs")
+    tab = _need_number(_tab_number(listed, "receiver"), "the receiver's tab")
+    yield from d.call("switch_tab", tab=tab)
+    yield from _read(d)
+    raise GiveUp("no password", f"I sent {' → '.join(colours)} and read the receiver's tab; no password showed.")
+
+
+def _need_number(number: int | None, what: str) -> int:
+    if number is None:
+        raise GiveUp("listing gap", f"I could not find {what}.")
+    return number
+
+
 @game(r"menu navigator")
 def _menus(d: GameDesk) -> Policy:
     return (yield from _explore(d, "the menus", first=("secret",)))

@@ -7,7 +7,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.servers.webgames_policy import ingredient_grams, price_task, recipe_task, recommended_ticker
+from tests.servers.webgames_policy import (
+    _colour_sequence,
+    _tab_number,
+    ingredient_grams,
+    price_task,
+    recipe_task,
+    recommended_ticker,
+)
 
 
 @pytest.mark.parametrize(("text", "want"), [
@@ -51,3 +58,13 @@ def test_recommended_ticker_is_the_last_one_the_report_names_as_its_pick() -> No
                               "looking for the prime investment for 2025, is `GOOG`. This is the one.") == "GOOG"
     assert recommended_ticker("The stock ticker is: MSFT") == "MSFT"
     assert recommended_ticker("Buy stocks now! Expert analysis on TSLA, META and more.") is None
+
+
+def test_the_colour_sequence_and_the_tab_to_read() -> None:
+    assert _colour_sequence("Required sequence: Red → Blue → Yellow → Green\n\nMake sure the receiver is open") \
+        == ["Red", "Blue", "Yellow", "Green"]
+    assert _colour_sequence("Send any colour you like.") == []
+    listed = ("Tab 1: WebGames — http://127.0.0.1:5/tab-sync\nTab 2: WebGames — http://127.0.0.1:5/tab-sync/receiver\n"
+              "Tab 3 (shown: read_page reads it): WebGames — http://127.0.0.1:5/tab-sync/sender")
+    assert (_tab_number(listed, "receiver"), _tab_number(listed, "sender"), _tab_number(listed, "checkout")) \
+        == (2, 3, None)
