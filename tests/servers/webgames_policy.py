@@ -48,6 +48,7 @@ from tests.servers.oracle_model import (
     read_conversation,
 )
 from tests.servers.scripted_model import Reply, ScriptedModel
+from tests.servers.webgames_riddles import note_numbers
 
 MODEL = "webgames-policy"
 PROMPT = ("The open page is a web challenge. Read its instructions, do what it asks, and tell me the password "
@@ -1484,6 +1485,41 @@ def _need_number(number: int | None, what: str) -> int:
     if number is None:
         raise GiveUp("listing gap", f"I could not find {what}.")
     return number
+
+
+def _downloaded_name(result: str) -> str | None:
+    """The file an action started to download ("It started a download: grampa's old note.txt (the user
+    is asked ...")."""
+    m = re.search(r"started a download: (.+?)(?: \(|\.?$)", result, re.M)
+    return m.group(1).strip() if m else None
+
+
+@game(r"combination lock|grampa|riddles? to unlock|decipher the .*riddles")
+def _combination_lock(d: GameDesk) -> Policy:
+    """Download the note, read it (read_download), answer its clues from general knowledge
+    (``webgames_riddles``), and set the lock's lists to the numbers, two digits each."""
+    button = _need(next((e for e in d.listing.elements if e.role in BUTTONS and "note" in e.words), None),
+                   "the button that downloads the note")
+    started = yield from _click(d, button)
+    name = _downloaded_name(started)
+    if name is None:
+        raise GiveUp("action failed", f"Pressing {button.label!r} started no download: {started[:120]}")
+    if not d.has("read_download"):
+        raise GiveUp("missing tool", f"The page gave me {name} to read, and no tool reads a downloaded file.")
+    (note,) = yield from d.run(Call("read_download", {"name": name}))
+    if note.startswith("Error"):
+        raise GiveUp("action failed", f"I could not read {name}: {note[:160]}")
+    numbers = note_numbers(note.split("\n", 1)[-1])
+    if not numbers or None in numbers:
+        raise GiveUp("no plan", f"I could not work out every clue of the note: {numbers}.")
+    locks = [e for e in d.listing.elements if e.role == "select"]
+    if len(locks) != len(numbers):
+        raise GiveUp("listing gap", f"The note has {len(numbers)} clues and the lock {len(locks)} lists.")
+    for lock, number in zip(locks, numbers, strict=True):
+        yield from d.act("select_option", lock, option=f"{number:02d}")
+        _check(d)
+    yield from _read(d)
+    raise GiveUp("no password", f"I set the lock to {', '.join(f'{n:02d}' for n in numbers)}; no password showed.")
 
 
 @game(r"menu navigator")

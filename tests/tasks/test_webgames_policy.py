@@ -9,12 +9,14 @@ import pytest
 
 from tests.servers.webgames_policy import (
     _colour_sequence,
+    _downloaded_name,
     _tab_number,
     ingredient_grams,
     price_task,
     recipe_task,
     recommended_ticker,
 )
+from tests.servers.webgames_riddles import clue_number, note_numbers
 
 
 @pytest.mark.parametrize(("text", "want"), [
@@ -68,3 +70,33 @@ def test_the_colour_sequence_and_the_tab_to_read() -> None:
               "Tab 3 (shown: read_page reads it): WebGames — http://127.0.0.1:5/tab-sync/sender")
     assert (_tab_number(listed, "receiver"), _tab_number(listed, "sender"), _tab_number(listed, "checkout")) \
         == (2, 3, None)
+
+
+def test_a_riddle_notes_clues_become_numbers() -> None:
+    note = """Dear reader,
+
+1. The first number is what you get when you add the legs of an alpaca
+   to the legs of a spider.
+
+2. The second number is my age when I wrote this: I was born on 1st January 1960, and I wrote this
+   on the opening day of the Sydney Olympics.
+
+3. Multiply the number of planets in our solar system by the number of colors in a rainbow.
+
+4. From the year humanity first set foot on the moon, subtract the year nineteen hundred.
+
+5. How many keys are typically found on a full-sized piano?
+
+Love,
+Grampa"""
+    assert note_numbers(note) == [12, 40, 56, 69, 88]
+    assert clue_number("The first number is how many wheels are on a standard bicycle.") == 2
+    assert clue_number("Seek the atomic number of the element Aurum (Au).") == 79
+    assert clue_number("The number of moons of a planet nobody has named.") is None
+
+
+def test_the_downloaded_files_name_is_taken_from_the_click() -> None:
+    said = ("Clicked BUTTON \"Download Note\". The page did not visibly change. It started a download: "
+            "grampa's old note.txt (the user is asked before it is kept; list_downloads shows where it stands).")
+    assert _downloaded_name(said) == "grampa's old note.txt"
+    assert _downloaded_name("Clicked BUTTON \"Go\". The page did not visibly change.") is None
