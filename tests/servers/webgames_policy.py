@@ -290,9 +290,10 @@ class RunRecord:
         return self.prompt_tokens + self.completion_tokens
 
 
-def _trace(key: str, messages: list[dict[str, Any]], reply: Reply) -> None:
+def _trace(key: str, messages: list[dict[str, Any]], reply: Reply, pictures: list[bytes]) -> None:
     """With ``JAWAD_WEBGAMES_TRACE=<folder>``: the run's conversation so far and the reply, as text, into
-    ``<folder>/<key>.txt`` (rewritten on each request), to read why a run went as it did."""
+    ``<folder>/<key>.txt`` (rewritten on each request), and its pictures as ``<key>-<n>.png``, to read
+    why a run went as it did."""
     import json
     import os
     from pathlib import Path
@@ -310,6 +311,8 @@ def _trace(key: str, messages: list[dict[str, Any]], reply: Reply) -> None:
     lines.append(f"== reply: {reply.content} {json.dumps(reply.tool_calls, ensure_ascii=False)}")
     Path(folder).mkdir(parents=True, exist_ok=True)
     (Path(folder) / f"{key}.txt").write_text("\n".join(lines), encoding="utf-8")
+    for n, png in enumerate(pictures, 1):
+        (Path(folder) / f"{key}-{n}.png").write_bytes(png)
 
 
 class WebGamesPolicy(ScriptedModel):
@@ -340,7 +343,7 @@ class WebGamesPolicy(ScriptedModel):
                   + sum(picture_tokens(png) for png in pictures))
         completion = _tokens(reply.content) + _tokens(json.dumps(reply.tool_calls, ensure_ascii=False))
         reply.usage = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
-        _trace(key, messages, reply)
+        _trace(key, messages, reply, pictures)
         with self._runs_lock:
             run = self.runs.setdefault(key, RunRecord())
             run.requests += 1
@@ -1520,6 +1523,83 @@ def _combination_lock(d: GameDesk) -> Policy:
         _check(d)
     yield from _read(d)
     raise GiveUp("no password", f"I set the lock to {', '.join(f'{n:02d}' for n in numbers)}; no password showed.")
+
+
+def _corners(radii: Any, least: float) -> int:
+    """The peaks of a closed curve (values around a circle) that rise ``least`` above the lowest point
+    on each side before a higher peak: an outline's corners, a pixel's noise not counted."""
+    n = len(radii)
+    count = 0
+    for i in range(n):
+        here = radii[i]
+        if not (here >= radii[i - 1] and here > radii[(i + 1) % n]):
+            continue
+        rises = []
+        for step in (1, -1):
+            lowest, j = here, i
+            for _ in range(n // 2):
+                j = (j + step) % n
+                if radii[j] > here:
+                    break
+                lowest = min(lowest, radii[j])
+            rises.append(here - lowest)
+        if min(rises) >= least:
+            count += 1
+    return count
+
+
+SHAPES = {3: "triangle", 4: "square", 5: "pentagon", 6: "hexagon", 8: "octagon"}
+
+
+def drawn_shape(picture: Any) -> str | None:
+    """The name of the one shape drawn on a black canvas in a picture: its corners are the peaks of its
+    outline's distance from its centre around the circle (3 a triangle, 4 a square...); five deep
+    ones (the inner corners far in) a star; none a circle."""
+    import numpy as np
+    pixels = np.asarray(picture).astype(int)
+    black = pixels.max(axis=2) < 12
+    height, width = black.shape
+    rows = np.nonzero(black.sum(axis=1) > 0.2 * width)[0]  # the canvas: wide runs of black
+    cols = np.nonzero(black.sum(axis=0) > 0.2 * height)[0]
+    if len(rows) < 40 or len(cols) < 40:
+        return None
+    top, bottom, left, right = rows.min(), rows.max(), cols.min(), cols.max()
+    lit = pixels[top:bottom + 1, left:right + 1].max(axis=2) > 40
+    ys, xs = np.nonzero(lit)
+    if len(xs) < 200:
+        return None
+    cy, cx = ys.mean(), xs.mean()
+    reach = []
+    for angle in np.linspace(0, 2 * np.pi, 360, endpoint=False):
+        r = 0.0
+        while True:
+            y, x = round(cy + (r + 1) * np.sin(angle)), round(cx + (r + 1) * np.cos(angle))
+            if not (0 <= y < lit.shape[0] and 0 <= x < lit.shape[1]) or not lit[y, x]:
+                break
+            r += 1
+        reach.append(r)
+    radii = np.convolve(np.r_[reach[-4:], reach, reach[:4]], np.ones(9) / 9, mode="valid")
+    high, low = radii.max(), radii.min()
+    if low > 0.9 * high:
+        return "circle"
+    peaks = _corners(radii, 0.04 * high)
+    if peaks == 5 and low < 0.6 * high:
+        return "star"
+    return SHAPES.get(peaks)
+
+
+@game(r"webgl|rotating shape|spinning")
+def _webgl_shape(d: GameDesk) -> Policy:
+    """Look at the drawing, name its shape, type the name."""
+    picture = yield from d.look("the rotating shape", boxes=False)
+    shape = drawn_shape(picture)
+    if shape is None:
+        raise GiveUp("not seen", "I could not make out one shape on the canvas.")
+    field_ = _need(next(iter(_fields(d.listing)), None), "the answer field")
+    yield from d.fill(field_, shape)
+    _check(d)
+    yield from _read(d)
+    raise GiveUp("no password", f"I typed {shape!r}; no password showed.")
 
 
 @game(r"menu navigator")

@@ -5,12 +5,16 @@ wrong reading here is a task the benchmark calls unsolved for the policy's sake,
 
 from __future__ import annotations
 
+import math
+
 import pytest
+from PIL import Image, ImageDraw
 
 from tests.servers.webgames_policy import (
     _colour_sequence,
     _downloaded_name,
     _tab_number,
+    drawn_shape,
     ingredient_grams,
     price_task,
     recipe_task,
@@ -100,3 +104,31 @@ def test_the_downloaded_files_name_is_taken_from_the_click() -> None:
             "grampa's old note.txt (the user is asked before it is kept; list_downloads shows where it stands).")
     assert _downloaded_name(said) == "grampa's old note.txt"
     assert _downloaded_name("Clicked BUTTON \"Go\". The page did not visibly change.") is None
+
+
+def _drawn(corners: list[tuple[float, float]], turn: float) -> Image.Image:
+    """A page with a black canvas (stretched wider than tall, as the challenge's is) and one shape."""
+    picture = Image.new("RGB", (1280, 900), (240, 244, 248))
+    draw = ImageDraw.Draw(picture)
+    draw.rectangle([140, 100, 1140, 812], fill=(0, 0, 0))
+    turned = [(x * math.cos(turn) - y * math.sin(turn), x * math.sin(turn) + y * math.cos(turn)) for x, y in corners]
+    draw.polygon([(640 + x * 500, 456 - y * 356) for x, y in turned], fill=(30, 200, 90))
+    return picture
+
+
+def _star() -> list[tuple[float, float]]:
+    points = []
+    for i in range(10):
+        radius, angle = (0.5 if i % 2 == 0 else 0.22), math.pi / 2 + i * math.pi / 5
+        points.append((radius * math.cos(angle), radius * math.sin(angle)))
+    return points
+
+
+@pytest.mark.parametrize(("corners", "name"), [
+    ([(0, 0.5), (-0.5, -0.5), (0.5, -0.5)], "triangle"),
+    ([(-0.5, 0.5), (0.5, 0.5), (0.5, -0.5), (-0.5, -0.5)], "square"),
+    (_star(), "star"),
+])
+def test_drawn_shape_names_a_shape_at_any_turn(corners: list[tuple[float, float]], name: str) -> None:
+    assert {drawn_shape(_drawn(corners, turn / 7)) for turn in range(0, 44, 9)} == {name}
+    assert drawn_shape(Image.new("RGB", (400, 300), (240, 244, 248))) is None  # no canvas
