@@ -30,6 +30,10 @@ HERE = Path(__file__).resolve().parent
 GOAL = 90.0
 TIMEOUT_S = 150.0
 SETTINGS = {"agent": {"max_iterations": 50}}  # the most Settings allows
+# The benchmark machine has no GPU, and Chromium's blocklist then turns WebGL off although its
+# software renderer (SwiftShader) draws it: a user's browser with a GPU has WebGL, so the runs do too
+# (without it the WebGL challenges show "WebGL2 not supported" in an alert and draw nothing).
+GPU_FLAG = "--ignore-gpu-blocklist"
 
 # Tasks a text-and-screenshot agent cannot do in principle, by base task (all its variants) or by a
 # variant's own id, with why. An agent acts a second or more after it looks; it has no camera, phone or
@@ -43,6 +47,14 @@ LEFT_OUT = {
     "robo-check": "Google reCAPTCHA: needs Google's servers (no network here) and is made to stop software",
     "print-reveal": "the password shows only in a printout to PDF: no agent sees a print preview",
     "otp-entry-hard": "the code comes from scanning a QR code with an authenticator app on a phone",
+    # The suite's own faults: the item the task names is not in the data its page uses, so no answer a
+    # reader of the page could give is accepted.
+    "shop-admin-hard": "the suite's fault: the Coffee Grinder it asks to reprice is not among the shop's products "
+                       "(searching for it lists nothing), and only that product's edit page shows the password",
+    "recipe-calculator-easy": "the suite's fault: the Simple Tomato Soup recipe it names is not in the recipe "
+                              "collection; the page then expects 0 g, not the 400 g its own text implies",
+    "recipe-calculator-hard": "the suite's fault: the Hearty Beef Stew recipe it names is not in the recipe "
+                              "collection; the page then expects 0 g",
 }
 
 
@@ -107,7 +119,8 @@ def _one(game: WebGame, site: Site, policy: WebGamesPolicy, profile: Path) -> Ga
     key = f"{game.id.replace('/', '_')}-{time.monotonic_ns()}"
     provider = ["--kind", "openai-compatible", "--base-url", policy.run_url(key), "--model", MODEL]
     command = ask_command(profile, site.url(game.route), PROMPT + files_for(profile.parent), provider)
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    flags = " ".join([os.environ.get("QTWEBENGINE_CHROMIUM_FLAGS", ""), GPU_FLAG]).strip()
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", QTWEBENGINE_CHROMIUM_FLAGS=flags)
     _sees_images(profile, provider, env)
     run = run_on_terminal(command, every(b"Your choice", b"o\n"), env=env, timeout_s=TIMEOUT_S)
     try:

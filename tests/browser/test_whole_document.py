@@ -22,7 +22,7 @@ def test_content_after_60kb_of_markup_is_read_whole(web_page: QtWebEnginePage, l
     r = read(web_page, arun)
     assert "trimmed the wicks, polished the great lenses" in r.markdown
     assert "Closing sentence: the ferrymen still tell their stories" in r.markdown
-    assert not any("only its first part was read" in note for note in r.notes)
+    assert not any(note.startswith("The page is long") for note in r.notes)
 
 
 def test_hidden_text_does_not_reach_the_markdown(web_page: QtWebEnginePage, load: Load,

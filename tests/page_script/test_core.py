@@ -3,6 +3,7 @@ errors a bad target gives, names and roles, and what never crosses (a password's
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -53,3 +54,18 @@ def test_a_passwords_characters_never_leave_the_page(open_html: Callable[..., st
     read = call("fieldValue", {"selector": "#pw"}, "hunter22")
     assert "value" not in read and read["secret"] and read["same"] and read["length"] == 8
     assert "hunter22" not in call("snapshot", {"article": False})["html"]
+
+
+def test_a_button_nine_frames_deep_is_listed(open_html: Callable[..., str], call: Call, arun: Call) -> None:
+    """Frames inside frames (a challenge nests nine, "Layer 8" to the button) are all scanned."""
+    depth = 9
+    frames = {f"f{n}.html": f"<p>Layer {n}</p><iframe src='f{n - 1}.html'></iframe>" for n in range(1, depth)}
+    frames["f0.html"] = "<button>Deep button</button>"
+    open_html(f"<iframe src='f{depth - 1}.html'></iframe>", frames=frames)
+    labels: list[str] = []
+    for _ in range(50):  # the frames load one after the other
+        labels = [item["label"] for item in call("elements", 50)["items"]]
+        if "Deep button" in labels:
+            break
+        arun(asyncio.sleep(0.1))
+    assert "Deep button" in labels

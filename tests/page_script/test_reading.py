@@ -35,6 +35,21 @@ def test_a_big_page_is_read_from_its_content_root(open_html: Callable[..., str],
     assert snap["htmlTruncated"] and "menu entry" not in snap["html"] and "Paragraph 0" in snap["html"]
 
 
+def test_a_big_page_scrolled_is_read_from_where_the_view_is(open_html: Callable[..., str], call: Call,
+                                                              js: Callable[[str], Any]) -> None:
+    """A page too big to read whole, scrolled down and right (a grid of boxes to its far corner): what
+    lies wholly above or left of the view is left out, so the corner's box is read."""
+    box = "<div style='display:inline-block;width:300px;height:150px'>Keep going {n}</div>"
+    rows = "".join(f"<div style='white-space:nowrap'>{''.join(box.format(n=f'{r}-{c}') for c in range(12))}</div>"
+                   for r in range(12))
+    open_html(f"<main>{rows.replace('Keep going 11-11', 'The corner box')}</main>")
+    options = {"maxWholeHtml": 2000, "maxContentHtml": 6000, "article": False}
+    assert "The corner box" not in call("snapshot", options)["html"]  # from the top
+    js("(window.scrollTo(document.documentElement.scrollWidth, document.documentElement.scrollHeight), 1)")
+    snap = call("snapshot", options)
+    assert snap["htmlTruncated"] and "The corner box" in snap["html"] and "Keep going 0-0" not in snap["html"]
+
+
 def test_frames_are_read_with_their_address(open_html: Callable[..., str], call: Call) -> None:
     url = open_html("<p>Outside</p><iframe id='shown' src='in.html'></iframe>"
                     "<iframe style='display:none' src='hidden.html'></iframe>",

@@ -29,6 +29,7 @@ import threading
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from tests.servers.oracle_model import (
@@ -47,6 +48,7 @@ from tests.servers.oracle_model import (
     read_conversation,
 )
 from tests.servers.scripted_model import Reply, ScriptedModel
+from tests.servers.webgames_riddles import note_numbers
 
 MODEL = "webgames-policy"
 PROMPT = ("The open page is a web challenge. Read its instructions, do what it asks, and tell me the password "
@@ -288,6 +290,31 @@ class RunRecord:
         return self.prompt_tokens + self.completion_tokens
 
 
+def _trace(key: str, messages: list[dict[str, Any]], reply: Reply, pictures: list[bytes]) -> None:
+    """With ``JAWAD_WEBGAMES_TRACE=<folder>``: the run's conversation so far and the reply, as text, into
+    ``<folder>/<key>.txt`` (rewritten on each request), and its pictures as ``<key>-<n>.png``, to read
+    why a run went as it did."""
+    import json
+    import os
+    from pathlib import Path
+    folder = os.environ.get("JAWAD_WEBGAMES_TRACE")
+    if not folder:
+        return
+    lines = []
+    for m in messages:
+        text = m.get("content")
+        if isinstance(text, list):
+            text = " ".join(str(p.get("text", "")) for p in text)
+        calls = [f"{(c.get('function') or {}).get('name')}({(c.get('function') or {}).get('arguments')})"
+                 for c in m.get("tool_calls") or []]
+        lines.append(f"== {m.get('role')}: {' '.join(calls)}\n{text or ''}")
+    lines.append(f"== reply: {reply.content} {json.dumps(reply.tool_calls, ensure_ascii=False)}")
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    (Path(folder) / f"{key}.txt").write_text("\n".join(lines), encoding="utf-8")
+    for n, png in enumerate(pictures, 1):
+        (Path(folder) / f"{key}-{n}.png").write_bytes(png)
+
+
 class WebGamesPolicy(ScriptedModel):
     """The policy's server (see the module docstring)."""
 
@@ -316,6 +343,7 @@ class WebGamesPolicy(ScriptedModel):
                   + sum(picture_tokens(png) for png in pictures))
         completion = _tokens(reply.content) + _tokens(json.dumps(reply.tool_calls, ensure_ascii=False))
         reply.usage = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+        _trace(key, messages, reply, pictures)
         with self._runs_lock:
             run = self.runs.setdefault(key, RunRecord())
             run.requests += 1
@@ -384,6 +412,12 @@ def _wait(d: GameDesk, seconds: float) -> Policy:
         yield from d.call("wait_for", text="(a moment passes)", timeout_s=chunk)
         left -= chunk
     return ""
+
+
+def page_url(listing: Listing) -> str:
+    """The address read_page gave (its ``URL:`` line)."""
+    m = re.search(r"^URL: (\S+)", listing.text, re.M)
+    return m.group(1) if m else ""
 
 
 def _instructions(d: GameDesk) -> str:
@@ -1372,6 +1406,17 @@ def _scroll(d: GameDesk) -> Policy:
 AWAY = re.compile(r"\b(return to safety|go back|cancel|decline|no thanks|reset|start over|home)\b", re.I)
 
 
+def _type_asked_phrase(d: GameDesk) -> Policy:
+    """A page that asks to type a phrase exactly ("type the following phrase EXACTLY as shown into the
+    box below: I UNDERSTAND THE RISK"): the phrase typed into its empty field."""
+    m = re.search(r"\btype (?:the following|this|the) (?:phrase|text|words)\b[^:\n]*:\s*\n*\s*[\"“]?([^\n\"”]{3,80})",
+                  d.listing.content, re.I)
+    empty = [e for e in _fields(d.listing) if not e.value]
+    if m and empty:
+        yield from d.fill(empty[0], m.group(1).strip())
+    return ""
+
+
 def _explore(d: GameDesk, what: str, *, avoid: re.Pattern[str] = AWAY, first: tuple[str, ...] = (),
              most: int = 40, to_the_end: bool = False) -> Policy:
     """Click what is new first, then what is left, one at a time, reading after each change, until a
@@ -1388,6 +1433,7 @@ def _explore(d: GameDesk, what: str, *, avoid: re.Pattern[str] = AWAY, first: tu
                                  e.role == "draggable"))
         element = pool[0]
         tried.add(element.key())
+        yield from _type_asked_phrase(d)
         result = yield from d.click(element)
         if not to_the_end:
             _check(d)
@@ -1397,6 +1443,163 @@ def _explore(d: GameDesk, what: str, *, avoid: re.Pattern[str] = AWAY, first: tu
                 _check(d)
     _check(d)
     raise GiveUp("no password", f"I tried the controls of {what} the list gave me; no password showed.")
+
+
+def _tab_number(listed: str, words: str) -> int | None:
+    """The number list_tabs gives the tab whose title or address has ``words``."""
+    for line in listed.splitlines():
+        m = re.match(r"Tab (\d+)\b.*", line)
+        if m and words.lower() in line.lower():
+            return int(m.group(1))
+    return None
+
+
+def _colour_sequence(text: str) -> list[str]:
+    """"Required sequence: Red → Blue → Yellow → Green": the colours in order."""
+    m = re.search(r"sequence:?\s*\**([A-Za-z]+(?:\s*(?:→|->|,|then)\s*[A-Za-z]+)+)", text)
+    return re.findall(r"[A-Za-z]+", m.group(1).replace("then", " ")) if m else []
+
+
+@game(r"tab sync|sender tab|receiver tab")
+def _tab_sync(d: GameDesk) -> Policy:
+    """The page that listens first (the receiver) in its own tab, then the sender's tab; send the
+    sequence the sender asks for, and read the receiver's tab."""
+    main = d.listing
+    listen = _need(main.find("Open Receiver", roles=("link", *BUTTONS)), "the link that opens the receiver")
+    send = _need(main.find("Open Sender", roles=("link", *BUTTONS)), "the link that opens the sender")
+    yield from _click(d, listen)
+    yield from d.call("switch_tab", tab=1)
+    yield from _read(d)
+    yield from _click(d, _need(d.listing.find(send.label, roles=("link", *BUTTONS)), "the sender's link"))
+    yield from _read(d)
+    colours = _colour_sequence(d.listing.content)
+    if not colours:
+        raise GiveUp("no plan", "The sender's page names no sequence of colours to send.")
+    for colour in colours:
+        yield from _click(d, _need(d.listing.find(f"Send {colour}", roles=BUTTONS), f"the Send {colour} button"))
+    listed = yield from d.call("list_tabs")
+    tab = _need_number(_tab_number(listed, "receiver"), "the receiver's tab")
+    yield from d.call("switch_tab", tab=tab)
+    yield from _read(d)
+    raise GiveUp("no password", f"I sent {' → '.join(colours)} and read the receiver's tab; no password showed.")
+
+
+def _need_number(number: int | None, what: str) -> int:
+    if number is None:
+        raise GiveUp("listing gap", f"I could not find {what}.")
+    return number
+
+
+def _downloaded_name(result: str) -> str | None:
+    """The file an action started to download ("It started a download: grampa's old note.txt (the user
+    is asked ...")."""
+    m = re.search(r"started a download: (.+?)(?: \(|\.?$)", result, re.M)
+    return m.group(1).strip() if m else None
+
+
+@game(r"combination lock|grampa|riddles? to unlock|decipher the .*riddles")
+def _combination_lock(d: GameDesk) -> Policy:
+    """Download the note, read it (read_download), answer its clues from general knowledge
+    (``webgames_riddles``), and set the lock's lists to the numbers, two digits each."""
+    button = _need(next((e for e in d.listing.elements if e.role in BUTTONS and "note" in e.words), None),
+                   "the button that downloads the note")
+    started = yield from _click(d, button)
+    name = _downloaded_name(started)
+    if name is None:
+        raise GiveUp("action failed", f"Pressing {button.label!r} started no download: {started[:120]}")
+    if not d.has("read_download"):
+        raise GiveUp("missing tool", f"The page gave me {name} to read, and no tool reads a downloaded file.")
+    (note,) = yield from d.run(Call("read_download", {"name": name}))
+    if note.startswith("Error"):
+        raise GiveUp("action failed", f"I could not read {name}: {note[:160]}")
+    numbers = note_numbers(note.split("\n", 1)[-1])
+    if not numbers or None in numbers:
+        raise GiveUp("no plan", f"I could not work out every clue of the note: {numbers}.")
+    locks = [e for e in d.listing.elements if e.role == "select"]
+    if len(locks) != len(numbers):
+        raise GiveUp("listing gap", f"The note has {len(numbers)} clues and the lock {len(locks)} lists.")
+    for lock, number in zip(locks, numbers, strict=True):
+        yield from d.act("select_option", lock, option=f"{number:02d}")
+        _check(d)
+    yield from _read(d)
+    raise GiveUp("no password", f"I set the lock to {', '.join(f'{n:02d}' for n in numbers)}; no password showed.")
+
+
+def _corners(radii: Any, least: float) -> int:
+    """The peaks of a closed curve (values around a circle) that rise ``least`` above the lowest point
+    on each side before a higher peak: an outline's corners, a pixel's noise not counted."""
+    n = len(radii)
+    count = 0
+    for i in range(n):
+        here = radii[i]
+        if not (here >= radii[i - 1] and here > radii[(i + 1) % n]):
+            continue
+        rises = []
+        for step in (1, -1):
+            lowest, j = here, i
+            for _ in range(n // 2):
+                j = (j + step) % n
+                if radii[j] > here:
+                    break
+                lowest = min(lowest, radii[j])
+            rises.append(here - lowest)
+        if min(rises) >= least:
+            count += 1
+    return count
+
+
+SHAPES = {3: "triangle", 4: "square", 5: "pentagon", 6: "hexagon", 8: "octagon"}
+
+
+def drawn_shape(picture: Any) -> str | None:
+    """The name of the one shape drawn on a black canvas in a picture: its corners are the peaks of its
+    outline's distance from its centre around the circle (3 a triangle, 4 a square...); five deep
+    ones (the inner corners far in) a star; none a circle."""
+    import numpy as np
+    pixels = np.asarray(picture).astype(int)
+    black = pixels.max(axis=2) < 12
+    height, width = black.shape
+    rows = np.nonzero(black.sum(axis=1) > 0.2 * width)[0]  # the canvas: wide runs of black
+    cols = np.nonzero(black.sum(axis=0) > 0.2 * height)[0]
+    if len(rows) < 40 or len(cols) < 40:
+        return None
+    top, bottom, left, right = rows.min(), rows.max(), cols.min(), cols.max()
+    lit = pixels[top:bottom + 1, left:right + 1].max(axis=2) > 40
+    ys, xs = np.nonzero(lit)
+    if len(xs) < 200:
+        return None
+    cy, cx = ys.mean(), xs.mean()
+    reach = []
+    for angle in np.linspace(0, 2 * np.pi, 360, endpoint=False):
+        r = 0.0
+        while True:
+            y, x = round(cy + (r + 1) * np.sin(angle)), round(cx + (r + 1) * np.cos(angle))
+            if not (0 <= y < lit.shape[0] and 0 <= x < lit.shape[1]) or not lit[y, x]:
+                break
+            r += 1
+        reach.append(r)
+    radii = np.convolve(np.r_[reach[-4:], reach, reach[:4]], np.ones(9) / 9, mode="valid")
+    high, low = radii.max(), radii.min()
+    if low > 0.9 * high:
+        return "circle"
+    peaks = _corners(radii, 0.04 * high)
+    if peaks == 5 and low < 0.6 * high:
+        return "star"
+    return SHAPES.get(peaks)
+
+
+@game(r"webgl|rotating shape|spinning")
+def _webgl_shape(d: GameDesk) -> Policy:
+    """Look at the drawing, name its shape, type the name."""
+    picture = yield from d.look("the rotating shape", boxes=False)
+    shape = drawn_shape(picture)
+    if shape is None:
+        raise GiveUp("not seen", "I could not make out one shape on the canvas.")
+    field_ = _need(next(iter(_fields(d.listing)), None), "the answer field")
+    yield from d.fill(field_, shape)
+    _check(d)
+    yield from _read(d)
+    raise GiveUp("no password", f"I typed {shape!r}; no password showed.")
 
 
 @game(r"menu navigator")
@@ -1462,40 +1665,83 @@ def _credentials(d: GameDesk) -> Policy:
     raise GiveUp("no password", "I logged in with the credentials shown; no password showed.")
 
 
-@game(r"stock market|top tech pick")
+_TICKER = re.compile(r"\bticker\b(?:[^.:]{0,90}?\bis\b|\s*(?:is)?\s*:)\W{0,4}([A-Z]{2,5})\b")
+
+
+def recommended_ticker(text: str) -> str | None:
+    """The ticker a report ends up recommending: the last one it names as "the ticker" ("Apple (ticker:
+    AAPL) ... However, Google ... Stock ticker: GOOG"; "Their ticker ... is GOOG")."""
+    found = _TICKER.findall(text.replace("*", "").replace("`", ""))
+    return found[-1] if found else None
+
+
+@game(r"stock market|top tech pick|best tech stock")
 def _stock(d: GameDesk) -> Policy:
-    for _ in range(8):
-        m = re.search(r"ticker is:?\s*\**([A-Z]{1,6})\b", d.listing.text)
-        if m:
-            break
-        result = yield from d.call("scroll_page", direction="down")
-        yield from _read(d)
-        if "nothing more" in result.lower() or "already at the bottom" in result.lower():
-            break
+    """Read the whole report (its parts through find_in_page), take the ticker it recommends last."""
+    text = d.listing.content
+    if d.has("find_in_page"):
+        text += "\n" + (yield from d.call("find_in_page", query="ticker"))
     else:
-        m = None
-    if not m:
+        for _ in range(8):
+            result = yield from d.call("scroll_page", direction="down")
+            yield from _read(d)
+            text += "\n" + d.listing.content
+            if "nothing more" in result.lower() or "already at the bottom" in result.lower():
+                break
+    ticker = recommended_ticker(text)
+    if not ticker:
         raise GiveUp("no plan", "I found no ticker the report recommends.")
     field_ = _need(next(iter(_fields(d.listing)), None), "the ticker field")
-    yield from d.fill(field_, m.group(1))
-    yield from _click(d, _need(d.listing.find("Submit", roles=BUTTONS), "the Submit button"))
+    go = d.listing.find("Submit", roles=BUTTONS) or d.listing.find("Check", roles=BUTTONS)
+    if go is None:
+        yield from d.fill(field_, ticker, submit=True)
+    else:
+        yield from d.fill(field_, ticker)
+        yield from _click(d, go)
+    _check(d)
     yield from _read(d)
-    raise GiveUp("no password", f"I entered {m.group(1)}; no password showed.")
+    raise GiveUp("no password", f"I entered {ticker}; no password showed.")
+
+
+def price_task(text: str) -> tuple[str, str] | None:
+    """The product and the new price a shop task asks for: a price said outright ("update the price
+    of the watermelon to $6.85"), or one to work out ("The Coffee Grinder is currently priced at $25.50
+    ... a 15% discount", rounded to the nearest cent)."""
+    text = text.replace("*", "")
+    if m := re.search(r"price of (?:the )?(.+?)\s*(?:\(currently \$[\d.]+\)\s*)?to \$([\d.]+\d)", text, re.I):
+        return m.group(1).strip(), m.group(2)
+    m = re.search(r"\b[Tt]he ((?:[A-Z][\w'-]* ?){1,5}?) is currently priced at \$\s*([\d.]+\d)", text)
+    off = re.search(r"(\d+(?:\.\d+)?)\s*% discount", text)
+    if m and off:
+        cents = Decimal(m.group(2)) * (100 - Decimal(off.group(1)))
+        return m.group(1).strip(), str((cents / 100).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+    return None
+
+
+def _row_button(listing: Listing, word: str, product: str) -> Element | None:
+    """The ``word`` button (Edit, Delete) of the table row that names ``product``."""
+    return listing.find(word, roles=BUTTONS, context=product)
 
 
 @game(r"shop admin")
 def _shop_admin(d: GameDesk) -> Policy:
-    text = d.listing.content
-    m = re.search(r"price of the \**(.+?)\**\s*\(currently \$[\d.]+\)\s*to \**\$([\d.]+)", text)
-    if not m:
-        raise GiveUp("no plan", "The task asks for a price I have to work out; I only follow a stated price.")
-    product, price = m.group(1).strip("* "), m.group(2)
-    edit = _need(d.listing.find("Edit", roles=BUTTONS, context=product), f"the Edit button of {product}")
-    yield from _click(d, edit)
+    task = price_task(" ".join(d.listing.content.split()))
+    if task is None:
+        raise GiveUp("no plan", "I could not tell which product's price to set, or to what.")
+    product, price = task
+    edit = _row_button(d.listing, "Edit", product)
+    if edit is None:  # not on this page of the table: search for it
+        search = _need(next((e for e in _fields(d.listing) if "search" in e.words), None), "the search field")
+        yield from d.fill(search, product)
+        yield from _read(d)
+        edits = [e for e in d.listing.elements if e.role in BUTTONS and e.words == "edit"]
+        edit = _row_button(d.listing, "Edit", product) or (edits[0] if len(edits) == 1 else None)
+    yield from _click(d, _need(edit, f"the Edit button of {product}"))
     yield from _read(d)
-    field_ = _need(next((e for e in d.new() if e.role in FIELDS or e.role.startswith("input[")), None),
-                   "the price field")
+    field_ = _need(next((e for e in _fields(d.listing) if "price" in e.words), None)
+                   or next(iter(_fields(d.listing)), None), "the price field")
     yield from d.fill(field_, price)
+    _check(d)
     yield from _click(d, _need(d.listing.find("Save", roles=BUTTONS), "the Save button"))
     yield from _read(d)
     raise GiveUp("no password", f"I set {product} to ${price}; no password showed.")
@@ -1590,20 +1836,71 @@ def _wasm(d: GameDesk) -> Policy:
     raise GiveUp("no password", f"I entered {m.group(1)}; no password showed.")
 
 
+GRAMS = {"g": 1.0, "gram": 1.0, "grams": 1.0, "kg": 1000.0, "kilogram": 1000.0, "kilograms": 1000.0,
+         "lb": 453.59237, "lbs": 453.59237, "pound": 453.59237, "pounds": 453.59237, "oz": 28.349523125,
+         "ounce": 28.349523125, "ounces": 28.349523125}
+
+
+def recipe_task(text: str) -> tuple[str, str, int] | None:
+    """The recipe, the ingredient and the servings a scaling task names ("Find the Spaghetti Carbonara
+    recipe ... how many grams of pancetta they'll need for 8 servings")."""
+    text = text.replace("*", "")
+    name = (re.search(r"(?:for|Find) the [\"“]?([A-Z][\w' -]+?)[\"”]? recipe", text)
+            or re.search(r"make [\"“]([^\"”]+)[\"”]", text))
+    what = re.search(r"grams of ([a-z][\w -]+?) (?:you'll|they'll|you|they|are|is|for)\b", text)
+    serves = re.search(r"for (\d+) servings", text) or re.search(r"for (\d+) people", text)
+    if not (name and what and serves):
+        return None
+    return name.group(1).strip(), what.group(1).strip(), int(serves.group(1))
+
+
+def ingredient_grams(text: str, ingredient: str) -> float | None:
+    """The amount of ``ingredient`` in a recipe's text, in grams ("200g pancetta", "1.5 kg beef chuck",
+    "pancetta: 200 g")."""
+    units = "|".join(sorted(GRAMS, key=len, reverse=True))
+    item = re.escape(ingredient)
+    for pattern in (rf"(\d+(?:\.\d+)?)\s*({units})\b\.?\s*(?:of\s+)?{item}\b",
+                    rf"{item}\W{{0,3}}(\d+(?:\.\d+)?)\s*({units})\b"):
+        if m := re.search(pattern, text, re.I):
+            return float(m.group(1)) * GRAMS[m.group(2).lower()]
+    return None
+
+
 @game(r"recipe calculator")
 def _recipe(d: GameDesk) -> Policy:
-    text = _instructions(d)
-    serves = re.search(r"serves (\d+) (?:people|servings)[^.]*?calls for (\d+(?:\.\d+)?)\s*g\b", text)
-    wanted = re.search(r"for (\d+) (?:servings|people)", text)
-    if not serves or not wanted:
-        raise GiveUp("no plan", "The amounts are in a recipe on another page; this policy only scales a recipe the "
-                                "task page states.")
-    grams = float(serves.group(2)) * int(wanted.group(1)) / int(serves.group(1))
+    """Find the recipe in the collection the task links to, read its servings and the ingredient's
+    amount, scale it, come back and give the answer."""
+    task = recipe_task(" ".join(d.listing.content.split()))
+    if task is None:
+        raise GiveUp("no plan", "I could not tell which recipe, ingredient and servings the task means.")
+    name, ingredient, servings = task
+    start = page_url(d.listing)
+    yield from _click(d, _need(d.listing.find("recipe collection", roles=("link",)), "the recipe collection link"))
+    yield from _read(d)
+    go = _need(d.listing.find("Search", roles=BUTTONS, loose=False), "the Search button")
+    search = _need(max((e for e in _fields(d.listing) if "search" in e.words and e.index < go.index),
+                       key=lambda e: e.index, default=None), "the recipe search field next to its Search button")
+    yield from d.fill(search, name)
+    yield from _click(d, go)
+    yield from _read(d)
+    card = next((e for e in d.listing.elements if norm(name) in e.words and "sponsored" not in e.words), None)
+    if card is None:
+        raise GiveUp("not found", f"The recipe collection has no recipe called {name!r}: I searched for it.")
+    yield from _click(d, card)
+    yield from _read(d)
+    text = d.listing.content
+    per = re.search(r"(?:Serves|Servings)\W{0,3}(\d+)", text, re.I) or re.search(r"(\d+) servings", text, re.I)
+    amount = ingredient_grams(text, ingredient)
+    if per is None or amount is None:
+        raise GiveUp("not found", f"The {name} recipe shows no servings or no amount of {ingredient} I could read.")
+    grams = amount * servings / int(per.group(1))
+    yield from d.call("navigate", url=start)
+    yield from _read(d)
     field_ = _need(next(iter(_fields(d.listing)), None), "the amount field")
-    yield from d.fill(field_, f"{grams:g}")
+    yield from d.fill(field_, f"{round(grams, 2):g}")
     yield from _click(d, _need(d.listing.find("Check Answer", roles=BUTTONS), "the Check Answer button"))
     yield from _read(d)
-    raise GiveUp("no password", f"I entered {grams:g} g; no password showed.")
+    raise GiveUp("no password", f"I entered {round(grams, 2):g} g of {ingredient}; no password showed.")
 
 
 def today() -> date:

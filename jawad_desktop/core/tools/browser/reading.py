@@ -212,7 +212,8 @@ def parse_snapshot(snapshot: RawSnapshot, *, max_markdown: int = MAX_MARKDOWN_CH
                      "scroll_page and wait_for reach the rest on the page itself.")
         markdown = markdown[:cut if cut > max_markdown // 2 else max_markdown]
     if snapshot.html_truncated and content.source != "readability":  # Readability reads the whole page
-        notes.append("The page is long: only its first part was read; scroll_page or wait_for reach the rest.")
+        notes.append("The page is long: only a part was read (from the top, or from where scroll_page moved the "
+                     "view); scroll_page or wait_for reach the rest.")
     if snapshot.still_loading:
         notes.append(STILL_LOADING_NOTE)
     product = extract_product(snapshot.structured_html or snapshot.html, snapshot.url, h1=snapshot.h1,

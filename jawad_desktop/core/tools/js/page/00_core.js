@@ -377,10 +377,12 @@
     };
   }
 
-  // Every root to scan: the document, same-origin iframes, open shadow roots (document order).
+  // Every root to scan: the document, same-origin iframes, open shadow roots (document order), down
+  // to a depth pages use (a challenge nests nine frames; a person sees and clicks through them all).
+  var MAX_ROOT_DEPTH = 12;
   function collectRoots(root, out, depth) {
     out.push(root);
-    if (depth > 6) return;
+    if (depth >= MAX_ROOT_DEPTH) return;
     var all = root.querySelectorAll("*");
     for (var i = 0; i < all.length; i++) {
       var el = all[i];

@@ -2,7 +2,9 @@
   var SKIP_TAGS = { SCRIPT: 1, STYLE: 1, NOSCRIPT: 1, TEMPLATE: 1, SVG: 1, IFRAME: 1 };
 
   // The element's HTML, at most about ``budget`` characters: whole children while they fit,
-  // descending into the first one that does not. Long pages are read from the top, as a person would.
+  // descending into the first one that does not. Long pages are read from the top, as a person would,
+  // or, once scrolled (``state.fromView``), from where the view is: what lies wholly above it or
+  // wholly to its left is left out.
   function cappedHtml(el, budget, state) {
     var full = el.outerHTML;
     if (full.length <= budget) return full;
@@ -11,6 +13,7 @@
     var out = "<" + tag + ">", left = budget - out.length - tag.length - 3;
     for (var c = el.firstChild; c && left > 0; c = c.nextSibling) {
       var piece;
+      if (state.fromView && c.nodeType === 1 && behindView(c)) continue;
       if (c.nodeType === 3) piece = c.textContent.replace(/&/g, "&amp;").replace(/</g, "&lt;");
       else if (c.nodeType === 1 && !SKIP_TAGS[c.tagName.toUpperCase()]) piece = cappedHtml(c, left, state);
       else continue;
@@ -18,6 +21,13 @@
       out += piece; left -= piece.length;
     }
     return out + "</" + tag + ">";
+  }
+
+  // Wholly above the view, or wholly to its left with nothing reaching further right (a row of boxes
+  // wider than the view reaches into it: its boxes are judged one by one).
+  function behindView(el) {
+    var r = el.getBoundingClientRect();
+    return r.bottom < 0 || (r.right < 0 && el.scrollWidth <= r.width + 1);
   }
 
   // Only what structured-data parsers read: the head (meta, Open Graph, JSON-LD), JSON-LD in the
@@ -182,7 +192,7 @@
 
   J.snapshot = function (opts) {
     opts = opts || {};
-    var state = { truncated: false };
+    var state = { truncated: false, fromView: window.scrollY > 0 || window.scrollX > 0 };
     var copy = visibleCopy(document);
     var html = wholeHtml(document, copy);
     if (html.length > (opts.maxWholeHtml || WHOLE_HTML_MAX)) {
