@@ -1,7 +1,8 @@
 """``jawad listen``: record from the microphone until the speaker stops, print the transcript.
 
 Live partial transcripts (local backend) go to stderr when it is a terminal, the final text
-to stdout. ``--list-devices`` prints the inputs to choose from. Ctrl+C stops the recording
+to stdout, and the language when the model detected it (``--language auto``, or Automatic in the
+settings) to stderr. ``--list-devices`` prints the inputs to choose from. Ctrl+C stops the recording
 and transcribes what was said; a second Ctrl+C gives up.
 """
 
@@ -19,6 +20,7 @@ from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError, Remedy
 from jawad_desktop.core.events import Event, VoiceState
 from jawad_desktop.core.voice import VoiceSession, list_input_devices
+from jawad_desktop.core.voice.languages import language_name
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -110,4 +112,8 @@ async def run(args: argparse.Namespace, ctx: AppContext) -> int:
         print(json.dumps(result.as_dict(), ensure_ascii=False))
     else:
         print(result.text)
+    # Detected: the language was automatic and the model told it (an English-only model says English, sure).
+    detected = result.language_probability < 1.0 or result.language != "en"
+    if status is not None and not voice.language and result.language and detected:
+        print(f"Heard {language_name(result.language)} (detected).", file=status)
     return 0

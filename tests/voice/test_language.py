@@ -179,3 +179,33 @@ def test_real_speech_in_other_languages_is_detected_or_heard_in_the_language_giv
     given = LocalWhisper("base", cache_dir=multilingual_cache, language="ja", beam_size=2)
     japanese = arun(given.transcribe(read_audio(clips / listed["ja"]["file"])), timeout=120)
     assert japanese.language == "ja" and japanese.language_probability == 1.0 and "判断的知識" in japanese.text
+
+
+@pytest.mark.slow
+def test_listen_hears_german_through_the_microphone_and_says_it_detected_it(
+    pulse_server: Any, profile_dir: Path
+) -> None:
+    """``jawad listen --language auto`` with the multilingual model, a real German recording (Picovoice's
+    public clip) played into the microphone of a private PulseAudio server."""
+    from jawad_desktop.core.voice import write_wav
+    from jawad_desktop.core.voice.models import model_folder
+    from tests.voice.whisper_base import write_base_model
+
+    ctx = AppContext.open(profile_dir)
+    write_base_model(model_folder("base", ctx.paths.cache))
+    ctx.settings.voice.model_size, ctx.settings.voice.language = "base", "fr"  # --language auto overrides it
+    ctx.save_settings()
+    clip = write_wav(Path(pulse_server.root) / "de.wav",
+                     read_audio(Path(__file__).parent / "clips" / "languages" / "de.flac"))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jawad_desktop", "--profile", str(profile_dir), "listen", "--language", "auto",
+         "--max-seconds", "20"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+    assert proc.stderr is not None
+    line = proc.stderr.readline()
+    assert "Listening" in line, line + proc.stderr.read()
+    player = pulse_server.play(clip)
+    out, err = proc.communicate(timeout=90)
+    player.wait(timeout=5)
+    assert proc.returncode == 0, err
+    assert "raum" in out.lower() and "genutzt" in out.lower(), out
+    assert "Heard German (detected)." in err, err

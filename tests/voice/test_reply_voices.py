@@ -184,3 +184,55 @@ def test_a_speech_api_is_left_to_speak_the_language_itself(voice_ctx: AppContext
     voice_ctx.settings.voice.tts_backend = "api"
     voice_ctx.settings.voice.tts_provider = "speech"
     assert isinstance(reply_synthesizer(voice_ctx), SpeechAPI)
+
+
+@pytest.mark.slow
+def test_a_spoken_conversation_in_german_is_answered_in_german(
+    german_hub: tuple[HubServer, Pin], voice_ctx: AppContext, pulse_server: Any, scripted_model: Any,
+    arun: Callable[..., Any],
+) -> None:
+    """Conversation mode end to end: Picovoice's German clip played into the microphone, heard by the
+    multilingual model with the language detected; the reply is read in German (espeak-ng's German voice
+    while the pinned German Piper voice downloads from the loopback hub), said once as a notice."""
+    from jawad_desktop.core.assistant import Assistant
+    from jawad_desktop.core.llm.client import LLMClient
+    from jawad_desktop.core.voice import read_audio, write_wav
+    from jawad_desktop.core.voice.conversation import Conversation
+    from jawad_desktop.core.voice.models import model_folder
+    from tests.servers.scripted_model import text
+    from tests.voice.whisper_base import write_base_model
+
+    hub, pin = german_hub
+    voice = voice_ctx.settings.voice
+    write_base_model(model_folder("base", voice_ctx.paths.cache))
+    voice.model_size, voice.language = "base", ""
+    voice.tts_backend, voice.partial_results, voice.announce_tools = "espeak", False, False
+    voice.conversation_timeout_s, voice.echo_cancel = 8, False
+    clip = write_wav(Path(pulse_server.root) / "de.wav",
+                     read_audio(Path(__file__).parent / "clips" / "languages" / "de.flac"))
+    played: list[Any] = []
+
+    def user(event: Event) -> None:
+        from jawad_desktop.core.events import ConversationState
+
+        if isinstance(event, ConversationState) and event.state == "listening" and not played:
+            played.append(pulse_server.play(clip, delay_s=0.2))
+
+    voice_ctx.bus.subscribe(user)
+    said = notices(voice_ctx)
+    scripted_model.script(text("Die Halle wurde als Leichenhalle genutzt. Sie ist heute ein Museum.",
+                               chunk_size=4, chunk_delay_s=1 / 30))
+    assistant = Assistant(voice_ctx, client=LLMClient(scripted_model.provider()), save=False)
+    conversation = Conversation(voice_ctx, assistant, once=True)
+    try:
+        arun(conversation.run(), timeout=120)
+    finally:
+        arun(assistant.aclose())
+    assert conversation.error is None, conversation.error
+    [turn] = conversation.turns
+    assert "raum" in turn.transcript.lower(), turn.transcript
+    assert turn.spoken and turn.first_audio_at is not None
+    assert said[0] == ("You spoke German: the German voice de_DE-joe-medium (about 63 MB) is downloading; until it "
+                       "is ready replies are read with espeak-ng's German voice."), said
+    arun(ReplyVoices.downloaded(), timeout=60)
+    assert (voice_ctx.paths.data / "piper-voices" / GERMAN).is_file() and pin.revision in hub.revisions
