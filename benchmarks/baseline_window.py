@@ -2,7 +2,7 @@
 
 Run as a script by bench_startup: ``python baseline_window.py REPORT_FILE``. It writes the
 same report as ``jawad --startup-report`` (wall-clock shown / web_ready, the CPU time used when
-shown, idle RSS, and the idle PSS of the process tree).
+shown, idle RSS, and the idle PSS of the process tree, all of it and its anonymous part).
 """
 
 from __future__ import annotations
@@ -61,6 +61,7 @@ def main() -> None:
     def finish() -> None:
         report["idle_rss_kb"] = rss_kb()
         report["idle_pss_kb"] = tree_pss_kb()
+        report["idle_anon_kb"] = tree_pss_kb(part="Pss_Anon")
         with open(report_file, "w", encoding="utf-8") as fh:
             json.dump(report, fh)
         sys.stdout.flush()

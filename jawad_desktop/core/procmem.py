@@ -12,9 +12,11 @@ import os
 import sys
 
 
-def tree_pss_kb(root: int | None = None) -> int:
+def tree_pss_kb(root: int | None = None, *, part: str = "Pss") -> int:
     """PSS of ``root`` (this process) and every descendant (Chromium's helpers), in KB: shared
-    pages counted once across the tree. 0 off Linux."""
+    pages counted once across the tree. 0 off Linux. ``part="Pss_Anon"``: its anonymous memory
+    only (the heaps, not the libraries' pages, whose share moves with whatever else on the machine
+    maps the same libraries)."""
     children: dict[int, list[int]] = {}
     try:
         pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
@@ -33,7 +35,7 @@ def tree_pss_kb(root: int | None = None) -> int:
         todo.extend(children.get(pid, []))
         try:
             with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as fh:
-                total += sum(int(line.split()[1]) for line in fh if line.startswith("Pss:"))
+                total += sum(int(line.split()[1]) for line in fh if line.startswith(f"{part}:"))
         except (OSError, ValueError):
             continue
     return total

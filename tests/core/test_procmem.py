@@ -43,3 +43,13 @@ def test_the_heaps_free_pages_go_back_to_the_system() -> None:
 def test_off_linux_nothing_is_done(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(procmem.sys, "platform", "darwin")
     assert procmem.release_freed_heap() is False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc's smaps_rollup")
+def test_the_trees_anonymous_memory_is_its_heaps_share_of_pss() -> None:
+    before = procmem.tree_pss_kb(part="Pss_Anon")
+    block = b"x" * 30_000_000  # written: 30 MB of anonymous pages
+    grown = procmem.tree_pss_kb(part="Pss_Anon") - before
+    assert 25_000 < grown < 40_000
+    assert 0 < procmem.tree_pss_kb(part="Pss_Anon") < procmem.tree_pss_kb()
+    del block

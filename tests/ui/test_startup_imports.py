@@ -68,6 +68,7 @@ def test_the_idle_app_has_not_loaded_what_it_has_not_used(tmp_path: Path) -> Non
     assert "jawad_desktop" in loaded and "PySide6" in loaded  # the report lists what was imported
     # The CPU time used by the first frame, for the start-up benchmark (benchmarks/bench_startup.py).
     assert 0 < data["shown_cpu_s"] < 60
+    assert 0 < data["idle_anon_kb"] < data["idle_pss_kb"]  # the tree's heaps, part of its memory
     assert sorted(loaded & set(NOT_IN_THE_IDLE_APP)) == []
 
 
