@@ -366,3 +366,22 @@ def test_a_heading_that_ends_the_article_over_nothing_is_left_out() -> None:
     article = f"# The new terminal\n\n{STORY * 2}\n\n{QUAY * 2}\n\n## Also on our site"
     agreed = agreed_content(article, f"{STORY * 2}\n\n{QUAY * 2}\n\nAlso on our site")
     assert agreed.endswith(QUAY.strip()) and "Also on our site" not in agreed
+
+
+def test_emphasis_split_by_the_page_leaves_no_asterisk_inside_a_word() -> None:
+    # A page splits emphasis at will: Markdown would read "*b**y Your Name*" and "200»*personnes"
+    # as asterisks inside words, not as emphasis. The words are kept, the marks are not.
+    markdown = article_markdown("<p><em>Call Me</em> <em>b</em><em>y Your Name</em>, <em>«d’encore 200»</em>"
+                                "personnes, <a href='/x'><em>iTunes</em></a><em>, and</em> <b>more</b>.</p>")
+    assert "*" not in markdown
+    assert markdown_text(markdown).split() == ["Call", "Me", "by", "Your", "Name,", "«d’encore", "200»personnes,",
+                                               "iTunes,", "and", "more."]
+
+
+def test_a_number_that_opens_a_paragraph_inside_bold_stays_text_not_a_list() -> None:
+    # With no mark of its own, "<strong>37. What…</strong>" starts the paragraph's line: as "37. What…"
+    # Markdown would read a list item numbered 37 and drop the number.
+    markdown = article_markdown("<p><strong>37. What did one volcano say to the other?</strong></p>"
+                                "<p>Text <b>2. not at the start</b></p>")
+    assert markdown_text(markdown).split()[:2] == ["37.", "What"]
+    assert "Text 2. not at the start" in markdown

@@ -159,16 +159,14 @@ def _converter() -> Any:
     """markdownify's converter with the options above, made on first use (markdownify loads bs4)."""
     from markdownify import MarkdownConverter
 
-    def words_only(convert: Any) -> Any:
-        def convert_words(self: Any, el: Any, text: str, parent_tags: set[str]) -> str:
-            # Emphasis on no word ("<em>.</em>") would come out as "*.*", which Markdown does not read.
-            return convert(self, el, text, parent_tags) if re.search(r"\w", text) else text
-        return convert_words
-
     class Converter(MarkdownConverter):
-        # (its type hints do not name the converters it makes for each tag)
-        convert_em = convert_i = words_only(getattr(MarkdownConverter, "convert_em"))  # noqa: B009
-        convert_strong = convert_b = words_only(getattr(MarkdownConverter, "convert_b"))  # noqa: B009
+        # Emphasis is left out: its words are kept, its marks not. Pages split emphasis at will
+        # ("<em>b</em><em>y Your Name</em>", "<em>200»</em>personnes", "<em>, and</em>" after a link), and
+        # Markdown reads such marks as asterisks inside the words ("b**y", "»*personnes"), not as emphasis.
+        def convert_em(self: Any, el: Any, text: str, parent_tags: set[str]) -> str:
+            return text
+
+        convert_i = convert_strong = convert_b = convert_em
 
     # ``wrap`` without a width: a line break in the HTML source is a space, as the browser shows it
     # (markdownify keeps it as one, and two of them between inline elements of pretty-printed HTML,
@@ -193,10 +191,29 @@ def _escape_line_starts(soup: Any) -> None:
         before = text.previous_sibling
         while isinstance(before, NavigableString) and not before.strip():
             before = before.previous_sibling
-        at_start = (before is None and isinstance(text.parent, Tag) and text.parent.name in _BLOCKS) or (
-            isinstance(before, Tag) and before.name == "br")
+        at_start = (before is None and _opens_block(text.parent)) or (isinstance(before, Tag) and before.name == "br")
         if at_start:
             text.replace_with(_MARK_START.sub(_escaped_mark, str(text), count=1))
+
+
+# Inline elements that leave no mark in the Markdown: text at the start of one that opens a block
+# starts the block's line ("<p><strong>37. What did…</strong></p>" reads "37. What did…").
+_UNMARKED_INLINE = {"strong", "b", "em", "i", "span", "a", "u", "small", "big", "font", "mark", "abbr", "cite",
+                    "q", "time", "label", "sup", "sub"}
+
+
+def _opens_block(parent: Any) -> bool:
+    """Whether text that is the first child of ``parent`` starts a block's line."""
+    from bs4 import NavigableString, Tag
+
+    while isinstance(parent, Tag) and parent.name in _UNMARKED_INLINE:
+        before = parent.previous_sibling
+        while isinstance(before, NavigableString) and not before.strip():
+            before = before.previous_sibling
+        if before is not None:
+            return isinstance(before, Tag) and before.name == "br"
+        parent = parent.parent
+    return isinstance(parent, Tag) and parent.name in _BLOCKS
 
 
 # Characters the browser does not show: a soft hyphen (a word's break points, "auto\xadnome") and a
