@@ -385,3 +385,12 @@ def test_a_number_that_opens_a_paragraph_inside_bold_stays_text_not_a_list() -> 
                                 "<p>Text <b>2. not at the start</b></p>")
     assert markdown_text(markdown).split()[:2] == ["37.", "What"]
     assert "Text 2. not at the start" in markdown
+
+
+def test_a_definition_is_a_paragraph_under_its_term_with_no_colon_before_it() -> None:
+    # CommonMark has no definition lists: "Term\n:   Definition" would read a colon into the text.
+    markdown = article_markdown("<dl><dt>White-box monitoring</dt><dd>Monitoring based on metrics exposed by the"
+                                " internals.</dd><dt>Black-box</dt><dd><p>Testing behaviour.</p><p>As a user.</p>"
+                                "</dd></dl>")
+    assert markdown == ("White-box monitoring\n\nMonitoring based on metrics exposed by the internals.\n\n"
+                        "Black-box\n\nTesting behaviour.\n\nAs a user.")

@@ -168,6 +168,11 @@ def _converter() -> Any:
 
         convert_i = convert_strong = convert_b = convert_em
 
+        # A definition is a paragraph under its term: CommonMark has no definition lists, and the
+        # ":   " markdownify puts before it would be read as a colon in the text.
+        def convert_dd(self: Any, el: Any, text: str, parent_tags: set[str]) -> str:
+            return MarkdownConverter.convert_div(self, el, text, parent_tags)
+
     # ``wrap`` without a width: a line break in the HTML source is a space, as the browser shows it
     # (markdownify keeps it as one, and two of them between inline elements of pretty-printed HTML,
     # such as MathML's, split a sentence into paragraphs of a word each); <br> still breaks the line.
