@@ -171,7 +171,8 @@ def _converter() -> Any:
         # A definition is a paragraph under its term: CommonMark has no definition lists, and the
         # ":   " markdownify puts before it would be read as a colon in the text.
         def convert_dd(self: Any, el: Any, text: str, parent_tags: set[str]) -> str:
-            return MarkdownConverter.convert_div(self, el, text, parent_tags)
+            # (its type hints do not name the converters it makes for each tag)
+            return str(getattr(MarkdownConverter, "convert_div")(self, el, text, parent_tags))  # noqa: B009
 
     # ``wrap`` without a width: a line break in the HTML source is a space, as the browser shows it
     # (markdownify keeps it as one, and two of them between inline elements of pretty-printed HTML,
