@@ -169,6 +169,15 @@ def test_other_visible_text_is_what_the_content_lacks_once_short_and_capped() ->
     assert len("\n".join(other)) <= 1500 and other[-1].startswith("Footer line number")
 
 
+def test_other_visible_text_leaves_out_what_the_element_list_already_shows() -> None:
+    # The element list gives the model each link's and button's label: a line of the page that is part
+    # of a label (a teaser link's title, its label clipped), or a row of buttons, is not repeated.
+    labels = ["Share", "Pin it", "Print", "Garden care Keep your potted plants alive through the winter in the g…"]
+    text = "\n".join(["Share Pin it Print", "Garden care", NOTICE,
+                      "Keep your potted plants alive through the winter in the greenhouse"])
+    assert other_visible_text(text, "# Walls", skip=labels) == NOTICE
+
+
 def test_readability_is_kept_when_it_finds_an_article_else_trafilatura() -> None:
     paragraph = "<p>" + "The ferry crosses to the islands every night of the year. " * 8 + "</p>"
     page = f"<html><head><title>T</title></head><body><nav>Menu</nav><article>{paragraph * 3}</article></body></html>"

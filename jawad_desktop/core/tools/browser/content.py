@@ -19,6 +19,7 @@ import functools
 import logging
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -514,31 +515,33 @@ def _shingles(words: list[str], n: int = 3) -> Counter[tuple[str, ...]]:
     return Counter(tuple(words[i:i + n]) for i in range(len(words) - n + 1))
 
 
-def other_visible_text(text: str, content: str, *, skip: set[str] | None = None,
+def other_visible_text(text: str, content: str, *, skip: Iterable[str] = (),
                        limit: int = OTHER_TEXT_MAX_CHARS) -> str:
     """Visible lines of the page (``text``: its innerText) that the main content does not hold,
     in page order, each once and clipped, at most ``limit`` characters in all.
 
-    ``skip``: texts the model is given elsewhere (the labels of the interactive elements), left out.
+    ``skip``: texts the model is given elsewhere (the labels of the interactive elements, in page
+    order), left out: a line that is one of them or lies within them (part of a link's label, or a row
+    of buttons' labels one after the other) is left out as the content's lines are.
     """
     covered = f" {_plain(content)} "
-    covered_shingles = set(_shingles(covered.split()))
-    skipped = {_plain(s) for s in (skip or set()) if s}
+    given = f" {' '.join(_plain(s) for s in skip if s)} "
+    held = set(_shingles(covered.split())) | set(_shingles(given.split()))
     seen: set[str] = set()
     out: list[str] = []
     size = 0
     for raw in text.splitlines():
         line = " ".join(raw.split())
         key = _plain(line)
-        if not key or key in seen or key in skipped:
+        if not key or key in seen:
             continue
         seen.add(key)
-        if f" {key} " in covered:
+        if f" {key} " in covered or f" {key} " in given:
             continue
         words = key.split()
         if len(words) >= 6:
             grams = _shingles(words)
-            inside = sum(1 for g in grams if g in covered_shingles)
+            inside = sum(1 for g in grams if g in held)
             if inside >= 0.6 * len(grams):
                 continue
         if len(line) > OTHER_LINE_MAX_CHARS:

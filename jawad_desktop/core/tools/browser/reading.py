@@ -221,7 +221,7 @@ def parse_snapshot(snapshot: RawSnapshot, *, max_markdown: int = MAX_MARKDOWN_CH
                               controls=[str(item.get("label", "")) for item in snapshot.elements])
     listing = list_elements(snapshot)
     injections = find_injections(snapshot.text + "\n" + "\n".join(snapshot.shadow_text))
-    labels = {str(item.get("label", "")) for item in snapshot.elements}  # the element list shows them
+    labels = [str(item.get("label", "")) for item in snapshot.elements]  # the element list shows them
     reading = PageReading(title=page_title(snapshot), url=snapshot.url, markdown=markdown, product=product,
                           interactive_elements=listing.text, elements=snapshot.elements,
                           notes=notes + listing.notes, injections=injections, text=snapshot.text,
