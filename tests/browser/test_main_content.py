@@ -178,6 +178,13 @@ def test_other_visible_text_leaves_out_what_the_element_list_already_shows() -> 
     assert other_visible_text(text, "# Walls", skip=labels) == NOTICE
 
 
+def test_other_visible_text_leaves_out_a_menus_labels_shown_without_spaces_between_them() -> None:
+    # A menu's links side by side, with no space between them in the page's text.
+    labels = ["Custom Upholstery", "Sofas & Sectionals", "TV Stands", "Beds"]
+    text = "\n".join(["Custom UpholsterySofas & SectionalsTV Stands", NOTICE, "BedsX"])
+    assert other_visible_text(text, "# Walls", skip=labels).splitlines() == [NOTICE, "BedsX"]
+
+
 def test_readability_is_kept_when_it_finds_an_article_else_trafilatura() -> None:
     paragraph = "<p>" + "The ferry crosses to the islands every night of the year. " * 8 + "</p>"
     page = f"<html><head><title>T</title></head><body><nav>Menu</nav><article>{paragraph * 3}</article></body></html>"

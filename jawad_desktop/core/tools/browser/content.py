@@ -38,6 +38,9 @@ TABLE_PAGE_MAX_CHARS = 200_000
 
 OTHER_TEXT_MAX_CHARS = 1500  # the most visible text outside the main content given to the model
 OTHER_LINE_MAX_CHARS = 200  # each line of it, clipped
+# A line this long (in letters) found in the element labels with their spaces taken out is their labels
+# shown side by side ("Custom UpholsterySofas & SectionalsTV Stands": a menu's links without spaces).
+JOINED_LABELS_MIN_CHARS = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -526,6 +529,7 @@ def other_visible_text(text: str, content: str, *, skip: Iterable[str] = (),
     """
     covered = f" {_plain(content)} "
     given = f" {' '.join(_plain(s) for s in skip if s)} "
+    given_joined = given.replace(" ", "")  # links side by side, shown without a space between their labels
     held = set(_shingles(covered.split())) | set(_shingles(given.split()))
     seen: set[str] = set()
     out: list[str] = []
@@ -537,6 +541,9 @@ def other_visible_text(text: str, content: str, *, skip: Iterable[str] = (),
             continue
         seen.add(key)
         if f" {key} " in covered or f" {key} " in given:
+            continue
+        joined = key.replace(" ", "")
+        if len(joined) >= JOINED_LABELS_MIN_CHARS and joined in given_joined:
             continue
         words = key.split()
         if len(words) >= 6:
