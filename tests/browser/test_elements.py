@@ -283,3 +283,14 @@ def test_the_words_of_a_row_are_left_out_where_they_tell_no_entry_apart() -> Non
                                          '[4] button "Save"', '[5] button "Delete" (row: "Invoice 1042")',
                                          '[6] button "Delete" (row: "Invoice 7")']
     assert elements[0]["context"] == "Save"  # the snapshot's own entries are not changed
+
+
+def test_a_link_beside_one_to_the_same_place_whose_label_holds_its_own_is_not_listed_again() -> None:
+    # A teaser's picture and its title link to the same page: one line, the fuller label.
+    elements = [item(1, "LINK", "Best flashlight ever", href="http://x/a"),
+                item(2, "LINK", "Best flashlight ever Lumify X9", href="http://x/a"),
+                item(3, "LINK", "Best flashlight ever", href="http://x/b"),  # elsewhere: listed
+                item(4, "LINK", "Reviews", href="http://x/b")]  # same place, another label: listed
+    listing = list_elements(RawSnapshot(url="u", title="t", html="", elements=elements))
+    assert listing.text.splitlines() == ['[2] link "Best flashlight ever Lumify X9"', '[3] link "Best flashlight ever"',
+                                         '[4] link "Reviews"']
