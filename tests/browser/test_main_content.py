@@ -410,3 +410,16 @@ def test_a_definition_is_a_paragraph_under_its_term_with_no_colon_before_it() ->
                                 "</dd></dl>")
     assert markdown == ("White-box monitoring\n\nMonitoring based on metrics exposed by the internals.\n\n"
                         "Black-box\n\nTesting behaviour.\n\nAs a user.")
+
+
+def test_the_pages_title_is_not_repeated_in_the_visible_text_outside_the_content() -> None:
+    from jawad_desktop.core.tools.browser.reading import parse_snapshot
+
+    paragraph = "A dry-stone wall stands without mortar, held by the weight of the stones above it. " * 4
+    snapshot = RawSnapshot(url="https://walls.example/a", title="Walls of the north | Walls", article_title="Walls of "
+                           "the north", html=f"<html><body><p>{paragraph}</p></body></html>",
+                           article_html=f"<div><p>{paragraph}</p></div>",
+                           text=f"Walls of the north\n{NOTICE}\n{paragraph}")
+    reading = parse_snapshot(snapshot)
+    assert reading.title == "Walls of the north"
+    assert reading.other_text == NOTICE
