@@ -423,3 +423,10 @@ def test_the_pages_title_is_not_repeated_in_the_visible_text_outside_the_content
     reading = parse_snapshot(snapshot)
     assert reading.title == "Walls of the north"
     assert reading.other_text == NOTICE
+
+
+def test_a_heading_inside_preformatted_text_is_a_line_of_that_text() -> None:
+    # An RFC's sections are headings inside its <pre>: in the code block a "## " would be read as text.
+    markdown = article_markdown("<pre>  1. Contents\n\n<span><h2>1.  Introduction</h2></span>\n\n"
+                                "    Many services</pre>")
+    assert markdown == "```\n  1. Contents\n\n1.  Introduction\n\n    Many services\n```"

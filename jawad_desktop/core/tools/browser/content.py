@@ -81,6 +81,10 @@ def article_markdown(html: str, url: str = "", notes: ArticleNotes | None = None
     # line: as text it would split every word it glosses ("子こども" for "子ども").
     for gloss in soup.find_all(["rt", "rp"]):
         gloss.decompose()
+    # A preformatted text shows its headings as lines of its text (an RFC's sections): as code, a
+    # heading's "## " would be read as part of the text.
+    for heading in soup.select("pre h1, pre h2, pre h3, pre h4, pre h5, pre h6"):
+        heading.unwrap()
     dropped = _drop_link_teasers(soup, url)
     if notes is not None:
         notes.pointers.extend(dropped)
