@@ -270,3 +270,27 @@ def test_selectors_of_a_long_list_are_made_without_a_search_each(web_page: QtWeb
     assert result["compat"] == "BackCompat" and result["items"] >= 800
     assert result["wrong"] == []  # every selector finds its own element, and only it
     assert result["calls"] < 100, result["calls"]
+
+
+def test_the_words_of_a_row_are_left_out_where_they_tell_no_entry_apart() -> None:
+    # A grid of tiles, each with "Quick view" and "Save": each button's "row" holds only the other's
+    # label, the same for all of them; "Delete" buttons on rows of their own keep their rows' words.
+    elements = [item(n, "BUTTON", "Quick view" if n % 2 else "Save", contextKind="row",
+                     context="Save" if n % 2 else "Quick view") for n in range(1, 5)]
+    elements += [item(5, "BUTTON", "Delete", context="Invoice 1042"), item(6, "BUTTON", "Delete", context="Invoice 7")]
+    listing = list_elements(RawSnapshot(url="u", title="t", html="", elements=elements))
+    assert listing.text.splitlines() == ['[1] button "Quick view"', '[2] button "Save"', '[3] button "Quick view"',
+                                         '[4] button "Save"', '[5] button "Delete" (row: "Invoice 1042")',
+                                         '[6] button "Delete" (row: "Invoice 7")']
+    assert elements[0]["context"] == "Save"  # the snapshot's own entries are not changed
+
+
+def test_a_link_beside_one_to_the_same_place_whose_label_holds_its_own_is_not_listed_again() -> None:
+    # A teaser's picture and its title link to the same page: one line, the fuller label.
+    elements = [item(1, "LINK", "Best flashlight ever", href="http://x/a"),
+                item(2, "LINK", "Best flashlight ever Lumify X9", href="http://x/a"),
+                item(3, "LINK", "Best flashlight ever", href="http://x/b"),  # elsewhere: listed
+                item(4, "LINK", "Reviews", href="http://x/b")]  # same place, another label: listed
+    listing = list_elements(RawSnapshot(url="u", title="t", html="", elements=elements))
+    assert listing.text.splitlines() == ['[2] link "Best flashlight ever Lumify X9"', '[3] link "Best flashlight ever"',
+                                         '[4] link "Reviews"']

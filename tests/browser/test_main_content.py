@@ -169,6 +169,22 @@ def test_other_visible_text_is_what_the_content_lacks_once_short_and_capped() ->
     assert len("\n".join(other)) <= 1500 and other[-1].startswith("Footer line number")
 
 
+def test_other_visible_text_leaves_out_what_the_element_list_already_shows() -> None:
+    # The element list gives the model each link's and button's label: a line of the page that is part
+    # of a label (a teaser link's title, its label clipped), or a row of buttons, is not repeated.
+    labels = ["Share", "Pin it", "Print", "Garden care Keep your potted plants alive through the winter in the g…"]
+    text = "\n".join(["Share Pin it Print", "Garden care", NOTICE,
+                      "Keep your potted plants alive through the winter in the greenhouse"])
+    assert other_visible_text(text, "# Walls", skip=labels) == NOTICE
+
+
+def test_other_visible_text_leaves_out_a_menus_labels_shown_without_spaces_between_them() -> None:
+    # A menu's links side by side, with no space between them in the page's text.
+    labels = ["Custom Upholstery", "Sofas & Sectionals", "TV Stands", "Beds"]
+    text = "\n".join(["Custom UpholsterySofas & SectionalsTV Stands", NOTICE, "BedsX"])
+    assert other_visible_text(text, "# Walls", skip=labels).splitlines() == [NOTICE, "BedsX"]
+
+
 def test_readability_is_kept_when_it_finds_an_article_else_trafilatura() -> None:
     paragraph = "<p>" + "The ferry crosses to the islands every night of the year. " * 8 + "</p>"
     page = f"<html><head><title>T</title></head><body><nav>Menu</nav><article>{paragraph * 3}</article></body></html>"
@@ -366,3 +382,51 @@ def test_a_heading_that_ends_the_article_over_nothing_is_left_out() -> None:
     article = f"# The new terminal\n\n{STORY * 2}\n\n{QUAY * 2}\n\n## Also on our site"
     agreed = agreed_content(article, f"{STORY * 2}\n\n{QUAY * 2}\n\nAlso on our site")
     assert agreed.endswith(QUAY.strip()) and "Also on our site" not in agreed
+
+
+def test_emphasis_split_by_the_page_leaves_no_asterisk_inside_a_word() -> None:
+    # A page splits emphasis at will: Markdown would read "*b**y Your Name*" and "200»*personnes"
+    # as asterisks inside words, not as emphasis. The words are kept, the marks are not.
+    markdown = article_markdown("<p><em>Call Me</em> <em>b</em><em>y Your Name</em>, <em>«d’encore 200»</em>"
+                                "personnes, <a href='/x'><em>iTunes</em></a><em>, and</em> <b>more</b>.</p>")
+    assert "*" not in markdown
+    assert markdown_text(markdown).split() == ["Call", "Me", "by", "Your", "Name,", "«d’encore", "200»personnes,",
+                                               "iTunes,", "and", "more."]
+
+
+def test_a_number_that_opens_a_paragraph_inside_bold_stays_text_not_a_list() -> None:
+    # With no mark of its own, "<strong>37. What…</strong>" starts the paragraph's line: as "37. What…"
+    # Markdown would read a list item numbered 37 and drop the number.
+    markdown = article_markdown("<p><strong>37. What did one volcano say to the other?</strong></p>"
+                                "<p>Text <b>2. not at the start</b></p>")
+    assert markdown_text(markdown).split()[:2] == ["37.", "What"]
+    assert "Text 2. not at the start" in markdown
+
+
+def test_a_definition_is_a_paragraph_under_its_term_with_no_colon_before_it() -> None:
+    # CommonMark has no definition lists: "Term\n:   Definition" would read a colon into the text.
+    markdown = article_markdown("<dl><dt>White-box monitoring</dt><dd>Monitoring based on metrics exposed by the"
+                                " internals.</dd><dt>Black-box</dt><dd><p>Testing behaviour.</p><p>As a user.</p>"
+                                "</dd></dl>")
+    assert markdown == ("White-box monitoring\n\nMonitoring based on metrics exposed by the internals.\n\n"
+                        "Black-box\n\nTesting behaviour.\n\nAs a user.")
+
+
+def test_the_pages_title_is_not_repeated_in_the_visible_text_outside_the_content() -> None:
+    from jawad_desktop.core.tools.browser.reading import parse_snapshot
+
+    paragraph = "A dry-stone wall stands without mortar, held by the weight of the stones above it. " * 4
+    snapshot = RawSnapshot(url="https://walls.example/a", title="Walls of the north | Walls", article_title="Walls of "
+                           "the north", html=f"<html><body><p>{paragraph}</p></body></html>",
+                           article_html=f"<div><p>{paragraph}</p></div>",
+                           text=f"Walls of the north\n{NOTICE}\n{paragraph}")
+    reading = parse_snapshot(snapshot)
+    assert reading.title == "Walls of the north"
+    assert reading.other_text == NOTICE
+
+
+def test_a_heading_inside_preformatted_text_is_a_line_of_that_text() -> None:
+    # An RFC's sections are headings inside its <pre>: in the code block a "## " would be read as text.
+    markdown = article_markdown("<pre>  1. Contents\n\n<span><h2>1.  Introduction</h2></span>\n\n"
+                                "    Many services</pre>")
+    assert markdown == "```\n  1. Contents\n\n1.  Introduction\n\n    Many services\n```"

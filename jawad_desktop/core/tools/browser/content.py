@@ -19,6 +19,7 @@ import functools
 import logging
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +38,9 @@ TABLE_PAGE_MAX_CHARS = 200_000
 
 OTHER_TEXT_MAX_CHARS = 1500  # the most visible text outside the main content given to the model
 OTHER_LINE_MAX_CHARS = 200  # each line of it, clipped
+# A line this long (in letters) found in the element labels with their spaces taken out is their labels
+# shown side by side ("Custom UpholsterySofas & SectionalsTV Stands": a menu's links without spaces).
+JOINED_LABELS_MIN_CHARS = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +81,10 @@ def article_markdown(html: str, url: str = "", notes: ArticleNotes | None = None
     # line: as text it would split every word it glosses ("子こども" for "子ども").
     for gloss in soup.find_all(["rt", "rp"]):
         gloss.decompose()
+    # A preformatted text shows its headings as lines of its text (an RFC's sections): as code, a
+    # heading's "## " would be read as part of the text.
+    for heading in soup.select("pre h1, pre h2, pre h3, pre h4, pre h5, pre h6"):
+        heading.unwrap()
     dropped = _drop_link_teasers(soup, url)
     if notes is not None:
         notes.pointers.extend(dropped)
@@ -159,16 +167,20 @@ def _converter() -> Any:
     """markdownify's converter with the options above, made on first use (markdownify loads bs4)."""
     from markdownify import MarkdownConverter
 
-    def words_only(convert: Any) -> Any:
-        def convert_words(self: Any, el: Any, text: str, parent_tags: set[str]) -> str:
-            # Emphasis on no word ("<em>.</em>") would come out as "*.*", which Markdown does not read.
-            return convert(self, el, text, parent_tags) if re.search(r"\w", text) else text
-        return convert_words
-
     class Converter(MarkdownConverter):
-        # (its type hints do not name the converters it makes for each tag)
-        convert_em = convert_i = words_only(getattr(MarkdownConverter, "convert_em"))  # noqa: B009
-        convert_strong = convert_b = words_only(getattr(MarkdownConverter, "convert_b"))  # noqa: B009
+        # Emphasis is left out: its words are kept, its marks not. Pages split emphasis at will
+        # ("<em>b</em><em>y Your Name</em>", "<em>200»</em>personnes", "<em>, and</em>" after a link), and
+        # Markdown reads such marks as asterisks inside the words ("b**y", "»*personnes"), not as emphasis.
+        def convert_em(self: Any, el: Any, text: str, parent_tags: set[str]) -> str:
+            return text
+
+        convert_i = convert_strong = convert_b = convert_em
+
+        # A definition is a paragraph under its term: CommonMark has no definition lists, and the
+        # ":   " markdownify puts before it would be read as a colon in the text.
+        def convert_dd(self: Any, el: Any, text: str, parent_tags: set[str]) -> str:
+            # (its type hints do not name the converters it makes for each tag)
+            return str(getattr(MarkdownConverter, "convert_div")(self, el, text, parent_tags))  # noqa: B009
 
     # ``wrap`` without a width: a line break in the HTML source is a space, as the browser shows it
     # (markdownify keeps it as one, and two of them between inline elements of pretty-printed HTML,
@@ -193,10 +205,29 @@ def _escape_line_starts(soup: Any) -> None:
         before = text.previous_sibling
         while isinstance(before, NavigableString) and not before.strip():
             before = before.previous_sibling
-        at_start = (before is None and isinstance(text.parent, Tag) and text.parent.name in _BLOCKS) or (
-            isinstance(before, Tag) and before.name == "br")
+        at_start = (before is None and _opens_block(text.parent)) or (isinstance(before, Tag) and before.name == "br")
         if at_start:
             text.replace_with(_MARK_START.sub(_escaped_mark, str(text), count=1))
+
+
+# Inline elements that leave no mark in the Markdown: text at the start of one that opens a block
+# starts the block's line ("<p><strong>37. What did…</strong></p>" reads "37. What did…").
+_UNMARKED_INLINE = {"strong", "b", "em", "i", "span", "a", "u", "small", "big", "font", "mark", "abbr", "cite",
+                    "q", "time", "label", "sup", "sub"}
+
+
+def _opens_block(parent: Any) -> bool:
+    """Whether text that is the first child of ``parent`` starts a block's line."""
+    from bs4 import NavigableString, Tag
+
+    while isinstance(parent, Tag) and parent.name in _UNMARKED_INLINE:
+        before = parent.previous_sibling
+        while isinstance(before, NavigableString) and not before.strip():
+            before = before.previous_sibling
+        if before is not None:
+            return isinstance(before, Tag) and before.name == "br"
+        parent = parent.parent
+    return isinstance(parent, Tag) and parent.name in _BLOCKS
 
 
 # Characters the browser does not show: a soft hyphen (a word's break points, "auto\xadnome") and a
@@ -504,31 +535,37 @@ def _shingles(words: list[str], n: int = 3) -> Counter[tuple[str, ...]]:
     return Counter(tuple(words[i:i + n]) for i in range(len(words) - n + 1))
 
 
-def other_visible_text(text: str, content: str, *, skip: set[str] | None = None,
+def other_visible_text(text: str, content: str, *, skip: Iterable[str] = (),
                        limit: int = OTHER_TEXT_MAX_CHARS) -> str:
     """Visible lines of the page (``text``: its innerText) that the main content does not hold,
     in page order, each once and clipped, at most ``limit`` characters in all.
 
-    ``skip``: texts the model is given elsewhere (the labels of the interactive elements), left out.
+    ``skip``: texts the model is given elsewhere (the labels of the interactive elements, in page
+    order), left out: a line that is one of them or lies within them (part of a link's label, or a row
+    of buttons' labels one after the other) is left out as the content's lines are.
     """
     covered = f" {_plain(content)} "
-    covered_shingles = set(_shingles(covered.split()))
-    skipped = {_plain(s) for s in (skip or set()) if s}
+    given = f" {' '.join(_plain(s) for s in skip if s)} "
+    given_joined = given.replace(" ", "")  # links side by side, shown without a space between their labels
+    held = set(_shingles(covered.split())) | set(_shingles(given.split()))
     seen: set[str] = set()
     out: list[str] = []
     size = 0
     for raw in text.splitlines():
         line = " ".join(raw.split())
         key = _plain(line)
-        if not key or key in seen or key in skipped:
+        if not key or key in seen:
             continue
         seen.add(key)
-        if f" {key} " in covered:
+        if f" {key} " in covered or f" {key} " in given:
+            continue
+        joined = key.replace(" ", "")
+        if len(joined) >= JOINED_LABELS_MIN_CHARS and joined in given_joined:
             continue
         words = key.split()
         if len(words) >= 6:
             grams = _shingles(words)
-            inside = sum(1 for g in grams if g in covered_shingles)
+            inside = sum(1 for g in grams if g in held)
             if inside >= 0.6 * len(grams):
                 continue
         if len(line) > OTHER_LINE_MAX_CHARS:

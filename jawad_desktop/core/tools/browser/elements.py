@@ -146,9 +146,47 @@ def _section(lines: Iterable[str], what: str) -> str:
     return "\n".join(kept)
 
 
+def _without_useless_context(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The items, with the words of their row left out where those words tell no entry apart from the
+    others with its role and name: the same words for all of them (a grid's "Quick view" and "Save"
+    buttons, each "row" holding only the other's label)."""
+    contexts: dict[tuple[str, str], set[str]] = {}
+    counts: dict[tuple[str, str], int] = {}
+    for item in items:
+        key = (str(item.get("role", "")), str(item.get("label", "")))
+        counts[key] = counts.get(key, 0) + 1
+        contexts.setdefault(key, set()).add(str(item.get("context") or ""))
+    useless = {key for key, seen in contexts.items() if counts[key] > 1 and len(seen) == 1}
+    return [{k: v for k, v in item.items() if k not in ("context", "contextKind")}
+            if item.get("context") and (str(item.get("role", "")), str(item.get("label", ""))) in useless else item
+            for item in items]
+
+
+def _words(text: str) -> str:
+    return " ".join("".join(c if c.isalnum() else " " for c in text.lower()).split())
+
+
+def _one_link_per_place(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The items without a link that goes where the link next to it goes under a label the other's
+    holds (a teaser's picture "Best flashlight ever" and its title "Best flashlight ever Lumify X9"):
+    the one with the longer label is listed, and reaches the same page."""
+    kept: list[dict[str, Any]] = []
+    for item in items:
+        before = kept[-1] if kept else None
+        if (before is not None and _is_link(item) and _is_link(before) and item.get("href")
+                and item.get("href") == before.get("href")):
+            mine, theirs = _words(str(item.get("label", ""))), _words(str(before.get("label", "")))
+            if mine and theirs and (f" {mine} " in f" {theirs} " or f" {theirs} " in f" {mine} "):
+                if len(mine) > len(theirs):
+                    kept[-1] = item
+                continue
+        kept.append(item)
+    return kept
+
+
 def list_elements(snapshot: RawSnapshot, *, budget: int = ELEMENTS_BUDGET_CHARS) -> ElementListing:
     """The element list of a snapshot within ``budget`` characters (0: no budget)."""
-    items = snapshot.elements
+    items = _without_useless_context(_one_link_per_place(snapshot.elements))
     groups: dict[str, list[dict[str, Any]]] = {name: [] for name, _ in _GROUPS}
     for item in items:
         region = str(item.get("region", ""))

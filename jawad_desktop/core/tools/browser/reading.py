@@ -222,11 +222,12 @@ def parse_snapshot(snapshot: RawSnapshot, *, max_markdown: int = MAX_MARKDOWN_CH
                               controls=[str(item.get("label", "")) for item in snapshot.elements])
     listing = list_elements(snapshot)
     injections = find_injections(snapshot.text + "\n" + "\n".join(snapshot.shadow_text))
-    labels = {str(item.get("label", "")) for item in snapshot.elements}  # the element list shows them
-    reading = PageReading(title=page_title(snapshot), url=snapshot.url, markdown=markdown, product=product,
+    labels = [str(item.get("label", "")) for item in snapshot.elements]  # the element list shows them
+    title = page_title(snapshot)
+    reading = PageReading(title=title, url=snapshot.url, markdown=markdown, product=product,
                           interactive_elements=listing.text, elements=snapshot.elements,
                           notes=notes + listing.notes, injections=injections, text=snapshot.text,
-                          other_text=other_visible_text(snapshot.text, markdown, skip=labels),
+                          other_text=other_visible_text(snapshot.text, markdown, skip=[title, *labels]),
                           content_from=content.source,
                           folded=listing.folded, popups=snapshot.popups)
     reading.parts()  # split here, off the GUI thread (at the usual part size)
