@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import pwd
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,6 +75,9 @@ class _Item:
     def get_closest_marker(self, name: str) -> Any:
         return self.markers.get(name)
 
+    def iter_markers(self, name: str) -> list[Any]:
+        return [self.markers[name]] if name in self.markers else []
+
 
 def test_slow_tests_and_their_groups_run_first_and_the_rest_keeps_its_order() -> None:
     items = [
@@ -84,9 +89,56 @@ def test_slow_tests_and_their_groups_run_first_and_the_rest_keeps_its_order() ->
                                "xdist_group": pytest.mark.xdist_group(name="bundle").mark}),
         _Item("other-group", {"xdist_group": pytest.mark.xdist_group("other").mark}),
     ]
-    pytest_collection_modifyitems(items)  # type: ignore[arg-type]
+    config = type("Config", (), {"option": type("Options", (), {"loadgroup": False})()})()
+    pytest_collection_modifyitems(config, items)  # type: ignore[arg-type]
     assert [item.name for item in items] == ["grouped-fast", "slow-b", "grouped-slow", "fast-a", "fast-c",
                                              "other-group"]
+
+
+GROUPED_SUITE = """
+import os, time
+import pytest
+
+pytestmark = pytest.mark.xdist_group("shared")
+
+@pytest.mark.parametrize("n", ["1", "2", "a@b"])
+def test_grouped(n):
+    with open(os.environ["WORKERS_LOG"], "a") as log:
+        log.write(f"grouped {os.environ['PYTEST_XDIST_WORKER']}\\n")
+    time.sleep(0.3)
+
+@pytest.mark.parametrize("n", range(3))
+def test_alone(n):
+    time.sleep(0.3)
+
+@pytest.mark.slow
+def test_marked():
+    time.sleep(0.3)
+"""
+
+
+@pytest.mark.slow  # two worker processes started: a few seconds of waiting
+def test_a_group_runs_on_one_worker(tmp_path: Path) -> None:
+    """What scripts/test runs (``-n N --dist loadgroup``) with the suite's ordering plugin: every
+    test of an ``xdist_group`` on one worker. On pytest 9.2 xdist's own grouping is lost
+    (pytest-xdist issue #1386) and the bundle was built by one worker while another waited for it.
+    The summary names the tests over the slow mark's threshold that lack it."""
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    (tmp_path / "test_grouped.py").write_text(GROUPED_SUITE)
+    log = tmp_path / "workers.log"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent), "WORKERS_LOG": str(log),
+           "JAWAD_TEST_SLOW_S": "0.25"}
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-p", "tests.fixtures.workers",
+         "-p", "no:cacheprovider", "-q", "-o", "markers=slow", str(tmp_path),
+         *("-p", "no:pytestqt", "-p", "no:hypothesispytest", "-p", "no:anyio")],  # what the suite needs here
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    workers = log.read_text().split()[1::2]
+    assert len(workers) == 3 and len(set(workers)) == 1, workers
+    named = result.stdout.split("without pytest.mark.slow", 1)[-1]
+    assert "test_grouped.py::test_alone[2]" in named and "test_marked" not in named, result.stdout[-3000:]
 
 
 def test_a_test_over_its_time_ends_its_process_instead_of_hanging(pytestconfig: pytest.Config) -> None:

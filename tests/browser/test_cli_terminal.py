@@ -10,6 +10,8 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.fixtures.terminal import Responder, prompts, run_on_terminal
 from tests.servers.scripted_model import ScriptedModel, call, text
 
@@ -60,6 +62,7 @@ def _second_question(reply: bytes) -> Responder:
     return respond
 
 
+@pytest.mark.slow  # 9-14 s in CI: first, not at the end of a parallel run
 def test_a_question_that_timed_out_does_not_swallow_the_next_answer(
     profile_dir: Path, scripted_model: ScriptedModel, page_server: str
 ) -> None:

@@ -17,6 +17,7 @@ from tests.browser.product_score import Score, devset, wrong_fields
 Load = Callable[[str], str]
 
 
+@pytest.mark.slow  # 9-14 s in CI: first, not at the end of a parallel run
 def test_product_devset_accuracy(web_page: QtWebEnginePage, load: Load, arun: Callable[..., Any]) -> None:
     pages = devset()
     assert len(pages) >= 25

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from jawad_desktop.core.store.secrets import SecretStore, provider_key_name
 from tests.servers.fault_server import ANSWER, MODELS, FaultServer
 
@@ -24,6 +26,7 @@ def jawad(profile: Path, *args: str, env: dict[str, str] | None = None,
     )
 
 
+@pytest.mark.slow  # 9-14 s in CI: first, not at the end of a parallel run
 def test_providers_lifecycle_keeps_keys_in_the_keyring(
     profile_dir: Path, secret_store: SecretStore, fault_server: FaultServer
 ) -> None:
@@ -88,6 +91,7 @@ def test_key_from_standard_input(profile_dir: Path, secret_store: SecretStore) -
     assert jawad(profile_dir, "providers", "remove", "Router").returncode == 0
 
 
+@pytest.mark.slow  # 9-14 s in CI: first, not at the end of a parallel run
 def test_ask_with_an_unsaved_provider_and_friendly_failures(profile_dir: Path, fault_server: FaultServer) -> None:
     asked = jawad(profile_dir, "ask", "Hello?", "--kind", "openai-compatible", "--base-url", fault_server.base_url,
                   "--model", "drip")

@@ -6,11 +6,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from jawad_desktop.core.store.secrets import SecretStore, provider_key_name
 from tests.llm.test_cli import jawad
 from tests.servers.provider_servers import ANSWER, ProviderServer
 
 
+@pytest.mark.slow  # 9-14 s in CI: first, not at the end of a parallel run
 def test_new_kinds_through_the_cli(profile_dir: Path, secret_store: SecretStore,
                                    provider_server: ProviderServer) -> None:
     for name, kind, fmt in (("Claude", "anthropic", "anthropic"), ("Gemini", "gemini", "gemini"),

@@ -138,9 +138,10 @@ def test_a_spoken_turn_is_answered_aloud_then_goodbye_ends_it(
     assert turn.answer.startswith("The capital of France is Paris.")
     assert turn.spoken == ["The capital of France is Paris.", "It is a large city on the river Seine."]
     assert turn.first_token_at is not None and turn.first_audio_at is not None
-    assert turn.speech_end_at < turn.transcript_at and turn.speech_end_at < turn.first_token_at < turn.first_audio_at
-    if not turn.speculative:  # an answer started on a likely end is made before its last words are final
-        assert turn.transcript_at < turn.first_token_at < turn.first_audio_at
+    assert turn.speech_end_at < turn.transcript_at and turn.first_token_at < turn.first_audio_at
+    assert turn.speech_end_at < turn.first_audio_at  # even an answer started in the pause is heard after it
+    if not turn.speculative:  # an answer started on a likely end streams before the turn's end is decided
+        assert turn.speech_end_at < turn.transcript_at < turn.first_token_at
     # The first sentence is spoken while the rest still streams (the whole reply takes 2.3 s to stream).
     assert turn.first_audio_at - turn.speech_end_at < 2.0, turn.as_dict()
     timings = turn.as_dict()["timings_s"]

@@ -129,7 +129,10 @@ def test_words_the_model_is_unsure_of_do_not_end_the_turn(
     # up English sentences that read as finished ("I had a song blank as seen as."), each decoded with a
     # mean log probability far under Whisper's -1.0. They wait the longest (1.5 s): the speaker finishes.
     session, result = heard(voice_ctx, pulse_server, CLIPS / "arenas_es.flac", arun, longest=1.5)
-    assert not result.sure, result
+    # The premise, on the clip itself: what PulseAudio delivers varies with the machine's load, and a
+    # loaded run's recording once made tiny.en loop on one made-up sentence, sure of it (-0.57).
+    clip = arun(session.transcriber().transcribe(read_audio(CLIPS / "arenas_es.flac")), timeout=60)
+    assert not clip.sure, clip
     # Its voice runs from 0.96 s to 7.62 s (the voice activity model): all of it was heard.
     assert result.duration_s > 6.0, (result.duration_s, result.text, session.judged_waits)
     assert all(wait == 1.5 for wait in session.judged_waits), session.judged_waits

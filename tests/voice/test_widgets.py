@@ -81,7 +81,10 @@ def test_click_listens_until_silence_and_delivers_the_text(
     arun(button.session.warm_up())
     partials: list[str] = []
     button.partial_transcript.connect(partials.append)
-    speak_when_listening(voice_ctx, pulse_server, "find me a cheaper alternative to this product")
+    # Long enough (6 s) for a draft made on the niced transcription thread of a busy machine to come
+    # back while the user still speaks (a 2.6 s sentence was over before it, and drafts after it are dropped).
+    speak_when_listening(voice_ctx, pulse_server, "find me a cheaper alternative to this product, one that is "
+                                                  "just as good and can be delivered to my house this week")
     states: list[str] = []
     button.state_changed.connect(states.append)
     with qtbot.waitSignal(button.transcript_ready, timeout=30000) as final:

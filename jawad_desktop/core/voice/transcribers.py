@@ -220,11 +220,16 @@ class LocalWhisper:
     def load_s(self) -> float:
         return self._engine.load_s if self._engine else 0.0
 
-    def _load_blocking(self) -> _Engine:
-        path = resolve_model(
-            self.model_name, self._cache_dir, download=self._download, progress=self._progress
+    async def _load(self) -> _Engine:
+        """Find the model, then load it. Finding it runs at once on a thread of its own: a missing
+        model is told while the microphone opens (``VoiceSession``), not after a load queued on the
+        niced loader thread, which a busy machine leaves waiting for seconds."""
+        path = await asyncio.to_thread(
+            resolve_model, self.model_name, self._cache_dir, download=self._download, progress=self._progress
         )
-        return _load_engine(path, self._compute_type, self._cpu_threads)
+        return await asyncio.get_running_loop().run_in_executor(
+            _loader, _load_engine, path, self._compute_type, self._cpu_threads
+        )
 
     async def prepare(self) -> None:
         """Load the model (once); refuses a language the model cannot hear (``_language_for_model``)."""
@@ -232,7 +237,7 @@ class LocalWhisper:
             self._language_for_model()
             return
         if self._loading is None:
-            self._loading = asyncio.get_running_loop().run_in_executor(_loader, self._load_blocking)
+            self._loading = asyncio.ensure_future(self._load())
         try:
             self._engine = await asyncio.shield(self._loading)
         except BaseException:
