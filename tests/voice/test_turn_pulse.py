@@ -54,7 +54,7 @@ def heard(ctx: AppContext, pulse: PulseServer, wav: Path, arun: Callable[..., An
     ctx.settings.voice.silence_stop_s = longest
     ctx.settings.voice.partial_results = False
     if turn_model:
-        assert load_turn_model() is not None, "the end-of-turn model is not installed (pip install --no-deps pipecat-ai)"
+        assert load_turn_model() is not None, "no end-of-turn model (pip install --no-deps pipecat-ai)"
     session = VoiceSession(ctx, **({} if turn_model else {"turn_model": None}))
     arun(session.warm_up())
     players = play_when_listening(ctx, pulse, wav)

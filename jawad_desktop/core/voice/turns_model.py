@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -103,11 +104,15 @@ class TurnModel:
 
     async def judge(self, audio: Samples) -> float | None:
         """``p_complete`` on the model's worker; None (logged) when the model fails on it."""
+        started = time.monotonic()
         try:
-            return await asyncio.get_running_loop().run_in_executor(self._worker, self.p_complete, audio)
+            p = await asyncio.get_running_loop().run_in_executor(self._worker, self.p_complete, audio)
         except Exception as exc:  # onnxruntime raises its own types; the words decide alone then
             log.warning("the end-of-turn model failed (%s); the words decide", exc)
             return None
+        log.debug("end-of-turn model: %.3f after %.2f s of speech, in %.2f s", p, audio.size / SAMPLE_RATE,
+                  time.monotonic() - started)
+        return p
 
 
 _lock = threading.Lock()
