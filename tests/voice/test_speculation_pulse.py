@@ -61,9 +61,11 @@ def converse(ctx: AppContext, scripted_model: ScriptedModel, pulse: PulseServer,
     voice.echo_cancel = False
 
     def session(microphone: OpenMicrophone) -> VoiceSession:
-        made = VoiceSession(ctx, microphone=microphone)
-        if finished_wait_s is not None:
-            made.finished_wait_s = finished_wait_s
+        if finished_wait_s is None:
+            return VoiceSession(ctx, microphone=microphone)
+        # A raised finished wait is the words' alone: the end-of-turn model would end the turn sooner.
+        made = VoiceSession(ctx, microphone=microphone, turn_model=None)
+        made.finished_wait_s = finished_wait_s
         return made
 
     assistant = Assistant(ctx, client=LLMClient(scripted_model.provider()))  # saving on

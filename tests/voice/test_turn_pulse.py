@@ -1,8 +1,11 @@
 """The end of a turn on real recorded speech played into a private PulseAudio, through the app's
-capture, the voice activity model and tiny.en: a finished sentence ends the turn after a short
-pause with the transcript made during it; an unfinished one waits the longest; a pause
-mid-sentence does not cut the speaker off. The clips are public recordings (``clips/NOTICE``);
-the cut and joined variants are labelled where they are made."""
+capture, the voice activity model, tiny.en and the end-of-turn model (Smart Turn v3.2): a finished
+sentence ends the turn after a short pause with the transcript made during it (shorter when the
+end-of-turn model hears it finished too); an unfinished one waits the longest; a pause
+mid-sentence does not cut the speaker off; JFK and the Spanish speaker, whose words cannot tell
+their end from their pauses, are answered soon after their last word and not cut off at their
+pauses. Without the end-of-turn model (``turn_model=None``) the words decide as before. The clips
+are public recordings (``clips/NOTICE``); the cut and joined variants are labelled where they are made."""
 
 from __future__ import annotations
 
@@ -18,6 +21,8 @@ from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.events import Event, VoiceState
 from jawad_desktop.core.voice import VoiceSession, read_audio, write_wav
 from jawad_desktop.core.voice.audio import SAMPLE_RATE
+from jawad_desktop.core.voice.turns import COMPLETE_P, QUICK_WAIT_S
+from jawad_desktop.core.voice.turns_model import load_turn_model
 from jawad_desktop.core.voice.vad import FINISHED_WAIT_S
 from tests.fixtures.pulseaudio import PulseServer
 
@@ -43,12 +48,14 @@ def play_when_listening(ctx: AppContext, pulse: PulseServer, wav: Path) -> list[
 
 
 def heard(ctx: AppContext, pulse: PulseServer, wav: Path, arun: Callable[..., Any],
-          longest: float = LONGEST) -> tuple[VoiceSession, Any]:
+          longest: float = LONGEST, *, turn_model: bool = True) -> tuple[VoiceSession, Any]:
     """The session and its transcript of ``wav`` played through PulseAudio, waiting at most ``longest``
-    seconds after the voice, without live drafts."""
+    seconds after the voice, without live drafts; ``turn_model=False``: the words decide alone."""
     ctx.settings.voice.silence_stop_s = longest
     ctx.settings.voice.partial_results = False
-    session = VoiceSession(ctx)
+    if turn_model:
+        assert load_turn_model() is not None, "no end-of-turn model (pip install --no-deps pipecat-ai)"
+    session = VoiceSession(ctx, **({} if turn_model else {"turn_model": None}))
     arun(session.warm_up())
     players = play_when_listening(ctx, pulse, wav)
     result = arun(session.listen(), timeout=60)
@@ -57,20 +64,23 @@ def heard(ctx: AppContext, pulse: PulseServer, wav: Path, arun: Callable[..., An
     return session, result
 
 
-def listen_to(ctx: AppContext, pulse: PulseServer, wav: Path, arun: Callable[..., Any]) -> tuple[VoiceSession, str]:
-    session, result = heard(ctx, pulse, wav, arun)
+def listen_to(ctx: AppContext, pulse: PulseServer, wav: Path, arun: Callable[..., Any],
+              *, turn_model: bool = True) -> tuple[VoiceSession, str]:
+    session, result = heard(ctx, pulse, wav, arun, turn_model=turn_model)
     return session, result.text.lower()
 
 
+@pytest.mark.parametrize(("turn_model", "wait"), [(False, FINISHED_WAIT_S), (True, QUICK_WAIT_S)],
+                         ids=["words-alone", "with-the-end-of-turn-model"])
 def test_a_finished_sentence_ends_soon_with_the_transcript_made_in_the_pause(
-    pulse_server: PulseServer, voice_ctx: AppContext, arun: Callable[..., Any]
+    pulse_server: PulseServer, voice_ctx: AppContext, arun: Callable[..., Any], turn_model: bool, wait: float
 ) -> None:
-    session, text = listen_to(voice_ctx, pulse_server, CLIPS / "quilter.flac", arun)
+    session, text = listen_to(voice_ctx, pulse_server, CLIPS / "quilter.flac", arun, turn_model=turn_model)
     assert "apostle" in text and "gospel" in text
-    assert session.turn_wait_s == FINISHED_WAIT_S, (session.judged_waits, session.speculations)
+    assert session.turn_wait_s == wait, (session.judged_waits, session.turn_probabilities, session.speculations)
     assert session.speculation_used, "the transcript made during the pause was not used"
     waited = session.speech_end_at - session.last_speech_at
-    assert FINISHED_WAIT_S - 0.05 <= waited < LONGEST - 1.0, waited
+    assert wait - 0.05 <= waited < LONGEST - 1.0, waited
     assert session.result_at - session.speech_end_at < 0.1  # it was ready when the turn ended
 
 
@@ -127,8 +137,9 @@ def test_words_the_model_is_unsure_of_do_not_end_the_turn(
 ) -> None:
     # The real Spanish clip heard by the English-only tiny.en: at its pauses of 0.6 and 0.8 s it makes
     # up English sentences that read as finished ("I had a song blank as seen as."), each decoded with a
-    # mean log probability far under Whisper's -1.0. They wait the longest (1.5 s): the speaker finishes.
-    session, result = heard(voice_ctx, pulse_server, CLIPS / "arenas_es.flac", arun, longest=1.5)
+    # mean log probability far under Whisper's -1.0. Without the end-of-turn model they wait the longest
+    # (1.5 s): the speaker finishes.
+    session, result = heard(voice_ctx, pulse_server, CLIPS / "arenas_es.flac", arun, longest=1.5, turn_model=False)
     # The premise, on the clip itself: what PulseAudio delivers varies with the machine's load, and a
     # loaded run's recording once made tiny.en loop on one made-up sentence, sure of it (-0.57).
     clip = arun(session.transcriber().transcribe(read_audio(CLIPS / "arenas_es.flac")), timeout=60)
@@ -136,3 +147,33 @@ def test_words_the_model_is_unsure_of_do_not_end_the_turn(
     # Its voice runs from 0.96 s to 7.62 s (the voice activity model): all of it was heard.
     assert result.duration_s > 6.0, (result.duration_s, result.text, session.judged_waits)
     assert all(wait == 1.5 for wait in session.judged_waits), session.judged_waits
+
+
+def test_jfk_is_answered_soon_after_his_last_word_and_not_at_his_pauses(
+    pulse_server: PulseServer, voice_ctx: AppContext, arun: Callable[..., Any]
+) -> None:
+    # The whole real clip. Its words alone cannot tell its end ("And so, my fellow Americans, ask not
+    # ... for your country.": it opens with "and") from its first pause ("And so, my fellow Americans."),
+    # and waited the longest at both. The end-of-turn model hears the end as finished: the turn ends
+    # after the finished wait; at "ask not" and "for you," it hears the voice going on; the short
+    # "And so, my fellow Americans." still waits the longest (it hears that one as finished too).
+    session, result = heard(voice_ctx, pulse_server, CLIPS / "jfk.flac", arun)
+    text = result.text.lower()
+    assert "americans" in text and "do for your country" in text, (text, session.judged_waits)
+    assert session.turn_wait_s <= FINISHED_WAIT_S, (session.judged_waits, session.turn_probabilities)
+    assert session.turn_probabilities[-1] is not None and session.turn_probabilities[-1] >= COMPLETE_P
+    assert all(wait == LONGEST for wait in session.judged_waits[:-1]), session.judged_waits
+    assert session.speech_end_at - session.last_speech_at < LONGEST - 1.0  # not the longest wait
+
+
+def test_the_spanish_speaker_is_answered_soon_and_not_cut_off_at_her_pauses(
+    pulse_server: PulseServer, voice_ctx: AppContext, arun: Callable[..., Any]
+) -> None:
+    # The real Spanish clip, its words made up by the English-only tiny.en (mostly unsure, deciding
+    # nothing): the end-of-turn model hears its pauses of 0.6 and 0.8 s as the voice going on and its
+    # end as finished, in Spanish: the turn ends after the finished wait at most, with all of it heard.
+    session, result = heard(voice_ctx, pulse_server, CLIPS / "arenas_es.flac", arun)
+    assert result.duration_s > 6.0, (result.duration_s, result.text, session.judged_waits)
+    assert session.judged_waits[-1] <= FINISHED_WAIT_S, (session.judged_waits, session.turn_probabilities)
+    assert all(wait == LONGEST for wait in session.judged_waits[:-1]), session.judged_waits
+    assert session.speech_end_at - session.last_speech_at < LONGEST - 1.0  # not the longest wait

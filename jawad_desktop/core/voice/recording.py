@@ -13,7 +13,7 @@ from typing import Any, Literal
 from jawad_desktop.core.voice.audio import SAMPLE_RATE, Samples
 from jawad_desktop.core.voice.transcribers import Transcript
 from jawad_desktop.core.voice.turns_model import TurnModel
-from jawad_desktop.core.voice.vad import SpeechDetector, StopReason
+from jawad_desktop.core.voice.vad import SpeechDetector, StopReason, sentence_finished
 
 _KEEP_BEFORE_SPEECH_S = 0.3  # audio kept before the first detected word
 _KEEP_AFTER_SPEECH_S = 0.4  # and after the last one
@@ -65,16 +65,23 @@ def draft_due(rec: Recording, now: float) -> bool:
 
 
 def pause_judgeable(rec: Recording) -> bool:
-    """The pause's transcript is in, and so is the end-of-turn model's verdict (if it was asked)."""
-    return (rec.spec is not None and not rec.judged and rec.spec.done()
-            and (rec.verdict is None or rec.verdict.done()))
+    """The pause's transcript is in, and so is the end-of-turn model's verdict (if it was asked), or
+    the model is late (a busy machine: it runs behind the transcription) and the words end the turn
+    soon by themselves: they do not wait for it."""
+    if rec.spec is None or rec.judged or not rec.spec.done():
+        return False
+    if rec.verdict is None or rec.verdict.done():
+        return True
+    heard = words_of(rec.spec)
+    return bool(heard) and rec.spec.result().sure and sentence_finished(heard or "")
 
 
 def verdict_of(rec: Recording) -> float | None:
-    """The end-of-turn model's probability for the pause, None without it (or when it failed)."""
-    if rec.verdict is None or rec.verdict.cancelled() or rec.verdict.exception() is not None:
+    """The end-of-turn model's probability for the pause, None without it (or when it failed or is late)."""
+    verdict = rec.verdict
+    if verdict is None or not verdict.done() or verdict.cancelled() or verdict.exception() is not None:
         return None
-    return rec.verdict.result()
+    return verdict.result()
 
 
 def turn_audio(audio: Samples, detector: SpeechDetector, after_s: float) -> Samples:

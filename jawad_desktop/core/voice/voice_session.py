@@ -424,8 +424,8 @@ class VoiceSession:
         if heard and detector.config.silence_s < rec.longest and self.likely_end is not None:
             rec.told = True
             self.likely_end(heard)
-        log.debug("pause after %r (end-of-turn model: %s): the turn ends after %.2f s of it", heard, p_complete,
-                  detector.config.silence_s)
+        log.debug("pause after %r (transcribed in %.2f s; end-of-turn model: %s): the turn ends after %.2f s of it",
+                  heard, spec.result().elapsed_s if heard is not None else -1.0, p_complete, detector.config.silence_s)
         if heard and rec.partials_on:
             self._emit("partial", transcript=heard, is_final=False)  # the words so far, at once
 
@@ -467,6 +467,7 @@ class VoiceSession:
             ):
                 rec.spec_end = detector.last_speech_at
                 self.speculations += 1
+                log.debug("pause at %.2f s: transcribing it", rec.spec_end)
                 rec.spec = asyncio.ensure_future(
                     transcriber.transcribe(trim_to_speech(np.concatenate(rec.chunks), detector))
                 )
