@@ -287,51 +287,57 @@ class WakeListener:
     def start(self) -> None:
         if self.running:
             return
-        self._stop.clear()
-        self._blocks = queue.Queue()
-        self._thread = threading.Thread(target=self._run, name="jawad-wake", daemon=True)
+        # Each run has its own queue and stop flag: a run still closing its microphone after
+        # ``stop`` never reads the next run's blocks.
+        self._stop, self._blocks = threading.Event(), queue.Queue()
+        self._thread = threading.Thread(target=self._run, args=(self._blocks, self._stop), name="jawad-wake",
+                                        daemon=True)
         self._thread.start()
 
     def stop(self, timeout: float = 5.0) -> None:
-        """Close the microphone and end the thread (waits for a transcription under way)."""
+        """Close the microphone and end the thread (waits up to ``timeout`` for a transcription
+        or the microphone's opening under way; the thread finishes either way)."""
         self._stop.set()
         self._blocks.put(None)
         thread, self._thread = self._thread, None
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout)
 
-    def _run(self) -> None:
+    def _run(self, blocks: queue.Queue[Samples | None], stop: threading.Event) -> None:
         from jawad_desktop.core.voice.capture import Recorder
 
-        recorder = Recorder(self._blocks.put, device=self._device, on_failure=self._failed)
+        def failed(error: VoiceError) -> None:
+            stop.set()
+            blocks.put(None)
+            self._failed(error)
+
+        recorder = Recorder(blocks.put, device=self._device, on_failure=failed)
         try:
             spotter = self._factory()
             asyncio.run(spotter.transcriber.prepare())
-            if self._stop.is_set():
+            if stop.is_set():
                 return
             recorder.open()
             self.listening.set()
             log.info("listening for %r on %s", WAKE_PHRASE, recorder.device.name if recorder.device else "?")
-            asyncio.run(self._hear(spotter))
+            asyncio.run(self._hear(spotter, blocks, stop))
         except VoiceError as exc:
-            self._failed(exc)
+            failed(exc)
         finally:
             self.listening.clear()
             recorder.close()
 
-    async def _hear(self, spotter: WakeSpotter) -> None:
-        while not self._stop.is_set():
-            block = self._blocks.get()  # nothing else runs on this loop
+    async def _hear(self, spotter: WakeSpotter, blocks: queue.Queue[Samples | None], stop: threading.Event) -> None:
+        while not stop.is_set():
+            block = blocks.get()  # nothing else runs on this loop
             if block is None:
                 return
             hit = await spotter.feed(block)
-            if hit is not None and not self._stop.is_set():
+            if hit is not None and not stop.is_set():
                 log.info("wake word heard: %r", hit.text)
                 self._on_wake(hit)
 
     def _failed(self, error: VoiceError) -> None:
         log.warning("wake word listening stopped: %s", error.message)
-        self._stop.set()
-        self._blocks.put(None)
         if self._on_failure is not None:
             self._on_failure(error)
