@@ -36,6 +36,7 @@ from benchmarks import Figure
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.store.secrets import SecretStore
 from jawad_desktop.core.voice.audio import SAMPLE_RATE, Samples, read_audio, resample
+from jawad_desktop.core.voice.vad import WINDOW
 from jawad_desktop.core.voice.wake import WakeListener, WakeSpotter, make_spotter
 
 CLIPS = Path(__file__).resolve().parent.parent / "tests" / "voice" / "clips"
@@ -166,7 +167,7 @@ async def _false_wakes(ctx: AppContext, quick: bool) -> list[Figure]:
         files = sorted(p for p in folder.rglob("*") if p.suffix in (".wav", ".flac"))
         if quick:
             files = files[::20]
-        wakes, seconds, cpu, checked, voiced_heard = 0, 0.0, 0.0, 0, []
+        wakes, seconds, cpu, checked, voiced, voiced_heard = 0, 0.0, 0.0, 0, 0.0, []
         for file in files:
             audio = read_audio(file)
             count, spotter, spent = await _scan(ctx, audio)
@@ -174,13 +175,14 @@ async def _false_wakes(ctx: AppContext, quick: bool) -> list[Figure]:
             seconds += audio.size / SAMPLE_RATE
             cpu += spent
             checked += spotter.checked
+            voiced += spotter.stretches.voiced_windows * WINDOW / SAMPLE_RATE
             if count:
                 voiced_heard.append(f"{file.parent.name}/{file.name}: {spotter.heard}")
         hours = seconds / 3600
         figures += [
             Figure(f"wake: false wakes per hour, {len(files)} real recordings of 6 other wake phrases "
-                   f"({seconds / 60:.0f} min)", wakes / hours, "/h", goal=f"<= {FALSE_WAKES_GOAL:g}",
-                   ok=wakes / hours <= FALSE_WAKES_GOAL,
+                   f"({seconds / 60:.0f} min, {voiced / 60:.0f} min of it voiced)", wakes / hours, "/h",
+                   goal=f"<= {FALSE_WAKES_GOAL:g}", ok=wakes / hours <= FALSE_WAKES_GOAL,
                    note=f"{wakes} false wakes, {checked} stretches transcribed; {'; '.join(voiced_heard)[:400]}"),
             Figure("wake: CPU on the corpus (% of one core)", cpu / seconds * 100, "%"),
         ]

@@ -131,6 +131,7 @@ class VoicedStretches:
         self._run = 0
         self._done = False  # the stretch's head was handed out; wait for its end
         self.windows = 0
+        self.voiced_windows = 0  # windows heard as voice (the benchmark's minutes of speech)
 
     @property
     def elapsed_s(self) -> float:
@@ -156,6 +157,7 @@ class VoicedStretches:
             del self._recent[:-keep]
             self._run = self._run + 1 if p >= START_PROBABILITY and self.windows > 4 else 0
             if self._run >= 2:
+                self.voiced_windows += self._run
                 self._current = list(self._recent)
                 self._start_s = self.elapsed_s - len(self._current) * WINDOW / SAMPLE_RATE
                 self._voiced, self._quiet, self._done = self._run, 0, False
@@ -164,6 +166,7 @@ class VoicedStretches:
             self._current.append(window)
         if p >= END_PROBABILITY:
             self._voiced += 1
+            self.voiced_windows += 1
             self._quiet = 0
         else:
             self._quiet += 1
