@@ -20,6 +20,7 @@ CLIPS = Path(__file__).parent / "clips"
 
 @pytest.mark.parametrize("text", [
     "Hey Jawad.", "Hey, Jawad, what's the time?", "hi javad", "Okay Jawad", "Um, hey Jawad!", "Hey Jawad's",
+    "Hey, it's Jawad.", "Is the apostle of Hey Jawad.",
     "Hey, Ja wad.", "Heyjawad", "HEY JAWED",
 ])
 def test_a_greeting_then_the_name_wakes(text: str) -> None:
@@ -28,7 +29,8 @@ def test_a_greeting_then_the_name_wakes(text: str) -> None:
 
 @pytest.mark.parametrize("text", [
     "", "Jawad", "Hey Jarvis", "Hey Java", "hey John, what?", "Thank you everyone.", "Alexa. Alexa.",
-    "I told Jawad hey", "and so my fellow Americans, hey Jawad",  # the name must open what is said
+    "I told Jawad hey", "Hey, what did Jawad say?",
+    "And so, my fellow Americans, ask not: hey Jawad",  # only the first words count
 ])
 def test_other_words_do_not_wake(text: str) -> None:
     assert not heard_wake(text)

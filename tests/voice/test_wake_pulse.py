@@ -48,3 +48,14 @@ def test_the_listener_wakes_on_the_phrase_and_not_on_other_speech(
         listener.stop()
     assert "jawad" in hits[0].text.lower()
     assert not listener.running and not listener.listening.is_set()
+    # Started again (the shell does after each turn), it opens the microphone again and hears again.
+    listener.start()
+    try:
+        assert listener.listening.wait(30), failures
+        time.sleep(2.5)  # a PulseAudio input delivers sound about 2 s after it opens
+        woke.clear()
+        assert pulse_server.play(pulse_server.speech_wav("Hey Jawad")).wait(timeout=15) == 0
+        assert woke.wait(15), f"not woken after a restart; failures: {failures}"
+    finally:
+        listener.stop()
+    assert len(hits) == 2 and not failures
