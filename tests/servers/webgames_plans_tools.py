@@ -449,10 +449,11 @@ def _offers(listing: Listing, what: str) -> list[tuple[int, float]]:
             offers.append((pack_size(row), float(price.group(1))))
     if not offers and sum(e.label.lower().startswith("add to cart") for e in listing.elements) == 1:
         # One product found: its button has no row to tell it by; its words and price are the page's text.
-        text = listing.content.split("\nAlso visible on the page", 1)[0]
-        price = re.search(r"\$(\d+(?:\.\d\d)?)", text)
-        if price and re.search(rf"\b{words}(?:e?s)?\b", text[:price.start()], re.I):
-            offers.append((pack_size(text[:price.start()]), float(price.group(1))))
+        text = listing.content
+        prices = list(re.finditer(r"\$(\d+(?:\.\d\d)?)", text))
+        if len(prices) == 1 and re.search(rf"\b{words}(?:e?s)?\b", text, re.I):
+            offers.append((pack_size(text[max(0, prices[0].start() - 150):prices[0].start()]),
+                           float(prices[0].group(1))))
     return offers
 
 
