@@ -290,14 +290,14 @@ def _download_name(said: str) -> str:
 def _file_credentials(d: GameDesk) -> Policy:
     """The credentials in a file to download: download it, read it, log in with what it says. Where
     the page shows them itself, the policy's own plan."""
-    text = d.listing.content
-    if _credential(text, "Username") and (_credential(text, "Password") or "").lower() != "password":
-        user = _credential(text, "Username") or ""
-        if user.lower() not in ("password", ""):
-            return (yield from _credentials(d))
-    button = _need(d.listing.find("Download", roles=BUTTONS), "the download button")
-    name = _download_name((yield from d.click(button)))
+    download = next((e for e in d.listing.elements if e.role in BUTTONS and "download" in e.label.lower()), None)
+    if download is None:  # the credentials are on the page
+        return (yield from _credentials(d))
+    name = _download_name((yield from d.click(download)))
     read = yield from _downloaded(d, name)  # its "password: ..." is the login's, not the challenge's
+    if read.startswith("The picture "):
+        raise GiveUp("no plan", f"The credentials are in the picture {name}, which read_download showed me; "
+                     "this policy cannot read words in a picture.")
     user, secret = _credential(read, "Username"), _credential(read, "Password")
     if not user or not secret:
         raise GiveUp("no plan", f"The file {name} names no username and password I can read.")
