@@ -67,7 +67,8 @@ _MONTHS = ["january", "february", "march", "april", "may", "june", "july", "augu
 
 
 def _unquote(text: str) -> str:
-    return re.sub(r"\\(.)", r"\1", text)
+    """A quoted text of the element list as it was: ``\\n`` a line break, ``\\"`` a quote."""
+    return re.sub(r"\\(.)", lambda m: "\n" if m.group(1) == "n" else m.group(1), text)
 
 
 def norm(text: str) -> str:

@@ -1908,3 +1908,4 @@ def today() -> date:
 
 
 __all__ = ["GAMES", "PROMPT", "WebGamesPolicy", "decide", "timedelta", "today"]
+from tests.servers import webgames_plans_tools  # noqa: E402,F401  (the wgtools plans; registers them)

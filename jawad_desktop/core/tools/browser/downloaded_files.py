@@ -39,9 +39,7 @@ def _source(download: DownloadInfo) -> str:
     """The web address the download came from (the page's, for one the page built: ``blob:``, ``data:``)."""
     if download.url.startswith(("http://", "https://")):
         return download.url
-    if download.url.startswith("blob:"):
-        return download.url.removeprefix("blob:")
-    return download.page_url
+    return download.page_url or download.url.removeprefix("blob:")
 
 
 def readable_download(downloads: list[DownloadInfo], name: str) -> DownloadInfo:

@@ -232,13 +232,28 @@
     if (!track) return "";
     var named = track.getAttribute("aria-label") || track.getAttribute("title");
     if (named) return clip(named, 60);
-    for (var n = track, up = 0; n && up < 3; n = n.parentElement, up++) {
+    return wordsAbove(track, 3);
+  }
+
+  // The nearest words before ``el`` or one of its ``levels`` ancestors (a label, a heading, a line of text).
+  function wordsAbove(el, levels) {
+    for (var n = el, up = 0; n && up < levels; n = n.parentElement, up++) {
       for (var s = n.previousElementSibling, k = 0; s && k < 3; s = s.previousElementSibling, k++) {
         var words = clip(s.innerText || "", 60);
         if (HAS_WORD.test(words)) return words;
       }
     }
     return "";
+  }
+
+  // An ARIA slider without a name of its own (noUiSlider's handles): the words before its widget,
+  // with the handle its class names say it is when it has several ("Price (upper)").
+  var HANDLE_WORDS = /(?:^|[\s_-])(lower|upper|min|max|start|end|from|to)(?:$|[\s_-])/i;
+  function ariaSliderName(el) {
+    var near = wordsAbove(el, 5);
+    if (!near) return "";
+    var which = (typeof el.className === "string" ? el.className : "").match(HANDLE_WORDS);
+    return which ? near + " (" + which[1].toLowerCase() + ")" : near;
   }
 
   // A control whose only words say it closes something (a dialog's "×" with title "Close"): a button,
@@ -276,6 +291,10 @@
       return "";
     }
     if (sliderTrack(el)) return sliderName(el) || "slider";
+    if ((el.getAttribute("role") || "").toLowerCase() === "slider" && !HAS_WORD.test(el.innerText || "")) {
+      var place = ariaSliderName(el);
+      if (place) return place;
+    }
     var text = (el.getAttribute("role") || "").toLowerCase() === "treeitem" ? ownText(el) :
                el.innerText !== undefined ? el.innerText : el.textContent;
     text = clip(text, 80);

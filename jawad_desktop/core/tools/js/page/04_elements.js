@@ -237,6 +237,19 @@
     return kept.length > n ? kept.slice(0, n - 1) + "…" : kept;
   }
 
+  // Whether ``el`` is in the box a widget draws just after a native <select> it hides away (a pixel in
+  // size, or clipped to nothing): the box stands for the select, whose choices select_option makes on
+  // the select itself (the widget follows its change).
+  function drawnForSelect(el, listed) {
+    for (var n = el, up = 0; n && up < 4; n = n.parentElement, up++) {
+      var s = n.previousElementSibling;
+      if (!s || s.tagName !== "SELECT" || !listed.has(s)) continue;
+      var r = s.getBoundingClientRect(), cut = getComputedStyle(s).clip;
+      if (r.width <= 2 || r.height <= 2 || /rect\(0(px)?,? 0(px)?,? 0(px)?,? 0(px)?\)/.test(cut)) return true;
+    }
+    return false;
+  }
+
   // Whether a text field is a date picker's: the picker libraries' marks (jQuery UI, flatpickr,
   // Bootstrap datepicker, Pikaday, react-datepicker...), or a popup it says it opens.
   var PICKER_CLASS = /hasDatepicker|flatpickr-input|datepicker|date-picker|datetimepicker|pikaday|react-datepicker|air-datepicker|daterangepicker|duet-date/i;
@@ -350,6 +363,8 @@
       // A dialog's title bar, dragged to move the dialog, holding its close button: the button is the
       // control (no task moves a dialog; a model took the bar for the button).
       if (role === "DRAGGABLE" && entries[e].region === "dialog" && !el.draggable && el.querySelector(CONTROL_SEL)) continue;
+      // A widget's box drawn for a native list box it hides (Select2's): the list box is listed, once.
+      if (el.tagName !== "SELECT" && drawnForSelect(el, taken)) continue;
       // The same control twice (a clickable row and the text in it that also takes clicks): the outer one.
       var outer = listedAround(el, listed);
       if (outer && outer.label === label) { outer.dupes = (outer.dupes || 0) + 1; continue; }

@@ -36,24 +36,29 @@
       if (!hidden && (r.width > 0 || r.height > 0)) kids.push({ el: c, r: r });
     }
     if (kids.length < GRID_MIN_ROWS * GRID_MIN_COLUMNS || kids.length > 2000) return null;
-    var lefts = [], rows = [], controls = 0, longest = 0;
+    var lefts = [], rows = [];
     kids.forEach(function (k) {
       var row = rows.length ? rows[rows.length - 1] : null;
       if (!row || Math.abs(k.r.top - row.top) > 4) { row = { top: k.r.top, cells: [] }; rows.push(row); }
       if (lefts.every(function (x) { return Math.abs(x - k.r.left) > 4; })) lefts.push(k.r.left);
-      k.text = gridCellText(k.el);
-      longest = Math.max(longest, k.text.length);
-      if (k.el.matches("a[href], button, input, select, textarea") ||
-          k.el.querySelector("a[href], button, input, select, textarea")) controls++;
       row.cells.push(k);
     });
     lefts.sort(function (a, b) { return a - b; });
     var full = rows.filter(function (row) { return row.cells.length === lefts.length; }).length;
-    // A grid: at least 3 columns and 3 rows, most rows filled, the cells short. Cards with their
-    // buttons (a shop's products) are left as they are, but a month of day buttons is a grid.
-    var dayButtons = kids.every(function (k) { return k.text.replace(/ \(.*\)$/, "").length <= 4; });
+    // A grid: at least 3 columns and 3 rows, most rows filled (told by the boxes alone, before any
+    // text is read), the cells short. Cards with their buttons (a shop's products) are left as they
+    // are, but a month of day buttons is a grid.
     if (lefts.length < GRID_MIN_COLUMNS || rows.length < GRID_MIN_ROWS || full < rows.length / 2 ||
-        longest > GRID_CELL_MAX_CHARS || (controls > kids.length / 2 && !dayButtons)) return null;
+        (el.textContent || "").length > kids.length * GRID_CELL_MAX_CHARS * 2) return null;
+    var controls = 0, longest = 0;
+    kids.forEach(function (k) {
+      k.text = gridCellText(k.el);
+      longest = Math.max(longest, k.text.length);
+      if (k.el.matches("a[href], button, input, select, textarea") ||
+          k.el.querySelector("a[href], button, input, select, textarea")) controls++;
+    });
+    var dayButtons = kids.every(function (k) { return k.text.replace(/ \(.*\)$/, "").length <= 4; });
+    if (longest > GRID_CELL_MAX_CHARS || (controls > kids.length / 2 && !dayButtons)) return null;
     return { columns: lefts.length, rows: rows.map(function (row) {
       return row.cells.map(function (k) {
         var col = 0;
