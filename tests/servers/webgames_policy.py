@@ -48,6 +48,7 @@ from tests.servers.oracle_model import (
     read_conversation,
 )
 from tests.servers.scripted_model import Reply, ScriptedModel
+from tests.servers.webgames_glyphs import read_code
 from tests.servers.webgames_riddles import note_numbers
 
 MODEL = "webgames-policy"
@@ -1600,6 +1601,23 @@ def _webgl_shape(d: GameDesk) -> Policy:
     _check(d)
     yield from _read(d)
     raise GiveUp("no password", f"I typed {shape!r}; no password showed.")
+
+
+@game(r"verification code|security token|verify")
+def _verify_code(d: GameDesk) -> Policy:
+    """Read the drawn code off a look at the page (``webgames_glyphs.read_code``) and enter it."""
+    picture = yield from d.look("the verification code", boxes=False)
+    want = re.search(r"(\d+)-(?:digit|character)", _instructions(d))
+    code = read_code(picture, int(want.group(1)) if want else None)
+    if not code:
+        raise GiveUp("not seen", "I could not read the drawn code well enough to type it.")
+    field_ = _need(next((e for e in _fields(d.listing) if "disabled" not in e.states and not e.value), None),
+                   "the code field")
+    yield from d.fill(field_, code)
+    go = _need(next((e for e in _buttons(d.listing) if "disabled" not in e.states), None), "the Verify button")
+    yield from _click(d, go)
+    yield from _read(d)
+    raise GiveUp("no password", f"I entered the code I read, {code}; the page did not take it.")
 
 
 @game(r"menu navigator")

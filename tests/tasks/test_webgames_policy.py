@@ -10,6 +10,7 @@ import math
 import pytest
 from PIL import Image, ImageDraw
 
+from tests.servers.webgames_glyphs import read_code
 from tests.servers.webgames_policy import (
     _colour_sequence,
     _downloaded_name,
@@ -132,3 +133,18 @@ def _star() -> list[tuple[float, float]]:
 def test_drawn_shape_names_a_shape_at_any_turn(corners: list[tuple[float, float]], name: str) -> None:
     assert {drawn_shape(_drawn(corners, turn / 7)) for turn in range(0, 44, 9)} == {name}
     assert drawn_shape(Image.new("RGB", (400, 300), (240, 244, 248))) is None  # no canvas
+
+
+def test_read_code_reads_a_drawn_code_and_not_the_pages_grey_text() -> None:
+    from PIL import ImageFont
+    picture = Image.new("RGB", (600, 300), (249, 250, 251))
+    draw = ImageDraw.Draw(picture)
+    heading = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf", 28)
+    draw.text((40, 20), "Verification Challenge", fill=(17, 24, 39), font=heading)
+    draw.rectangle([200, 120, 350, 180], fill=(243, 244, 246))
+    assert read_code(picture, 4) is None  # nothing drawn in black yet
+    serif = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSerif-Bold.ttf", 30)
+    for n, ch in enumerate("K7WX"):
+        draw.text((212 + 32 * n, 130), ch, fill=(0, 0, 0), font=serif)
+    assert read_code(picture, 4) == "K7WX"
+    assert read_code(picture) == "K7WX"  # the page not saying how many
