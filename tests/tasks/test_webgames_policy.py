@@ -145,6 +145,6 @@ def test_read_code_reads_a_drawn_code_and_not_the_pages_grey_text() -> None:
     assert read_code(picture, 4) is None  # nothing drawn in black yet
     serif = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSerif-Bold.ttf", 30)
     for n, ch in enumerate("K7WX"):
-        draw.text((212 + 32 * n, 130), ch, fill=(0, 0, 0), font=serif)
+        draw.text((206 + 36 * n, 130), ch, fill=(0, 0, 0), font=serif)
     assert read_code(picture, 4) == "K7WX"
     assert read_code(picture) == "K7WX"  # the page not saying how many
