@@ -1620,6 +1620,19 @@ def _verify_code(d: GameDesk) -> Policy:
     raise GiveUp("no password", f"I entered the code I read, {code}; the page did not take it.")
 
 
+@game(r"bullseye|moving target")
+def _bullseye(d: GameDesk) -> Policy:
+    """Click the moving target by its [n] (the tool clicks it where it is at that instant) and read,
+    as long as the page shows a target."""
+    for _ in range(40):
+        target = next((e for e in d.listing.elements if e.role in BUTTONS and "disabled" not in e.states), None)
+        if target is None:
+            break
+        yield from d.click_and_read(target)
+        _check(d)
+    raise GiveUp("no password", "I clicked the target as long as the page showed one; no password showed.")
+
+
 @game(r"menu navigator")
 def _menus(d: GameDesk) -> Policy:
     return (yield from _explore(d, "the menus", first=("secret",)))
