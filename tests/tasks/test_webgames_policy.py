@@ -16,6 +16,7 @@ from tests.servers.webgames_policy import (
     _downloaded_name,
     _tab_number,
     drawn_shape,
+    field_and_pen,
     ingredient_grams,
     price_task,
     recipe_task,
@@ -148,3 +149,18 @@ def test_read_code_reads_a_drawn_code_and_not_the_pages_grey_text() -> None:
         draw.text((206 + 36 * n, 130), ch, fill=(0, 0, 0), font=serif)
     assert read_code(picture, 4) == "K7WX"
     assert read_code(picture) == "K7WX"  # the page not saying how many
+
+
+def test_field_and_pen_finds_the_pen_and_the_animals_below_the_fields_edge() -> None:
+    picture = Image.new("RGB", (800, 600), (220, 252, 231))
+    draw = ImageDraw.Draw(picture)
+    draw.text((300, 20), "Sheep in pen: 0 / 2", fill=(0, 0, 0))  # dark words above the field: not animals
+    draw.rectangle([40, 80, 760, 580], outline=(22, 101, 52), width=4, fill=(187, 247, 208))
+    draw.rectangle([100, 150, 250, 300], fill=(254, 249, 195))
+    for x, y in ((600, 200), (500, 450)):
+        draw.rectangle([x - 12, y - 18, x + 12, y + 18], outline=(0, 0, 0), width=2)
+    seen = field_and_pen(picture)
+    assert seen is not None
+    pen, animals = seen
+    assert pen == (100, 150, 251, 301)
+    assert sorted(animals) == [(500, 450), (600, 200)]
