@@ -37,16 +37,19 @@ GPU_FLAG = "--ignore-gpu-blocklist"
 
 # Tasks a text-and-screenshot agent cannot do in principle, by base task (all its variants) or by a
 # variant's own id, with why. An agent acts a second or more after it looks; it has no camera, phone or
-# printer; the suite's CAPTCHA is Google's (no network here).
+# printer; the suite's CAPTCHA is Google's (no network here). (Bullseye, once here, is not: its moving
+# target is a button, and click_element clicks it where it is at that instant. Herding is not either:
+# the sheep stay put unless the pointer comes near, so look and click_at can push them one by one.)
 LEFT_OUT = {
     "brick-buster": "a real-time arcade game: the paddle must follow the ball many times a second",
-    "frog-crossing": "a real-time game: crossing between moving cars needs reaction times an agent does not have",
+    "frog-crossing": "a real-time game: cars move a cell every 0.3 to 0.6 s, faster than an agent looks and acts, "
+                     "so a crossing is luck",
     "block-stack": "a physics game on a canvas: blocks must be dropped at the right moment as they swing",
-    "herding": "real-time: sheep wander and must be pushed by the moving pointer continuously",
-    "bullseye": "a target that moves faster after each hit must be clicked where it is at that instant",
     "robo-check": "Google reCAPTCHA: needs Google's servers (no network here) and is made to stop software",
-    "print-reveal": "the password shows only in a printout to PDF: no agent sees a print preview",
-    "otp-entry-hard": "the code comes from scanning a QR code with an authenticator app on a phone",
+    "print-reveal": "the password shows only in a printout (print-only styles): the tools have no print preview "
+                    "or print to PDF",
+    "otp-entry-hard": "the code comes from scanning a QR code with an authenticator app: decoding the QR and "
+                      "computing the time-based code need tools the agent has not (a model's eye reads neither)",
     # The suite's own faults: the item the task names is not in the data its page uses, so no answer a
     # reader of the page could give is accepted.
     "shop-admin-hard": "the suite's fault: the Coffee Grinder it asks to reprice is not among the shop's products "

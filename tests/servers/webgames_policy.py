@@ -48,6 +48,7 @@ from tests.servers.oracle_model import (
     read_conversation,
 )
 from tests.servers.scripted_model import Reply, ScriptedModel
+from tests.servers.webgames_glyphs import read_code
 from tests.servers.webgames_riddles import note_numbers
 
 MODEL = "webgames-policy"
@@ -106,16 +107,32 @@ class GameDesk(Desk):
             self.before, self.listing = self.listing, Listing.of(read)
         return clicked
 
-    def look(self, question: str = "", *, boxes: bool = True) -> Generator[Round, list[str], Any]:
-        """A screenshot of the page (``look``), as an RGB picture; ``boxes=False``: without the marks."""
+    def look(self, question: str = "", *, boxes: bool = True,
+             past_ok: bool = False) -> Generator[Round, list[str], Any]:
+        """A screenshot of the page (``look``), as an RGB picture; ``boxes=False``: without the marks.
+        ``past_ok``: None for a look whose picture the conversation no longer holds (the app keeps the
+        latest pictures only), for a plan that replays its past rounds without it."""
         self.need("look", "see the page")
         yield from self.call("look", **({"question": question} if question else {}),
                              **({} if boxes else {"boxes": False}))
         png = self.pictures[self.looks] if self.looks < len(self.pictures) else None
         self.looks += 1
+        if png is None and past_ok and self.looks < len(self.pictures):
+            return None
         if png is None:
             raise GiveUp("not seen", "look gave me no screenshot to see.")
         return _rgb(png)
+
+    def then_look(self, call: Call, question: str) -> Generator[Round, list[str], Any]:
+        """``call`` and a look without marks in one request (the picture shows what the call did):
+        the picture, or None for a past round whose picture the conversation no longer holds."""
+        self.need("look", "see the page")
+        yield from self.run(call, Call("look", {"question": question, "boxes": False}))
+        png = self.pictures[self.looks] if self.looks < len(self.pictures) else None
+        self.looks += 1
+        if png is None and self.looks >= len(self.pictures):
+            raise GiveUp("not seen", "look gave me no screenshot to see.")
+        return _rgb(png) if png is not None else None
 
     def password(self) -> str | None:
         """The password the page revealed, from the latest tool result that names one."""
@@ -1600,6 +1617,84 @@ def _webgl_shape(d: GameDesk) -> Policy:
     _check(d)
     yield from _read(d)
     raise GiveUp("no password", f"I typed {shape!r}; no password showed.")
+
+
+@game(r"verification code|security token|verify")
+def _verify_code(d: GameDesk) -> Policy:
+    """Read the drawn code off a look at the page (``webgames_glyphs.read_code``) and enter it."""
+    picture = yield from d.look("the verification code", boxes=False)
+    want = re.search(r"(\d+)-(?:digit|character)", _instructions(d))
+    code = read_code(picture, int(want.group(1)) if want else None)
+    if not code:
+        raise GiveUp("not seen", "I could not read the drawn code well enough to type it.")
+    field_ = _need(next((e for e in _fields(d.listing) if "disabled" not in e.states and not e.value), None),
+                   "the code field")
+    yield from d.fill(field_, code)
+    go = _need(next((e for e in _buttons(d.listing) if "disabled" not in e.states), None), "the Verify button")
+    yield from _click(d, go)
+    yield from _read(d)
+    raise GiveUp("no password", f"I entered the code I read, {code}; the page did not take it.")
+
+
+@game(r"bullseye|moving target")
+def _bullseye(d: GameDesk) -> Policy:
+    """Click the moving target by its [n] (the tool clicks it where it is at that instant) and read,
+    as long as the page shows a target."""
+    for _ in range(40):
+        target = next((e for e in d.listing.elements if e.role in BUTTONS and "disabled" not in e.states), None)
+        if target is None:
+            break
+        yield from d.click_and_read(target)
+        _check(d)
+    raise GiveUp("no password", "I clicked the target as long as the page showed one; no password showed.")
+
+
+def field_and_pen(picture: Any) -> tuple[tuple[int, int, int, int], list[tuple[int, int]]] | None:
+    """A herding picture read: the pen (the one large pale yellow box: left, top, right, bottom) and the
+    animals (the dark figures below the field's top edge: their centres)."""
+    import numpy as np
+    pixels = np.asarray(picture).astype(int)
+    r, g, b = pixels[..., 0], pixels[..., 1], pixels[..., 2]
+    yellow = (r > 235) & (g > 235) & (b > 150) & (b < 215)
+    pens = [bl for bl in _blobs(yellow) if bl[2] > 40 and bl[3] > 40]
+    if not pens:
+        return None
+    x, y, w, h, _n = max(pens, key=lambda bl: bl[4])
+    border = (abs(r - 22) < 30) & (abs(g - 101) < 30) & (abs(b - 52) < 30)
+    edge_rows = np.nonzero(border.sum(axis=1) > 0.3 * border.shape[1])[0]
+    top = int(edge_rows.min()) + 4 if len(edge_rows) else 0
+    dark = pixels.max(axis=2) < 80
+    dark[:top] = False
+    animals = [(bx + bw // 2, by + bh // 2) for bx, by, bw, bh, _ in _blobs(dark) if 15 <= bh <= 60 and 8 <= bw <= 60]
+    return (x, y, x + w, y + h), animals
+
+
+@game(r"herd|sheep")
+def _herding(d: GameDesk) -> Policy:
+    """Look, and push the first animal outside the pen towards it: the pointer put (click_at) a little
+    behind it on the line from the pen, so it runs away from the pointer into the pen; look again."""
+    import math
+    picture = yield from d.look("the sheep and the pen", boxes=False, past_ok=True)
+    for _ in range(44):
+        seen = field_and_pen(picture) if picture is not None else ((0, 0, 1, 1), [(0, 0)])  # a past round
+        if seen is None:
+            raise GiveUp("not seen", "I could not make out the pen in the picture.")
+        (left, top, right, bottom), animals = seen
+        inside = 0.2 * min(right - left, bottom - top)  # well inside, not on the pen's edge
+        out = [(x, y) for x, y in animals
+               if not (left + inside < x < right - inside and top + inside < y < bottom - inside)]
+        if not out:
+            yield from _read(d)
+            raise GiveUp("no password", "Every animal I see is in the pen; no password showed.")
+        x, y = out[0]
+        gx, gy = (left + right) / 2, (top + bottom) / 2
+        far = math.hypot(gx - x, gy - y) or 1.0
+        behind = 30 if far > 150 else 70  # close to the pen: a gentler push
+        px, py = x - (gx - x) / far * behind, y - (gy - y) / far * behind
+        push = Call("click_at", {"x": max(0, round(px)), "y": max(0, round(py))})
+        picture = yield from d.then_look(push, "the sheep and the pen")
+        _check(d)
+    raise GiveUp("no password", "I pushed the animals towards the pen as long as I could; no password showed.")
 
 
 @game(r"menu navigator")

@@ -10,11 +10,13 @@ import math
 import pytest
 from PIL import Image, ImageDraw
 
+from tests.servers.webgames_glyphs import read_code
 from tests.servers.webgames_policy import (
     _colour_sequence,
     _downloaded_name,
     _tab_number,
     drawn_shape,
+    field_and_pen,
     ingredient_grams,
     price_task,
     recipe_task,
@@ -132,3 +134,33 @@ def _star() -> list[tuple[float, float]]:
 def test_drawn_shape_names_a_shape_at_any_turn(corners: list[tuple[float, float]], name: str) -> None:
     assert {drawn_shape(_drawn(corners, turn / 7)) for turn in range(0, 44, 9)} == {name}
     assert drawn_shape(Image.new("RGB", (400, 300), (240, 244, 248))) is None  # no canvas
+
+
+def test_read_code_reads_a_drawn_code_and_not_the_pages_grey_text() -> None:
+    from PIL import ImageFont
+    picture = Image.new("RGB", (600, 300), (249, 250, 251))
+    draw = ImageDraw.Draw(picture)
+    heading = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf", 28)
+    draw.text((40, 20), "Verification Challenge", fill=(17, 24, 39), font=heading)
+    draw.rectangle([200, 120, 350, 180], fill=(243, 244, 246))
+    assert read_code(picture, 4) is None  # nothing drawn in black yet
+    serif = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSerif-Bold.ttf", 30)
+    for n, ch in enumerate("K7WX"):
+        draw.text((206 + 36 * n, 130), ch, fill=(0, 0, 0), font=serif)
+    assert read_code(picture, 4) == "K7WX"
+    assert read_code(picture) == "K7WX"  # the page not saying how many
+
+
+def test_field_and_pen_finds_the_pen_and_the_animals_below_the_fields_edge() -> None:
+    picture = Image.new("RGB", (800, 600), (220, 252, 231))
+    draw = ImageDraw.Draw(picture)
+    draw.text((300, 20), "Sheep in pen: 0 / 2", fill=(0, 0, 0))  # dark words above the field: not animals
+    draw.rectangle([40, 80, 760, 580], outline=(22, 101, 52), width=4, fill=(187, 247, 208))
+    draw.rectangle([100, 150, 250, 300], fill=(254, 249, 195))
+    for x, y in ((600, 200), (500, 450)):
+        draw.rectangle([x - 12, y - 18, x + 12, y + 18], outline=(0, 0, 0), width=2)
+    seen = field_and_pen(picture)
+    assert seen is not None
+    pen, animals = seen
+    assert pen == (100, 150, 251, 301)
+    assert sorted(animals) == [(500, 450), (600, 200)]
