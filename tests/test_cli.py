@@ -47,6 +47,8 @@ def test_self_test_passes_with_a_real_keyring(secret_service: dict[str, str], pr
     assert set(report["checks"]) >= {"settings", "main_window", "web_view", "javascript", "keyring", "tokens"}
     assert all(check["ok"] for check in report["checks"].values())
     assert "SecretService" in report["checks"]["keyring"]["detail"]
+    # The end-of-turn model, from pipecat-ai's installed files (the packaged app: tests/packaging/test_voice_parity.py).
+    assert report["checks"]["turn_model"]["loaded"] is True and "pipecat" in report["checks"]["turn_model"]["path"]
     assert (profile_dir / "config" / "settings.json").exists()
     assert (profile_dir / "logs" / "jawad.log").exists()
 

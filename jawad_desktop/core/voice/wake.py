@@ -33,6 +33,7 @@ import numpy as np
 
 from jawad_desktop.core.voice.audio import SAMPLE_RATE, Samples
 from jawad_desktop.core.voice.errors import VoiceError
+from jawad_desktop.core.voice.pack import local_engine_error
 from jawad_desktop.core.voice.vad import (
     END_PROBABILITY,
     START_PROBABILITY,
@@ -233,7 +234,11 @@ class WakeSpotter:
 
 
 def vad_model() -> Any:
-    """The Silero VAD model, or the reason the wake word cannot work without it."""
+    """The Silero VAD model, or the reason the wake word cannot work without it (the packaged app:
+    its voice pack, which holds the model and tiny.en, is not installed)."""
+    missing = local_engine_error()
+    if missing is not None:
+        raise missing
     model = load_silero()
     if model is None:
         raise VoiceError(

@@ -138,7 +138,8 @@ async def _check_keyring(checks: Checks) -> None:
 
 
 async def _check_offline_parts(checks: Checks) -> None:
-    """Tokens counted with OpenAI's encoding shipped in the app, and the voice activity detector."""
+    """Tokens counted with OpenAI's encoding shipped in the app, the voice activity detector and the
+    end-of-turn model."""
     try:
         from jawad_desktop.core.tokens import counter_for
 
@@ -155,6 +156,15 @@ async def _check_offline_parts(checks: Checks) -> None:
                       "speech: the voice pack)", silero=silero)
     except Exception as exc:
         checks.record("voice_activity", False, f"{type(exc).__name__}: {exc}")
+    try:  # the end-of-turn model: pipecat-ai's file in a source install, the voice pack's in the packaged app
+        from jawad_desktop.core.voice.turns_model import load_turn_model, model_path
+
+        path = await asyncio.to_thread(model_path)  # checked against its pin (UntrustedFile when it differs)
+        loaded = path is not None and await asyncio.to_thread(load_turn_model, path) is not None
+        checks.record("turn_model", True, str(path) if loaded else "not installed: the words decide when a turn "
+                      "ends (the packaged app: the voice pack)", loaded=loaded, path=str(path) if path else None)
+    except Exception as exc:
+        checks.record("turn_model", False, getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}")
 
 
 async def _run_checks(checks: Checks, profile: str | None) -> int:
