@@ -1,6 +1,7 @@
 """The page the agent drives, and its profile: ``GuardedWebPage`` asks its driver about the
 navigations an agent action starts, opens popups as tabs and answers JavaScript dialogs while the
-agent acts; ``install_page_script`` injects the page library into every document it loads;
+agent acts; ``install_page_script`` injects the page library into every document it loads (but the
+app's own start page, ``show_builtin_page``);
 ``make_profile`` is the persistent (or off-the-record) profile the window's and the terminal's
 pages share. A document loaded while the agent drives also gets the guard of script addresses
 (``core/tools/js/jawad_schemes.js``): the page's own ``javascript:`` navigations are refused there."""
@@ -65,6 +66,10 @@ class GuardedWebPage(QWebEnginePage):
         self.tab_host: Any = None  # the PageTabs this page is a tab of
         self.opener_url = ""
         self.loading = False
+        # Built-in HTML on show (the start page, show_builtin_page): the page library waits for the next
+        # document (library_wanted) and is installed at its navigation.
+        self.showing_builtin = False
+        self.library_wanted = False
         self._popups: list[QWebEnginePage] = []
         self.loadStarted.connect(self._load_started)
         self.loadFinished.connect(self._load_finished)
@@ -151,6 +156,11 @@ class GuardedWebPage(QWebEnginePage):
         self, url: QUrl | str, type: QWebEnginePage.NavigationType, isMainFrame: bool
     ) -> bool:
         target = url.toString() if isinstance(url, QUrl) else str(url)
+        if isMainFrame and self.showing_builtin and not target.startswith("data:"):  # leaving the start page
+            self.showing_builtin = False
+            if self.library_wanted:
+                self.library_wanted = False
+                install_page_script(self)
         if self.driver is None:
             return True
         if not isMainFrame:
@@ -169,7 +179,10 @@ def install_page_script(page: QWebEnginePage) -> None:
     (Readability, half its size) in the main frame only, where articles are read; and the watcher
     of the page's click handlers (``jawad_clicks.js``) into the page's world, which leaves nothing
     there a page can read or forge (it answers the library on a channel whose name the page never
-    learns)."""
+    learns). On the app's own start page the library waits for the next document."""
+    if isinstance(page, GuardedWebPage) and page.showing_builtin:
+        page.library_wanted = True
+        return
     from jawad_desktop.core.tools.page import READER, page_script
 
     scripts = page.scripts()
@@ -195,6 +208,20 @@ def install_page_script(page: QWebEnginePage) -> None:
     marks.setInjectionPoint(QWebEngineScript.InjectionPoint.DocumentCreation)
     marks.setRunsOnSubFrames(True)
     scripts.insert(marks)
+
+
+def show_builtin_page(page: QWebEnginePage, html: str) -> None:
+    """Show the app's own ``html`` (the start page, ``about:blank`` underneath) without the page library
+    (200 KB of script, 2 MB of the page's process, for a page no tool needs: the driver injects it if
+    the agent acts there); it is installed again for the next document ``page`` loads."""
+    if isinstance(page, GuardedWebPage):
+        scripts = page.scripts()
+        for name in (READER_SCRIPT_NAME, SCRIPT_NAME, CLICKS_SCRIPT_NAME):
+            for old in scripts.find(name):
+                scripts.remove(old)
+                page.library_wanted = True
+        page.showing_builtin = True
+    page.setHtml(html, QUrl("about:blank"))
 
 
 @functools.cache

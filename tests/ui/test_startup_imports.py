@@ -57,6 +57,42 @@ def test_the_first_frame_loads_none_of_the_assistant(tmp_path: Path) -> None:
     assert out.stdout.split() == []
 
 
+# The window built (chat, log, model picker, menus) before the assistant, the first start's search
+# for providers or any connection: the network client and the model clients come with those.
+NOT_IN_THE_WINDOW_BUILD = [
+    "httpx", "urllib.request", "jawad_desktop.core.llm.client", "jawad_desktop.core.llm.provider_clients",
+    "jawad_desktop.core.tools", "jawad_desktop.core.tools.page", "jawad_desktop.core.assistant",
+]
+
+BUILD = """
+import asyncio, os, sys
+from jawad_desktop.ui.app.application import create_application
+app = create_application(headless=True)
+import qasync
+from jawad_desktop.core.context import AppContext
+from jawad_desktop.core.store.first_frame import peek_first_frame
+from jawad_desktop.core.store.paths import AppPaths
+from jawad_desktop.ui.window.main_window import MainWindow
+paths = AppPaths.for_profile(sys.argv[1])
+window = MainWindow(frame=peek_first_frame(paths.settings_file), data_dir=paths.data)
+window.show()
+app.processEvents()
+asyncio.set_event_loop(qasync.QEventLoop(app))
+async def build():
+    window.build(AppContext.open(sys.argv[1], defer_keyring=True))
+    print(" ".join(m for m in sys.argv[2:] if m in sys.modules), flush=True)
+    os._exit(0)
+asyncio.get_event_loop().run_until_complete(build())
+"""
+
+
+def test_building_the_window_loads_no_network_client_nor_tools(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, "-c", BUILD, str(tmp_path / "p"), *NOT_IN_THE_WINDOW_BUILD],
+                         capture_output=True, text=True, timeout=120, env=_env(), stdin=subprocess.DEVNULL)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == []
+
+
 def test_the_idle_app_has_not_loaded_what_it_has_not_used(tmp_path: Path) -> None:
     report = tmp_path / "report.json"
     out = subprocess.run([sys.executable, "-m", "jawad_desktop", "--profile", str(tmp_path / "p"),

@@ -13,17 +13,19 @@ user's timeouts. The chat client adds its retries (``core.llm.client``).
 from __future__ import annotations
 
 import ipaddress
-import ssl
-import urllib.request
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-import httpx
 from pydantic import ValidationError
 
 from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.errors import JawadError, Remedy
+
+if TYPE_CHECKING:  # httpx and urllib.request load with the first connection, not with the window
+    import ssl
+
+    import httpx
 
 __all__ = ["check_ca_bundle", "check_proxy_url", "checked_network", "client_options", "is_loopback",
            "proxy_shown", "proxy_without_password", "tls_verify"]
@@ -80,6 +82,8 @@ def check_ca_bundle(text: str) -> str:
                          suggestions=["Choose a file with '-----BEGIN CERTIFICATE-----' blocks (.pem or .crt); "
                                       "convert a DER (.cer) file with `openssl x509 -inform der`."],
                          remedy=_NETWORK)
+    import ssl
+
     try:
         ssl.create_default_context(cafile=str(path))
     except (ssl.SSLError, OSError, ValueError) as exc:
@@ -138,6 +142,8 @@ def proxy_shown(configured: str, url: str) -> str:
         return ""
     proxy = configured
     if not proxy:
+        import urllib.request
+
         found = urllib.request.getproxies()
         parts = urlsplit(url)
         if parts.hostname and urllib.request.proxy_bypass(parts.hostname):  # NO_PROXY
@@ -149,6 +155,8 @@ def proxy_shown(configured: str, url: str) -> str:
 def tls_verify(network: NetworkSettings) -> ssl.SSLContext | bool:
     """Python's TLS with the user's CA bundle, else the system's certificates; a bundle that
     cannot be used raises the ``JawadError`` that says why."""
+    import ssl
+
     bundle = check_ca_bundle(network.ca_bundle)
     return ssl.create_default_context(cafile=bundle) if bundle else True
 
@@ -159,6 +167,8 @@ def client_options(network: NetworkSettings | None, url: str,
     ``httpx.Client``/``AsyncClient``): loopback servers never go through a proxy and ignore the
     environment's; others use the proxy setting, else the environment's, and the CA bundle.
     ``timeout`` overrides the settings' connect/read timeouts. ``None``: the defaults."""
+    import httpx
+
     net = network if network is not None else NetworkSettings()
     loopback = is_loopback(url)
     if timeout is None:

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 from jawad_desktop.core.config.network import is_loopback
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
-from jawad_desktop.core.llm.provider_clients import facts_key
 from jawad_desktop.core.llm.vision import known_vision
 from jawad_desktop.core.store.model_facts import ModelFactsStore
 
@@ -46,6 +45,9 @@ def model_card(provider: ProviderConfig, facts: ModelFactsStore | None) -> Model
     local = provider.kind in _ON_THIS_COMPUTER or is_loopback(provider.effective_base_url or "")
     learned = None
     if facts is not None and provider.model:
+        # The clients (and httpx) load with the first provider the picker shows, not with the window.
+        from jawad_desktop.core.llm.provider_clients import facts_key
+
         kind, base_url = facts_key(provider)
         learned = facts.get((kind, base_url, provider.model))
     tools = _TOOLS.get(learned.tool_format, "") if learned is not None else ""

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from jawad_desktop.browser.guarded_page import GuardedWebPage, install_page_script
+from jawad_desktop.browser.guarded_page import GuardedWebPage, install_page_script, show_builtin_page
 from jawad_desktop.ui.look import theme
 from jawad_desktop.ui.look.theme import Colours
 
@@ -212,12 +212,12 @@ class BrowserPane(QWidget):
         if home_url and home_url != "about:blank":
             self.load(home_url)
         else:
-            self.view.setHtml(start_page(theme.current().colours), QUrl("about:blank"))
+            show_builtin_page(self.view.page(), start_page(theme.current().colours))
 
     def restyle_start_page(self) -> None:
         """The theme changed: the built-in start page, if it is on show, takes its colours."""
         if self.view.url() == QUrl("about:blank") and self.view.title() == START_PAGE_TITLE:
-            self.view.setHtml(start_page(theme.current().colours), QUrl("about:blank"))
+            show_builtin_page(self.view.page(), start_page(theme.current().colours))
 
     def dispose(self) -> None:
         """Delete the pages now: a profile released while a page lives aborts Chromium."""

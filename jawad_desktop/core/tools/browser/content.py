@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from jawad_desktop.core.lazy_pattern import LazyPattern
 from jawad_desktop.core.tools.page import RawSnapshot
 
 log = logging.getLogger("jawad.browser")
@@ -191,7 +192,7 @@ def _converter() -> Any:
 
 # Text that begins a line and looks like Markdown's own marks ("+ Added slime", "1. Finland" after a
 # <br>, "# 3" in a paragraph) would be read as a list or a heading: such a start is escaped.
-_MARK_START = re.compile(r"^(\s*)([-+*]|#{1,6}|\d{1,9}[.)])(?=\s)")
+_MARK_START = LazyPattern(r"^(\s*)([-+*]|#{1,6}|\d{1,9}[.)])(?=\s)")
 _BLOCKS = {"p", "div", "li", "td", "th", "dd", "dt", "blockquote", "section", "article", "body",
            "figcaption", "caption"}
 
@@ -199,7 +200,7 @@ _BLOCKS = {"p", "div", "li", "td", "th", "dd", "dt", "blockquote", "section", "a
 def _escape_line_starts(soup: Any) -> None:
     from bs4 import NavigableString, Tag
 
-    for text in soup.find_all(string=_MARK_START):
+    for text in soup.find_all(string=_MARK_START.compiled):
         if type(text) is not NavigableString or text.find_parent(["pre", "code"]) is not None:
             continue
         before = text.previous_sibling
@@ -232,10 +233,10 @@ def _opens_block(parent: Any) -> bool:
 
 # Characters the browser does not show: a soft hyphen (a word's break points, "auto\xadnome") and a
 # zero-width space. In the text they split a word the reader sees whole.
-_UNSHOWN = re.compile("[\u00ad\u200b]")
+_UNSHOWN = LazyPattern("[\u00ad\u200b]")
 # An asterisk between letters is a word's own ("Schüler*innen", "Kund*innen": German's gender star);
 # two of them in a paragraph would read as emphasis and lose the asterisks, so it is escaped.
-_WORD_STAR = re.compile(r"(?<=\w)\*(?=\w)")
+_WORD_STAR = LazyPattern(r"(?<=\w)\*(?=\w)")
 
 
 def _plain_words(soup: Any) -> None:
@@ -284,7 +285,7 @@ def _unwrap_layout_table(table: Any) -> None:
 
 
 # A list item's line, after the indentation that nests it.
-_LIST_ITEM = re.compile(r"\s*([-+*]|\d{1,9}[.)])\s")
+_LIST_ITEM = LazyPattern(r"\s*([-+*]|\d{1,9}[.)])\s")
 
 
 def _tidy(markdown: str) -> str:
@@ -472,7 +473,7 @@ def _read_elsewhere(article: str, extracted: str) -> bool:
 
 
 # Scripts written without spaces between words (Chinese, Japanese, Korean syllables): a character each.
-_TOKEN = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff]|[^\W\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+_TOKEN = LazyPattern(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff]|[^\W\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 
 
 def _tokens(text: str) -> list[str]:

@@ -26,6 +26,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from jawad_desktop.core.harbor.policy import is_critical_action
+from jawad_desktop.core.lazy_pattern import LazyPattern
 from jawad_desktop.core.tools.page import ElementInfo, Page, PageError, Target
 
 log = logging.getLogger("jawad.browser")
@@ -43,12 +44,12 @@ PAYMENT_HOSTS = (
 )
 
 # A frame's title that says it takes a card (Stripe: "Secure card payment input frame").
-_FRAME_TITLE = re.compile(r"card (number|payment)|payment (input|frame|form|method)|secure (card|payment)|"
+_FRAME_TITLE = LazyPattern(r"card (number|payment)|payment (input|frame|form|method)|secure (card|payment)|"
                           r"kartenzahlung|paiement sécurisé|pago seguro|pagamento sicuro", re.IGNORECASE)
 
 # Path segments of a POSTed form's action that order, pay, delete or (un)subscribe (besides
 # ``is_critical_action``'s markers, which hold for any destination).
-_POST_MARKERS = re.compile(
+_POST_MARKERS = LazyPattern(
     r"(?:^|[/_\-.])(orders?|pay|payments?|charge|purchase|buy|subscriptions?|unsubscribe|cancel[-_]?subscription|"
     r"destroy|delete|account[-_]?delete|deactivate|close[-_]?account|change[-_]?password|"
     r"bestellung|commande|pedido|ordine|bestelling|zamowienie)(?:$|[/_\-.])",
@@ -70,11 +71,11 @@ _TOTAL_WORDS = (
     "お支払い", "支払", "総額", "請求額", "الإجمالي", "المجموع", "المبلغ", "ادفع", "الدفع",
 )
 _TOTAL = "|".join(re.escape(w) for w in sorted(_TOTAL_WORDS, key=len, reverse=True))
-_AMOUNT_TO_PAY = re.compile(rf"(?<![\w])(?:{_TOTAL})(?![\w])[^\d\n]{{0,24}}?{_AMOUNT}|{_AMOUNT}\s*(?:{_TOTAL})(?![\w])",
-                            re.IGNORECASE)
+_AMOUNT_TO_PAY = LazyPattern(
+    rf"(?<![\w])(?:{_TOTAL})(?![\w])[^\d\n]{{0,24}}?{_AMOUNT}|{_AMOUNT}\s*(?:{_TOTAL})(?![\w])", re.IGNORECASE)
 
 # A dialog or page that warns the action cannot be taken back (with destructive styling: critical).
-_IRREVERSIBLE = re.compile(
+_IRREVERSIBLE = LazyPattern(
     r"are you sure|cannot be undone|can't be undone|can not be undone|permanently|irreversibl|"
     r"sind sie sicher|bist du sicher|endgültig|unwiderruflich|êtes-vous sûr|définitivement|irréversible|"
     r"estás seguro|está seguro|permanentemente|no se puede deshacer|sei sicuro|è sicuro|definitivamente|"
@@ -84,7 +85,7 @@ _IRREVERSIBLE = re.compile(
 )
 
 # Words that say a single new-password field changes or resets the account's password.
-_PASSWORD_CHANGE = re.compile(
+_PASSWORD_CHANGE = LazyPattern(
     r"(change|update|reset|new|set) (your |a )?password|passwort (ändern|zurücksetzen)|neues passwort|"
     r"(changer|modifier|réinitialiser) (le |votre )?mot de passe|nouveau mot de passe|"
     r"(cambiar|restablecer) (la |tu |su )?contraseña|nueva contraseña|(cambia|modifica|reimposta) (la )?password|"

@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
+from jawad_desktop.core.lazy_pattern import LazyPattern
+
 __all__ = ["PART_CHARS", "Found", "Heading", "PageParts", "Passage", "part_chars_for"]
 
 PART_CHARS = 6_000  # the most content characters one read_page shows
@@ -33,14 +35,14 @@ PASSAGE_CHARS = 300
 NEAR_CHARS = 250  # the words of a query count as found together within this span
 HEADING_CHARS = 120  # a heading longer than this is shortened in the outline
 
-_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$", re.M)
-_FENCE = re.compile(r"^ {0,3}(```|~~~)", re.M)
-_PARAGRAPH = re.compile(r"\n[ \t]*\n\s*")
-_LINE = re.compile(r"\n\s*")
-_SENTENCE = re.compile(r"[.!?…。！？][\"'”’)\]]*\s+")
-_WORD = re.compile(r"\s+")
+_HEADING = LazyPattern(r"^ {0,3}(#{1,6})[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$", re.M)
+_FENCE = LazyPattern(r"^ {0,3}(```|~~~)", re.M)
+_PARAGRAPH = LazyPattern(r"\n[ \t]*\n\s*")
+_LINE = LazyPattern(r"\n\s*")
+_SENTENCE = LazyPattern(r"[.!?…。！？][\"'”’)\]]*\s+")
+_WORD = LazyPattern(r"\s+")
 _PUNCTUATION = "\"'“”‘’«»()[]{}<>.,;:!?¿¡*_`~"
-_SPACE = re.compile(r"\s+")
+_SPACE = LazyPattern(r"\s+")
 # Left out of a query when it falls back to its words, unless nothing else is left.
 _STOP_WORDS = frozenset(
     "a an and are as at be by for from has have in is it its of on or that the this to was were with".split())
@@ -258,7 +260,7 @@ def _split(text: str, size: int, heading_starts: list[int]) -> list[tuple[int, i
         lo, hi = bisect.bisect_right(heading_starts, start), bisect.bisect_left(heading_starts, end)
         return [cut for cut in heading_starts[lo:hi] if not after_heading(cut)]
 
-    def after(pattern: re.Pattern[str]) -> Cuts:
+    def after(pattern: LazyPattern) -> Cuts:
         def cuts(start: int, end: int) -> list[int]:
             return [m.end() for m in pattern.finditer(text, start, end)
                     if start < m.end() < end and not after_heading(m.end())]

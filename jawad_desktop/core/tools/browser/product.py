@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from jawad_desktop.core.lazy_pattern import LazyPattern
 from jawad_desktop.core.tools.browser.product_page import (
     PRICE_RE,
     VisiblePrice,
@@ -44,7 +45,7 @@ _SCHEMA_AVAILABILITY = {"instock": "InStock", "outofstock": "OutOfStock", "preor
                         "onlineonly": "OnlineOnly"}
 # Price specifications that are not what the shopper pays now (WooCommerce lists the regular price
 # beside the sale price).
-_NOT_THE_PRICE = re.compile(r"listprice|strikethroughprice|srp|msrp|invoiceprice|minimumadvertisedprice", re.I)
+_NOT_THE_PRICE = LazyPattern(r"listprice|strikethroughprice|srp|msrp|invoiceprice|minimumadvertisedprice", re.I)
 
 
 # -- structured data ---------------------------------------------------------------------------------

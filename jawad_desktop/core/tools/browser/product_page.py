@@ -24,6 +24,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from jawad_desktop.core.lazy_pattern import LazyPattern
+
 _CURRENCY_SYMBOLS = {"$": "USD", "US$": "USD", "£": "GBP", "€": "EUR", "¥": "JPY", "￥": "JPY", "円": "JPY", "₹": "INR",
                      "₩": "KRW", "₽": "RUB", "₺": "TRY", "CHF": "CHF", "C$": "CAD", "A$": "AUD", "R$": "BRL",
                      "zł": "PLN", "Kč": "CZK", "kr": "SEK", "د.إ": "AED", "ر.س": "SAR", "Dhs": "AED", "AED": "AED",
@@ -45,7 +47,7 @@ def currency_code(symbol: str | None) -> str:
 # or a dash for none ("149,-", "1'299.–").
 _CUR = r"(?:US\$|C\$|A\$|R\$|[$£€¥￥₹₩₽₺円]|\b(?:USD|EUR|GBP|JPY|PLN|CHF|SEK|NOK|DKK|CZK|CAD|AUD)\b|zł|Kč|\bkr\b)"
 _NUM = r"\d+(?:[.,'’\u00a0\u202f\u2009 ]\d{3})*(?:[.,]\d{1,2})?(?:[.,][-–]{1,2})?"
-PRICE_RE = re.compile(rf"{_CUR}\s?{_NUM}|{_NUM}\s?{_CUR}(?!\s?\d)")
+PRICE_RE = LazyPattern(rf"{_CUR}\s?{_NUM}|{_NUM}\s?{_CUR}(?!\s?\d)")
 
 
 def parse_price(text: str) -> tuple[str, str] | None:
@@ -112,8 +114,8 @@ _WORDS_AFTER = {
     "shipping": r"^\s*(?:shipping|delivery|versand|livraison|env[ií]o|spedizione|verzending|dostawa)\b",
     "deposit": r"^\s*(?:deposit|down payment|anzahlung|d'acompte|acompte|de depósito|di acconto|aanbetaling|zaliczk)",
 }
-_BEFORE_RES = {name: re.compile(rx, re.I) for name, rx in _WORDS_BEFORE.items()}
-_AFTER_RES = {name: re.compile(rx, re.I) for name, rx in _WORDS_AFTER.items()}
+_BEFORE_RES = {name: LazyPattern(rx, re.I) for name, rx in _WORDS_BEFORE.items()}
+_AFTER_RES = {name: LazyPattern(rx, re.I) for name, rx in _WORDS_AFTER.items()}
 
 
 def context_flag(before: str, after: str) -> str:
@@ -208,34 +210,34 @@ _CHROME_ROLES = {"banner", "navigation", "contentinfo", "complementary"}
 
 # The product's own buttons, by what they say.
 _ACTION_WORDS = (
-    ("notify", re.compile(r"notify me|email me when|back in stock|benachrichtig|m'alerter|me prévenir|avísame|"
+    ("notify", LazyPattern(r"notify me|email me when|back in stock|benachrichtig|m'alerter|me prévenir|avísame|"
                           r"avvisami|houd me op de hoogte|powiadom|再入荷|入荷お知らせ|入荷通知", re.I)),
-    ("preorder", re.compile(r"pre-?order|vorbestellen|précommander|pré-commander|reservar|preordina|pre-?bestel|"
+    ("preorder", LazyPattern(r"pre-?order|vorbestellen|précommander|pré-commander|reservar|preordina|pre-?bestel|"
                             r"przedsprzedaż|予約", re.I)),
-    ("soldout", re.compile(r"^\W*(?:sold out|out of stock|unavailable|ausverkauft|épuisé|agotado|esaurito|"
+    ("soldout", LazyPattern(r"^\W*(?:sold out|out of stock|unavailable|ausverkauft|épuisé|agotado|esaurito|"
                            r"uitverkocht|wyprzedan\w*|売り切れ|在庫切れ)\W*$", re.I)),
-    ("buy", re.compile(r"add to (?:cart|bag|basket|trolley)|buy (?:it |now)|^\W*(?:add|buy|kaufen|acheter|comprar|"
+    ("buy", LazyPattern(r"add to (?:cart|bag|basket|trolley)|buy (?:it |now)|^\W*(?:add|buy|kaufen|acheter|comprar|"
                        r"compra|kopen|kup)\W*$|in den (?:warenkorb|einkaufswagen)|ajouter au panier|"
                        r"añadir a la cesta|añadir al carrito|aggiungi al carrello|in (?:de )?winkelwagen|"
                        r"dodaj do koszyka|カートに入れる|かごに入れる|カートに追加|購入する", re.I)),
 )
 
 _STOCK_WORDS = (
-    ("PreOrder", re.compile(r"\bpre-?order|\bpré-?commande|\bvorbestell|\breserva(?:r)? ahora|\bpreventa|"
+    ("PreOrder", LazyPattern(r"\bpre-?order|\bpré-?commande|\bvorbestell|\breserva(?:r)? ahora|\bpreventa|"
                             r"\bpreordin|\bprzedsprzedaż|予約受付|予約商品", re.I)),
-    ("OutOfStock", re.compile(r"\bsold out|\bout of stock|\bcurrently unavailable|\btemporarily unavailable|"
+    ("OutOfStock", LazyPattern(r"\bsold out|\bout of stock|\bcurrently unavailable|\btemporarily unavailable|"
                               r"\bno longer available|\bback soon|\bausverkauft|\bnicht (?:auf lager|verfügbar|"
                               r"lieferbar)|\bderzeit nicht|\bvergriffen|épuisé|\brupture de stock|\bindisponible|"
                               r"\bplus disponible|\bagotado|\bsin stock|\bno disponible|\besgotado|\besaurito|"
                               r"\bnon disponibile|\buitverkocht|\bniet (?:leverbaar|op voorraad|beschikbaar)|"
                               r"\bniedostępny|\bwyprzedan|\bbrak w magazynie|売り切れ|在庫切れ|品切れ|在庫なし|完売",
                               re.I)),
-    ("LimitedAvailability", re.compile(
+    ("LimitedAvailability", LazyPattern(
         r"\bonly \d+ (?:left|in stock)|\bfew left|\blow stock|\balmost gone|\blimited stock|\bnur noch (?:\d+|wenige)|"
         r"\bplus que \d+|\bderniers? articles|\bstock limité|\búltimas unidades|\bquedan? \d+|\bsolo quedan|"
         r"\bultimi (?:pezzi|\d+)|\bne restano|\bdisponibilità limitata|\bnog (?:maar )?\d+|\blaatste \d+|"
         r"\bzostał[oa]? \d+|\bostatnie sztuki|残りわずか|残り\d+(?:点|個)|在庫僅少", re.I)),
-    ("InStock", re.compile(r"\bin stock\b|\bavailable now\b|\bready to ship\b|\bships today\b|\bauf lager\b|"
+    ("InStock", LazyPattern(r"\bin stock\b|\bavailable now\b|\bready to ship\b|\bships today\b|\bauf lager\b|"
                            r"\bsofort lieferbar\b|\blieferbar\b|\ben stock\b|\ben existencia\b|\bdisponible\b|"
                            r"\bdisponibile\b|\bop voorraad\b|\bleverbaar\b|\bdostępny\b|\bna stanie\b|"
                            r"\bw magazynie\b|在庫あり", re.I)),
@@ -374,14 +376,14 @@ _ID_LABELS = {
            r"c[óo]digo(?: de (?:producto|artículo))?|artikelcode|productcode|kod (?:produktu|towaru)|"
            r"商品番号|商品コード",
 }
-_LABEL_FULL = {key: re.compile(rf"(?:{rx})", re.I) for key, rx in _ID_LABELS.items()}
+_LABEL_FULL = {key: LazyPattern(rf"(?:{rx})", re.I) for key, rx in _ID_LABELS.items()}
 _LABELS = "|".join(f"(?:{rx})" for rx in _ID_LABELS.values())
-_LABEL_START = re.compile(rf"(?:{_LABELS})(?![A-Za-z])", re.I)
+_LABEL_START = LazyPattern(rf"(?:{_LABELS})(?![A-Za-z])", re.I)
 _VALUE = r"[A-Za-z0-9][A-Za-z0-9._/\-]{1,40}"
 # "SKU: 123", "Model # KH-1", "Store SKU #100", "Reference SRM-500", "型番：TB-1".
-_INLINE_ID = re.compile(rf"^\s*(?P<label>(?:{_LABELS}))(?![A-Za-z])\s*(?:[:#：.]\s*)*(?P<value>{_VALUE})"
+_INLINE_ID = LazyPattern(rf"^\s*(?P<label>(?:{_LABELS}))(?![A-Za-z])\s*(?:[:#：.]\s*)*(?P<value>{_VALUE})"
                         r"(?=\s|$|[,;·|)])", re.I)
-_BIDI = re.compile("[\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+_BIDI = LazyPattern("[\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 
 
 def _id_key(label: str) -> str:
@@ -484,10 +486,10 @@ def read_html(page_html: str) -> tuple[Any, PageFacts]:
 
 # -- prices from the HTML alone (no page script) ------------------------------------------------------
 
-_PRICE_CLASS = re.compile(r"price|preis|prix|precio|prezzo|cena|cost|amount", re.I)
-_OLD_CLASS = re.compile(r"(?:\b|_)(?:was|old|strike|crossed|compare|original|regular|list|rrp|uvp)", re.I)
-_UNIT_CLASS = re.compile(r"unit|per-|per_|perunit", re.I)
-_RELATED_CLASS = re.compile(r"related|recommend|similar|carousel|slider|swiper|upsell|cross-?sell|also|recently|"
+_PRICE_CLASS = LazyPattern(r"price|preis|prix|precio|prezzo|cena|cost|amount", re.I)
+_OLD_CLASS = LazyPattern(r"(?:\b|_)(?:was|old|strike|crossed|compare|original|regular|list|rrp|uvp)", re.I)
+_UNIT_CLASS = LazyPattern(r"unit|per-|per_|perunit", re.I)
+_RELATED_CLASS = LazyPattern(r"related|recommend|similar|carousel|slider|swiper|upsell|cross-?sell|also|recently|"
                             r"sponsor|shelf", re.I)
 _STRUCK_TAGS = {"s", "del", "strike"}
 

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable
 from urllib.parse import unquote_plus, urlsplit
 
+from jawad_desktop.core.lazy_pattern import LazyPattern
 from jawad_desktop.core.tools.untrusted import wrap_untrusted
 
 __all__ = ["carries_page_data", "find_injections", "said_by_user", "wrap_untrusted"]
@@ -27,7 +28,7 @@ _INJECTION_PATTERNS = [
     r"system prompt", r"new instructions\s*:", r"\bjailbreak", r"do not tell the user",
     r"(?:send|email|forward|post) (?:the |this )?user'?s? (?:email|password|data|address|card|details)",
 ]
-_INJECTION_RE = re.compile("|".join(f"(?:{p})" for p in _INJECTION_PATTERNS), re.IGNORECASE)
+_INJECTION_RE = LazyPattern("|".join(f"(?:{p})" for p in _INJECTION_PATTERNS), re.IGNORECASE)
 
 
 def find_injections(text: str, limit: int = 3) -> list[str]:

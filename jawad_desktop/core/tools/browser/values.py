@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime
 
+from jawad_desktop.core.lazy_pattern import LazyPattern
+
 # The format each kind of input takes, in the words the model reads.
 FORMATS: dict[str, str] = {
     "date": "yyyy-mm-dd",
@@ -37,12 +39,12 @@ _COLOURS = {
 }
 
 _ISO = {
-    "date": re.compile(r"^\d{4}-\d{2}-\d{2}$"),
-    "time": re.compile(r"^\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$"),
-    "datetime-local": re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$"),
-    "month": re.compile(r"^\d{4}-\d{2}$"),
-    "week": re.compile(r"^\d{4}-W\d{2}$"),
-    "color": re.compile(r"^#[0-9a-f]{6}$"),
+    "date": LazyPattern(r"^\d{4}-\d{2}-\d{2}$"),
+    "time": LazyPattern(r"^\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$"),
+    "datetime-local": LazyPattern(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$"),
+    "month": LazyPattern(r"^\d{4}-\d{2}$"),
+    "week": LazyPattern(r"^\d{4}-W\d{2}$"),
+    "color": LazyPattern(r"^#[0-9a-f]{6}$"),
 }
 
 # Two defaults far apart: a part of a date the text does not give comes out different under each.
