@@ -430,3 +430,15 @@ def test_a_heading_inside_preformatted_text_is_a_line_of_that_text() -> None:
     markdown = article_markdown("<pre>  1. Contents\n\n<span><h2>1.  Introduction</h2></span>\n\n"
                                 "    Many services</pre>")
     assert markdown == "```\n  1. Contents\n\n1.  Introduction\n\n    Many services\n```"
+
+
+def test_trafilaturas_paragraph_indented_by_the_sources_tabs_is_no_code_block() -> None:
+    # The source's tabs before a paragraph's text (after an empty byline's span) would make it code.
+    from jawad_desktop.core.tools.browser.content import trafilatura_markdown
+
+    story = "".join(f"<p>Paragraph {i} of the story, long enough to be read as text by the extractor, and more.</p>"
+                    for i in range(6))
+    odd = ('<p>\n\t\t\t<span class="article-info">\n\t\t\t\t<span class="date"></span>\n\t\t\t\t\t<em class="byline"> '
+           '</em>\n\t\t\t</span>\n\t\t\t\tMALCOLM Fraser: a paragraph after a span, indented with tabs.</p>')
+    markdown = trafilatura_markdown(f"<html><body><article><h1>Title</h1>{story}{odd}</article></body></html>")
+    assert markdown.endswith("and more.\n\nMALCOLM Fraser: a paragraph after a span, indented with tabs.")

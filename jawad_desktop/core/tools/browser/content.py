@@ -326,7 +326,7 @@ def trafilatura_markdown(html: str, url: str = "", *, fast: bool = False) -> str
     except Exception:
         log.debug("trafilatura failed on %s", url, exc_info=True)
         return ""
-    return (text or "").strip()
+    return _tidy(text or "")
 
 
 def body_markdown(html: str) -> str:
