@@ -1665,7 +1665,8 @@ def field_and_pen(picture: Any) -> tuple[tuple[int, int, int, int], list[tuple[i
     top = int(edge_rows.min()) + 4 if len(edge_rows) else 0
     dark = pixels.max(axis=2) < 80
     dark[:top] = False
-    animals = [(bx + bw // 2, by + bh // 2) for bx, by, bw, bh, _ in _blobs(dark) if 15 <= bh <= 60 and 8 <= bw <= 60]
+    animals = [(bx + bw // 2, by + bh // 2) for bx, by, bw, bh, _ in _blobs(dark)  # one, or a few that touch
+               if 15 <= bh <= 200 and 8 <= bw <= 200]
     return (x, y, x + w, y + h), animals
 
 
@@ -1675,7 +1676,7 @@ def _herding(d: GameDesk) -> Policy:
     behind it on the line from the pen, so it runs away from the pointer into the pen; look again."""
     import math
     picture = yield from d.look("the sheep and the pen", boxes=False, past_ok=True)
-    for _ in range(44):
+    for turn in range(44):
         seen = field_and_pen(picture) if picture is not None else ((0, 0, 1, 1), [(0, 0)])  # a past round
         if seen is None:
             raise GiveUp("not seen", "I could not make out the pen in the picture.")
@@ -1689,7 +1690,7 @@ def _herding(d: GameDesk) -> Policy:
         x, y = out[0]
         gx, gy = (left + right) / 2, (top + bottom) / 2
         far = math.hypot(gx - x, gy - y) or 1.0
-        behind = 30 if far > 150 else 70  # close to the pen: a gentler push
+        behind = (30 if far > 150 else 70) + 6 * (turn % 3)  # close to the pen: a gentler push
         px, py = x - (gx - x) / far * behind, y - (gy - y) / far * behind
         push = Call("click_at", {"x": max(0, round(px)), "y": max(0, round(py))})
         picture = yield from d.then_look(push, "the sheep and the pen")
