@@ -12,8 +12,10 @@ the packaged app's copy is in its voice pack. Either way the file is checked aga
 (zeros before a shorter turn), normalised to zero mean and unit variance, then Whisper's log-mel
 spectrogram (400-sample Hann window, hop 160, 80 Slaney mel bands, log10 clipped 8 below its
 peak, scaled as (x + 4) / 4: 80 x 800 values). It runs on onnxruntime (as Silero VAD,
-``core.voice.vad``), one thread, on its own worker, at a lower priority than the transcription of
-the same pause: about 60 ms on an idle core, 100 to 500 ms on a busy two-core machine.
+``core.voice.vad``), one thread, on its own worker, beside the transcription of the same pause:
+about 80 ms of CPU (0.1 to 0.5 s on a busy two-core machine), while tiny.en takes 0.3 to 2 s.
+It keeps the ordinary thread priority: on a machine loaded many times over, a lower one would get
+so small a share of the CPU that the verdict would come after the longest wait.
 
 ``load_turn_model`` is None when onnxruntime, the package or the voice pack is missing, or the
 copy there is not the pinned one (logged once): the end of a turn is then decided by its words
@@ -23,10 +25,7 @@ alone (``core.voice.turns.end_of_turn_wait_s``).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import os
-import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -43,7 +42,6 @@ PIN_KEY = "turn:smart-turn-v3.2"
 MODEL_FILE = "smart-turn-v3.2-cpu.onnx"
 PACK_FILE = f"pipecat/audio/turn/smart_turn/data/{MODEL_FILE}"  # where the voice pack keeps it
 WINDOW_S = 8  # the model hears the last 8 s
-LOWER_PRIORITY = 10  # the nice value of the model's thread
 
 _N_FFT = 400
 _HOP = 160
@@ -98,8 +96,7 @@ class TurnModel:
     def __init__(self, session: Any) -> None:
         self._session = session
         self._lock = threading.Lock()
-        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jawad-turn-model",
-                                          initializer=_behind_transcription)
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jawad-turn-model")
 
     def p_complete(self, audio: Samples) -> float:
         """How likely the speaker has finished, from the turn's audio so far (its pause included)."""
@@ -119,14 +116,6 @@ class TurnModel:
         log.debug("end-of-turn model: %.3f after %.2f s of speech, in %.2f s", p, audio.size / SAMPLE_RATE,
                   time.monotonic() - started)
         return p
-
-
-def _behind_transcription() -> None:
-    """On a busy machine the model's thread yields to the transcription of the same pause (which the
-    answer waits for): it runs at a lower priority (Linux, where a thread has its own)."""
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError):
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), LOWER_PRIORITY)
 
 
 _lock = threading.Lock()

@@ -352,9 +352,9 @@ class VoiceSession:
         getter = asyncio.ensure_future(blocks.get())
         waiting: set[asyncio.Future[Any]] = {getter, rec.stop_wait}
         if rec.spec is not None and not rec.judged:
-            waiting.add(rec.spec)  # its words may end the turn before the next block
-            if rec.verdict is not None:
-                waiting.add(rec.verdict)
+            # Its words (and the end-of-turn model's verdict) may end the turn before the next block;
+            # only what is still to come is waited for (a done one would wake this at once, again and again).
+            waiting.update(f for f in (rec.spec, rec.verdict) if f is not None and not f.done())
         done, _ = await asyncio.wait(
             waiting,
             timeout=STALL_TIMEOUT_S if rec.chunks else FIRST_BLOCK_TIMEOUT_S,
