@@ -66,8 +66,8 @@ class GuardedWebPage(QWebEnginePage):
         self.tab_host: Any = None  # the PageTabs this page is a tab of
         self.opener_url = ""
         self.loading = False
-        # Built-in HTML on show (the start page, show_builtin_page): the page library waits for the next
-        # document (library_wanted) and is installed at its navigation.
+        # Built-in HTML loading (the start page, show_builtin_page): the page library (library_wanted)
+        # is installed once it has loaded, or at a navigation away before that.
         self.showing_builtin = False
         self.library_wanted = False
         self._popups: list[QWebEnginePage] = []
@@ -79,6 +79,14 @@ class GuardedWebPage(QWebEnginePage):
 
     def _load_finished(self, _ok: bool) -> None:
         self.loading = False
+        if self.showing_builtin:  # the start page is in: the library, for the documents after it
+            self._leave_builtin()
+
+    def _leave_builtin(self) -> None:
+        self.showing_builtin = False
+        if self.library_wanted:
+            self.library_wanted = False
+            install_page_script(self)
 
     def _acting(self) -> bool:
         return self.driver is not None and self.driver._agent_depth > 0
@@ -156,11 +164,8 @@ class GuardedWebPage(QWebEnginePage):
         self, url: QUrl | str, type: QWebEnginePage.NavigationType, isMainFrame: bool
     ) -> bool:
         target = url.toString() if isinstance(url, QUrl) else str(url)
-        if isMainFrame and self.showing_builtin and not target.startswith("data:"):  # leaving the start page
-            self.showing_builtin = False
-            if self.library_wanted:
-                self.library_wanted = False
-                install_page_script(self)
+        if isMainFrame and self.showing_builtin and not target.startswith("data:"):  # left before it loaded
+            self._leave_builtin()
         if self.driver is None:
             return True
         if not isMainFrame:
@@ -213,7 +218,8 @@ def install_page_script(page: QWebEnginePage) -> None:
 def show_builtin_page(page: QWebEnginePage, html: str) -> None:
     """Show the app's own ``html`` (the start page, ``about:blank`` underneath) without the page library
     (200 KB of script, 2 MB of the page's process, for a page no tool needs: the driver injects it if
-    the agent acts there); it is installed again for the next document ``page`` loads."""
+    the agent acts there); it is installed again once that page has loaded, for the documents after it
+    (installed at the next navigation instead, a new site's document can miss it)."""
     if isinstance(page, GuardedWebPage):
         scripts = page.scripts()
         for name in (READER_SCRIPT_NAME, SCRIPT_NAME, CLICKS_SCRIPT_NAME):
