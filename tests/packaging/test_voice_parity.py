@@ -132,19 +132,26 @@ def voice_settings(profile: Path, **voice: Any) -> Iterator[None]:
             settings.write_text(before, encoding="utf-8")
 
 
-def with_base_model(profile: Path) -> None:
-    """The multilingual ``base`` where the app keeps it once downloaded (Settings → Voice → model)."""
-    from jawad_desktop.core.voice.models import model_folder
+@pytest.fixture(scope="module")
+def base_model(packaged: Packaged, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The multilingual ``base`` downloaded on demand by the packaged app (``jawad voice-pack model
+    base``) from a loopback hub serving its real files, checked against its pin on arrival."""
+    from tests.voice.hub_server import serve_hub
     from tests.voice.whisper_base import write_base_model
 
-    folder = model_folder("base", profile.resolve() / "cache")
-    if not (folder / "model.bin").is_file():
-        write_base_model(folder)
+    where = tmp_path_factory.mktemp("base-hub")
+    repos = {"Systran/faster-whisper-base": write_base_model(where / "repo")}
+    with contextlib.contextmanager(serve_hub)(repos) as hub:
+        done = packaged.run(["voice-pack", "model", "base", "--endpoint", hub.base_url], where, timeout=600)
+    assert done.returncode == 0 and "The speech model base is ready" in done.stdout, done.stderr[-4000:]
+    shutil.rmtree(where / "repo", ignore_errors=True)
 
 
-def test_the_packaged_app_hears_the_voice_language_set(packaged: Packaged, tmp_path: Path) -> None:
+def test_the_packaged_app_hears_the_voice_language_set(packaged: Packaged, tmp_path: Path,
+                                                       request: pytest.FixtureRequest) -> None:
     """Settings → Voice → language German: the pack's English-only tiny.en says it cannot hear it and
-    what to choose; with the multilingual ``base`` downloaded, Picovoice's German clip is heard in German."""
+    what to choose; with the multilingual ``base`` downloaded by the app, Picovoice's German clip is heard in
+    German."""
     clip = CLIPS / "languages" / "de.flac"
     with voice_settings(packaged.profile, language="de"):
         refused = packaged.run(["transcribe", str(clip)], tmp_path)
@@ -152,7 +159,7 @@ def test_the_packaged_app_hears_the_voice_language_set(packaged: Packaged, tmp_p
         assert "understands English only, and the voice language is set to German" in refused.stderr, refused.stderr
         assert "Choose the model 'base'" in refused.stderr and "Traceback" not in refused.stderr
 
-        with_base_model(packaged.profile)
+        request.getfixturevalue("base_model")
         heard = packaged.run(["transcribe", str(clip), "--model", "base", "--json"], tmp_path)
         assert heard.returncode == 0, heard.stderr[-4000:]
         result = json.loads(heard.stdout)
@@ -163,7 +170,7 @@ def test_the_packaged_app_hears_the_voice_language_set(packaged: Packaged, tmp_p
 
 
 def test_the_packaged_app_answers_german_speech_in_german_with_espeak_ng(
-    packaged: Packaged, pulse_server: Any, scripted_model: Any, tmp_path: Path
+    packaged: Packaged, base_model: None, pulse_server: Any, scripted_model: Any, tmp_path: Path
 ) -> None:
     """``jawad talk`` from the bundle: Picovoice's German clip played into a private PulseAudio
     microphone, base detecting German, the scripted model's answer read aloud. Piper (GPL-3.0) is not
@@ -172,7 +179,6 @@ def test_the_packaged_app_answers_german_speech_in_german_with_espeak_ng(
     from jawad_desktop.core.voice import read_audio, write_wav
     from tests.servers.scripted_model import text
 
-    with_base_model(packaged.profile)
     clip = write_wav(Path(pulse_server.root) / "de-parity.wav", read_audio(CLIPS / "languages" / "de.flac"))
     scripted_model.script(text("Die Halle wurde als Leichenhalle genutzt.", chunk_size=4, chunk_delay_s=1 / 30))
     env = {"HOME": str(packaged.home), "QT_QPA_PLATFORM": "offscreen", "PULSE_SERVER": pulse_server.env["PULSE_SERVER"]}
