@@ -17,7 +17,9 @@ from typing import Any
 
 import shiboken6
 from PySide6.QtCore import QUrl
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile, QWebEngineScript
+from PySide6.QtWebEngineWidgets import QWebEngineView
 from PySide6.QtWidgets import QWidget
 
 from jawad_desktop.core.sites import NO_OP_SCRIPT, is_web_address
@@ -142,20 +144,33 @@ class GuardedWebPage(QWebEnginePage):
             return files
         return super().chooseFiles(mode, oldFiles, acceptedMimeTypes)
 
+    def _answers_dialogs(self) -> bool:
+        """Whether Jawad answers the page's JavaScript dialog itself (and reports it with the next
+        action) instead of Qt's modal box: while the agent acts or drives, and whenever no one could
+        see the box (no window shown, as under ``jawad ask`` or offscreen) — a modal box there would
+        freeze the page, and every read after it, until the page is closed."""
+        if self.driver is None:
+            return False
+        if self._acting() or self.driver._agent_driving():
+            return True
+        view = QWebEngineView.forPage(self)
+        return (view is None or not view.window().isVisible()
+                or QGuiApplication.platformName() in ("offscreen", "minimal"))
+
     def javaScriptAlert(self, securityOrigin: QUrl | str, msg: str) -> None:
-        if self._acting():
+        if self._answers_dialogs():
             self.driver.dialogs.append(f'alert: "{msg}"')
             return
         super().javaScriptAlert(securityOrigin, msg)
 
     def javaScriptConfirm(self, securityOrigin: QUrl | str, msg: str) -> bool:
-        if self._acting():
+        if self._answers_dialogs():
             self.driver.dialogs.append(f'confirm: "{msg}" (Jawad answered Cancel)')
             return False
         return bool(super().javaScriptConfirm(securityOrigin, msg))
 
     def javaScriptPrompt(self, securityOrigin: QUrl | str, msg: str, defaultValue: str) -> tuple[bool, str]:
-        if self._acting():
+        if self._answers_dialogs():
             self.driver.dialogs.append(f'prompt: "{msg}" (Jawad answered Cancel)')
             return False, ""
         return super().javaScriptPrompt(securityOrigin, msg, defaultValue)

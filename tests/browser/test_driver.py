@@ -217,6 +217,18 @@ def test_page_dialogs_are_answered_cancel_and_reported(web_page: QtWebEnginePage
     assert arun(page_text(web_page, "#answer")) == "no"
 
 
+def test_a_dialog_no_one_can_see_does_not_freeze_the_page(web_page: QtWebEnginePage, web_view: Any, page_server: str,
+                                                         qtbot: Any, arun: Callable[..., Any]) -> None:
+    # Loaded as the user would (not the agent's navigation), offscreen: Qt's modal box would wait for a
+    # click no one can give, and the page's script (and every read after it) would wait with it.
+    with qtbot.waitSignal(web_view.loadFinished, timeout=15000):
+        web_view.load(f"{page_server}/dialogs/alert_on_load.html")
+    assert arun(page_text(web_page, "#said"), timeout=15) == "after the alert"
+    out = arun(web_page.click(Target(selector="#go")), timeout=15)
+    assert 'alert: "WebGL2 not supported"' in out.message
+    assert arun(page_text(web_page, "#said")) == "clicked"
+
+
 def test_new_window_links_open_in_a_new_tab_the_agent_follows(web_page: QtWebEnginePage,
                                                               load: Callable[[str], str],
                                                               arun: Callable[..., Any]) -> None:
