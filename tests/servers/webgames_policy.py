@@ -185,8 +185,11 @@ def play(d: GameDesk) -> Policy:
     yield from d.read()
     _check(d)
     title = heading(d.listing)
-    # The page's heading first; a title the reading put elsewhere ("Also visible on the page") next.
-    for place in (title, d.listing.content):
+    # The page's heading first; a title the reading put elsewhere ("Also visible on the page") next;
+    # the first element label (a card the page made clickable as a whole carries its heading there)
+    # before the text, all the labels last.
+    labels = [element.label for element in d.listing.elements]
+    for place in (title, *labels[:1], d.listing.content, " | ".join(labels)):
         for pattern, fn in GAMES:
             if pattern.search(place):
                 return (yield from fn(d))
