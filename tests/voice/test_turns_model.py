@@ -61,14 +61,17 @@ def test_the_input_is_the_last_8_seconds_as_whispers_log_mel() -> None:
 
 
 def test_the_model_hears_finished_turns_and_mid_sentence_pauses_in_real_speech(model: TurnModel) -> None:
-    # 0.15 s into each pause, as the session asks it (the ends of the voice by the voice activity model).
-    assert model.p_complete(upto("quilter.flac", 5.47 + 0.15)) >= COMPLETE_P  # "...welcome his gospel."
-    assert model.p_complete(upto("jfk.flac", 10.50 + 0.15)) >= COMPLETE_P  # "...for your country."
-    assert model.p_complete(upto("arenas_es.flac", 7.62 + 0.15)) >= COMPLETE_P  # "...poca asistencia."
-    assert model.p_complete(upto("jfk.flac", 4.35 + 0.15)) < INCOMPLETE_P  # "...ask not" | "what your"
-    assert model.p_complete(upto("jfk.flac", 7.62 + 0.15)) < INCOMPLETE_P  # "...do for you," | "ask what"
-    assert model.p_complete(upto("arenas_es.flac", 4.77 + 0.15)) < INCOMPLETE_P  # "...grano medio" | "y tiene"
+    # 0.1 s into each pause, as the session asks it (the ends of the voice by the voice activity model).
+    assert model.p_complete(upto("quilter.flac", 5.47 + 0.10)) >= COMPLETE_P  # "...welcome his gospel."
+    assert model.p_complete(upto("jfk.flac", 10.50 + 0.10)) >= COMPLETE_P  # "...for your country."
+    assert model.p_complete(upto("arenas_es.flac", 7.62 + 0.10)) >= COMPLETE_P  # "...poca asistencia."
+    assert model.p_complete(upto("jfk.flac", 4.35 + 0.10)) < INCOMPLETE_P  # "...ask not" | "what your"
+    assert model.p_complete(upto("jfk.flac", 7.62 + 0.10)) < INCOMPLETE_P  # "...do for you," | "ask what"
+    assert model.p_complete(upto("arenas_es.flac", 4.77 + 0.10)) < INCOMPLETE_P  # "...grano medio" | "y tiene"
     assert model.p_complete(upto("quilter.flac", 4.2)) < INCOMPLETE_P  # "...we are glad to" | "welcome"
+    # "Las arenas son blanquecinas" | 0.6 s | "de grano medio": not sure it ended (later in the pause it
+    # climbs to 0.93, and the turn would end before she goes on).
+    assert model.p_complete(upto("arenas_es.flac", 3.01 + 0.10)) < 0.6
 
 
 def test_a_damaged_or_missing_model_leaves_the_words_to_decide(tmp_path: Path) -> None:

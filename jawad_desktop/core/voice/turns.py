@@ -3,7 +3,7 @@ ends it (``end_of_turn_wait_s``), its timing (``TurnTiming``, what the benchmark
 read), the user speaking over the reply (``BargeInDetector``), and the phrases that end the
 conversation (``is_stop_phrase``).
 
-The end of a turn is decided once per pause, from two signals taken 0.15 s into it: the words
+The end of a turn is decided once per pause, from two signals taken early in it: the words
 heard so far (``vad.turn_wait_s``: a finished sentence, an unfinished one, or words the model was
 unsure of) and the end-of-turn model's probability that the speaker has finished
 (``turns_model``, from the sound of the voice). The model is trusted where it is sure:
