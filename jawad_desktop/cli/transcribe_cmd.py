@@ -11,21 +11,17 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
-from jawad_desktop.cli.voice_options import add_language_option, apply_language
+from jawad_desktop.cli.voice_options import add_language_option, apply_language, audio_file_command
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.voice import build_transcriber, read_audio
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
-    parser: argparse.ArgumentParser = subparsers.add_parser(
-        "transcribe",
-        help="print the speech in an audio file as text",
-        description="Transcribe an audio file with local Whisper or the Whisper API (Settings → Voice).",
-    )
-    parser.add_argument("file", type=Path, help="the audio file (WAV, MP3, OGG, FLAC, M4A, WebM)")
+    parser = audio_file_command(
+        subparsers, "transcribe", help="print the speech in an audio file as text",
+        description="Transcribe an audio file with local Whisper or the Whisper API (Settings → Voice).")
     parser.add_argument("--backend", choices=["local", "api"], help="override the backend from the settings")
     parser.add_argument("--model", help="local model (e.g. tiny.en, base, small, or a model folder)")
     add_language_option(parser)

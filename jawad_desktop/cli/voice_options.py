@@ -1,12 +1,22 @@
-"""Options the voice commands share (``jawad transcribe``, ``listen``, ``talk``): the language."""
+"""Options the voice commands share (``jawad transcribe``, ``listen``, ``talk``, ``wake``): the language,
+and the audio file a command reads."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
+from typing import Any
 
 from jawad_desktop.core.context import AppContext
 
 AUTOMATIC = "auto"
+
+
+def audio_file_command(subparsers: Any, name: str, *, help: str, description: str) -> argparse.ArgumentParser:
+    """The sub-command ``name`` that reads one audio file (its ``file`` argument)."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(name, help=help, description=description)
+    parser.add_argument("file", type=Path, help="the audio file (WAV, MP3, OGG, FLAC, M4A, WebM)")
+    return parser
 
 
 def add_language_option(parser: argparse.ArgumentParser) -> None:

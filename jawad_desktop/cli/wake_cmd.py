@@ -13,19 +13,16 @@ import argparse
 import json
 import sys
 from dataclasses import asdict
-from pathlib import Path
 from typing import Any
 
+from jawad_desktop.cli.voice_options import audio_file_command
 from jawad_desktop.core.context import AppContext
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
-    parser: argparse.ArgumentParser = subparsers.add_parser(
-        "wake",
-        help='say whether "Hey Jawad" is spoken in an audio file',
-        description='Run the wake-word detector ("Hey Jawad", Settings → Voice) on an audio file, offline.',
-    )
-    parser.add_argument("file", type=Path, help="the audio file (WAV, MP3, OGG, FLAC, M4A, WebM)")
+    parser = audio_file_command(
+        subparsers, "wake", help='say whether "Hey Jawad" is spoken in an audio file',
+        description='Run the wake-word detector ("Hey Jawad", Settings → Voice) on an audio file, offline.')
     parser.add_argument("--json", action="store_true",
                         help="print JSON: hits (start_s, end_s, text) and every stretch heard")
     parser.set_defaults(handler=run)
