@@ -21,15 +21,13 @@ from jawad_desktop.core.voice import build_transcriber, read_audio
 def register(subparsers: Any) -> argparse.ArgumentParser:
     parser = audio_file_command(
         subparsers, "transcribe", help="print the speech in an audio file as text",
-        description="Transcribe an audio file with local Whisper or the Whisper API (Settings → Voice).")
+        description="Transcribe an audio file with local Whisper or the Whisper API (Settings → Voice).",
+        json_help="text, language, language_probability, duration_s, elapsed_s", handler=run)
     parser.add_argument("--backend", choices=["local", "api"], help="override the backend from the settings")
     parser.add_argument("--model", help="local model (e.g. tiny.en, base, small, or a model folder)")
     add_language_option(parser)
     parser.add_argument("--beam-size", type=int, choices=range(1, 11), metavar="N",
                         help="local Whisper's beam search width, 1 to 10 (default: the settings)")
-    parser.add_argument("--json", action="store_true",
-                        help="print JSON: text, language, language_probability, duration_s, elapsed_s")
-    parser.set_defaults(handler=run)
     return parser
 
 

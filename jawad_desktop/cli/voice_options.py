@@ -4,6 +4,7 @@ and the audio file a command reads."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,10 +13,14 @@ from jawad_desktop.core.context import AppContext
 AUTOMATIC = "auto"
 
 
-def audio_file_command(subparsers: Any, name: str, *, help: str, description: str) -> argparse.ArgumentParser:
-    """The sub-command ``name`` that reads one audio file (its ``file`` argument)."""
+def audio_file_command(subparsers: Any, name: str, *, help: str, description: str, json_help: str,
+                       handler: Callable[..., Any]) -> argparse.ArgumentParser:
+    """The sub-command ``name`` that reads one audio file (its ``file`` argument) and can answer in JSON
+    (``--json``, what it prints: ``json_help``), run by ``handler``."""
     parser: argparse.ArgumentParser = subparsers.add_parser(name, help=help, description=description)
     parser.add_argument("file", type=Path, help="the audio file (WAV, MP3, OGG, FLAC, M4A, WebM)")
+    parser.add_argument("--json", action="store_true", help=f"print JSON: {json_help}")
+    parser.set_defaults(handler=handler)
     return parser
 
 

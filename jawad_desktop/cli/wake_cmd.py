@@ -22,10 +22,8 @@ from jawad_desktop.core.context import AppContext
 def register(subparsers: Any) -> argparse.ArgumentParser:
     parser = audio_file_command(
         subparsers, "wake", help='say whether "Hey Jawad" is spoken in an audio file',
-        description='Run the wake-word detector ("Hey Jawad", Settings → Voice) on an audio file, offline.')
-    parser.add_argument("--json", action="store_true",
-                        help="print JSON: hits (start_s, end_s, text) and every stretch heard")
-    parser.set_defaults(handler=run)
+        description='Run the wake-word detector ("Hey Jawad", Settings → Voice) on an audio file, offline.',
+        json_help="hits (start_s, end_s, text) and every stretch heard", handler=run)
     return parser
 
 
