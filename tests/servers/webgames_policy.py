@@ -1232,14 +1232,18 @@ def _map_panner(d: GameDesk) -> Policy:
                                "drag_to_y": round(start_y - left_y / parts)}) for _ in range(parts)]
     # Then a small square around the spot, in case a drag fell short (a page that pans on its own clock).
     for step_x, step_y in ((-100, -100), (200, 0), (0, 200), (-200, 0), (0, -200)):
-        drags.append(Call("click_at", {"x": round(width / 2 + step_x / 2), "y": round(height / 2 + step_y / 2),
-                                       "drag_to_x": round(width / 2 - step_x / 2),
-                                       "drag_to_y": round(height / 2 - step_y / 2)}))
+        drags.append(_across_middle(width, height, step_x, step_y))
     results = yield from d.run(*drags, Call("read_page", {}))
     _check(d)
     del results
     raise GiveUp("page said no", f"I moved the map so the screen's middle is at ({goal_x:g}, {goal_y:g}); no "
                                  "password showed.")
+
+
+def _across_middle(width: float, height: float, step_x: float, step_y: float) -> Call:
+    """A drag (click_at) by minus the step, across the screen's middle: the map moves by the step."""
+    return Call("click_at", {"x": round(width / 2 + step_x / 2), "y": round(height / 2 + step_y / 2),
+                             "drag_to_x": round(width / 2 - step_x / 2), "drag_to_y": round(height / 2 - step_y / 2)})
 
 
 def _sweep_quadrant(d: GameDesk, north_south: str, east_west: str) -> Policy:
@@ -1262,9 +1266,7 @@ def _sweep_quadrant(d: GameDesk, north_south: str, east_west: str) -> Policy:
         parts = int(max(abs(x1 - x0), abs(y1 - y0)) // 600) + 1
         step_x, step_y = (x1 - x0) / parts, (y1 - y0) / parts
         for _ in range(parts):  # the map moves against the middle: drag by minus the step, across the middle
-            drags.append(Call("click_at", {"x": round(width / 2 + step_x / 2), "y": round(height / 2 + step_y / 2),
-                                           "drag_to_x": round(width / 2 - step_x / 2),
-                                           "drag_to_y": round(height / 2 - step_y / 2)}))
+            drags.append(_across_middle(width, height, step_x, step_y))
     results = yield from d.run(*drags, Call("read_page", {}))
     _check(d)
     del results

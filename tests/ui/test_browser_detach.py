@@ -16,14 +16,11 @@ from jawad_desktop.core.context import AppContext
 from jawad_desktop.ui.window.browser_detach import ATTACH_WORDS, DETACH_WORDS, SHORTCUT, BrowserWindow
 from jawad_desktop.ui.window.main_window import MainWindow
 from tests.servers.scripted_model import ScriptedModel, call, text
+from tests.ui.windows import window_with_model
 
 
 def _window(make_window: Any, profile_dir: Path, scripted_model: ScriptedModel) -> MainWindow:
-    ctx = AppContext.open(str(profile_dir))
-    ctx.settings.providers = [scripted_model.provider("Scripted")]
-    ctx.settings.active_provider = "Scripted"
-    ctx.save_settings()
-    window: MainWindow = make_window(profile_dir)
+    window = window_with_model(make_window, profile_dir, scripted_model)
     window.resize(1440, 900)
     return window
 

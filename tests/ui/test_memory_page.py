@@ -10,17 +10,8 @@ from PySide6.QtCore import Qt
 
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.ui.settings.memory_page import MemoryPage
-from jawad_desktop.ui.window.main_window import MainWindow
 from tests.servers.scripted_model import ScriptedModel, text
-
-
-def _window(make_window: Any, profile_dir: Path, model: ScriptedModel) -> MainWindow:
-    ctx = AppContext.open(str(profile_dir))
-    ctx.settings.providers = [model.provider("Scripted")]
-    ctx.settings.active_provider = "Scripted"
-    ctx.save_settings()
-    window: MainWindow = make_window(profile_dir)
-    return window
+from tests.ui.windows import window_with_model
 
 
 def _facts(page: MemoryPage) -> list[str]:
@@ -29,7 +20,7 @@ def _facts(page: MemoryPage) -> list[str]:
 
 def test_remember_in_the_chat_and_in_settings(make_window: Any, profile_dir: Path, scripted_model: ScriptedModel,
                                               qtbot: Any) -> None:
-    window = _window(make_window, profile_dir, scripted_model)
+    window = window_with_model(make_window, profile_dir, scripted_model)
     window.chat.input.setPlainText("Remember that I am vegetarian.")
     qtbot.keyClick(window.chat.input, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: not window.presenter.busy, timeout=30_000)

@@ -9,23 +9,13 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 
-from jawad_desktop.core.context import AppContext
-from jawad_desktop.ui.window.main_window import MainWindow
 from tests.servers.scripted_model import ScriptedModel, text
-
-
-def _window(make_window: Any, profile_dir: Path, model: ScriptedModel, *names: str) -> MainWindow:
-    ctx = AppContext.open(str(profile_dir))
-    ctx.settings.providers = [model.provider(name) for name in names]
-    ctx.settings.active_provider = names[0]
-    ctx.save_settings()
-    window: MainWindow = make_window(profile_dir)
-    return window
+from tests.ui.windows import window_with_model
 
 
 def test_two_answers_side_by_side_and_the_kept_one_in_the_chat(make_window: Any, profile_dir: Path,
                                                                scripted_model: ScriptedModel, qtbot: Any) -> None:
-    window = _window(make_window, profile_dir, scripted_model, "Alpha", "Beta")
+    window = window_with_model(make_window, profile_dir, scripted_model, "Alpha", "Beta")
     qtbot.waitUntil(lambda: window.compare_action.isEnabled(), timeout=30_000)
     assert window.compare_action.shortcut().toString() == "Ctrl+Shift+D"
     scripted_model.script(text("Blue."), text("Green."))
@@ -50,7 +40,7 @@ def test_two_answers_side_by_side_and_the_kept_one_in_the_chat(make_window: Any,
 
 def test_with_one_provider_the_window_says_how_to_compare(make_window: Any, profile_dir: Path,
                                                           scripted_model: ScriptedModel, qtbot: Any) -> None:
-    window = _window(make_window, profile_dir, scripted_model, "Alpha")
+    window = window_with_model(make_window, profile_dir, scripted_model, "Alpha")
     qtbot.waitUntil(lambda: window.compare_action.isEnabled(), timeout=30_000)
     window.chat.input.setPlainText("Pick a colour")
     window.compare_models()

@@ -28,8 +28,9 @@ NOT_IN_THE_IDLE_APP = [
     "httpcore", "anyio", "h11", "certifi",
 ]
 
-FRAME = """
-import os, sys, tempfile
+# The window shown as the app shows it first (argv[1]: the profile); the scripts below go on from it.
+WINDOW = """
+import os, sys
 from jawad_desktop.ui.app.application import create_application
 app = create_application(headless=True)
 from jawad_desktop.core.store.first_frame import peek_first_frame
@@ -39,9 +40,11 @@ paths = AppPaths.for_profile(sys.argv[1])
 window = MainWindow(frame=peek_first_frame(paths.settings_file), data_dir=paths.data)
 window.show()
 app.processEvents()
-print(" ".join(m for m in sys.argv[2:] if m in sys.modules), flush=True)
+"""
+LOADED = """print(" ".join(m for m in sys.argv[2:] if m in sys.modules), flush=True)
 os._exit(0)
 """
+FRAME = WINDOW + LOADED
 
 
 def _env() -> dict[str, str]:
@@ -50,11 +53,16 @@ def _env() -> dict[str, str]:
             "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
 
 
-def test_the_first_frame_loads_none_of_the_assistant(tmp_path: Path) -> None:
-    out = subprocess.run([sys.executable, "-c", FRAME, str(tmp_path / "p"), *NOT_IN_THE_FIRST_FRAME],
+def _loaded(script: str, profile: Path, modules: list[str]) -> list[str]:
+    """Which of ``modules`` the script (``FRAME`` or ``BUILD``) had loaded, in a fresh process."""
+    out = subprocess.run([sys.executable, "-c", script, str(profile), *modules],
                          capture_output=True, text=True, timeout=120, env=_env(), stdin=subprocess.DEVNULL)
     assert out.returncode == 0, out.stderr[-3000:]
-    assert out.stdout.split() == []
+    return out.stdout.split()
+
+
+def test_the_first_frame_loads_none_of_the_assistant(tmp_path: Path) -> None:
+    assert _loaded(FRAME, tmp_path / "p", NOT_IN_THE_FIRST_FRAME) == []
 
 
 # The window built (chat, log, model picker, menus) before the assistant, the first start's search
@@ -64,33 +72,18 @@ NOT_IN_THE_WINDOW_BUILD = [
     "jawad_desktop.core.tools", "jawad_desktop.core.tools.page", "jawad_desktop.core.assistant",
 ]
 
-BUILD = """
-import asyncio, os, sys
-from jawad_desktop.ui.app.application import create_application
-app = create_application(headless=True)
-import qasync
+BUILD = WINDOW + """import asyncio, qasync
 from jawad_desktop.core.context import AppContext
-from jawad_desktop.core.store.first_frame import peek_first_frame
-from jawad_desktop.core.store.paths import AppPaths
-from jawad_desktop.ui.window.main_window import MainWindow
-paths = AppPaths.for_profile(sys.argv[1])
-window = MainWindow(frame=peek_first_frame(paths.settings_file), data_dir=paths.data)
-window.show()
-app.processEvents()
 asyncio.set_event_loop(qasync.QEventLoop(app))
 async def build():
     window.build(AppContext.open(sys.argv[1], defer_keyring=True))
-    print(" ".join(m for m in sys.argv[2:] if m in sys.modules), flush=True)
-    os._exit(0)
+""" + "\n".join("    " + line for line in LOADED.splitlines()) + """
 asyncio.get_event_loop().run_until_complete(build())
 """
 
 
 def test_building_the_window_loads_no_network_client_nor_tools(tmp_path: Path) -> None:
-    out = subprocess.run([sys.executable, "-c", BUILD, str(tmp_path / "p"), *NOT_IN_THE_WINDOW_BUILD],
-                         capture_output=True, text=True, timeout=120, env=_env(), stdin=subprocess.DEVNULL)
-    assert out.returncode == 0, out.stderr[-3000:]
-    assert out.stdout.split() == []
+    assert _loaded(BUILD, tmp_path / "p", NOT_IN_THE_WINDOW_BUILD) == []
 
 
 def test_the_idle_app_has_not_loaded_what_it_has_not_used(tmp_path: Path) -> None:

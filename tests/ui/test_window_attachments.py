@@ -12,19 +12,9 @@ from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QColor, QDropEvent, QImage
 from PySide6.QtWidgets import QToolButton
 
-from jawad_desktop.core.context import AppContext
-from jawad_desktop.ui.window.main_window import MainWindow
 from tests.files.samples import make_pdf, make_sample, planted
 from tests.servers.scripted_model import ScriptedModel, text
-
-
-def _window(make_window: Any, profile_dir: Path, model: ScriptedModel) -> MainWindow:
-    ctx = AppContext.open(str(profile_dir))
-    ctx.settings.providers = [model.provider("Scripted")]
-    ctx.settings.active_provider = "Scripted"
-    ctx.save_settings()
-    window: MainWindow = make_window(profile_dir)
-    return window
+from tests.ui.windows import window_with_model
 
 
 def _files_mime(*paths: Path) -> QMimeData:
@@ -36,7 +26,7 @@ def _files_mime(*paths: Path) -> QMimeData:
 def test_dropped_and_pasted_files_go_with_the_message(make_window: Any, profile_dir: Path, tmp_path: Path,
                                                       scripted_model: ScriptedModel, qtbot: Any) -> None:
     scripted_model.script(text("Noted."))
-    window = _window(make_window, profile_dir, scripted_model)
+    window = window_with_model(make_window, profile_dir, scripted_model)
     chat = window.chat
     pdf, notes = make_sample(tmp_path, "pdf"), make_sample(tmp_path, "md")
     assert chat.attach_button.accessibleName() == "Attach files" and not chat.attachments.isVisible()
@@ -80,7 +70,7 @@ def test_dropped_and_pasted_files_go_with_the_message(make_window: Any, profile_
 def test_a_file_that_cannot_be_sent_comes_back_with_the_message(make_window: Any, profile_dir: Path,
                                                                 tmp_path: Path, scripted_model: ScriptedModel,
                                                                 qtbot: Any) -> None:
-    window = _window(make_window, profile_dir, scripted_model)
+    window = window_with_model(make_window, profile_dir, scripted_model)
     chat = window.chat
     locked = make_pdf(tmp_path / "locked.pdf", ["Secret."], password="hunter2")
     window.attach_action.setEnabled(True)

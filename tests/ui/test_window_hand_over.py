@@ -12,20 +12,11 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.harbor import HarborGate, PermissionCheck, PermissionLevel
 from jawad_desktop.ui.window.main_window import MainWindow
 from tests.servers.scripted_model import ScriptedModel, call, text
 from tests.servers.slow_pages import SlowPageServer
-
-
-def _window(make_window: Any, profile_dir: Path, scripted_model: ScriptedModel) -> MainWindow:
-    ctx = AppContext.open(str(profile_dir))
-    ctx.settings.providers = [scripted_model.provider("Scripted")]
-    ctx.settings.active_provider = "Scripted"
-    ctx.save_settings()
-    window: MainWindow = make_window(profile_dir)
-    return window
+from tests.ui.windows import window_with_model
 
 
 def _open(qtbot: Any, window: MainWindow, url: str) -> None:
@@ -57,7 +48,7 @@ def test_take_over_banner_continue_resumes_with_a_fresh_reading(
 ) -> None:
     scripted_model.script(call("ask_user_to_take_over", {"reason": "sign in to Example Mail"}),
                           text("You are signed in and have 3 new messages."))
-    window = _window(make_window, profile_dir, scripted_model)
+    window = window_with_model(make_window, profile_dir, scripted_model)
     _open(qtbot, window, f"{page_server}/hand_over/login.html")
     _send(qtbot, window, "Open my inbox")
     banner = window.take_over
@@ -87,7 +78,7 @@ def test_take_over_cancel_tells_the_model(
 ) -> None:
     scripted_model.script(call("ask_user_to_take_over", {"reason": "solve the CAPTCHA"}),
                           text("I could not go on without the CAPTCHA."))
-    window = _window(make_window, profile_dir, scripted_model)
+    window = window_with_model(make_window, profile_dir, scripted_model)
     _open(qtbot, window, f"{page_server}/hand_over/captcha.html")
     _send(qtbot, window, "Buy the tickets")
     qtbot.waitUntil(window.take_over.isVisible, timeout=30_000)
@@ -101,7 +92,7 @@ def test_stop_during_a_hand_over_ends_the_run_within_half_a_second(
     make_window: Any, profile_dir: Path, scripted_model: ScriptedModel, page_server: str, qtbot: Any
 ) -> None:
     scripted_model.script(call("ask_user_to_take_over", {"reason": "enter the code we sent you"}))
-    window = _window(make_window, profile_dir, scripted_model)
+    window = window_with_model(make_window, profile_dir, scripted_model)
     _open(qtbot, window, f"{page_server}/hand_over/code_and_card.html")
     _send(qtbot, window, "Pay for my order")
     qtbot.waitUntil(window.take_over.isVisible, timeout=30_000)
@@ -120,7 +111,7 @@ def test_stop_during_a_slow_navigation_and_the_status_says_what_a_step_does(
 ) -> None:
     scripted_model.script(call("read_page"), call("click_element", {"index": 3}),
                           call("navigate", {"url": f"{slow_pages.base_url}/page/blocked"}))
-    window = _window(make_window, profile_dir, scripted_model)
+    window = window_with_model(make_window, profile_dir, scripted_model)
     _open(qtbot, window, f"{page_server}/hand_over/login.html")
     said: list[str] = []
     window.presenter.status.connect(said.append)
