@@ -33,6 +33,7 @@ sys.dont_write_bytecode = True
 
 pytest_plugins = [
     "tests.fixtures.workers",
+    "tests.fixtures.cpu",
     "tests.fixtures.qt_loop",
     "tests.fixtures.keyring_service",
     "tests.fixtures.page_server",

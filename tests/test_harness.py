@@ -145,3 +145,46 @@ def test_a_test_over_its_time_ends_its_process_instead_of_hanging(pytestconfig: 
     """With SIGALRM a timeout inside a qtbot wait is swallowed by Qt and the run hangs for good
     (seen with the llama.cpp context test on a loaded machine): the thread method ends the worker."""
     assert pytestconfig.getini("timeout_method") == "thread"
+
+
+COSTLY_SUITE = """
+import subprocess, sys, time
+
+BUSY = ("import time\\nstart = time.process_time()\\nwhile time.process_time() - start < 0.6: pass\\n"
+        "print('done', flush=True)")
+running = []
+
+def test_waits():
+    time.sleep(0.6)
+
+def test_waits_for_a_busy_child():
+    subprocess.run([sys.executable, "-c", BUSY], check=True)
+
+def test_leaves_a_busy_child_running():
+    child = subprocess.Popen([sys.executable, "-c", BUSY + "\\ntime.sleep(60)"], stdout=subprocess.PIPE, text=True)
+    running.append(child)
+    assert child.stdout.readline() == "done\\n"
+
+def test_last():
+    running.pop().kill()
+"""
+
+
+def test_the_run_names_the_tests_that_cost_the_most_cpu(tmp_path: Path) -> None:
+    """``--cpu-top`` (tests/fixtures/cpu.py) counts a test's own CPU and its processes', finished or
+    still running, and not the seconds it only waited."""
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    (tmp_path / "test_costly.py").write_text(COSTLY_SUITE)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "tests.fixtures.cpu", "--cpu-top=3", "-p", "no:cacheprovider", "-q",
+         str(tmp_path), *("-p", "no:pytestqt", "-p", "no:hypothesispytest", "-p", "no:anyio", "-p", "no:xdist")],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    report = result.stdout.split("tests that cost the most CPU", 1)[-1]
+    rows = {line.split("::")[-1]: float(line.split()[0]) for line in report.splitlines() if "::" in line}
+    assert list(rows)[:2] == ["test_waits_for_a_busy_child", "test_leaves_a_busy_child_running"] or \
+        list(rows)[:2] == ["test_leaves_a_busy_child_running", "test_waits_for_a_busy_child"], report
+    assert len(rows) == 3 and all(rows[name] >= 0.6 for name in list(rows)[:2]), report
+    assert "test_waits" not in rows or rows["test_waits"] < 0.3, report
