@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import os
-import sys
 
 from tests.fixtures.cores import share_cores
 from tests.fixtures.home import private_home
@@ -28,8 +27,6 @@ if hasattr(os, "geteuid") and os.geteuid() == 0:
 os.environ.setdefault("QTWEBENGINE_DISABLE_SANDBOX", "1")
 
 from PySide6 import QtWebEngineWidgets  # noqa: E402,F401  (after the environment; must precede QApplication)
-
-sys.dont_write_bytecode = True
 
 pytest_plugins = [
     "tests.fixtures.workers",
