@@ -191,7 +191,8 @@ class PageCore:
         if not self._loading:
             return True
         try:
-            return await asyncio.wait_for(self._new_load_waiter(), timeout)
+            async with asyncio.timeout(timeout):  # not wait_for: see run_js
+                return await self._new_load_waiter()
         except TimeoutError:
             return False
 
@@ -208,7 +209,10 @@ class PageCore:
 
         self.page.runJavaScript(source, world, done)
         try:
-            return await asyncio.wait_for(fut, timeout)
+            # Not asyncio.wait_for: on Python 3.11 it returns the answer when Stop cancels the task as
+            # the answer arrives, and the run goes on (a navigation waited its 30 s after Stop).
+            async with asyncio.timeout(timeout):
+                return await fut
         except TimeoutError:
             raise PageError(
                 "timeout", f"The page did not answer within {timeout:.0f} s (it may be busy or frozen)."

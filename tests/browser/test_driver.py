@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -267,3 +268,31 @@ def test_a_label_cut_inside_an_emoji_reaches_python_well_formed(web_page: QtWebE
     assert any(label.startswith("x" * 78) for label in labels), labels
     for label in labels:
         label.encode("utf-8")  # raises on a lone surrogate
+
+
+def test_stop_in_the_moment_a_script_answers_stops_the_run(web_page: QtWebEnginePage, load: Callable[[str], str],
+                                                           aio_loop: Any, qtbot: Any,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stop (the agent's task cancelled) as a page script's answer comes in: the run stops. On
+    Python 3.11 ``asyncio.wait_for`` returned the answer instead, and the run went on (after Stop,
+    a slow navigation was waited for until its timeout)."""
+    load("shop/jsonld.html")
+    run_js = web_page.page.runJavaScript
+    stopped: list[asyncio.Task[str]] = []
+
+    def answer_then_stop(source: str, world: int, callback: Callable[[Any], None]) -> None:
+        def answered(value: Any) -> None:
+            callback(value)
+            stopped[0].cancel()  # Stop, in the same moment
+
+        run_js(source, world, answered)
+
+    monkeypatch.setattr(web_page.page, "runJavaScript", answer_then_stop)
+
+    async def run() -> str:
+        await web_page.run_js("1 + 1")
+        return "went on after Stop"
+
+    stopped.append(aio_loop.create_task(run()))
+    qtbot.waitUntil(stopped[0].done, timeout=10_000)
+    assert stopped[0].cancelled(), stopped[0].result()
