@@ -50,15 +50,20 @@ def system_libraries(bundle: Path) -> tuple[dict[str, set[str]], dict[str, set[s
 
 
 def owning_packages(paths: list[str]) -> dict[str, str]:
-    """{path: Debian package} for the paths dpkg knows (merged /usr aware)."""
-    owners: dict[str, str] = {}
-    for path in paths:
-        for candidate in dict.fromkeys([path, os.path.realpath(path), _usr_variant(path)]):
-            result = subprocess.run(["dpkg", "-S", candidate], capture_output=True, text=True)
-            if result.returncode == 0:
-                owners[path] = result.stdout.split(":", 1)[0].split(",")[0].strip()
-                break
-    return owners
+    """{path: Debian package} for the paths dpkg knows (merged /usr aware: the path, where it
+    leads, then its /usr or non-/usr twin). One ``dpkg -S`` asks for all of them: each run reads
+    dpkg's whole file list (75 ms of CPU)."""
+    candidates = {path: list(dict.fromkeys([path, os.path.realpath(path), _usr_variant(path)])) for path in paths}
+    asked = sorted({candidate for names in candidates.values() for candidate in names})
+    # Exit status 1 when some path belongs to no package: those are not in the output.
+    out = subprocess.run(["dpkg", "-S", *asked], capture_output=True, text=True).stdout if asked else ""
+    found: dict[str, str] = {}
+    for line in out.splitlines():  # "pkg[:arch][, pkg2...]: /path"
+        packages, sep, where = line.partition(": ")
+        if sep and not line.startswith("diversion by "):
+            found.setdefault(where.strip(), packages.split(",")[0].split(":")[0].strip())
+    return {path: owner for path, names in candidates.items()
+            if (owner := next((found[name] for name in names if name in found), None)) is not None}
 
 
 def _usr_variant(path: str) -> str:
