@@ -263,6 +263,22 @@ def test_a_heading_over_kept_text_stays_though_trafilatura_dropped_it() -> None:
     assert "More from the harbour" not in agreed and "Ferry fares" not in agreed
 
 
+def test_a_line_of_one_or_two_words_trafilatura_holds_in_place_stays() -> None:
+    # A story's line of dialogue and a step's label are too short for a 3-gram of their own: they are
+    # judged by trafilatura having them between the same words. One trafilatura dropped goes.
+    article = (f"{STORY * 2}\n\n\"Anyone there?\"\n\nNo answer.\n\nStep 2\n\n{QUAY * 2}\n\nAdvertisement\n\n"
+               f"{STORY}\n\nBy:\n\nJane Doe")
+    extracted = f"{STORY * 2}\n\n\"Anyone there?\"\n\nNo answer.\n\nStep 2\n\n{QUAY * 2}\n\n{STORY}\n\nBy:\n\nJane Doe"
+    agreed = agreed_content(article, extracted)
+    assert "\n\nNo answer.\n\nStep 2\n\n" in agreed and "Anyone there?" in agreed
+    assert "Advertisement" not in agreed
+    # After the article's last long paragraph trafilatura holds, a short line is the page's, not the story's.
+    assert "By:" not in agreed and "Jane Doe" not in agreed
+    # "No answer." where trafilatura has other words around those two: not held there.
+    assert "No answer." not in agreed_content(article, extracted.replace("\n\nNo answer.\n\n", "\n\n")
+                                              + "\n\nNo answer. was the reply")
+
+
 def test_the_articles_tail_trafilatura_does_not_hold_is_dropped_where_both_read_it() -> None:
     # An author's box after the article: long, so no caption, but after the last paragraph trafilatura
     # holds while both read the same article.

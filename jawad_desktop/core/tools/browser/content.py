@@ -411,10 +411,13 @@ def agreed_content(article: str, extracted: str, notes: ArticleNotes | None = No
 
     A block is a Markdown paragraph (text between blank lines: a paragraph, a list, a table, a
     heading); it is held by a text when half its 3-grams of words (of characters, in scripts written
-    without spaces) are in it. Kept besides: a heading that opens the article (trafilatura often
-    leaves the title out), and a heading over text that is kept (trafilatura drops headings a page
-    styles as its own). Dropped besides: the article's tail trafilatura does not hold, where both read
-    the same article (``AGREED_TAIL_FROM``), and a heading that ends the article (over nothing: "Also
+    without spaces) are in it; a block of one or two words, too short for that, when trafilatura has it
+    between the same words (``_held_in_place``: a line of dialogue, "Step 2"), up to the article's last
+    long paragraph trafilatura holds (after it, a short line is the page's: "By:", "Already read?").
+    Kept besides: a heading that opens the article (trafilatura often leaves the title out), and a
+    heading over text that is kept (trafilatura drops headings a page styles as its own). Dropped
+    besides: the article's tail trafilatura does not hold, where both read the same article
+    (``AGREED_TAIL_FROM``), and a heading that ends the article (over nothing: "Also
     on our site" above a box of teasers Readability left out). Added: trafilatura's blocks longer than
     ``AGREED_SHORT_CHARS`` (its short ones are "Read more", a list of chapters), or from
     ``AGREED_APART_CHARS`` where the two read different parts of the page (``AGREED_APART_BELOW``),
@@ -429,18 +432,20 @@ def agreed_content(article: str, extracted: str, notes: ArticleNotes | None = No
     ours = set(_shingles(_tokens(article)))
     blocks = _blocks(article)
     held = [_held(block, theirs) for block in blocks]
+    last = max((n for n, block in enumerate(blocks) if held[n] and len(_plain(block)) > AGREED_SHORT_CHARS),
+               default=len(blocks))
+    in_place = _held_in_place(blocks, theirs)
     notes = notes or ArticleNotes()
     formulas = set(_shingles(_tokens(" ".join(notes.formulas))))
     keep = [(n == 0 and block.startswith("#")) or len(_plain(block)) > AGREED_SHORT_CHARS or held[n]
-            or bool(formulas and _held(block, formulas)) for n, block in enumerate(blocks)]
+            or (in_place[n] and n < last) or bool(formulas and _held(block, formulas))
+            for n, block in enumerate(blocks)]
     for n, block in enumerate(blocks):  # a heading over kept text: up to the next heading
         if not keep[n] and _is_heading(block):
             below = next((m for m in range(n + 1, len(blocks)) if _is_heading(blocks[m])), len(blocks))
             keep[n] = any(keep[n + 1:below])
     share = _held_share(article, theirs)
     if share >= AGREED_TAIL_FROM:
-        last = max((n for n, block in enumerate(blocks) if held[n] and len(_plain(block)) > AGREED_SHORT_CHARS),
-                   default=len(blocks))
         keep = [k and (n <= last or held[n]) for n, k in enumerate(keep)]
     apart = share < AGREED_APART_BELOW and len(_plain(extracted)) >= AGREED_APART_MIN_SHARE * len(_plain(article))
     longer = AGREED_APART_CHARS if apart else AGREED_SHORT_CHARS
@@ -452,6 +457,23 @@ def agreed_content(article: str, extracted: str, notes: ArticleNotes | None = No
     while chosen and _is_heading(chosen[-1]):  # a heading over nothing: the article ended above it
         chosen.pop()
     return "\n\n".join(chosen + missed)
+
+
+def _held_in_place(blocks: list[str], theirs: set[tuple[str, ...]]) -> list[bool]:
+    """For each block of fewer than three words (a line of dialogue, "Step 2", a short heading: too
+    short for a 3-gram of its own), whether ``theirs`` has it where the article has it: half the
+    3-grams that run from the words before it through its words into the words after it. Longer
+    blocks: False (``_held`` judges them by their own 3-grams)."""
+    words = [_tokens(block) for block in blocks]
+    stream = [word for block in words for word in block]
+    found: list[bool] = []
+    start = 0
+    for block in words:
+        end = start + len(block)
+        grams = {tuple(stream[i:i + 3]) for i in range(max(0, start - 2), min(end, len(stream) - 2))}
+        found.append(len(block) < 3 and bool(grams) and len(grams & theirs) >= 0.5 * len(grams))
+        start = end
+    return found
 
 
 def _is_heading(block: str) -> bool:
