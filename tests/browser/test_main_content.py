@@ -279,6 +279,16 @@ def test_a_line_of_one_or_two_words_trafilatura_holds_in_place_stays() -> None:
                                               + "\n\nNo answer. was the reply")
 
 
+def test_spaces_and_punctuation_of_scripts_without_spaces_are_no_words() -> None:
+    # A Japanese line spaced with ideographic spaces (U+3000), which trafilatura gives as one plain space;
+    # sentences ending in "。". Counted as characters of the text, they made a line trafilatura holds
+    # look dropped by it.
+    story = "肉をくわえたイヌが、橋を渡っていました。ふと下を見ると、川の中にも肉をくわえたイヌがいます。" * 3
+    article = f"{story}\n\nいぬのかお\u3000\u3000\u3000いぬ\n\n{story}"
+    agreed = agreed_content(article, f"{story}\n\nいぬのかお いぬ\n\n{story}")
+    assert "いぬのかお\u3000\u3000\u3000いぬ" in agreed
+
+
 def test_the_articles_tail_trafilatura_does_not_hold_is_dropped_where_both_read_it() -> None:
     # An author's box after the article: long, so no caption, but after the last paragraph trafilatura
     # holds while both read the same article.

@@ -494,8 +494,9 @@ def _read_elsewhere(article: str, extracted: str) -> bool:
     return _held_share(article, set(_shingles(_tokens(extracted)))) < AGREED_ELSEWHERE_BELOW
 
 
-# Scripts written without spaces between words (Chinese, Japanese, Korean syllables): a character each.
-_TOKEN = LazyPattern(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff]|[^\W\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+# Scripts written without spaces between words (Chinese, Japanese, Korean syllables): a character each,
+# letters only (their block also holds the ideographic space and "。", "、", "「": no words).
+_TOKEN = LazyPattern(r"(?=\w)[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff]|[^\W\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 
 
 def _tokens(text: str) -> list[str]:
