@@ -460,10 +460,9 @@ def agreed_content(article: str, extracted: str, notes: ArticleNotes | None = No
 
 
 def _held_in_place(blocks: list[str], theirs: set[tuple[str, ...]]) -> list[bool]:
-    """For each block of fewer than three words (a line of dialogue, "Step 2", a short heading: too
-    short for a 3-gram of its own), whether ``theirs`` has it where the article has it: half the
-    3-grams that run from the words before it through its words into the words after it. Longer
-    blocks: False (``_held`` judges them by their own 3-grams)."""
+    """For each block of under three words (too short for a 3-gram of its own), whether ``theirs`` has
+    it where the article has it: half the 3-grams from the words before it through its words into the
+    words after it. Longer blocks: False (``_held`` judges them by their own 3-grams)."""
     words = [_tokens(block) for block in blocks]
     stream = [word for block in words for word in block]
     found: list[bool] = []
