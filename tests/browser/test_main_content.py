@@ -17,14 +17,8 @@ from benchmarks import serve_folder
 from benchmarks.bench_articles import CORPUS, f1, html_text, markdown_text
 from jawad_desktop.browser.driver import QtWebEnginePage
 from jawad_desktop.core.tools.browser import PageReading, read_page
-from jawad_desktop.core.tools.browser.content import (
-    OTHER_LINE_MAX_CHARS,
-    ArticleNotes,
-    agreed_content,
-    article_markdown,
-    main_content,
-    other_visible_text,
-)
+from jawad_desktop.core.tools.browser.content import ArticleNotes, agreed_content, article_markdown, main_content
+from jawad_desktop.core.tools.browser.other_text import OTHER_LINE_MAX_CHARS, other_visible_text
 from jawad_desktop.core.tools.page import RawSnapshot
 
 Load = Callable[[str], str]

@@ -1,4 +1,4 @@
-"""A page's main content, its title, and the visible text outside the main content.
+"""A page's main content and its title.
 
 Two extractors read every page and this module chooses between them:
 
@@ -9,8 +9,7 @@ Two extractors read every page and this module chooses between them:
   pages that are no article (a form, a listing) and it is the fallback when Readability finds nothing.
 
 The article's HTML becomes Markdown here (ATX headings, lists, tables; no images; links as their
-text). What the user sees outside the chosen content (a notice above the article, an instruction
-by a form) is kept apart, shortened (``other_visible_text``), so the model still reads it.
+text). What the user sees outside the chosen content is kept apart (``other_text``).
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ import functools
 import logging
 import re
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,12 +34,6 @@ TRAFILATURA_MIN_CHARS = 80
 # A page whose data tables trafilatura flattened is read whole (as Markdown with its tables) up to
 # this much HTML; a larger one keeps trafilatura's reading.
 TABLE_PAGE_MAX_CHARS = 200_000
-
-OTHER_TEXT_MAX_CHARS = 1500  # the most visible text outside the main content given to the model
-OTHER_LINE_MAX_CHARS = 200  # each line of it, clipped
-# A line this long (in letters) found in the element labels with their spaces taken out is their labels
-# shown side by side ("Custom UpholsterySofas & SectionalsTV Stands": a menu's links without spaces).
-JOINED_LABELS_MIN_CHARS = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -544,7 +536,7 @@ def page_title(snapshot: RawSnapshot) -> str:
     return " ".join((snapshot.article_title or snapshot.title).split())
 
 
-# -- visible text outside the main content ----------------------------------------------------------
+# -- words and 3-grams -------------------------------------------------------------------------------
 
 
 def _plain(text: str) -> str:
@@ -556,45 +548,3 @@ def _shingles(words: list[str], n: int = 3) -> Counter[tuple[str, ...]]:
     if len(words) < n:
         return Counter([tuple(words)]) if words else Counter()
     return Counter(tuple(words[i:i + n]) for i in range(len(words) - n + 1))
-
-
-def other_visible_text(text: str, content: str, *, skip: Iterable[str] = (),
-                       limit: int = OTHER_TEXT_MAX_CHARS) -> str:
-    """Visible lines of the page (``text``: its innerText) that the main content does not hold,
-    in page order, each once and clipped, at most ``limit`` characters in all.
-
-    ``skip``: texts the model is given elsewhere (the labels of the interactive elements, in page
-    order), left out: a line that is one of them or lies within them (part of a link's label, or a row
-    of buttons' labels one after the other) is left out as the content's lines are.
-    """
-    covered = f" {_plain(content)} "
-    given = f" {' '.join(_plain(s) for s in skip if s)} "
-    given_joined = given.replace(" ", "")  # links side by side, shown without a space between their labels
-    held = set(_shingles(covered.split())) | set(_shingles(given.split()))
-    seen: set[str] = set()
-    out: list[str] = []
-    size = 0
-    for raw in text.splitlines():
-        line = " ".join(raw.split())
-        key = _plain(line)
-        if not key or key in seen:
-            continue
-        seen.add(key)
-        if f" {key} " in covered or f" {key} " in given:
-            continue
-        joined = key.replace(" ", "")
-        if len(joined) >= JOINED_LABELS_MIN_CHARS and joined in given_joined:
-            continue
-        words = key.split()
-        if len(words) >= 6:
-            grams = _shingles(words)
-            inside = sum(1 for g in grams if g in held)
-            if inside >= 0.6 * len(grams):
-                continue
-        if len(line) > OTHER_LINE_MAX_CHARS:
-            line = line[:OTHER_LINE_MAX_CHARS - 1].rstrip() + "…"
-        if size + len(line) + 1 > limit:
-            break
-        out.append(line)
-        size += len(line) + 1
-    return "\n".join(out)
