@@ -316,6 +316,32 @@ def test_trafilaturas_reading_is_the_content_where_readability_took_another_part
     assert "Read also" not in chosen.markdown
 
 
+def test_the_standfirst_shown_above_the_article_opens_it_where_neither_extractor_kept_it() -> None:
+    # The lead under a headline sits outside the article's subtree and trafilatura drops it as short; the
+    # page shows it, and its description (Readability's excerpt) says the same.
+    lead = "Four years of building are over: the ferry terminal opened on Monday, with a new hall and quay."
+    story = "".join(f"<p>{STORY}{QUAY}The {n}th boat left at dawn with the mail.</p>" for n in range(4, 9))
+    page = (f"<html><head><title>Terminal</title><meta name='description' content='{lead}'></head><body>"
+            f"<header><h1>The new terminal</h1><p class='lead'>{lead}</p></header><article>{story}</article>"
+            "</body></html>")
+    shown = "The new terminal\n" + lead + "\n" + "\n".join(
+        f"{STORY}{QUAY}The {n}th boat left at dawn with the mail." for n in range(4, 9))
+
+    def snapshot(text: str) -> RawSnapshot:
+        return RawSnapshot(url="http://127.0.0.1/", title="Terminal", html=page, text=text, excerpt=lead,
+                           article_html=f"<div><h1>The new terminal</h1>{story}</div>")
+
+    chosen = main_content(snapshot(shown))
+    assert chosen.source == "readability"
+    assert chosen.markdown.startswith(f"# The new terminal\n\n{lead}\n\n")
+    assert chosen.markdown.count("ferry terminal opened on Monday") == 1
+    # Shown below the article (a teaser of it on the same page), it is no standfirst.
+    below = main_content(snapshot(shown.replace(lead + "\n", "") + "\n" + lead)).markdown
+    assert lead not in below
+    # Not shown on the page at all: the description is the page's, not the article's text.
+    assert lead not in main_content(snapshot(shown.replace(lead + "\n", ""))).markdown
+
+
 def test_a_rubys_reading_is_not_read_into_its_words() -> None:
     # Furigana over Japanese (a children's news site): shown above the word, not in the line.
     html = "<p><ruby>子<rp>(</rp><rt>こ</rt><rp>)</rp></ruby>どもへの<ruby>虐待<rt>ぎゃくたい</rt></ruby>をなくす</p>"

@@ -334,10 +334,10 @@ def body_markdown(html: str) -> str:
 
 def main_content(snapshot: RawSnapshot) -> MainContent:
     """The page's main content: Readability's article when it found one, checked against
-    trafilatura's extraction (``agreed_content``), unless trafilatura read more text in another part
-    of the page (``_read_elsewhere``); else trafilatura's extraction of the whole document (the whole
-    visible document with its tables when trafilatura flattened them); on a page with little text,
-    the longer of the two, else the whole body.
+    trafilatura's extraction (``agreed_content``) and with its standfirst (``_with_standfirst``),
+    unless trafilatura read more text in another part of the page (``_read_elsewhere``); else
+    trafilatura's extraction of the whole document (the whole visible document with its tables when
+    trafilatura flattened them); on a page with little text, the longer of the two, else the whole body.
 
     Each extractor errs its own way on real pages (``benchmarks/bench_web_snippets.py``, 300 pages
     nobody here wrote): Readability takes one subtree whole, with the captions, teasers and "more on
@@ -352,7 +352,7 @@ def main_content(snapshot: RawSnapshot) -> MainContent:
     if len(_plain(article)) >= ARTICLE_MIN_CHARS:
         if _read_elsewhere(article, extracted):
             return MainContent(extracted, "trafilatura")
-        return MainContent(agreed_content(article, extracted, notes), "readability")
+        return MainContent(_with_standfirst(agreed_content(article, extracted, notes), snapshot), "readability")
     if _flattened_tables(snapshot.html, extracted):
         return MainContent(article_markdown(snapshot.html), "body")
     if len(extracted) >= TRAFILATURA_MIN_CHARS:
@@ -363,6 +363,31 @@ def main_content(snapshot: RawSnapshot) -> MainContent:
         return MainContent(article, "readability")
     body = body_markdown(snapshot.html)
     return MainContent(body, "body" if body else "none")
+
+
+# Readability's excerpt (the page's description) from this many characters of words is a sentence,
+# not a label: shown on its own line above the article, it is the article's standfirst.
+STANDFIRST_MIN_CHARS = 80
+
+
+def _with_standfirst(markdown: str, snapshot: RawSnapshot) -> str:
+    """The content with its standfirst (the lead under the headline: "Damit Mitarbeiter gesund bleiben,
+    müssen sich Unternehmen einiges einfallen lassen...") where neither extractor kept it: Readability's
+    excerpt, when the page shows it as a line of its own above the content's first long paragraph.
+    Put under the content's opening heading, else first."""
+    lead = " ".join(snapshot.excerpt.split())
+    if len(_plain(lead)) < STANDFIRST_MIN_CHARS or _held(lead, set(_shingles(_tokens(markdown)))):
+        return markdown
+    if lead not in {" ".join(line.split()) for line in snapshot.text.splitlines()}:
+        return markdown
+    first = next((block for block in _blocks(markdown) if len(_plain(block)) > AGREED_SHORT_CHARS), "")
+    page = _plain(snapshot.text)
+    if not first or not 0 <= page.find(_plain(lead)) < page.find(_plain(first)[:60]):
+        return markdown
+    head, _, rest = markdown.partition("\n\n")
+    if _is_heading(head):
+        return f"{head}\n\n{lead}\n\n{rest}".rstrip()
+    return f"{lead}\n\n{markdown}"
 
 
 # A block of Readability's article this short (in characters of its words) that trafilatura did not
