@@ -316,10 +316,15 @@ def test_trafilaturas_reading_is_the_content_where_readability_took_another_part
     assert "Read also" not in chosen.markdown
 
 
-def test_the_standfirst_shown_above_the_article_opens_it_where_neither_extractor_kept_it() -> None:
+STANDFIRST = "Four years of building are over: the ferry terminal opened on Monday, with a new hall, quay and café."
+
+
+@pytest.mark.parametrize("described", [STANDFIRST, STANDFIRST[:-12],  # cut short, mid-word
+                                       f"{STANDFIRST} {STORY[:40]} […]"])  # run on into the article
+def test_the_standfirst_shown_above_the_article_opens_it_where_neither_extractor_kept_it(described: str) -> None:
     # The lead under a headline sits outside the article's subtree and trafilatura drops it as short; the
-    # page shows it, and its description (Readability's excerpt) says the same.
-    lead = "Four years of building are over: the ferry terminal opened on Monday, with a new hall and quay."
+    # page shows it, and its description (Readability's excerpt) begins the same.
+    lead = STANDFIRST
     story = "".join(f"<p>{STORY}{QUAY}The {n}th boat left at dawn with the mail.</p>" for n in range(4, 9))
     page = (f"<html><head><title>Terminal</title><meta name='description' content='{lead}'></head><body>"
             f"<header><h1>The new terminal</h1><p class='lead'>{lead}</p></header><article>{story}</article>"
@@ -328,7 +333,7 @@ def test_the_standfirst_shown_above_the_article_opens_it_where_neither_extractor
         f"{STORY}{QUAY}The {n}th boat left at dawn with the mail." for n in range(4, 9))
 
     def snapshot(text: str) -> RawSnapshot:
-        return RawSnapshot(url="http://127.0.0.1/", title="Terminal", html=page, text=text, excerpt=lead,
+        return RawSnapshot(url="http://127.0.0.1/", title="Terminal", html=page, text=text, excerpt=described,
                            article_html=f"<div><h1>The new terminal</h1>{story}</div>")
 
     chosen = main_content(snapshot(shown))

@@ -365,20 +365,23 @@ def main_content(snapshot: RawSnapshot) -> MainContent:
     return MainContent(body, "body" if body else "none")
 
 
-# Readability's excerpt (the page's description) from this many characters of words is a sentence,
-# not a label: shown on its own line above the article, it is the article's standfirst.
+# A line that begins as Readability's excerpt (the page's description) does, for this many characters
+# of words (a sentence, not a label), shown above the article, is the article's standfirst.
 STANDFIRST_MIN_CHARS = 80
 
 
 def _with_standfirst(markdown: str, snapshot: RawSnapshot) -> str:
     """The content with its standfirst (the lead under the headline: "Damit Mitarbeiter gesund bleiben,
-    müssen sich Unternehmen einiges einfallen lassen...") where neither extractor kept it: Readability's
-    excerpt, when the page shows it as a line of its own above the content's first long paragraph.
-    Put under the content's opening heading, else first."""
-    lead = " ".join(snapshot.excerpt.split())
-    if len(_plain(lead)) < STANDFIRST_MIN_CHARS or _held(lead, set(_shingles(_tokens(markdown)))):
+    müssen sich Unternehmen einiges einfallen lassen...") where neither extractor kept it: the line the
+    page shows above the content's first long paragraph that begins as Readability's excerpt (the
+    page's description) does, whole (a site may cut its description short, mid-word, or run it on
+    into the article's first words). Put under the content's opening heading, else first."""
+    described = _plain(snapshot.excerpt).split()[:-1]  # its last word may be cut
+    if len(" ".join(described)) < STANDFIRST_MIN_CHARS:
         return markdown
-    if lead not in {" ".join(line.split()) for line in snapshot.text.splitlines()}:
+    lead = next((" ".join(line.split()) for line in snapshot.text.splitlines()
+                 if len(_common_start(_plain(line).split(), described)) >= STANDFIRST_MIN_CHARS), "")
+    if not lead or _held(lead, set(_shingles(_tokens(markdown)))):
         return markdown
     first = next((block for block in _blocks(markdown) if len(_plain(block)) > AGREED_SHORT_CHARS), "")
     page = _plain(snapshot.text)
@@ -388,6 +391,12 @@ def _with_standfirst(markdown: str, snapshot: RawSnapshot) -> str:
     if _is_heading(head):
         return f"{head}\n\n{lead}\n\n{rest}".rstrip()
     return f"{lead}\n\n{markdown}"
+
+
+def _common_start(words: list[str], others: list[str]) -> str:
+    """The words both lists begin with, when one begins the other ("" else)."""
+    shorter = min(len(words), len(others))
+    return " ".join(words[:shorter]) if words[:shorter] == others[:shorter] else ""
 
 
 # A block of Readability's article this short (in characters of its words) that trafilatura did not
