@@ -17,14 +17,8 @@ from benchmarks import serve_folder
 from benchmarks.bench_articles import CORPUS, f1, html_text, markdown_text
 from jawad_desktop.browser.driver import QtWebEnginePage
 from jawad_desktop.core.tools.browser import PageReading, read_page
-from jawad_desktop.core.tools.browser.content import (
-    OTHER_LINE_MAX_CHARS,
-    ArticleNotes,
-    agreed_content,
-    article_markdown,
-    main_content,
-    other_visible_text,
-)
+from jawad_desktop.core.tools.browser.content import ArticleNotes, agreed_content, article_markdown, main_content
+from jawad_desktop.core.tools.browser.other_text import OTHER_LINE_MAX_CHARS, other_visible_text
 from jawad_desktop.core.tools.page import RawSnapshot
 
 Load = Callable[[str], str]
@@ -263,6 +257,32 @@ def test_a_heading_over_kept_text_stays_though_trafilatura_dropped_it() -> None:
     assert "More from the harbour" not in agreed and "Ferry fares" not in agreed
 
 
+def test_a_line_of_one_or_two_words_trafilatura_holds_in_place_stays() -> None:
+    # A story's line of dialogue and a step's label are too short for a 3-gram of their own: they are
+    # judged by trafilatura having them between the same words. One trafilatura dropped goes.
+    article = (f"{STORY * 2}\n\n\"Anyone there?\"\n\nNo answer.\n\nStep 2\n\n{QUAY * 2}\n\nAdvertisement\n\n"
+               f"{STORY}\n\nBy:\n\nJane Doe")
+    extracted = f"{STORY * 2}\n\n\"Anyone there?\"\n\nNo answer.\n\nStep 2\n\n{QUAY * 2}\n\n{STORY}\n\nBy:\n\nJane Doe"
+    agreed = agreed_content(article, extracted)
+    assert "\n\nNo answer.\n\nStep 2\n\n" in agreed and "Anyone there?" in agreed
+    assert "Advertisement" not in agreed
+    # After the article's last long paragraph trafilatura holds, a short line is the page's, not the story's.
+    assert "By:" not in agreed and "Jane Doe" not in agreed
+    # "No answer." where trafilatura has other words around those two: not held there.
+    assert "No answer." not in agreed_content(article, extracted.replace("\n\nNo answer.\n\n", "\n\n")
+                                              + "\n\nNo answer. was the reply")
+
+
+def test_spaces_and_punctuation_of_scripts_without_spaces_are_no_words() -> None:
+    # A Japanese line spaced with ideographic spaces (U+3000), which trafilatura gives as one plain space;
+    # sentences ending in "。". Counted as characters of the text, they made a line trafilatura holds
+    # look dropped by it.
+    story = "肉をくわえたイヌが、橋を渡っていました。ふと下を見ると、川の中にも肉をくわえたイヌがいます。" * 3
+    article = f"{story}\n\nいぬのかお\u3000\u3000\u3000いぬ\n\n{story}"
+    agreed = agreed_content(article, f"{story}\n\nいぬのかお いぬ\n\n{story}")
+    assert "いぬのかお\u3000\u3000\u3000いぬ" in agreed
+
+
 def test_the_articles_tail_trafilatura_does_not_hold_is_dropped_where_both_read_it() -> None:
     # An author's box after the article: long, so no caption, but after the last paragraph trafilatura
     # holds while both read the same article.
@@ -294,6 +314,37 @@ def test_trafilaturas_reading_is_the_content_where_readability_took_another_part
                                       article_html=f"<div>{teasers}</div>"))
     assert chosen.source == "trafilatura" and "11th boat left" in chosen.markdown
     assert "Read also" not in chosen.markdown
+
+
+STANDFIRST = "Four years of building are over: the ferry terminal opened on Monday, with a new hall, quay and café."
+
+
+@pytest.mark.parametrize("described", [STANDFIRST, STANDFIRST[:-12],  # cut short, mid-word
+                                       f"{STANDFIRST} {STORY[:40]} […]"])  # run on into the article
+def test_the_standfirst_shown_above_the_article_opens_it_where_neither_extractor_kept_it(described: str) -> None:
+    # The lead under a headline sits outside the article's subtree and trafilatura drops it as short; the
+    # page shows it, and its description (Readability's excerpt) begins the same.
+    lead = STANDFIRST
+    story = "".join(f"<p>{STORY}{QUAY}The {n}th boat left at dawn with the mail.</p>" for n in range(4, 9))
+    page = (f"<html><head><title>Terminal</title><meta name='description' content='{lead}'></head><body>"
+            f"<header><h1>The new terminal</h1><p class='lead'>{lead}</p></header><article>{story}</article>"
+            "</body></html>")
+    shown = "The new terminal\n" + lead + "\n" + "\n".join(
+        f"{STORY}{QUAY}The {n}th boat left at dawn with the mail." for n in range(4, 9))
+
+    def snapshot(text: str) -> RawSnapshot:
+        return RawSnapshot(url="http://127.0.0.1/", title="Terminal", html=page, text=text, excerpt=described,
+                           article_html=f"<div><h1>The new terminal</h1>{story}</div>")
+
+    chosen = main_content(snapshot(shown))
+    assert chosen.source == "readability"
+    assert chosen.markdown.startswith(f"# The new terminal\n\n{lead}\n\n")
+    assert chosen.markdown.count("ferry terminal opened on Monday") == 1
+    # Shown below the article (a teaser of it on the same page), it is no standfirst.
+    below = main_content(snapshot(shown.replace(lead + "\n", "") + "\n" + lead)).markdown
+    assert lead not in below
+    # Not shown on the page at all: the description is the page's, not the article's text.
+    assert lead not in main_content(snapshot(shown.replace(lead + "\n", ""))).markdown
 
 
 def test_a_rubys_reading_is_not_read_into_its_words() -> None:

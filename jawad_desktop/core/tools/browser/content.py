@@ -1,4 +1,4 @@
-"""A page's main content, its title, and the visible text outside the main content.
+"""A page's main content and its title.
 
 Two extractors read every page and this module chooses between them:
 
@@ -9,8 +9,7 @@ Two extractors read every page and this module chooses between them:
   pages that are no article (a form, a listing) and it is the fallback when Readability finds nothing.
 
 The article's HTML becomes Markdown here (ATX headings, lists, tables; no images; links as their
-text). What the user sees outside the chosen content (a notice above the article, an instruction
-by a form) is kept apart, shortened (``other_visible_text``), so the model still reads it.
+text). What the user sees outside the chosen content is kept apart (``other_text``).
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ import functools
 import logging
 import re
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,12 +34,6 @@ TRAFILATURA_MIN_CHARS = 80
 # A page whose data tables trafilatura flattened is read whole (as Markdown with its tables) up to
 # this much HTML; a larger one keeps trafilatura's reading.
 TABLE_PAGE_MAX_CHARS = 200_000
-
-OTHER_TEXT_MAX_CHARS = 1500  # the most visible text outside the main content given to the model
-OTHER_LINE_MAX_CHARS = 200  # each line of it, clipped
-# A line this long (in letters) found in the element labels with their spaces taken out is their labels
-# shown side by side ("Custom UpholsterySofas & SectionalsTV Stands": a menu's links without spaces).
-JOINED_LABELS_MIN_CHARS = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,10 +334,10 @@ def body_markdown(html: str) -> str:
 
 def main_content(snapshot: RawSnapshot) -> MainContent:
     """The page's main content: Readability's article when it found one, checked against
-    trafilatura's extraction (``agreed_content``), unless trafilatura read more text in another part
-    of the page (``_read_elsewhere``); else trafilatura's extraction of the whole document (the whole
-    visible document with its tables when trafilatura flattened them); on a page with little text,
-    the longer of the two, else the whole body.
+    trafilatura's extraction (``agreed_content``) and with its standfirst (``_with_standfirst``),
+    unless trafilatura read more text in another part of the page (``_read_elsewhere``); else
+    trafilatura's extraction of the whole document (the whole visible document with its tables when
+    trafilatura flattened them); on a page with little text, the longer of the two, else the whole body.
 
     Each extractor errs its own way on real pages (``benchmarks/bench_web_snippets.py``, 300 pages
     nobody here wrote): Readability takes one subtree whole, with the captions, teasers and "more on
@@ -360,7 +352,7 @@ def main_content(snapshot: RawSnapshot) -> MainContent:
     if len(_plain(article)) >= ARTICLE_MIN_CHARS:
         if _read_elsewhere(article, extracted):
             return MainContent(extracted, "trafilatura")
-        return MainContent(agreed_content(article, extracted, notes), "readability")
+        return MainContent(_with_standfirst(agreed_content(article, extracted, notes), snapshot), "readability")
     if _flattened_tables(snapshot.html, extracted):
         return MainContent(article_markdown(snapshot.html), "body")
     if len(extracted) >= TRAFILATURA_MIN_CHARS:
@@ -371,6 +363,40 @@ def main_content(snapshot: RawSnapshot) -> MainContent:
         return MainContent(article, "readability")
     body = body_markdown(snapshot.html)
     return MainContent(body, "body" if body else "none")
+
+
+# A line that begins as Readability's excerpt (the page's description) does, for this many characters
+# of words (a sentence, not a label), shown above the article, is the article's standfirst.
+STANDFIRST_MIN_CHARS = 80
+
+
+def _with_standfirst(markdown: str, snapshot: RawSnapshot) -> str:
+    """The content with its standfirst (the lead under the headline: "Damit Mitarbeiter gesund bleiben,
+    müssen sich Unternehmen einiges einfallen lassen...") where neither extractor kept it: the line the
+    page shows above the content's first long paragraph that begins as Readability's excerpt (the
+    page's description) does, whole (a site may cut its description short, mid-word, or run it on
+    into the article's first words). Put under the content's opening heading, else first."""
+    described = _plain(snapshot.excerpt).split()[:-1]  # its last word may be cut
+    if len(" ".join(described)) < STANDFIRST_MIN_CHARS:
+        return markdown
+    lead = next((" ".join(line.split()) for line in snapshot.text.splitlines()
+                 if len(_common_start(_plain(line).split(), described)) >= STANDFIRST_MIN_CHARS), "")
+    if not lead or _held(lead, set(_shingles(_tokens(markdown)))):
+        return markdown
+    first = next((block for block in _blocks(markdown) if len(_plain(block)) > AGREED_SHORT_CHARS), "")
+    page = _plain(snapshot.text)
+    if not first or not 0 <= page.find(_plain(lead)) < page.find(_plain(first)[:60]):
+        return markdown
+    head, _, rest = markdown.partition("\n\n")
+    if _is_heading(head):
+        return f"{head}\n\n{lead}\n\n{rest}".rstrip()
+    return f"{lead}\n\n{markdown}"
+
+
+def _common_start(words: list[str], others: list[str]) -> str:
+    """The words both lists begin with, when one begins the other ("" else)."""
+    shorter = min(len(words), len(others))
+    return " ".join(words[:shorter]) if words[:shorter] == others[:shorter] else ""
 
 
 # A block of Readability's article this short (in characters of its words) that trafilatura did not
@@ -411,10 +437,13 @@ def agreed_content(article: str, extracted: str, notes: ArticleNotes | None = No
 
     A block is a Markdown paragraph (text between blank lines: a paragraph, a list, a table, a
     heading); it is held by a text when half its 3-grams of words (of characters, in scripts written
-    without spaces) are in it. Kept besides: a heading that opens the article (trafilatura often
-    leaves the title out), and a heading over text that is kept (trafilatura drops headings a page
-    styles as its own). Dropped besides: the article's tail trafilatura does not hold, where both read
-    the same article (``AGREED_TAIL_FROM``), and a heading that ends the article (over nothing: "Also
+    without spaces) are in it; a block of one or two words, too short for that, when trafilatura has it
+    between the same words (``_held_in_place``: a line of dialogue, "Step 2"), up to the article's last
+    long paragraph trafilatura holds (after it, a short line is the page's: "By:", "Already read?").
+    Kept besides: a heading that opens the article (trafilatura often leaves the title out), and a
+    heading over text that is kept (trafilatura drops headings a page styles as its own). Dropped
+    besides: the article's tail trafilatura does not hold, where both read the same article
+    (``AGREED_TAIL_FROM``), and a heading that ends the article (over nothing: "Also
     on our site" above a box of teasers Readability left out). Added: trafilatura's blocks longer than
     ``AGREED_SHORT_CHARS`` (its short ones are "Read more", a list of chapters), or from
     ``AGREED_APART_CHARS`` where the two read different parts of the page (``AGREED_APART_BELOW``),
@@ -429,18 +458,20 @@ def agreed_content(article: str, extracted: str, notes: ArticleNotes | None = No
     ours = set(_shingles(_tokens(article)))
     blocks = _blocks(article)
     held = [_held(block, theirs) for block in blocks]
+    last = max((n for n, block in enumerate(blocks) if held[n] and len(_plain(block)) > AGREED_SHORT_CHARS),
+               default=len(blocks))
+    in_place = _held_in_place(blocks, theirs)
     notes = notes or ArticleNotes()
     formulas = set(_shingles(_tokens(" ".join(notes.formulas))))
     keep = [(n == 0 and block.startswith("#")) or len(_plain(block)) > AGREED_SHORT_CHARS or held[n]
-            or bool(formulas and _held(block, formulas)) for n, block in enumerate(blocks)]
+            or (in_place[n] and n < last) or bool(formulas and _held(block, formulas))
+            for n, block in enumerate(blocks)]
     for n, block in enumerate(blocks):  # a heading over kept text: up to the next heading
         if not keep[n] and _is_heading(block):
             below = next((m for m in range(n + 1, len(blocks)) if _is_heading(blocks[m])), len(blocks))
             keep[n] = any(keep[n + 1:below])
     share = _held_share(article, theirs)
     if share >= AGREED_TAIL_FROM:
-        last = max((n for n, block in enumerate(blocks) if held[n] and len(_plain(block)) > AGREED_SHORT_CHARS),
-                   default=len(blocks))
         keep = [k and (n <= last or held[n]) for n, k in enumerate(keep)]
     apart = share < AGREED_APART_BELOW and len(_plain(extracted)) >= AGREED_APART_MIN_SHARE * len(_plain(article))
     longer = AGREED_APART_CHARS if apart else AGREED_SHORT_CHARS
@@ -452,6 +483,22 @@ def agreed_content(article: str, extracted: str, notes: ArticleNotes | None = No
     while chosen and _is_heading(chosen[-1]):  # a heading over nothing: the article ended above it
         chosen.pop()
     return "\n\n".join(chosen + missed)
+
+
+def _held_in_place(blocks: list[str], theirs: set[tuple[str, ...]]) -> list[bool]:
+    """For each block of under three words (too short for a 3-gram of its own), whether ``theirs`` has
+    it where the article has it: half the 3-grams from the words before it through its words into the
+    words after it. Longer blocks: False (``_held`` judges them by their own 3-grams)."""
+    words = [_tokens(block) for block in blocks]
+    stream = [word for block in words for word in block]
+    found: list[bool] = []
+    start = 0
+    for block in words:
+        end = start + len(block)
+        grams = {tuple(stream[i:i + 3]) for i in range(max(0, start - 2), min(end, len(stream) - 2))}
+        found.append(len(block) < 3 and bool(grams) and len(grams & theirs) >= 0.5 * len(grams))
+        start = end
+    return found
 
 
 def _is_heading(block: str) -> bool:
@@ -472,8 +519,9 @@ def _read_elsewhere(article: str, extracted: str) -> bool:
     return _held_share(article, set(_shingles(_tokens(extracted)))) < AGREED_ELSEWHERE_BELOW
 
 
-# Scripts written without spaces between words (Chinese, Japanese, Korean syllables): a character each.
-_TOKEN = LazyPattern(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff]|[^\W\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+# Scripts written without spaces between words (Chinese, Japanese, Korean syllables): a character each,
+# letters only (their block also holds the ideographic space and "。", "、", "「": no words).
+_TOKEN = LazyPattern(r"(?=\w)[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff]|[^\W\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 
 
 def _tokens(text: str) -> list[str]:
@@ -522,7 +570,7 @@ def page_title(snapshot: RawSnapshot) -> str:
     return " ".join((snapshot.article_title or snapshot.title).split())
 
 
-# -- visible text outside the main content ----------------------------------------------------------
+# -- words and 3-grams -------------------------------------------------------------------------------
 
 
 def _plain(text: str) -> str:
@@ -534,45 +582,3 @@ def _shingles(words: list[str], n: int = 3) -> Counter[tuple[str, ...]]:
     if len(words) < n:
         return Counter([tuple(words)]) if words else Counter()
     return Counter(tuple(words[i:i + n]) for i in range(len(words) - n + 1))
-
-
-def other_visible_text(text: str, content: str, *, skip: Iterable[str] = (),
-                       limit: int = OTHER_TEXT_MAX_CHARS) -> str:
-    """Visible lines of the page (``text``: its innerText) that the main content does not hold,
-    in page order, each once and clipped, at most ``limit`` characters in all.
-
-    ``skip``: texts the model is given elsewhere (the labels of the interactive elements, in page
-    order), left out: a line that is one of them or lies within them (part of a link's label, or a row
-    of buttons' labels one after the other) is left out as the content's lines are.
-    """
-    covered = f" {_plain(content)} "
-    given = f" {' '.join(_plain(s) for s in skip if s)} "
-    given_joined = given.replace(" ", "")  # links side by side, shown without a space between their labels
-    held = set(_shingles(covered.split())) | set(_shingles(given.split()))
-    seen: set[str] = set()
-    out: list[str] = []
-    size = 0
-    for raw in text.splitlines():
-        line = " ".join(raw.split())
-        key = _plain(line)
-        if not key or key in seen:
-            continue
-        seen.add(key)
-        if f" {key} " in covered or f" {key} " in given:
-            continue
-        joined = key.replace(" ", "")
-        if len(joined) >= JOINED_LABELS_MIN_CHARS and joined in given_joined:
-            continue
-        words = key.split()
-        if len(words) >= 6:
-            grams = _shingles(words)
-            inside = sum(1 for g in grams if g in held)
-            if inside >= 0.6 * len(grams):
-                continue
-        if len(line) > OTHER_LINE_MAX_CHARS:
-            line = line[:OTHER_LINE_MAX_CHARS - 1].rstrip() + "…"
-        if size + len(line) + 1 > limit:
-            break
-        out.append(line)
-        size += len(line) + 1
-    return "\n".join(out)

@@ -19,10 +19,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from jawad_desktop.core.tools.browser.content import body_markdown, main_content, other_visible_text, page_title
+from jawad_desktop.core.tools.browser.content import body_markdown, main_content, page_title
 from jawad_desktop.core.tools.browser.content import trafilatura_markdown as _trafilatura_markdown
 from jawad_desktop.core.tools.browser.elements import HEADING as ELEMENTS_HEADING
 from jawad_desktop.core.tools.browser.elements import list_elements
+from jawad_desktop.core.tools.browser.other_text import other_visible_text
 from jawad_desktop.core.tools.browser.parts import OUTLINE_CHARS, PageParts, part_chars_for
 from jawad_desktop.core.tools.browser.popups import format_popups
 from jawad_desktop.core.tools.browser.product import PRODUCT_KEYS as _PRODUCT_KEYS
