@@ -23,7 +23,12 @@ from jawad_desktop.core.messages import Message
 from jawad_desktop.core.tools.basic import basic_registry
 from tests.agent.test_budget import OnePage
 
-pytestmark = pytest.mark.slow
+# llama.cpp reads the ~7,000-token prompt on one thread (tests/fixtures/cores.py): 80-110 s of CPU, which on two
+# cores shared by four workers took up to 190 s; on a machine busy with more, the worker running it was ended
+# (the suite's 300 s limit ends the process, and xdist runs the test again), and the client's 120 s wait for the
+# answer's first chunk can run out. Its own limits are long enough to finish.
+TURN_TIMEOUT_S = 540
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(TURN_TIMEOUT_S + 60)]
 
 
 def _turn(server: LocalServer, arun: Any, *, context_window: int = 0) -> events.ChatResponse:
@@ -32,6 +37,7 @@ def _turn(server: LocalServer, arun: Any, *, context_window: int = 0) -> events.
     settings.agent.max_iterations = 1
     settings.agent.temperature = 0.0
     settings.network.max_retries = 0
+    settings.network.read_timeout_s = TURN_TIMEOUT_S  # the answer's first chunk comes once the whole prompt is read
     provider = ProviderConfig(name="built-in", kind=ProviderKind.OPENAI_COMPATIBLE, base_url=server.base_url,
                               model="smollm2", context_window=context_window)
     client = LLMClient(provider, network=settings.network)
@@ -45,7 +51,7 @@ def _turn(server: LocalServer, arun: Any, *, context_window: int = 0) -> events.
         async with client:
             return await session.run("Say hello.")
 
-    response: events.ChatResponse = arun(turn(), timeout=300)
+    response: events.ChatResponse = arun(turn(), timeout=TURN_TIMEOUT_S)
     return response
 
 

@@ -7,12 +7,15 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 from jawad_desktop.core.config.mcp import mcp_header_key_name
 from jawad_desktop.core.store.secrets import SecretStore
 from tests.llm.test_cli import jawad
 from tests.mcp.conftest import ROOT, HttpMcp
 
 
+@pytest.mark.slow  # 9-10 s in CI: first, not at the end of a parallel run (tests/fixtures/workers.py)
 def test_mcp_add_list_remove(profile_dir: Path, secret_store: SecretStore, http_mcp: HttpMcp) -> None:
     added = jawad(profile_dir, "mcp", "add", "calc", "--command", f"{sys.executable} -m tests.servers.mcp_server stdio",
                   "--cwd", str(ROOT), "--allow", "add,echo")

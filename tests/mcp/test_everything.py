@@ -249,6 +249,7 @@ def test_progress_on_the_tool_card_and_stop_cancels_a_long_call(
     assert any("told to stop request" in r.getMessage() for r in caplog.records)
 
 
+@pytest.mark.slow  # 8-12 s in CI: first, not at the end of a parallel run (tests/fixtures/workers.py)
 def test_the_terminal_lists_resources_and_prompts_attaches_a_resource_and_runs_a_prompt(
         everything: McpServerConfig, profile_dir: Path, scripted_model: ScriptedModel, tmp_path: Path) -> None:
     from tests.llm.test_cli import jawad

@@ -165,6 +165,7 @@ def test_the_mic_button_shows_the_language_it_heard(voice_ctx: AppContext, qtbot
     assert "Last time" not in button.toolTip()
 
 
+@pytest.mark.slow  # 8-10 s in CI: first, not at the end of a parallel run (tests/fixtures/workers.py)
 def test_real_speech_in_other_languages_is_detected_or_heard_in_the_language_given(
     multilingual_cache: Path, arun: Callable[..., Any]
 ) -> None:
