@@ -206,9 +206,10 @@ def test_the_frame_shows_at_once_and_is_built_in_place(
     assert window.built and window.centralWidget() is window.main_split
     assert [a.text() for a in window.menuBar().actions()] == menus  # nothing moved
     assert window.file_menu.actions(), "the menus are filled"
-    # The deferred work (store, sidebar, agent) starts without another show.
-    qtbot.waitUntil(lambda: window.presenter.assistant is not None, timeout=30_000)
-    assert window.sidebar is not None
+    # The deferred work (the history, Research, voice) starts without another show; the assistant
+    # waits for its first need (tests/ui/test_window_first_need.py).
+    qtbot.waitUntil(lambda: window.sidebar is not None and window.conversation_button is not None, timeout=30_000)
+    assert window.presenter.assistant is None
     window.close()
     window.dispose()
 
