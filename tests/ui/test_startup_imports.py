@@ -31,8 +31,8 @@ NOT_IN_THE_IDLE_APP = [
 # first need, the first message, Research, Compare, a project, Settings or a web page browsed.
 ASSISTANT_NOT_IN_THE_IDLE_APP = [
     "jawad_desktop.core.assistant", "jawad_desktop.core.agent.session", "jawad_desktop.core.tools.registry",
-    "jawad_desktop.core.tools.page", "jawad_desktop.core.llm.client", "jawad_desktop.core.harbor.gate",
-    "jawad_desktop.core.research.executor", "jawad_desktop.browser.driver", "jawad_desktop.ui.chat.research_panel",
+    "jawad_desktop.core.harbor.engine", "jawad_desktop.core.harbor.gate",
+    "jawad_desktop.core.research.executor", "jawad_desktop.browser.driver",
 ]
 
 # The window shown as the app shows it first (argv[1]: the profile); the scripts below go on from it.
