@@ -145,7 +145,7 @@ class BrowserPane(QWidget):
         self.address.returnPressed.connect(self._go)
         if shortcuts:
             self.add_shortcuts()
-        # A new page has no history yet (asking Chromium for it costs 10 ms at start-up).
+        # A new page has no history yet (``_update_buttons`` asks Chromium once a page has loaded).
         self.back_button.setEnabled(False)
         self.forward_button.setEnabled(False)
 
@@ -300,6 +300,8 @@ class BrowserPane(QWidget):
             self.page_ready.emit(view.url().toString())
 
     def _update_buttons(self) -> None:
+        if not self.loads_finished:  # nothing loaded yet, nothing to go back to (Chromium asked: 10 ms at start)
+            return
         history = self.view.history()
         self.back_button.setEnabled(history.canGoBack())
         self.forward_button.setEnabled(history.canGoForward())
