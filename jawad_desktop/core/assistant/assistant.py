@@ -82,9 +82,8 @@ class Assistant:
     (``agent.plan_first``). ``scope``: a plan approved ahead for every request (a scheduled task's,
     ``core.tasks``): no plan is proposed, and anything outside it asks (without a person: denied).
     ``project``: the project (name or id, ``core.store.projects``) new conversations start in
-    (``set_project`` changes it). ``store``: the conversation store to save in, already open (the
-    window's history shows it before the assistant is built); else it is opened here. Either way
-    ``aclose`` closes it.
+    (``set_project`` changes it). ``store``: the conversation store, if already open (the window's
+    history shows it before the assistant is built); ``aclose`` closes it.
     """
 
     def __init__(
