@@ -228,8 +228,7 @@ def test_the_built_in_offer_downloads_its_model_with_progress_then_answers_from_
         make_window: Any, profile_dir: Path, qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 31: the first start's local model is downloaded (checked against its pin) with progress
     shown, then the built-in provider runs that file."""
-    from jawad_desktop.core.llm.connection import local_model_offer
-    from jawad_desktop.core.llm.local_models import models_folder
+    from jawad_desktop.core.llm.discovery import local_model_offer, models_folder
     from jawad_desktop.ui.window.first_start import OffersPanel
     from tests.voice.hub_server import serve_catalog_model
 

@@ -198,8 +198,7 @@ class WindowPanels(WindowPart):
 
     async def _offer_providers(self) -> None:
         """First start: show the providers found on this computer, one click each."""
-        from jawad_desktop.core.llm.connection import discover_providers
-        from jawad_desktop.core.llm.local_models import models_folder
+        from jawad_desktop.core.llm.discovery import discover_providers, models_folder
         from jawad_desktop.ui.window.first_start import OffersPanel
 
         try:
