@@ -17,7 +17,8 @@ from collections.abc import Callable
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QObject, Qt, QUrl, Signal
+from PySide6 import QtCore
+from PySide6.QtCore import QObject, QUrl, Signal
 from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile
 from PySide6.QtWebEngineWidgets import QWebEngineView
 
@@ -164,7 +165,7 @@ def offscreen_tabs(view: QWebEngineView, page: GuardedWebPage) -> PageTabs:
 
     def make_view() -> QWebEngineView:
         new = QWebEngineView(view)
-        new.setWindowFlag(Qt.WindowType.Window)  # owned by the first view, deleted with it
+        new.setWindowFlag(QtCore.Qt.WindowType.Window)  # owned by the first view, deleted with it
         new.resize(view.size())
         new.show()
         return new

@@ -15,7 +15,9 @@ import logging
 import re
 from pathlib import Path
 
-_SECRET_RE = re.compile(
+from jawad_desktop.core.lazy_pattern import LazyPattern
+
+_SECRET_RE = LazyPattern(
     # \b: "task-management" is a word, not a key.
     r"(\bsk-[A-Za-z0-9_\-]{8,}|\bsk-or-[A-Za-z0-9_\-]{8,}|Bearer\s+[A-Za-z0-9._\-]{8,}"
     # Well-known token shapes: GitHub, Slack, Google, Hugging Face, Groq, AWS access keys, JWTs.

@@ -37,10 +37,10 @@ def window(qtbot: Any, profile_dir: Path, scripted_model: ScriptedModel, aio_loo
 def test_research_typed_in_the_chat(window: MainWindow, scripted_model: ScriptedModel, page_server: str,
                                     qtbot: Any) -> None:
     chat, presenter = window.chat, window.presenter
-    qtbot.waitUntil(lambda: window.research is not None, timeout=30_000)  # built right after showing
-    research = window.research
-    assert research is not None and window.research_action.isEnabled()
-    panel = research.panel
+    qtbot.waitUntil(lambda: window.research_panel is not None, timeout=30_000)  # right after showing
+    # Research drives the assistant, built at its first need: this message.
+    assert window.research_action.isEnabled() and window.research is None
+    panel = window.research_panel
     shop = f"{page_server}/research/shop-c.html"
     scripted_model.script(
         text(json.dumps({"steps": [{"agent": "BrowserAgent", "task": "Find the kettle's price at Charlie Kitchen",
@@ -50,6 +50,8 @@ def test_research_typed_in_the_chat(window: MainWindow, scripted_model: Scripted
     )
     chat.input.setPlainText("/research the price of the Acme Kettle at Charlie Kitchen")
     qtbot.keyClick(chat.input, Qt.Key.Key_Return)
+    research = window.research
+    assert research is not None and research.panel is panel
     qtbot.waitUntil(lambda: panel.run_button.isVisible(), timeout=15_000)
     qtbot.waitUntil(chat.send_button.isEnabled, timeout=5_000)  # reviewing the draft blocks nothing
     assert panel.isVisible() and chat.input.toPlainText() == ""

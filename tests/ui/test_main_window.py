@@ -206,9 +206,10 @@ def test_the_frame_shows_at_once_and_is_built_in_place(
     assert window.built and window.centralWidget() is window.main_split
     assert [a.text() for a in window.menuBar().actions()] == menus  # nothing moved
     assert window.file_menu.actions(), "the menus are filled"
-    # The deferred work (store, sidebar, agent) starts without another show.
-    qtbot.waitUntil(lambda: window.presenter.assistant is not None, timeout=30_000)
-    assert window.sidebar is not None
+    # The deferred work (the history, Research, voice) starts without another show; the assistant
+    # waits for its first need (tests/ui/test_window_first_need.py).
+    qtbot.waitUntil(lambda: window.sidebar is not None and window.conversation_button is not None, timeout=30_000)
+    assert window.presenter.assistant is None
     window.close()
     window.dispose()
 
@@ -227,8 +228,7 @@ def test_the_built_in_offer_downloads_its_model_with_progress_then_answers_from_
         make_window: Any, profile_dir: Path, qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 31: the first start's local model is downloaded (checked against its pin) with progress
     shown, then the built-in provider runs that file."""
-    from jawad_desktop.core.llm.connection import local_model_offer
-    from jawad_desktop.core.llm.local_models import models_folder
+    from jawad_desktop.core.llm.discovery import local_model_offer, models_folder
     from jawad_desktop.ui.window.first_start import OffersPanel
     from tests.voice.hub_server import serve_catalog_model
 

@@ -26,6 +26,15 @@ NOT_IN_THE_IDLE_APP = [
     # the HTTP client's transport: a first start asks with HTTP only where a local server listens
     # (core.llm.connection.discover_providers)
     "httpcore", "anyio", "h11", "certifi",
+    "idna",  # the HTTP client's (httpx is checked by module: its placeholder httpx._main is always there)
+]
+# The assistant (its agent, tools, permission gate, model client and page driver): built at its
+# first need, the first message, Research, Compare, a project, Settings or a web page browsed.
+ASSISTANT_NOT_IN_THE_IDLE_APP = [
+    "jawad_desktop.core.assistant", "jawad_desktop.core.agent.session", "jawad_desktop.core.tools.registry",
+    "jawad_desktop.core.harbor.engine", "jawad_desktop.core.harbor.gate", "jawad_desktop.core.llm.client",
+    "jawad_desktop.core.research.executor", "jawad_desktop.browser.driver",
+    "httpx",  # the HTTP client: the first start finds providers without it (core.llm.discovery)
 ]
 
 # The window shown as the app shows it first (argv[1]: the profile); the scripts below go on from it.
@@ -99,6 +108,9 @@ def test_the_idle_app_has_not_loaded_what_it_has_not_used(tmp_path: Path) -> Non
     assert 0 < data["shown_cpu_s"] < 60
     assert 0 < data["idle_anon_kb"] < data["idle_pss_kb"]  # the tree's heaps, part of its memory
     assert sorted(loaded & set(NOT_IN_THE_IDLE_APP)) == []
+    modules = set(data["modules"])
+    assert "jawad_desktop.ui.chat.history_sidebar" in modules  # the history is there, its assistant is not
+    assert sorted(modules & set(ASSISTANT_NOT_IN_THE_IDLE_APP)) == []
 
 
 LINECACHE = """

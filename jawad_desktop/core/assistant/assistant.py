@@ -82,7 +82,8 @@ class Assistant:
     (``agent.plan_first``). ``scope``: a plan approved ahead for every request (a scheduled task's,
     ``core.tasks``): no plan is proposed, and anything outside it asks (without a person: denied).
     ``project``: the project (name or id, ``core.store.projects``) new conversations start in
-    (``set_project`` changes it).
+    (``set_project`` changes it). ``store``: the conversation store, if already open (the window's
+    history shows it before the assistant is built); ``aclose`` closes it.
     """
 
     def __init__(
@@ -99,6 +100,7 @@ class Assistant:
         plan_first: bool | None = None,
         scope: ActionPlan | None = None,
         project: str | None = None,
+        store: ConversationStore | None = None,
     ) -> None:
         self.ctx = ctx
         self.plan_first = plan_first
@@ -147,7 +149,7 @@ class Assistant:
         self.project: Project | None = None
         self._base_extra = self.session.system_extra
         if save:
-            self._open_store(conversation_id)
+            self._open_store(conversation_id, store)
         if project:
             self.set_project(project)
         self._research: ResearchExecutor | None = None
@@ -201,12 +203,12 @@ class Assistant:
             page.request_guard = make_request_guard(self.harbor, session)
         return session
 
-    def _open_store(self, conversation_id: str | None) -> None:
+    def _open_store(self, conversation_id: str | None, store: ConversationStore | None) -> None:
         from jawad_desktop.core.store.conversations import ConversationStore
         from jawad_desktop.core.store.recorder import ConversationRecorder
 
         try:
-            self.store = ConversationStore.open(self.ctx.paths.data, bus=self.bus)
+            self.store = store or ConversationStore.open(self.ctx.paths.data, bus=self.bus)
         except JawadError as exc:
             self.bus.emit(ev.Notice(level="error", text="Conversations will not be saved: " + exc.user_text()))
             return

@@ -6,19 +6,52 @@ The permission vocabulary lives here and is imported downward by the tools and t
 persists site grants; ``engine`` has ``Harbor`` (policy plus persistence, announcing
 ``GrantsChanged``); ``gate`` has the checks and ``HarborGate``, which asks the user through the
 bus and announces ``PermissionSettled``. This package's face offers what its users build with.
+Each name is imported on its first use: the idle window's scheduled tasks need a plan's shape
+(``plan_approval``), not the gate.
 """
 
-from jawad_desktop.core.harbor.engine import Harbor
-from jawad_desktop.core.harbor.gate import (
-    CallInsight,
-    GateDecision,
-    HarborGate,
-    Inspector,
-    PermissionCheck,
-    PermissionGate,
-)
-from jawad_desktop.core.harbor.grants import GrantStore
-from jawad_desktop.core.harbor.policy import Grant, PermissionDecision, PermissionLevel, Verdict
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from jawad_desktop.core.harbor.engine import (
+        Harbor,
+    )
+    from jawad_desktop.core.harbor.gate import (
+        CallInsight,
+        GateDecision,
+        HarborGate,
+        Inspector,
+        PermissionCheck,
+        PermissionGate,
+    )
+    from jawad_desktop.core.harbor.grants import (
+        GrantStore,
+    )
+    from jawad_desktop.core.harbor.policy import (
+        Grant,
+        PermissionDecision,
+        PermissionLevel,
+        Verdict,
+    )
+
+# Each name's module, imported on the name's first use (``__getattr__``).
+_SOURCES = {
+    "CallInsight": "gate",
+    "GateDecision": "gate",
+    "Grant": "policy",
+    "GrantStore": "grants",
+    "Harbor": "engine",
+    "HarborGate": "gate",
+    "Inspector": "gate",
+    "PermissionCheck": "gate",
+    "PermissionDecision": "policy",
+    "PermissionGate": "gate",
+    "PermissionLevel": "policy",
+    "Verdict": "policy",
+}
 
 __all__ = [
     "CallInsight",
@@ -34,3 +67,12 @@ __all__ = [
     "PermissionLevel",
     "Verdict",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    source = _SOURCES.get(name)
+    if source is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{source}"), name)
+    globals()[name] = value  # later lookups skip this function
+    return value

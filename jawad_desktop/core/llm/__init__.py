@@ -14,7 +14,8 @@
   (max_completion_tokens, no temperature, reasoning effort, thinking budgets); the client
   applies it, then what a model refused before (``errors.parameter_refusal``, kept in
   ``ModelFactsStore``)
-- ``connection``: test_connection, list_models, discover_providers (Settings, first start)
+- ``connection``: test_connection, list_models (Settings); ``discovery``: discover_providers (first
+  start, without the client)
 - ``factory``: client_for / resolve_provider (saved, active or command-line provider)
 - ``local_server``: the built-in llama.cpp server with the bundled SmolLM2 model or a chosen gguf
 - ``catalog``, ``local_models``: the recommended GGUF models; downloading (``core.store.hub_download``),

@@ -12,8 +12,6 @@ and its model name); an empty ``model_file`` is the test model SmolLM2 as its pa
 from __future__ import annotations
 
 import logging
-import os
-import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,13 +24,13 @@ from jawad_desktop.core.config.settings import NetworkSettings, Settings
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.llm.added_models import added_model, forget_model, present_file
 from jawad_desktop.core.llm.catalog import BUNDLED_NAME, CATALOG, CatalogModel, catalog_entry
+from jawad_desktop.core.llm.discovery import machine_memory_bytes, models_folder
 from jawad_desktop.core.llm.local_server import bundled_model_path
 from jawad_desktop.core.store import pins
 from jawad_desktop.core.store.hub_download import INCOMPLETE_SUFFIX, FailureKind, HubDownload, HubError, Progress
 
 log = logging.getLogger("jawad.llm.local")
 
-MODELS_FOLDER = "models"
 LOCAL_PROVIDER_NAME = "Built-in"
 
 
@@ -42,11 +40,6 @@ class LocalModelError(JawadError):
     def __init__(self, code: str, message: str, *, suggestions: list[str] | None = None) -> None:
         super().__init__(message, suggestions=suggestions)
         self.code = code
-
-
-def models_folder(data: Path) -> Path:
-    """Where downloaded GGUF models are kept: ``<data>/models``."""
-    return data / MODELS_FOLDER
 
 
 def entry_named(name: str) -> CatalogModel:
@@ -208,27 +201,6 @@ def resolve_model_file(config: ProviderConfig, folder: Path) -> ProviderConfig:
                               suggestions=[f"Download it in Settings → Models, or with `jawad models download "
                                            f"{entry.name}` (about {entry.size_bytes / 1e9:.1f} GB)."])
     return config.model_copy(update={"model_file": str(path)})
-
-
-def machine_memory_bytes() -> int:
-    """This computer's memory (0 when it cannot be read): what a local model may use."""
-    if sys.platform == "win32":
-        import ctypes
-
-        class MemoryStatus(ctypes.Structure):
-            _fields_ = [("length", ctypes.c_ulong), ("load", ctypes.c_ulong), ("total", ctypes.c_ulonglong),
-                        ("available", ctypes.c_ulonglong), ("page_total", ctypes.c_ulonglong),
-                        ("page_available", ctypes.c_ulonglong), ("virtual_total", ctypes.c_ulonglong),
-                        ("virtual_available", ctypes.c_ulonglong), ("extended", ctypes.c_ulonglong)]
-
-        status = MemoryStatus()
-        status.length = ctypes.sizeof(MemoryStatus)
-        ok = ctypes.windll.kernel32.GlobalMemoryStatusEx(ctypes.byref(status))  # type: ignore[attr-defined]
-        return int(status.total) if ok else 0
-    try:
-        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))  # Linux, macOS
-    except (ValueError, OSError, AttributeError):
-        return 0
 
 
 def chosen_model(settings: Settings) -> str:

@@ -5,22 +5,60 @@ visible browser with each step's own permissions, and a final answer cites the p
 ``plan`` holds the plan's shapes, ``planner`` asks the model for one (validated, repaired,
 retried), ``executor`` runs it, ``synthesis`` writes the cited answer, ``store`` keeps plans
 with their conversation. No Qt here: the window's panel and ``jawad research`` drive these.
+Each name is imported on its first use: the window's research panel shows plans (``plan``) long
+before an executor runs one (which brings the agent).
 """
 
-from jawad_desktop.core.research.executor import PlanPublisher, ResearchExecutor, StepGate
-from jawad_desktop.core.research.plan import (
-    AGENTS,
-    MAX_STEPS,
-    PlanDraft,
-    PlanStatus,
-    ResearchPlan,
-    ResearchStep,
-    Source,
-    StepDraft,
-    StepStatus,
-)
-from jawad_desktop.core.research.planner import Planner, PlanParseError, parse_plan
-from jawad_desktop.core.research.store import ResearchStore
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from jawad_desktop.core.research.executor import (
+        PlanPublisher,
+        ResearchExecutor,
+        StepGate,
+    )
+    from jawad_desktop.core.research.plan import (
+        AGENTS,
+        MAX_STEPS,
+        PlanDraft,
+        PlanStatus,
+        ResearchPlan,
+        ResearchStep,
+        Source,
+        StepDraft,
+        StepStatus,
+    )
+    from jawad_desktop.core.research.planner import (
+        Planner,
+        PlanParseError,
+        parse_plan,
+    )
+    from jawad_desktop.core.research.store import (
+        ResearchStore,
+    )
+
+# Each name's module, imported on the name's first use (``__getattr__``).
+_SOURCES = {
+    "AGENTS": "plan",
+    "MAX_STEPS": "plan",
+    "PlanDraft": "plan",
+    "PlanParseError": "planner",
+    "PlanPublisher": "executor",
+    "PlanStatus": "plan",
+    "Planner": "planner",
+    "ResearchExecutor": "executor",
+    "ResearchPlan": "plan",
+    "ResearchStep": "plan",
+    "ResearchStore": "store",
+    "Source": "plan",
+    "StepDraft": "plan",
+    "StepGate": "executor",
+    "StepStatus": "plan",
+    "parse_plan": "planner",
+}
 
 __all__ = [
     "AGENTS",
@@ -40,3 +78,12 @@ __all__ = [
     "StepStatus",
     "parse_plan",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    source = _SOURCES.get(name)
+    if source is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{source}"), name)
+    globals()[name] = value  # later lookups skip this function
+    return value

@@ -12,6 +12,8 @@ from typing import NamedTuple
 
 from jawad_desktop import APP_ID
 
+LIBRARY_FILE = "library.json"  # the document library's sources (core.tools.files.library)
+
 
 class AppPaths(NamedTuple):  # not a dataclass: read before the window's first frame (start-up time)
     """The four folders the app writes to."""
@@ -45,3 +47,8 @@ class AppPaths(NamedTuple):  # not a dataclass: read before the window's first f
     @property
     def settings_file(self) -> Path:
         return self.config / "settings.json"
+
+    @property
+    def library_file(self) -> Path:
+        """The document library's list of sources (there once the user has added one)."""
+        return self.config / LIBRARY_FILE

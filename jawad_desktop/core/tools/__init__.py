@@ -3,18 +3,42 @@
 Public surface: ``ToolRegistry``, ``Tool``, ``ToolContext``, ``PageContext``, ``ToolResult``,
 ``ToolError``, ``ToolArgumentsError``, ``normalize_tool_name``. See ``registry`` for how to
 write a tool. Permission levels are Harbor's (``core.harbor.policy.PermissionLevel``).
+Each name is imported on its first use: the browser installs the page library (``page``) in
+the window's first pages without the registry and the permission gate it brings.
 """
 
-from jawad_desktop.core.tools.page import PageContext
-from jawad_desktop.core.tools.registry import (
-    Tool,
-    ToolArgumentsError,
-    ToolError,
-    ToolRegistry,
-    ToolResult,
-    normalize_tool_name,
-)
-from jawad_desktop.core.tools.tool_context import ToolContext
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from jawad_desktop.core.tools.page import (
+        PageContext,
+    )
+    from jawad_desktop.core.tools.registry import (
+        Tool,
+        ToolArgumentsError,
+        ToolError,
+        ToolRegistry,
+        ToolResult,
+        normalize_tool_name,
+    )
+    from jawad_desktop.core.tools.tool_context import (
+        ToolContext,
+    )
+
+# Each name's module, imported on the name's first use (``__getattr__``).
+_SOURCES = {
+    "PageContext": "page",
+    "Tool": "registry",
+    "ToolArgumentsError": "registry",
+    "ToolContext": "tool_context",
+    "ToolError": "registry",
+    "ToolRegistry": "registry",
+    "ToolResult": "registry",
+    "normalize_tool_name": "registry",
+}
 
 __all__ = [
     "PageContext",
@@ -26,3 +50,12 @@ __all__ = [
     "ToolResult",
     "normalize_tool_name",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    source = _SOURCES.get(name)
+    if source is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{source}"), name)
+    globals()[name] = value  # later lookups skip this function
+    return value

@@ -298,8 +298,10 @@ async def _report_startup(path: str, window: Any, *, shown: float, shown_cpu: fl
     await asyncio.sleep(2.0)
     report = {"shown": shown, "shown_cpu_s": shown_cpu, "built": built, "web_ready": ready, "idle_rss_kb": _rss_kb(),
               "idle_pss_kb": tree_pss_kb(), "idle_anon_kb": tree_pss_kb(part="Pss_Anon"),
-              # what the idle app has imported (tests/test_cli.py: no heavy module before its use)
+              # what the idle app has imported (tests/ui/test_startup_imports.py: no heavy module
+              # before its use), by package and by module
               "packages": sorted({name.partition(".")[0] for name in sys.modules}),
+              "modules": sorted(sys.modules),
               # Qt re-creating the native window makes it vanish and come back.
               "native_windows": sorted({native_window, int(window.winId())})}
     with open(path, "w", encoding="utf-8") as fh:

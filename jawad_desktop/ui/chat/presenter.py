@@ -84,6 +84,9 @@ class ChatPresenter(QObject):
         self.take_over = take_over
         self._make_page = make_page
         self.assistant: Assistant | None = None
+        # The conversation store the window's history opened before the assistant was needed
+        # (``open_store``): the assistant saves in it once built.
+        self.history_store: ConversationStore | None = None
         self.research: ResearchController | None = None
         self.speaker: Any = None
         self._speaker_factory: Callable[[], Any] | None = None
@@ -136,7 +139,7 @@ class ChatPresenter(QObject):
 
         try:
             page = self._make_page() if self._make_page is not None else None
-            assistant = Assistant(self.ctx, page=page)
+            assistant = Assistant(self.ctx, page=page, store=self.history_store)
         except Exception as exc:  # a broken part must not keep the window from opening
             log.exception("the assistant could not start")
             tell(self.ctx.bus, "error", f"The assistant could not start: {exc}")
@@ -253,7 +256,19 @@ class ChatPresenter(QObject):
 
     @property
     def store(self) -> ConversationStore | None:
-        return self.assistant.store if self.assistant is not None else None
+        return self.assistant.store if self.assistant is not None else self.history_store
+
+    def open_store(self) -> ConversationStore | None:
+        """The conversation store, opened now if the assistant has not opened it (the history shows
+        it before the first turn builds the assistant); None, and a notice, when it cannot be opened."""
+        if self.store is None and self.assistant is None:
+            from jawad_desktop.core.store.conversations import ConversationStore
+
+            try:
+                self.history_store = ConversationStore.open(self.ctx.paths.data, bus=self.ctx.bus)
+            except JawadError as exc:
+                tell(self.ctx.bus, "error", "Conversations will not be saved: " + exc.user_text())
+        return self.store
 
     @property
     def conversation_id(self) -> str | None:
@@ -358,8 +373,9 @@ class ChatPresenter(QObject):
         self.chat.input.setFocus()
 
     def open_conversation(self, conversation_id: str) -> None:
-        """Show a saved conversation and continue it."""
-        assistant = self.assistant
+        """Show a saved conversation and continue it (the history is shown before the assistant is
+        built: a conversation opened builds it)."""
+        assistant = self.build()
         if assistant is None or conversation_id == assistant.conversation_id:
             return
         try:
@@ -427,6 +443,8 @@ class ChatPresenter(QObject):
         self.stop()
         if self.assistant is not None:
             await self.assistant.aclose()
+        elif self.history_store is not None:
+            self.history_store.close()
 
     # -- events -----------------------------------------------------------------------------
 

@@ -12,12 +12,15 @@ conversation is moved to another. It follows every change to the projects (``Pro
 made here, in Settings → Projects or by ``jawad projects``): a project renamed keeps its place,
 one removed falls back to "No project", and the assistant is given the project again so its
 edited instructions and model take effect. The core does the work; this only calls it.
+The chooser is on screen before the window's assistant is built: until then it works in no
+project, and choosing one builds the assistant (``build``).
 """
 
 from __future__ import annotations
 
 import functools
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal, SignalInstance
@@ -33,6 +36,7 @@ from jawad_desktop.ui.look.theme import SPACE
 
 if TYPE_CHECKING:
     from jawad_desktop.core.assistant import Assistant
+    from jawad_desktop.core.store.projects import Project
 
 log = logging.getLogger("jawad.ui.history")
 
@@ -45,14 +49,18 @@ class ProjectChooser(QWidget):
 
     project_chosen = Signal(str)  # "": no project; else a project id
 
-    def __init__(self, projects: ProjectStore, assistant: Assistant, events: SignalInstance,
+    def __init__(self, projects: ProjectStore, assistant: Callable[[], Assistant | None],
+                 build: Callable[[], Assistant | None], events: SignalInstance,
                  conversation_changed: SignalInstance, conversations_changed: SignalInstance,
                  parent: QWidget | None = None) -> None:
-        """``events``: the bridge's ``other`` signal (``ProjectsChanged`` comes through it);
-        ``conversation_changed`` and ``conversations_changed``: the bridge's signals of those names."""
+        """``assistant``: the window's assistant, None until it is built; ``build``: builds it (None
+        when it cannot start). ``events``: the bridge's ``other`` signal (``ProjectsChanged`` comes
+        through it); ``conversation_changed`` and ``conversations_changed``: the bridge's signals of
+        those names."""
         super().__init__(parent)
         self.projects = projects
-        self.assistant = assistant
+        self._assistant = assistant
+        self._build = build
         self.combo = QComboBox(self)
         self.combo.setAccessibleName("Project")
         self.combo.setToolTip("The project you work in: new chats start in it")
@@ -102,7 +110,7 @@ class ProjectChooser(QWidget):
     def show_current(self) -> None:
         """Show the assistant's project in the chooser, and say that new chats start in it."""
         self._show_project()
-        project = self.assistant.project
+        project = self._project()
         self.current.setText(f"New chats start in the project {project.name}." if project is not None
                              else "New chats start in no project.")
 
@@ -114,16 +122,21 @@ class ProjectChooser(QWidget):
             self._ask_name()
             return
         data = str(data or "")  # a project, or none: work in it, in a new chat unless the open one is in it
-        try:
-            self.assistant.set_project(data or None)
-        except JawadError as exc:
-            self.current.setText(error_text(exc))
+        assistant = self._build() if data else self._assistant()  # no project: as an assistant starts
+        if assistant is None and data:
+            self._show_project()  # it could not start: the notice above the chat says why
             return
-        opened = self.assistant.conversation_id
-        store = self.assistant.store
-        if opened is not None and store is not None and (store.get(opened, include_deleted=True).project_id
-                                                         or "") != data:
-            self.assistant.new_chat()
+        if assistant is not None:
+            try:
+                assistant.set_project(data or None)
+            except JawadError as exc:
+                self.current.setText(error_text(exc))
+                return
+            opened = assistant.conversation_id
+            store = assistant.store
+            if opened is not None and store is not None and (store.get(opened, include_deleted=True).project_id
+                                                             or "") != data:
+                assistant.new_chat()
         self.show_current()
         self.project_chosen.emit(data)
 
@@ -141,9 +154,14 @@ class ProjectChooser(QWidget):
         self.name_dialog = dialog
         return dialog
 
+    def _project(self) -> Project | None:
+        """The assistant's project (none before it is built)."""
+        assistant = self._assistant()
+        return assistant.project if assistant is not None else None
+
     def _show_project(self) -> None:
         """The chooser on the assistant's project."""
-        project = self.assistant.project
+        project = self._project()
         self._filling = True
         self.combo.setCurrentIndex(max(self.combo.findData(project.id if project is not None else ""), 0))
         self._filling = False
@@ -162,13 +180,14 @@ class ProjectChooser(QWidget):
 
     def _conversation_updated(self, _kind: str, conversation_id: str) -> None:
         """The open conversation moved to another project: it continues there."""
-        store = self.assistant.store
-        if store is None or not conversation_id or conversation_id != self.assistant.conversation_id:
+        assistant = self._assistant()
+        store = assistant.store if assistant is not None else None
+        if assistant is None or store is None or not conversation_id or conversation_id != assistant.conversation_id:
             return
         try:
             moved_to = store.get(conversation_id, include_deleted=True).project_id
-            if moved_to != (self.assistant.project.id if self.assistant.project else None):
-                self.assistant.set_project(moved_to)
+            if moved_to != (assistant.project.id if assistant.project else None):
+                assistant.set_project(moved_to)
         except JawadError as exc:
             log.info("the open conversation's project not followed: %s", exc.message)
         self.show_current()
@@ -177,12 +196,13 @@ class ProjectChooser(QWidget):
         if not isinstance(event, ev.ProjectsChanged):
             return
         self.fill()
-        project = self.assistant.project
-        if project is not None:  # edited (its instructions, its model) or removed
+        assistant = self._assistant()
+        project = assistant.project if assistant is not None else None
+        if assistant is not None and project is not None:  # edited (its instructions, its model) or removed
             try:
-                self.assistant.set_project(project.id)
+                assistant.set_project(project.id)
             except JawadError:
-                self.assistant.set_project(None)
+                assistant.set_project(None)
         self.show_current()
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import functools
 
 import shiboken6
-from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6 import QtCore
+from PySide6.QtCore import QUrl, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWebEngineCore import QWebEngineProfile
 from PySide6.QtWebEngineWidgets import QWebEngineView
@@ -77,8 +78,9 @@ class BrowserPane(QWidget):
         shortcuts: bool = True,
         parent: QWidget | None = None,
     ) -> None:
-        """``shortcuts=False``: the keyboard shortcuts come with ``add_shortcuts`` (the window's
-        first frame: making a QKeySequence builds all of PySide's Qt enums, 30 ms)."""
+        """``shortcuts=False``: the keyboard shortcuts and the tab titles' elision come with
+        ``add_shortcuts`` (the window's first frame: the first use of Qt's namespace, even importing
+        ``Qt``, builds all of PySide's ~90 Qt enums, 20-30 ms; a second tab cannot open before)."""
         from jawad_desktop.browser.tabs import PageTabs
 
         super().__init__(parent)
@@ -93,7 +95,6 @@ class BrowserPane(QWidget):
         self.tab_bar.setTabsClosable(True)
         self.tab_bar.setDocumentMode(True)
         self.tab_bar.setExpanding(False)
-        self.tab_bar.setElideMode(Qt.TextElideMode.ElideRight)
         self.tabs = PageTabs(profile, self._new_view, parent=self)
         self.tabs.tab_added.connect(self._tab_added)
         self.tabs.tab_removed.connect(self.tab_bar.removeTab)
@@ -144,7 +145,7 @@ class BrowserPane(QWidget):
         self.address.returnPressed.connect(self._go)
         if shortcuts:
             self.add_shortcuts()
-        # A new page has no history yet (asking Chromium for it costs 10 ms at start-up).
+        # A new page has no history yet (``_update_buttons`` asks Chromium once a page has loaded).
         self.back_button.setEnabled(False)
         self.forward_button.setEnabled(False)
 
@@ -177,7 +178,9 @@ class BrowserPane(QWidget):
 
     def add_shortcuts(self) -> None:
         """Back, Forward and Reload on the platform's keys; Ctrl+Shift+L for the address; Ctrl+W
-        closes the tab shown (not the last), Ctrl+Tab and Ctrl+Shift+Tab go to the next and previous."""
+        closes the tab shown (not the last), Ctrl+Tab and Ctrl+Shift+Tab go to the next and previous;
+        and the long tab titles elided at their end (the tab bar shows from the second tab)."""
+        self.tab_bar.setElideMode(QtCore.Qt.TextElideMode.ElideRight)
         for button, key in ((self.back_button, QKeySequence.StandardKey.Back),
                             (self.forward_button, QKeySequence.StandardKey.Forward),
                             (self.reload_button, QKeySequence.StandardKey.Refresh)):
@@ -187,7 +190,7 @@ class BrowserPane(QWidget):
             action = QAction(self)
             action.setShortcut(QKeySequence(keys))
             # In the browser only: elsewhere in the window these keys are the widgets' own.
-            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            action.setShortcutContext(QtCore.Qt.ShortcutContext.WidgetWithChildrenShortcut)
             action.triggered.connect(slot)
             self.addAction(action)
 
@@ -297,6 +300,8 @@ class BrowserPane(QWidget):
             self.page_ready.emit(view.url().toString())
 
     def _update_buttons(self) -> None:
+        if not self.loads_finished:  # nothing loaded yet, nothing to go back to (Chromium asked: 10 ms at start)
+            return
         history = self.view.history()
         self.back_button.setEnabled(history.canGoBack())
         self.forward_button.setEnabled(history.canGoForward())

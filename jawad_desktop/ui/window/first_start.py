@@ -17,8 +17,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.llm.catalog import catalog_entry, human_size
-from jawad_desktop.core.llm.connection import ProviderOffer
-from jawad_desktop.core.llm.local_models import download_model, models_folder
+from jawad_desktop.core.llm.discovery import ProviderOffer, models_folder
 from jawad_desktop.core.store.secrets import provider_key_name
 from jawad_desktop.ui.base.background import run_in_thread
 from jawad_desktop.ui.base.remedies import error_text
@@ -116,6 +115,8 @@ class OffersPanel(QFrame):
                 signal.emit(done, total)
 
         def work() -> Path:
+            from jawad_desktop.core.llm.local_models import download_model  # the downloader, with its first use
+
             return download_model(offer.download, folder, progress=report, network=network)
 
         def done(path: Path) -> None:

@@ -289,19 +289,22 @@ class MainWindow(WindowVoice, WindowPanels, WindowMenus, WindowLayout, QMainWind
         presenter.status.connect(self._show_status)
         presenter.settings_needed.connect(self.open_settings)
         presenter.ready.connect(self._assistant_ready)
-        # The store, sidebar, agent, browser tools and voice import a lot: built right after
-        # the window is shown (see _start_deferred); a Send that comes first builds them at once.
-        self._build_timer = QTimer(self)
-        self._build_timer.setSingleShot(True)
-        self._build_timer.setInterval(30)
-        self._build_timer.timeout.connect(self.presenter.build)
-        self._build_timer.timeout.connect(release_freed_heap)  # after the build: the start's garbage
+        # The history, Research, Compare and voice: added right after the window is shown (see
+        # _start_deferred); the assistant they drive at its first need (ui.window.window_panels).
+        self._idle_timer = QTimer(self)
+        self._idle_timer.setSingleShot(True)
+        self._idle_timer.setInterval(30)
+        self._idle_timer.timeout.connect(self._add_idle_parts)
+        self._idle_timer.timeout.connect(release_freed_heap)  # after them: the start's garbage
 
     def _page_ready(self, url: str) -> None:
         """A page finished loading: the assistant reads it into the page cache in the background
-        (a page browsed by hand becomes "the previous product" later)."""
-        assistant = self.presenter.assistant
-        if assistant is None or self._closing:
+        (a page browsed by hand becomes "the previous product" later). The first web page the user
+        browses to builds the assistant."""
+        if self._closing or not self.built or not url.startswith(("http://", "https://")):
+            return
+        assistant = self.presenter.build()
+        if assistant is None:
             return
         from jawad_desktop.ui.base.background import run_async
 
@@ -318,21 +321,6 @@ class MainWindow(WindowVoice, WindowPanels, WindowMenus, WindowLayout, QMainWind
             # A new page keeps web pages in view, not built-in HTML (the pane's own page is adopted).
             self.browser.show_start_page(self.ctx.settings.browser.home_url)
         return self.driver
-
-    def _assistant_ready(self) -> None:
-        """The assistant is built: the history, research and voice controls join the window."""
-        assistant = self.presenter.assistant
-        assert assistant is not None
-        self._add_sidebar()
-        self._add_research(assistant)
-        self._add_side_by_side(assistant)
-        try:
-            self._add_voice()
-            self._add_conversation()
-        except Exception as exc:
-            log.exception("voice could not start")
-            self.show_notice("warning", f"Voice input is unavailable: {exc}")
-        self.order_focus_chain()
 
     def _busy_changed(self, busy: bool) -> None:
         self.stop_action.setEnabled(busy or (self.conversation_button is not None and self.conversation_button.active))
@@ -511,8 +499,8 @@ class MainWindow(WindowVoice, WindowPanels, WindowMenus, WindowLayout, QMainWind
     def _start_deferred(self) -> None:
         if self._closing:
             return
-        if self.presenter.assistant is None and not self._build_timer.isActive():
-            self._build_timer.start()  # the store, sidebar, agent, browser tools and voice
+        if not self._idle_parts_added and not self._idle_timer.isActive():
+            self._idle_timer.start()  # the history, Research, Compare and voice
         if self._offer_pending:
             self._offer_pending = False
             from jawad_desktop.ui.base.background import run_async

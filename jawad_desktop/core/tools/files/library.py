@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from jawad_desktop.core import events as ev
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.store.jsonfile import move_aside, write_json
+from jawad_desktop.core.store.paths import LIBRARY_FILE
 from jawad_desktop.core.tools.files import library_index as index
 from jawad_desktop.core.tools.files.extract import ExtractedFile, FileReadError, extract_file, file_kind
 from jawad_desktop.core.tools.files.library_index import DocumentHit, SourceCounts
@@ -60,7 +61,6 @@ log = logging.getLogger("jawad.files.library")
 
 __all__ = ["DocumentHit", "DocumentLibrary", "Embedder", "IndexReport", "LibraryStats", "SourceCounts"]
 
-LIBRARY_FILE = "library.json"
 INDEX_FILE = "library.db"
 BATCH_FILES = 50  # files written per transaction
 PROGRESS_EVERY_S = 0.2  # the most often progress is announced (the last one always is)
