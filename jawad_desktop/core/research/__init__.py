@@ -11,8 +11,9 @@ before an executor runs one (which brings the agent).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from jawad_desktop.core.lazy_names import names_on_first_use
 
 if TYPE_CHECKING:
     from jawad_desktop.core.research.executor import (
@@ -80,10 +81,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    source = _SOURCES.get(name)
-    if source is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{source}"), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
+__getattr__ = names_on_first_use(__name__, _SOURCES)

@@ -7,8 +7,9 @@ app activates its voice pack (``voice.pack``) at start without paying for the re
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from jawad_desktop.core.lazy_names import names_on_first_use
 
 if TYPE_CHECKING:
     from jawad_desktop.core.voice.audio import SAMPLE_RATE, Synthesizer, read_audio, write_wav
@@ -116,10 +117,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    source = _SOURCES.get(name)
-    if source is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{source}"), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
+__getattr__ = names_on_first_use(__name__, _SOURCES)
