@@ -73,17 +73,26 @@ def test_the_first_message_builds_the_assistant_and_is_answered_and_saved(
     qtbot.waitUntil(lambda: window.sidebar.list_view.model().rowCount() > 0, timeout=10_000)  # type: ignore[union-attr]
 
 
+def _one_saved_conversation(
+    idle_window: Any, profile_dir: Path, scripted_model: ScriptedModel, qtbot: Any, question: str, answer: str
+) -> str:
+    """A first run of the window that asks ``question``, is answered and closes; its conversation's id."""
+    _providers(profile_dir, scripted_model, "Scripted")
+    scripted_model.script(text(answer))
+    first = idle_window(profile_dir)
+    first.presenter.send(question)
+    qtbot.waitUntil(lambda: first.presenter.conversation_id is not None and not first.presenter.busy, timeout=60_000)
+    saved: str = first.presenter.conversation_id
+    first.close()
+    first.dispose()
+    return saved
+
+
 def test_a_conversation_opened_in_the_history_builds_the_assistant(
     idle_window: Any, profile_dir: Path, scripted_model: ScriptedModel, qtbot: Any
 ) -> None:
-    _providers(profile_dir, scripted_model, "Scripted")
-    scripted_model.script(text("Lisbon has a famous tram 28."))
-    first = idle_window(profile_dir)
-    first.presenter.send("Tell me about Lisbon trams")
-    qtbot.waitUntil(lambda: first.presenter.conversation_id is not None and not first.presenter.busy, timeout=60_000)
-    saved = first.presenter.conversation_id
-    first.close()
-    first.dispose()
+    saved = _one_saved_conversation(idle_window, profile_dir, scripted_model, qtbot, "Tell me about Lisbon trams",
+                                    "Lisbon has a famous tram 28.")
     ctx = AppContext.open(str(profile_dir))
     ctx.settings.ui.last_conversation_id = ""  # the app last closed on a new chat
     ctx.save_settings()
@@ -99,14 +108,7 @@ def test_a_conversation_opened_in_the_history_builds_the_assistant(
 def test_the_last_conversation_is_shown_again_at_start(
     idle_window: Any, profile_dir: Path, scripted_model: ScriptedModel, qtbot: Any
 ) -> None:
-    _providers(profile_dir, scripted_model, "Scripted")
-    scripted_model.script(text("Hello again."))
-    first = idle_window(profile_dir)
-    first.presenter.send("Hello")
-    qtbot.waitUntil(lambda: first.presenter.conversation_id is not None and not first.presenter.busy, timeout=60_000)
-    saved = first.presenter.conversation_id
-    first.close()
-    first.dispose()
+    saved = _one_saved_conversation(idle_window, profile_dir, scripted_model, qtbot, "Hello", "Hello again.")
     window = idle_window(profile_dir)
     qtbot.waitUntil(lambda: window.presenter.conversation_id == saved, timeout=30_000)
     assert [i.text for i in window.chat.view.chat_model.items()] == ["Hello", "Hello again."]
