@@ -74,6 +74,22 @@ def test_the_first_frame_loads_none_of_the_assistant(tmp_path: Path) -> None:
     assert _loaded(FRAME, tmp_path / "p", NOT_IN_THE_FIRST_FRAME) == []
 
 
+# How many of the Python enums of Qt's namespace (``Qt.AlignmentFlag``...) exist: PySide builds all
+# 90-odd at the first use of one (15 ms), even through an overload it only tries (``QColor(QColor)``).
+QT_ENUMS = """import enum, gc
+print(sum(1 for o in gc.get_objects() if isinstance(o, enum.EnumType) and o.__qualname__.startswith("Qt.")))
+os._exit(0)
+"""
+
+
+def test_the_first_frame_builds_no_enum_of_qts_namespace(tmp_path: Path) -> None:
+    # The start page's light or dark comes from the palette, not from Qt's colour-scheme hint.
+    out = subprocess.run([sys.executable, "-c", WINDOW + QT_ENUMS, str(tmp_path / "p")],
+                         capture_output=True, text=True, timeout=120, env=_env(), stdin=subprocess.DEVNULL)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["0"]
+
+
 # The window built (chat, log, model picker, menus) before the assistant, the first start's search
 # for providers or any connection: the network client and the model clients come with those.
 NOT_IN_THE_WINDOW_BUILD = [
