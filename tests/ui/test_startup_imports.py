@@ -147,3 +147,28 @@ def test_imports_after_pyside_keep_no_source_in_memory() -> None:
                          env=_env(), stdin=subprocess.DEVNULL)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.split() == ["0", "0", "-1"]
+
+
+# A plain window start (the ``jawad`` command, its value options, each once) is parsed without
+# argparse; anything else goes to the parser, which words help and errors.
+WINDOW_STARTS = [[], ["--profile", "p"], ["--startup-report", "r.json", "--log-level", "debug"],
+                 ["--screenshot", "s.png", "--profile", "", "--log-level", "error", "--startup-report", "r"]]
+PARSER_STARTS = [["-h"], ["--version"], ["--self-test"], ["ask", "hi"], ["--profile"], ["--profile", "-x"],
+                 ["--log-level", "loud"], ["--profile=p"], ["--prof", "p"], ["--profile", "a", "--profile", "b"],
+                 ["--log-level", "info", "history"], ["unknown", "command"]]
+
+
+def test_a_plain_window_start_is_parsed_as_the_parser_would_without_importing_it() -> None:
+    from jawad_desktop import cli
+
+    for argv in WINDOW_STARTS:
+        fast = cli._window_start(argv)
+        assert fast is not None, argv
+        assert vars(fast) == vars(cli.build_parser([]).parse_args(argv)), argv
+    for argv in PARSER_STARTS:
+        assert cli._window_start(argv) is None, argv
+    script = ("import sys\nfrom jawad_desktop import cli\n"
+              "assert cli._window_start(['--startup-report', 'r'])\nprint('argparse' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env=_env())
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["False"]
