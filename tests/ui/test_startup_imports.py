@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 # The first frame is the window's frame with its browser: none of the assistant is needed for it.
 NOT_IN_THE_FIRST_FRAME = [
@@ -172,3 +173,28 @@ def test_a_plain_window_start_is_parsed_as_the_parser_would_without_importing_it
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env=_env())
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.split() == ["False"]
+
+
+def test_the_page_script_the_browser_holds_is_not_kept_again_in_python(qapp: Any) -> None:
+    import tracemalloc
+
+    import shiboken6
+    from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile
+
+    from jawad_desktop.browser.guarded_page import SCRIPT_NAME, install_page_script
+    from jawad_desktop.core.tools import page as _page_module  # noqa: F401  (its code is not what is measured)
+
+    profile = QWebEngineProfile()
+    page = QWebEnginePage(profile)
+    tracemalloc.start()
+    try:
+        install_page_script(page)
+        kept, _peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    try:
+        assert len(page.scripts().find(SCRIPT_NAME)) == 1
+        assert kept < 200_000  # the library and its reader, 0.8 MB, live in the browser's copy alone
+    finally:
+        shiboken6.delete(page)
+        shiboken6.delete(profile)
