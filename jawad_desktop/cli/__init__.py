@@ -12,17 +12,19 @@ unexpected failure goes to the log file.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import logging
 import sys
 from collections.abc import Callable, Sequence
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from jawad_desktop import APP_NAME, __version__
 from jawad_desktop.core.errors import JawadError
 
 if TYPE_CHECKING:
+    import argparse  # imported where a parser is built: a plain window start has none (_window_start)
+
     from jawad_desktop.core.store.paths import AppPaths
 
 log = logging.getLogger("jawad.cli")
@@ -31,6 +33,9 @@ EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+
+LOG_LEVELS = ["debug", "info", "warning", "error"]
+DEFAULT_LOG_LEVEL = "warning"
 
 # Subcommand modules, in the order `jawad --help` lists them.
 COMMAND_MODULES: list[str] = [
@@ -58,16 +63,22 @@ COMMAND_MODULES: list[str] = [
 ]
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse with a friendlier error line (and exit code 2)."""
+def _parser_class() -> type[argparse.ArgumentParser]:
+    """argparse's parser with a friendlier error line (and exit code 2)."""
+    import argparse
 
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"{self.prog}: {message}\nRun '{self.prog} --help' for the options.\n")
+    class _Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> None:  # type: ignore[override]
+            self.print_usage(sys.stderr)
+            self.exit(EXIT_USAGE, f"{self.prog}: {message}\nRun '{self.prog} --help' for the options.\n")
+
+    return _Parser
 
 
 def add_global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
     """Options every command accepts, before or after the command's name."""
+    import argparse
+
     default = None if top else argparse.SUPPRESS
     parser.add_argument(
         "--profile",
@@ -77,8 +88,8 @@ def add_global_options(parser: argparse.ArgumentParser, *, top: bool) -> None:
     )
     parser.add_argument(
         "--log-level",
-        choices=["debug", "info", "warning", "error"],
-        default="warning" if top else argparse.SUPPRESS,
+        choices=LOG_LEVELS,
+        default=DEFAULT_LOG_LEVEL if top else argparse.SUPPRESS,
         help="how much to log to stderr (everything goes to the log file)",
     )
 
@@ -97,6 +108,8 @@ def add_actions(subparsers: Any, name: str, *, help: str, description: str, dest
 def _add_command_options(parser: argparse.ArgumentParser) -> None:
     """The global options on a command's parser and on each of its actions' (after their own
     arguments, so ``--help`` lists the command's options first)."""
+    import argparse
+
     add_global_options(parser, top=False)
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
@@ -131,11 +144,33 @@ def _wanted_modules(argv: Sequence[str] | None) -> list[str]:
     return []
 
 
-_VALUE_OPTIONS = {"--profile", "--log-level", "--screenshot", "--startup-report"}
+# The top-level options that take a value, and the name argparse keeps each under.
+_VALUE_OPTIONS = {"--profile": "profile", "--log-level": "log_level", "--screenshot": "screenshot",
+                  "--startup-report": "startup_report"}
+
+
+def _window_start(args: Sequence[str]) -> SimpleNamespace | None:
+    """The options of a plain window start (no command and no option but the value options, each
+    once, as ``--option VALUE``) as the parser would give them, without argparse: its import and
+    its parsers took 8 ms before the window's frame. None for anything else (help, a command, a
+    flag, a wrong value...): the parser parses it, and words its errors."""
+    if len(args) % 2:
+        return None
+    given = dict(zip(args[::2], args[1::2], strict=True))
+    if len(given) * 2 != len(args) or any(o not in _VALUE_OPTIONS or v.startswith("-") for o, v in given.items()):
+        return None
+    if given.get("--log-level", DEFAULT_LOG_LEVEL) not in LOG_LEVELS:
+        return None
+    values: dict[str, str | None] = {dest: given.get(option) for option, dest in _VALUE_OPTIONS.items()}
+    values["log_level"] = given.get("--log-level", DEFAULT_LOG_LEVEL)
+    return SimpleNamespace(command=None, self_test=False, **values)
 
 
 def build_parser(modules: Sequence[str] | None = None) -> argparse.ArgumentParser:
-    parser = _Parser(
+    import argparse
+
+    parser_class = _parser_class()
+    parser = parser_class(
         prog="jawad",
         description=f"{APP_NAME}: an AI assistant that works in a browser you can watch. "
         "Without a command, the window opens.",
@@ -149,7 +184,7 @@ def build_parser(modules: Sequence[str] | None = None) -> argparse.ArgumentParse
     parser.add_argument("--screenshot", metavar="FILE", help=argparse.SUPPRESS)  # test hook
     parser.add_argument("--startup-report", metavar="FILE", help=argparse.SUPPRESS)  # benchmark hook
     add_global_options(parser, top=True)
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=parser_class)
     for name in COMMAND_MODULES if modules is None else modules:
         module = importlib.import_module(name)
         _add_command_options(module.register(commands))
@@ -185,8 +220,9 @@ def _activate_voice_pack(paths: AppPaths) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``jawad`` and ``python -m jawad_desktop``."""
-    parser = build_parser(_wanted_modules(argv))
-    args = parser.parse_args(argv)
+    args: Any = _window_start(sys.argv[1:] if argv is None else argv)
+    if args is None:
+        args = build_parser(_wanted_modules(argv)).parse_args(argv)
 
     from jawad_desktop.core.logging_setup import setup_logging
     from jawad_desktop.core.store.paths import AppPaths

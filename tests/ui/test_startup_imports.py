@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 # The first frame is the window's frame with its browser: none of the assistant is needed for it.
 NOT_IN_THE_FIRST_FRAME = [
@@ -74,6 +75,22 @@ def test_the_first_frame_loads_none_of_the_assistant(tmp_path: Path) -> None:
     assert _loaded(FRAME, tmp_path / "p", NOT_IN_THE_FIRST_FRAME) == []
 
 
+# How many of the Python enums of Qt's namespace (``Qt.AlignmentFlag``...) exist: PySide builds all
+# 90-odd at the first use of one (15 ms), even through an overload it only tries (``QColor(QColor)``).
+QT_ENUMS = """import enum, gc
+print(sum(1 for o in gc.get_objects() if isinstance(o, enum.EnumType) and o.__qualname__.startswith("Qt.")))
+os._exit(0)
+"""
+
+
+def test_the_first_frame_builds_no_enum_of_qts_namespace(tmp_path: Path) -> None:
+    # The start page's light or dark comes from the palette, not from Qt's colour-scheme hint.
+    out = subprocess.run([sys.executable, "-c", WINDOW + QT_ENUMS, str(tmp_path / "p")],
+                         capture_output=True, text=True, timeout=120, env=_env(), stdin=subprocess.DEVNULL)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["0"]
+
+
 # The window built (chat, log, model picker, menus) before the assistant, the first start's search
 # for providers or any connection: the network client and the model clients come with those.
 NOT_IN_THE_WINDOW_BUILD = [
@@ -131,3 +148,88 @@ def test_imports_after_pyside_keep_no_source_in_memory() -> None:
                          env=_env(), stdin=subprocess.DEVNULL)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.split() == ["0", "0", "-1"]
+
+
+# A plain window start (the ``jawad`` command, its value options, each once) is parsed without
+# argparse; anything else goes to the parser, which words help and errors.
+WINDOW_STARTS = [[], ["--profile", "p"], ["--startup-report", "r.json", "--log-level", "debug"],
+                 ["--screenshot", "s.png", "--profile", "", "--log-level", "error", "--startup-report", "r"]]
+PARSER_STARTS = [["-h"], ["--version"], ["--self-test"], ["ask", "hi"], ["--profile"], ["--profile", "-x"],
+                 ["--log-level", "loud"], ["--profile=p"], ["--prof", "p"], ["--profile", "a", "--profile", "b"],
+                 ["--log-level", "info", "history"], ["unknown", "command"]]
+
+
+def test_a_plain_window_start_is_parsed_as_the_parser_would_without_importing_it() -> None:
+    from jawad_desktop import cli
+
+    for argv in WINDOW_STARTS:
+        fast = cli._window_start(argv)
+        assert fast is not None, argv
+        assert vars(fast) == vars(cli.build_parser([]).parse_args(argv)), argv
+    for argv in PARSER_STARTS:
+        assert cli._window_start(argv) is None, argv
+    script = ("import sys\nfrom jawad_desktop import cli\n"
+              "assert cli._window_start(['--startup-report', 'r'])\nprint('argparse' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env=_env())
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["False"]
+
+
+def test_the_page_script_the_browser_holds_is_not_kept_again_in_python(qapp: Any) -> None:
+    import tracemalloc
+
+    import shiboken6
+    from PySide6.QtWebEngineCore import QWebEnginePage, QWebEngineProfile
+
+    from jawad_desktop.browser.guarded_page import SCRIPT_NAME, install_page_script
+    from jawad_desktop.core.tools import page as _page_module  # noqa: F401  (its code is not what is measured)
+
+    profile = QWebEngineProfile()
+    page = QWebEnginePage(profile)
+    tracemalloc.start()
+    try:
+        install_page_script(page)
+        kept, _peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    try:
+        assert len(page.scripts().find(SCRIPT_NAME)) == 1
+        assert kept < 200_000  # the library and its reader, 0.8 MB, live in the browser's copy alone
+    finally:
+        shiboken6.delete(page)
+        shiboken6.delete(profile)
+
+
+FOCUS_ORDER = """
+import gc, os, sys
+from jawad_desktop.ui.app.application import create_application
+app = create_application(headless=True)
+from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
+from jawad_desktop.ui.window.focus_order import order_focus_chain
+root = QWidget()
+row = QHBoxLayout(root)
+row.addWidget(QLineEdit(root))
+row.addWidget(QPushButton("Send", root))
+QTimer(root)  # a child that is no widget
+label = QLabel("<b>No chats yet.</b>", root)  # as the empty chat's text: selectable, not a stop for Tab
+label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+row.addWidget(label)  # its child: a kind of Qt's own that PySide does not know (QWidgetTextControl)
+def classes():
+    return {o for o in gc.get_objects() if isinstance(o, type) and o.__module__.startswith("PySide6")}
+before = classes()
+chain = order_focus_chain(root)
+print(len(chain), len(classes() - before))
+os._exit(0)
+"""
+
+
+def test_ordering_the_focus_chain_makes_no_python_class_of_qts_object_kinds() -> None:
+    # Walking the window's children as QObjects made PySide create the Python class of every
+    # QObject kind it tried on them (236 classes, 1.3 MB of the idle app); as widgets, none.
+    out = subprocess.run([sys.executable, "-c", FOCUS_ORDER], capture_output=True, text=True, timeout=120,
+                         env=_env(), stdin=subprocess.DEVNULL)
+    assert out.returncode == 0, out.stderr[-3000:]
+    stops, new_classes = map(int, out.stdout.split())
+    assert stops == 2 and new_classes < 10, out.stdout

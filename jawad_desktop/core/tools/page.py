@@ -10,7 +10,6 @@ page lives in ``core/tools/js/`` and is loaded with :func:`page_script`.
 
 from __future__ import annotations
 
-import functools
 import secrets
 from dataclasses import dataclass, field
 from importlib import resources
@@ -408,9 +407,9 @@ def library_modules() -> list[tuple[str, str]]:
     return [(name, folder.joinpath(name).read_text(encoding="utf-8")) for name in ["open.js", *numbered, "close.js"]]
 
 
-@functools.cache
 def page_script(name: str = LIBRARY, *, with_reader: bool = True) -> str:
-    """The source of a page script shipped in ``core/tools/js``.
+    """The source of a page script shipped in ``core/tools/js``, read at each call (4 ms): not kept,
+    the 0.8 MB of the scripts the browser holds would stay in the idle app's heap twice.
 
     ``jawad_page.js`` is the page library, joined from its modules (``library_modules``), with the
     reader (``READER``) ahead of it unless ``with_reader`` is false (the library of a sub-frame);

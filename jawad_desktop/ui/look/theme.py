@@ -126,7 +126,8 @@ def contrast_ratio(a: str | QColor, b: str | QColor) -> float:
     """The WCAG 2 contrast ratio of two colours (1 to 21)."""
 
     def luminance(colour: str | QColor) -> float:
-        c = QColor(colour)
+        # QColor(QColor) would build all of Qt's namespace enums (its overloads take Qt.GlobalColor)
+        c = colour if isinstance(colour, QColor) else QColor(colour)
         channels = []
         for value in (c.redF(), c.greenF(), c.blueF()):
             channels.append(value / 12.92 if value <= 0.03928 else ((value + 0.055) / 1.055) ** 2.4)
@@ -347,10 +348,18 @@ def notifier() -> _Notifier:
 
 
 def current() -> Theme:
-    """The theme in use: the applied one, or the one the system palette suggests."""
+    """The theme in use: the applied one; before one is (the first frame), light or dark as the
+    application's palette is, which draws the frame's widgets (the desktop's, or the saved
+    theme's from ``apply_frame_palette``). Asking Qt's colour-scheme hint here would build all
+    of Qt's namespace enums before the frame (15 ms); ``apply_theme`` asks it once built."""
     if _current is not None:
         return _current
-    return resolve("system")
+    return resolve("system", system_dark=palette_is_dark())
+
+
+def palette_is_dark() -> bool:
+    """Whether the application's palette is dark: its window colour below mid-grey."""
+    return QGuiApplication.palette().color(QPalette.ColorRole.Window).lightness() < 128
 
 
 def role_colour(role: str, *, disabled: bool = False) -> QColor:

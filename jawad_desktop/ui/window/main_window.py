@@ -23,13 +23,11 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6 import QtCore
 from PySide6.QtCore import QByteArray, QTimer, Signal
-from PySide6.QtGui import QFont, QIcon
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
     QLabel,
     QMainWindow,
-    QMessageBox,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -46,7 +44,7 @@ from jawad_desktop.ui.window.window_panels import WindowPanels
 from jawad_desktop.ui.window.window_voice import WindowVoice
 
 if TYPE_CHECKING:
-    from PySide6.QtGui import QCloseEvent, QShowEvent
+    from PySide6.QtGui import QCloseEvent, QIcon, QShowEvent
 
     from jawad_desktop.browser.driver import QtWebEnginePage
     from jawad_desktop.core.context import AppContext
@@ -432,6 +430,8 @@ class MainWindow(WindowVoice, WindowPanels, WindowMenus, WindowLayout, QMainWind
         self.apply_appearance()
 
     def apply_appearance(self) -> None:
+        from PySide6.QtGui import QFont  # Qt's classes are made at their first use: 1 ms, after the frame
+
         app = QApplication.instance()
         if not isinstance(app, QApplication):
             return
@@ -444,6 +444,8 @@ class MainWindow(WindowVoice, WindowPanels, WindowMenus, WindowLayout, QMainWind
         self.browser.restyle_start_page()
 
     def _about(self) -> None:
+        from PySide6.QtWidgets import QMessageBox  # 2 ms to make (its enums): at its first use
+
         box = QMessageBox(self)
         box.setWindowTitle(f"About {APP_NAME}")
         box.setText(f"{APP_NAME} {__version__}\nAn AI assistant that works in a browser you can watch.")
