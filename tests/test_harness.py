@@ -16,6 +16,8 @@ from tests.fixtures.cores import THREAD_VARIABLES, share_cores
 from tests.fixtures.home import worker_id
 from tests.fixtures.workers import pytest_collection_modifyitems
 
+ROOT = Path(__file__).resolve().parent.parent
+
 
 def test_the_test_process_has_a_home_of_its_own() -> None:
     real_home = Path(pwd.getpwuid(os.getuid()).pw_dir)
@@ -188,3 +190,29 @@ def test_the_run_names_the_tests_that_cost_the_most_cpu(tmp_path: Path) -> None:
         list(rows)[:2] == ["test_leaves_a_busy_child_running", "test_waits_for_a_busy_child"], report
     assert len(rows) == 3 and all(rows[name] >= 0.6 for name in list(rows)[:2]), report
     assert "test_waits" not in rows or rows["test_waits"] < 0.3, report
+
+
+def test_the_rerun_takes_the_failed_ids_whole_from_the_runs_summary() -> None:
+    """scripts/test runs the failed tests once more by the ids its summary names: a parameter with
+    spaces, a grouped test's @group and a module that failed to import each come out as pytest
+    takes them (the ids were cut at the first space, and the re-run stopped with "not found")."""
+    summary = "\n".join([
+        "FAILED tests/ui/test_form.py::test_invalid[--must not be empty] - Failed: it was saved",
+        "ERROR tests/packaging/test_bundle.py::test_self_test@bundle - RuntimeError: no build",
+        "ERROR tests/llm/test_connection.py - ImportError while importing test module",
+        "FAILED tests/a.py::test_b",
+        "FAILED tests/a.py::test_b - the same test twice",
+        "tests/x.py::test_y PASSED",
+        "",
+    ])
+    out = subprocess.run(["bash", str(ROOT / "scripts" / "failed-tests")], input=summary, capture_output=True,
+                         text=True, timeout=30, check=True)
+    assert out.stdout.splitlines() == [
+        "tests/a.py::test_b",
+        "tests/llm/test_connection.py",
+        "tests/packaging/test_bundle.py::test_self_test",
+        "tests/ui/test_form.py::test_invalid[--must not be empty]",
+    ]
+    nothing = subprocess.run(["bash", str(ROOT / "scripts" / "failed-tests")], input="1 passed\n",
+                             capture_output=True, text=True, timeout=30, check=True)
+    assert nothing.stdout == ""

@@ -28,7 +28,8 @@ from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError, Remedy
 from jawad_desktop.core.events import Event, RetryNotice
 from jawad_desktop.core.llm.client import LLMClient, forget_capabilities
-from jawad_desktop.core.llm.connection import discover_providers, list_models, test_connection
+from jawad_desktop.core.llm.connection import list_models, test_connection
+from jawad_desktop.core.llm.discovery import discover_providers
 from jawad_desktop.core.llm.factory import (
     client_for,
     key_from_env,

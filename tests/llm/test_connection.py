@@ -15,11 +15,10 @@ from jawad_desktop.core.llm.catalog import GB
 from jawad_desktop.core.llm.connection import (
     FIRST_START_MESSAGE,
     connection_timeout_s,
-    discover_providers,
     list_models,
-    local_model_offer,
     test_connection,
 )
+from jawad_desktop.core.llm.discovery import discover_providers, local_model_offer
 from jawad_desktop.core.llm.factory import client_for
 from jawad_desktop.core.llm.local_server import free_port
 from jawad_desktop.core.messages import Message

@@ -24,7 +24,7 @@ from jawad_desktop.core.config.providers import DEFAULT_BASE_URLS, ProviderConfi
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.llm.client import LLMClient
-from jawad_desktop.core.llm.connection import discover_providers
+from jawad_desktop.core.llm.discovery import discover_providers
 from jawad_desktop.core.llm.errors import AuthError
 from jawad_desktop.core.llm.factory import ProviderKey, client_for, provider_key, resolve_provider
 from jawad_desktop.core.llm.local_server import free_port

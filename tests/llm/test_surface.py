@@ -12,6 +12,7 @@ from jawad_desktop.core.llm import (
     chat_api,
     client,
     connection,
+    discovery,
     errors,
     factory,
     gemini,
@@ -27,8 +28,8 @@ CHAT_API_HOOKS = {"accumulator", "chat_path", "chat_url", "request_headers", "ht
 
 def test_public_names() -> None:
     assert set(client.__all__) == {"ChatStream", "LLMClient", "RetryPolicy", "forget_capabilities"}
-    assert set(connection.__all__) >= {"ProviderOffer", "discover_providers", "list_models", "test_connection",
-                                       "FIRST_START_MESSAGE"}
+    assert set(connection.__all__) >= {"list_models", "test_connection", "FIRST_START_MESSAGE"}
+    assert set(discovery.__all__) >= {"ProviderOffer", "discover_providers", "local_model_offer"}
     assert set(factory.__all__) >= {"client_for", "resolve_provider"}
     assert callable(local_server.shared_local_server) and callable(local_server.local_available)
 

@@ -27,7 +27,7 @@ from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.events import HandOverRequested, PermissionRequest, PlanProposed
 from jawad_desktop.core.harbor import PermissionLevel
-from jawad_desktop.core.llm.connection import ProviderOffer
+from jawad_desktop.core.llm.discovery import ProviderOffer
 from jawad_desktop.core.research.plan import PlanStatus, ResearchPlan, ResearchStep
 from jawad_desktop.ui.desktop.quick_ask import QuickAskWindow
 from jawad_desktop.ui.settings.dialog import SettingsDialog

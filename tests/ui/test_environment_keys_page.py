@@ -11,7 +11,7 @@ import pytest
 
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.context import AppContext
-from jawad_desktop.core.llm.connection import ProviderOffer
+from jawad_desktop.core.llm.discovery import ProviderOffer
 from jawad_desktop.core.llm.factory import client_for
 from jawad_desktop.core.messages import Message
 from jawad_desktop.core.store.secrets import provider_key_name

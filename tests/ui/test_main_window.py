@@ -253,7 +253,7 @@ def test_the_built_in_offer_downloads_its_model_with_progress_then_answers_from_
 
 def test_the_offers_go_once_a_provider_is_added_in_settings(make_window: Any, profile_dir: Path, qtbot: Any) -> None:
     from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
-    from jawad_desktop.core.llm.connection import ProviderOffer
+    from jawad_desktop.core.llm.discovery import ProviderOffer
     from jawad_desktop.ui.window.first_start import OffersPanel
 
     window: MainWindow = make_window(profile_dir)

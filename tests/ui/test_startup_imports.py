@@ -25,7 +25,7 @@ NOT_IN_THE_IDLE_APP = [
     # the keyring, looked for at start only when the settings keep a secret (core.context.keeps_secrets)
     "keyring", "secretstorage", "jeepney", "cryptography",
     # the HTTP client's transport: a first start asks with HTTP only where a local server listens
-    # (core.llm.connection.discover_providers)
+    # (core.llm.discovery.discover_providers)
     "httpcore", "anyio", "h11", "certifi",
     "idna",  # the HTTP client's (httpx is checked by module: its placeholder httpx._main is always there)
 ]

@@ -1,16 +1,9 @@
-"""What the Settings dialog and first start ask of a provider without chatting with it:
-Test Connection, the model list, and finding providers the user already has.
+"""What the Settings dialog asks of a provider without chatting with it: Test Connection and the
+model list (finding the providers a user already has is ``core.llm.discovery``).
 
 ``test_connection`` sends spec 000's "Say ok" with spec 000's time limits (30 s for Ollama
 and other local servers, which may be loading a model, 20 s for cloud providers) and
 returns a ``TestResult`` whose error is the friendly text to show inline.
-``discover_providers`` (``core.llm.discovery``, named here too) looks for Ollama (``/api/tags``,
-at ``OLLAMA_BASE_URL`` when set) and
-LM Studio (``/v1/models``) on this computer, for an API key of each cloud kind in the
-environment (``OPENAI_API_KEY``, ``OPENROUTER_API_KEY``, ``ANTHROPIC_API_KEY``,
-``GEMINI_API_KEY``...: only the variable's name is offered; the key is copied to the keyring
-after the user agrees, and works from the environment meanwhile), and for the built-in
-local model.
 """
 
 from __future__ import annotations
@@ -27,7 +20,6 @@ from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.errors import JawadError, Remedy
 from jawad_desktop.core.events import TestResult
 from jawad_desktop.core.llm.client import LLMClient, RetryPolicy
-from jawad_desktop.core.llm.discovery import ProviderOffer, discover_providers
 from jawad_desktop.core.llm.provider_clients import make_client
 from jawad_desktop.core.messages import Message
 from jawad_desktop.core.store.model_facts import ModelFactsStore
@@ -38,9 +30,7 @@ T = TypeVar("T")
 
 __all__ = [
     "FIRST_START_MESSAGE",
-    "ProviderOffer",
     "connection_timeout_s",
-    "discover_providers",
     "list_models",
     "missing_key_error",
     "test_connection",

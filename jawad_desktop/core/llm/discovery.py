@@ -1,9 +1,13 @@
 """Finding the providers a user already has, on first start: Ollama and LM Studio on this computer,
 a cloud key in the environment, the built-in local model this computer can run.
 
-Kept apart from the client (``core.llm.connection`` names these too): the window's first start looks
-for providers without importing the model client, and asks with HTTP (httpx, imported then) only
-where a local server listens.
+Ollama is asked at ``/api/tags`` (at ``OLLAMA_BASE_URL`` when set), LM Studio at ``/v1/models``; of a
+cloud key in the environment (``OPENAI_API_KEY``, ``OPENROUTER_API_KEY``, ``ANTHROPIC_API_KEY``,
+``GEMINI_API_KEY``...) only the variable's name is offered: the key is copied to the keyring after
+the user agrees, and works from the environment meanwhile.
+
+Kept apart from the model client: the window's first start looks for providers without importing
+it, and asks with HTTP (httpx, imported then) only where a local server listens.
 """
 
 from __future__ import annotations
