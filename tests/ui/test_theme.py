@@ -74,12 +74,21 @@ def test_follow_the_system_is_light_or_dark_as_the_desktop_says(qapp: QApplicati
     assert applied.dark == (QGuiApplication.styleHints().colorScheme() == Qt.ColorScheme.Dark)
 
 
-def test_before_a_theme_is_applied_the_theme_in_use_is_light_or_dark_as_the_palette(qapp: QApplication) -> None:
+def test_before_a_theme_is_applied_the_theme_in_use_is_light_or_dark_as_the_palette(
+    qapp: QApplication, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # The first frame's start page: the palette drawing the frame's widgets says light or dark.
-    qapp.setPalette(theme.palette_for(theme.resolve("dark")))
-    assert theme.current().dark and theme.current().colours.window == theme.resolve("dark").colours.window
-    qapp.setPalette(theme.palette_for(theme.resolve("light")))
-    assert not theme.current().dark
+    # The process is as before any theme was applied (a test before this one in it may have).
+    monkeypatch.setattr(theme, "_current", None)
+    monkeypatch.setattr(theme, "_applied", None)
+    saved = QPalette(qapp.palette())
+    try:
+        qapp.setPalette(theme.palette_for(theme.resolve("dark")))
+        assert theme.current().dark and theme.current().colours.window == theme.resolve("dark").colours.window
+        qapp.setPalette(theme.palette_for(theme.resolve("light")))
+        assert not theme.current().dark
+    finally:
+        qapp.setPalette(saved)
 
 
 def test_an_accent_change_retints_icons_already_shown(qapp: QApplication, qtbot: Any) -> None:

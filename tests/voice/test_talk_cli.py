@@ -63,8 +63,12 @@ def test_talk_once_json(pulse_server: PulseServer, profile_dir: Path, scripted_m
     assert "capital" in turn["transcript"].lower()
     assert turn["answer"] == "The capital of France is Paris. It is on the Seine."
     timings = turn["timings_s"]
-    assert 0 < timings["speech_end_to_transcript"] < timings["speech_end_to_first_token"] \
-        < timings["speech_end_to_first_audio"] < 5
+    assert timings["speech_end_to_transcript"] > 0
+    # An answer started in the pause is heard after the turn's end all the same.
+    assert 0 < timings["speech_end_to_first_audio"] < 5
+    assert timings["speech_end_to_first_token"] < timings["speech_end_to_first_audio"]
+    if not turn.get("speculative"):  # that answer's first token may come before the turn's end is decided
+        assert timings["speech_end_to_transcript"] < timings["speech_end_to_first_token"]
     assert "Thinking" in err and "Speaking" in err and "Traceback" not in err
     pcm = np.frombuffer(raw.read_bytes(), dtype="<i2").astype(np.float32) / 32768
     frames = pcm[: pcm.size - pcm.size % 480].reshape(-1, 480)
