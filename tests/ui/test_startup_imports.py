@@ -27,7 +27,9 @@ NOT_IN_THE_IDLE_APP = [
     # the HTTP client's transport: a first start asks with HTTP only where a local server listens
     # (core.llm.discovery.discover_providers)
     "httpcore", "anyio", "h11", "certifi",
-    "idna",  # the HTTP client's (httpx is checked by module: its placeholder httpx._main is always there)
+    # the HTTP client's; httpx itself is checked by module name below: the package list always holds
+    # "httpx", because jawad_desktop/__init__.py marks httpx._main absent in sys.modules (httpx's command line)
+    "idna",
 ]
 # The assistant (its agent, tools, permission gate, model client and page driver): built at its
 # first need, the first message, Research, Compare, a project, Settings or a web page browsed.
