@@ -31,6 +31,7 @@ from PySide6 import QtWebEngineWidgets  # noqa: E402,F401  (after the environmen
 pytest_plugins = [
     "tests.fixtures.workers",
     "tests.fixtures.cpu",
+    "tests.fixtures.watchdog",
     "tests.fixtures.qt_loop",
     "tests.fixtures.keyring_service",
     "tests.fixtures.page_server",

@@ -6,6 +6,7 @@ import os
 import pwd
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -216,3 +217,73 @@ def test_the_rerun_takes_the_failed_ids_whole_from_the_runs_summary() -> None:
     nothing = subprocess.run(["bash", str(ROOT / "scripts" / "failed-tests")], input="1 passed\n",
                              capture_output=True, text=True, timeout=30, check=True)
     assert nothing.stdout == ""
+
+
+STALLING_SUITE = """
+import os, time
+import pytest
+
+def test_fails():
+    assert False
+
+@pytest.mark.xdist_group("g")
+def test_stops_moving():
+    time.sleep(120)
+
+@pytest.mark.xdist_group("g")
+def test_after_it():
+    pass
+
+def test_passes():
+    pass
+"""
+
+WORKERS_NEVER_END = """
+import time
+
+def pytest_sessionfinish(session):
+    if hasattr(session.config, "workerinput"):
+        time.sleep(120)
+"""
+
+
+def _run_watched(tmp_path: Path, *options: str) -> tuple[subprocess.CompletedProcess[str], float]:
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    started = time.monotonic()
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-p", "tests.fixtures.workers",
+         "-p", "tests.fixtures.watchdog", "--stall-file", str(tmp_path / "left"), *options,
+         "-p", "no:cacheprovider", "-q", str(tmp_path),
+         *("-p", "no:pytestqt", "-p", "no:hypothesispytest", "-p", "no:anyio")],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=100,
+    )
+    return result, time.monotonic() - started
+
+
+@pytest.mark.slow  # two parallel runs of two workers each
+def test_a_parallel_run_that_stops_moving_is_ended_and_names_what_it_left(tmp_path: Path) -> None:
+    """tests/fixtures/watchdog.py: no report for --stall-s ends the run (status 3) with the failed and
+    unfinished tests in the stall file, which scripts/test runs again; every test reported and the
+    run not ended (xdist's controller waited for ever once, after a worker crashed) ends it with the
+    run's own status and the failures named as the summary names them."""
+    (tmp_path / "test_stalling.py").write_text(STALLING_SUITE)
+    result, took = _run_watched(tmp_path, "--stall-s", "3")
+    assert result.returncode == 3 and took < 60, (took, result.stdout[-3000:] + result.stderr[-3000:])
+    left = (tmp_path / "left").read_text().splitlines()
+    assert left[0] == "test_stalling.py::test_fails"
+    stalled = {"test_stalling.py::test_after_it@g", "test_stalling.py::test_stops_moving@g"}
+    # A worker runs the last test it was given once it knows the next (or that none comes): it may be left too.
+    assert stalled <= set(left[1:]) <= stalled | {"test_stalling.py::test_passes"}, left
+    assert "no test reported for 3 s" in result.stdout
+
+    (tmp_path / "test_stalling.py").unlink()
+    (tmp_path / "left").unlink()
+    (tmp_path / "conftest.py").write_text(WORKERS_NEVER_END)
+    (tmp_path / "test_quick.py").write_text("def test_fails():\n    assert False\n\ndef test_passes():\n    pass\n")
+    result, took = _run_watched(tmp_path, "--finish-grace-s", "2")
+    assert result.returncode == 1 and took < 60, (took, result.stdout[-3000:] + result.stderr[-3000:])
+    assert "all 2 tests reported" in result.stdout
+    failed = subprocess.run(["bash", str(ROOT / "scripts" / "failed-tests")], input=result.stdout,
+                            capture_output=True, text=True, timeout=30, check=True)
+    assert failed.stdout.splitlines() == ["test_quick.py::test_fails"]
+    assert not (tmp_path / "left").exists()
