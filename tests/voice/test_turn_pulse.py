@@ -146,7 +146,9 @@ def test_words_the_model_is_unsure_of_do_not_end_the_turn(
     assert not clip.sure, clip
     # Its voice runs from 0.96 s to 7.62 s (the voice activity model): all of it was heard.
     assert result.duration_s > 6.0, (result.duration_s, result.text, session.judged_waits)
-    assert all(wait == 1.5 for wait in session.judged_waits), session.judged_waits
+    # The waits set at her two pauses are the longest; the one set after her last word may be shorter: a
+    # loaded run's transcript of the whole clip, made in that last pause, once came out sure ([1.5, 1.5, 0.5]).
+    assert len(session.judged_waits) >= 2 and session.judged_waits[:2] == [1.5, 1.5], session.judged_waits
 
 
 def test_jfk_is_answered_soon_after_his_last_word_and_not_at_his_pauses(
