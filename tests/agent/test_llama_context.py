@@ -39,6 +39,8 @@ from tests.fixtures.llama_server import SMALL_CONTEXT_TOKENS
 # machine busy with more than the tests can take minutes; the answer's first chunk comes once it is all read.
 TURN_TIMEOUT_S = 240
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(TURN_TIMEOUT_S + 60)]
+# The tests on the small server run on one worker of a parallel run, which starts it once.
+on_the_small_server = pytest.mark.xdist_group("llama-small-context")
 
 
 def _turn(provider: ProviderConfig, arun: Any) -> events.ChatResponse:
@@ -90,6 +92,7 @@ def built_in_small(small_llama_server: LocalServer, monkeypatch: pytest.MonkeyPa
     return small_llama_server
 
 
+@on_the_small_server
 def test_a_long_conversation_and_a_page_fit_the_built_in_servers_context(
     built_in_small: LocalServer, arun: Any
 ) -> None:
@@ -108,6 +111,7 @@ def test_a_long_conversation_and_a_page_fit_the_built_in_servers_context(
     assert SMALL_CONTEXT_TOKENS * 3 // 4 < prompt < SMALL_CONTEXT_TOKENS, prompt
 
 
+@on_the_small_server
 def test_control_budgeting_for_a_bigger_window_overflows_the_server(built_in_small: LocalServer, arun: Any) -> None:
     before = _log_size(built_in_small)
     response = _turn(_built_in(context_window=LOCAL_CONTEXT_TOKENS), arun)
