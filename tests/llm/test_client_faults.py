@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
@@ -29,6 +30,8 @@ from jawad_desktop.core.llm.errors import (
     ServerError,
     ToolsRejectedError,
     WebPageError,
+    classify_status,
+    classify_transport,
     web_page_instead,
 )
 from jawad_desktop.core.llm.local_server import free_port
@@ -501,3 +504,18 @@ def test_cancel_from_another_task_stops_an_unstreamed_request(fault_server: Faul
     response, took = arun(run())
     assert response.interrupted and response.content == ""
     assert 0.25 < took < 1.0
+
+
+def test_an_error_names_the_built_in_model_without_an_address() -> None:
+    """The built-in model's server has no fixed address (it was "The connection to Built-in local
+    model at  broke"); a sentence that starts with it starts with a capital."""
+    built_in = ProviderConfig(name="built-in", kind=ProviderKind.LOCAL, model="smollm2")
+    broke = classify_transport(built_in, httpx.ReadError("reset"))
+    assert broke.message == "The connection to the built-in local model broke before the answer was complete."
+    stopped = classify_transport(built_in, httpx.ReadTimeout("slow"), timeout_s=120)
+    assert stopped.message == "The built-in local model stopped sending the answer (no data for 120 s)."
+    refused = classify_status(built_in, "smollm2", 400, '{"error": {"message": "bad"}}')
+    assert refused.message.startswith("The built-in local model rejected the request"), refused.message
+    remote = ProviderConfig(name="r", kind=ProviderKind.OPENAI_COMPATIBLE, base_url="http://127.0.0.1:9/v1")
+    assert "OpenAI-compatible" in classify_transport(remote, httpx.ReadError("x")).message
+    assert "at http://127.0.0.1:9/v1 broke" in classify_transport(remote, httpx.ReadError("x")).message

@@ -133,8 +133,13 @@ class CancelledRequest(LLMError):
         super().__init__(message, **kwargs)
 
 
-def _where(provider: ProviderConfig) -> str:
-    return f"{provider.kind.label} at {provider.effective_base_url}"
+def _where(provider: ProviderConfig, *, starts: bool = False) -> str:
+    """The provider as a sentence names it (``starts``: at the sentence's start): its kind and address;
+    the built-in model's server has no fixed address."""
+    if provider.kind is ProviderKind.LOCAL:
+        return "The built-in local model" if starts else "the built-in local model"
+    url = provider.effective_base_url
+    return f"{provider.kind.label} at {url}" if url else provider.kind.label
 
 
 _WEB_PAGE = re.compile(r"^\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body)\b", re.IGNORECASE | re.DOTALL)
@@ -239,7 +244,7 @@ def classify_status(
             message = "API key invalid or no billing — check platform.openai.com."
             tips = ["Check billing at https://platform.openai.com/settings/organization/billing."]
         else:
-            message = f"{_where(provider)} refused access (403)."
+            message = f"{_where(provider, starts=True)} refused access (403)."
             tips = ["Check the API key and that this server lets you use the model."]
         return AuthError(message + said, suggestions=tips, remedy=key, status=status, detail=detail)
     if status == 404 and "model" not in detail.lower():
@@ -273,7 +278,7 @@ def classify_status(
         if _is_validation_error(detail):
             # llama.cpp and other pydantic servers report a bad request as a 500.
             return BadRequestError(
-                f"{_where(provider)} rejected the request as invalid.{said}",
+                f"{_where(provider, starts=True)} rejected the request as invalid.{said}",
                 suggestions=["This model or server may not support this kind of request."],
                 remedy=settings, status=status, detail=detail,
             )
@@ -289,7 +294,7 @@ def classify_status(
             status=status, detail=detail,
         )
     return BadRequestError(
-        f"{_where(provider)} rejected the request ({status}).{said}",
+        f"{_where(provider, starts=True)} rejected the request ({status}).{said}",
         suggestions=["Check the provider's base URL and model."], remedy=settings, status=status, detail=detail,
     )
 
@@ -311,9 +316,9 @@ def classify_transport(
         if isinstance(exc, httpx.ConnectTimeout):
             what = f"Connecting to {_where(provider)} timed out."
         elif isinstance(exc, httpx.ReadTimeout):
-            what = f"{_where(provider)} stopped sending the answer (no data for {timeout_s:.0f} s)."
+            what = f"{_where(provider, starts=True)} stopped sending the answer (no data for {timeout_s:.0f} s)."
         else:
-            what = f"{_where(provider)} did not answer in time."
+            what = f"{_where(provider, starts=True)} did not answer in time."
         return LLMTimeoutError(
             what,
             suggestions=["Try again; a local model may still be loading.",
