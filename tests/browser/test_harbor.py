@@ -216,3 +216,27 @@ def test_a_page_with_no_site_is_never_granted(tmp_path: Path) -> None:
     again = Harbor.in_folder(tmp_path)
     assert [g.site for g in again.grants()] == ["shop.test"]
     assert again.check("navigate", L.NAVIGATE, "file:///etc/passwd") is Verdict.ASK
+
+
+def test_stop_in_the_moment_the_person_allows_stops_the_call(tmp_path: Path, arun: Callable[..., Any]) -> None:
+    """Stop pressed as the answer comes in (the same turn of the loop): the call does not run, the
+    run's task ends cancelled (Python 3.11's asyncio.wait_for returned the answer and swallowed Stop)."""
+    bus = EventBus()
+    gate = HarborGate(Harbor.in_folder(tmp_path), bus, timeout_s=5)
+    asked: list[PermissionRequest] = []
+    bus.subscribe(lambda event: asked.append(event) if isinstance(event, PermissionRequest) else None)
+
+    async def stop_as_allowed() -> str:
+        run = asyncio.ensure_future(gate.check(_check("click_element")))
+        while not asked:
+            await asyncio.sleep(0)
+        assert gate.respond(asked[0].id, "allow-once")
+        run.cancel()
+        try:
+            decision = await run
+        except asyncio.CancelledError:
+            return "stopped"
+        return f"ran ({decision.decision})"
+
+    assert arun(stop_as_allowed()) == "stopped"
+    assert gate.pending_ids == []

@@ -319,7 +319,8 @@ class HarborGate:
         )
         outcome: PermissionOutcome = "stopped"
         try:
-            answer = await asyncio.wait_for(future, self.timeout_s)
+            async with asyncio.timeout(self.timeout_s):  # not wait_for: on 3.11 it swallows a Stop with the answer
+                answer = await future
         except TimeoutError:
             log.info("permission request %s for %s timed out: denied", request_id, request.tool)
             outcome = "timeout"

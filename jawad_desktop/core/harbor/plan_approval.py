@@ -218,7 +218,8 @@ class PlanApproval:
                                    timeout_s=self.timeout_s))
         outcome: PlanOutcome = "stopped"
         try:
-            approved = await asyncio.wait_for(future, self.timeout_s)
+            async with asyncio.timeout(self.timeout_s):  # not wait_for: on 3.11 it swallows a Stop with the answer
+                approved = await future
         except TimeoutError:
             outcome = "timeout"
             return PlanAnswer(outcome, f"nobody approved the plan within {self.timeout_s:.0f} s")

@@ -251,7 +251,8 @@ class LoopbackAuthorizer(Authorizer):
             if not self._waiting.done():  # else the redirect came back first: its answer says more
                 raise
         try:
-            return await asyncio.wait_for(self._waiting, self.timeout_s)
+            async with asyncio.timeout(self.timeout_s):  # not wait_for: on 3.11 it swallows a Stop with the answer
+                return await self._waiting
         except TimeoutError:
             raise SignInNeeded(f"The sign-in was not finished within {self.timeout_s / 60:g} minutes.",
                                suggestions=["Sign in again, and finish it in the browser."]) from None

@@ -183,7 +183,8 @@ class Elicitations:
                                            url=url))
         outcome = "stopped"
         try:
-            action, content = await asyncio.wait_for(future, self.timeout_s)
+            async with asyncio.timeout(self.timeout_s):  # not wait_for: on 3.11 it swallows a Stop with the answer
+                action, content = await future
             outcome = action
             return types.ElicitResult(action=action, content=content)
         except TimeoutError:

@@ -116,7 +116,8 @@ class TaskRunner:
             assistant.session.system_extra = "\n\n".join(
                 part for part in (getattr(assistant.session, "system_extra", ""), _instructions(task)) if part)
             await assistant.connect_mcp()
-            response = await asyncio.wait_for(assistant.send(task.prompt), self.max_run_s)
+            async with asyncio.timeout(self.max_run_s):
+                response = await assistant.send(task.prompt)
             conversation = assistant.conversation_id or ""
             if refused:
                 outcome = ev.TaskRunFinished(task.id, task.name, "stopped", response.content,

@@ -454,7 +454,8 @@ class DocumentLibrary:
         if embedder is None:
             return []
         try:
-            result = await asyncio.wait_for(embedder.embed_batch([query]), QUERY_EMBED_TIMEOUT_S)
+            async with asyncio.timeout(QUERY_EMBED_TIMEOUT_S):
+                result = await embedder.embed_batch([query])
         except (JawadError, TimeoutError) as exc:
             log.info("the query was not embedded (%s); searching by words", exc)
             return []
