@@ -93,6 +93,24 @@ def test_the_first_frame_builds_no_enum_of_qts_namespace(tmp_path: Path) -> None
     assert out.stdout.split() == ["0"]
 
 
+# The Python enums of Qt classes the first frame does not use: its menus are empty and its browser's keys
+# come with the build (QAction, QKeySequence), its fonts are the application's (QFont), a first start has no
+# saved geometry (QByteArray). PySide makes all of a class's enums when the class is first imported (5 ms).
+LATER_CLASSES = ("QAction.", "QKeySequence.", "QFont.", "QByteArray.")
+CLASS_ENUMS = f"""import enum, gc
+print(sorted({{o.__qualname__ for o in gc.get_objects() if isinstance(o, enum.EnumType)
+              and o.__qualname__.startswith({LATER_CLASSES!r})}}))
+os._exit(0)
+"""
+
+
+def test_the_first_frame_makes_no_qt_class_it_does_not_use(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, "-c", WINDOW + CLASS_ENUMS, str(tmp_path / "p")],
+                         capture_output=True, text=True, timeout=120, env=_env(), stdin=subprocess.DEVNULL)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.strip() == "[]"
+
+
 # The window built (chat, log, model picker, menus) before the assistant, the first start's search
 # for providers or any connection: the network client and the model clients come with those.
 NOT_IN_THE_WINDOW_BUILD = [
