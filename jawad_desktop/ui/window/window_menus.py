@@ -1,4 +1,7 @@
-"""The main window's menus: File, Chat, View and Help, their keys and icons (a part of ``MainWindow``)."""
+"""The main window's menus: File, Chat, View and Help, their keys and icons (a part of ``MainWindow``).
+
+Qt's action and key classes are imported when the menus are built: the first frame's menus are empty,
+and importing them (with PySide's Python enums of each) took 5 ms before it."""
 
 from __future__ import annotations
 
@@ -16,9 +19,7 @@ class WindowMenus(WindowPart):
     """The menu bar's actions for ``MainWindow``."""
 
     def _build_menus(self) -> None:
-        # Qt's action and key classes are made at their first use, when the window is built: importing
-        # them (and PySide's Python enums of each) took 5 ms before the first frame, whose menus are empty.
-        from PySide6.QtGui import QAction, QKeySequence
+        from PySide6.QtGui import QAction, QKeySequence  # here, not at the top: see the module's text
 
         file_menu = self.file_menu
         self.new_chat_action = self._action("&New chat", "Ctrl+N", self.presenter.new_chat)
