@@ -30,6 +30,9 @@ NOT_IN_THE_IDLE_APP = [
     # the HTTP client's; httpx itself is checked by module name below: the package list always holds
     # "httpx", because jawad_desktop/__init__.py marks httpx._main absent in sys.modules (httpx's command line)
     "idna",
+    # pydantic's plugin loader's (jawad_desktop/__init__.py: Jawad uses no pydantic plugin): importlib.metadata
+    # (checked by module name below) and what it imports
+    "email", "csv",
 ]
 # The assistant (its agent, tools, permission gate, model client and page driver): built at its
 # first need, the first message, Research, Compare, a project, Settings or a web page browsed.
@@ -148,6 +151,7 @@ def test_the_idle_app_has_not_loaded_what_it_has_not_used(tmp_path: Path) -> Non
     modules = set(data["modules"])
     assert "jawad_desktop.ui.chat.history_sidebar" in modules  # the history is there, its assistant is not
     assert sorted(modules & set(ASSISTANT_NOT_IN_THE_IDLE_APP)) == []
+    assert "pydantic" in loaded and "importlib.metadata" not in modules
 
 
 LINECACHE = """
