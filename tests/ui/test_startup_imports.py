@@ -30,6 +30,9 @@ NOT_IN_THE_IDLE_APP = [
     # the HTTP client's; httpx itself is checked by module name below: the package list always holds
     # "httpx", because jawad_desktop/__init__.py marks httpx._main absent in sys.modules (httpx's command line)
     "idna",
+    # pydantic's plugin loader's (jawad_desktop/__init__.py: Jawad uses no pydantic plugin): importlib.metadata
+    # (checked by module name below) and what it imports
+    "email", "csv",
 ]
 # The assistant (its agent, tools, permission gate, model client and page driver): built at its
 # first need, the first message, Research, Compare, a project, Settings or a web page browsed.
@@ -93,6 +96,24 @@ def test_the_first_frame_builds_no_enum_of_qts_namespace(tmp_path: Path) -> None
     assert out.stdout.split() == ["0"]
 
 
+# The Python enums of Qt classes the first frame does not use: its menus are empty and its browser's keys
+# come with the build (QAction, QKeySequence), its fonts are the application's (QFont), a first start has no
+# saved geometry (QByteArray). PySide makes all of a class's enums when the class is first imported (5 ms).
+LATER_CLASSES = ("QAction.", "QKeySequence.", "QFont.", "QByteArray.")
+CLASS_ENUMS = f"""import enum, gc
+print(sorted({{o.__qualname__ for o in gc.get_objects() if isinstance(o, enum.EnumType)
+              and o.__qualname__.startswith({LATER_CLASSES!r})}}))
+os._exit(0)
+"""
+
+
+def test_the_first_frame_makes_no_qt_class_it_does_not_use(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, "-c", WINDOW + CLASS_ENUMS, str(tmp_path / "p")],
+                         capture_output=True, text=True, timeout=120, env=_env(), stdin=subprocess.DEVNULL)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.strip() == "[]"
+
+
 # The window built (chat, log, model picker, menus) before the assistant, the first start's search
 # for providers or any connection: the network client and the model clients come with those.
 NOT_IN_THE_WINDOW_BUILD = [
@@ -130,6 +151,7 @@ def test_the_idle_app_has_not_loaded_what_it_has_not_used(tmp_path: Path) -> Non
     modules = set(data["modules"])
     assert "jawad_desktop.ui.chat.history_sidebar" in modules  # the history is there, its assistant is not
     assert sorted(modules & set(ASSISTANT_NOT_IN_THE_IDLE_APP)) == []
+    assert "pydantic" in loaded and "importlib.metadata" not in modules
 
 
 LINECACHE = """

@@ -14,12 +14,15 @@ themselves from ``role_colour`` (``ui.look.icons``); ``notifier().changed`` fire
 from __future__ import annotations
 
 import logging
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from PySide6 import QtCore
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
+
+if TYPE_CHECKING:
+    from PySide6.QtGui import QFont
 
 log = logging.getLogger("jawad.ui.theme")
 
@@ -48,6 +51,8 @@ def type_step(font: QFont, step: str, *, size: float | None = None) -> QFont:
     """A copy of ``font`` at the type scale's ``step`` (``TYPE_SCALE``), relative to the body text it
     stands beside: the user's font size (Settings → Appearance, or ``size`` in points) stays the body.
     The one place a widget's font size is set."""
+    from PySide6.QtGui import QFont  # made at its first use, after the first frame (its 8 enums: 1 ms)
+
     scaled = QFont(font)
     body = size if size is not None else font.pointSizeF()
     scaled.setPointSizeF(max(6.0, body * TYPE_SCALE[step] / TYPE_SCALE["body"]))

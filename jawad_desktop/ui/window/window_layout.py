@@ -7,8 +7,6 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QByteArray
-
 from jawad_desktop.ui.window.window_part import WindowPart
 
 if TYPE_CHECKING:
@@ -42,6 +40,8 @@ class WindowLayout(WindowPart):
     def _restore_layout(self) -> None:
         ui = self.ctx.settings.ui
         if ui.window_geometry:
+            from PySide6.QtCore import QByteArray
+
             self.restoreGeometry(QByteArray.fromBase64(ui.window_geometry.encode()))
         else:
             self.resize(1280, 800)
