@@ -252,7 +252,7 @@ def _run_watched(tmp_path: Path, *options: str) -> tuple[subprocess.CompletedPro
     started = time.monotonic()
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-p", "tests.fixtures.workers",
-         "-p", "tests.fixtures.watchdog", "--stall-file", str(tmp_path / "left"), *options,
+         "-p", "tests.fixtures.watchdog", f"--stall-file={tmp_path / 'left'}", *options,
          "-p", "no:cacheprovider", "-q", str(tmp_path),
          *("-p", "no:pytestqt", "-p", "no:hypothesispytest", "-p", "no:anyio")],
         cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=100,
