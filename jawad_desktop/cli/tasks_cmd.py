@@ -24,7 +24,7 @@ from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.harbor.plan_approval import ActionPlan
 from jawad_desktop.core.store.database import Database
 from jawad_desktop.core.tasks.schedule import parse_schedule
-from jawad_desktop.core.tasks.store import KINDS, Task, TaskStore
+from jawad_desktop.core.tasks.task_store import KINDS, Task, TaskStore
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:

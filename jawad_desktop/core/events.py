@@ -416,7 +416,7 @@ class ProjectsChanged(Event):
 
 @dataclass(frozen=True, slots=True)
 class TasksChanged(Event):
-    """A scheduled task was added, changed or removed (``core.tasks.store``)."""
+    """A scheduled task was added, changed or removed (``core.tasks.task_store``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,7 +58,7 @@ class Image:
 class Audio:
     """Sound a message carries for a model that hears it (an MCP tool's audio content): the file's
     bytes and its media type. Placed as each API documents, or left out with a note
-    (``core.llm.audio``)."""
+    (``core.llm.audio_input``)."""
 
     data: bytes
     media_type: str = "audio/wav"
@@ -78,7 +78,7 @@ class Message:
     tool_call_id: str = ""
     name: str = ""
     images: list[Image] = field(default_factory=list)
-    audio: list[Audio] = field(default_factory=list)  # only sent to models that hear it (core.llm.audio)
+    audio: list[Audio] = field(default_factory=list)  # only sent to models that hear it (core.llm.audio_input)
 
     def to_wire(self) -> dict[str, Any]:
         """The Chat Completions shape, images left out (``core.llm.vision.chat_messages`` places

@@ -1,5 +1,5 @@
 """A tool's sound (an MCP tool's audio) in each provider's documented request shape, only to models
-that hear it (``core.llm.audio``): Chat Completions' ``input_audio`` checked by a loopback server that
+that hear it (``core.llm.audio_input``): Chat Completions' ``input_audio`` checked by a loopback server that
 answers OpenAI's 400s, Gemini's ``inlineData`` with an audio MIME type, and a note everywhere else."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from jawad_desktop.core.config.providers import ProviderKind
 from jawad_desktop.core.config.settings import Settings
 from jawad_desktop.core.events import EventBus
 from jawad_desktop.core.llm.anthropic import anthropic_messages
-from jawad_desktop.core.llm.audio import AUDIO_LEFT_OUT, for_model, known_hearing
+from jawad_desktop.core.llm.audio_input import AUDIO_LEFT_OUT, for_model, known_hearing
 from jawad_desktop.core.llm.client import LLMClient
 from jawad_desktop.core.llm.gemini import gemini_contents
 from jawad_desktop.core.llm.vision import chat_messages

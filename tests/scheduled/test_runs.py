@@ -24,7 +24,7 @@ from jawad_desktop.core.store.database import Database
 from jawad_desktop.core.store.secrets import SecretStore
 from jawad_desktop.core.tasks.runner import Scheduler, TaskRunner
 from jawad_desktop.core.tasks.schedule import parse_schedule
-from jawad_desktop.core.tasks.store import TaskStore, scope_of
+from jawad_desktop.core.tasks.task_store import TaskStore, scope_of
 from tests.servers.scripted_model import ScriptedModel, call, text
 
 MONDAY_7 = datetime(2026, 11, 30, 7, 0).astimezone()

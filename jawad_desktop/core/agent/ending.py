@@ -52,7 +52,7 @@ class TurnEnding:
     _client_used: ChatClient | None
     _sanitizer: StreamSanitizer
     _images: dict[str, list[Image]]  # a call's images, until its result message is made
-    _audio: dict[str, list[Audio]]  # a call's sounds, likewise (core.llm.audio decides who hears them)
+    _audio: dict[str, list[Audio]]  # a call's sounds, likewise (core.llm.audio_input decides who hears them)
     _plan_note: str  # the plan the user approved for the run in progress (plan-first mode)
     _memories: list[str]  # the facts the run in progress gives the model
 

@@ -46,7 +46,7 @@ from jawad_desktop.core.config.providers import ProviderConfig, ProviderKind
 from jawad_desktop.core.config.settings import NetworkSettings
 from jawad_desktop.core.errors import JawadError, Remedy
 from jawad_desktop.core.events import EventBus
-from jawad_desktop.core.llm.audio import for_model as audio_for_model
+from jawad_desktop.core.llm.audio_input import for_model as audio_for_model
 from jawad_desktop.core.llm.chat_api import ChatCall
 from jawad_desktop.core.llm.chat_stream import ChatStream
 from jawad_desktop.core.llm.dialects import Dialect, dialect_for, shape_body

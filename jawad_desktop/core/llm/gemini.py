@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from jawad_desktop.core.llm.audio import gemini_media_type
+from jawad_desktop.core.llm.audio_input import gemini_media_type
 from jawad_desktop.core.llm.chat_api import ChatCall
 from jawad_desktop.core.llm.client import LLMClient
 from jawad_desktop.core.llm.errors import LLMError
@@ -84,7 +84,7 @@ def _inline(image: Image) -> dict[str, Any]:
 
 
 def _sounds(message: Message) -> list[dict[str, Any]]:
-    """The message's sounds as ``inlineData`` parts with an audio MIME type (``core.llm.audio`` left
+    """The message's sounds as ``inlineData`` parts with an audio MIME type (``core.llm.audio_input`` left
     out the ones the model does not hear)."""
     return [{"inlineData": {"mimeType": gemini_media_type(audio) or audio.media_type, "data": audio.base64()}}
             for audio in message.audio]

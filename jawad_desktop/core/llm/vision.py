@@ -14,7 +14,7 @@ Owns the ONE place where vision is decided:
 - ``images_refused(status, text)``: the providers' documented answers to an image a model
   cannot take (the client then learns ``vision = False``, takes the images out and asks again).
 - ``chat_messages(messages)``: the Chat Completions ``messages`` with images as
-  ``image_url`` content parts (and the sounds ``core.llm.audio`` let through as ``input_audio``).
+  ``image_url`` content parts (and the sounds ``core.llm.audio_input`` let through as ``input_audio``).
   A ``tool`` message cannot hold an image in that API, so the images
   of a run of tool results go in one user message right after the run (the API wants every
   tool result directly after the calls).
@@ -31,7 +31,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from jawad_desktop.core.llm.audio import input_audio_part
+from jawad_desktop.core.llm.audio_input import input_audio_part
 from jawad_desktop.core.messages import Image, Message
 from jawad_desktop.core.store.model_facts import ModelFactsStore, ModelKey
 

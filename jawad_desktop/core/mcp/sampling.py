@@ -153,7 +153,7 @@ class Sampler:
 
 def _messages(params: Any) -> list[Message]:
     """The request as chat messages: its system prompt first, then each message's text, pictures and
-    sounds (a sound reaches only a model that hears it, ``core.llm.audio``; others get a note)."""
+    sounds (a sound reaches only a model that hears it, ``core.llm.audio_input``; others get a note)."""
     messages: list[Message] = []
     if params.systemPrompt:
         messages.append(Message(role="system", content=str(params.systemPrompt)))

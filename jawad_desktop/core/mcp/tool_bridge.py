@@ -135,7 +135,7 @@ def registry_tool(connections: McpConnections, info: McpToolInfo, config: McpSer
                                                                        f"{config.name!r}")
         wrapped = wrap_untrusted(text, source)
         # Pictures go to the model as pictures (to models that take them; core.llm.vision).
-        # Sounds go as sounds to models that hear them (core.llm.audio), else the note in the text stays.
+        # Sounds go as sounds to models that hear them (core.llm.audio_input), else the note in the text stays.
         return ToolResult(for_model=wrapped, data=result, images=result_images(result), audio=result_audio(result))
 
     tool = Tool(
@@ -173,7 +173,7 @@ def result_text(result: Any) -> str:
         elif kind == "resource_link":  # a resource the user may attach (the composer's MCP button)
             about = f": {item.description}" if getattr(item, "description", None) else ""
             parts.append(f"[resource {item.name} at {item.uri}{about}]")
-        elif kind == "audio":  # said here, sent as sound to a model that hears it (result_audio, core.llm.audio)
+        elif kind == "audio":  # said here, sent as sound to a model that hears it (result_audio, core.llm.audio_input)
             parts.append(f"[audio {getattr(item, 'mimeType', '')}, {len(getattr(item, 'data', ''))} bytes base64]")
         else:
             parts.append(f"[{kind or 'content'} left out]")

@@ -32,13 +32,13 @@ if TYPE_CHECKING:
         StepDraft,
         StepStatus,
     )
+    from jawad_desktop.core.research.plan_store import (
+        ResearchStore,
+    )
     from jawad_desktop.core.research.planner import (
         Planner,
         PlanParseError,
         parse_plan,
-    )
-    from jawad_desktop.core.research.store import (
-        ResearchStore,
     )
 
 # Each name's module, imported on the name's first use (``__getattr__``).
@@ -53,7 +53,7 @@ _SOURCES = {
     "ResearchExecutor": "executor",
     "ResearchPlan": "plan",
     "ResearchStep": "plan",
-    "ResearchStore": "store",
+    "ResearchStore": "plan_store",
     "Source": "plan",
     "StepDraft": "plan",
     "StepGate": "executor",

@@ -37,7 +37,7 @@ from jawad_desktop.core.harbor.policy import PermissionLevel
 from jawad_desktop.core.llm.errors import LLMError
 from jawad_desktop.core.messages import Message
 from jawad_desktop.core.research.plan import AGENTS, PlanStatus, ResearchPlan, ResearchStep, Source, StepStatus
-from jawad_desktop.core.research.store import ResearchStore
+from jawad_desktop.core.research.plan_store import ResearchStore
 from jawad_desktop.core.research.synthesis import (
     clean_answer,
     fallback_answer,

@@ -111,7 +111,7 @@ CREATE TABLE page_cache (
 );
 CREATE INDEX page_cache_by_recency ON page_cache(timestamp DESC);
 """),
-    Migration(3, "research plans (core/research/store.py)", sql="""
+    Migration(3, "research plans (core/research/plan_store.py)", sql="""
 CREATE TABLE research_plans (
     id               TEXT PRIMARY KEY,            -- the WorkflowPlan id
     conversation_id  TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
@@ -153,7 +153,7 @@ CREATE TRIGGER memories_au AFTER UPDATE ON memories BEGIN
     INSERT INTO memories_fts(rowid, text) VALUES (new.id, new.text);
 END;
 """),
-    Migration(6, "scheduled tasks and their runs (core/tasks/store.py)", sql="""
+    Migration(6, "scheduled tasks and their runs (core/tasks/task_store.py)", sql="""
 CREATE TABLE tasks (
     id          INTEGER PRIMARY KEY,
     name        TEXT NOT NULL,

@@ -30,7 +30,7 @@ from jawad_desktop.core import events as ev
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.harbor.plan_approval import ActionPlan
-from jawad_desktop.core.tasks.store import Task, TaskStore, as_ms
+from jawad_desktop.core.tasks.task_store import Task, TaskStore, as_ms
 
 __all__ = ["MakeAssistant", "Scheduler", "TaskAssistant", "TaskRunner"]
 

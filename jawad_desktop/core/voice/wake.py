@@ -13,7 +13,7 @@ the name ("Jawad", "Javad", "Jawaad"...) among the first words. Silence costs th
 - ``WakeSpotter`` feeds blocks to it and transcribes the stretches: ``feed`` returns a ``WakeHit``
   when one held the wake word; ``scan`` does a whole recording (``jawad wake FILE``, the benchmark).
 - ``WakeListener`` keeps the microphone open on a thread of its own and calls ``on_wake``; the
-  desktop shell (``ui.desktop.wake``) starts a turn with it and shows the listening in the tray.
+  desktop shell (``ui.desktop.wake_service``) starts a turn with it and shows the listening in the tray.
 """
 
 from __future__ import annotations

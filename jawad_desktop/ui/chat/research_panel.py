@@ -385,7 +385,7 @@ class ResearchController(QObject):
         plans = []
         store = self.assistant.store
         if store is not None:
-            from jawad_desktop.core.research.store import ResearchStore
+            from jawad_desktop.core.research.plan_store import ResearchStore
 
             try:
                 plans = ResearchStore(store.db).for_conversation(conversation_id)

@@ -1,6 +1,6 @@
 """The window's life on the desktop beyond its frame: the tray icon (``ui.desktop.tray``), the global
 hotkeys (``ui.desktop.global_hotkeys``), the quick-ask window (``ui.desktop.quick_ask``), desktop notifications
-(``ui.desktop.notifications``) and the wake word (``ui.desktop.wake``), tied to the main window and applied
+(``ui.desktop.notifications``) and the wake word (``ui.desktop.wake_service``), tied to the main window and applied
 from Settings → Tray and hotkeys (and Settings → Voice for the wake word).
 
 The main window makes one ``DesktopShell`` after it is on screen (start-up time) and asks it, when
@@ -34,7 +34,7 @@ from jawad_desktop.ui.desktop.notifications import DesktopNotifier
 from jawad_desktop.ui.desktop.quick_ask import QuickAskWindow
 from jawad_desktop.ui.desktop.task_scheduler import ScheduledTasks
 from jawad_desktop.ui.desktop.tray import TrayMenu
-from jawad_desktop.ui.desktop.wake import WakeWordService
+from jawad_desktop.ui.desktop.wake_service import WakeWordService
 
 if TYPE_CHECKING:
     from jawad_desktop.core.config.settings import DesktopSettings

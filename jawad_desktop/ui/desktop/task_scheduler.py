@@ -20,7 +20,7 @@ from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.harbor.plan_approval import ActionPlan
 from jawad_desktop.core.store.database import Database
 from jawad_desktop.core.tasks.runner import Scheduler, TaskRunner
-from jawad_desktop.core.tasks.store import TaskStore
+from jawad_desktop.core.tasks.task_store import TaskStore
 from jawad_desktop.ui.base.background import run_async
 from jawad_desktop.ui.base.bridge import EventBridge
 

@@ -4,7 +4,7 @@
 ``ui.desktop.shell`` provides it); it exists whether or not the desktop has a system tray, so the
 same actions are tested everywhere. ``TrayMenu.icon`` is the ``QSystemTrayIcon``, made only where
 ``QSystemTrayIcon.isSystemTrayAvailable()``; ``unavailable_reason`` says why not otherwise.
-While the wake word listens (``ui.desktop.wake``), ``show_listening(True)`` gives the icon a red
+While the wake word listens (``ui.desktop.wake_service``), ``show_listening(True)`` gives the icon a red
 microphone badge and says so in its tooltip: the open microphone is never hidden.
 """
 

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 from jawad_desktop.core import events as ev
 from jawad_desktop.core.errors import JawadError
 from jawad_desktop.core.tasks.schedule import parse_schedule
-from jawad_desktop.core.tasks.store import Task, TaskStore
+from jawad_desktop.core.tasks.task_store import Task, TaskStore
 from jawad_desktop.ui.base.background import run_async
 from jawad_desktop.ui.base.remedies import error_text
 from jawad_desktop.ui.desktop.task_scheduler import ScheduledTasks
