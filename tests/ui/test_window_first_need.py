@@ -38,11 +38,15 @@ def idle_window(qtbot: Any, secret_store: SecretStore, aio_loop: Any) -> Iterato
         window.dispose()
 
 
-def _providers(profile: Path, model: ScriptedModel, *names: str) -> None:
+def _answering(idle_window: Any, profile: Path, model: ScriptedModel, answers: list[str],
+               names: tuple[str, ...] = ("Scripted",)) -> Any:
+    """The idle window of ``profile``, its providers ``names`` on the scripted model, which gives ``answers``."""
     ctx = AppContext.open(str(profile))
     ctx.settings.providers = [model.provider(name) for name in names]
     ctx.settings.active_provider = names[0]
     ctx.save_settings()
+    model.script(*(text(answer) for answer in answers))
+    return idle_window(profile)
 
 
 def test_the_idle_window_has_every_control_and_no_assistant(idle_window: Any, profile_dir: Path, qtbot: Any) -> None:
@@ -59,9 +63,7 @@ def test_the_idle_window_has_every_control_and_no_assistant(idle_window: Any, pr
 def test_the_first_message_builds_the_assistant_and_is_answered_and_saved(
     idle_window: Any, profile_dir: Path, scripted_model: ScriptedModel, qtbot: Any
 ) -> None:
-    _providers(profile_dir, scripted_model, "Scripted")
-    scripted_model.script(text("Lisbon has a famous tram 28."))
-    window = idle_window(profile_dir)
+    window = _answering(idle_window, profile_dir, scripted_model, ["Lisbon has a famous tram 28."])
     assert window.presenter.assistant is None
     window.chat.input.setPlainText("Tell me about Lisbon trams")
     qtbot.keyClick(window.chat.input, Qt.Key.Key_Return)
@@ -77,9 +79,7 @@ def _one_saved_conversation(
     idle_window: Any, profile_dir: Path, scripted_model: ScriptedModel, qtbot: Any, question: str, answer: str
 ) -> str:
     """A first run of the window that asks ``question``, is answered and closes; its conversation's id."""
-    _providers(profile_dir, scripted_model, "Scripted")
-    scripted_model.script(text(answer))
-    first = idle_window(profile_dir)
+    first = _answering(idle_window, profile_dir, scripted_model, [answer])
     first.presenter.send(question)
     qtbot.waitUntil(lambda: first.presenter.conversation_id is not None and not first.presenter.busy, timeout=60_000)
     saved: str = first.presenter.conversation_id
@@ -117,9 +117,7 @@ def test_the_last_conversation_is_shown_again_at_start(
 def test_compare_builds_the_assistant_at_its_first_use(
     idle_window: Any, profile_dir: Path, scripted_model: ScriptedModel, qtbot: Any
 ) -> None:
-    _providers(profile_dir, scripted_model, "Scripted", "Other")
-    scripted_model.script(text("Answer one."), text("Answer two."))
-    window = idle_window(profile_dir)
+    window = _answering(idle_window, profile_dir, scripted_model, ["Answer one.", "Answer two."], ("Scripted", "Other"))
     window.chat.input.setPlainText("Which is the capital of Portugal?")
     window.compare_models("Other")
     assert window.presenter.assistant is not None and window.side_by_side is not None
@@ -129,9 +127,8 @@ def test_compare_builds_the_assistant_at_its_first_use(
 def test_research_builds_the_assistant_at_its_first_use(
     idle_window: Any, profile_dir: Path, scripted_model: ScriptedModel, qtbot: Any
 ) -> None:
-    _providers(profile_dir, scripted_model, "Scripted")
-    scripted_model.script(text('{"steps": [{"kind": "search", "query": "trams in Lisbon"}]}'))
-    window = idle_window(profile_dir)
+    window = _answering(idle_window, profile_dir, scripted_model,
+                        ['{"steps": [{"kind": "search", "query": "trams in Lisbon"}]}'])
     window.chat.input.setPlainText("trams in Lisbon")
     window.research_action.trigger()
     assert window.presenter.assistant is not None and window.research is not None
