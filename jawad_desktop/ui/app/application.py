@@ -61,12 +61,14 @@ def _application_class() -> type:
 
 
 def create_application(headless: bool = False) -> Any:
-    """The QApplication (created once), with name, icon and Qt's messages in our log."""
+    """The QApplication (created once), with name, icon and Qt's messages in our log; reference cycles
+    are collected on its main thread only (``ui.app.garbage_collection``)."""
     qt_env.prepare(headless=headless)
     from PySide6.QtCore import QtMsgType, qInstallMessageHandler
     from PySide6.QtWidgets import QApplication
 
     from jawad_desktop import APP_ID, APP_NAME, __version__
+    from jawad_desktop.ui.app.garbage_collection import collect_on_the_main_thread
     from jawad_desktop.ui.look.resources import app_icon
 
     existing = QApplication.instance()
@@ -76,6 +78,7 @@ def create_application(headless: bool = False) -> Any:
     app.setApplicationVersion(__version__)
     app.setDesktopFileName(APP_ID)
     app.setWindowIcon(app_icon())
+    collect_on_the_main_thread(app)
     qt_log = logging.getLogger("jawad.qt")
     levels = {
         QtMsgType.QtDebugMsg: logging.DEBUG,
@@ -348,6 +351,7 @@ def run_gui(profile: str | None, *, screenshot: str | None = None, startup_repor
     app.processEvents()  # paint the frame now; the rest is built behind it
     shown, shown_cpu = time.time(), time.process_time()
     log.info("window frame shown")
+    window.frame_shown()  # the browser and its start page, where they were not in the frame
     open_log_file()  # with the records of the start so far
 
     # asyncio (30 ms to import) after the frame, with everything else.
