@@ -5,19 +5,18 @@ the core ``Assistant`` and maps its events (through the ``EventBridge``) onto th
 the action log and the permission panel; menus and buttons call the presenter. Splitter sizes
 and geometry are restored; closing the window stops running work, and ``aclose`` releases it.
 
-It is made in two steps so the user sees it at once: ``MainWindow(frame=..., data_dir=...)``
-is the frame (title, icon, menus, saved size and theme, the browser with its start page, and
-"Starting…" where the chat goes), shown before the settings models or the chat panel are even
-imported; ``build(ctx)`` then fills it in place. The browser is in the frame from the start,
-its page already loading: a web view added (or first loaded) once the window is on screen
-makes Qt re-create the native window, which vanishes and reappears. ``MainWindow(ctx)`` does
-both steps, for tests and the self-test. This module therefore imports only Qt at the top;
-the parts are imported in ``build``.
+It is made in steps so the user sees it at once: ``MainWindow(frame=..., data_dir=...)`` is the
+frame (title, icon, menus, saved size and theme, the browser's place and "Starting…" where the chat
+goes), shown before the settings models or the chat panel are even imported; ``frame_shown()`` puts
+the browser, loading its start page, in its place (``ready_for_a_later_web_view``); ``build(ctx)``
+then fills the window in place. ``MainWindow(ctx)`` does it all, for tests and the self-test. This
+module therefore imports only Qt at the top; the parts are imported where they are made.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -120,14 +119,16 @@ class MainWindow(WindowVoice, WindowPanels, WindowMenus, WindowLayout, QMainWind
         self.help_menu = self.menuBar().addMenu("&Help")
         self.statusBar()
         self._starting: QWidget | None = None
+        self._browser_slot: QWidget | None = None  # the browser's place in the frame until ``frame_shown``
+        self._frame_browser: tuple[Path | None, str] | None = None  # its storage and home page
         if ctx is not None:
             self.build(ctx)
         else:
             self._show_frame(frame or FirstFrame(), data_dir)
 
     def _show_frame(self, frame: FirstFrame, data_dir: Path | None) -> None:
-        """The window before it is built: its saved size and theme, the browser showing its
-        start page, and a "Starting…" line where the chat goes."""
+        """The window before it is built: its saved size and theme, the browser (or its place, until
+        ``frame_shown``), and a "Starting…" line where the chat goes."""
         apply_frame_palette(frame.theme)  # the whole theme once built (apply_appearance)
         restored = False
         if frame.geometry:  # a first start has none: QByteArray (with its enums) is made only for one
@@ -137,16 +138,15 @@ class MainWindow(WindowVoice, WindowPanels, WindowMenus, WindowLayout, QMainWind
         if not restored:
             self.resize(1280, 800)
         storage = None if frame.off_the_record or data_dir is None else data_dir / "browser"
-        # The start page starts loading before the window is shown: that makes the web view's
-        # GPU-composited child now, so the native window is created for it. Made after the
-        # window is on screen, it would make Qt re-create the native window (the window
-        # would vanish and come back on a desktop).
-        self._make_browser(storage, frame.home_url)
-        # Laid out with plain boxes and stretches: the frame touches no enum of Qt's namespace
-        # (PySide builds all of its 100-odd Python enums on the first use of ``Qt``, even
-        # through an overloaded constructor such as QSplitter's: 30 ms, paid after the frame;
-        # this module reaches it as ``QtCore.Qt`` when a method runs). ``build`` moves the
-        # browser into the real splitter, in the same native window.
+        # The browser's place: on Linux the browser, its profile and its start page come after the frame
+        # (``frame_shown``); elsewhere its start page starts loading before the window is shown.
+        if ready_for_a_later_web_view(self):
+            self._browser_slot = QWidget(self)
+            self._frame_browser = (storage, frame.home_url)
+        else:
+            self._make_browser(storage, frame.home_url)
+        # Plain boxes and stretches: the frame touches no enum of Qt's namespace (PySide builds all 100-odd
+        # at the first use of ``Qt``, even through an overload such as QSplitter's: 30 ms, after the frame).
         self._starting = QWidget(self)
         label = QLabel("Starting…", self._starting)
         label.setAccessibleName("Starting")
@@ -162,8 +162,20 @@ class MainWindow(WindowVoice, WindowPanels, WindowMenus, WindowLayout, QMainWind
         box = QHBoxLayout(frame_box)
         box.setContentsMargins(0, 0, 0, 0)
         box.addWidget(self._starting, 2)
-        box.addWidget(self.browser, 3)
+        box.addWidget(self._browser_slot or self.browser, 3)
+        self._frame_box = box
         self.setCentralWidget(frame_box)
+
+    def frame_shown(self) -> None:
+        """The frame is on screen: the browser, loading its start page, takes its place (if not there)."""
+        if self._browser_slot is None or self._frame_browser is None:
+            return
+        storage, home_url = self._frame_browser
+        self._make_browser(storage, home_url)
+        self._frame_box.replaceWidget(self._browser_slot, self.browser)
+        self.browser.show()
+        self._browser_slot.deleteLater()
+        self._browser_slot = None
 
     def _make_browser(self, storage: Path | None, home_url: str) -> None:
         """The browser, loading its start page (Chromium works on it while the rest is built)."""
@@ -215,6 +227,7 @@ class MainWindow(WindowVoice, WindowPanels, WindowMenus, WindowLayout, QMainWind
         """Make the chat, the action log, the browser, the menus, and restore the layout."""
         self.ctx = ctx
         browser = ctx.settings.browser
+        self.frame_shown()  # the frame's browser, if it is not made yet
         if not hasattr(self, "browser"):  # no frame: the browser first, as the frame does
             self._make_browser(None if browser.off_the_record else ctx.paths.data / "browser", browser.home_url)
         self.browser.search_template = browser.search_engine
@@ -565,3 +578,23 @@ def _browser_icons(browser: BrowserPane) -> None:
     for button in (browser.back_button, browser.forward_button, browser.reload_button):
         button.setToolButtonStyle(QtCore.Qt.ToolButtonStyle.ToolButtonIconOnly)
     browser.summarize_button.setToolButtonStyle(QtCore.Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+
+
+def ready_for_a_later_web_view(window: QWidget) -> bool:
+    """Whether a web view can join ``window`` once it is on screen: Qt re-creates a native window
+    (it vanishes and comes back) when a web view's GPU-composited part is made in it after it was
+    made without. Offscreen there is none. On X11 and Wayland a hidden ``QRhiWidget`` has Qt make it
+    for composition on the GPU from the start, with OpenGL, the API Qt Quick (so the web view) uses
+    there unless told otherwise: one native window from start to idle (``tests/test_cli.py``, under
+    Xvfb), and 90-130 ms less CPU before the frame there. Elsewhere Qt Quick's default API is
+    another (Direct3D, Metal), not checked with this: False (the web view comes before the frame)."""
+    platform = QApplication.platformName()
+    if platform in ("offscreen", "minimal"):
+        return True
+    if platform not in ("xcb", "wayland") or os.environ.get("QSG_RHI_BACKEND", "opengl") != "opengl" \
+            or os.environ.get("QT_QUICK_BACKEND"):
+        return False
+    from PySide6.QtWidgets import QRhiWidget
+
+    QRhiWidget(window).hide()
+    return True
