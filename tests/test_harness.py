@@ -238,6 +238,18 @@ def test_passes():
     pass
 """
 
+CRASHING_SUITE = """
+import os, signal, time
+import pytest
+
+def test_crashes_its_worker():
+    os.kill(os.getpid(), signal.SIGKILL)
+
+@pytest.mark.xdist_group("g")
+def test_stops_moving():
+    time.sleep(120)
+"""
+
 WORKERS_NEVER_END = """
 import time
 
@@ -276,7 +288,17 @@ def test_a_parallel_run_that_stops_moving_is_ended_and_names_what_it_left(tmp_pa
     assert stalled <= set(left[1:]) <= stalled | {"test_stalling.py::test_passes"}, left
     assert "no test reported for 3 s" in result.stdout
 
+    # Once a worker crashed, the run is ended sooner (the controller's wait for ever came after a crash).
     (tmp_path / "test_stalling.py").unlink()
+    (tmp_path / "left").unlink()
+    (tmp_path / "test_crashing.py").write_text(CRASHING_SUITE)
+    result, took = _run_watched(tmp_path, "--stall-s", "90", "--after-crash-stall-s", "3")
+    assert result.returncode == 3 and took < 60, (took, result.stdout[-3000:] + result.stderr[-3000:])
+    assert "no test reported for 3 s after a worker crashed" in result.stdout
+    assert set((tmp_path / "left").read_text().splitlines()) == {
+        "test_crashing.py::test_crashes_its_worker", "test_crashing.py::test_stops_moving@g"}
+
+    (tmp_path / "test_crashing.py").unlink()
     (tmp_path / "left").unlink()
     (tmp_path / "conftest.py").write_text(WORKERS_NEVER_END)
     (tmp_path / "test_quick.py").write_text("def test_fails():\n    assert False\n\ndef test_passes():\n    pass\n")
