@@ -138,7 +138,7 @@ class MainWindow(WindowVoice, WindowPanels, WindowMenus, WindowLayout, QMainWind
         if not restored:
             self.resize(1280, 800)
         storage = None if frame.off_the_record or data_dir is None else data_dir / "browser"
-        # The browser's place: on Linux the browser, its profile and its start page come after the frame
+        # The browser's place: on X11 (and offscreen) the browser, its profile and its start page come after the frame
         # (``frame_shown``); elsewhere its start page starts loading before the window is shown.
         if ready_for_a_later_web_view(self):
             self._browser_slot = QWidget(self)
@@ -583,15 +583,15 @@ def _browser_icons(browser: BrowserPane) -> None:
 def ready_for_a_later_web_view(window: QWidget) -> bool:
     """Whether a web view can join ``window`` once it is on screen: Qt re-creates a native window
     (it vanishes and comes back) when a web view's GPU-composited part is made in it after it was
-    made without. Offscreen there is none. On X11 and Wayland a hidden ``QRhiWidget`` has Qt make it
-    for composition on the GPU from the start, with OpenGL, the API Qt Quick (so the web view) uses
-    there unless told otherwise: one native window from start to idle (``tests/test_cli.py``, under
-    Xvfb), and 90-130 ms less CPU before the frame there. Elsewhere Qt Quick's default API is
-    another (Direct3D, Metal), not checked with this: False (the web view comes before the frame)."""
+    made without. Offscreen there is none. On X11 a hidden ``QRhiWidget`` has Qt make it for
+    composition on the GPU from the start, with OpenGL, the API Qt Quick (so the web view) uses there
+    unless told otherwise: one native window from start to idle (``tests/test_cli.py``, under Xvfb),
+    and 90-130 ms less CPU before the frame. Elsewhere (Wayland; Windows and macOS, where Qt Quick's
+    default API is another) not checked: False, and the web view comes before the frame."""
     platform = QApplication.platformName()
     if platform in ("offscreen", "minimal"):
         return True
-    if platform not in ("xcb", "wayland") or os.environ.get("QSG_RHI_BACKEND", "opengl") != "opengl" \
+    if platform != "xcb" or os.environ.get("QSG_RHI_BACKEND", "opengl") != "opengl" \
             or os.environ.get("QT_QUICK_BACKEND"):
         return False
     from PySide6.QtWidgets import QRhiWidget
