@@ -24,10 +24,10 @@ from jawad_desktop.core.voice import LocalWhisper
 from jawad_desktop.core.voice.audio import Samples, resample, rms
 from jawad_desktop.core.voice.conversation import Conversation
 from jawad_desktop.core.voice.turns import BargeInDetector, is_stop_phrase
-from tests.fixtures.pulseaudio import PulseServer
+from tests.fixtures.pulseaudio import SPOKEN_IN_REAL_TIME, PulseServer
 from tests.servers.scripted_model import Reply, ScriptedModel, text
 
-pytestmark = pytest.mark.slow
+pytestmark = SPOKEN_IN_REAL_TIME
 
 TOKENS_PER_S = 30
 

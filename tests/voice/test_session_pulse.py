@@ -9,16 +9,15 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import pytest
 
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.events import Event, VoiceState
 from jawad_desktop.core.voice import Recorder, VoiceSession, list_input_devices
 from jawad_desktop.core.voice.audio import Samples, rms
-from tests.fixtures.pulseaudio import PulseServer
+from tests.fixtures.pulseaudio import SPOKEN_IN_REAL_TIME, PulseServer
 from tests.voice.whisper_server import WhisperServer
 
-pytestmark = pytest.mark.slow
+pytestmark = SPOKEN_IN_REAL_TIME
 
 
 def states(events: list[VoiceState]) -> list[str]:

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pytest
 
 from jawad_desktop.core.assistant import Assistant
 from jawad_desktop.core.context import AppContext
@@ -21,10 +20,10 @@ from jawad_desktop.core.voice import VoiceSession, read_audio, write_wav
 from jawad_desktop.core.voice.audio import SAMPLE_RATE
 from jawad_desktop.core.voice.conversation import Conversation
 from jawad_desktop.core.voice.microphone import OpenMicrophone
-from tests.fixtures.pulseaudio import PulseServer
+from tests.fixtures.pulseaudio import SPOKEN_IN_REAL_TIME, PulseServer
 from tests.servers.scripted_model import ScriptedModel, text
 
-pytestmark = pytest.mark.slow
+pytestmark = SPOKEN_IN_REAL_TIME
 
 CLIPS = Path(__file__).parent / "clips"
 AFTER_TO = int(4.2 * SAMPLE_RATE)  # quilter.flac: "...and we are glad to" ends at 4.16 s, "welcome" at 4.26 s

@@ -24,9 +24,9 @@ from jawad_desktop.core.voice.audio import SAMPLE_RATE
 from jawad_desktop.core.voice.turns import COMPLETE_P, QUICK_WAIT_S
 from jawad_desktop.core.voice.turns_model import load_turn_model
 from jawad_desktop.core.voice.vad import FINISHED_WAIT_S
-from tests.fixtures.pulseaudio import PulseServer
+from tests.fixtures.pulseaudio import SPOKEN_IN_REAL_TIME, PulseServer
 
-pytestmark = pytest.mark.slow
+pytestmark = SPOKEN_IN_REAL_TIME
 
 CLIPS = Path(__file__).parent / "clips"
 # Long enough that the transcript made in a pause is back before it, even on a loaded machine

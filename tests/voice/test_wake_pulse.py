@@ -9,14 +9,12 @@ import threading
 import time
 from pathlib import Path
 
-import pytest
-
 from jawad_desktop.core.context import AppContext
 from jawad_desktop.core.voice.errors import VoiceError
 from jawad_desktop.core.voice.wake import WakeHit, WakeListener, make_spotter
-from tests.fixtures.pulseaudio import PulseServer
+from tests.fixtures.pulseaudio import SPOKEN_IN_REAL_TIME, PulseServer
 
-pytestmark = pytest.mark.slow
+pytestmark = SPOKEN_IN_REAL_TIME
 
 CLIPS = Path(__file__).parent / "clips"
 
